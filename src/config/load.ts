@@ -1,0 +1,229 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { type ChainConfig, type ChainEntry, type Config, type Settings, SettingsSchema } from './schema.ts';
+
+/** A setting that stops the start; the message names the setting and where it came from. */
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    problem: string,
+  ) {
+    super(`invalid setting ${setting}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Command-line flags the start command accepts, by their long name. */
+export interface ConfigFlags {
+  port?: string;
+  host?: string;
+  'data-dir'?: string;
+  config?: string;
+  'database-url'?: string;
+  'redis-url'?: string;
+  'log-level'?: string;
+  mode?: string;
+  roles?: string;
+  'block-time'?: string;
+}
+
+type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains'> | 'block_time_s';
+
+/** Each top-level setting: its flag and its environment variable. */
+const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = {
+  mode: { flag: 'mode', env: 'BLOCKYARD_MODE' },
+  host: { flag: 'host', env: 'BLOCKYARD_HOST' },
+  port: { flag: 'port', env: 'PORT' },
+  data_dir: { flag: 'data-dir', env: 'BLOCKYARD_DATA_DIR' },
+  database_url: { flag: 'database-url', env: 'DATABASE_URL' },
+  redis_url: { flag: 'redis-url', env: 'REDIS_URL' },
+  admin_token: { env: 'BLOCKYARD_ADMIN_TOKEN' },
+  log_level: { flag: 'log-level', env: 'LOG_LEVEL' },
+  roles: { flag: 'roles', env: 'BLOCKYARD_ROLES' },
+  block_time_s: { flag: 'block-time', env: 'BLOCKYARD_BLOCK_TIME' },
+};
+
+export const settingSources = sources;
+
+const defaults = {
+  mode: 'development',
+  host: '127.0.0.1',
+  port: 8080,
+  data_dir: './.blockyard',
+  log_level: 'info',
+  roles: ['api', 'indexer', 'webhooks', 'bundler'],
+  block_time_s: 1,
+} as const;
+
+const ajv = new Ajv({ allErrors: false, coerceTypes: true, useDefaults: false });
+const validateSettings = ajv.compile<Settings>(SettingsSchema);
+
+export interface LoadConfigInput {
+  flags?: ConfigFlags;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/**
+ * Builds the frozen config from flags > environment > YAML file > defaults.
+ * This is the only module that reads `process.env`.
+ */
+export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() }: LoadConfigInput = {}): Config {
+  const configFile = flags.config ?? nonEmpty(env.BLOCKYARD_CONFIG) ?? defaultConfigFile(cwd);
+  const file = configFile ? readYaml(resolve(cwd, configFile)) : {};
+
+  const raw: Record<string, unknown> = {};
+  const origin: Record<string, string> = {};
+  for (const [key, source] of Object.entries(sources) as [SettingKey, (typeof sources)[SettingKey]][]) {
+    const fileValue = key === 'block_time_s' ? (file.devnet as Record<string, unknown> | undefined)?.block_time_s : file[key];
+    const fromFlag = source.flag ? flags[source.flag] : undefined;
+    const fromEnv = source.env ? nonEmpty(env[source.env]) : undefined;
+    if (fromFlag !== undefined) {
+      raw[key] = fromFlag;
+      origin[key] = `--${source.flag}`;
+    } else if (fromEnv !== undefined) {
+      raw[key] = fromEnv;
+      origin[key] = source.env as string;
+    } else if (fileValue !== undefined) {
+      raw[key] = fileValue;
+      origin[key] = `${key === 'block_time_s' ? 'devnet.block_time_s' : key} (in ${configFile})`;
+    } else if (key in defaults) {
+      raw[key] = defaults[key as keyof typeof defaults];
+      origin[key] = key;
+    }
+  }
+  if (typeof raw.roles === 'string') raw.roles = raw.roles.split(',').map((role) => role.trim());
+
+  for (const key of Object.keys(file)) {
+    if (!(key in sources) && key !== 'devnet' && key !== 'chains') {
+      throw new ConfigError(`${key} (in ${configFile})`, 'unknown setting');
+    }
+  }
+  const settings: Record<string, unknown> = { ...raw, devnet: { block_time_s: raw.block_time_s } };
+  delete settings.block_time_s;
+  if (file.chains !== undefined) settings.chains = file.chains;
+
+  if (!validateSettings(settings)) {
+    throw settingError(validateSettings.errors?.[0], origin, configFile);
+  }
+  const chains = buildChains(settings, configFile ?? 'the config file');
+
+  const config: Config = {
+    mode: settings.mode,
+    host: settings.host,
+    port: settings.port,
+    dataDir: resolve(cwd, settings.data_dir),
+    databaseUrl: settings.database_url,
+    redisUrl: settings.redis_url,
+    adminToken: settings.admin_token,
+    logLevel: settings.log_level,
+    roles: settings.roles,
+    chains,
+    configFile: configFile ? resolve(cwd, configFile) : undefined,
+  };
+  return deepFreeze(config);
+}
+
+function buildChains(settings: Settings, fileName: string): ChainConfig[] {
+  const entries: ChainEntry[] = settings.chains ?? [{ embedded: true }];
+  const seen = new Set<string>();
+  let embeddedCount = 0;
+  return entries.map((entry, index) => {
+    const name = (field: string) => `chains[${index}].${field} (in ${fileName})`;
+    const embedded = entry.embedded === true;
+    if (embedded && ++embeddedCount > 1) throw new ConfigError(name('embedded'), 'only one embedded devnet is allowed');
+    if (embedded && entry.upstreams) throw new ConfigError(name('upstreams'), 'the embedded devnet has no upstreams to set');
+    if (!embedded) {
+      for (const field of ['chain', 'network', 'upstreams'] as const) {
+        if (entry[field] === undefined) throw new ConfigError(name(field), 'is required');
+      }
+    }
+    const kind = entry.kind ?? 'evm';
+    if (kind === 'evm' && !embedded && entry.chain_id === undefined) throw new ConfigError(name('chain_id'), 'is required');
+    const chain = entry.chain ?? 'ethereum';
+    const network = entry.network ?? 'devnet';
+    const key = `${chain}/${network}`;
+    if (seen.has(key)) throw new ConfigError(name('network'), `${key} is listed twice`);
+    seen.add(key);
+    const testnet = entry.testnet ?? (embedded || network !== 'mainnet');
+    const devMethods = entry.dev_methods ?? embedded;
+    if (devMethods && !testnet) throw new ConfigError(name('dev_methods'), 'is allowed on testnets only');
+    return {
+      chain,
+      network,
+      chainId: entry.chain_id ?? (embedded ? 31337 : 0),
+      kind,
+      testnet,
+      nativeSymbol: entry.native_symbol ?? (kind === 'solana' ? 'SOL' : 'ETH'),
+      embedded,
+      upstreams: (entry.upstreams ?? []).map((upstream) => ({ url: upstream.url, wsUrl: upstream.ws_url })),
+      finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
+      blockTimeS: entry.block_time_s ?? (embedded ? settings.devnet.block_time_s : 12),
+      devMethods,
+      indexer: {
+        enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
+        startBlock: entry.indexer?.start_block ?? 0,
+      },
+    } satisfies ChainConfig;
+  });
+}
+
+function settingError(error: ErrorObject | undefined, origin: Record<string, string>, configFile?: string) {
+  if (!error) return new ConfigError('config', 'is not valid');
+  const path = error.instancePath.split('/').filter(Boolean);
+  let setting: string;
+  const top = path[0];
+  if (top === 'chains') {
+    setting = `chains${path
+      .slice(1)
+      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+      .join('')}`;
+    if (error.keyword === 'additionalProperties') setting += `.${String(error.params.additionalProperty)}`;
+    setting += ` (in ${configFile})`;
+  } else if (top === 'devnet') {
+    setting = origin.block_time_s ?? 'devnet.block_time_s';
+  } else if (top === undefined && error.keyword === 'additionalProperties') {
+    setting = `${String(error.params.additionalProperty)} (in ${configFile})`;
+  } else {
+    setting = origin[top ?? ''] ?? top ?? 'config';
+  }
+  const allowed = error.keyword === 'enum' ? ` (${(error.params.allowedValues as string[]).join(', ')})` : '';
+  const problem = error.keyword === 'additionalProperties' ? 'unknown setting' : `${error.message ?? 'is not valid'}${allowed}`;
+  return new ConfigError(setting, problem);
+}
+
+function readYaml(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(path, `is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(path, 'must be a YAML mapping');
+  return parsed as Record<string, unknown>;
+}
+
+function defaultConfigFile(cwd: string): string | undefined {
+  return existsSync(resolve(cwd, 'blockyard.yaml')) ? 'blockyard.yaml' : undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,110 @@
+import { type Static, Type } from 'typebox';
+
+/** A string enum as plain JSON Schema `enum` (clearer validation messages than a union of literals). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const roles = ['api', 'indexer', 'webhooks', 'bundler'] as const;
+export type Role = (typeof roles)[number];
+
+export const chainKinds = ['evm', 'solana'] as const;
+export type ChainKind = (typeof chainKinds)[number];
+
+const Upstream = Type.Object(
+  {
+    url: Type.String({ pattern: '^https?://' }),
+    ws_url: Type.Optional(Type.String({ pattern: '^wss?://' })),
+  },
+  { additionalProperties: false },
+);
+
+const Identifier = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+
+/** One chain/network entry of the YAML file's `chains:` list. */
+export const ChainEntry = Type.Object(
+  {
+    embedded: Type.Optional(Type.Boolean()),
+    chain: Type.Optional(Identifier),
+    network: Type.Optional(Identifier),
+    chain_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    kind: Type.Optional(StringEnum(chainKinds)),
+    testnet: Type.Optional(Type.Boolean()),
+    native_symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
+    upstreams: Type.Optional(Type.Array(Upstream, { minItems: 1 })),
+    finality_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    block_time_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600 })),
+    dev_methods: Type.Optional(Type.Boolean()),
+    indexer: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          start_block: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChainEntry = Static<typeof ChainEntry>;
+
+/** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
+export const SettingsSchema = Type.Object(
+  {
+    mode: StringEnum(['development', 'production'] as const),
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    data_dir: Type.String({ minLength: 1 }),
+    database_url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    redis_url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    admin_token: Type.Optional(Type.String({ minLength: 16 })),
+    log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
+    devnet: Type.Object(
+      { block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) },
+      { additionalProperties: false },
+    ),
+    chains: Type.Optional(Type.Array(ChainEntry)),
+  },
+  { additionalProperties: false },
+);
+export type Settings = Static<typeof SettingsSchema>;
+
+export interface UpstreamConfig {
+  readonly url: string;
+  readonly wsUrl?: string;
+}
+
+export interface ChainConfig {
+  /** Path segment `{chain}`, e.g. `ethereum`. */
+  readonly chain: string;
+  /** Path segment `{network}`, e.g. `mainnet`, `devnet`. */
+  readonly network: string;
+  readonly chainId: number;
+  readonly kind: ChainKind;
+  readonly testnet: boolean;
+  readonly nativeSymbol: string;
+  /** The embedded anvil devnet: its upstream is filled in once anvil listens. */
+  readonly embedded: boolean;
+  readonly upstreams: readonly UpstreamConfig[];
+  readonly finalityDepth: number;
+  readonly blockTimeS: number;
+  readonly devMethods: boolean;
+  readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
+}
+
+export interface Config {
+  readonly mode: 'development' | 'production';
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly redisUrl?: string;
+  /** Given by setting; absent means generated once into `<dataDir>/admin-token`. */
+  readonly adminToken?: string;
+  readonly logLevel: Settings['log_level'];
+  readonly roles: readonly Role[];
+  readonly chains: readonly ChainConfig[];
+  /** Where the YAML file was read from, if any. */
+  readonly configFile?: string;
+}

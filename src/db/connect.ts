@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Tables } from './tables.ts';
+
+export type Database = Kysely<Tables>;
+
+export interface DatabaseTarget {
+  /** A Postgres server; absent: embedded PGlite. */
+  databaseUrl?: string;
+  /** Where PGlite keeps its files; absent: in memory. */
+  pgliteDir?: string;
+}
+
+export interface OpenDatabase {
+  readonly db: Database;
+  readonly kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+// numeric and int8 come back as strings: uint256 values must never pass through a float.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
+
+export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+  if (target.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 10 });
+    // Fail at start, not at the first request, when the server cannot be reached.
+    const client = await pool.connect().catch(async (error: Error) => {
+      await pool.end().catch(() => undefined);
+      throw new Error(`cannot connect to DATABASE_URL: ${error.message}`, { cause: error });
+    });
+    client.release();
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  if (target.pgliteDir) mkdirSync(target.pgliteDir, { recursive: true });
+  // int8 as a string on both backends (pg is set the same way above).
+  const pglite = new PGlite(target.pgliteDir, { parsers: { 20: (value: string) => value } });
+  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}

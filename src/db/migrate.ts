@@ -1,0 +1,20 @@
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys.ts';
+
+/**
+ * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
+ * one that has shipped. The names sort in the order they must run.
+ */
+const migrations: Record<string, Migration> = {
+  '2026-11-23T1000-accounts-and-keys': accountsAndKeys,
+};
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(result.error as Error).message}`, { cause: result.error });
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
