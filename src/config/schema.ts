@@ -60,10 +60,7 @@ export const SettingsSchema = Type.Object(
     admin_token: Type.Optional(Type.String({ minLength: 16 })),
     log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
-    devnet: Type.Object(
-      { block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) },
-      { additionalProperties: false },
-    ),
+    devnet: Type.Object({ block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) }, { additionalProperties: false }),
     chains: Type.Optional(Type.Array(ChainEntry)),
   },
   { additionalProperties: false },

@@ -9,7 +9,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-23T1000-accounts-and-keys': accountsAndKeys,
 };
 
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {

@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
 
 /** Query parameters whose values are secrets and never reach a log line. */
 const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
@@ -24,7 +24,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       serializers: {
         req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-        err: pino.stdSerializers.err,
+        err: stdSerializers.err,
       },
     },
     destination,

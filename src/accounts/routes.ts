@@ -1,0 +1,122 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { pageWindow, paginationQuery } from '../http/pagination.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { Account, ApiKeyInfo, CreateAccountBody, CreatedApiKey, CreateKeyBody, IdParams } from './schemas.ts';
+import type { AccountService } from './service.ts';
+
+const adminSecurity = [{ adminToken: [] }];
+
+/** The admin API for accounts and keys (operators, dashboard back end). Registered inside the admin guard's scope. */
+export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts: AccountService }) {
+  const { accounts } = deps;
+  const tags = ['admin'];
+
+  app.post(
+    '/admin/accounts',
+    {
+      schema: {
+        summary: 'Create an account',
+        tags,
+        security: adminSecurity,
+        body: CreateAccountBody,
+        response: { 201: Account, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof CreateAccountBody>;
+      return reply.code(201).send(await accounts.createAccount(body));
+    },
+  );
+
+  app.get(
+    '/admin/accounts',
+    {
+      schema: {
+        summary: 'List accounts',
+        tags,
+        security: adminSecurity,
+        querystring: Type.Object(paginationQuery(25), { additionalProperties: false }),
+        response: {
+          200: Type.Object({ accounts: Type.Array(Account), page: Type.Integer(), total: Type.Integer() }),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const query = request.query as { page: number; limit: number };
+      const { accounts: list, total } = await accounts.listAccounts(pageWindow(query));
+      return { accounts: list, page: query.page, total };
+    },
+  );
+
+  app.get(
+    '/admin/accounts/:id',
+    {
+      schema: {
+        summary: 'Get an account',
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        response: { 200: Account, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => accounts.getAccount((request.params as { id: string }).id),
+  );
+
+  app.post(
+    '/admin/accounts/:id/keys',
+    {
+      schema: {
+        summary: 'Create an API key (the key is shown only in this response)',
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        body: CreateKeyBody,
+        response: { 201: CreatedApiKey, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const created = await accounts.createKey(id, request.body as Static<typeof CreateKeyBody>);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/admin/accounts/:id/keys',
+    {
+      schema: {
+        summary: "List an account's API keys (never the keys themselves)",
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        querystring: Type.Object(paginationQuery(25), { additionalProperties: false }),
+        response: {
+          200: Type.Object({ keys: Type.Array(ApiKeyInfo), page: Type.Integer(), total: Type.Integer() }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const query = request.query as { page: number; limit: number };
+      const { keys, total } = await accounts.listKeys(id, pageWindow(query));
+      return { keys, page: query.page, total };
+    },
+  );
+
+  app.delete(
+    '/admin/keys/:id',
+    {
+      schema: {
+        summary: 'Revoke an API key (401 for it from then on)',
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        response: { 200: ApiKeyInfo, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => accounts.revokeKey((request.params as { id: string }).id),
+  );
+}

@@ -1,0 +1,70 @@
+import { Type } from 'typebox';
+import { scopes } from '../auth/scopes.ts';
+import { StringEnum } from '../config/schema.ts';
+import { plans } from '../limits/plans.ts';
+
+// A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0.
+const LimitValue = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, description: 'null means unlimited' });
+
+export const Limits = Type.Object(
+  {
+    rps: Type.Optional(LimitValue),
+    rpd: Type.Optional(LimitValue),
+    cups: Type.Optional(LimitValue),
+    webhook_deliveries_per_day: Type.Optional(LimitValue),
+  },
+  { additionalProperties: false },
+);
+
+const ResolvedLimits = Type.Object({
+  rps: LimitValue,
+  rpd: LimitValue,
+  cups: LimitValue,
+  webhook_deliveries_per_day: LimitValue,
+});
+
+export const CreateAccountBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    plan: StringEnum(plans),
+    limits: Type.Optional(Limits),
+  },
+  { additionalProperties: false },
+);
+
+export const Account = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  plan: StringEnum(plans),
+  limits: ResolvedLimits,
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    environment: StringEnum(['test', 'live'] as const),
+    scopes: Type.Optional(
+      Type.Array(StringEnum(scopes), { uniqueItems: true, description: 'Absent or empty: all seven scopes' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyInfo = Type.Object({
+  id: Type.String(),
+  account_id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
+  environment: StringEnum(['test', 'live'] as const),
+  scopes: Type.Array(StringEnum(scopes)),
+  created_at: Type.String({ format: 'date-time' }),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const CreatedApiKey = Type.Object({
+  ...ApiKeyInfo.properties,
+  key: Type.String({ description: 'The API key. Shown only in this response: store it now.' }),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,0 +1,124 @@
+import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
+import { notFound } from '../core/errors.ts';
+import type { AccountRow, ApiKeyRow } from '../db/tables.ts';
+import { type AccountLimits, type Plan, resolveLimits } from '../limits/plans.ts';
+import { generateApiKey, type KeyEnvironment } from './api-key.ts';
+import { newId } from './ids.ts';
+import type { AccountStore, Page } from './store.ts';
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: Plan;
+  limits: AccountLimits;
+  created_at: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  environment: KeyEnvironment;
+  scopes: Scope[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeyInfo {
+  /** The whole key: returned by creation only, never again. */
+  key: string;
+}
+
+export interface AccountService {
+  createAccount(input: { name: string; plan: Plan; limits?: Partial<AccountLimits> }): Promise<Account>;
+  getAccount(id: string): Promise<Account>;
+  findAccountByName(name: string): Promise<Account | undefined>;
+  listAccounts(page: Page): Promise<{ accounts: Account[]; total: number }>;
+  createKey(accountId: string, input: { name: string; environment: KeyEnvironment; scopes?: Scope[] }): Promise<CreatedApiKey>;
+  listKeys(accountId: string, page: Page): Promise<{ keys: ApiKeyInfo[]; total: number }>;
+  revokeKey(id: string): Promise<ApiKeyInfo>;
+}
+
+export function createAccountService(deps: { store: AccountStore; onKeyRevoked?: (keyId: string) => void }): AccountService {
+  const { store } = deps;
+
+  async function requireAccount(id: string): Promise<AccountRow> {
+    const row = await store.findAccount(id);
+    if (!row) throw notFound(`account '${id}' does not exist`);
+    return row;
+  }
+
+  return {
+    async createAccount({ name, plan, limits = {} }) {
+      const row = await store.insertAccount({ id: newId('acc'), name, plan, limits: JSON.stringify(limits) });
+      return toAccount(row);
+    },
+
+    async getAccount(id) {
+      return toAccount(await requireAccount(id));
+    },
+
+    async findAccountByName(name) {
+      const row = await store.findAccountByName(name);
+      return row && toAccount(row);
+    },
+
+    async listAccounts(page) {
+      const { rows, total } = await store.listAccounts(page);
+      return { accounts: rows.map(toAccount), total };
+    },
+
+    async createKey(accountId, { name, environment, scopes }) {
+      await requireAccount(accountId);
+      const generated = generateApiKey(environment);
+      const granted = scopes && scopes.length > 0 ? [...new Set(scopes)] : [...allScopes];
+      const row = await store.insertKey({
+        id: newId('key'),
+        account_id: accountId,
+        name,
+        environment,
+        prefix: generated.prefix,
+        key_hash: generated.hash,
+        scopes: JSON.stringify(granted),
+      });
+      return { ...toKeyInfo(row), key: generated.key };
+    },
+
+    async listKeys(accountId, page) {
+      await requireAccount(accountId);
+      const { rows, total } = await store.listKeys(accountId, page);
+      return { keys: rows.map(toKeyInfo), total };
+    },
+
+    async revokeKey(id) {
+      const row = await store.revokeKey(id, new Date());
+      if (!row) throw notFound(`API key '${id}' does not exist`);
+      deps.onKeyRevoked?.(id);
+      return toKeyInfo(row);
+    },
+  };
+}
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    limits: resolveLimits(row.plan, row.limits),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function toKeyInfo(row: ApiKeyRow): ApiKeyInfo {
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    environment: row.environment,
+    scopes: row.scopes as Scope[],
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}

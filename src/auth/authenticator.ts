@@ -1,0 +1,79 @@
+import { hashApiKey, isWellFormedApiKey } from '../accounts/api-key.ts';
+import type { AccountStore } from '../accounts/store.ts';
+import { unauthorized } from '../core/errors.ts';
+import { resolveLimits } from '../limits/plans.ts';
+import type { Principal } from './principal.ts';
+import { isScope } from './scopes.ts';
+
+export interface Authenticator {
+  /** The principal of a key, or `unauthorized` for a missing, malformed, unknown or revoked key. */
+  authenticate(key: string | undefined): Promise<Principal>;
+  /** Drops a key from the cache at once (after revocation). */
+  forget(keyId: string): void;
+}
+
+interface CacheEntry {
+  principal: Principal | 'unknown' | 'revoked';
+  expiresAt: number;
+}
+
+/**
+ * Looks keys up by their SHA-256 and caches the answer for `cacheTtlMs`, so the hot path does no
+ * database work. Revocation through this process's admin API is immediate; another process sees it
+ * once its cache entry expires.
+ */
+export function createAuthenticator(deps: {
+  store: Pick<AccountStore, 'findKeyByHash'>;
+  cacheTtlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}): Authenticator {
+  const { store, cacheTtlMs = 10_000, maxEntries = 50_000, now = Date.now } = deps;
+  const cache = new Map<string, CacheEntry>();
+  const inFlight = new Map<string, Promise<CacheEntry['principal']>>();
+
+  async function lookup(key: string): Promise<CacheEntry['principal']> {
+    const row = await store.findKeyByHash(hashApiKey(key));
+    if (!row) return 'unknown';
+    if (row.revoked_at) return 'revoked';
+    return Object.freeze({
+      keyId: row.key_id,
+      accountId: row.account_id,
+      environment: row.environment,
+      scopes: new Set(row.scopes.filter(isScope)),
+      limits: resolveLimits(row.plan, row.limits),
+    });
+  }
+
+  function remember(key: string, principal: CacheEntry['principal']) {
+    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+    cache.set(key, { principal, expiresAt: now() + cacheTtlMs });
+  }
+
+  return {
+    async authenticate(key) {
+      if (key === undefined) throw unauthorized('missing API key: send it as X-API-Key: <key> or Authorization: Bearer <key>');
+      if (!isWellFormedApiKey(key)) throw unauthorized('malformed API key: expected svc_test_… or svc_live_…');
+      let entry = cache.get(key);
+      if (!entry || entry.expiresAt <= now()) {
+        let pending = inFlight.get(key);
+        if (!pending) {
+          pending = lookup(key).finally(() => inFlight.delete(key));
+          inFlight.set(key, pending);
+        }
+        const principal = await pending;
+        remember(key, principal);
+        entry = { principal, expiresAt: 0 };
+      }
+      if (entry.principal === 'unknown') throw unauthorized('invalid API key');
+      if (entry.principal === 'revoked') throw unauthorized('this API key has been revoked');
+      return entry.principal;
+    },
+
+    forget(keyId) {
+      for (const [key, entry] of cache) {
+        if (typeof entry.principal === 'object' && entry.principal.keyId === keyId) cache.delete(key);
+      }
+    },
+  };
+}

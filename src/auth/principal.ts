@@ -1,0 +1,28 @@
+import type { KeyEnvironment } from '../accounts/api-key.ts';
+import { forbidden } from '../core/errors.ts';
+import type { AccountLimits } from '../limits/plans.ts';
+import type { Scope } from './scopes.ts';
+
+/** Who is calling: the API key and the account whose budget it spends. */
+export interface Principal {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly environment: KeyEnvironment;
+  readonly scopes: ReadonlySet<Scope>;
+  readonly limits: AccountLimits;
+}
+
+export function assertScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.has(scope)) throw forbidden(`this API key lacks the scope '${scope}'`);
+}
+
+/** Test keys reach testnets only, live keys mainnets only (spec section 5). */
+export function assertNetworkAccess(principal: Principal, network: { chain: string; network: string; testnet: boolean }): void {
+  const name = `${network.chain}/${network.network}`;
+  if (principal.environment === 'test' && !network.testnet) {
+    throw forbidden(`test keys (svc_test_) cannot use ${name}, which is a mainnet; use a svc_live_ key`);
+  }
+  if (principal.environment === 'live' && network.testnet) {
+    throw forbidden(`live keys (svc_live_) cannot use ${name}, which is a testnet; use a svc_test_ key`);
+  }
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { adminTokenPath } from '../auth/admin-token.ts';
+import { loadConfig } from '../config/load.ts';
+import { configFlagOptions } from './flags.ts';
+
+const adminOptions = {
+  ...configFlagOptions,
+  url: { type: 'string' },
+  'admin-token': { type: 'string' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  rps: { type: 'string' },
+  rpd: { type: 'string' },
+  cups: { type: 'string' },
+  account: { type: 'string' },
+  env: { type: 'string' },
+  scopes: { type: 'string' },
+  page: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+interface AdminRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+/**
+ * `blockyard accounts …` and `blockyard keys …`: thin wrappers over the admin API of a running server
+ * (so they work with PGlite too, whose files only the server may open). They print the JSON answer.
+ */
+export async function runAdminCommand(group: 'accounts' | 'keys', args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
+  const [action, target] = positionals;
+  const request = buildRequest(group, action, target, values);
+  const config = loadConfig({ flags: values });
+  const base = values.url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const token = values['admin-token'] ?? config.adminToken ?? readTokenFile(config.dataDir);
+
+  let response: Response;
+  try {
+    response = await fetch(new URL(request.path, base), {
+      method: request.method,
+      headers: { authorization: `Bearer ${token}`, ...(request.body ? { 'content-type': 'application/json' } : {}) },
+      body: request.body ? JSON.stringify(request.body) : undefined,
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach the server at ${base} (${(error as Error).message}); is 'blockyard start' running?`);
+  }
+  const text = await response.text();
+  (response.ok ? process.stdout : process.stderr).write(`${text}\n`);
+  return response.ok ? 0 : 1;
+}
+
+function buildRequest(
+  group: string,
+  action: string | undefined,
+  target: string | undefined,
+  values: Record<string, string | undefined>,
+): AdminRequest {
+  const query = new URLSearchParams();
+  if (values.page) query.set('page', values.page);
+  if (values.limit) query.set('limit', values.limit);
+  const suffix = query.size > 0 ? `?${query}` : '';
+  if (group === 'accounts' && action === 'create') {
+    const limits: Record<string, number> = {};
+    for (const name of ['rps', 'rpd', 'cups'] as const) {
+      if (values[name] !== undefined) limits[name] = integer(values[name], `--${name}`);
+    }
+    return {
+      method: 'POST',
+      path: '/admin/accounts',
+      body: {
+        name: required(values.name, '--name'),
+        plan: values.plan ?? 'free',
+        ...(Object.keys(limits).length ? { limits } : {}),
+      },
+    };
+  }
+  if (group === 'accounts' && action === 'list') return { method: 'GET', path: `/admin/accounts${suffix}` };
+  if (group === 'keys' && action === 'create') {
+    const account = required(values.account, '--account');
+    const scopes = values.scopes ? values.scopes.split(',').map((scope) => scope.trim()) : undefined;
+    return {
+      method: 'POST',
+      path: `/admin/accounts/${encodeURIComponent(account)}/keys`,
+      body: { name: values.name ?? 'cli', environment: values.env ?? 'test', ...(scopes ? { scopes } : {}) },
+    };
+  }
+  if (group === 'keys' && action === 'list') {
+    return { method: 'GET', path: `/admin/accounts/${encodeURIComponent(required(values.account, '--account'))}/keys${suffix}` };
+  }
+  if (group === 'keys' && action === 'revoke')
+    return { method: 'DELETE', path: `/admin/keys/${encodeURIComponent(required(target, 'KEY_ID'))}` };
+  throw Object.assign(new Error(`unknown command '${group} ${action ?? ''}'; see 'blockyard help'`), {
+    code: 'ERR_PARSE_ARGS_UNKNOWN',
+  });
+}
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw Object.assign(new Error(`${name} is required`), { code: 'ERR_PARSE_ARGS_MISSING' });
+  return value;
+}
+
+function integer(value: string | undefined, name: string): number {
+  if (!value || !/^\d+$/.test(value))
+    throw Object.assign(new Error(`${name} must be a whole number`), { code: 'ERR_PARSE_ARGS_INVALID' });
+  return Number(value);
+}
+
+function readTokenFile(dataDir: string): string {
+  try {
+    return readFileSync(adminTokenPath(dataDir), 'utf8').trim();
+  } catch {
+    throw new Error(`no admin token: set BLOCKYARD_ADMIN_TOKEN or --admin-token (none found at ${adminTokenPath(dataDir)})`);
+  }
+}

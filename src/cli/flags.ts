@@ -1,0 +1,21 @@
+import { parseArgs } from 'node:util';
+import type { ConfigFlags } from '../config/load.ts';
+
+/** The flags every command that reads the config accepts. */
+export const configFlagOptions = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  config: { type: 'string' },
+  'database-url': { type: 'string' },
+  'redis-url': { type: 'string' },
+  'log-level': { type: 'string' },
+  mode: { type: 'string' },
+  roles: { type: 'string' },
+  'block-time': { type: 'string' },
+} as const;
+
+export function parseConfigFlags(args: string[]): ConfigFlags {
+  const { values } = parseArgs({ args, options: configFlagOptions, strict: true, allowPositionals: false });
+  return values;
+}

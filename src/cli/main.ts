@@ -1,0 +1,55 @@
+import { ConfigError } from '../config/load.ts';
+import { runAdminCommand } from './admin-commands.ts';
+import { runMigrate } from './migrate.ts';
+import { runStart } from './start.ts';
+
+const usage = `blockyard: self-hostable blockchain infrastructure API
+
+Usage:
+  blockyard start [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database-url URL]
+                  [--redis-url URL] [--log-level LEVEL] [--mode development|production]
+                  [--roles api,indexer,webhooks,bundler] [--block-time SECONDS]
+  blockyard migrate [--data-dir DIR] [--database-url URL] [--config FILE]
+  blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N]
+  blockyard accounts list [--page N] [--limit N]
+  blockyard keys create --account ID [--name NAME] [--env test|live] [--scopes a,b,...]
+  blockyard keys list --account ID
+  blockyard keys revoke KEY_ID
+
+Admin commands talk to a running server: --url (default from the config's host and port) and
+--admin-token (default BLOCKYARD_ADMIN_TOKEN, else <data dir>/admin-token). They print JSON.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return runStart(rest);
+    case 'migrate':
+      return runMigrate(rest);
+    case 'accounts':
+    case 'keys':
+      return runAdminCommand(command, rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${usage}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`blockyard: unknown command '${command}'\n\n${usage}\n`);
+      return 2;
+  }
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+} catch (error) {
+  if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`blockyard: ${(error as Error).message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`blockyard: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

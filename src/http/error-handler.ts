@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorBody, isAppError } from '../core/errors.ts';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const contextNames: Record<string, string> = {
+  body: 'body',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+/** Turns a schema validation failure into a message that names the parameter. */
+export function describeValidationError(issues: ValidationIssue[], context: string): AppError {
+  const issue = issues[0];
+  if (!issue) return new AppError('invalid_request', 'the request is not valid');
+  const path = issue.instancePath.split('/').filter(Boolean);
+  let param = path.join('.');
+  if (issue.keyword === 'required') param = [...path, String(issue.params.missingProperty)].join('.');
+  if (issue.keyword === 'additionalProperties') param = [...path, String(issue.params.additionalProperty)].join('.');
+  const where = contextNames[context] ?? context;
+  if (issue.keyword === 'required') return new AppError('invalid_request', `missing required ${where} '${param}'`);
+  if (issue.keyword === 'additionalProperties') return new AppError('invalid_request', `unknown ${where} '${param}'`);
+  const allowed = issue.keyword === 'enum' ? ` (${(issue.params.allowedValues as unknown[]).join(', ')})` : '';
+  if (!param) return new AppError('invalid_request', `the ${where} ${issue.message ?? 'is not valid'}${allowed}`);
+  return new AppError('invalid_request', `invalid ${where} '${param}': ${issue.message ?? 'is not valid'}${allowed}`);
+}
+
+/** Maps every thrown error to the spec's error object; the only place errors become HTTP. */
+export function toAppError(error: FastifyError | Error): AppError {
+  if (isAppError(error)) return error;
+  const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fastifyError.validation) return describeValidationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'the body is not valid JSON', { cause: error });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'the body is larger than this endpoint accepts', { cause: error });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'the body must be sent as application/json', { cause: error });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'the Content-Length header does not match the body', { cause: error });
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_request', 'the URL is not valid', { cause: error });
+  }
+  if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
+  return new AppError('internal_error', 'internal error; retry with exponential backoff', { cause: error });
+}
+
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.debug({ code: appError.code, msg: appError.message }, 'request refused');
+  return reply.code(appError.status).headers(appError.headers).type('application/json').send(errorBody(appError));
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The OpenAPI 3.1 document's header; the paths come from the route schemas. */
+export const openApiInfo = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Blockyard API',
+    version,
+    description:
+      'Self-hostable blockchain infrastructure API. Authenticate /v1 with `X-API-Key: <key>` or `Authorization: Bearer <key>`; ' +
+      'the admin API with `Authorization: Bearer <admin token>`. Errors: `{error: {code, message, status}}` (see docs/errors.md).',
+  },
+  components: {
+    securitySchemes: {
+      apiKey: { type: 'apiKey' as const, in: 'header' as const, name: 'X-API-Key' },
+      bearerApiKey: { type: 'http' as const, scheme: 'bearer' },
+      adminToken: { type: 'http' as const, scheme: 'bearer', description: 'The admin token' },
+    },
+  },
+  security: [{ apiKey: [] }, { bearerApiKey: [] }] as Record<string, string[]>[],
+  tags: [
+    { name: 'rpc', description: 'JSON-RPC proxy' },
+    { name: 'admin', description: 'Accounts and API keys (admin token)' },
+    { name: 'operations', description: 'Health and metrics' },
+  ],
+};

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError } from '../core/errors.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { errorHandler } from './error-handler.ts';
+import { openApiInfo } from './openapi.ts';
+
+export interface ServerOptions {
+  logger: Logger;
+  metrics: Metrics;
+  /** Route groups, registered in order; each is its own encapsulated scope. */
+  plugins: FastifyPluginAsync[];
+}
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP server: request ids, error mapping, metrics, OpenAPI and /docs, then the route groups. */
+export async function buildServer({ logger, metrics, plugins }: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request) => {
+    throw new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    request.log.info({ req: request, res: reply, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+  });
+
+  await app.register(fastifySwagger, { openapi: openApiInfo });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const plugin of plugins) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,97 @@
+import { Redis } from 'ioredis';
+import { assertComputeUnits, buildDecision } from './decision.ts';
+import type { ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
+
+const keyPrefix = 'blockyard:rl:';
+const commandName = 'blockyardConsume';
+
+/**
+ * One script checks and counts all three windows atomically (Redis runs a script to completion before
+ * any other command), on the server's clock so every process agrees on window boundaries.
+ *
+ * KEYS[1] = second hash {w = unix second, r = requests, c = compute units}
+ * KEYS[2] = day hash    {w = UTC day number, r = requests}
+ * ARGV    = rps limit, cups limit, rpd limit (-1 = unlimited), compute units
+ * Returns { exceeded (0 none, 1 rps, 2 cups, 3 rpd), requests, cu, day requests, unix s, microseconds }
+ * after counting (when allowed) or untouched (when refused). The window id inside each hash means a
+ * stale key is never misread; expiry only reclaims space.
+ */
+const consumeScript = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local sec = tonumber(t[1])
+local day = math.floor(sec / 86400)
+local rps, cups, rpd, cu = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+
+local s = redis.call('HMGET', KEYS[1], 'w', 'r', 'c')
+local used, usedCu = 0, 0
+if tonumber(s[1]) == sec then used, usedCu = tonumber(s[2]) or 0, tonumber(s[3]) or 0 end
+local d = redis.call('HMGET', KEYS[2], 'w', 'r')
+local usedDay = 0
+if tonumber(d[1]) == day then usedDay = tonumber(d[2]) or 0 end
+
+local exceeded = 0
+if rps >= 0 and used + 1 > rps then exceeded = 1
+elseif cups >= 0 and usedCu + cu > cups then exceeded = 2
+elseif rpd >= 0 and usedDay + 1 > rpd then exceeded = 3 end
+
+if exceeded == 0 then
+  if rps >= 0 or cups >= 0 then
+    used, usedCu = used + 1, usedCu + cu
+    redis.call('HSET', KEYS[1], 'w', sec, 'r', used, 'c', usedCu)
+    redis.call('EXPIREAT', KEYS[1], sec + 2)
+  end
+  if rpd >= 0 then
+    usedDay = usedDay + 1
+    redis.call('HSET', KEYS[2], 'w', day, 'r', usedDay)
+    redis.call('EXPIREAT', KEYS[2], (day + 1) * 86400 + 60)
+  end
+end
+return { exceeded, used, usedCu, usedDay, sec, tonumber(t[2]) }
+`;
+
+type ScriptReply = [number, number, number, number, number, number];
+type ClientWithScript = Redis & {
+  [commandName](secondKey: string, dayKey: string, rps: number, cups: number, rpd: number, cu: number): Promise<ScriptReply>;
+};
+
+/** Script codes 1..3, in the contract's order. */
+const exceededNames: readonly LimitName[] = ['rps', 'cups', 'rpd'];
+
+export type RedisLimiterOptions = { url: string } | { client: Redis };
+
+/**
+ * Counters in Redis, exact across processes: limiters on the same Redis share each account's budget.
+ * Keys are `blockyard:rl:{accountId}:s` and `:d`; the hash tag keeps an account's keys in one Cluster slot.
+ * A client passed in stays the caller's (close() leaves it open); a URL makes a client that close() quits.
+ */
+export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
+  const ownsClient = 'url' in options;
+  const client = (
+    ownsClient ? new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: 2 }) : options.client
+  ) as ClientWithScript;
+  client.defineCommand(commandName, { numberOfKeys: 2, lua: consumeScript });
+
+  async function consume(accountId: string, limits: ConsumeLimits, computeUnits: number) {
+    assertComputeUnits(computeUnits);
+    const tag = `${keyPrefix}{${accountId}}`;
+    const [exceededCode, used, usedCu, usedDay, sec, usec] = await client[commandName](
+      `${tag}:s`,
+      `${tag}:d`,
+      limits.rps ?? -1,
+      limits.cups ?? -1,
+      limits.rpd ?? -1,
+      computeUnits,
+    );
+    const exceeded = exceededCode === 0 ? undefined : exceededNames[exceededCode - 1];
+    const nowMs = sec * 1000 + Math.floor(usec / 1000);
+    return buildDecision(limits, exceeded, used, usedCu, usedDay, computeUnits, nowMs);
+  }
+
+  return {
+    consume,
+    async close() {
+      if (ownsClient) await client.quit();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Scope } from '../auth/scopes.ts';
+
+/** Methods that change chain state: gated by `rpc:write`. Everything else needs `rpc:read`. */
+const writeMethods = new Set([
+  'eth_sendRawTransaction',
+  'eth_sendTransaction',
+  'eth_sendRawTransactionConditional',
+  'eth_sendRawTransactionSync',
+  'eth_sendPrivateTransaction',
+  'eth_sendPrivateRawTransaction',
+  'eth_cancelPrivateTransaction',
+  'eth_sendBundle',
+]);
+
+export function scopeForMethod(method: string): Scope {
+  return writeMethods.has(method) ? 'rpc:write' : 'rpc:read';
+}
+
+/** Node-control namespaces: only a devnet that allows them in config lets them through. */
+const devNamespaces = /^(anvil|hardhat|evm|personal|admin|miner)_/;
+
+export function isDevMethod(method: string): boolean {
+  return devNamespaces.test(method);
+}

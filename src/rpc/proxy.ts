@@ -1,0 +1,97 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Network } from '../chains/registry.ts';
+import { UpstreamError } from '../chains/upstream-client.ts';
+import { forbidden } from '../core/errors.ts';
+import { computeUnitsFor } from '../limits/compute-units.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { type CheckedCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
+import { isDevMethod, scopeForMethod } from './method-policy.ts';
+
+/** A request after policy: what to forward, what to answer at once, and what it costs. */
+export interface RpcPlan {
+  readonly batch: boolean;
+  readonly calls: readonly CheckedCall[];
+  readonly computeUnits: number;
+}
+
+/**
+ * Applies scopes and method policy to each call. A single call without its scope is a 403 for the
+ * request; inside a batch it is that call's JSON-RPC error (`scope_missing`), the others go on.
+ */
+export function planRpcRequest(principal: Principal, network: Network, parsed: ParsedRpcBody): RpcPlan {
+  const checkOne = (checked: CheckedCall, batch: boolean): CheckedCall => {
+    if (!checked.ok) return checked;
+    const { call } = checked;
+    const id = call.id ?? null;
+    if (isDevMethod(call.method) && !network.config.devMethods) {
+      const where = `${network.config.chain}/${network.config.network}`;
+      return {
+        ok: false,
+        id,
+        error: { code: jsonRpcErrorCodes.method_not_found, message: `the method ${call.method} is not available on ${where}` },
+      };
+    }
+    const scope = scopeForMethod(call.method);
+    if (!principal.scopes.has(scope)) {
+      if (!batch) throw forbidden(`this API key lacks the scope '${scope}' needed for ${call.method}`);
+      return {
+        ok: false,
+        id,
+        error: {
+          code: jsonRpcErrorCodes.scope_missing,
+          message: `this API key lacks the scope '${scope}' needed for ${call.method}`,
+        },
+      };
+    }
+    return checked;
+  };
+  const calls = parsed.batch ? parsed.calls.map((call) => checkOne(call, true)) : [checkOne(parsed.call, false)];
+  let computeUnits = 0;
+  for (const checked of calls) if (checked.ok) computeUnits += computeUnitsFor(checked.call.method, checked.call.params);
+  return { batch: parsed.batch, calls, computeUnits };
+}
+
+/**
+ * Forwards the plan upstream and returns the JSON text to answer with. A single call is forwarded as
+ * the client sent it; a batch's calls run concurrently and the answers keep the request's order.
+ */
+export async function forwardRpcRequest(
+  deps: { metrics: Metrics },
+  network: Network,
+  plan: RpcPlan,
+  rawBody: string,
+): Promise<string> {
+  if (!plan.batch) {
+    const only = plan.calls[0]!;
+    return only.ok ? forwardOne(deps, network, only, rawBody) : rpcErrorText(only.id, only.error);
+  }
+  const answers = await Promise.all(
+    plan.calls.map((checked) =>
+      checked.ok ? forwardOne(deps, network, checked, JSON.stringify(checked.call)) : rpcErrorText(checked.id, checked.error),
+    ),
+  );
+  return `[${answers.join(',')}]`;
+}
+
+async function forwardOne(
+  deps: { metrics: Metrics },
+  network: Network,
+  checked: CheckedCall & { ok: true },
+  body: string,
+): Promise<string> {
+  const { chain, network: networkName } = network.config;
+  deps.metrics.rpcCalls.inc({ chain, network: networkName, method: checked.call.method });
+  const stopTimer = deps.metrics.upstreamDuration.startTimer({ chain, network: networkName });
+  try {
+    return (await network.upstream.send(body)).trim();
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    deps.metrics.upstreamErrors.inc({ chain, network: networkName, reason: error.reason });
+    return rpcErrorText(checked.call.id, {
+      code: jsonRpcErrorCodes.internal_error,
+      message: `upstream unavailable (${error.reason}); retry with exponential backoff`,
+    });
+  } finally {
+    stopTimer();
+  }
+}

@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DestinationStream, Logger } from 'pino';
+import { ensureDevKey } from '../accounts/dev-key.ts';
+import { accountAdminRoutes } from '../accounts/routes.ts';
+import { createAccountService } from '../accounts/service.ts';
+import { createAccountStore } from '../accounts/store.ts';
+import { resolveAdminToken } from '../auth/admin-token.ts';
+import { createAuthenticator } from '../auth/authenticator.ts';
+import { type Devnet, startDevnet } from '../chains/devnet.ts';
+import { createChainRegistry } from '../chains/registry.ts';
+import type { Config, UpstreamConfig } from '../config/schema.ts';
+import type { Context } from '../core/context.ts';
+import { createShutdown } from '../core/shutdown.ts';
+import { type OpenDatabase, openDatabase } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
+import { operationsRoutes } from '../health/routes.ts';
+import { createAdminGuard } from '../http/admin-guard.ts';
+import { buildServer } from '../http/server.ts';
+import { createV1Guard } from '../http/v1-guard.ts';
+import type { RateLimiter } from '../limits/limiter.ts';
+import { createMemoryLimiter } from '../limits/memory-limiter.ts';
+import { createRedisLimiter } from '../limits/redis-limiter.ts';
+import { createLogger } from '../observability/logger.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import { rpcRoutes } from '../rpc/routes.ts';
+
+export interface RunningService {
+  readonly ctx: Context;
+  /** `http://host:port` the API listens on. */
+  readonly url: string;
+  readonly adminToken: string;
+  /** The development key (development mode only). */
+  readonly devKey?: { key: string; created: boolean; path: string };
+  readonly devnet?: Devnet;
+  stop(reason?: string): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where logs go (tests capture them); default stdout. */
+  logDestination?: DestinationStream;
+  logger?: Logger;
+  /** An already open, migrated-or-not database the caller owns (tests); default: opened from the config. */
+  database?: OpenDatabase;
+}
+
+/**
+ * The composition root: the only place connections are opened and parts wired. Everything opened
+ * registers its cleanup with the shutdown registry, which closes them in reverse order.
+ */
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger(config.logLevel, options.logDestination);
+  const shutdown = createShutdown(logger);
+  const ctx: Context = { config, logger, metrics: createMetrics(), shutdown };
+  try {
+    return await wire(ctx, options.database);
+  } catch (error) {
+    await shutdown.run('start failed');
+    throw error;
+  }
+}
+
+async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<RunningService> {
+  const { config, logger, metrics, shutdown } = ctx;
+  mkdirSync(config.dataDir, { recursive: true });
+
+  const database = given ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: join(config.dataDir, 'pglite') }));
+  if (!given) shutdown.add('database', () => database.close());
+  const applied = await migrateToLatest(database.db);
+  logger.info({ database: database.kind, applied }, 'database ready');
+
+  const probes: LivenessProbe[] = [];
+  let devnet: Devnet | undefined;
+  let embeddedUpstream: UpstreamConfig | undefined;
+  const embedded = config.chains.find((chain) => chain.embedded);
+  if (embedded) {
+    devnet = await startDevnet({
+      dir: join(config.dataDir, 'devnet'),
+      blockTimeS: embedded.blockTimeS,
+      chainId: embedded.chainId,
+      logger,
+    });
+    shutdown.add('devnet', () => devnet?.stop());
+    embeddedUpstream = { url: devnet.url, wsUrl: devnet.wsUrl };
+    probes.push({ name: 'devnet process', alive: () => devnet?.alive ?? false });
+    logger.info({ chain: `${embedded.chain}/${embedded.network}`, url: devnet.url }, 'embedded devnet (anvil) running');
+  }
+
+  const chains = createChainRegistry(config.chains, { embeddedUpstream });
+  shutdown.add('upstreams', () => chains.close());
+
+  const limiter: RateLimiter = config.redisUrl ? createRedisLimiter({ url: config.redisUrl }) : createMemoryLimiter();
+  shutdown.add('rate limiter', () => limiter.close());
+
+  const store = createAccountStore(database.db);
+  const authenticator = createAuthenticator({ store });
+  const accounts = createAccountService({ store, onKeyRevoked: (keyId) => authenticator.forget(keyId) });
+  const adminToken = resolveAdminToken(config);
+  const health = createHealthCheck({ db: database.db, chains, probes });
+
+  const app = await buildServer({
+    logger,
+    metrics,
+    plugins: [
+      async (scope) => operationsRoutes(scope, { health, metrics }),
+      async (scope) => {
+        scope.addHook('onRequest', createAdminGuard(adminToken));
+        await accountAdminRoutes(scope, { accounts });
+      },
+      async (scope) => {
+        scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
+        await rpcRoutes(scope, { chains, limiter, metrics });
+      },
+    ],
+  });
+  shutdown.add('http server', () => app.close());
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+  const devKey =
+    config.mode === 'development' ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir }) : undefined;
+  logger.info({ url, roles: config.roles }, 'blockyard ready');
+
+  return { ctx, url, adminToken, devKey, devnet, stop: (reason = 'stop') => shutdown.run(reason) };
+}

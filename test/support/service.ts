@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
+import { stringify } from 'yaml';
+import type { Devnet } from '../../src/chains/devnet.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { type RunningService, startService } from '../../src/service/start-service.ts';
+import { startTestAnvil } from './anvil.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestKeyOptions {
+  plan?: 'free' | 'growth' | 'enterprise';
+  limits?: Record<string, number | null>;
+  scopes?: string[];
+  environment?: 'test' | 'live';
+}
+
+export interface TestService {
+  readonly url: string;
+  readonly adminToken: string;
+  readonly service: RunningService;
+  readonly anvil: Devnet;
+  readonly database: TestDatabase;
+  readonly dataDir: string;
+  /** Calls the admin API with the admin token. */
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected freely
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A new account and a key for it (enterprise, all scopes, test environment unless told). */
+  createKey(options?: TestKeyOptions): Promise<{ key: string; keyId: string; accountId: string }>;
+  /** POSTs a JSON-RPC body (a string is sent as is) to /v1/rpc/{chain}/{network}. */
+  rpc(key: string | undefined, body: unknown, path?: string, headers?: Record<string, string>): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export const adminTokenForTests = 'test-admin-token-0123456789abcdef';
+
+/**
+ * The whole service in this process, on a fresh database (PGlite, or Postgres when DATABASE_URL is
+ * set) and a real anvil (automine) configured as `ethereum/devnet` (a testnet) and, for the
+ * environment checks, also as `ethereum/mainnet`.
+ */
+export async function startTestService(
+  options: { redisUrl?: string; logDestination?: DestinationStream; logLevel?: string; chains?: unknown[] } = {},
+): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-test-'));
+  const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
+  const chains = options.chains ?? [
+    { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvil.url }] },
+    { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
+  ];
+  const configFile = join(dataDir, 'blockyard.yaml');
+  writeFileSync(configFile, stringify({ chains }));
+  const config = loadConfig({
+    env: {
+      BLOCKYARD_CONFIG: configFile,
+      BLOCKYARD_DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: options.logLevel ?? 'silent',
+      BLOCKYARD_ADMIN_TOKEN: adminTokenForTests,
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+    },
+    cwd: dataDir,
+  });
+  const service = await startService(config, { database, logDestination: options.logDestination });
+
+  const admin: TestService['admin'] = async (method, path, body) => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminTokenForTests}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  return {
+    url: service.url,
+    adminToken: adminTokenForTests,
+    service,
+    anvil,
+    database,
+    dataDir,
+    admin,
+    async createKey({ plan = 'enterprise', limits, scopes, environment = 'test' } = {}) {
+      const account = await admin('POST', '/admin/accounts', { name: 'test', plan, ...(limits ? { limits } : {}) });
+      if (account.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(account.body)}`);
+      const created = await admin('POST', `/admin/accounts/${account.body.id}/keys`, {
+        name: 'test',
+        environment,
+        ...(scopes ? { scopes } : {}),
+      });
+      if (created.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(created.body)}`);
+      return { key: created.body.key, keyId: created.body.id, accountId: account.body.id };
+    },
+    rpc(key, body, path = '/v1/rpc/ethereum/devnet', headers = {}) {
+      return fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+    },
+    async stop() {
+      await service.stop('test finished');
+      await Promise.all([anvil.stop(), database.close()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
