@@ -7,12 +7,10 @@ export const errorStatus = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
-  method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
-  upstream_error: 502,
   service_unavailable: 503,
 } as const;
 

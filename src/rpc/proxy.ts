@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { UpstreamError } from '../chains/upstream-client.ts';
 import { forbidden } from '../core/errors.ts';
-import { computeUnitsFor } from '../limits/compute-units.ts';
+import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type CheckedCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
 import { isDevMethod, scopeForMethod } from './method-policy.ts';
@@ -80,7 +80,7 @@ async function forwardOne(
   body: string,
 ): Promise<string> {
   const { chain, network: networkName } = network.config;
-  deps.metrics.rpcCalls.inc({ chain, network: networkName, method: checked.call.method });
+  deps.metrics.rpcCalls.inc({ chain, network: networkName, method: methodLabel(checked.call.method) });
   const stopTimer = deps.metrics.upstreamDuration.startTimer({ chain, network: networkName });
   try {
     return (await network.upstream.send(body)).trim();
@@ -94,4 +94,9 @@ async function forwardOne(
   } finally {
     stopTimer();
   }
+}
+
+/** Known methods by name, the rest as one label: clients choose method names, metrics must stay bounded. */
+function methodLabel(method: string): string {
+  return Object.hasOwn(evmComputeUnits, method) ? method : 'other';
 }

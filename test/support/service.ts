@@ -41,10 +41,20 @@ export const adminTokenForTests = 'test-admin-token-0123456789abcdef';
  * environment checks, also as `ethereum/mainnet`.
  */
 export async function startTestService(
-  options: { redisUrl?: string; logDestination?: DestinationStream; logLevel?: string; chains?: unknown[] } = {},
+  options: {
+    redisUrl?: string;
+    logDestination?: DestinationStream;
+    logLevel?: string;
+    chains?: unknown[];
+    /** Another test service whose database and anvil this one shares (a second process of one deployment). */
+    sharing?: TestService;
+  } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-test-'));
-  const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
+  const shared = options.sharing;
+  const [anvil, database] = shared
+    ? [shared.anvil, shared.database]
+    : await Promise.all([startTestAnvil(), createTestDatabase()]);
   const chains = options.chains ?? [
     { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvil.url }] },
     { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
@@ -107,7 +117,7 @@ export async function startTestService(
     },
     async stop() {
       await service.stop('test finished');
-      await Promise.all([anvil.stop(), database.close()]);
+      if (!shared) await Promise.all([anvil.stop(), database.close()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

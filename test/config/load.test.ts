@@ -1,0 +1,271 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { ConfigError, type ConfigFlags, loadConfig } from '../../src/config/load.ts';
+
+describe('loadConfig', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'blockyard-config-'));
+  });
+  afterEach(() => {
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  function writeYaml(content: unknown, name = 'blockyard.yaml'): string {
+    const path = join(cwd, name);
+    writeFileSync(path, typeof content === 'string' ? content : stringify(content));
+    return path;
+  }
+
+  function load(env: Record<string, string> = {}, flags: ConfigFlags = {}) {
+    return loadConfig({ flags, env, cwd });
+  }
+
+  /** The ConfigError `run` throws; fails the test when it throws nothing or something else. */
+  function configError(run: () => unknown): ConfigError {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return error as ConfigError;
+    }
+    throw new Error('expected a ConfigError, but loadConfig succeeded');
+  }
+
+  const upstreams = [{ url: 'http://127.0.0.1:8545' }];
+
+  describe('defaults', () => {
+    it('with nothing set: loopback, port 8080, ./.blockyard, development, one embedded devnet', () => {
+      const config = load();
+      expect(config.host).toBe('127.0.0.1');
+      expect(config.port).toBe(8080);
+      expect(config.dataDir).toBe(join(cwd, '.blockyard'));
+      expect(config.mode).toBe('development');
+      expect(config.logLevel).toBe('info');
+      expect(config.roles).toEqual(['api', 'indexer', 'webhooks', 'bundler']);
+      expect(config.databaseUrl).toBeUndefined();
+      expect(config.redisUrl).toBeUndefined();
+      expect(config.adminToken).toBeUndefined();
+      expect(config.configFile).toBeUndefined();
+      expect(config.chains).toHaveLength(1);
+      expect(config.chains[0]).toMatchObject({
+        chain: 'ethereum',
+        network: 'devnet',
+        chainId: 31337,
+        kind: 'evm',
+        testnet: true,
+        embedded: true,
+        devMethods: true,
+        blockTimeS: 1,
+        upstreams: [],
+      });
+    });
+
+    it('reads the environment variables of the design', () => {
+      const config = load({
+        PORT: '9000',
+        BLOCKYARD_DATA_DIR: 'state',
+        DATABASE_URL: 'postgres://u@127.0.0.1:5432/db',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        BLOCKYARD_ADMIN_TOKEN: 'a-long-enough-admin-token',
+        LOG_LEVEL: 'warn',
+        BLOCKYARD_ROLES: 'api, indexer',
+      });
+      expect(config.port).toBe(9000);
+      expect(config.dataDir).toBe(join(cwd, 'state'));
+      expect(config.databaseUrl).toBe('postgres://u@127.0.0.1:5432/db');
+      expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+      expect(config.adminToken).toBe('a-long-enough-admin-token');
+      expect(config.logLevel).toBe('warn');
+      expect(config.roles).toEqual(['api', 'indexer']);
+    });
+
+    it('an empty environment variable counts as unset', () => {
+      expect(load({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 8080, logLevel: 'info' });
+    });
+  });
+
+  describe('precedence: flags > environment > YAML > defaults', () => {
+    it('for the port', () => {
+      const config = writeYaml({ port: 3 });
+      expect(load({ PORT: '2', BLOCKYARD_CONFIG: config }, { port: '1' }).port).toBe(1);
+      expect(load({ PORT: '2', BLOCKYARD_CONFIG: config }).port).toBe(2);
+      expect(load({ BLOCKYARD_CONFIG: config }).port).toBe(3);
+      rmSync(config);
+      expect(load().port).toBe(8080);
+    });
+
+    it('for the log level', () => {
+      const config = writeYaml({ log_level: 'error' });
+      expect(load({ LOG_LEVEL: 'warn' }, { 'log-level': 'debug', config }).logLevel).toBe('debug');
+      expect(load({ LOG_LEVEL: 'warn' }, { config }).logLevel).toBe('warn');
+      expect(load({}, { config }).logLevel).toBe('error');
+      rmSync(config);
+      expect(load().logLevel).toBe('info');
+    });
+
+    it('for the config file: --config > BLOCKYARD_CONFIG > ./blockyard.yaml', () => {
+      writeYaml({ port: 1001 });
+      const fromEnv = writeYaml({ port: 1002 }, 'env.yaml');
+      const fromFlag = writeYaml({ port: 1003 }, 'flag.yaml');
+      expect(load({ BLOCKYARD_CONFIG: fromEnv }, { config: fromFlag })).toMatchObject({ port: 1003, configFile: fromFlag });
+      expect(load({ BLOCKYARD_CONFIG: fromEnv })).toMatchObject({ port: 1002, configFile: fromEnv });
+      expect(load()).toMatchObject({ port: 1001, configFile: join(cwd, 'blockyard.yaml') });
+    });
+  });
+
+  it('reads ./blockyard.yaml from the working directory when present', () => {
+    writeYaml({ host: '0.0.0.0', mode: 'production', data_dir: '/var/lib/blockyard' });
+    const config = load();
+    expect(config.configFile).toBe(join(cwd, 'blockyard.yaml'));
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.mode).toBe('production');
+    expect(config.dataDir).toBe('/var/lib/blockyard');
+  });
+
+  it('returns a deeply frozen config', () => {
+    const config = load();
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.chains as unknown[]).push({});
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.chains[0] as { chainId: number }).chainId = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.chains[0]!.indexer as { enabled: boolean }).enabled = false;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.roles as string[])[0] = 'bundler';
+    }).toThrow(TypeError);
+    expect(config.port).toBe(8080);
+    expect(config.chains[0]!.chainId).toBe(31337);
+  });
+
+  describe('chains', () => {
+    it('a chains: list replaces the embedded devnet', () => {
+      writeYaml({
+        chains: [
+          { chain: 'ethereum', network: 'sepolia', chain_id: 11155111, upstreams },
+          { chain: 'solana', network: 'mainnet', kind: 'solana', upstreams },
+        ],
+      });
+      const { chains } = load();
+      expect(chains.map((chain) => `${chain.chain}/${chain.network}`)).toEqual(['ethereum/sepolia', 'solana/mainnet']);
+      expect(chains.some((chain) => chain.embedded)).toBe(false);
+      expect(chains[0]).toMatchObject({ chainId: 11155111, kind: 'evm', testnet: true, devMethods: false, upstreams });
+      expect(chains[1]).toMatchObject({ kind: 'solana', testnet: false, nativeSymbol: 'SOL' });
+    });
+
+    it('keeps the embedded devnet when the list has an entry with embedded: true', () => {
+      writeYaml({ chains: [{ embedded: true }, { chain: 'ethereum', network: 'mainnet', chain_id: 1, upstreams }] });
+      const { chains } = load();
+      expect(chains).toHaveLength(2);
+      expect(chains[0]).toMatchObject({ chain: 'ethereum', network: 'devnet', chainId: 31337, embedded: true, devMethods: true });
+      expect(chains[1]).toMatchObject({ chain: 'ethereum', network: 'mainnet', chainId: 1, embedded: false, testnet: false });
+    });
+  });
+
+  describe('a bad value throws a ConfigError naming the setting', () => {
+    it('PORT=abc', () => {
+      const error = configError(() => load({ PORT: 'abc' }));
+      expect(error.setting).toBe('PORT');
+      expect(error.message).toMatch(/PORT/);
+    });
+
+    it('PORT=70000', () => {
+      expect(configError(() => load({ PORT: '70000' })).message).toMatch(/PORT.*65535/);
+    });
+
+    it('LOG_LEVEL=loud, listing the allowed levels', () => {
+      const error = configError(() => load({ LOG_LEVEL: 'loud' }));
+      expect(error.setting).toBe('LOG_LEVEL');
+      expect(error.message).toMatch(/debug/);
+    });
+
+    it('--port x', () => {
+      const error = configError(() => load({}, { port: 'x' }));
+      expect(error.setting).toBe('--port');
+      expect(error.message).toMatch(/--port/);
+    });
+
+    it('BLOCKYARD_ROLES=api,foo', () => {
+      const error = configError(() => load({ BLOCKYARD_ROLES: 'api,foo' }));
+      expect(error.setting).toBe('BLOCKYARD_ROLES');
+      expect(error.message).toMatch(/indexer/);
+    });
+
+    it('a chain of kind bitcoin', () => {
+      writeYaml({ chains: [{ chain: 'bitcoin', network: 'mainnet', chain_id: 1, kind: 'bitcoin', upstreams }] });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^chains\[0\]\.kind/);
+      expect(error.message).toMatch(/evm, solana/);
+    });
+
+    it('an unknown top-level key', () => {
+      writeYaml({ port: 8080, colour: 'blue' });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^colour\b/);
+      expect(error.message).toMatch(/unknown setting/);
+    });
+
+    it('an unknown key in a chain', () => {
+      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', chain_id: 11155111, upstreams, colour: 'blue' }] });
+      expect(configError(() => load()).setting).toMatch(/^chains\[0\]\.colour/);
+    });
+
+    it('a chain without upstreams', () => {
+      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', chain_id: 11155111 }] });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^chains\[0\]\.upstreams/);
+      expect(error.message).toMatch(/required/);
+    });
+
+    it('an EVM chain without chain_id', () => {
+      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', upstreams }] });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^chains\[0\]\.chain_id/);
+      expect(error.message).toMatch(/required/);
+    });
+
+    it('dev_methods on a mainnet', () => {
+      writeYaml({ chains: [{ chain: 'ethereum', network: 'mainnet', chain_id: 1, dev_methods: true, upstreams }] });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^chains\[0\]\.dev_methods/);
+      expect(error.message).toMatch(/testnet/);
+    });
+
+    it('a chain/network listed twice', () => {
+      writeYaml({
+        chains: [
+          { chain: 'ethereum', network: 'mainnet', chain_id: 1, upstreams },
+          { chain: 'ethereum', network: 'mainnet', chain_id: 1, upstreams },
+        ],
+      });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^chains\[1\]\.network/);
+      expect(error.message).toMatch(/ethereum\/mainnet is listed twice/);
+    });
+
+    it('YAML that does not parse', () => {
+      const path = writeYaml('chains: [unclosed\nport: : 3\n');
+      const error = configError(() => load());
+      expect(error.setting).toBe(path);
+      expect(error.message).toMatch(/not valid YAML/);
+    });
+
+    it('a config file that does not exist', () => {
+      const missing = join(cwd, 'nope.yaml');
+      const fromFlag = configError(() => load({}, { config: missing }));
+      expect(fromFlag.setting).toBe(missing);
+      expect(fromFlag.message).toMatch(/ENOENT/);
+      expect(configError(() => load({ BLOCKYARD_CONFIG: 'nope.yaml' })).setting).toBe(missing);
+    });
+  });
+});

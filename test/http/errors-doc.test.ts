@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { errorStatus } from '../../src/core/errors.ts';
+import { jsonRpcErrorCodes } from '../../src/rpc/jsonrpc.ts';
+
+const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+const rows = doc.split('\n').filter((line) => line.startsWith('| `'));
+
+describe('docs/errors.md', () => {
+  it.each(Object.entries(errorStatus))('documents REST code %s with HTTP %i', (code, status) => {
+    expect(rows.some((row) => row.startsWith(`| \`${code}\` | ${status} |`))).toBe(true);
+  });
+
+  it.each(Object.entries(jsonRpcErrorCodes))('documents JSON-RPC code %s (%i)', (name, code) => {
+    expect(rows.some((row) => row.startsWith(`| \`${code}\` | ${name} |`))).toBe(true);
+  });
+
+  it('documents no code that does not exist', () => {
+    const known = new Set([...Object.keys(errorStatus), ...Object.values(jsonRpcErrorCodes).map(String)]);
+    const documented = rows.map((row) => /^\| `([^`]+)`/.exec(row)![1]!);
+    expect(documented.filter((code) => !known.has(code))).toEqual([]);
+  });
+});

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningRedis, startRedis } from '../support/redis.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
+
+/** Waits (bounded) until the wall clock is just past a second boundary, so a burst falls in one window. */
+async function alignToSecond(): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (Date.now() % 1000 > 20) {
+    if (Date.now() > deadline) throw new Error('could not align to a second boundary');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, 1000 - (Date.now() % 1000))));
+  }
+}
+
+/**
+ * Fires `count` requests at once, spread over the given senders, and returns the statuses. Retries
+ * (at most 3 times) when the burst crossed a second boundary, which would rightly open a new window.
+ */
+async function burst(count: number, send: ((i: number) => Promise<Response>)[]): Promise<Response[]> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await alignToSecond();
+    const startSecond = Math.floor(Date.now() / 1000);
+    const responses = await Promise.all(Array.from({ length: count }, (_, i) => send[i % send.length]!(i)));
+    if (Math.floor(Date.now() / 1000) === startSecond) return responses;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+  }
+  throw new Error('every burst crossed a second boundary');
+}
+
+describe('rate limits over HTTP (in-memory counters)', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService();
+  });
+  afterAll(() => t?.stop());
+
+  it('50 parallel requests against a 10 rps limit: exactly 10 accepted, the rest 429 with Retry-After', async () => {
+    const { key } = await t.createKey({ plan: 'free' });
+    const responses = await burst(50, [() => t.rpc(key, blockNumber)]);
+    const accepted = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status === 429);
+    expect(accepted).toHaveLength(10);
+    expect(refused).toHaveLength(40);
+    for (const response of refused) {
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(response.headers.get('x-ratelimit-limit')).toBe('10');
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);
+      const body = (await response.json()) as { error: { code: string; status: number; message: string } };
+      expect(body.error).toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(body.error.message).toMatch(/requests per second/);
+    }
+  });
+
+  it('every response carries the limit headers, errors included', async () => {
+    const { key } = await t.createKey({ plan: 'growth' });
+    const ok = await t.rpc(key, blockNumber);
+    const notFound = await t.rpc(key, blockNumber, '/v1/rpc/ethereum/nowhere');
+    const badBody = await t.rpc(key, 'nope');
+    const forbidden = await t.rpc((await t.createKey({ plan: 'growth', scopes: ['data:read'] })).key, blockNumber);
+    const unauthorized = await t.rpc(undefined, blockNumber);
+    for (const response of [ok, notFound, badBody, forbidden, unauthorized]) {
+      expect(response.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+      expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(response.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+    }
+    expect([ok.status, notFound.status, badBody.status, forbidden.status, unauthorized.status]).toEqual([
+      200, 404, 400, 403, 401,
+    ]);
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(ok.headers.get('x-ratelimit-limit-day')).toBe('5000000');
+    expect(ok.headers.get('x-ratelimit-limit-cu')).toBe('2000');
+  });
+
+  it('a daily limit refuses with Retry-After until the next UTC midnight', async () => {
+    const { key } = await t.createKey({ plan: 'enterprise', limits: { rpd: 2 } });
+    expect((await t.rpc(key, blockNumber)).status).toBe(200);
+    expect((await t.rpc(key, blockNumber)).status).toBe(200);
+    const refused = await t.rpc(key, blockNumber);
+    expect(refused.status).toBe(429);
+    const now = new Date();
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Math.abs(now.getTime() / 1000 + retryAfter - midnight)).toBeLessThan(5);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/requests per day/);
+  });
+
+  it('a compute-unit budget refuses a batch that costs more than the plan allows per second', async () => {
+    const { key } = await t.createKey({ plan: 'enterprise', limits: { cups: 30 } });
+    const batch = Array.from({ length: 40 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_blockNumber', params: [] }));
+    const refused = await t.rpc(key, batch);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/costs 40 compute units/);
+  });
+
+  it('enterprise accounts without limits are not limited, and send no per-second headers', async () => {
+    const { key } = await t.createKey({ plan: 'enterprise' });
+    const responses = await Promise.all(Array.from({ length: 60 }, () => t.rpc(key, blockNumber)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses[0]!.headers.get('x-ratelimit-limit-day')).toBeNull();
+  });
+});
+
+describe('rate limits shared through Redis by two service processes', () => {
+  let redis: RunningRedis;
+  let a: TestService;
+  let b: TestService;
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await startTestService({ redisUrl: redis.url });
+    b = await startTestService({ redisUrl: redis.url, sharing: a });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+    await redis?.stop();
+  });
+
+  it('50 parallel requests split over two processes against a 10 rps limit: exactly 10 accepted', async () => {
+    const { key } = await a.createKey({ plan: 'free' });
+    const responses = await burst(50, [() => a.rpc(key, blockNumber), () => b.rpc(key, blockNumber)]);
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(40);
+  });
+});

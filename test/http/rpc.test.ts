@@ -1,0 +1,195 @@
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// anvil's first default account: a well-known development key, funded on every anvil.
+const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const recipient = '0x70997970c51812dc3a010c7d01b50e5d17dc79c8';
+
+describe('JSON-RPC passthrough', () => {
+  let t: TestService;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestService();
+    key = (await t.createKey()).key;
+  });
+  afterAll(() => t?.stop());
+
+  const viaBlockyard = (apiKey: string) =>
+    createPublicClient({
+      chain: foundry,
+      transport: http(`${t.url}/v1/rpc/ethereum/devnet`, { fetchOptions: { headers: { 'x-api-key': apiKey } }, retryCount: 0 }),
+      cacheTime: 0,
+    });
+  const direct = () => createPublicClient({ chain: foundry, transport: http(t.anvil.url, { retryCount: 0 }), cacheTime: 0 });
+
+  it('answers viem reads the same as anvil directly', async () => {
+    const client = viaBlockyard(key);
+    expect(await client.getChainId()).toBe(31337);
+    expect(await client.getBlockNumber()).toBe(await direct().getBlockNumber());
+    expect(await client.getBalance({ address: devAccount.address })).toBe(
+      await direct().getBalance({ address: devAccount.address }),
+    );
+    const block = await client.getBlock({ blockTag: 'latest' });
+    expect(block.hash).toBe((await direct().getBlock({ blockNumber: block.number })).hash);
+  });
+
+  it('forwards eth_sendRawTransaction with rpc:write, refuses it without', async () => {
+    const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(t.anvil.url) });
+    const request = await wallet.prepareTransactionRequest({ to: recipient, value: parseEther('0.5') });
+    const serialized = await wallet.signTransaction(request);
+
+    const readOnly = (await t.createKey({ scopes: ['rpc:read'] })).key;
+    const refused = await t.rpc(readOnly, { jsonrpc: '2.0', id: 7, method: 'eth_sendRawTransaction', params: [serialized] });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/rpc:write/);
+
+    const before = await direct().getBalance({ address: recipient });
+    const hash = await viaBlockyard(key).sendRawTransaction({ serializedTransaction: serialized });
+    const receipt = await direct().waitForTransactionReceipt({ hash, timeout: 10_000 });
+    expect(receipt.status).toBe('success');
+    expect(await direct().getBalance({ address: recipient })).toBe(before + parseEther('0.5'));
+  });
+
+  it('passes chain errors through unchanged (same as anvil directly, apart from id)', async () => {
+    const calls = [
+      { jsonrpc: '2.0', id: 1, method: 'eth_noSuchMethod', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_getBalance', params: ['0x1234'] },
+      { jsonrpc: '2.0', id: 3, method: 'eth_call', params: [{ to: recipient, data: '0xzz' }, 'latest'] },
+    ];
+    for (const call of calls) {
+      const ours = (await (await t.rpc(key, call)).json()) as Record<string, unknown>;
+      const theirs = (await (
+        await fetch(t.anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) })
+      ).json()) as Record<string, unknown>;
+      expect(ours).toEqual(theirs);
+      expect(ours.error).toBeDefined();
+    }
+  });
+
+  it('runs a batch and keeps the request order, with per-call errors', async () => {
+    const response = await t.rpc(key, [
+      { jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 'b' },
+      { jsonrpc: '2.0', id: 'c', method: 'eth_blockNumber', params: [] },
+      42,
+      { jsonrpc: '1.0', id: 'e', method: 'eth_chainId' },
+      { jsonrpc: '2.0', id: 'f', method: 'eth_chainId', params: 'nope' },
+    ]);
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as { id: unknown; result?: string; error?: { code: number; message: string } }[];
+    expect(answers.map((a) => a.id)).toEqual(['a', 'b', 'c', null, 'e', 'f']);
+    expect(answers[0]!.result).toBe('0x7a69');
+    expect(answers[1]!.error).toEqual({ code: -32600, message: "invalid request: missing 'method'" });
+    expect(answers[2]!.result).toMatch(/^0x/);
+    expect(answers[3]!.error!.code).toBe(-32600);
+    expect(answers[4]!.error!.code).toBe(-32600);
+    expect(answers[5]!.error!.code).toBe(-32602);
+  });
+
+  it('inside a batch, a call without its scope gets its own error and the others run', async () => {
+    const readOnly = (await t.createKey({ scopes: ['rpc:read'] })).key;
+    const response = await t.rpc(readOnly, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_sendRawTransaction', params: ['0x00'] },
+    ]);
+    expect(response.status).toBe(200);
+    const [first, second] = (await response.json()) as { result?: string; error?: { code: number; message: string } }[];
+    expect(first!.result).toBe('0x7a69');
+    expect(second!.error!.code).toBe(-32010);
+    expect(second!.error!.message).toMatch(/rpc:write/);
+  });
+
+  it('a single call without method is a JSON-RPC -32600 error', async () => {
+    const response = await t.rpc(key, { jsonrpc: '2.0', id: 9, params: [] });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32600, message: "invalid request: missing 'method'" },
+    });
+  });
+
+  it.each([
+    ['not JSON', 'nope', /not valid JSON/],
+    ['empty body', '', /empty/],
+    ['a JSON string', '"eth_blockNumber"', /JSON-RPC request object or a batch/],
+    ['an empty batch', '[]', /'batch'.*not 0/],
+    [
+      'a batch of 101',
+      JSON.stringify(Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }))),
+      /'batch'.*not 101/,
+    ],
+  ])('refuses %s with 400 invalid_request', async (_name, body, message) => {
+    const response = await t.rpc(key, body);
+    expect(response.status).toBe(400);
+    const payload = (await response.json()) as { error: { code: string; message: string; status: number } };
+    expect(payload.error.code).toBe('invalid_request');
+    expect(payload.error.status).toBe(400);
+    expect(payload.error.message).toMatch(message);
+  });
+
+  it('accepts a batch of exactly 100', async () => {
+    const response = await t.rpc(
+      key,
+      Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
+    );
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as { id: number; result: string }[];
+    expect(answers.map((a) => a.id)).toEqual(Array.from({ length: 100 }, (_, id) => id));
+    expect(answers.every((a) => a.result === '0x7a69')).toBe(true);
+  });
+
+  it('404 for an unknown chain or network, naming what is configured', async () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+    const chain = await t.rpc(key, call, '/v1/rpc/bitcoin/mainnet');
+    expect(chain.status).toBe(404);
+    expect(((await chain.json()) as { error: { message: string } }).error.message).toMatch(/unknown chain 'bitcoin'.*ethereum/);
+    const network = await t.rpc(key, call, '/v1/rpc/ethereum/goerli');
+    expect(network.status).toBe(404);
+    expect(((await network.json()) as { error: { message: string } }).error.message).toMatch(/no network 'goerli'.*devnet/);
+  });
+
+  it('works with curl-style form content type and Bearer auth', async () => {
+    const response = await fetch(`${t.url}/v1/rpc/ethereum/devnet`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
+  });
+
+  it('charges compute units per call: a batch costs the sum', async () => {
+    const { key: freeKey } = await t.createKey({ plan: 'free' });
+    const first = await t.rpc(freeKey, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+    const cuAfterOne = Number(first.headers.get('x-ratelimit-remaining-cu'));
+    expect(first.headers.get('x-ratelimit-limit-cu')).toBe('200');
+    const second = await t.rpc(freeKey, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_getStorageAt', params: [recipient, '0x0', '0x1'] },
+    ]);
+    expect(second.status).toBe(200);
+    const remaining = Number(second.headers.get('x-ratelimit-remaining-cu'));
+    // Within one second window: 200 - 1 - (1 + 20); across a window boundary the count restarts.
+    expect([199 - 21, 200 - 21]).toContain(remaining);
+    expect(cuAfterOne).toBe(199);
+  });
+
+  it('refuses node-control methods on networks that do not allow them', async () => {
+    const { key: liveKey } = await t.createKey({ environment: 'live' });
+    const response = await t.rpc(
+      liveKey,
+      { jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [recipient, '0x1'] },
+      '/v1/rpc/ethereum/mainnet',
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { error: { code: number; message: string } };
+    expect(body.error.code).toBe(-32601);
+    expect(body.error.message).toMatch(/not available on ethereum\/mainnet/);
+    const allowed = await t.rpc(key, { jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] });
+    expect(((await allowed.json()) as { result: unknown }).result).toBe('0x0');
+  });
+});
