@@ -51,6 +51,12 @@ export async function buildServer({ logger, metrics, plugins }: ServerOptions): 
       throw new AppError('service_unavailable', 'the server is shutting down; retry shortly or on another instance');
     }
   });
+  // A response finishing while the server drains closes its connection, so close() need not wait
+  // for the client's keep-alive to time out.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
