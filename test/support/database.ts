@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
@@ -29,6 +33,20 @@ export interface TestDatabaseOptions {
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   const serverUrl = process.env.DATABASE_URL;
+  const template = inject('pgliteTemplate');
+  if (!serverUrl && migrate && template) {
+    const dir = mkdtempSync(join(tmpdir(), 'blockyard-pglite-'));
+    cpSync(template, dir, { recursive: true });
+    const opened = await openDatabase({ pgliteDir: dir });
+    return {
+      db: opened.db,
+      kind: 'pglite',
+      async close() {
+        await opened.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
   if (!serverUrl) {
     const opened = await openDatabase({});
     try {
