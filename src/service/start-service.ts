@@ -9,7 +9,7 @@ import { resolveAdminToken } from '../auth/admin-token.ts';
 import { createAuthenticator } from '../auth/authenticator.ts';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
-import type { Config, UpstreamConfig } from '../config/schema.ts';
+import type { Config, Role, UpstreamConfig } from '../config/schema.ts';
 import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import { type OpenDatabase, openDatabase } from '../db/connect.ts';
@@ -61,8 +61,16 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
+/** Roles this version can run; the others (indexer, webhooks, bundler) come with their issues. */
+const builtRoles: readonly Role[] = ['api'];
+
 async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<RunningService> {
   const { config, logger, metrics, shutdown } = ctx;
+  if (!config.roles.some((role) => builtRoles.includes(role))) {
+    throw new Error(`none of the roles ${config.roles.join(', ')} is built yet; this version runs: ${builtRoles.join(', ')}`);
+  }
+  const notBuilt = config.roles.filter((role) => !builtRoles.includes(role));
+  if (notBuilt.length > 0) logger.info({ roles: notBuilt }, 'roles not built yet: nothing to run for them');
   mkdirSync(config.dataDir, { recursive: true });
 
   const database = given ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: join(config.dataDir, 'pglite') }));
