@@ -7,9 +7,9 @@ import { cliEnv, runCli, stopAllCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../support/database.ts';
 
 /** A bad setting must stop the start before anything slow (database, devnet) is touched. */
-const failFastMs = 15_000;
+const failFastMs = 25_000;
 
-describe('blockyard start: a bad setting stops the start, naming it', () => {
+describe('blockyard start: a bad setting stops the start, naming it', { timeout: 60_000 }, () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'blockyard-cli-config-'));
@@ -23,7 +23,7 @@ describe('blockyard start: a bad setting stops the start, naming it', () => {
     return runCli(['start'], {
       env: cliEnv({ BLOCKYARD_DATA_DIR: join(dir, 'data'), PORT: '0', ...env }),
       cwd: dir,
-      timeoutMs: 30_000,
+      timeoutMs: 45_000,
     });
   }
 
@@ -67,7 +67,7 @@ describe('blockyard start: a bad setting stops the start, naming it', () => {
   });
 
   it('an unknown command exits 2 with the usage', async () => {
-    const result = await runCli(['nosuchcommand'], { env: cliEnv(), cwd: dir, timeoutMs: 30_000 });
+    const result = await runCli(['nosuchcommand'], { env: cliEnv(), cwd: dir, timeoutMs: 45_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'nosuchcommand'");
     expect(result.stderr).toContain('Usage:');
