@@ -1,0 +1,166 @@
+// JSON-RPC proxy benchmark: direct anvil, a bare Fastify route and Blockyard, one run, one anvil.
+// Run: npm run bench:rpc   (BENCH_DURATION, BENCH_WARMUP, BENCH_LATENCY_DURATION seconds; BENCH_CPU_PROF=1)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
+import { createBenchKey } from './support/admin.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { largestProfile, summarizeProfile } from './support/cpu-profile.ts';
+import { type Measured, measure } from './support/measure.ts';
+import { formatReport, type PendingRow } from './support/report.ts';
+import { readBenchSettings } from './support/settings.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
+const adminToken = 'bench-admin-token-0123456789abcdef';
+const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+const json = { 'content-type': 'application/json' };
+const names = { anvil: 'direct anvil', hello: 'fastify hello-world', miss: 'blockyard (no cache)' } as const;
+/** Where the cache-hit row goes once Blockyard caches eth_blockNumber: measure it like `miss` and drop this. */
+const pending: PendingRow[] = [{ name: 'blockyard (cache hit)', reason: 'cache not built yet' }];
+
+const settings = readBenchSettings();
+const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
+const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
+/** The whole run, start-ups and shutdowns included, is bounded. */
+const deadlineMs = (3 * perTargetS + 90) * 1000;
+
+const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
+let devnet: Devnet | undefined;
+const children: ChildServer[] = [];
+let cleaning: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.allSettled([...children.map((child) => child.stop()), devnet?.stop()]);
+    rmSync(workDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+process.once('SIGINT', () => {
+  log('interrupted: stopping the child processes');
+  void cleanup().finally(() => process.exit(130));
+});
+const watchdog = setTimeout(() => {
+  log(`did not finish within ${deadlineMs / 1000} s: stopping`);
+  void cleanup().finally(() => process.exit(1));
+}, deadlineMs);
+watchdog.unref();
+
+try {
+  const cpu = cpus();
+  console.log(
+    `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, ` +
+      `load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
+  );
+  console.log(
+    `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
+      `1 connection for ${settings.latencyDurationS} s; POST eth_blockNumber`,
+  );
+
+  devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
+  log(`anvil at ${devnet.url} (automine)`);
+  const results: Measured[] = [];
+  results.push(
+    await measure({ name: names.anvil, url: devnet.url, headers: json, body: rpcBody, pid: devnet.pid }, settings, log),
+  );
+
+  const hello = await startChildServer({ name: 'hello-world', script: script('hello-world-server.ts') });
+  children.push(hello);
+  results.push(await measure({ name: names.hello, url: hello.url, headers: json, body: rpcBody, pid: hello.pid }, settings, log));
+  await hello.stop();
+
+  const blockyard = await startBlockyard(devnet.url);
+  const key = await createBenchKey(blockyard.server.url, adminToken);
+  const rpcUrl = `${blockyard.server.url}/v1/rpc/ethereum/devnet`;
+  const windowFromUs = monotonicUs();
+  results.push(
+    await measure(
+      { name: names.miss, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: rpcBody, pid: blockyard.server.pid },
+      settings,
+      log,
+    ),
+  );
+  const windowToUs = monotonicUs();
+  await blockyard.server.stop();
+
+  console.log('');
+  console.log(
+    formatReport({
+      rows: results,
+      pending,
+      baseline: names.hello,
+      direct: names.anvil,
+      proxied: names.miss,
+      connections: settings.connections,
+    }),
+  );
+  if (blockyard.profileDir) printProfile(blockyard.profileDir, { fromUs: windowFromUs, toUs: windowToUs });
+} finally {
+  await cleanup();
+  clearTimeout(watchdog);
+}
+
+async function startBlockyard(upstreamUrl: string): Promise<{ server: ChildServer; profileDir?: string }> {
+  const dataDir = join(workDir, 'blockyard');
+  mkdirSync(dataDir, { recursive: true });
+  const configFile = join(dataDir, 'blockyard.yaml');
+  const chains = [{ chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, upstreams: [{ url: upstreamUrl }] }];
+  writeFileSync(configFile, stringify({ chains }));
+  const profileDir = settings.cpuProfile ? mkdtempSync(join(tmpdir(), 'blockyard-bench-profile-')) : undefined;
+  const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
+  const server = await startChildServer({
+    name: 'blockyard',
+    script: script('blockyard-server.ts'),
+    nodeFlags: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    startTimeoutMs: 60_000,
+    env: {
+      ...inherited,
+      BLOCKYARD_CONFIG: configFile,
+      BLOCKYARD_DATA_DIR: dataDir,
+      BLOCKYARD_HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      BLOCKYARD_ADMIN_TOKEN: adminToken,
+    },
+  });
+  children.push(server);
+  log(`blockyard at ${server.url}${profileDir ? ` (profiling into ${profileDir})` : ''}`);
+  return profileDir ? { server, profileDir } : { server };
+}
+
+function printProfile(dir: string, window: { fromUs: number; toUs: number }): void {
+  const file = largestProfile(dir);
+  if (!file) {
+    log(`no .cpuprofile in ${dir}`);
+    return;
+  }
+  const summary = summarizeProfile(file, root, window);
+  console.log('');
+  console.log(`blockyard CPU profile: ${file}`);
+  console.log(
+    `top self time ${summary.windowed ? 'during the load' : 'over the whole process life'} (${summary.totalMs.toFixed(0)} ms sampled):`,
+  );
+  console.log(
+    `  by origin: ${summary.byOrigin
+      .slice(0, 10)
+      .map((entry) => `${entry.origin} ${(entry.share * 100).toFixed(1)}%`)
+      .join(', ')}`,
+  );
+  for (const entry of summary.top) {
+    console.log(
+      `  ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.ms.toFixed(0).padStart(6)} ms  ${entry.name}  ${entry.location}`,
+    );
+  }
+}
+
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
