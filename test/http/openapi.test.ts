@@ -29,6 +29,7 @@ describe('OpenAPI document', () => {
     });
     const body = (await response.json()) as unknown;
     check(method, template, response.status, body);
+    // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected freely in tests
     return { status: response.status, body: body as Record<string, any> };
   }
 

@@ -44,6 +44,7 @@ describe('logs', () => {
     const response = await fetch(`${t.url}/healthz`, { headers: { 'x-request-id': 'trace-me-123' } });
     expect(response.headers.get('x-request-id')).toBe('trace-me-123');
     const entry = lines
+      // biome-ignore lint/suspicious/noExplicitAny: log lines are inspected freely
       .map((line) => JSON.parse(line) as Record<string, any>)
       .find((e) => e.reqId === 'trace-me-123' && e.msg === 'request');
     expect(entry).toMatchObject({ req: { method: 'GET', url: '/healthz' }, res: { status: 200 } });

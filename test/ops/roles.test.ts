@@ -9,8 +9,13 @@ describe('roles', () => {
   it('refuses to start when no role that is built yet is selected, opening nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-roles-'));
     try {
-      const config = loadConfig({ env: { BLOCKYARD_DATA_DIR: dataDir, BLOCKYARD_ROLES: 'indexer,webhooks', LOG_LEVEL: 'silent' }, cwd: dataDir });
-      await expect(startService(config)).rejects.toThrow(/none of the roles indexer, webhooks is built yet; this version runs: api/);
+      const config = loadConfig({
+        env: { BLOCKYARD_DATA_DIR: dataDir, BLOCKYARD_ROLES: 'indexer,webhooks', LOG_LEVEL: 'silent' },
+        cwd: dataDir,
+      });
+      await expect(startService(config)).rejects.toThrow(
+        /none of the roles indexer, webhooks is built yet; this version runs: api/,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
