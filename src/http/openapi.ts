@@ -22,6 +22,7 @@ export const openApiInfo = {
   security: [{ apiKey: [] }, { bearerApiKey: [] }] as Record<string, string[]>[],
   tags: [
     { name: 'rpc', description: 'JSON-RPC proxy' },
+    { name: 'gas', description: 'Gas prices' },
     { name: 'admin', description: 'Accounts and API keys (admin token)' },
     { name: 'operations', description: 'Health and metrics' },
   ],

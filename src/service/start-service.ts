@@ -14,6 +14,8 @@ import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import { type OpenDatabase, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { gasRoutes } from '../gas/routes.ts';
+import { createGasPriceService } from '../gas/service.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
 import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
@@ -105,6 +107,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const authenticator = createAuthenticator({ store });
   const accounts = createAccountService({ store, onKeyRevoked: (keyId) => authenticator.forget(keyId) });
   const adminToken = resolveAdminToken(config);
+  const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const health = createHealthCheck({ db: database.db, chains, probes });
 
   const app = await buildServer({
@@ -119,6 +122,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       async (scope) => {
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
         await rpcRoutes(scope, { chains, limiter, metrics });
+        await gasRoutes(scope, { chains, gas });
       },
     ],
   });
