@@ -1,4 +1,6 @@
 import type { Scope } from '../auth/scopes.ts';
+import type { ChainKind } from '../config/schema.ts';
+import { solanaWriteMethods } from '../limits/solana-compute-units.ts';
 
 /** Methods that change chain state: gated by `rpc:write`. Everything else needs `rpc:read`. */
 const writeMethods = new Set([
@@ -12,13 +14,14 @@ const writeMethods = new Set([
   'eth_sendBundle',
 ]);
 
-export function scopeForMethod(method: string): Scope {
-  return writeMethods.has(method) ? 'rpc:write' : 'rpc:read';
+export function scopeForMethod(kind: ChainKind, method: string): Scope {
+  const writes = kind === 'solana' ? solanaWriteMethods : writeMethods;
+  return writes.has(method) ? 'rpc:write' : 'rpc:read';
 }
 
 /** Node-control namespaces: only a devnet that allows them in config lets them through. */
 const devNamespaces = /^(anvil|hardhat|evm|personal|admin|miner)_/;
 
-export function isDevMethod(method: string): boolean {
-  return devNamespaces.test(method);
+export function isDevMethod(kind: ChainKind, method: string): boolean {
+  return kind === 'evm' && devNamespaces.test(method);
 }

@@ -3,6 +3,7 @@ import type { Network } from '../chains/registry.ts';
 import { UpstreamError } from '../chains/upstream-client.ts';
 import { forbidden } from '../core/errors.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
+import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type CheckedCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
 import { isDevMethod, scopeForMethod } from './method-policy.ts';
@@ -23,7 +24,7 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
     if (!checked.ok) return checked;
     const { call } = checked;
     const id = call.id ?? null;
-    if (isDevMethod(call.method) && !network.config.devMethods) {
+    if (isDevMethod(network.config.kind, call.method) && !network.config.devMethods) {
       const where = `${network.config.chain}/${network.config.network}`;
       return {
         ok: false,
@@ -31,7 +32,7 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
         error: { code: jsonRpcErrorCodes.method_not_found, message: `the method ${call.method} is not available on ${where}` },
       };
     }
-    const scope = scopeForMethod(call.method);
+    const scope = scopeForMethod(network.config.kind, call.method);
     if (!principal.scopes.has(scope)) {
       if (!batch) throw forbidden(`this API key lacks the scope '${scope}' needed for ${call.method}`);
       return {
@@ -47,7 +48,8 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
   };
   const calls = parsed.batch ? parsed.calls.map((call) => checkOne(call, true)) : [checkOne(parsed.call, false)];
   let computeUnits = 0;
-  for (const checked of calls) if (checked.ok) computeUnits += computeUnitsFor(checked.call.method, checked.call.params);
+  const costOf = network.config.kind === 'solana' ? solanaComputeUnitsFor : computeUnitsFor;
+  for (const checked of calls) if (checked.ok) computeUnits += costOf(checked.call.method, checked.call.params);
   return { batch: parsed.batch, calls, computeUnits };
 }
 
@@ -98,5 +100,5 @@ async function forwardOne(
 
 /** Known methods by name, the rest as one label: clients choose method names, metrics must stay bounded. */
 function methodLabel(method: string): string {
-  return Object.hasOwn(evmComputeUnits, method) ? method : 'other';
+  return Object.hasOwn(evmComputeUnits, method) || Object.hasOwn(solanaComputeUnits, method) ? method : 'other';
 }

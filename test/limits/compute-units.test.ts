@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { computeUnitsFor, defaultMethodComputeUnits, evmComputeUnits, restComputeUnits } from '../../src/limits/compute-units.ts';
 import { planLimits, plans } from '../../src/limits/plans.ts';
+import { defaultSolanaComputeUnits, solanaComputeUnits } from '../../src/limits/solana-compute-units.ts';
 
 const doc = readFileSync(new URL('../../docs/compute-units.md', import.meta.url), 'utf8');
 
@@ -86,7 +87,7 @@ describe('compute units', () => {
 describe('docs/compute-units.md', () => {
   it('lists every table entry with its number, and nothing else', () => {
     const documented = documentedUnits();
-    const code = new Map(Object.entries({ ...evmComputeUnits, ...restComputeUnits }));
+    const code = new Map(Object.entries({ ...evmComputeUnits, ...solanaComputeUnits, ...restComputeUnits }));
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(code));
   });
 
@@ -95,6 +96,7 @@ describe('docs/compute-units.md', () => {
     expect(doc).toMatch(/\*\*5 CU at\s+the head\*\*/);
     expect(doc).toContain('costs the **sum** of its calls');
     expect(doc).toContain('## Rate limit headers');
+    expect(doc).toContain(`Solana methods not listed cost **${defaultSolanaComputeUnits} CU**`);
   });
 
   it('shows the plans table as in the code', () => {
