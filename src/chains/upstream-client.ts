@@ -1,6 +1,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 
-export type UpstreamFailure = 'timeout' | 'connection' | 'http_status';
+/** `overloaded` and `circuit_open` come from a pool refusing to send, before any request. */
+export type UpstreamFailure = 'timeout' | 'connection' | 'http_status' | 'overloaded' | 'circuit_open';
 
 /** An upstream that did not answer with a JSON-RPC response; the raw detail stays in the cause. */
 export class UpstreamError extends Error {

@@ -158,9 +158,15 @@ function buildChains(settings: Settings, fileName: string): ChainConfig[] {
       testnet,
       nativeSymbol: entry.native_symbol ?? (kind === 'solana' ? 'SOL' : 'ETH'),
       embedded,
-      upstreams: (entry.upstreams ?? []).map((upstream) => ({ url: upstream.url, wsUrl: upstream.ws_url })),
+      upstreams: (entry.upstreams ?? []).map((upstream) => ({
+        url: upstream.url,
+        wsUrl: upstream.ws_url,
+        timeoutMs: upstream.timeout_ms,
+        maxConcurrency: upstream.max_concurrency,
+      })),
       finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
       blockTimeS: entry.block_time_s ?? (embedded ? settings.devnet.block_time_s : 12),
+      getLogsMaxRange: entry.get_logs_max_range ?? 10_000,
       devMethods,
       indexer: {
         enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),

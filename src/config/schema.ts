@@ -14,6 +14,8 @@ const Upstream = Type.Object(
   {
     url: Type.String({ pattern: '^https?://' }),
     ws_url: Type.Optional(Type.String({ pattern: '^wss?://' })),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+    max_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
   },
   { additionalProperties: false },
 );
@@ -33,6 +35,7 @@ export const ChainEntry = Type.Object(
     upstreams: Type.Optional(Type.Array(Upstream, { minItems: 1 })),
     finality_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
     block_time_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600 })),
+    get_logs_max_range: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
     dev_methods: Type.Optional(Type.Boolean()),
     indexer: Type.Optional(
       Type.Object(
@@ -70,6 +73,10 @@ export type Settings = Static<typeof SettingsSchema>;
 export interface UpstreamConfig {
   readonly url: string;
   readonly wsUrl?: string;
+  /** Per-request timeout for this upstream (default 30000). */
+  readonly timeoutMs?: number;
+  /** Requests in flight to this upstream at most (default 64); more wait in a short queue or go elsewhere. */
+  readonly maxConcurrency?: number;
 }
 
 export interface ChainConfig {
@@ -86,6 +93,8 @@ export interface ChainConfig {
   readonly upstreams: readonly UpstreamConfig[];
   readonly finalityDepth: number;
   readonly blockTimeS: number;
+  /** Widest eth_getLogs block range sent upstream in one call; wider ranges are split. */
+  readonly getLogsMaxRange: number;
   readonly devMethods: boolean;
   readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
 }

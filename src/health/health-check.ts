@@ -19,7 +19,10 @@ export interface LivenessProbe {
 
 const chainProbeTimeoutMs = 2_000;
 
-/** Ready means: the database answers, and every chain's upstream answers `eth_chainId` (or, for Solana, `getHealth`). */
+/**
+ * Ready means: the database answers, and every chain's pool answers `eth_chainId` (or, for Solana,
+ * `getHealth`): the pool fails over, so a network is ok while at least one of its upstreams is.
+ */
 export function createHealthCheck(deps: { db: Database; chains: ChainRegistry; probes?: LivenessProbe[] }): HealthCheck {
   const withTimeout = <T>(promise: Promise<T>) =>
     Promise.race([
@@ -48,7 +51,7 @@ export function createHealthCheck(deps: { db: Database; chains: ChainRegistry; p
       for (const probe of deps.probes ?? []) checks[probe.name] = probe.alive() ? 'ok' : 'error: not running';
       for (const network of deps.chains.list()) {
         const method = network.config.kind === 'solana' ? 'getHealth' : 'eth_chainId';
-        const answer = withTimeout(network.upstream.send(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`));
+        const answer = withTimeout(network.pool.send(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`));
         tasks.push(
           record(
             `chain ${network.config.chain}/${network.config.network}`,

@@ -1,0 +1,18 @@
+/**
+ * How upstreams say "ask for fewer blocks": geth and Infura ("query returned more than 10000 results",
+ * code -32005), Alchemy ("Log response size exceeded"), and the many "block range too large/wide, max N"
+ * variants. Not a node in trouble: another node would say the same, so it is never failed over; the
+ * eth_getLogs splitter narrows the range instead.
+ */
+const rangeTooLarge = [
+  /range (is )?too (large|wide|big|long)/i,
+  /more than \d+ (results|logs)/i,
+  /(exceed|maximum|max|limit)[^.]{0,40}block range/i,
+  /block range[^.]{0,40}(exceed|maximum|max|limit)/i,
+  /response size (is )?(exceeded|too large|should not)/i,
+  /too many (results|logs|blocks)/i,
+];
+
+export function isRangeTooLargeMessage(message: string): boolean {
+  return rangeTooLarge.some((pattern) => pattern.test(message));
+}

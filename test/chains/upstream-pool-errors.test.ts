@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/chains/upstream-client.ts';
+import { forwardTo, type RpcServerAnswer, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
+import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
+
+const fixture = createPoolFixture();
+afterEach(() => fixture.cleanUp(), 30_000);
+
+/** Runtime code that reverts every call: PUSH1 0 PUSH1 0 REVERT. */
+const revertingCode = '0x60006000fd';
+const reverter = '0x00000000000000000000000000000000000b10c5';
+// Hedging is a second request by design; it is off here so that the counts measure retries only.
+const noHedge = { hedge: { minSamples: Number.MAX_SAFE_INTEGER } };
+
+describe('upstream pool: what is retried and what is not', () => {
+  it.each([
+    ['a revert', call('eth_call', [{ to: reverter, data: '0x' }, 'latest']), 3],
+    ['invalid params', call('eth_getBalance', ['0x1234']), -32602],
+    ['an unknown method', call('eth_noSuchMethod'), -32601],
+  ])('returns %s unchanged after one request, never retried', async (_, body, code) => {
+    const anvils = await fixture.anvils(2);
+    await Promise.all(anvils.map((anvil) => direct(anvil.url, call('anvil_setCode', [reverter, revertingCode]))));
+    const counters = await Promise.all(anvils.map(async (anvil) => fixture.server(await startRpcServer(forwardTo(anvil.url)))));
+    const pool = fixture.pool(
+      counters.map((counter) => counter.url),
+      noHedge,
+    );
+    const method = (JSON.parse(body) as { method: string }).method;
+
+    const answer = await pool.send(body);
+    expect(JSON.parse(answer).error.code).toBe(code);
+    expect(answer).toBe(await direct(anvils[0]!.url, body));
+    expect(counters.reduce((sum, counter) => sum + counter.count(method), 0)).toBe(1);
+  });
+
+  const failing: [string, (body: string) => RpcServerAnswer][] = [
+    ['HTTP 429', () => ({ status: 429, body: 'Too Many Requests' })],
+    ['HTTP 503', () => ({ status: 503, body: '<html>Service Unavailable</html>' })],
+    [
+      'HTTP 500 with a JSON-RPC body',
+      (body) => ({ status: 500, body: rpcAnswer(body, { error: { code: -32603, message: 'x' } }) }),
+    ],
+    ['"header not found"', (body) => ({ body: rpcAnswer(body, { error: { code: -32000, message: 'header not found' } }) })],
+    ['-32005 limit exceeded', (body) => ({ body: rpcAnswer(body, { error: { code: -32005, message: 'limit exceeded' } }) })],
+  ];
+  it.each(failing)('fails over from a node answering %s', async (_, answer) => {
+    const [anvil] = await fixture.anvils(1);
+    const bad = fixture.server(await startRpcServer(async (body) => answer(body)));
+    // Listed first, and with no latency samples it is tried first.
+    const pool = fixture.pool([bad.url, anvil!.url], noHedge);
+    for (let i = 0; i < 5; i++) expect(resultOf(await pool.send(call('eth_chainId', [], i)))).toBe('0x7a69');
+    expect(bad.count('eth_chainId')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('returns the node answer when every node says it is behind', async () => {
+    const lagging = await Promise.all(
+      [1, 2].map(async () =>
+        fixture.server(
+          await startRpcServer(async (body) => ({
+            body: rpcAnswer(body, { error: { code: -32000, message: 'header not found' } }),
+          })),
+        ),
+      ),
+    );
+    const pool = fixture.pool(
+      lagging.map((server) => server.url),
+      noHedge,
+    );
+    const body = call('eth_getBlockByNumber', ['0x10', false], 9);
+    expect(await pool.send(body)).toBe(rpcAnswer(body, { error: { code: -32000, message: 'header not found' } }));
+    expect(lagging.map((server) => server.count('eth_getBlockByNumber'))).toEqual([1, 1]);
+  });
+
+  it('rejects with the transport failure when every upstream fails, after at most maxAttempts tries', async () => {
+    const servers = await Promise.all(
+      [1, 2, 3, 4].map(async () => fixture.server(await startRpcServer(async () => ({ status: 503, body: 'down' })))),
+    );
+    const pool = fixture.pool(
+      servers.map((server) => server.url),
+      { maxAttempts: 3, headPollMs: 60_000 },
+    );
+    const failure = await pool.send(call('eth_chainId')).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as UpstreamError).reason).toBe('http_status');
+    expect(servers.reduce((sum, server) => sum + server.count('eth_chainId'), 0)).toBe(3);
+  });
+
+  it('fails fast with the last failure reason once every breaker is open', async () => {
+    const pool = fixture.pool(['http://127.0.0.1:1', 'http://127.0.0.1:2'], {
+      breaker: { failureThreshold: 1, cooldownMs: 60_000 },
+      headPollMs: 60_000,
+    });
+    await pool.heads.pollNow();
+    expect(pool.hasHealthyUpstream()).toBe(false);
+    const failure = await pool.send(call('eth_chainId')).catch((error: unknown) => error);
+    expect((failure as UpstreamError).reason).toBe('connection');
+    const write = await pool.broadcast(call('eth_sendRawTransaction', ['0x00'])).catch((error: unknown) => error);
+    expect((write as UpstreamError).reason).toBe('connection');
+  });
+});

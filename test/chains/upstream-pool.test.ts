@@ -1,0 +1,120 @@
+import { Registry } from 'prom-client';
+import { createWalletClient, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUpstreamMetrics } from '../../src/chains/upstream-metrics.ts';
+import type { UpstreamPool } from '../../src/chains/upstream-pool.ts';
+import { eventually } from '../support/cli.ts';
+import { forwardTo, startRpcServer } from '../support/rpc-server.ts';
+import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
+
+// anvil's first default account: a well-known development key, funded on every anvil.
+const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const fixture = createPoolFixture();
+
+/** The upstream the next read goes to: the lowest latency (all idle). */
+function preferredIndex(pool: UpstreamPool): number {
+  const stats = pool.stats();
+  return stats.indexOf(stats.reduce((best, s) => (s.ewmaMs < best.ewmaMs ? s : best)));
+}
+afterEach(() => fixture.cleanUp(), 30_000);
+
+describe('upstream pool over real anvils', () => {
+  it('keeps answering when an upstream is killed, and opens its breaker', async () => {
+    const anvils = await fixture.anvils(3);
+    // No head polls after the first: only the calls below can find out that a node died.
+    const pool = fixture.pool(
+      anvils.map((anvil) => anvil.url),
+      { headPollMs: 60_000, breaker: { failureThreshold: 3 } },
+    );
+    for (let i = 0; i < 10; i++) expect(resultOf(await pool.send(call('eth_chainId')))).toBe('0x7a69');
+
+    const preferred = preferredIndex(pool);
+    process.kill(anvils[preferred]!.pid, 'SIGKILL');
+    for (let i = 0; i < 20; i++) expect(resultOf(await pool.send(call('eth_chainId', [], i)))).toBe('0x7a69');
+    expect(pool.stats().map((s) => s.breaker)).toEqual(anvils.map((_, index) => (index === preferred ? 'open' : 'closed')));
+  });
+
+  it('answers within a bounded time while an upstream is stalled (SIGSTOP), and probes it back after SIGCONT', async () => {
+    const anvils = await fixture.anvils(2);
+    const registry = new Registry();
+    // A timeout far above the bound asserted below: only the hedge can keep the calls that fast.
+    const pool = fixture.pool([], {
+      upstreams: anvils.map((anvil) => ({ url: anvil.url, timeoutMs: 1_500 })),
+      breaker: { failureThreshold: 2, cooldownMs: 200 },
+      hedge: { minSamples: 5, floorMs: 10 },
+      metrics: createUpstreamMetrics(registry),
+    });
+    await eventually(async () => (pool.stats().every((s) => s.samples >= 5) ? true : undefined), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      what: 'latency samples of both upstreams',
+    });
+
+    const stalled = preferredIndex(pool);
+    process.kill(anvils[stalled]!.pid, 'SIGSTOP');
+    let slowest = 0;
+    for (let i = 0; i < 40; i++) {
+      const started = performance.now();
+      expect(resultOf(await pool.send(call('eth_chainId', [], i)))).toBe('0x7a69');
+      slowest = Math.max(slowest, performance.now() - started);
+    }
+    expect(slowest).toBeLessThan(1_000);
+    const hedges = (await registry.getSingleMetric('blockyard_upstream_hedges_total')!.get()).values[0]!.value;
+    expect(hedges).toBeGreaterThanOrEqual(1);
+    await eventually(async () => (pool.stats()[stalled]!.breaker === 'open' ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: 'the stalled upstream to open its breaker',
+    });
+
+    process.kill(anvils[stalled]!.pid, 'SIGCONT');
+    await eventually(async () => (pool.stats()[stalled]!.breaker === 'closed' ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: 'the continued upstream to close its breaker again',
+    });
+  });
+
+  it('routes no reads to an upstream lagging behind the best head', async () => {
+    const [a, b, behind] = await fixture.anvils(3);
+    await Promise.all([a!, b!].map((anvil) => direct(anvil.url, call('anvil_mine', ['0xa']))));
+    const counting = fixture.server(await startRpcServer(forwardTo(behind!.url)));
+    // The lagging node is listed first: without the lag rule it would win every tie.
+    const pool = fixture.pool([counting.url, a!.url, b!.url]);
+    await pool.heads.pollNow();
+    expect(pool.heads.bestHead).toBe(10);
+    expect(pool.stats()[0]).toMatchObject({ head: 0, lag: 10 });
+
+    for (let i = 0; i < 20; i++) {
+      const block = resultOf(await pool.send(call('eth_getBlockByNumber', ['latest', false], i))) as { number: string };
+      expect(block.number).toBe('0xa');
+    }
+    expect(counting.count('eth_getBlockByNumber')).toBe(0);
+  });
+
+  it('sends eth_sendRawTransaction to every upstream; a node error such as "nonce too low" comes back unchanged', async () => {
+    const anvils = await fixture.anvils(3);
+    const pool = fixture.pool(anvils.map((anvil) => anvil.url));
+    const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(anvils[0]!.url) });
+    const request = await wallet.prepareTransactionRequest({ to: devAccount.address, value: parseEther('1') });
+    const signed = await wallet.signTransaction(request);
+    const body = call('eth_sendRawTransaction', [signed]);
+
+    const hash = resultOf(await pool.broadcast(body));
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    for (const anvil of anvils) {
+      // The first answer returns before the slower nodes have taken the transaction.
+      await eventually(async () => resultOf(await direct(anvil.url, call('eth_getTransactionByHash', [hash]))) ?? undefined, {
+        timeoutMs: 5_000,
+        intervalMs: 50,
+        what: `the transaction on ${anvil.url}`,
+      });
+    }
+
+    const again = await pool.broadcast(body);
+    expect(JSON.parse(again).error.message).toMatch(/nonce too low|already/i);
+    expect(again).toBe(await direct(anvils[0]!.url, body));
+  });
+});
