@@ -1,0 +1,56 @@
+/** Per-entry bookkeeping (Map slot, entry object, key), counted so that many tiny entries stay bounded too. */
+const entryOverheadBytes = 96;
+
+export interface ByteLru<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V, bytes: number): void;
+  delete(key: string): void;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
+/**
+ * A least-recently-used map bounded by an approximate byte size (string length plus an overhead per
+ * entry). A Map keeps insertion order, so re-inserting on a hit makes it the most recent.
+ *
+ * @example const lru = createByteLru<string>(64 * 1024 * 1024); lru.set(key, raw, raw.length);
+ */
+export function createByteLru<V>(maxBytes: number): ByteLru<V> {
+  const map = new Map<string, { value: V; bytes: number }>();
+  let bytes = 0;
+
+  const remove = (key: string) => {
+    const entry = map.get(key);
+    if (!entry) return;
+    map.delete(key);
+    bytes -= entry.bytes;
+  };
+
+  return {
+    get(key) {
+      const entry = map.get(key);
+      if (!entry) return undefined;
+      map.delete(key);
+      map.set(key, entry);
+      return entry.value;
+    },
+    set(key, value, size) {
+      remove(key);
+      const entryBytes = size + key.length + entryOverheadBytes;
+      if (entryBytes > maxBytes) return;
+      map.set(key, { value, bytes: entryBytes });
+      bytes += entryBytes;
+      while (bytes > maxBytes) {
+        const oldest = map.keys().next().value as string;
+        remove(oldest);
+      }
+    },
+    delete: remove,
+    get entries() {
+      return map.size;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Registry } from 'prom-client';
+import type { Network } from '../../chains/registry.ts';
+import type { JsonRpcCall } from '../jsonrpc.ts';
+import { createByteLru } from './byte-lru.ts';
+import { createCacheMetrics } from './cache-metrics.ts';
+import { type CachedResult, createNetworkCache, type NetworkCache, type SendRpc } from './network-cache.ts';
+import { createRedisAnswerStore } from './redis-answer-store.ts';
+
+export interface RpcCache {
+  /**
+   * Answers `call` from the cache or through `send` (the upstream call, left to the caller), merging
+   * identical calls under way. Networks that are not EVM go straight to `send`.
+   */
+  forward(network: Network, call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface RpcCacheOptions {
+  networks: readonly Network[];
+  registry: Registry;
+  /** Final results are also shared through Redis when set. */
+  redisUrl?: string;
+  maxBytes?: number;
+}
+
+/** Blocks and receipts run to tens of KB: 64 MB holds thousands while keeping the api process small. */
+const defaultMaxBytes = 64 * 1024 * 1024;
+
+/** The JSON-RPC cache of every network, one in-process LRU for all. Starts each network's head watch. */
+export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaultMaxBytes }: RpcCacheOptions): RpcCache {
+  const lru = createByteLru<CachedResult>(maxBytes);
+  const metrics = createCacheMetrics(registry, () => ({ entries: lru.entries, bytes: lru.bytes }));
+  const redis = redisUrl ? createRedisAnswerStore(redisUrl) : undefined;
+  const byNetwork = new Map<Network, NetworkCache>();
+  for (const network of networks) {
+    if (network.config.kind !== 'evm') continue;
+    const { chain, network: name } = network.config;
+    byNetwork.set(
+      network,
+      createNetworkCache({
+        config: network.config,
+        lru,
+        redis,
+        metrics: metrics.forNetwork(chain, name),
+        sendForHead: (body) => network.upstream.send(body),
+      }),
+    );
+  }
+
+  return {
+    forward(network, call, body, send) {
+      const cache = byNetwork.get(network);
+      return cache ? cache.forward(call, body, send) : send(body);
+    },
+    async close() {
+      for (const cache of byNetwork.values()) cache.stop();
+      await redis?.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { formatRpcAnswer, splitRpcAnswer } from '../cache/raw-answer.ts';
+import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc.ts';
+import { type BlockRange, bisectRange, resolveLogsRange, splitRange } from './block-range.ts';
+import { isRangeTooLargeError } from './range-error.ts';
+
+export interface GetLogsRequest {
+  readonly call: JsonRpcCall;
+  /** The call's id as JSON text. */
+  readonly idJson: string;
+  /** The call as the client sent it: forwarded unchanged when no split is needed. */
+  readonly body: string;
+  /** Latest known block number, to resolve `latest` (and a missing bound). */
+  readonly head: number | undefined;
+  readonly maxRange: number;
+  send(body: string): Promise<string>;
+}
+
+/** Sub-requests under way at once for one call: enough to hide latency, few enough to spare the upstream. */
+const concurrency = 4;
+/** Upstream calls one eth_getLogs may cost, bisections included. */
+const maxSubRequests = 1_000;
+
+/** An answer (an error from the upstream) to return to the client as it is. */
+class FinalAnswer {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * eth_getLogs over a range wider than the upstream allows: split into `maxRange` pieces run
+ * `concurrency` at a time, each halved again while the upstream says the range is too large. Pieces
+ * are disjoint and in order and each upstream answer is in (block, log index) order, so joining their
+ * raw arrays gives the bytes the node would answer for the whole range.
+ */
+export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
+  const { call, idJson, maxRange } = request;
+  const filter = Array.isArray(call.params) ? (call.params[0] as Record<string, unknown>) : undefined;
+  const range = resolveLogsRange(filter, request.head);
+  if (!range || !filter) return request.send(request.body);
+  if (range.to - range.from < maxRange) {
+    const text = await request.send(request.body);
+    const answer = splitRpcAnswer(text, idJson);
+    if (range.to === range.from || answer?.kind !== 'error' || !isRangeTooLargeError(answer.raw)) return text;
+  }
+
+  let budget = maxSubRequests;
+  const tooWide = () =>
+    rpcErrorText(call.id, {
+      code: jsonRpcErrorCodes.limit_exceeded,
+      message: `eth_getLogs over blocks ${range.from}-${range.to} needs more than ${maxSubRequests} upstream calls: ask for a narrower range`,
+    });
+  if ((range.to - range.from + 1) / maxRange > maxSubRequests) return tooWide();
+  const gate = createGate(concurrency);
+  const fetchPart = async (part: BlockRange): Promise<string[]> => {
+    if (--budget < 0) throw new FinalAnswer(tooWide());
+    const params = [{ ...filter, fromBlock: toHex(part.from), toBlock: toHex(part.to) }];
+    const body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, method: 'eth_getLogs', params });
+    const text = await gate(() => request.send(body));
+    const answer = splitRpcAnswer(text, idJson);
+    if (answer?.kind === 'result' && answer.raw.startsWith('[')) {
+      const inner = answer.raw.slice(1, -1).trim();
+      return inner === '' ? [] : [inner];
+    }
+    if (answer?.kind === 'error' && part.to > part.from && isRangeTooLargeError(answer.raw)) {
+      const halves = await Promise.all(bisectRange(part).map(fetchPart));
+      return halves.flat();
+    }
+    throw new FinalAnswer(text);
+  };
+
+  try {
+    const parts = await Promise.all(splitRange(range, maxRange).map(fetchPart));
+    return formatRpcAnswer(idJson, { kind: 'result', raw: `[${parts.flat().join(',')}]` });
+  } catch (error) {
+    if (error instanceof FinalAnswer) return error.text;
+    throw error;
+  }
+}
+
+const toHex = (block: number) => `0x${block.toString(16)}`;
+
+/** Runs at most `limit` tasks at once; the others wait their turn in order. */
+function createGate(limit: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    // A finishing task hands its slot straight to the next waiter, so `active` never overshoots.
+    if (active < limit) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { cacheScopeFor, scopeOfResult } from '../../src/rpc/cache/cache-policy.ts';
+import { formatRpcAnswer, splitRpcAnswer } from '../../src/rpc/cache/raw-answer.ts';
+import { bisectRange, resolveLogsRange, splitRange } from '../../src/rpc/get-logs/block-range.ts';
+import { isRangeTooLargeError } from '../../src/rpc/get-logs/range-error.ts';
+
+describe('cache scope', () => {
+  const head = 100;
+  it.each([
+    ['eth_chainId', [], 'final'],
+    ['eth_blockNumber', [], 'head'],
+    ['eth_getBalance', ['0xab', '0x62'], 'final'],
+    ['eth_getBalance', ['0xab', '0x63'], 'head'],
+    ['eth_getBalance', ['0xab'], 'head'],
+    ['eth_call', [{}, 'pending'], 'none'],
+    ['eth_call', [{}, { blockNumber: '0x1' }], 'final'],
+    ['eth_getStorageAt', ['0xab', '0x0', 'earliest'], 'final'],
+    ['eth_getTransactionReceipt', ['0x12'], 'by-result'],
+    ['eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x10' }], 'final'],
+    ['eth_getLogs', [{ fromBlock: '0x1' }], 'head'],
+    ['eth_sendRawTransaction', ['0x00'], 'none'],
+    ['eth_getFilterChanges', ['0x1'], 'none'],
+  ])('%s %j is %s (head 100, depth 2)', (method, params, scope) => {
+    expect(cacheScopeFor(method, params, head, 2)).toBe(scope);
+  });
+
+  it('a read at a number is never final while the head is unknown', () => {
+    expect(cacheScopeFor('eth_getBalance', ['0xab', '0x1'], undefined, 2)).toBe('head');
+  });
+
+  it('a lookup by hash is final once its block is', () => {
+    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x62"}', 100, 2)).toBe('final');
+    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x63"}', 100, 2)).toBe('head');
+    expect(scopeOfResult('{"blockHash":null,"blockNumber":null}', 100, 2)).toBe('head');
+  });
+});
+
+describe('raw answers', () => {
+  it('finds the raw result in the usual layout and in any other', () => {
+    expect(splitRpcAnswer('{"jsonrpc":"2.0","id":"x","result":{"a":[1,"}"]}}', '"x"')).toEqual({
+      kind: 'result',
+      raw: '{"a":[1,"}"]}',
+    });
+    expect(splitRpcAnswer('{ "id": 1, "error": {"code":-1,"message":"a \\" b"}, "jsonrpc": "2.0" }', '2')).toEqual({
+      kind: 'error',
+      raw: '{"code":-1,"message":"a \\" b"}',
+    });
+    expect(splitRpcAnswer('not json', '1')).toBeUndefined();
+    expect(formatRpcAnswer('7', { kind: 'result', raw: '"0x1"' })).toBe('{"jsonrpc":"2.0","id":7,"result":"0x1"}');
+  });
+});
+
+describe('eth_getLogs ranges', () => {
+  it('resolves, splits and bisects', () => {
+    expect(resolveLogsRange({ fromBlock: '0x5' }, 20)).toEqual({ from: 5, to: 20 });
+    expect(resolveLogsRange({ blockHash: '0x12' }, 20)).toBeUndefined();
+    expect(resolveLogsRange({ fromBlock: 'pending' }, 20)).toBeUndefined();
+    expect(splitRange({ from: 0, to: 9 }, 4)).toEqual([
+      { from: 0, to: 3 },
+      { from: 4, to: 7 },
+      { from: 8, to: 9 },
+    ]);
+    expect(bisectRange({ from: 4, to: 7 })).toEqual([
+      { from: 4, to: 5 },
+      { from: 6, to: 7 },
+    ]);
+  });
+
+  it.each([
+    ['query returned more than 10000 results', true],
+    ['Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range', true],
+    ['block range too large, max 5000', true],
+    ['exceed maximum block range: 50000', true],
+    ['invalid argument 0: hex string has odd length', false],
+    ['execution reverted', false],
+  ])('"%s" says the range is too large: %s', (message, expected) => {
+    expect(isRangeTooLargeError(JSON.stringify({ code: -32000, message }))).toBe(expected);
+  });
+});

@@ -1,0 +1,110 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forwardTo, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+/** A Blockyard whose networks reach anvil through a local counting server (which may delay or refuse calls). */
+export interface CachedRpcFixture {
+  readonly t: TestService;
+  readonly key: string;
+  readonly upstream: TestRpcServer;
+  /** Milliseconds the upstream waits before answering a method. */
+  readonly delays: Map<string, number>;
+  /** eth_getLogs wider than this many blocks is refused with "range too large". */
+  refuseLogsWiderThan: number | undefined;
+  /** POSTs through Blockyard (`/v1/rpc/ethereum/{network}`) and returns the answer's text. */
+  viaBlockyard(body: unknown, network?: string): Promise<string>;
+  /** POSTs to anvil directly. */
+  viaAnvil(body: unknown): Promise<string>;
+  /** Upstream requests whose body contains `text`. */
+  upstreamCount(text: string): number;
+  /** A metric's value as Prometheus text (all its series). */
+  metric(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** More than one head poll (half a block of the 1 s block time below). */
+export const headPollSettleMs = 700;
+export const settle = () => sleep(headPollSettleMs);
+
+export const rpcCall = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
+
+export async function startCachedRpc(options: { redisUrl?: string; sharing?: CachedRpcFixture } = {}): Promise<CachedRpcFixture> {
+  let resolveTarget: (url: string) => void = () => undefined;
+  const target = new Promise<string>((resolve) => {
+    resolveTarget = resolve;
+  });
+  const delays = new Map<string, number>();
+  const fixture = { refuseLogsWiderThan: undefined as number | undefined };
+  const upstream = await startRpcServer(async (body, method) => {
+    const url = await target;
+    const delay = delays.get(method);
+    if (delay) await sleep(delay);
+    const refused = method === 'eth_getLogs' ? refusal(body, fixture.refuseLogsWiderThan) : undefined;
+    return refused ?? forwardTo(url)(body);
+  });
+  const network = (name: string, extra: Record<string, unknown> = {}) => ({
+    chain: 'ethereum',
+    network: name,
+    chain_id: 31337,
+    testnet: true,
+    dev_methods: true,
+    finality_depth: 2,
+    block_time_s: 1,
+    upstreams: [{ url: upstream.url }],
+    ...extra,
+  });
+  const t = await startTestService({
+    redisUrl: options.redisUrl,
+    sharing: options.sharing?.t,
+    chains: [network('devnet'), network('sepolia', { get_logs_max_range: 4 })],
+  });
+  resolveTarget(t.anvil.url);
+  const { key } = await t.createKey();
+  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return response.text();
+  };
+  return Object.assign(fixture, {
+    t,
+    key,
+    upstream,
+    delays,
+    viaBlockyard: (body: unknown, name = 'devnet') => post(`${t.url}/v1/rpc/ethereum/${name}`, body, { 'x-api-key': key }),
+    viaAnvil: (body: unknown) => post(t.anvil.url, body),
+    upstreamCount: (text: string) => upstream.seen.filter((seen) => seen.body.includes(text)).length,
+    metric: async (name: string) =>
+      (await t.service.ctx.metrics.registry.getSingleMetricAsString(name))
+        .split('\n')
+        .filter((line) => !line.startsWith('#'))
+        .join('\n'),
+    async stop() {
+      await t.stop();
+      await upstream.close();
+    },
+  });
+}
+
+/** The sum of a counter's series whose labels contain `labels`. */
+export function sumOf(metricText: string, labels = ''): number {
+  return metricText
+    .split('\n')
+    .filter((line) => line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1) ?? 0), 0);
+}
+
+function refusal(body: string, maxBlocks: number | undefined) {
+  if (maxBlocks === undefined) return undefined;
+  const filter = (JSON.parse(body) as { params: [{ fromBlock?: string; toBlock?: string }] }).params[0];
+  const from = Number.parseInt(filter.fromBlock ?? '0x0', 16);
+  const to = Number.parseInt(filter.toBlock ?? '0x0', 16);
+  if (Number.isNaN(from) || Number.isNaN(to) || to - from + 1 <= maxBlocks) return undefined;
+  const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
+  // -32000 as geth numbers it: Infura's -32005 reads as a rate limit to the pool, which then retries it.
+  const error = { code: -32000, message: `block range too large: at most ${maxBlocks} blocks per call` };
+  return { body: JSON.stringify({ jsonrpc: '2.0', id, error }) };
+}

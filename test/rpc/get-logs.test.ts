@@ -1,0 +1,85 @@
+import { type Address, createPublicClient, createWalletClient, type Hex, http, pad } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CachedRpcFixture, rpcCall, settle, startCachedRpc } from './cache-setup.ts';
+
+const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+
+/**
+ * A contract whose every call emits LOG1(topic = caller, data = calldata):
+ * runtime `CALLDATASIZE PUSH0 PUSH0 CALLDATACOPY CALLER CALLDATASIZE PUSH0 LOG1 STOP`, behind an init
+ * code that copies those 9 bytes out and returns them.
+ */
+const emitterBytecode: Hex = '0x6009600a5f3960095ff3365f5f3733365fa100';
+
+describe('eth_getLogs over ranges the upstream refuses', () => {
+  let f: CachedRpcFixture;
+  let emitter: Address;
+  let head: number;
+  beforeAll(async () => {
+    f = await startCachedRpc();
+    const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(f.t.anvil.url) });
+    const node = createPublicClient({ chain: foundry, transport: http(f.t.anvil.url) });
+    const deployed = await node.waitForTransactionReceipt({
+      hash: await wallet.deployContract({ abi: [], bytecode: emitterBytecode }),
+      timeout: 10_000,
+    });
+    emitter = deployed.contractAddress!;
+    const emit = (data: Hex) => wallet.sendTransaction({ to: emitter, data });
+    for (let i = 1; i <= 6; i++) {
+      await emit(pad(`0x${i.toString(16)}`));
+      await f.viaAnvil(rpcCall('anvil_mine', [`0x${(i * 3).toString(16)}`]));
+    }
+    // Two logs in one block: the merged answer must keep their log index order.
+    await f.viaAnvil(rpcCall('evm_setAutomine', [false]));
+    await emit('0xaa');
+    await emit('0xbb');
+    await f.viaAnvil(rpcCall('evm_mine'));
+    await f.viaAnvil(rpcCall('evm_setAutomine', [true]));
+    head = Number(await node.getBlockNumber());
+    await settle();
+  });
+  afterAll(() => f?.stop());
+
+  const logsCall = (extra: Record<string, unknown>, id: number) =>
+    rpcCall('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, ...extra }], id);
+
+  it.each([
+    ['bisected on "range too large"', 'devnet'],
+    ['split by get_logs_max_range, then bisected', 'sepolia'],
+  ])('%s: all logs, in order, byte for byte as the node answers the whole range', async (_name, network) => {
+    f.refuseLogsWiderThan = 3;
+    try {
+      const refusedBefore = f.upstream.seen.filter((seen) => seen.method === 'eth_getLogs').length;
+      for (const [id, extra] of [
+        [11, {}],
+        [12, { topics: [pad(devAccount.address)] }],
+      ] as const) {
+        const body = logsCall(extra, id);
+        const ours = await f.viaBlockyard(body, network);
+        const logs = JSON.parse(ours).result as { blockNumber: string; logIndex: string }[];
+        expect(logs).toHaveLength(8);
+        expect(ours).toBe(await f.viaAnvil(body));
+      }
+      expect(f.upstream.seen.filter((seen) => seen.method === 'eth_getLogs').length - refusedBefore).toBeGreaterThan(10);
+    } finally {
+      f.refuseLogsWiderThan = undefined;
+    }
+  });
+
+  it('returns a final range from the cache', async () => {
+    const body = logsCall({ topics: [null] }, 3);
+    const first = await f.viaBlockyard(body);
+    const calls = f.upstream.seen.length;
+    expect(await f.viaBlockyard(body)).toBe(first);
+    expect(f.upstream.seen.slice(calls).filter((seen) => seen.method === 'eth_getLogs')).toHaveLength(0);
+  });
+
+  it('passes other upstream errors through unchanged', async () => {
+    const body = rpcCall('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x2', topics: 'nope' }], 4);
+    const answer = await f.viaBlockyard(body, 'sepolia');
+    expect(JSON.parse(answer).error).toBeDefined();
+    expect(answer).toBe(await f.viaAnvil(body));
+  });
+});
