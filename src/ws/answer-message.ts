@@ -1,0 +1,88 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Network } from '../chains/registry.ts';
+import { isAppError } from '../core/errors.ts';
+import { computeUnitsFor } from '../limits/compute-units.ts';
+import type { LimitDecision, RateLimiter } from '../limits/limiter.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import {
+  type CheckedCall,
+  type JsonRpcCall,
+  jsonRpcErrorCodes,
+  type ParsedRpcBody,
+  parseRpcBody,
+  rpcErrorText,
+} from '../rpc/jsonrpc.ts';
+import { forwardRpcRequest, planRpcRequest } from '../rpc/proxy.ts';
+
+export interface AnswerDeps {
+  principal: Principal;
+  network: Network;
+  limiter: RateLimiter;
+  metrics: Metrics;
+  /** Answers the calls the socket itself serves (eth_subscribe, eth_unsubscribe), synchronously. */
+  answerLocal(call: JsonRpcCall): string;
+}
+
+const localMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
+
+/**
+ * The answer to one client message (a call or a batch), as JSON text. Other methods take the HTTP
+ * proxy's path (scopes, method policy, upstream); the message is charged as one request with the sum
+ * of its calls' compute units, and a message over a limit gets -32005 for each call, not a close.
+ */
+export async function answerMessage(deps: AnswerDeps, text: string): Promise<string> {
+  try {
+    JSON.parse(text);
+  } catch {
+    return rpcErrorText(null, { code: jsonRpcErrorCodes.parse_error, message: 'parse error: the message is not valid JSON' });
+  }
+  let parsed: ParsedRpcBody;
+  try {
+    parsed = parseRpcBody(text);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return rpcErrorText(null, { code: jsonRpcErrorCodes.invalid_request, message: error.message });
+  }
+  const calls = parsed.batch ? parsed.calls : [parsed.call];
+  const isLocal = (checked: CheckedCall) => checked.ok && localMethods.has(checked.call.method);
+  // As a batch, so a missing scope is that call's -32010 error rather than a thrown 403.
+  const plan = planRpcRequest(deps.principal, deps.network, { batch: true, calls: calls.filter((c) => !isLocal(c)) });
+  let computeUnits = plan.computeUnits;
+  for (const checked of calls)
+    if (checked.ok && isLocal(checked)) computeUnits += computeUnitsFor(checked.call.method, checked.call.params);
+
+  const decision = await deps.limiter.consume(deps.principal.accountId, deps.principal.limits, computeUnits);
+  if (!decision.allowed) {
+    deps.metrics.rateLimited.inc({ limit: decision.exceeded ?? 'rps' });
+    const refused = calls.map((checked) =>
+      rpcErrorText(checked.ok ? checked.call.id : checked.id, limitError(decision, computeUnits)),
+    );
+    return parsed.batch ? `[${refused.join(',')}]` : refused[0]!;
+  }
+
+  let next = 0;
+  const forwarded = await Promise.all(
+    calls.map((checked) => {
+      if (isLocal(checked)) return undefined;
+      const planned = plan.calls[next++]!;
+      if (!planned.ok) return rpcErrorText(planned.id, planned.error);
+      const body = parsed.batch ? JSON.stringify(planned.call) : text;
+      return forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 }, body);
+    }),
+  );
+  // Local calls last, synchronously before the answer goes out: a new subscription's first item
+  // can then never reach the client before the subscription id does.
+  const answers = calls.map((checked, i) => (checked.ok && isLocal(checked) ? deps.answerLocal(checked.call) : forwarded[i]!));
+  return parsed.batch ? `[${answers.join(',')}]` : answers[0]!;
+}
+
+const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
+
+function limitError(decision: LimitDecision, computeUnits: number) {
+  const exceeded = decision.exceeded ?? 'rps';
+  const retryAfterS = decision.retryAfterS ?? 1;
+  const message = decision.costExceedsLimit
+    ? `this message costs ${computeUnits} compute units, more than the plan allows per second (${decision.cups.limit}); split it`
+    : `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfterS} s`;
+  return { code: jsonRpcErrorCodes.limit_exceeded, message, data: { limit: exceeded, retry_after_s: retryAfterS } };
+}

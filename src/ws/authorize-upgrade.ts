@@ -1,0 +1,64 @@
+import type { IncomingMessage } from 'node:http';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { apiKeyFromRequest } from '../auth/extract-key.ts';
+import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
+import type { ChainRegistry, Network } from '../chains/registry.ts';
+import { AppError, notFound } from '../core/errors.ts';
+import type { RateLimiter } from '../limits/limiter.ts';
+import type { Metrics } from '../observability/metrics.ts';
+
+export interface UpgradeAuthDeps {
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  chains: ChainRegistry;
+  metrics: Metrics;
+}
+
+/** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
+const anonymousLimits = { rps: 20, rpd: null, cups: null };
+const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
+const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)\/?$/;
+
+/**
+ * Decides an upgrade request before any WebSocket exists, with the HTTP API's rules and messages:
+ * 404 unknown path, chain or network; 401 missing or bad key (`?apiKey=`, X-API-Key or Bearer);
+ * 403 wrong environment or no rpc:read; 429 over the limits (opening a connection is one request).
+ */
+export async function authorizeUpgrade(
+  deps: UpgradeAuthDeps,
+  request: IncomingMessage,
+): Promise<{ principal: Principal; network: Network }> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const match = wsPath.exec(url.pathname);
+  if (!match) throw notFound(`no route GET ${url.pathname}`);
+  let principal: Principal;
+  try {
+    principal = await deps.authenticator.authenticate(
+      apiKeyFromRequest(request.headers, url.searchParams.get('apiKey') ?? undefined),
+    );
+  } catch (error) {
+    await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);
+    throw error;
+  }
+  try {
+    const network = deps.chains.get(match[1]!, match[2]!);
+    assertNetworkAccess(principal, network.config);
+    assertScope(principal, 'rpc:read');
+    await charge(deps, principal.accountId, principal.limits);
+    return { principal, network };
+  } catch (error) {
+    if (error instanceof AppError && error.code !== 'rate_limited') await charge(deps, principal.accountId, principal.limits);
+    throw error;
+  }
+}
+
+async function charge(deps: UpgradeAuthDeps, accountId: string, limits: typeof anonymousLimits | Principal['limits']) {
+  const decision = await deps.limiter.consume(accountId, limits, 0);
+  if (decision.allowed) return;
+  const exceeded = decision.exceeded ?? 'rps';
+  deps.metrics.rateLimited.inc({ limit: exceeded });
+  const retryAfter = String(decision.retryAfterS ?? 1);
+  throw new AppError('rate_limited', `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfter} s`, {
+    headers: { 'retry-after': retryAfter },
+  });
+}

@@ -1,0 +1,153 @@
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { ChainRegistry, Network } from '../chains/registry.ts';
+import type { Context } from '../core/context.ts';
+import { AppError, errorBody } from '../core/errors.ts';
+import { toAppError } from '../http/error-handler.ts';
+import type { RateLimiter } from '../limits/limiter.ts';
+import { authorizeUpgrade } from './authorize-upgrade.ts';
+import { wsCloseCodes } from './close-codes.ts';
+import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
+import { createWsMetrics } from './metrics.ts';
+import { type Session, type SessionLimits, startSession } from './session.ts';
+
+export interface WsEndpointOptions extends Partial<SessionLimits> {
+  /** Largest client message; a larger frame closes the connection with 1009. */
+  maxPayloadBytes?: number;
+  /** Client pings; a client that has not answered the previous ping by the next is terminated. */
+  pingIntervalMs?: number;
+  upstream?: HeadFeedOptions['socket'];
+}
+
+export interface WsEndpoint {
+  /** Closes every client with 1001, then the upstream subscriptions. */
+  close(): Promise<void>;
+}
+
+/** 1 MiB: far above any sane JSON-RPC call or 100-call batch of reads, small enough to bound memory. */
+const defaultMaxPayloadBytes = 1024 * 1024;
+/** 1 MiB of unread items (about a thousand heads) before a client counts as too slow. */
+const defaultMaxBufferedBytes = 1024 * 1024;
+const defaultMaxSubscriptions = 100;
+const defaultPingIntervalMs = 30_000;
+const drainGraceMs = 2_000;
+
+/**
+ * `{ws}/v1/ws/{chain}/{network}` on the API's HTTP server: the upgrade is decided (auth, network,
+ * limits) before a WebSocket exists, refusals answer with the REST error body. One feed per network
+ * serves every connection.
+ */
+export function createWsEndpoint(deps: {
+  ctx: Context;
+  server: Server;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  chains: ChainRegistry;
+  options?: WsEndpointOptions;
+}): WsEndpoint {
+  const { ctx, server, options = {} } = deps;
+  const { logger, metrics } = ctx;
+  const wsMetrics = createWsMetrics(metrics.registry);
+  const limits: SessionLimits = {
+    maxBufferedBytes: options.maxBufferedBytes ?? defaultMaxBufferedBytes,
+    maxSubscriptions: options.maxSubscriptions ?? defaultMaxSubscriptions,
+  };
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes });
+  const sessions = new Map<WebSocket, Session>();
+  const feeds = new Map<Network, HeadFeed>();
+  let closing = false;
+
+  const feedOf = (network: Network): HeadFeed | undefined => {
+    const wsUrl = network.config.upstreams[0]?.wsUrl;
+    if (!wsUrl || closing) return undefined;
+    let feed = feeds.get(network);
+    if (!feed) {
+      const { chain, network: name } = network.config;
+      feed = createHeadFeed({ wsUrl, chain, network: name, logger, metrics: wsMetrics, socket: options.upstream });
+      feeds.set(network, feed);
+    }
+    return feed;
+  };
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A client that resets during the checks must not take the process down.
+    socket.on('error', () => {});
+    if (closing) return refuse(socket, shuttingDown());
+    authorizeUpgrade({ ...deps, metrics }, request).then(
+      ({ principal, network }) => {
+        if (closing) return refuse(socket, shuttingDown());
+        wss.handleUpgrade(request, socket, head, (ws) => {
+          const session = startSession({
+            ws,
+            principal,
+            network,
+            limiter: deps.limiter,
+            metrics,
+            wsMetrics,
+            logger,
+            limits,
+            feed: () => feedOf(network),
+          });
+          sessions.set(ws, session);
+          void session.closed.then(() => sessions.delete(ws));
+        });
+      },
+      (error: unknown) => {
+        const appError = toAppError(error as Error);
+        if (appError.status >= 500) logger.error({ err: error }, 'WebSocket upgrade failed');
+        refuse(socket, appError);
+      },
+    );
+  };
+  server.on('upgrade', onUpgrade);
+
+  const pinger = setInterval(() => {
+    for (const [ws, session] of sessions) {
+      if (!session.alive) {
+        wsMetrics.serverCloses.inc({ reason: 'keepalive' });
+        ws.terminate();
+        continue;
+      }
+      session.alive = false;
+      ws.ping();
+    }
+  }, options.pingIntervalMs ?? defaultPingIntervalMs).unref();
+
+  return {
+    async close() {
+      closing = true;
+      clearInterval(pinger);
+      server.off('upgrade', onUpgrade);
+      for (const session of sessions.values()) session.close(wsCloseCodes.goingAway, 'server shutting down', 'shutdown');
+      const drained = Promise.all([...sessions.values()].map((session) => session.closed));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, drainGraceMs)))]);
+      clearTimeout(timer);
+      for (const ws of sessions.keys()) ws.terminate();
+      await Promise.all([...feeds.values()].map((feed) => feed.close()));
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+function shuttingDown(): AppError {
+  return new AppError('service_unavailable', 'the server is shutting down; retry shortly or on another instance');
+}
+
+/** Answers the upgrade request with an HTTP error and the REST error body; no WebSocket is made. */
+function refuse(socket: Duplex, error: AppError) {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(errorBody(error));
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+    ...error.headers,
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`, () => socket.destroy());
+}

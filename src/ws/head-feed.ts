@@ -1,0 +1,192 @@
+import type { Logger } from 'pino';
+import { createChainWindow, type Header } from './chain-window.ts';
+import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
+import type { WsMetrics } from './metrics.ts';
+import type { SubscriptionRequest } from './subscription-request.ts';
+import { createUpstreamSocket, type UpstreamSocketOptions } from './upstream-socket.ts';
+
+/** Receives one subscription item, already serialized (serialized once, sent to every subscriber). */
+export type Deliver = (itemJson: string) => void;
+
+/** One network's subscriptions, served to every client from one upstream connection. */
+export interface HeadFeed {
+  /** Starts delivering items of the request's kind; returns the function that stops it. */
+  subscribe(request: SubscriptionRequest, deliver: Deliver): () => void;
+  close(): Promise<void>;
+}
+
+export interface HeadFeedOptions {
+  wsUrl: string;
+  chain: string;
+  network: string;
+  logger: Logger;
+  metrics: WsMetrics;
+  /** Reorgs up to this many blocks deep are replayed as removed logs. */
+  reorgDepth?: number;
+  socket?: Pick<UpstreamSocketOptions, 'backoff' | 'pingIntervalMs' | 'requestTimeoutMs'>;
+}
+
+type Log = LogLike & Record<string, unknown>;
+
+/** Block fields a newHeads item does not carry (eth_getBlockByHash adds them). */
+const bodyFields = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals'];
+const logFetchDelaysMs = [250, 500, 1_000, 2_000];
+
+/**
+ * Subscribes upstream to newHeads (and newPendingTransactions while a client wants them) and fans
+ * the items out. Logs are fetched once per new block by hash and filtered per subscription; a reorg
+ * re-sends the dropped blocks' logs with `removed: true`. After a reconnect the latest block's
+ * missed parents are fetched, so clients see every head once, in order.
+ */
+export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
+  const { chain, network, logger, metrics } = options;
+  const labels = { chain, network };
+  const window = createChainWindow(options.reorgDepth ?? 128);
+  const heads = new Set<Deliver>();
+  const logs = new Set<{ filter: LogFilter; deliver: Deliver }>();
+  const pending = new Set<Deliver>();
+  const syncing = new Set<Deliver>();
+  let headsSub: string | undefined;
+  let pendingSub: string | undefined;
+  let headQueue = Promise.resolve();
+  let pendingQueue = Promise.resolve();
+  let lastSyncing: string | undefined;
+
+  const socket = createUpstreamSocket({
+    ...options.socket,
+    url: options.wsUrl,
+    logger,
+    async onOpen(reconnected) {
+      if (reconnected) metrics.upstreamReconnects.inc(labels);
+      headsSub = undefined;
+      pendingSub = undefined;
+      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+      headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
+      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
+      await syncPendingSubscription();
+      if (window.tip) enqueueHead(await socket.request('eth_getBlockByNumber', ['latest', false]));
+    },
+    onNotification(subscription, result) {
+      if (subscription === headsSub) enqueueHead(result);
+      else if (subscription === pendingSub) deliverAll(pending, JSON.stringify(result));
+    },
+  });
+
+  function syncPendingSubscription(): Promise<void> {
+    pendingQueue = pendingQueue
+      .catch(() => {})
+      .then(async () => {
+        if (pending.size > 0 && pendingSub === undefined) {
+          pendingSub = String(await socket.request('eth_subscribe', ['newPendingTransactions']));
+          metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 1);
+        } else if (pending.size === 0 && pendingSub !== undefined) {
+          const id = pendingSub;
+          pendingSub = undefined;
+          metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+          await socket.request('eth_unsubscribe', [id]);
+        }
+      });
+    return pendingQueue;
+  }
+
+  function enqueueHead(raw: unknown) {
+    if (!isHeader(raw)) return;
+    headQueue = headQueue
+      .then(() => processHead(toHeader(raw)))
+      .catch((error: unknown) => logger.warn({ err: error, chain, network }, 'new head not processed'));
+  }
+
+  async function processHead(head: Header) {
+    const change = await window.advance(head, async (hash) => {
+      const block = await socket.request('eth_getBlockByHash', [hash, false]);
+      return isHeader(block) ? toHeader(block) : undefined;
+    });
+    if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(block.logs as Log[], true);
+    for (const block of change.added) {
+      deliverAll(heads, JSON.stringify(block.header));
+      if (logs.size > 0) {
+        block.logs = await fetchLogs(block.header.hash);
+        deliverLogs(block.logs as Log[], false);
+      }
+    }
+    if (syncing.size > 0) await checkSyncing();
+  }
+
+  async function fetchLogs(blockHash: string): Promise<Log[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await socket.request('eth_getLogs', [{ blockHash }])) as Log[];
+      } catch (error) {
+        const delay = logFetchDelaysMs[attempt];
+        if (delay === undefined) {
+          logger.warn({ err: error, chain, network, blockHash }, 'logs of a block could not be fetched; skipped');
+          return [];
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  function deliverLogs(blockLogs: readonly Log[], removed: boolean) {
+    for (const log of blockLogs) {
+      let json: string | undefined;
+      for (const { filter, deliver } of logs) {
+        if (!matchesLogFilter(filter, log)) continue;
+        json ??= JSON.stringify(removed ? { ...log, removed: true } : log);
+        deliver(json);
+      }
+    }
+  }
+
+  async function checkSyncing() {
+    const json = JSON.stringify(await socket.request('eth_syncing', []));
+    if (lastSyncing !== undefined && json !== lastSyncing) deliverAll(syncing, json);
+    lastSyncing = json;
+  }
+
+  return {
+    subscribe(request, deliver) {
+      switch (request.kind) {
+        case 'newHeads':
+          return setMember(heads, deliver);
+        case 'syncing':
+          return setMember(syncing, deliver);
+        case 'logs':
+          return setMember(logs, { filter: request.filter, deliver });
+        case 'newPendingTransactions': {
+          const remove = setMember(pending, deliver);
+          syncPendingSubscription().catch((error: unknown) => logger.warn({ err: error }, 'pending subscription not changed'));
+          return () => {
+            remove();
+            syncPendingSubscription().catch(() => {});
+          };
+        }
+      }
+    },
+    async close() {
+      await socket.close();
+      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 0);
+      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+    },
+  };
+}
+
+function setMember<T>(set: Set<T>, member: T): () => void {
+  set.add(member);
+  return () => set.delete(member);
+}
+
+function deliverAll(delivers: Iterable<Deliver>, json: string) {
+  for (const deliver of delivers) deliver(json);
+}
+
+function isHeader(value: unknown): value is Header {
+  const header = value as Header | null;
+  return typeof header?.hash === 'string' && typeof header.number === 'string' && typeof header.parentHash === 'string';
+}
+
+function toHeader(block: Header): Header {
+  const header = { ...block };
+  for (const field of bodyFields) delete header[field];
+  return header;
+}

@@ -1,0 +1,36 @@
+import { type LogFilter, parseLogFilter } from './log-filter.ts';
+
+export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'syncing'] as const;
+export type SubscriptionKind = (typeof subscriptionKinds)[number];
+
+/** What a client asked `eth_subscribe` for. */
+export type SubscriptionRequest =
+  | { kind: 'newHeads' }
+  | { kind: 'logs'; filter: LogFilter }
+  | { kind: 'newPendingTransactions' }
+  | { kind: 'syncing' };
+
+/** Parses `eth_subscribe` params; throws a TypeError whose message is the client's -32602 message. */
+export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
+  if (!Array.isArray(params) || params.length === 0) {
+    throw new TypeError(`eth_subscribe expects params [kind, options?] with kind one of ${subscriptionKinds.join(', ')}`);
+  }
+  const [kind, options, ...extra] = params as unknown[];
+  if (typeof kind !== 'string' || !(subscriptionKinds as readonly string[]).includes(kind)) {
+    throw new TypeError(`unknown subscription kind ${JSON.stringify(kind)}: expected one of ${subscriptionKinds.join(', ')}`);
+  }
+  if (extra.length > 0) throw new TypeError(`eth_subscribe takes at most 2 params, got ${params.length}`);
+  switch (kind as SubscriptionKind) {
+    case 'logs':
+      return { kind: 'logs', filter: parseLogFilter(options) };
+    case 'newPendingTransactions':
+      // geth's optional `true` asks for full transactions; only hashes are served.
+      if (options !== undefined && options !== false) {
+        throw new TypeError('newPendingTransactions delivers transaction hashes only: omit the second parameter');
+      }
+      return { kind: 'newPendingTransactions' };
+    default:
+      if (options !== undefined) throw new TypeError(`the ${kind} subscription takes no options`);
+      return { kind: kind as 'newHeads' | 'syncing' };
+  }
+}

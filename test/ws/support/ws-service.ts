@@ -1,0 +1,75 @@
+import type { Devnet } from '../../../src/chains/devnet.ts';
+import { startTestAnvil } from '../../support/anvil.ts';
+import { createTestDatabase } from '../../support/database.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+import { startWsProxy, type WsProxy } from './ws-proxy.ts';
+
+export interface WsTestService {
+  readonly t: TestService;
+  readonly anvil: Devnet;
+  /** The counting proxy Blockyard's upstream WebSocket goes through (when asked for). */
+  readonly proxy?: WsProxy;
+  /** `ws://…/v1/ws/{path}` with the key as `?apiKey=`. */
+  wsUrl(key: string, path?: string): string;
+  /** A JSON-RPC call straight to anvil over HTTP. */
+  anvilCall(method: string, params?: unknown[]): Promise<unknown>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole service on a real anvil whose WebSocket is configured as `ethereum/devnet`'s ws_url
+ * (through a counting proxy when `viaProxy`); `ethereum/mainnet` has no ws_url.
+ */
+export async function startWsTestService(options: { viaProxy?: boolean } = {}): Promise<WsTestService> {
+  const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
+  const proxy = options.viaProxy ? await startWsProxy(anvil.wsUrl) : undefined;
+  const shared = { anvil, database } as unknown as TestService;
+  const t = await startTestService({
+    sharing: shared,
+    chains: [
+      {
+        chain: 'ethereum',
+        network: 'devnet',
+        chain_id: 31337,
+        testnet: true,
+        dev_methods: true,
+        upstreams: [{ url: anvil.url, ws_url: proxy?.url ?? anvil.wsUrl }],
+      },
+      { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
+    ],
+  });
+  const base = t.url.replace('http://', 'ws://');
+  return {
+    t,
+    anvil,
+    proxy,
+    wsUrl: (key, path = 'ethereum/devnet') => `${base}/v1/ws/${path}?apiKey=${encodeURIComponent(key)}`,
+    async anvilCall(method, params = []) {
+      const response = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+      if (body.error) throw new Error(`${method}: ${body.error.message}`);
+      return body.result;
+    },
+    async metric(name, labels = {}) {
+      const text = await (await fetch(`${t.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) &&
+            Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+        );
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    },
+    async stop() {
+      await t.stop();
+      await Promise.all([anvil.stop(), database.close(), proxy?.close()]);
+    },
+  };
+}
