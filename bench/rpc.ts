@@ -17,17 +17,24 @@ import { readBenchSettings } from './support/settings.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const script = (name: string) => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
 const adminToken = 'bench-admin-token-0123456789abcdef';
-const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+/** Never cached (the node's version may change): every call reaches anvil. */
+const missBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_clientVersion', params: [] });
+/** Final from the first answer: every call after it is served from the cache. */
+const hitBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
 const json = { 'content-type': 'application/json' };
-const names = { anvil: 'direct anvil', hello: 'fastify hello-world', miss: 'blockyard (no cache)' } as const;
-/** Where the cache-hit row goes once Blockyard caches eth_blockNumber: measure it like `miss` and drop this. */
-const pending: PendingRow[] = [{ name: 'blockyard (cache hit)', reason: 'cache not built yet' }];
+const names = {
+  anvil: 'direct anvil',
+  hello: 'fastify hello-world',
+  miss: 'blockyard (cache miss)',
+  hit: 'blockyard (cache hit)',
+} as const;
+const pending: PendingRow[] = [];
 
 const settings = readBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
 const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
 /** The whole run, start-ups and shutdowns included, is bounded. */
-const deadlineMs = (3 * perTargetS + 90) * 1000;
+const deadlineMs = (4 * perTargetS + 90) * 1000;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
 let devnet: Devnet | undefined;
@@ -62,19 +69,21 @@ try {
   );
   console.log(
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
-      `1 connection for ${settings.latencyDurationS} s; POST eth_blockNumber`,
+      `1 connection for ${settings.latencyDurationS} s; POST web3_clientVersion (direct, miss), eth_chainId (hit)`,
   );
 
   devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
   log(`anvil at ${devnet.url} (automine)`);
   const results: Measured[] = [];
   results.push(
-    await measure({ name: names.anvil, url: devnet.url, headers: json, body: rpcBody, pid: devnet.pid }, settings, log),
+    await measure({ name: names.anvil, url: devnet.url, headers: json, body: missBody, pid: devnet.pid }, settings, log),
   );
 
   const hello = await startChildServer({ name: 'hello-world', script: script('hello-world-server.ts') });
   children.push(hello);
-  results.push(await measure({ name: names.hello, url: hello.url, headers: json, body: rpcBody, pid: hello.pid }, settings, log));
+  results.push(
+    await measure({ name: names.hello, url: hello.url, headers: json, body: missBody, pid: hello.pid }, settings, log),
+  );
   await hello.stop();
 
   const blockyard = await startBlockyard(devnet.url);
@@ -83,7 +92,14 @@ try {
   const windowFromUs = monotonicUs();
   results.push(
     await measure(
-      { name: names.miss, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: rpcBody, pid: blockyard.server.pid },
+      { name: names.miss, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: missBody, pid: blockyard.server.pid },
+      settings,
+      log,
+    ),
+  );
+  results.push(
+    await measure(
+      { name: names.hit, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: hitBody, pid: blockyard.server.pid },
       settings,
       log,
     ),

@@ -5,6 +5,7 @@ import { forbidden } from '../core/errors.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { RpcCache } from './cache/rpc-cache.ts';
 import { type CheckedCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
 import { isDevMethod, scopeForMethod } from './method-policy.ts';
 
@@ -57,12 +58,7 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
  * Forwards the plan upstream and returns the JSON text to answer with. A single call is forwarded as
  * the client sent it; a batch's calls run concurrently and the answers keep the request's order.
  */
-export async function forwardRpcRequest(
-  deps: { metrics: Metrics },
-  network: Network,
-  plan: RpcPlan,
-  rawBody: string,
-): Promise<string> {
+export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan, rawBody: string): Promise<string> {
   if (!plan.batch) {
     const only = plan.calls[0]!;
     return only.ok ? forwardOne(deps, network, only, rawBody) : rpcErrorText(only.id, only.error);
@@ -75,17 +71,40 @@ export async function forwardRpcRequest(
   return `[${answers.join(',')}]`;
 }
 
+export interface ForwardDeps {
+  metrics: Metrics;
+  /** Absent: every call goes upstream. */
+  rpcCache?: RpcCache;
+}
+
 async function forwardOne(
-  deps: { metrics: Metrics },
+  deps: ForwardDeps,
   network: Network,
   checked: CheckedCall & { ok: true },
   body: string,
 ): Promise<string> {
   const { chain, network: networkName } = network.config;
   deps.metrics.rpcCalls.inc({ chain, network: networkName, method: methodLabel(checked.call.method) });
+  const send = (text: string) => sendUpstream(deps, network, checked, text);
+  return deps.rpcCache ? deps.rpcCache.forward(network, checked.call, body, send) : send(body);
+}
+
+/** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */
+async function sendUpstream(
+  deps: ForwardDeps,
+  network: Network,
+  checked: CheckedCall & { ok: true },
+  body: string,
+): Promise<string> {
+  const { chain, network: networkName } = network.config;
   const stopTimer = deps.metrics.upstreamDuration.startTimer({ chain, network: networkName });
   try {
-    return (await network.upstream.send(body)).trim();
+    // Writes reach every healthy upstream (more nodes gossip the transaction); reads go to the best one.
+    const answer =
+      scopeForMethod(network.config.kind, checked.call.method) === 'rpc:write'
+        ? network.pool.broadcast(body)
+        : network.pool.send(body);
+    return (await answer).trim();
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     deps.metrics.upstreamErrors.inc({ chain, network: networkName, reason: error.reason });

@@ -6,6 +6,7 @@ import { chargeRequest } from '../http/charge.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { RpcCache } from './cache/rpc-cache.ts';
 import { maxBatchSize, parseRpcBody } from './jsonrpc.ts';
 import { forwardRpcRequest, planRpcRequest, type RpcPlan } from './proxy.ts';
 import { JsonRpcRequest, JsonRpcResponse, RpcPathParams } from './schemas.ts';
@@ -14,6 +15,7 @@ export interface RpcRouteDeps {
   chains: ChainRegistry;
   limiter: RateLimiter;
   metrics: Metrics;
+  rpcCache?: RpcCache;
 }
 
 /** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */

@@ -26,7 +26,9 @@ import { createMemoryLimiter } from '../limits/memory-limiter.ts';
 import { createRedisLimiter } from '../limits/redis-limiter.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
+import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
+import { createWsEndpoint } from '../ws/endpoint.ts';
 
 export interface RunningService {
   readonly ctx: Context;
@@ -97,8 +99,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     logger.info({ chain: `${embedded.chain}/${embedded.network}`, url: devnet.url }, 'embedded devnet (anvil) running');
   }
 
-  const chains = createChainRegistry(config.chains, { embeddedUpstream });
+  const chains = createChainRegistry(config.chains, { embeddedUpstream, metricsRegistry: metrics.registry });
   shutdown.add('upstreams', () => chains.close());
+
+  const rpcCache = createRpcCache({ networks: chains.list(), registry: metrics.registry, redisUrl: config.redisUrl });
+  shutdown.add('rpc cache', () => rpcCache.close());
 
   const limiter: RateLimiter = config.redisUrl ? createRedisLimiter({ url: config.redisUrl }) : createMemoryLimiter();
   shutdown.add('rate limiter', () => limiter.close());
@@ -121,12 +126,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       },
       async (scope) => {
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
-        await rpcRoutes(scope, { chains, limiter, metrics });
+        await rpcRoutes(scope, { chains, limiter, metrics, rpcCache });
         await gasRoutes(scope, { chains, gas });
       },
     ],
   });
   shutdown.add('http server', () => app.close());
+  // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
+  const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });
+  shutdown.add('websocket endpoint', () => ws.close());
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
