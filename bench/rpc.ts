@@ -1,13 +1,13 @@
 // JSON-RPC proxy benchmark: direct anvil, a bare Fastify route and Blockyard, one run, one anvil.
 // Run: npm run bench:rpc   (BENCH_DURATION, BENCH_WARMUP, BENCH_LATENCY_DURATION seconds; BENCH_CPU_PROF=1)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { stringify } from 'yaml';
 import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
 import { createBenchKey } from './support/admin.ts';
+import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { type ChildServer, startChildServer } from './support/child-server.ts';
 import { largestProfile, summarizeProfile } from './support/cpu-profile.ts';
 import { type Measured, measure } from './support/measure.ts';
@@ -69,7 +69,8 @@ try {
   );
   console.log(
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
-      `1 connection for ${settings.latencyDurationS} s; POST web3_clientVersion (direct, miss), eth_chainId (hit)`,
+      `1 connection for ${settings.latencyDurationS} s; POST web3_clientVersion (direct, miss), eth_chainId (hit); ` +
+      `blockyard on ${databaseLabel(settings.databaseUrl)}`,
   );
 
   devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
@@ -124,32 +125,17 @@ try {
   clearTimeout(watchdog);
 }
 
-async function startBlockyard(upstreamUrl: string): Promise<{ server: ChildServer; profileDir?: string }> {
-  const dataDir = join(workDir, 'blockyard');
-  mkdirSync(dataDir, { recursive: true });
-  const configFile = join(dataDir, 'blockyard.yaml');
-  const chains = [{ chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, upstreams: [{ url: upstreamUrl }] }];
-  writeFileSync(configFile, stringify({ chains }));
-  const profileDir = settings.cpuProfile ? mkdtempSync(join(tmpdir(), 'blockyard-bench-profile-')) : undefined;
-  const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
-  const server = await startChildServer({
-    name: 'blockyard',
-    script: script('blockyard-server.ts'),
-    nodeFlags: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    startTimeoutMs: 60_000,
-    env: {
-      ...inherited,
-      BLOCKYARD_CONFIG: configFile,
-      BLOCKYARD_DATA_DIR: dataDir,
-      BLOCKYARD_HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BLOCKYARD_ADMIN_TOKEN: adminToken,
-    },
+async function startBlockyard(upstreamUrl: string): Promise<BlockyardService> {
+  const service = await startBlockyardService({
+    workDir,
+    adminToken,
+    upstream: { url: upstreamUrl },
+    cpuProfile: settings.cpuProfile,
+    ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
   });
-  children.push(server);
-  log(`blockyard at ${server.url}${profileDir ? ` (profiling into ${profileDir})` : ''}`);
-  return profileDir ? { server, profileDir } : { server };
+  children.push(service.server);
+  log(`blockyard at ${service.server.url}${service.profileDir ? ` (profiling into ${service.profileDir})` : ''}`);
+  return service;
 }
 
 function printProfile(dir: string, window: { fromUs: number; toUs: number }): void {

@@ -9,6 +9,8 @@ export interface BenchSettings {
   connections: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
+  /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
+  databaseUrl?: string;
 }
 
 export function readBenchSettings(env: Record<string, string | undefined> = process.env): BenchSettings {
@@ -18,6 +20,7 @@ export function readBenchSettings(env: Record<string, string | undefined> = proc
     latencyDurationS: seconds(env, 'BENCH_LATENCY_DURATION', 5),
     connections: 50,
     cpuProfile: env.BENCH_CPU_PROF === '1',
+    ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
   };
 }
 

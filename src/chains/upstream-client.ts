@@ -19,7 +19,7 @@ export class UpstreamError extends Error {
 
 export interface UpstreamClient {
   readonly url: string;
-  /** POSTs a JSON-RPC body and returns the upstream's JSON text unchanged. */
+  /** POSTs a JSON-RPC body and returns the upstream's JSON text unchanged ('' for a notification). */
   send(body: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -62,6 +62,8 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       }
       // Nodes answer JSON-RPC errors with 200 (or 4xx with a JSON-RPC body); 429 and 5xx mean the node
       // itself is in trouble.
+      // A notification (a call without id) gets no answer: 204, or 200 with an empty body.
+      if (response.statusCode < 300 && text.trim() === '') return '';
       if (response.statusCode === 429 || response.statusCode >= 500 || !looksLikeJson(text)) {
         throw new UpstreamError('http_status', `upstream answered HTTP ${response.statusCode}`, { status: response.statusCode });
       }

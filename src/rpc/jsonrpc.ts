@@ -2,6 +2,7 @@ import { AppError } from '../core/errors.ts';
 
 export type JsonRpcId = string | number | null;
 
+/** A call as the client sent it. Malformed calls are forwarded too, so treat `method` as a lookup key only. */
 export interface JsonRpcCall {
   jsonrpc: '2.0';
   id?: JsonRpcId;
@@ -64,34 +65,33 @@ export function parseRpcBody(text: string): ParsedRpcBody {
   throw new AppError('invalid_request', 'the body must be a JSON-RPC request object or a batch array');
 }
 
+/**
+ * A batch element that is not an object cannot be forwarded as a call: it gets the answer a node gives
+ * (`-32600 Invalid request`, id null). Every object is forwarded, even a malformed one (no method,
+ * wrong `jsonrpc`, bad `params` or id): the node judges it, so the answer is exactly the node's.
+ * Policy (scopes, node-control methods, compute units) still applies by method name; a call without a
+ * string method is charged the default and needs `rpc:read`.
+ */
 function checkCall(value: unknown): CheckedCall {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return invalid(null, 'invalid request: each call must be a JSON object');
+    return { ok: false, id: null, error: { code: jsonRpcErrorCodes.invalid_request, message: 'Invalid request' } };
   }
-  const call = value as Record<string, unknown>;
-  const id = isValidId(call.id) ? call.id : null;
-  if (call.id !== undefined && !isValidId(call.id))
-    return invalid(null, "invalid request: 'id' must be a string, a number or null");
-  if (call.jsonrpc !== '2.0') return invalid(id, 'invalid request: \'jsonrpc\' must be "2.0"');
-  if (call.method === undefined) return invalid(id, "invalid request: missing 'method'");
-  if (typeof call.method !== 'string' || call.method === '')
-    return invalid(id, "invalid request: 'method' must be a non-empty string");
-  if (call.params !== undefined && (call.params === null || typeof call.params !== 'object')) {
-    return {
-      ok: false,
-      id,
-      error: { code: jsonRpcErrorCodes.invalid_params, message: "invalid params: 'params' must be an array or an object" },
-    };
-  }
-  return { ok: true, call: call as unknown as JsonRpcCall };
+  return { ok: true, call: value as JsonRpcCall };
 }
 
-function isValidId(id: unknown): id is JsonRpcId {
-  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
-}
-
-function invalid(id: JsonRpcId, message: string): CheckedCall {
-  return { ok: false, id, error: { code: jsonRpcErrorCodes.invalid_request, message } };
+/**
+ * Whether a call is well formed JSON-RPC 2.0 with an id: only such calls may be answered from the
+ * cache or merged with others (a malformed one must get the node's own error).
+ */
+export function isCacheableCall(call: JsonRpcCall): boolean {
+  const { jsonrpc, id, method, params } = call as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  return (
+    jsonrpc === '2.0' &&
+    typeof method === 'string' &&
+    method !== '' &&
+    (id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) &&
+    (params === undefined || (params !== null && typeof params === 'object'))
+  );
 }
 
 /** A JSON-RPC error response, as JSON text. */

@@ -6,7 +6,7 @@ import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { type CheckedCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
+import { type CheckedCall, isCacheableCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
 import { isDevMethod, scopeForMethod } from './method-policy.ts';
 
 /** A request after policy: what to forward, what to answer at once, and what it costs. */
@@ -55,7 +55,7 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
 }
 
 /**
- * Forwards the plan upstream and returns the JSON text to answer with. A single call is forwarded as
+ * Forwards the plan upstream and returns the JSON text to answer with ('' when there is none: notifications). A single call is forwarded as
  * the client sent it; a batch's calls run concurrently and the answers keep the request's order.
  */
 export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan, rawBody: string): Promise<string> {
@@ -68,7 +68,9 @@ export async function forwardRpcRequest(deps: ForwardDeps, network: Network, pla
       checked.ok ? forwardOne(deps, network, checked, JSON.stringify(checked.call)) : rpcErrorText(checked.id, checked.error),
     ),
   );
-  return `[${answers.join(',')}]`;
+  // Notifications have no place in a batch's answer; a batch of only notifications has no answer at all.
+  const answered = answers.filter((answer) => answer !== '');
+  return answered.length === 0 ? '' : `[${answered.join(',')}]`;
 }
 
 export interface ForwardDeps {
@@ -86,7 +88,8 @@ async function forwardOne(
   const { chain, network: networkName } = network.config;
   deps.metrics.rpcCalls.inc({ chain, network: networkName, method: methodLabel(checked.call.method) });
   const send = (text: string) => sendUpstream(deps, network, checked, text);
-  return deps.rpcCache ? deps.rpcCache.forward(network, checked.call, body, send) : send(body);
+  // Notifications (no id) get no answer and malformed calls the node's own error: neither is cached or shared.
+  return deps.rpcCache && isCacheableCall(checked.call) ? deps.rpcCache.forward(network, checked.call, body, send) : send(body);
 }
 
 /** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */

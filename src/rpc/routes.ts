@@ -39,6 +39,7 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
         body: Type.Union([JsonRpcRequest, Type.Array(JsonRpcRequest, { minItems: 1, maxItems: maxBatchSize })]),
         response: {
           200: Type.Union([JsonRpcResponse, Type.Array(JsonRpcResponse)]),
+          204: Type.Null({ description: 'Only notifications (calls without id) were sent: no answer' }),
           ...errorResponses(400, 401, 403, 404, 413, 429),
         },
       },
@@ -63,6 +64,7 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
       }
       await chargeRequest(deps, reply, principal, plan.computeUnits);
       const answer = await forwardRpcRequest(deps, network, plan, rawBody);
+      if (answer === '') return reply.code(204).send();
       return reply.type('application/json').send(answer);
     },
   );

@@ -73,7 +73,10 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
   // Local calls last, synchronously before the answer goes out: a new subscription's first item
   // can then never reach the client before the subscription id does.
   const answers = calls.map((checked, i) => (checked.ok && isLocal(checked) ? deps.answerLocal(checked.call) : forwarded[i]!));
-  return parsed.batch ? `[${answers.join(',')}]` : answers[0]!;
+  if (!parsed.batch) return answers[0]!;
+  // Notifications get no answer: none in the batch, and no message at all for a batch of only them.
+  const answered = answers.filter((answer) => answer !== '');
+  return answered.length === 0 ? '' : `[${answered.join(',')}]`;
 }
 
 const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;

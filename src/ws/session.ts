@@ -112,7 +112,10 @@ export function startSession(deps: SessionDeps): Session {
   ws.on('message', (data) => {
     wsMetrics.messagesIn.inc();
     const text = (data as Buffer).toString('utf8');
-    answerMessage({ ...deps, answerLocal }, text).then(send, (error: unknown) => {
+    const reply = (answer: string) => {
+      if (answer !== '') send(answer);
+    };
+    answerMessage({ ...deps, answerLocal }, text).then(reply, (error: unknown) => {
       deps.logger.error({ err: error, chain: network.config.chain, network: network.config.network }, 'WebSocket message failed');
       send(
         rpcErrorText(null, { code: jsonRpcErrorCodes.internal_error, message: 'internal error; retry with exponential backoff' }),

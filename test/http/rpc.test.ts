@@ -69,24 +69,33 @@ describe('JSON-RPC passthrough', () => {
     }
   });
 
-  it('runs a batch and keeps the request order, with per-call errors', async () => {
-    const response = await t.rpc(key, [
+  it("runs a batch and keeps the request order; malformed calls get the node's own answer", async () => {
+    const batch = [
       { jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },
       { jsonrpc: '2.0', id: 'b' },
       { jsonrpc: '2.0', id: 'c', method: 'eth_blockNumber', params: [] },
       42,
       { jsonrpc: '1.0', id: 'e', method: 'eth_chainId' },
       { jsonrpc: '2.0', id: 'f', method: 'eth_chainId', params: 'nope' },
-    ]);
+    ];
+    const response = await t.rpc(key, batch);
     expect(response.status).toBe(200);
     const answers = (await response.json()) as { id: unknown; result?: string; error?: { code: number; message: string } }[];
     expect(answers.map((a) => a.id)).toEqual(['a', 'b', 'c', null, 'e', 'f']);
     expect(answers[0]!.result).toBe('0x7a69');
-    expect(answers[1]!.error).toEqual({ code: -32600, message: "invalid request: missing 'method'" });
     expect(answers[2]!.result).toMatch(/^0x/);
-    expect(answers[3]!.error!.code).toBe(-32600);
-    expect(answers[4]!.error!.code).toBe(-32600);
-    expect(answers[5]!.error!.code).toBe(-32602);
+    for (const index of [1, 3, 4, 5]) {
+      expect(answers[index]!.error, `call ${index}`).toEqual({ code: -32600, message: 'Invalid request' });
+    }
+    // Each malformed object is answered by the node itself: the same as anvil answers it alone.
+    for (const index of [1, 4, 5]) {
+      const direct = await fetch(t.anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(batch[index]),
+      });
+      expect(answers[index]).toEqual(await direct.json());
+    }
   });
 
   it('inside a batch, a call without its scope gets its own error and the others run', async () => {
@@ -105,11 +114,18 @@ describe('JSON-RPC passthrough', () => {
   it('a single call without method is a JSON-RPC -32600 error', async () => {
     const response = await t.rpc(key, { jsonrpc: '2.0', id: 9, params: [] });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
-      jsonrpc: '2.0',
-      id: 9,
-      error: { code: -32600, message: "invalid request: missing 'method'" },
-    });
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid request' } });
+  });
+
+  it('a notification (no id) gets no answer: 204 alone, left out of a batch', async () => {
+    const alone = await t.rpc(key, { jsonrpc: '2.0', method: 'eth_chainId', params: [] });
+    expect(alone.status).toBe(204);
+    expect(await alone.text()).toBe('');
+    const batch = await t.rpc(key, [
+      { jsonrpc: '2.0', method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+    ]);
+    expect(await batch.json()).toEqual([{ jsonrpc: '2.0', id: 2, result: '0x7a69' }]);
   });
 
   it.each([

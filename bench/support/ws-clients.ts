@@ -1,0 +1,132 @@
+// A load-generator process for bench/ws.ts: opens N WebSocket clients, each subscribed to newHeads,
+// records when each head reaches each client, and reports over IPC. Exits when its parent goes away
+// or after BENCH_WS_CLIENT_MAX_MS, whichever comes first.
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { type ClientsReport, type FromClients, monotonicUs, type ToClients } from './ws-protocol.ts';
+
+const maxLifeMs = Number(process.env.BENCH_WS_CLIENT_MAX_MS ?? 600_000);
+const numberField = /"number":"(0x[0-9a-fA-F]+)"/;
+
+interface Client {
+  ws: WebSocket;
+  receipts: number[];
+}
+
+const clients: Client[] = [];
+const closes: number[] = [];
+let unexpected = 0;
+let measuring = false;
+let handlerUs = 0;
+let eluStart: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+
+const send = (message: FromClients) => process.send?.(message);
+const exit = (code: number) => {
+  for (const client of clients) client.ws.terminate();
+  process.exit(code);
+};
+process.on('disconnect', () => exit(0));
+process.on('SIGINT', () => exit(130));
+process.on('SIGTERM', () => exit(143));
+setTimeout(() => exit(1), maxLifeMs).unref();
+
+process.on('message', (message: ToClients) => {
+  switch (message.type) {
+    case 'connect':
+      void connectAll(message).then(send);
+      return;
+    case 'measure':
+      for (const client of clients) client.receipts.length = 0;
+      unexpected = 0;
+      handlerUs = 0;
+      measuring = true;
+      eluStart = performance.eventLoopUtilization();
+      return;
+    case 'report':
+      send(report());
+      return;
+  }
+});
+
+function report(): ClientsReport {
+  const elu = eluStart ? performance.eventLoopUtilization(eluStart).utilization : Number.NaN;
+  return {
+    type: 'report',
+    receipts: clients.map((client) => client.receipts),
+    closes: [...closes],
+    unexpected,
+    eventLoopUse: elu,
+    handlerMs: handlerUs / 1000,
+  };
+}
+
+async function connectAll(options: Extract<ToClients, { type: 'connect' }>): Promise<FromClients> {
+  const started = Date.now();
+  const errors: string[] = [];
+  let next = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (next < options.count) {
+      next++;
+      try {
+        clients.push(await connectOne(options.url, options.timeoutMs));
+      } catch (error) {
+        failed++;
+        if (errors.length < 5) errors.push((error as Error).message);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, options.count) }, worker));
+  return { type: 'ready', subscribed: clients.length, failed, errors, ms: Date.now() - started };
+}
+
+/** Opens one client and subscribes it to newHeads; rejects after `timeoutMs`. */
+function connectOne(url: string, timeoutMs: number): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs });
+    const client: Client = { ws, receipts: [] };
+    let subscribed = false;
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`not subscribed within ${timeoutMs} ms`));
+    }, timeoutMs);
+    ws.on('unexpected-response', (_request, response) => {
+      clearTimeout(timer);
+      reject(new Error(`upgrade answered ${response.statusCode}`));
+      ws.terminate();
+    });
+    ws.on('error', (error) => {
+      clearTimeout(timer);
+      if (!subscribed) reject(error);
+    });
+    ws.on('close', (code) => {
+      clearTimeout(timer);
+      if (subscribed) closes.push(code);
+      else reject(new Error(`closed with ${code} before subscribing`));
+    });
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    });
+    ws.on('message', (data) => {
+      const receivedUs = monotonicUs();
+      const text = (data as Buffer).toString('utf8');
+      if (!subscribed) {
+        const answer = JSON.parse(text) as { id?: unknown; result?: unknown };
+        if (answer.id === 1 && typeof answer.result === 'string') {
+          subscribed = true;
+          clearTimeout(timer);
+          resolve(client);
+        } else {
+          clearTimeout(timer);
+          reject(new Error(`eth_subscribe answered ${text.slice(0, 200)}`));
+          ws.terminate();
+        }
+        return;
+      }
+      const match = numberField.exec(text);
+      if (match && text.includes('"eth_subscription"')) client.receipts.push(Number.parseInt(match[1]!, 16), receivedUs);
+      else unexpected++;
+      if (measuring) handlerUs += monotonicUs() - receivedUs;
+    });
+  });
+}

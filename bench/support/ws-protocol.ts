@@ -1,0 +1,37 @@
+// Messages between bench/ws.ts and its load-generator processes (bench/support/ws-clients.ts), over IPC.
+
+export type ToClients =
+  | { type: 'connect'; url: string; count: number; concurrency: number; timeoutMs: number }
+  /** Starts the measured window: receipts before it are dropped, event-loop use is counted from here. */
+  | { type: 'measure' }
+  | { type: 'report' };
+
+export interface ClientsReady {
+  type: 'ready';
+  subscribed: number;
+  failed: number;
+  /** The first few failure reasons. */
+  errors: string[];
+  ms: number;
+}
+
+export interface ClientsReport {
+  type: 'report';
+  /** Per client, flattened pairs [block number, receipt time in monotonic microseconds]. */
+  receipts: number[][];
+  /** Connections that closed or failed after subscribing, with the close code. */
+  closes: number[];
+  /** Messages that were neither the subscription answer nor a newHeads item. */
+  unexpected: number;
+  /** Event-loop utilization of this process during the measured window, 0-1. */
+  eventLoopUse: number;
+  /** Time spent in this process's message handlers during the measured window, ms. */
+  handlerMs: number;
+}
+
+export type FromClients = ClientsReady | ClientsReport;
+
+/** Monotonic microseconds, comparable across processes on one Linux machine (CLOCK_MONOTONIC). */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}

@@ -1,0 +1,31 @@
+/** WebSocket benchmark knobs from the environment, with defaults and bounds. */
+export interface WsBenchSettings {
+  /** Subscribed clients (BENCH_WS_CLIENTS). */
+  clients: number;
+  /** Load-generator processes the clients are split over (BENCH_WS_PROCESSES). */
+  processes: number;
+  /** Blocks mined in the measured window (BENCH_WS_BLOCKS). */
+  blocks: number;
+  /** Milliseconds between evm_mine calls (BENCH_WS_INTERVAL_MS). */
+  intervalMs: number;
+  /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
+  databaseUrl?: string;
+}
+
+export function readWsBenchSettings(env: Record<string, string | undefined> = process.env): WsBenchSettings {
+  return {
+    clients: whole(env, 'BENCH_WS_CLIENTS', 1_000, 1, 5_000),
+    processes: whole(env, 'BENCH_WS_PROCESSES', 2, 1, 4),
+    blocks: whole(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
+    intervalMs: whole(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
+    ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
+  };
+}
+
+function whole(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number, ${min}-${max}`);
+  return value;
+}
