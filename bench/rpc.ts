@@ -9,12 +9,11 @@ import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
 import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { type ChildServer, startChildServer } from './support/child-server.ts';
-import { largestProfile, summarizeProfile } from './support/cpu-profile.ts';
 import { type Measured, measure } from './support/measure.ts';
+import { printProfile } from './support/print-profile.ts';
 import { formatReport, type PendingRow } from './support/report.ts';
 import { readBenchSettings } from './support/settings.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const script = (name: string) => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
 const adminToken = 'bench-admin-token-0123456789abcdef';
 /** Never cached (the node's version may change): every call reaches anvil. */
@@ -90,7 +89,7 @@ try {
   const blockyard = await startBlockyard(devnet.url);
   const key = await createBenchKey(blockyard.server.url, adminToken);
   const rpcUrl = `${blockyard.server.url}/v1/rpc/ethereum/devnet`;
-  const windowFromUs = monotonicUs();
+  const missFromUs = monotonicUs();
   results.push(
     await measure(
       { name: names.miss, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: missBody, pid: blockyard.server.pid },
@@ -98,6 +97,7 @@ try {
       log,
     ),
   );
+  const hitFromUs = monotonicUs();
   results.push(
     await measure(
       { name: names.hit, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: hitBody, pid: blockyard.server.pid },
@@ -105,7 +105,7 @@ try {
       log,
     ),
   );
-  const windowToUs = monotonicUs();
+  const hitToUs = monotonicUs();
   await blockyard.server.stop();
 
   console.log('');
@@ -116,10 +116,14 @@ try {
       baseline: names.hello,
       direct: names.anvil,
       proxied: names.miss,
+      cached: names.hit,
       connections: settings.connections,
     }),
   );
-  if (blockyard.profileDir) printProfile(blockyard.profileDir, { fromUs: windowFromUs, toUs: windowToUs });
+  if (blockyard.profileDir) {
+    printProfile(blockyard.profileDir, { fromUs: missFromUs, toUs: hitFromUs }, log, names.miss);
+    printProfile(blockyard.profileDir, { fromUs: hitFromUs, toUs: hitToUs }, log, names.hit);
+  }
 } finally {
   await cleanup();
   clearTimeout(watchdog);
@@ -136,31 +140,6 @@ async function startBlockyard(upstreamUrl: string): Promise<BlockyardService> {
   children.push(service.server);
   log(`blockyard at ${service.server.url}${service.profileDir ? ` (profiling into ${service.profileDir})` : ''}`);
   return service;
-}
-
-function printProfile(dir: string, window: { fromUs: number; toUs: number }): void {
-  const file = largestProfile(dir);
-  if (!file) {
-    log(`no .cpuprofile in ${dir}`);
-    return;
-  }
-  const summary = summarizeProfile(file, root, window);
-  console.log('');
-  console.log(`blockyard CPU profile: ${file}`);
-  console.log(
-    `top self time ${summary.windowed ? 'during the load' : 'over the whole process life'} (${summary.totalMs.toFixed(0)} ms sampled):`,
-  );
-  console.log(
-    `  by origin: ${summary.byOrigin
-      .slice(0, 10)
-      .map((entry) => `${entry.origin} ${(entry.share * 100).toFixed(1)}%`)
-      .join(', ')}`,
-  );
-  for (const entry of summary.top) {
-    console.log(
-      `  ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.ms.toFixed(0).padStart(6)} ms  ${entry.name}  ${entry.location}`,
-    );
-  }
 }
 
 function monotonicUs(): number {

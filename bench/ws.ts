@@ -1,6 +1,6 @@
 // WebSocket fan-out benchmark: N clients subscribed to newHeads through Blockyard, blocks mined on
 // anvil, the delay of each head to each subscriber. Run: npm run bench:ws
-// (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_DATABASE_URL)
+// (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
 import { createBenchKey } from './support/admin.ts';
 import { anvilCall } from './support/anvil-rpc.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
+import { printProfile } from './support/print-profile.ts';
 import { readRssMiB, sampleRss } from './support/rss.ts';
 import { type LoadProcess, startLoadProcesses } from './support/ws-load.ts';
 import { monotonicUs } from './support/ws-protocol.ts';
@@ -72,10 +73,11 @@ try {
     workDir,
     adminToken,
     upstream: { url: devnet.url, ws_url: devnet.wsUrl },
+    cpuProfile: settings.cpuProfile,
     ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
   });
-  const { server } = blockyard;
-  log(`blockyard at ${server.url}`);
+  const { server, profileDir } = blockyard;
+  log(`blockyard at ${server.url}${profileDir ? ` (profiling into ${profileDir})` : ''}`);
   const key = await createBenchKey(server.url, adminToken);
   const idleMiB = readRssMiB(server.pid);
   const rss = sampleRss(server.pid);
@@ -105,6 +107,7 @@ try {
   const startNumber = Number.parseInt(String(await anvilCall(devnet.url, 'eth_blockNumber')), 16);
   log(`mining ${settings.blocks} blocks from ${startNumber + 1}`);
   const heads: MinedHead[] = [];
+  const windowFromUs = monotonicUs();
   for (let index = 1; index <= settings.blocks; index++) {
     const sentUs = monotonicUs();
     await anvilCall(devnet.url, 'evm_mine');
@@ -113,6 +116,7 @@ try {
     const elapsedMs = (monotonicUs() - sentUs) / 1000;
     await sleep(Math.max(0, settings.intervalMs - elapsedMs));
   }
+  const windowToUs = monotonicUs();
   await sleep(settleMs);
   const reports = await Promise.all(loaders.map((loader) => loader.report(30_000)));
   const maxMiB = rss.stop();
@@ -126,6 +130,12 @@ try {
   console.log('');
   console.log(summary.text);
   if (summary.missed > 0) process.exitCode = 1;
+  if (profileDir) {
+    // The profile is written when the process exits.
+    await Promise.allSettled(loaders.map((loader) => loader.stop()));
+    await server.stop();
+    printProfile(profileDir, { fromUs: windowFromUs, toUs: windowToUs }, log);
+  }
 } catch (error) {
   log(`failed: ${(error as Error).message}`);
   process.exitCode = 1;

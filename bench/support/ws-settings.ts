@@ -8,6 +8,8 @@ export interface WsBenchSettings {
   blocks: number;
   /** Milliseconds between evm_mine calls (BENCH_WS_INTERVAL_MS). */
   intervalMs: number;
+  /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
+  cpuProfile: boolean;
   /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
   databaseUrl?: string;
 }
@@ -18,6 +20,7 @@ export function readWsBenchSettings(env: Record<string, string | undefined> = pr
     processes: whole(env, 'BENCH_WS_PROCESSES', 2, 1, 4),
     blocks: whole(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
     intervalMs: whole(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
+    cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
   };
 }
