@@ -1,7 +1,7 @@
 // JSON-RPC proxy benchmark: direct anvil, a bare Fastify route and Blockyard, one run, one anvil.
 // Run: npm run bench:rpc   (BENCH_DURATION, BENCH_WARMUP, BENCH_LATENCY_DURATION seconds; BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -12,6 +12,7 @@ import { type ChildServer, startChildServer } from './support/child-server.ts';
 import { type Measured, measure } from './support/measure.ts';
 import { printProfile } from './support/print-profile.ts';
 import { formatReport, type PendingRow } from './support/report.ts';
+import { describeMachine, guardRun } from './support/run-guard.ts';
 import { readBenchSettings } from './support/settings.ts';
 
 const script = (name: string) => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
@@ -48,24 +49,10 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-process.once('SIGINT', () => {
-  log('interrupted: stopping the child processes');
-  void cleanup().finally(() => process.exit(130));
-});
-const watchdog = setTimeout(() => {
-  log(`did not finish within ${deadlineMs / 1000} s: stopping`);
-  void cleanup().finally(() => process.exit(1));
-}, deadlineMs);
-watchdog.unref();
+const disarm = guardRun({ deadlineMs, cleanup, log });
 
 try {
-  const cpu = cpus();
-  console.log(
-    `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, ` +
-      `load average ${loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')}`,
-  );
+  console.log(describeMachine());
   console.log(
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
       `1 connection for ${settings.latencyDurationS} s; POST web3_clientVersion (direct, miss), eth_chainId (hit); ` +
@@ -126,7 +113,7 @@ try {
   }
 } finally {
   await cleanup();
-  clearTimeout(watchdog);
+  disarm();
 }
 
 async function startBlockyard(upstreamUrl: string): Promise<BlockyardService> {

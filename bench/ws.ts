@@ -2,7 +2,7 @@
 // anvil, the delay of each head to each subscriber. Run: npm run bench:ws
 // (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -12,6 +12,7 @@ import { anvilCall } from './support/anvil-rpc.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { printProfile } from './support/print-profile.ts';
 import { readRssMiB, sampleRss } from './support/rss.ts';
+import { describeMachine, guardRun } from './support/run-guard.ts';
 import { type LoadProcess, startLoadProcesses } from './support/ws-load.ts';
 import { monotonicUs } from './support/ws-protocol.ts';
 import { type MinedHead, summarizeWsRun } from './support/ws-report.ts';
@@ -43,24 +44,10 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-process.once('SIGINT', () => {
-  log('interrupted: stopping the child processes');
-  void cleanup().finally(() => process.exit(130));
-});
-const watchdog = setTimeout(() => {
-  log(`did not finish within ${deadlineMs / 1000} s: stopping`);
-  void cleanup().finally(() => process.exit(1));
-}, deadlineMs);
-watchdog.unref();
+const disarm = guardRun({ deadlineMs, cleanup, log });
 
 try {
-  const cpu = cpus();
-  console.log(
-    `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, ` +
-      `load average ${loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')}`,
-  );
+  console.log(describeMachine());
   console.log(
     `settings: ${settings.clients} clients over ${settings.processes} load process(es), eth_subscribe newHeads; ` +
       `${settings.blocks} blocks, one evm_mine every ${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; ` +
@@ -141,5 +128,5 @@ try {
   process.exitCode = 1;
 } finally {
   await cleanup();
-  clearTimeout(watchdog);
+  disarm();
 }
