@@ -1,8 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { type ChainConfig, type ChainEntry, type Config, type Settings, SettingsSchema } from './schema.ts';
+import {
+  type ChainConfig,
+  type ChainEntry,
+  type Config,
+  type NftsConfig,
+  type Settings,
+  SettingsSchema,
+  type TokensConfig,
+} from './schema.ts';
 
 /** A setting that stops the start; the message names the setting and where it came from. */
 export class ConfigError extends Error {
@@ -29,7 +37,7 @@ export interface ConfigFlags {
   'block-time'?: string;
 }
 
-type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains'> | 'block_time_s';
+type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts'> | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
 const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = {
@@ -97,13 +105,14 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   if (typeof raw.roles === 'string') raw.roles = raw.roles.split(',').map((role) => role.trim());
 
   for (const key of Object.keys(file)) {
-    if (!(key in sources) && key !== 'devnet' && key !== 'chains') {
+    if (!(key in sources) && !fileOnlySections.has(key)) {
       throw new ConfigError(`${key} (in ${configFile})`, 'unknown setting');
     }
   }
   const settings: Record<string, unknown> = { ...raw, devnet: { block_time_s: raw.block_time_s } };
   delete settings.block_time_s;
-  if (file.chains !== undefined) settings.chains = file.chains;
+  for (const section of fileOnlySections)
+    if (section !== 'devnet' && file[section] !== undefined) settings[section] = file[section];
 
   if (!validateSettings(settings)) {
     throw settingError(validateSettings.errors?.[0], origin, configFile);
@@ -121,9 +130,40 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     logLevel: settings.log_level,
     roles: settings.roles,
     chains,
+    tokens: buildTokens(settings, configFile, cwd),
+    nfts: buildNfts(settings),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
+}
+
+/** Sections only the YAML file sets (no flag or variable). */
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts']);
+
+function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {
+  const tokens = settings.tokens ?? {};
+  const prices = [
+    ...(tokens.prices ?? []).map((entry) => ({ ...entry, contract: entry.contract.toLowerCase() })),
+    ...(tokens.price_feeds ?? []).map((entry) => ({
+      ...entry,
+      contract: entry.contract.toLowerCase(),
+      aggregator: entry.aggregator.toLowerCase(),
+    })),
+  ];
+  // A relative token list path is relative to the file that names it.
+  const base = configFile ? dirname(resolve(cwd, configFile)) : cwd;
+  return { prices, tokenList: tokens.token_list ? resolve(base, tokens.token_list) : undefined };
+}
+
+function buildNfts(settings: Settings): NftsConfig {
+  const nfts = settings.nfts ?? {};
+  const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+  return {
+    ipfsGateway: withSlash(nfts.ipfs_gateway ?? 'https://ipfs.io/ipfs/'),
+    arweaveGateway: withSlash(nfts.arweave_gateway ?? 'https://arweave.net/'),
+    metadataTimeoutMs: nfts.metadata_timeout_ms ?? 5000,
+    metadataMaxBytes: nfts.metadata_max_bytes ?? 1024 * 1024,
+  };
 }
 
 function buildChains(settings: Settings, fileName: string): ChainConfig[] {

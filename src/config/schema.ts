@@ -51,6 +51,41 @@ export const ChainEntry = Type.Object(
 );
 export type ChainEntry = Static<typeof ChainEntry>;
 
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+const PriceTarget = {
+  chain: Identifier,
+  network: Type.Optional(Identifier),
+  contract: Address,
+};
+
+/** YAML `tokens:` section: where USD prices and logos come from. */
+export const TokenSettings = Type.Object(
+  {
+    /** Fixed USD prices, e.g. for stablecoins or a devnet's sample token. */
+    prices: Type.Optional(
+      Type.Array(
+        Type.Object({ ...PriceTarget, usd: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }) }, { additionalProperties: false }),
+      ),
+    ),
+    /** Chainlink-style aggregators (latestRoundData + decimals) on the same network as the token. */
+    price_feeds: Type.Optional(Type.Array(Type.Object({ ...PriceTarget, aggregator: Address }, { additionalProperties: false }))),
+    /** A token list file (tokenlists.org format) for logos. */
+    token_list: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** YAML `nfts:` section: how NFT metadata is fetched. */
+export const NftSettings = Type.Object(
+  {
+    ipfs_gateway: Type.Optional(Type.String({ pattern: '^https?://' })),
+    arweave_gateway: Type.Optional(Type.String({ pattern: '^https?://' })),
+    metadata_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    metadata_max_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 /** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
 export const SettingsSchema = Type.Object(
   {
@@ -65,6 +100,8 @@ export const SettingsSchema = Type.Object(
     roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
     devnet: Type.Object({ block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) }, { additionalProperties: false }),
     chains: Type.Optional(Type.Array(ChainEntry)),
+    tokens: Type.Optional(TokenSettings),
+    nfts: Type.Optional(NftSettings),
   },
   { additionalProperties: false },
 );
@@ -99,6 +136,30 @@ export interface ChainConfig {
   readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
 }
 
+/** Where a token's USD price comes from: a fixed value or an on-chain aggregator. */
+export interface TokenPriceConfig {
+  readonly chain: string;
+  /** Absent: every network of the chain. */
+  readonly network?: string;
+  /** Lower-case. */
+  readonly contract: string;
+  readonly usd?: string;
+  readonly aggregator?: string;
+}
+
+export interface TokensConfig {
+  readonly prices: readonly TokenPriceConfig[];
+  readonly tokenList?: string;
+}
+
+export interface NftsConfig {
+  /** Base URL that `ipfs://CID/path` is appended to, ending in '/'. */
+  readonly ipfsGateway: string;
+  readonly arweaveGateway: string;
+  readonly metadataTimeoutMs: number;
+  readonly metadataMaxBytes: number;
+}
+
 export interface Config {
   readonly mode: 'development' | 'production';
   readonly host: string;
@@ -111,6 +172,8 @@ export interface Config {
   readonly logLevel: Settings['log_level'];
   readonly roles: readonly Role[];
   readonly chains: readonly ChainConfig[];
+  readonly tokens: TokensConfig;
+  readonly nfts: NftsConfig;
   /** Where the YAML file was read from, if any. */
   readonly configFile?: string;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
 import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys.ts';
+import * as chainIndex from './migrations/2026-11-23T1300-chain-index.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -7,6 +8,7 @@ import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys
  */
 const migrations: Record<string, Migration> = {
   '2026-11-23T1000-accounts-and-keys': accountsAndKeys,
+  '2026-11-23T1300-chain-index': chainIndex,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

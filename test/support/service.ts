@@ -46,6 +46,8 @@ export async function startTestService(
     logDestination?: DestinationStream;
     logLevel?: string;
     chains?: unknown[];
+    /** The chains to configure, given the test anvil's URL (e.g. to turn its indexer on). */
+    chainsFor?: (anvilUrl: string) => unknown[];
     /** Another test service whose database and anvil this one shares (a second process of one deployment). */
     sharing?: TestService;
   } = {},
@@ -55,7 +57,7 @@ export async function startTestService(
   const [anvil, database] = shared
     ? [shared.anvil, shared.database]
     : await Promise.all([startTestAnvil(), createTestDatabase()]);
-  const chains = options.chains ?? [
+  const chains = options.chains ?? options.chainsFor?.(anvil.url) ?? [
     { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvil.url }] },
     { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
   ];

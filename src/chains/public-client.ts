@@ -1,0 +1,45 @@
+import { type Chain, createPublicClient, custom, defineChain, type PublicClient } from 'viem';
+import type { Network } from './registry.ts';
+
+/** Multicall3's address on every chain that has it; the embedded devnet gets it at start. */
+export const multicall3Address = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
+
+/** A JSON-RPC error answered by the node (a revert, invalid params), kept with its code and data for viem. */
+class NodeRpcError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'NodeRpcError';
+  }
+}
+
+let nextId = 1;
+
+/**
+ * A viem public client whose requests go through the network's upstream pool (routing, failover,
+ * breakers), for the service's own reads: `readContract`, `multicall`, `getBlock`.
+ */
+export function publicClientFor(network: Network): PublicClient {
+  const chain: Chain = defineChain({
+    id: network.config.chainId,
+    name: `${network.config.chain}/${network.config.network}`,
+    nativeCurrency: { name: network.config.nativeSymbol, symbol: network.config.nativeSymbol, decimals: 18 },
+    rpcUrls: { default: { http: [] } },
+    contracts: { multicall3: { address: multicall3Address } },
+  });
+  const transport = custom(
+    {
+      async request({ method, params }: { method: string; params?: unknown }) {
+        const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }));
+        const answer = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+        if (answer.error) throw new NodeRpcError(answer.error.message, answer.error.code, answer.error.data);
+        return answer.result;
+      },
+    },
+    { retryCount: 0 },
+  );
+  return createPublicClient({ chain, transport, batch: { multicall: false } }) as PublicClient;
+}

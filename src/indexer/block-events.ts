@@ -1,0 +1,120 @@
+import type { ChainEventType } from '../events/chain-event.ts';
+import type { BlockFacts } from './decode-block.ts';
+
+/** An event before it has a sequence number: what the store inserts. */
+export interface PendingEvent {
+  type: ChainEventType;
+  blockNumber: number;
+  blockHash: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events of one block, in a fixed order: the block, its transactions, logs, then each kind of
+ * transfer. uint256 values are decimal strings (JSON has no integers that large). Shapes: docs/chain-events.md.
+ */
+export function blockEvents(facts: BlockFacts): PendingEvent[] {
+  const at = { blockNumber: facts.number, blockHash: facts.hash };
+  const events: PendingEvent[] = [
+    {
+      type: 'block',
+      ...at,
+      data: {
+        number: facts.number,
+        hash: facts.hash,
+        parent_hash: facts.parentHash,
+        timestamp: facts.timestamp.toISOString(),
+        gas_used: facts.gasUsed.toString(),
+        transaction_count: facts.transactions.length,
+      },
+    },
+  ];
+  for (const tx of facts.transactions) {
+    events.push({
+      type: 'transaction',
+      ...at,
+      data: {
+        hash: tx.hash,
+        index: tx.index,
+        from: tx.from,
+        to: tx.to,
+        value: tx.value.toString(),
+        status: tx.status === 1 ? 'success' : 'reverted',
+        contract_created: tx.contractCreated,
+      },
+    });
+  }
+  for (const log of facts.logs) {
+    events.push({
+      type: 'log',
+      ...at,
+      data: {
+        address: log.address,
+        topics: log.topics,
+        data: log.data,
+        log_index: log.logIndex,
+        transaction_hash: log.transactionHash,
+        transaction_index: log.transactionIndex,
+      },
+    });
+  }
+  for (const transfer of facts.tokenTransfers) {
+    events.push({
+      type: 'token_transfer',
+      ...at,
+      data: {
+        contract: transfer.contract,
+        from: transfer.from,
+        to: transfer.to,
+        value: transfer.value.toString(),
+        log_index: transfer.logIndex,
+        transaction_hash: transfer.transactionHash,
+      },
+    });
+  }
+  for (const transfer of facts.nftTransfers) {
+    events.push({
+      type: 'nft_transfer',
+      ...at,
+      data: {
+        contract: transfer.contract,
+        standard: transfer.standard,
+        operator: transfer.operator,
+        from: transfer.from,
+        to: transfer.to,
+        token_id: transfer.tokenId.toString(),
+        amount: transfer.amount.toString(),
+        log_index: transfer.logIndex,
+        batch_index: transfer.batchIndex,
+        transaction_hash: transfer.transactionHash,
+      },
+    });
+  }
+  for (const transfer of facts.nativeTransfers) {
+    events.push({
+      type: 'native_transfer',
+      ...at,
+      data: {
+        from: transfer.from,
+        to: transfer.to,
+        value: transfer.value.toString(),
+        transaction_hash: transfer.transactionHash,
+      },
+    });
+  }
+  for (const transfer of facts.internalTransfers) {
+    events.push({
+      type: 'internal_transfer',
+      ...at,
+      data: {
+        from: transfer.from,
+        to: transfer.to,
+        value: transfer.value.toString(),
+        call_type: transfer.callType,
+        trace_path: transfer.tracePath,
+        transaction_hash: transfer.transactionHash,
+      },
+    });
+  }
+  return events;
+}

@@ -1,0 +1,59 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface IndexerMetrics {
+  readonly indexedBlock: Gauge<'network'>;
+  readonly headBlock: Gauge<'network'>;
+  readonly blocksIndexed: Counter<'network'>;
+  readonly transfersIndexed: Counter<'network' | 'kind'>;
+  readonly reorgs: Counter<'network'>;
+  readonly blocksRolledBack: Counter<'network'>;
+  readonly errors: Counter<'network'>;
+}
+
+/** Created once per process and shared by every network's indexer (the label tells them apart). */
+export function createIndexerMetrics(registry: Registry): IndexerMetrics {
+  return {
+    indexedBlock: new Gauge({
+      name: 'blockyard_indexer_indexed_block',
+      help: 'Newest indexed block',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    headBlock: new Gauge({
+      name: 'blockyard_indexer_head_block',
+      help: 'Upstream head the indexer last saw',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    blocksIndexed: new Counter({
+      name: 'blockyard_indexer_blocks_total',
+      help: 'Blocks indexed',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    transfersIndexed: new Counter({
+      name: 'blockyard_indexer_transfers_total',
+      help: 'Transfers indexed, by kind (token, nft, native, internal)',
+      labelNames: ['network', 'kind'],
+      registers: [registry],
+    }),
+    reorgs: new Counter({
+      name: 'blockyard_indexer_reorgs_total',
+      help: 'Reorgs handled',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    blocksRolledBack: new Counter({
+      name: 'blockyard_indexer_blocks_rolled_back_total',
+      help: 'Blocks undone by reorgs',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'blockyard_indexer_errors_total',
+      help: 'Failed index rounds (retried with backoff)',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,233 @@
+import type { Logger } from 'pino';
+import type { Network } from '../chains/registry.ts';
+import type { ChainEventBus } from '../events/chain-event.ts';
+import { type ChainReader, createChainReader } from './chain-reader.ts';
+import { type BlockFacts, decodeBlock } from './decode-block.ts';
+import { findCommonAncestor } from './find-ancestor.ts';
+import type { IndexerMetrics } from './indexer-metrics.ts';
+import { createProgressTracker } from './progress.ts';
+import type { IndexStore, StoredBlock } from './store.ts';
+
+export interface IndexerOptions {
+  network: Network;
+  store: IndexStore;
+  bus: ChainEventBus;
+  logger: Logger;
+  metrics: IndexerMetrics;
+  /** Blocks per batched upstream request (and per database transaction at most `batchBlocks * concurrency`). */
+  batchBlocks?: number;
+  /** Batched requests in flight during a backfill. */
+  concurrency?: number;
+  /** Head poll interval; default from the chain's block time. */
+  pollMs?: number;
+  /** How often progress is logged and saved for `blockyard index status`. */
+  progressIntervalMs?: number;
+  reader?: ChainReader;
+}
+
+export interface Indexer {
+  readonly network: string;
+  start(): void;
+  /** Stops after the round in progress (a transaction is never cut in half). */
+  stop(): Promise<void>;
+  /** Resolves once the index holds `block` (default: the upstream's head at the time of the call). */
+  waitFor(block?: number, timeoutMs?: number): Promise<void>;
+  tip(): StoredBlock | undefined;
+}
+
+const defaultBatchBlocks = 25;
+const defaultConcurrency = 4;
+const maxBackoffMs = 30_000;
+
+export function networkKey(network: Network): string {
+  return `${network.config.chain}/${network.config.network}`;
+}
+
+/** Follows one EVM network's head into the index: backfill, then block by block, undoing reorgs. */
+export function createIndexer(options: IndexerOptions): Indexer {
+  const { network, store, bus, metrics } = options;
+  const key = networkKey(network);
+  const logger = options.logger.child({ component: 'indexer', network: key });
+  const reader = options.reader ?? createChainReader({ send: (body) => network.upstream.send(body) });
+  const batchBlocks = options.batchBlocks ?? defaultBatchBlocks;
+  const concurrency = options.concurrency ?? defaultConcurrency;
+  const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
+  const startBlock = network.config.indexer.startBlock;
+  const finalityDepth = network.config.finalityDepth;
+  const progress = createProgressTracker({
+    network: key,
+    store,
+    logger,
+    intervalMs: options.progressIntervalMs ?? 10_000,
+    finalityDepth,
+  });
+
+  let tip: StoredBlock | undefined;
+  let head = -1;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const waiters = new Set<{ block: number; resolve: () => void }>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  function settleWaiters() {
+    for (const waiter of waiters) {
+      if (tip && tip.number >= waiter.block) {
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+
+  async function fetchFacts(from: number, to: number): Promise<BlockFacts[]> {
+    const ranges: [number, number][] = [];
+    for (let start = from; start <= to; start += batchBlocks) ranges.push([start, Math.min(to, start + batchBlocks - 1)]);
+    const bundles = await Promise.all(ranges.map(([start, end]) => reader.bundles(start, end)));
+    return bundles.flat().map(decodeBlock);
+  }
+
+  /** Keeps the longest prefix that links to the tip and to itself: a block fetched after a reorg does not. */
+  function linkedPrefix(facts: BlockFacts[]): BlockFacts[] {
+    let parent = tip?.hash;
+    for (let index = 0; index < facts.length; index++) {
+      const block = facts[index]!;
+      if (parent !== undefined && block.parentHash !== parent) return facts.slice(0, index);
+      parent = block.hash;
+    }
+    return facts;
+  }
+
+  async function rollBack(from: StoredBlock) {
+    const ancestor = await findCommonAncestor({
+      from: from.number,
+      floor: startBlock,
+      canonical: (numbers) => reader.blockHashes(numbers),
+      stored: (numbers) => store.hashes(key, numbers),
+    });
+    const depth = from.number - ancestor;
+    const removed = await store.rollbackTo(key, ancestor);
+    tip = ancestor >= startBlock ? await store.tip(key) : undefined;
+    metrics.reorgs.inc({ network: key });
+    metrics.blocksRolledBack.inc({ network: key }, depth);
+    const log = depth > finalityDepth ? logger.error.bind(logger) : logger.warn.bind(logger);
+    log({ depth, ancestor, removedEvents: removed.length, finalityDepth }, 'reorg: blocks above the common ancestor undone');
+    bus.publish(removed);
+  }
+
+  async function round(): Promise<boolean> {
+    head = await reader.head();
+    metrics.headBlock.set({ network: key }, head);
+    progress.sawHead(head);
+    const next = tip ? tip.number + 1 : startBlock;
+    if (next > head) {
+      // Caught up. Our newest block may still have been replaced (at the same height, or the node's chain
+      // got shorter): only its hash tells.
+      if (tip) {
+        const canonical = await reader.blockHashes([tip.number]);
+        if (canonical.get(tip.number) !== tip.hash) await rollBack(tip);
+      }
+      return false;
+    }
+    const to = Math.min(head, next + batchBlocks * concurrency - 1);
+    const facts = await fetchFacts(next, to);
+    const linked = linkedPrefix(facts);
+    if (linked.length === 0) {
+      if (tip) await rollBack(tip);
+      return true;
+    }
+    const events = await store.writeBlocks(key, linked);
+    const last = linked[linked.length - 1]!;
+    tip = { number: last.number, hash: last.hash };
+    bus.publish(events);
+    progress.indexed(linked);
+    metrics.indexedBlock.set({ network: key }, tip.number);
+    metrics.blocksIndexed.inc({ network: key }, linked.length);
+    countTransfers(linked);
+    settleWaiters();
+    return tip.number < head;
+  }
+
+  function countTransfers(blocks: BlockFacts[]) {
+    let token = 0;
+    let nft = 0;
+    let native = 0;
+    let internal = 0;
+    for (const block of blocks) {
+      token += block.tokenTransfers.length;
+      nft += block.nftTransfers.length;
+      native += block.nativeTransfers.length;
+      internal += block.internalTransfers.length;
+    }
+    if (token) metrics.transfersIndexed.inc({ network: key, kind: 'token' }, token);
+    if (nft) metrics.transfersIndexed.inc({ network: key, kind: 'nft' }, nft);
+    if (native) metrics.transfersIndexed.inc({ network: key, kind: 'native' }, native);
+    if (internal) metrics.transfersIndexed.inc({ network: key, kind: 'internal' }, internal);
+  }
+
+  async function run() {
+    tip = await store.tip(key);
+    logger.info({ from: tip ? tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
+    let backoffMs = 0;
+    while (!stopped) {
+      try {
+        const more = await round();
+        backoffMs = 0;
+        if (!more) await sleep(pollMs);
+      } catch (error) {
+        if (stopped) break;
+        metrics.errors.inc({ network: key });
+        backoffMs = Math.min(maxBackoffMs, Math.max(500, backoffMs * 2));
+        logger.warn({ err: error, retryInMs: backoffMs }, 'index round failed; retrying');
+        await sleep(backoffMs);
+      }
+      await progress.maybeReport(tip);
+    }
+  }
+
+  return {
+    network: key,
+    start() {
+      if (running) return;
+      stopped = false;
+      running = run().catch((error) => logger.error({ err: error }, 'indexer stopped on an error'));
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+      running = undefined;
+      for (const waiter of waiters) waiter.resolve();
+      waiters.clear();
+    },
+    async waitFor(block, timeoutMs = 30_000) {
+      const target = block ?? (await reader.head());
+      if (tip && tip.number >= target) return;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`${key}: block ${target} not indexed within ${timeoutMs} ms (at ${tip?.number ?? 'none'})`));
+        }, timeoutMs);
+        const waiter = {
+          block: target,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        waiters.add(waiter);
+        wake?.();
+      });
+    },
+    tip: () => tip,
+  };
+}

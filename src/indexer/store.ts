@@ -1,0 +1,278 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import type { ChainEvent } from '../events/chain-event.ts';
+import { type ChainEventRow, compareSeq, toChainEvent } from '../events/store.ts';
+import type { PendingEvent } from './block-events.ts';
+import { blockEvents } from './block-events.ts';
+import { type BlockFacts, zeroAddress } from './decode-block.ts';
+import { type OwnershipDelta, ownershipDeltas } from './ownership-deltas.ts';
+
+/** Every writer of chain_events holds this lock until it commits, so seq order is commit order. */
+const eventWriterLock = 7_245_001;
+
+export interface StoredBlock {
+  number: number;
+  hash: string;
+}
+
+export interface IndexProgressRow {
+  network: string;
+  indexedBlock: number;
+  headBlock: number;
+  finalBlock: number;
+  blocksPerSecond: number;
+  transfersPerSecond: number;
+  updatedAt: string;
+}
+
+export interface IndexStore {
+  /** The newest indexed block of the network. */
+  tip(network: string): Promise<StoredBlock | undefined>;
+  hashes(network: string, numbers: readonly number[]): Promise<Map<number, string>>;
+  /** Stores consecutive blocks and their events in one transaction; returns the committed events. */
+  writeBlocks(network: string, blocks: readonly BlockFacts[]): Promise<ChainEvent[]>;
+  /** Undoes every block above `ancestor` in one transaction; returns the `removed` events it appended. */
+  rollbackTo(network: string, ancestor: number): Promise<ChainEvent[]>;
+  saveProgress(progress: Omit<IndexProgressRow, 'updatedAt'>): Promise<void>;
+  progress(): Promise<IndexProgressRow[]>;
+}
+
+const text = (values: readonly (string | number | bigint | null)[]) =>
+  values.map((value) => (value === null ? null : String(value)));
+
+export function createIndexStore(db: Kysely<Tables>): IndexStore {
+  return {
+    async tip(network) {
+      const row = await db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash'])
+        .where('network', '=', network)
+        .orderBy('number', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? { number: Number(row.number), hash: row.hash } : undefined;
+    },
+
+    async hashes(network, numbers) {
+      if (numbers.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash'])
+        .where('network', '=', network)
+        .where('number', 'in', numbers.map(String))
+        .execute();
+      return new Map(rows.map((row) => [Number(row.number), row.hash]));
+    },
+
+    async writeBlocks(network, blocks) {
+      if (blocks.length === 0) return [];
+      const pending = blocks.flatMap(blockEvents);
+      return db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
+        await insertBlocks(trx, network, blocks);
+        await insertTransfers(trx, network, blocks);
+        await updateHoldings(trx, network, blocks);
+        await applyOwnership(trx, network, ownershipDeltas(blocks.flatMap((block) => block.nftTransfers)));
+        const events = await insertEvents(trx, network, pending);
+        await sql`select pg_notify('blockyard_chain_events', ${network})`.execute(trx);
+        return events;
+      });
+    },
+
+    async rollbackTo(network, ancestor) {
+      return db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
+        const removed = await sql<ChainEventRow>`
+          insert into chain_events (network, type, block_number, block_hash, removed, removes_seq, data)
+          select e.network, e.type, e.block_number, e.block_hash, true, e.seq, e.data
+          from chain_events e
+          where e.network = ${network} and e.block_number > ${ancestor} and e.removed = false
+            and not exists (select 1 from chain_events r where r.removes_seq = e.seq)
+          order by e.seq desc
+          returning seq, network, type, block_number, block_hash, removed, removes_seq, data, created_at`.execute(trx);
+        const dropped = await trx
+          .selectFrom('nft_transfers')
+          .select(['contract', 'standard', 'from_address', 'to_address', 'token_id', 'amount'])
+          .where('network', '=', network)
+          .where('block_number', '>', String(ancestor))
+          .execute();
+        await applyOwnership(
+          trx,
+          network,
+          ownershipDeltas(
+            dropped.map((row) => ({
+              contract: row.contract,
+              standard: row.standard,
+              from: row.from_address,
+              to: row.to_address,
+              tokenId: BigInt(row.token_id),
+              amount: BigInt(row.amount),
+            })),
+            -1,
+          ),
+        );
+        const above = String(ancestor);
+        for (const table of [
+          'index_transactions',
+          'token_transfers',
+          'nft_transfers',
+          'native_transfers',
+          'internal_transfers',
+        ] as const) {
+          await trx.deleteFrom(table).where('network', '=', network).where('block_number', '>', above).execute();
+        }
+        await trx.deleteFrom('token_holdings').where('network', '=', network).where('first_block', '>', above).execute();
+        await trx.deleteFrom('index_blocks').where('network', '=', network).where('number', '>', above).execute();
+        await sql`select pg_notify('blockyard_chain_events', ${network})`.execute(trx);
+        return removed.rows.map(toChainEvent).sort((a, b) => compareSeq(a.seq, b.seq));
+      });
+    },
+
+    async saveProgress(progress) {
+      const row = {
+        network: progress.network,
+        indexed_block: progress.indexedBlock,
+        head_block: progress.headBlock,
+        final_block: progress.finalBlock,
+        blocks_per_second: progress.blocksPerSecond,
+        transfers_per_second: progress.transfersPerSecond,
+        updated_at: new Date(),
+      };
+      await db
+        .insertInto('index_progress')
+        .values(row)
+        .onConflict((conflict) => conflict.column('network').doUpdateSet(row))
+        .execute();
+    },
+
+    async progress() {
+      const rows = await db.selectFrom('index_progress').selectAll().orderBy('network').execute();
+      return rows.map((row) => ({
+        network: row.network,
+        indexedBlock: Number(row.indexed_block),
+        headBlock: Number(row.head_block),
+        finalBlock: Number(row.final_block),
+        blocksPerSecond: row.blocks_per_second,
+        transfersPerSecond: row.transfers_per_second,
+        updatedAt: new Date(row.updated_at).toISOString(),
+      }));
+    },
+  };
+}
+
+type Trx = Transaction<Tables>;
+
+async function insertBlocks(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+  await sql`
+    insert into index_blocks (network, number, hash, parent_hash, timestamp, gas_used, tx_count)
+    select ${network}, * from unnest(
+      ${text(blocks.map((b) => b.number))}::int8[], ${blocks.map((b) => b.hash)}::text[],
+      ${blocks.map((b) => b.parentHash)}::text[], ${blocks.map((b) => b.timestamp.toISOString())}::timestamptz[],
+      ${text(blocks.map((b) => b.gasUsed))}::numeric[], ${blocks.map((b) => b.transactions.length)}::int4[])`.execute(trx);
+  const txs = blocks.flatMap((block) => block.transactions.map((tx) => ({ block: block.number, tx })));
+  if (txs.length === 0) return;
+  await sql`
+    insert into index_transactions (network, hash, block_number, tx_index, from_address, to_address, value, status, contract_created)
+    select ${network}, * from unnest(
+      ${txs.map((t) => t.tx.hash)}::text[], ${text(txs.map((t) => t.block))}::int8[], ${txs.map((t) => t.tx.index)}::int4[],
+      ${txs.map((t) => t.tx.from)}::text[], ${txs.map((t) => t.tx.to)}::text[], ${text(txs.map((t) => t.tx.value))}::numeric[],
+      ${txs.map((t) => t.tx.status)}::int2[], ${txs.map((t) => t.tx.contractCreated)}::text[])`.execute(trx);
+}
+
+async function insertTransfers(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+  const tokens = blocks.flatMap((block) => block.tokenTransfers.map((t) => ({ block: block.number, t })));
+  if (tokens.length > 0) {
+    await sql`
+      insert into token_transfers (network, block_number, log_index, tx_hash, contract, from_address, to_address, value)
+      select ${network}, * from unnest(
+        ${text(tokens.map((x) => x.block))}::int8[], ${tokens.map((x) => x.t.logIndex)}::int4[], ${tokens.map((x) => x.t.transactionHash)}::text[],
+        ${tokens.map((x) => x.t.contract)}::text[], ${tokens.map((x) => x.t.from)}::text[], ${tokens.map((x) => x.t.to)}::text[],
+        ${text(tokens.map((x) => x.t.value))}::numeric[])`.execute(trx);
+  }
+  const nfts = blocks.flatMap((block) => block.nftTransfers.map((t) => ({ block: block.number, t })));
+  if (nfts.length > 0) {
+    await sql`
+      insert into nft_transfers (network, block_number, log_index, batch_index, tx_hash, contract, standard, operator, from_address, to_address, token_id, amount)
+      select ${network}, * from unnest(
+        ${text(nfts.map((x) => x.block))}::int8[], ${nfts.map((x) => x.t.logIndex)}::int4[], ${nfts.map((x) => x.t.batchIndex)}::int4[],
+        ${nfts.map((x) => x.t.transactionHash)}::text[], ${nfts.map((x) => x.t.contract)}::text[], ${nfts.map((x) => x.t.standard)}::text[],
+        ${nfts.map((x) => x.t.operator)}::text[], ${nfts.map((x) => x.t.from)}::text[], ${nfts.map((x) => x.t.to)}::text[],
+        ${text(nfts.map((x) => x.t.tokenId))}::numeric[], ${text(nfts.map((x) => x.t.amount))}::numeric[])`.execute(trx);
+  }
+  const natives = blocks.flatMap((block) => block.nativeTransfers.map((t) => ({ block: block.number, t })));
+  if (natives.length > 0) {
+    await sql`
+      insert into native_transfers (network, block_number, tx_hash, from_address, to_address, value)
+      select ${network}, * from unnest(
+        ${text(natives.map((x) => x.block))}::int8[], ${natives.map((x) => x.t.transactionHash)}::text[],
+        ${natives.map((x) => x.t.from)}::text[], ${natives.map((x) => x.t.to)}::text[], ${text(natives.map((x) => x.t.value))}::numeric[])`.execute(
+      trx,
+    );
+  }
+  const internals = blocks.flatMap((block) => block.internalTransfers.map((t) => ({ block: block.number, t })));
+  if (internals.length > 0) {
+    await sql`
+      insert into internal_transfers (network, block_number, tx_hash, trace_path, call_type, from_address, to_address, value)
+      select ${network}, * from unnest(
+        ${text(internals.map((x) => x.block))}::int8[], ${internals.map((x) => x.t.transactionHash)}::text[],
+        ${internals.map((x) => x.t.tracePath)}::text[], ${internals.map((x) => x.t.callType)}::text[],
+        ${internals.map((x) => x.t.from)}::text[], ${internals.map((x) => x.t.to)}::text[], ${text(internals.map((x) => x.t.value))}::numeric[])`.execute(
+      trx,
+    );
+  }
+}
+
+/** Remembers every (holder, token) pair a transfer touched, with the first block it was seen in. */
+async function updateHoldings(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+  const firstSeen = new Map<string, { holder: string; contract: string; block: number }>();
+  for (const block of blocks) {
+    for (const transfer of block.tokenTransfers) {
+      for (const holder of [transfer.from, transfer.to]) {
+        if (holder === zeroAddress) continue;
+        const key = `${holder}:${transfer.contract}`;
+        if (!firstSeen.has(key)) firstSeen.set(key, { holder, contract: transfer.contract, block: block.number });
+      }
+    }
+  }
+  if (firstSeen.size === 0) return;
+  const pairs = [...firstSeen.values()];
+  await sql`
+    insert into token_holdings (network, holder, contract, first_block)
+    select ${network}, * from unnest(${pairs.map((p) => p.holder)}::text[], ${pairs.map((p) => p.contract)}::text[], ${text(pairs.map((p) => p.block))}::int8[])
+    on conflict do nothing`.execute(trx);
+}
+
+async function applyOwnership(trx: Trx, network: string, deltas: readonly OwnershipDelta[]) {
+  if (deltas.length === 0) return;
+  await sql`
+    insert into nft_ownership (network, contract, token_id, owner, standard, amount)
+    select ${network}, * from unnest(
+      ${deltas.map((d) => d.contract)}::text[], ${text(deltas.map((d) => d.tokenId))}::numeric[], ${deltas.map((d) => d.owner)}::text[],
+      ${deltas.map((d) => d.standard)}::text[], ${text(deltas.map((d) => d.amount))}::numeric[])
+    on conflict (network, contract, token_id, owner) do update set amount = nft_ownership.amount + excluded.amount`.execute(trx);
+  await sql`delete from nft_ownership where network = ${network} and amount <= 0`.execute(trx);
+}
+
+async function insertEvents(trx: Trx, network: string, pending: readonly PendingEvent[]): Promise<ChainEvent[]> {
+  const inserted = await sql<{ seq: string; created_at: Date | string }>`
+    insert into chain_events (network, type, block_number, block_hash, data)
+    select ${network}, t.type, t.block_number, t.block_hash, t.data
+    from unnest(${pending.map((e) => e.type)}::text[], ${text(pending.map((e) => e.blockNumber))}::int8[],
+      ${pending.map((e) => e.blockHash)}::text[], ${pending.map((e) => JSON.stringify(e.data))}::jsonb[])
+      with ordinality as t(type, block_number, block_hash, data, ord)
+    order by t.ord
+    returning seq, created_at`.execute(trx);
+  // seq values are drawn in insertion order, so the sorted seqs line up with `pending`.
+  const rows = inserted.rows.sort((a, b) => compareSeq(a.seq, b.seq));
+  return pending.map((event, index) => ({
+    seq: rows[index]!.seq,
+    network,
+    type: event.type,
+    blockNumber: event.blockNumber,
+    blockHash: event.blockHash,
+    removed: false,
+    removesSeq: null,
+    data: event.data,
+    createdAt: new Date(rows[index]!.created_at).toISOString(),
+  }));
+}
