@@ -27,10 +27,10 @@ interface AdminRequest {
 }
 
 /**
- * `blockyard accounts …` and `blockyard keys …`: thin wrappers over the admin API of a running server
+ * `blockyard accounts …`, `blockyard keys …` and `blockyard index status`: thin wrappers over the admin API of a running server
  * (so they work with PGlite too, whose files only the server may open). They print the JSON answer.
  */
-export async function runAdminCommand(group: 'accounts' | 'keys', args: string[]): Promise<number> {
+export async function runAdminCommand(group: 'accounts' | 'keys' | 'index', args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
   const [action, target] = positionals;
   const request = buildRequest(group, action, target, values);
@@ -92,6 +92,7 @@ function buildRequest(
   if (group === 'keys' && action === 'list') {
     return { method: 'GET', path: `/admin/accounts/${encodeURIComponent(required(values.account, '--account'))}/keys${suffix}` };
   }
+  if (group === 'index' && action === 'status') return { method: 'GET', path: '/admin/index/status' };
   if (group === 'keys' && action === 'revoke')
     return { method: 'DELETE', path: `/admin/keys/${encodeURIComponent(required(target, 'KEY_ID'))}` };
   throw Object.assign(new Error(`unknown command '${group} ${action ?? ''}'; see 'blockyard help'`), {

@@ -15,6 +15,7 @@ Usage:
   blockyard keys create --account ID [--name NAME] [--env test|live] [--scopes a,b,...]
   blockyard keys list --account ID
   blockyard keys revoke KEY_ID
+  blockyard index status          (per network: indexed block, head, blocks behind, blocks/s, transfers/s)
 
 Admin commands talk to a running server: --url (default from the config's host and port) and
 --admin-token (default BLOCKYARD_ADMIN_TOKEN, else <data dir>/admin-token). They print JSON.`;
@@ -28,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
       return runMigrate(rest);
     case 'accounts':
     case 'keys':
+    case 'index':
       return runAdminCommand(command, rest);
     case undefined:
     case 'help':

@@ -20,7 +20,7 @@ export interface IndexerOptions {
   concurrency?: number;
   /** Head poll interval; default from the chain's block time. */
   pollMs?: number;
-  /** How often progress is logged and saved for `blockyard index status`. */
+  /** How often a progress line is logged (the status row is saved every second). */
   progressIntervalMs?: number;
   reader?: ChainReader;
 }
@@ -58,7 +58,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     network: key,
     store,
     logger,
-    intervalMs: options.progressIntervalMs ?? 10_000,
+    logIntervalMs: options.progressIntervalMs ?? 10_000,
     finalityDepth,
   });
 

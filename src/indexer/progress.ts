@@ -2,19 +2,24 @@ import type { Logger } from 'pino';
 import type { BlockFacts } from './decode-block.ts';
 import type { IndexStore, StoredBlock } from './store.ts';
 
-/** Counts what was indexed since the last report; logs a line and saves a row every interval. */
+/** The status row is refreshed this often, so `blockyard index status` is never more than a second old. */
+const saveIntervalMs = 1000;
+
+/** Measures indexing rates; saves the status row every second and logs a progress line every `logIntervalMs`. */
 export function createProgressTracker(options: {
   network: string;
   store: IndexStore;
   logger: Logger;
-  intervalMs: number;
+  logIntervalMs: number;
   finalityDepth: number;
 }) {
   let head = -1;
   let blocks = 0;
   let transfers = 0;
   let since = Date.now();
-  let lastSaved: number | undefined;
+  let rates = { blocksPerSecond: 0, transfersPerSecond: 0 };
+  let lastSaved = 0;
+  let lastLogged = Date.now();
 
   return {
     sawHead(value: number) {
@@ -27,41 +32,41 @@ export function createProgressTracker(options: {
           block.tokenTransfers.length + block.nftTransfers.length + block.nativeTransfers.length + block.internalTransfers.length;
       }
     },
-    /** Reports when the interval has passed, or at once when the tip moved and nothing was ever saved. */
     async maybeReport(tip: StoredBlock | undefined) {
       const now = Date.now();
-      const due = now - since >= options.intervalMs || (lastSaved === undefined && tip !== undefined);
-      if (!due || head < 0) return;
-      const seconds = Math.max(0.001, (now - since) / 1000);
+      if (head < 0 || now - lastSaved < saveIntervalMs) return;
+      const seconds = (now - since) / 1000;
+      // Rates over windows of at least 5 s: a one-second window of a 1 s devnet swings between 0 and 1.
+      if (seconds >= 5) {
+        rates = {
+          blocksPerSecond: Math.round((blocks / seconds) * 10) / 10,
+          transfersPerSecond: Math.round((transfers / seconds) * 10) / 10,
+        };
+        blocks = 0;
+        transfers = 0;
+        since = now;
+      }
       const indexedBlock = tip?.number ?? -1;
       const row = {
         network: options.network,
         indexedBlock,
         headBlock: head,
         finalBlock: Math.max(-1, Math.min(indexedBlock, head - options.finalityDepth)),
-        blocksPerSecond: Math.round((blocks / seconds) * 10) / 10,
-        transfersPerSecond: Math.round((transfers / seconds) * 10) / 10,
+        ...rates,
       };
+      lastSaved = now;
       try {
         await options.store.saveProgress(row);
-        lastSaved = now;
       } catch (error) {
         options.logger.warn({ err: error }, 'could not save index progress');
       }
-      if (blocks > 0 || indexedBlock < head)
+      if (now - lastLogged >= options.logIntervalMs) {
+        lastLogged = now;
         options.logger.info(
-          {
-            indexed: indexedBlock,
-            head,
-            behind: Math.max(0, head - indexedBlock),
-            blocksPerSecond: row.blocksPerSecond,
-            transfersPerSecond: row.transfersPerSecond,
-          },
+          { indexed: indexedBlock, head, behind: Math.max(0, head - indexedBlock), ...rates },
           'index progress',
         );
-      blocks = 0;
-      transfers = 0;
-      since = now;
+      }
     },
   };
 }

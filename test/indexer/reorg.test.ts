@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type Hex, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/events/chain-event.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
 import { type IndexedChain, startIndexedChain } from './support.ts';
 
 const network = 'ethereum/devnet';
@@ -154,5 +155,32 @@ describe('indexer on a real anvil', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(rows.map((r) => r.tx_hash)).toEqual([second]);
+  }, 60_000);
+
+  it('reports its progress through the admin API and `blockyard index status`', async () => {
+    await chain.synced();
+    const head = await headNumber();
+    const deadline = Date.now() + 10_000;
+    let status = await chain.service.admin('GET', '/admin/index/status');
+    while (status.body.networks?.[0]?.indexed_block !== head && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = await chain.service.admin('GET', '/admin/index/status');
+    }
+    expect(status.status).toBe(200);
+    expect(status.body.networks).toEqual([
+      expect.objectContaining({ network, indexed_block: head, head_block: head, blocks_behind: 0, final_block: head - 2 }),
+    ]);
+
+    const cli = await runCli(['index', 'status', '--url', chain.service.url, '--admin-token', chain.service.adminToken], {
+      env: cliEnv(),
+      cwd: chain.service.dataDir,
+      timeoutMs: 45_000,
+    });
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout).networks[0]).toMatchObject({
+      network,
+      blocks_behind: expect.any(Number),
+      blocks_per_second: expect.any(Number),
+    });
   }, 60_000);
 });
