@@ -10,6 +10,8 @@ export const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff9
 export interface IndexedChain {
   service: TestService;
   indexer: Indexer;
+  /** The `chains:` config used, to start a second process of the same deployment. */
+  chainsConfig: unknown[];
   publicClient: PublicClient;
   wallet: WalletClient<ReturnType<typeof http>, typeof foundry, typeof devAccount>;
   /** Any anvil method (evm_snapshot, evm_revert, evm_mine, anvil_mine...). */
@@ -21,10 +23,11 @@ export interface IndexedChain {
 /** The whole service with the indexer on `ethereum/devnet` (a real automining anvil, a fresh database). */
 export async function startIndexedChain(options: { finalityDepth?: number } = {}): Promise<IndexedChain> {
   let anvilUrl = '';
+  let chainsConfig: unknown[] = [];
   const service = await startTestService({
     chainsFor: (url) => {
       anvilUrl = url;
-      return [
+      chainsConfig = [
         {
           chain: 'ethereum',
           network: 'devnet',
@@ -37,6 +40,7 @@ export async function startIndexedChain(options: { finalityDepth?: number } = {}
           indexer: { enabled: true },
         },
       ];
+      return chainsConfig;
     },
   });
   const indexer = service.service.indexers[0];
@@ -60,5 +64,5 @@ export async function startIndexedChain(options: { finalityDepth?: number } = {}
     const head = Number(BigInt((await anvilRpc('eth_blockNumber')) as Hex));
     await indexer.waitFor(head, 30_000);
   };
-  return { service, indexer, publicClient, wallet, anvilRpc, synced };
+  return { service, indexer, chainsConfig, publicClient, wallet, anvilRpc, synced };
 }
