@@ -15,7 +15,15 @@ export const configFlagOptions = {
   'block-time': { type: 'string' },
 } as const;
 
+/** `start` alone also takes `--demo`. */
+const startFlagOptions = { ...configFlagOptions, demo: { type: 'boolean' } } as const;
+
 export function parseConfigFlags(args: string[]): ConfigFlags {
   const { values } = parseArgs({ args, options: configFlagOptions, strict: true, allowPositionals: false });
+  return values;
+}
+
+export function parseStartFlags(args: string[]): ConfigFlags {
+  const { values } = parseArgs({ args, options: startFlagOptions, strict: true, allowPositionals: false });
   return values;
 }

@@ -1,11 +1,11 @@
 import { loadConfig } from '../config/load.ts';
 import { startService } from '../service/start-service.ts';
 import { formatBanner } from './banner.ts';
-import { parseConfigFlags } from './flags.ts';
+import { parseStartFlags } from './flags.ts';
 
 /** `blockyard start`: runs until SIGTERM or SIGINT, then drains and stops everything. */
 export async function runStart(args: string[]): Promise<number> {
-  const config = loadConfig({ flags: parseConfigFlags(args) });
+  const config = loadConfig({ flags: parseStartFlags(args) });
   const service = await startService(config);
   process.stdout.write(formatBanner(service));
 

@@ -35,6 +35,7 @@ export interface ConfigFlags {
   mode?: string;
   roles?: string;
   'block-time'?: string;
+  demo?: boolean;
 }
 
 type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts'> | 'block_time_s';
@@ -51,6 +52,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   log_level: { flag: 'log-level', env: 'LOG_LEVEL' },
   roles: { flag: 'roles', env: 'BLOCKYARD_ROLES' },
   block_time_s: { flag: 'block-time', env: 'BLOCKYARD_BLOCK_TIME' },
+  demo: { flag: 'demo', env: 'BLOCKYARD_DEMO' },
 };
 
 export const settingSources = sources;
@@ -63,6 +65,7 @@ const defaults = {
   log_level: 'info',
   roles: ['api', 'indexer', 'webhooks', 'bundler'],
   block_time_s: 1,
+  demo: false,
 } as const;
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: true, useDefaults: false });
@@ -129,6 +132,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     adminToken: settings.admin_token,
     logLevel: settings.log_level,
     roles: settings.roles,
+    demo: settings.demo,
     chains,
     tokens: buildTokens(settings, configFile, cwd),
     nfts: buildNfts(settings),

@@ -98,6 +98,7 @@ export const SettingsSchema = Type.Object(
     admin_token: Type.Optional(Type.String({ minLength: 16 })),
     log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
+    demo: Type.Boolean(),
     devnet: Type.Object({ block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) }, { additionalProperties: false }),
     chains: Type.Optional(Type.Array(ChainEntry)),
     tokens: Type.Optional(TokenSettings),
@@ -171,6 +172,8 @@ export interface Config {
   readonly adminToken?: string;
   readonly logLevel: Settings['log_level'];
   readonly roles: readonly Role[];
+  /** Deploy the sample contracts and transfers on the embedded devnet (`--demo`). */
+  readonly demo: boolean;
   readonly chains: readonly ChainConfig[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;
