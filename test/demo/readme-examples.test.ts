@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import { type RunningService, startService } from '../../src/service/start-service.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+/** The curl lines of the README's `--demo` section. */
+function readmeDemoCalls(): { line: string; path: string }[] {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('#### Sample data (`--demo`)'));
+  const block = section.slice(section.indexOf('```sh\ncurl'), section.indexOf('```\n', section.indexOf('```sh\ncurl') + 5));
+  return block
+    .split('\n')
+    .filter((line) => line.startsWith('curl '))
+    .map((line) => ({ line, path: new URL(line.match(/http:\/\/127\.0\.0\.1:8080(\S+)/)![0]).pathname }));
+}
+
+describe('the README --demo examples', () => {
+  let dataDir: string;
+  let database: TestDatabase;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'blockyard-demo-'));
+    database = await createTestDatabase();
+    const config = loadConfig({
+      env: { BLOCKYARD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', BLOCKYARD_DEMO: 'true', BLOCKYARD_BLOCK_TIME: '0.5' },
+      cwd: dataDir,
+    });
+    service = await startService(config, { database });
+    await service.indexers[0]!.waitFor(undefined, 60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.stop('test finished');
+    await database?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lists six calls, and each answers 200 with the demo data', async () => {
+    const calls = readmeDemoCalls();
+    expect(calls).toHaveLength(6);
+    const answers: Record<string, Record<string, unknown>> = {};
+    for (const { line, path } of calls) {
+      const response = await fetch(`${service.url}${path}`, {
+        headers: { 'x-api-key': service.devKey!.key },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(response.status, line).toBe(200);
+      answers[path] = (await response.json()) as Record<string, unknown>;
+    }
+    const [balances, metadata, owned, ape, collection, item] = calls.map(({ path }) => answers[path]!);
+    expect(balances!.tokens).toEqual([
+      expect.objectContaining({
+        contract: '0x2c557e17c11a17fa0862602f544885f183e680fb',
+        symbol: 'BDUSD',
+        formatted_balance: '996707.75',
+        usd_value: expect.stringMatching(/^996707\.75/),
+      }),
+    ]);
+    expect(metadata).toMatchObject({ symbol: 'BDUSD', decimals: 6, price_usd: expect.stringMatching(/^1(\.0+)?$/) });
+    expect((owned!.nfts as unknown[]).length).toBe(6);
+    expect(ape).toMatchObject({ token_id: '1', name: 'Blockyard Demo Ape #1', standard: 'ERC721' });
+    expect((ape!.traits as unknown[]).length).toBeGreaterThan(0);
+    expect(collection).toMatchObject({ name: 'Blockyard Demo Apes', standard: 'ERC721', total_supply: 6 });
+    expect(item).toMatchObject({ token_id: '2', standard: 'ERC1155', name: expect.stringContaining('Blockyard Demo Item') });
+  }, 120_000);
+});
