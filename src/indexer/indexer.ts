@@ -4,6 +4,7 @@ import type { ChainEventBus } from '../events/chain-event.ts';
 import { type ChainReader, createChainReader } from './chain-reader.ts';
 import { type BlockFacts, decodeBlock } from './decode-block.ts';
 import { findCommonAncestor } from './find-ancestor.ts';
+import { type HeadWakeup, watchHeads } from './head-wakeup.ts';
 import type { IndexerMetrics } from './indexer-metrics.ts';
 import { createProgressTracker } from './progress.ts';
 import type { IndexStore, StoredBlock } from './store.ts';
@@ -67,6 +68,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
   let running: Promise<void> | undefined;
   let stopped = false;
   let wake: (() => void) | undefined;
+  let heads: HeadWakeup | undefined;
   const waiters = new Set<{ block: number; resolve: () => void }>();
 
   const sleep = (ms: number) =>
@@ -199,10 +201,14 @@ export function createIndexer(options: IndexerOptions): Indexer {
     start() {
       if (running) return;
       stopped = false;
+      const wsUrl = network.config.upstreams.find((upstream) => upstream.wsUrl)?.wsUrl;
+      if (wsUrl) heads = watchHeads({ wsUrl, onHead: () => wake?.(), logger });
       running = run().catch((error) => logger.error({ err: error }, 'indexer stopped on an error'));
     },
     async stop() {
       stopped = true;
+      heads?.close();
+      heads = undefined;
       wake?.();
       await running;
       running = undefined;
