@@ -23,7 +23,9 @@ export const openApiInfo = {
   tags: [
     { name: 'rpc', description: 'JSON-RPC proxy' },
     { name: 'gas', description: 'Gas prices' },
-    { name: 'admin', description: 'Accounts and API keys (admin token)' },
+    { name: 'tokens', description: 'ERC-20 balances and metadata, from the index' },
+    { name: 'nfts', description: 'NFT metadata, collections and ownership' },
+    { name: 'admin', description: 'Accounts and API keys, index status (admin token)' },
     { name: 'operations', description: 'Health and metrics' },
   ],
 };

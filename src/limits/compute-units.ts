@@ -110,6 +110,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'tokens.balances': 20,
   'tokens.metadata': 5,
   'nfts.metadata': 10,
+  'nfts.refresh': 50,
   'nfts.collection': 10,
   'nfts.owned': 20,
   'wallets.create': 50,

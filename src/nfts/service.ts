@@ -1,0 +1,196 @@
+import type { Logger } from 'pino';
+import type { Address, PublicClient } from 'viem';
+import { publicClientFor } from '../chains/public-client.ts';
+import type { ChainRegistry, Network } from '../chains/registry.ts';
+import type { Config } from '../config/schema.ts';
+import type { Database } from '../db/connect.ts';
+import { type ChainReads, createChainReads } from './chain-reads.ts';
+import { createContractMetadata, readTotalSupply } from './collection.ts';
+import { createContractInfo, networkName } from './contract-info.ts';
+import type { FloorPriceSource } from './floor-price.ts';
+import { createDocumentLoader, type DocumentLoader } from './metadata/load-document.ts';
+import { imageGatewayUrl } from './metadata/resolve-uri.ts';
+import { createNftMetadataFetcher, type MetadataJob, type NftMetadataFetcher } from './metadata-fetcher.ts';
+import type { NftCollection, NftMetadata, OwnedNfts } from './responses.ts';
+import { createNftStore } from './store.ts';
+import { createTokenMetadata, type TokenRef } from './token-metadata.ts';
+
+export interface NftService {
+  metadata(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
+  refresh(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
+  collection(network: Network, contract: Address): Promise<NftCollection>;
+  owned(network: Network, owner: Address, page: { page: number; limit: number }): Promise<OwnedNfts>;
+  /** The background fetcher: give `fetcher.listener` to the chain event stream, or call `fetcher.onMinted`. */
+  readonly fetcher: NftMetadataFetcher;
+  close(): Promise<void>;
+}
+
+export interface NftServiceDeps {
+  db: Database;
+  config: Pick<Config, 'mode' | 'nfts'>;
+  chains: Pick<ChainRegistry, 'get'>;
+  logger: Logger;
+  floorPrices?: FloorPriceSource;
+  /** Default: a safe fetcher built from `config.nfts`. */
+  loader?: DocumentLoader;
+  /** Default: `publicClientFor` (the network's upstream pool). */
+  clientFor?: (network: Network) => PublicClient;
+}
+
+/** NFT metadata, collections and ownership (docs/nfts.md). */
+export function createNftService(deps: NftServiceDeps): NftService {
+  const { nfts, mode } = deps.config;
+  const store = createNftStore(deps.db);
+  const loader = deps.loader ?? createDocumentLoader({ nfts, mode });
+  const clientFor = deps.clientFor ?? publicClientFor;
+  const reads = new WeakMap<Network, ChainReads>();
+  const readsFor = (network: Network): ChainReads => {
+    let found = reads.get(network);
+    if (!found) {
+      found = createChainReads(clientFor(network), nfts.metadataTimeoutMs);
+      reads.set(network, found);
+    }
+    return found;
+  };
+  const contracts = createContractInfo(readsFor);
+  const contractMetadata = createContractMetadata({ loader, readsFor });
+
+  async function runJob(job: MetadataJob): Promise<unknown> {
+    const standard = job.standard ?? (await contracts.standard(job.network, job.contract as Address));
+    return tokens.fetchAndStore({
+      network: job.network,
+      standard,
+      key: { network: networkName(job.network), contract: job.contract, tokenId: job.tokenId },
+    });
+  }
+  const fetcher = createNftMetadataFetcher({ chains: deps.chains, run: runJob, logger: deps.logger });
+  const tokens = createTokenMetadata({
+    store,
+    loader,
+    readsFor,
+    // A token URI read and a document fetch, each bounded by the timeout, and the database.
+    waitMs: 2 * nfts.metadataTimeoutMs + 1000,
+    retryInBackground: (token) =>
+      fetcher.enqueue({
+        network: token.network,
+        contract: token.key.contract,
+        tokenId: token.key.tokenId,
+        standard: token.standard,
+      }),
+  });
+
+  async function tokenRef(network: Network, contract: Address, tokenId: bigint): Promise<TokenRef> {
+    const standard = await contracts.standard(network, contract);
+    return { network, standard, key: { network: networkName(network), contract, tokenId: tokenId.toString() } };
+  }
+
+  async function toResponse(token: TokenRef, load: (token: TokenRef) => ReturnType<typeof tokens.get>): Promise<NftMetadata> {
+    const [record, holders] = await Promise.all([load(token), store.holders(token.key)]);
+    return {
+      contract: token.key.contract,
+      chain: token.network.config.chain,
+      network: token.network.config.network,
+      token_id: token.key.tokenId,
+      standard: token.standard,
+      owner: holders.length === 1 ? (holders[0] as string) : null,
+      name: record.name,
+      description: record.description,
+      image_url: record.imageUrl,
+      image_gateway_url: imageGatewayUrl(record.imageUrl, nfts),
+      traits: [...record.traits],
+      token_uri: record.tokenUri,
+      metadata_error: record.metadataError,
+      fetched_at: record.fetchedAt.toISOString(),
+    };
+  }
+
+  return {
+    fetcher,
+
+    async metadata(network, contract, tokenId) {
+      return toResponse(await tokenRef(network, contract, tokenId), tokens.get);
+    },
+
+    async refresh(network, contract, tokenId) {
+      return toResponse(await tokenRef(network, contract, tokenId), tokens.refresh);
+    },
+
+    async collection(network, contract) {
+      const standard = await contracts.standard(network, contract);
+      const chainReads = readsFor(network);
+      const [name, symbol, counts, document, floor] = await Promise.all([
+        contracts.name(network, contract),
+        chainReads.read<string>(contract, 'symbol'),
+        store.collectionCounts(networkName(network), contract),
+        contractMetadata.get(network, contract),
+        deps.floorPrices?.floorPrice(network, contract).catch((error: unknown) => {
+          deps.logger.warn({ err: error, contract }, 'floor price source failed');
+          return null;
+        }) ?? null,
+      ]);
+      return {
+        contract,
+        chain: network.config.chain,
+        network: network.config.network,
+        name: name ?? document.name,
+        symbol: symbol.ok && symbol.value.trim() !== '' ? symbol.value : null,
+        standard,
+        total_supply: await readTotalSupply(chainReads, contract, counts.tokens),
+        num_owners: counts.owners,
+        floor_price_eth: floor?.eth ?? null,
+        floor_price_usd: floor?.usd ?? null,
+        description: document.description,
+        image_url: document.image,
+        image_gateway_url: imageGatewayUrl(document.image, nfts),
+        banner_url: document.banner,
+        contract_uri: document.contractUri,
+        metadata_error: document.error,
+      };
+    },
+
+    async owned(network, owner, { page, limit }) {
+      const name = networkName(network);
+      const [{ items, total }, head] = await Promise.all([
+        store.ownedBy(name, owner, { offset: (page - 1) * limit, limit }),
+        store.indexedHead(name),
+      ]);
+      const distinct = [...new Set(items.map((item) => item.contract))];
+      const names = new Map(
+        await Promise.all(
+          // A collection name is a nicety: an upstream failure leaves it null rather than failing the list.
+          distinct.map(
+            async (contract) => [contract, await contracts.name(network, contract as Address).catch(() => null)] as const,
+          ),
+        ),
+      );
+      for (const item of items) {
+        if (!item.hasMetadata)
+          fetcher.enqueue({ network, contract: item.contract, tokenId: item.tokenId, standard: item.standard });
+      }
+      return {
+        address: owner,
+        chain: network.config.chain,
+        network: network.config.network,
+        nfts: items.map((item) => ({
+          contract: item.contract,
+          token_id: item.tokenId,
+          name: item.name,
+          collection_name: names.get(item.contract) ?? null,
+          image_url: item.imageUrl,
+          image_gateway_url: imageGatewayUrl(item.imageUrl, nfts),
+          standard: item.standard,
+          balance: item.amount,
+        })),
+        page,
+        limit,
+        total,
+        block_number: head,
+      };
+    },
+
+    async close() {
+      await fetcher.close();
+      await tokens.settled();
+    },
+  };
+}

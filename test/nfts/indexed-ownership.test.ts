@@ -1,0 +1,132 @@
+import { pino } from 'pino';
+import type { Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChainRegistry } from '../../src/chains/registry.ts';
+import { createNftService, type NftService } from '../../src/nfts/service.ts';
+import { deployerAccount } from '../support/contracts.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { startHttpServer, type TestHttpServer } from './support/http-server.ts';
+import { createNftFixture, holders, type NftFixture } from './support/nft-fixture.ts';
+
+const ownedPath = '/v1/nfts/{chain}/owned/{address}';
+const deployer = deployerAccount.address.toLowerCase();
+
+/** The NFT APIs over the real indexer: ownership from indexed transfers, mints reaching the metadata fetcher as chain events. */
+describe('NFT APIs on the real index', () => {
+  let base: TestService;
+  let t: TestService;
+  let f: NftFixture;
+  let server: TestHttpServer;
+  let nfts: NftService | undefined;
+  let closeChains: (() => Promise<void>) | undefined;
+  const hits = new Map<string, number>();
+
+  beforeAll(async () => {
+    server = await startHttpServer((request, response) => {
+      const path = request.url ?? '';
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: `doc ${path}` }));
+    });
+    base = await startTestService();
+    // The same anvil and database, with the devnet indexed.
+    t = await startTestService({
+      sharing: base,
+      chains: [
+        {
+          chain: 'ethereum',
+          network: 'devnet',
+          chain_id: 31337,
+          testnet: true,
+          dev_methods: true,
+          block_time_s: 1,
+          indexer: { enabled: true, start_block: 0 },
+          upstreams: [{ url: base.anvil.url }],
+        },
+      ],
+    });
+    f = await createNftFixture(t);
+  });
+  afterAll(async () => {
+    await nfts?.close();
+    await closeChains?.();
+    await t?.stop();
+    await base?.stop();
+    await server?.close();
+  });
+
+  async function indexed(): Promise<void> {
+    const indexer = t.service.indexers[0];
+    if (!indexer) throw new Error('no indexer runs');
+    await indexer.waitFor(undefined, 15_000);
+  }
+
+  it('lists what the chain says each address owns, and fetches minted tokens from the event stream', async () => {
+    const { nft, items, artifacts, publicClient } = f.contracts;
+    // A metadata fetcher fed by the service's chain event stream (the wiring start-service will do).
+    const config = t.service.ctx.config;
+    const chains = createChainRegistry(config.chains);
+    closeChains = () => chains.close();
+    nfts = createNftService({ db: t.database.db, config, chains, logger: pino({ level: 'silent' }) });
+    const unsubscribe = t.service.events.subscribe(nfts.fetcher.listener);
+
+    await f.send(nft, artifacts.DemoNft.abi, 'setBaseURI', [`${server.url}/nft/`]);
+    await f.send(items, artifacts.DemoItems.abi, 'setURI', [`${server.url}/items/{id}`]);
+    for (const id of [1n, 2n, 3n]) await f.send(nft, artifacts.DemoNft.abi, 'mint', [deployer, id]);
+    await f.send(nft, artifacts.DemoNft.abi, 'transferFrom', [deployer, holders[0], 2n]);
+    await f.send(nft, artifacts.DemoNft.abi, 'burn', [3n]);
+    await f.send(items, artifacts.DemoItems.abi, 'mint', [deployer, 7n, 5n]);
+    await f.send(items, artifacts.DemoItems.abi, 'safeTransferFrom', [deployer, holders[0], 7n, 2n, '0x']);
+    await indexed();
+    // Events are pushed after their transaction commits: wait (bounded) for the three mints' fetches.
+    const mintedPaths = ['/nft/1', '/nft/2', `/items/${'0'.repeat(63)}7`];
+    for (const deadline = Date.now() + 10_000; !mintedPaths.every((path) => hits.has(path)) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await nfts.fetcher.idle();
+    unsubscribe();
+
+    const [nftAddress, itemsAddress] = [nft.toLowerCase(), items.toLowerCase()];
+    const expected: Record<string, { contract: string; token_id: string; balance: string }[]> = {};
+    for (const owner of [deployer, holders[0]]) {
+      const rows: { contract: string; token_id: string; balance: string }[] = [];
+      for (const id of [1n, 2n, 3n]) {
+        const holder = await publicClient
+          .readContract({ address: nft, abi: artifacts.DemoNft.abi, functionName: 'ownerOf', args: [id] })
+          .catch(() => null);
+        if (typeof holder === 'string' && holder.toLowerCase() === owner)
+          rows.push({ contract: nftAddress, token_id: String(id), balance: '1' });
+      }
+      const units = (await publicClient.readContract({
+        address: items,
+        abi: artifacts.DemoItems.abi,
+        functionName: 'balanceOf',
+        args: [owner as Address, 7n],
+      })) as bigint;
+      if (units > 0n) rows.push({ contract: itemsAddress, token_id: '7', balance: String(units) });
+      expected[owner] = rows.sort((a, b) =>
+        a.contract === b.contract ? Number(a.token_id) - Number(b.token_id) : a.contract < b.contract ? -1 : 1,
+      );
+    }
+    for (const owner of [deployer, holders[0]]) {
+      const { status, body } = await f.call('GET', `/v1/nfts/ethereum/owned/${owner}`, ownedPath);
+      expect(status).toBe(200);
+      expect(body.block_number).toBe(Number(await publicClient.getBlockNumber()));
+      expect(
+        body.nfts.map(({ contract, token_id, balance }: Record<string, string>) => ({ contract, token_id, balance })),
+      ).toEqual(expected[owner]);
+    }
+    // Every mint was fetched once in the background, before any request asked for it.
+    expect(hits.get('/nft/1')).toBe(1);
+    expect(hits.get('/nft/2')).toBe(1);
+    expect(hits.get(`/items/${'0'.repeat(63)}7`)).toBe(1);
+    const two = await f.call('GET', `/v1/nfts/ethereum/metadata/${nft}/2`, '/v1/nfts/{chain}/metadata/{contract}/{token_id}');
+    expect(two.body).toMatchObject({ name: 'doc /nft/2', owner: holders[0] });
+    expect(hits.get('/nft/2')).toBe(1);
+    const shared = await f.call(
+      'GET',
+      `/v1/nfts/ethereum/metadata/${items}/7`,
+      '/v1/nfts/{chain}/metadata/{contract}/{token_id}',
+    );
+    expect(shared.body.owner).toBeNull();
+  });
+});
