@@ -1,0 +1,233 @@
+import { type Address, encodeFunctionData, erc20Abi, formatUnits, type PublicClient } from 'viem';
+import { publicClientFor } from '../chains/public-client.ts';
+import type { Network } from '../chains/registry.ts';
+import type { Context } from '../core/context.ts';
+import { AppError, notFound } from '../core/errors.ts';
+import type { Database } from '../db/connect.ts';
+import { pageWindow } from '../http/pagination.ts';
+import { multicallRaw } from './multicall.ts';
+import { createConfiguredPriceSource } from './prices/configured-price-source.ts';
+import type { StaticPriceEntry } from './prices/static-price-source.ts';
+import { createTokenStore } from './store.ts';
+import { emptyTokenList, loadTokenList } from './token-list.ts';
+import { createTokenMetadataCache, type TokenFacts } from './token-metadata-cache.ts';
+import { probeTokens } from './token-probe.ts';
+import { decodeWord } from './token-text.ts';
+import { usdValue } from './usd-value.ts';
+
+export interface TokenBalance {
+  contract: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  balance: string;
+  formatted_balance: string;
+  usd_value: string | null;
+  logo_url: string | null;
+}
+
+export interface TokenBalances {
+  address: string;
+  chain: string;
+  network: string;
+  block_number: number;
+  tokens: TokenBalance[];
+  page: number;
+  total: number;
+}
+
+export interface TokenMetadata {
+  contract: string;
+  chain: string;
+  network: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  total_supply: string;
+  formatted_total_supply: string;
+  price_usd: string | null;
+  market_cap_usd: string | null;
+  logo_url: string | null;
+  block_number: number;
+}
+
+export interface TokenService {
+  /** Non-zero ERC-20 balances at the newest indexed block, by contract address, one page of them. */
+  balances(network: Network, holder: Address, query: { page: number; limit: number }): Promise<TokenBalances>;
+  metadata(network: Network, contract: Address): Promise<TokenMetadata>;
+  /** A fixed USD price added at run time (the demo's sample token). */
+  addStaticPrice(entry: StaticPriceEntry): void;
+}
+
+const totalSupplyCall = encodeFunctionData({ abi: erc20Abi, functionName: 'totalSupply' });
+
+/** Token balances and metadata. Reads the token list now: a bad file stops the start. */
+export function createTokenService(deps: { ctx: Context; db: Database }): TokenService {
+  const { config } = deps.ctx;
+  const logger = deps.ctx.logger.child({ component: 'tokens' });
+  const tokenList = config.tokens.tokenList
+    ? loadTokenList(config.tokens.tokenList, { ipfsGateway: config.nfts.ipfsGateway })
+    : emptyTokenList;
+  const clients = new Map<Network, PublicClient>();
+  const clientFor = (network: Network) => {
+    let client = clients.get(network);
+    if (!client) {
+      client = publicClientFor(network);
+      clients.set(network, client);
+    }
+    return client;
+  };
+  const store = createTokenStore(deps.db);
+  const cache = createTokenMetadataCache(store);
+  const prices = createConfiguredPriceSource({ entries: config.tokens.prices, clientFor, logger });
+
+  /** Chain reads that fail for another reason than a revert are the upstream's fault: 503, retryable. */
+  async function fromChain<T>(work: Promise<T>, what: string): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      logger.warn({ err: error }, `chain read failed: ${what}`);
+      throw new AppError('service_unavailable', `the chain's upstream did not answer (${what}); retry with exponential backoff`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Metadata of the contracts that are ERC-20 tokens; the others are left out. */
+  async function tokenFacts(network: Network, id: string, contracts: string[], blockNumber: bigint) {
+    const facts = await cache.lookup(id, contracts);
+    const unknown = contracts.filter((contract) => !facts.has(contract) && !cache.isKnownNotToken(id, contract));
+    if (unknown.length === 0) return facts;
+    const probes = await fromChain(probeTokens(clientFor(network), unknown as Address[], blockNumber), 'token metadata');
+    const found = unknown.flatMap((contract, index) => {
+      const probe = probes[index]!;
+      if (probe.kind === 'erc20') return [{ contract, name: probe.name, symbol: probe.symbol, decimals: probe.decimals }];
+      logger.debug({ network: id, contract, reason: probe.reason }, 'held contract is not an ERC-20 token');
+      cache.markNotToken(id, contract);
+      return [];
+    });
+    await cache.save(id, found);
+    for (const { contract, ...rest } of found) facts.set(contract, rest);
+    return facts;
+  }
+
+  async function usd(network: Network, contract: string, amount: bigint, decimals: number, blockNumber: bigint) {
+    const price = await prices.source.usdPrice(network, contract, { blockNumber });
+    return { price, value: price === null ? null : usdValue(amount, decimals, price) };
+  }
+
+  return {
+    addStaticPrice: (entry) => prices.statics.add(entry),
+
+    async balances(network, holder, query) {
+      const { chain, network: name, chainId } = network.config;
+      const id = `${chain}/${name}`;
+      const { head, contracts } = await store.headAndHoldings(id, holder);
+      if (head === undefined) throw indexMissing(network);
+      const callData = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder] });
+      const results =
+        contracts.length === 0
+          ? []
+          : await fromChain(
+              multicallRaw(
+                clientFor(network),
+                contracts.map((target) => ({ target: target as Address, callData })),
+                head,
+              ),
+              'balanceOf',
+            );
+      const held = contracts.flatMap((contract, index) => {
+        const result = results[index];
+        const amount = result?.success ? decodeWord(result.returnData) : undefined;
+        return amount !== undefined && amount > 0n ? [{ contract, amount }] : [];
+      });
+      const facts = await tokenFacts(
+        network,
+        id,
+        held.map((entry) => entry.contract),
+        head,
+      );
+      const tokens = held.filter((entry) => facts.has(entry.contract));
+      const { offset, limit } = pageWindow(query);
+      const items = await Promise.all(
+        tokens.slice(offset, offset + limit).map(async ({ contract, amount }): Promise<TokenBalance> => {
+          const token: TokenFacts = facts.get(contract)!;
+          return {
+            contract,
+            symbol: token.symbol,
+            name: token.name,
+            decimals: token.decimals,
+            balance: amount.toString(),
+            formatted_balance: formatUnits(amount, token.decimals),
+            usd_value: (await usd(network, contract, amount, token.decimals, head)).value,
+            logo_url: tokenList.logoFor(chainId, contract),
+          };
+        }),
+      );
+      return {
+        address: holder,
+        chain,
+        network: name,
+        block_number: Number(head),
+        tokens: items,
+        page: query.page,
+        total: tokens.length,
+      };
+    },
+
+    async metadata(network, contract) {
+      const { chain, network: name, chainId } = network.config;
+      const id = `${chain}/${name}`;
+      const client = clientFor(network);
+      const indexed = await store.indexedHead(id);
+      const head = indexed ?? (await fromChain(client.getBlockNumber({ cacheTime: 0 }), 'eth_blockNumber'));
+      let token: TokenFacts | undefined = (await cache.lookup(id, [contract])).get(contract);
+      let totalSupply: bigint | undefined;
+      if (token) {
+        const [result] = await fromChain(
+          multicallRaw(client, [{ target: contract, callData: totalSupplyCall }], head),
+          'totalSupply',
+        );
+        totalSupply = result?.success ? decodeWord(result.returnData) : undefined;
+      }
+      if (!token || totalSupply === undefined) {
+        const [code, [probe]] = await fromChain(
+          Promise.all([client.getCode({ address: contract, blockNumber: head }), probeTokens(client, [contract], head)]),
+          'token metadata',
+        );
+        const at = `block ${head}${indexed === undefined ? '' : ', the newest indexed block'}`;
+        if (!code || code === '0x') throw notFound(`no contract at ${contract} on ${id} at ${at}`);
+        if (probe?.kind !== 'erc20')
+          throw notFound(`${contract} on ${id} is not an ERC-20 token: ${probe?.reason ?? 'unreadable'}`);
+        token = { name: probe.name, symbol: probe.symbol, decimals: probe.decimals };
+        totalSupply = probe.totalSupply;
+        await cache.save(id, [{ contract, ...token }]);
+      }
+      const { price, value } = await usd(network, contract, totalSupply, token.decimals, head);
+      return {
+        contract,
+        chain,
+        network: name,
+        name: token.name,
+        symbol: token.symbol,
+        decimals: token.decimals,
+        total_supply: totalSupply.toString(),
+        formatted_total_supply: formatUnits(totalSupply, token.decimals),
+        price_usd: price,
+        market_cap_usd: value,
+        logo_url: tokenList.logoFor(chainId, contract),
+        block_number: Number(head),
+      };
+    },
+  };
+}
+
+/** Balances come from the index: without an indexed block there is nothing they could be valid at. */
+function indexMissing(network: Network): AppError {
+  const id = `${network.config.chain}/${network.config.network}`;
+  if (!network.config.indexer.enabled) {
+    return notFound(`token balances need the chain index, and ${id} is not indexed (set indexer.enabled for it)`);
+  }
+  return new AppError('service_unavailable', `the index of ${id} has not started yet; retry in a few seconds`);
+}
