@@ -11,9 +11,13 @@ import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
 import type { Config, Role, UpstreamConfig } from '../config/schema.ts';
 import type { Context } from '../core/context.ts';
+import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import { createShutdown } from '../core/shutdown.ts';
+import { deployDemo } from '../demo/deploy-demo.ts';
 import { type OpenDatabase, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import type { ChainEventBus } from '../events/chain-event.ts';
+import { createInProcessEventBus } from '../events/event-bus.ts';
 import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
@@ -21,13 +25,22 @@ import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
 import { buildServer } from '../http/server.ts';
 import { createV1Guard } from '../http/v1-guard.ts';
+import type { Indexer } from '../indexer/indexer.ts';
+import { indexAdminRoutes } from '../indexer/routes.ts';
+import { startIndexers } from '../indexer/start-indexers.ts';
+import { createIndexStore } from '../indexer/store.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { createMemoryLimiter } from '../limits/memory-limiter.ts';
 import { createRedisLimiter } from '../limits/redis-limiter.ts';
+import { nftRoutes } from '../nfts/routes.ts';
+import { createNftService } from '../nfts/service.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
+import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
+import { tokenRoutes } from '../tokens/routes.ts';
+import { createTokenService } from '../tokens/service.ts';
 import { createWsEndpoint } from '../ws/endpoint.ts';
 
 export interface RunningService {
@@ -38,6 +51,10 @@ export interface RunningService {
   /** The development key (development mode only). */
   readonly devKey?: { key: string; created: boolean; path: string };
   readonly devnet?: Devnet;
+  /** The indexers this process runs (role `indexer`), one per indexed network. */
+  readonly indexers: readonly Indexer[];
+  /** Chain events committed by this process's indexers. */
+  readonly events: ChainEventBus;
   stop(reason?: string): Promise<void>;
 }
 
@@ -65,8 +82,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
-/** Roles this version can run; the others (indexer, webhooks, bundler) come with their issues. */
-const builtRoles: readonly Role[] = ['api'];
+/** Roles this version can run; the others (webhooks, bundler) come with their issues. */
+const builtRoles: readonly Role[] = ['api', 'indexer'];
 
 async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<RunningService> {
   const { config, logger, metrics, shutdown } = ctx;
@@ -96,6 +113,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     shutdown.add('devnet', () => devnet?.stop());
     embeddedUpstream = { url: devnet.url, wsUrl: devnet.wsUrl };
     probes.push({ name: 'devnet process', alive: () => devnet?.alive ?? false });
+    // Token balances are read with Multicall3, which every public chain has at its usual address.
+    await installMulticall3(devnet.url);
     logger.info({ chain: `${embedded.chain}/${embedded.network}`, url: devnet.url }, 'embedded devnet (anvil) running');
   }
 
@@ -113,36 +132,62 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const accounts = createAccountService({ store, onKeyRevoked: (keyId) => authenticator.forget(keyId) });
   const adminToken = resolveAdminToken(config);
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
+  const events = createInProcessEventBus(logger);
+  shutdown.add('chain events', () => events.close());
+  const indexStore = createIndexStore(database.db);
   const health = createHealthCheck({ db: database.db, chains, probes });
 
+  const tokens = createTokenService({ ctx, db: database.db });
+  if (config.demo) {
+    if (!devnet) throw new Error('--demo needs the embedded devnet (a config without chains:, or with `embedded: true`)');
+    const demo = await deployDemo({ rpcUrl: devnet.url, log: logger });
+    for (const price of demo.prices) tokens.addStaticPrice(price);
+  }
+
+  const nfts = createNftService({ db: database.db, config, chains, logger });
+  shutdown.add('nft metadata fetcher', () => nfts.close());
+  // Minted tokens get their metadata fetched in the background, before anyone asks.
+  events.subscribe(nfts.fetcher.listener);
+  // Every process serves /healthz, /metrics and the admin API; only the api role serves /v1 and WebSockets.
+  const servesApi = config.roles.includes('api');
   const app = await buildServer({
     logger,
     metrics,
+    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache })] : [],
     plugins: [
       async (scope) => operationsRoutes(scope, { health, metrics }),
       async (scope) => {
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await accountAdminRoutes(scope, { accounts });
+        await indexAdminRoutes(scope, { store: indexStore });
       },
       async (scope) => {
+        if (!servesApi) return;
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
         await rpcRoutes(scope, { chains, limiter, metrics, rpcCache });
         await gasRoutes(scope, { chains, gas });
+        await nftRoutes(scope, { chains, nfts });
+        await tokenRoutes(scope, { chains, tokens });
       },
     ],
   });
   shutdown.add('http server', () => app.close());
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
-  const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });
-  shutdown.add('websocket endpoint', () => ws.close());
+  if (servesApi) {
+    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });
+    shutdown.add('websocket endpoint', () => ws.close());
+  }
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
   const devKey =
-    config.mode === 'development' ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir }) : undefined;
+    config.mode === 'development' && servesApi ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir }) : undefined;
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
-  return { ctx, url, adminToken, devKey, devnet, stop: (reason = 'stop') => shutdown.run(reason) };
+  // Started once the API listens, so a long backfill never delays readiness.
+  const indexers = config.roles.includes('indexer') ? startIndexers({ ctx, chains, database, store: indexStore, events }) : [];
+
+  return { ctx, url, adminToken, devKey, devnet, indexers, events, stop: (reason = 'stop') => shutdown.run(reason) };
 }
