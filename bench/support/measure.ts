@@ -1,3 +1,4 @@
+import { readCpuMs } from './cpu-time.ts';
 import { type LoadResult, type LoadTarget, runLoad } from './load.ts';
 import { readRssMiB, sampleRss } from './rss.ts';
 import type { BenchSettings } from './settings.ts';
@@ -10,6 +11,8 @@ export interface Measured {
   maxRssMiB: number;
   /** RSS after the answer check, before any load, MiB. */
   idleRssMiB: number;
+  /** CPU time the server process used per request during the many-connection run, microseconds. */
+  cpuUsPerRequest: number;
 }
 
 export interface MeasureTarget extends LoadTarget {
@@ -28,7 +31,9 @@ export async function measure(target: MeasureTarget, settings: BenchSettings, lo
     log(`${target.name}: warm-up ${settings.warmupS} s`);
     await runLoad(target, settings.connections, settings.warmupS);
     log(`${target.name}: ${settings.connections} connections for ${settings.durationS} s`);
+    const cpuBefore = readCpuMs(target.pid);
     const many = await runLoad(target, settings.connections, settings.durationS);
+    const cpuUsPerRequest = ((readCpuMs(target.pid) - cpuBefore) * 1000) / many.total;
     log(`${target.name}: 1 connection for ${settings.latencyDurationS} s`);
     const one = await runLoad(target, 1, settings.latencyDurationS);
     for (const run of [many, one]) {
@@ -38,7 +43,7 @@ export async function measure(target: MeasureTarget, settings: BenchSettings, lo
         );
       }
     }
-    return { name: target.name, many, one, maxRssMiB: rss.stop(), idleRssMiB };
+    return { name: target.name, many, one, maxRssMiB: rss.stop(), idleRssMiB, cpuUsPerRequest };
   } finally {
     rss.stop();
   }

@@ -3,7 +3,10 @@ import { largestProfile, summarizeProfile } from './cpu-profile.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Prints the Blockyard process's top self-time functions (node --cpu-prof) within a monotonic window. */
+/**
+ * Prints the Blockyard process's top self-time functions (node --cpu-prof) within a monotonic window:
+ * the first 15, or BENCH_PROFILE_TOP.
+ */
 export function printProfile(
   dir: string,
   window: { fromUs: number; toUs: number },
@@ -15,7 +18,8 @@ export function printProfile(
     log(`no .cpuprofile in ${dir}`);
     return;
   }
-  const summary = summarizeProfile(file, root, window);
+  const top = Number(process.env.BENCH_PROFILE_TOP ?? 15);
+  const summary = summarizeProfile(file, root, window, Number.isInteger(top) && top > 0 ? top : 15);
   console.log('');
   console.log(`blockyard CPU profile: ${file}`);
   console.log(

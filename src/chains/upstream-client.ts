@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors } from 'undici';
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 
 /** `overloaded` and `circuit_open` come from a pool refusing to send, before any request. */
 export type UpstreamFailure = 'timeout' | 'connection' | 'http_status' | 'overloaded' | 'circuit_open';
@@ -48,29 +48,63 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
   return {
     url,
     async send(body) {
-      let response: Awaited<ReturnType<Pool['request']>>;
+      let response: { status: number; text: string };
       try {
-        response = await pool.request({ path, method: 'POST', headers: jsonHeaders, body });
+        response = await new Promise((resolve, reject) => {
+          pool.dispatch({ path, method: 'POST', headers: jsonHeaders, body }, new TextAnswer(resolve, reject));
+        });
       } catch (error) {
         throw classify(error);
       }
-      let text: string;
-      try {
-        text = await response.body.text();
-      } catch (error) {
-        throw classify(error);
-      }
+      const { status, text } = response;
       // Nodes answer JSON-RPC errors with 200 (or 4xx with a JSON-RPC body); 429 and 5xx mean the node
       // itself is in trouble.
       // A notification (a call without id) gets no answer: 204, or 200 with an empty body.
-      if (response.statusCode < 300 && text.trim() === '') return '';
-      if (response.statusCode === 429 || response.statusCode >= 500 || !looksLikeJson(text)) {
-        throw new UpstreamError('http_status', `upstream answered HTTP ${response.statusCode}`, { status: response.statusCode });
+      if (status < 300 && text.trim() === '') return '';
+      if (status === 429 || status >= 500 || !looksLikeJson(text)) {
+        throw new UpstreamError('http_status', `upstream answered HTTP ${status}`, { status });
       }
       return text;
     },
     close: () => pool.close(),
   };
+}
+
+/**
+ * Collects one answer's status and text straight from undici's dispatcher: the `request` API would
+ * wrap each answer in a readable stream first, a cost every proxied call pays.
+ */
+class TextAnswer implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly resolve: (answer: { status: number; text: string }) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onRequestStart(): void {
+    // Nothing to set up: the answer is collected below.
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    // 1xx interim answers come first; only the final one counts.
+    this.status = statusCode;
+    this.chunks.length = 0;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const text = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    this.resolve({ status: this.status, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.reject(error);
+  }
 }
 
 function looksLikeJson(text: string): boolean {

@@ -1,9 +1,13 @@
-import type { FastifyReply } from 'fastify';
 import { AppError } from '../core/errors.ts';
 import { rateLimitHeaders } from '../limits/headers.ts';
 import type { LimitName, RateLimiter } from '../limits/limiter.ts';
 import type { AccountLimits } from '../limits/plans.ts';
 import type { Metrics } from '../observability/metrics.ts';
+
+/** Where response headers go: a Fastify reply, or the JSON-RPC fast path's response. */
+export interface HeaderSink {
+  headers(values: Record<string, string>): unknown;
+}
 
 const limitNames: Record<LimitName, string> = {
   rps: 'requests per second',
@@ -18,13 +22,12 @@ const limitNames: Record<LimitName, string> = {
  */
 export async function chargeRequest(
   deps: { limiter: RateLimiter; metrics: Metrics },
-  reply: FastifyReply,
+  reply: HeaderSink,
   budget: { accountId: string; limits: Pick<AccountLimits, 'rps' | 'rpd' | 'cups'> },
   computeUnits: number,
 ): Promise<void> {
   const decision = await deps.limiter.consume(budget.accountId, budget.limits, computeUnits);
-  const headers = rateLimitHeaders(decision);
-  reply.headers(headers);
+  reply.headers(rateLimitHeaders(decision));
   if (decision.allowed) return;
   const exceeded = decision.exceeded ?? 'rps';
   deps.metrics.rateLimited.inc({ limit: exceeded });

@@ -1,10 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { onRequestHookHandler } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { chargeRequest } from './charge.ts';
+import { chargeRequest, type HeaderSink } from './charge.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,23 +18,37 @@ declare module 'fastify' {
   }
 }
 
-/** Refused authentications spend a per-address budget, so guessing keys is throttled too. */
-const anonymousLimits = { rps: 20, rpd: null, cups: null };
-
-/** Authenticates every /v1 request (401 before anything else) and charges REST routes. */
-export function createV1Guard(deps: {
+export interface V1GuardDeps {
   authenticator: Authenticator;
   limiter: RateLimiter;
   metrics: Metrics;
-}): onRequestHookHandler {
+}
+
+/** Refused authentications spend a per-address budget, so guessing keys is throttled too. */
+const anonymousLimits = { rps: 20, rpd: null, cups: null };
+
+/**
+ * The caller of a /v1 request, or `unauthorized` (after spending the client address's budget, whose
+ * headers go on the refusal). Shared by the guard below and the JSON-RPC fast path.
+ */
+export async function authenticateV1(
+  deps: V1GuardDeps,
+  headers: IncomingHttpHeaders,
+  ip: string | undefined,
+  reply: HeaderSink,
+): Promise<Principal> {
+  try {
+    return await deps.authenticator.authenticate(apiKeyFromRequest(headers));
+  } catch (error) {
+    await chargeRequest(deps, reply, { accountId: `ip:${ip}`, limits: anonymousLimits }, 0);
+    throw error;
+  }
+}
+
+/** Authenticates every /v1 request (401 before anything else) and charges REST routes. */
+export function createV1Guard(deps: V1GuardDeps): onRequestHookHandler {
   return async (request, reply) => {
-    let principal: Principal;
-    try {
-      principal = await deps.authenticator.authenticate(apiKeyFromRequest(request.headers));
-    } catch (error) {
-      await chargeRequest(deps, reply, { accountId: `ip:${request.ip}`, limits: anonymousLimits }, 0);
-      throw error;
-    }
+    const principal = await authenticateV1(deps, request.headers, request.ip, reply);
     request.principal = principal;
     const computeUnits = request.routeOptions.config.computeUnits;
     if (computeUnits !== undefined) await chargeRequest(deps, reply, principal, computeUnits);

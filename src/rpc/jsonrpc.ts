@@ -43,11 +43,12 @@ export type ParsedRpcBody = { batch: false; call: CheckedCall } | { batch: true;
  * error for that call only.
  */
 export function parseRpcBody(text: string): ParsedRpcBody {
-  if (text.trim() === '') throw new AppError('invalid_request', 'the body is empty: expected a JSON-RPC request');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
+    // Only a body that failed to parse can be blank: the check costs nothing on the usual path.
+    if (text.trim() === '') throw new AppError('invalid_request', 'the body is empty: expected a JSON-RPC request');
     throw new AppError('invalid_request', 'the body is not valid JSON');
   }
   if (Array.isArray(value)) {

@@ -4,7 +4,7 @@ import { UpstreamError } from '../chains/upstream-client.ts';
 import { forbidden } from '../core/errors.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
-import type { Metrics } from '../observability/metrics.ts';
+import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
 import { type CheckedCall, isCacheableCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
 import { isDevMethod, scopeForMethod } from './method-policy.ts';
@@ -21,37 +21,40 @@ export interface RpcPlan {
  * request; inside a batch it is that call's JSON-RPC error (`scope_missing`), the others go on.
  */
 export function planRpcRequest(principal: Principal, network: Network, parsed: ParsedRpcBody): RpcPlan {
-  const checkOne = (checked: CheckedCall, batch: boolean): CheckedCall => {
-    if (!checked.ok) return checked;
-    const { call } = checked;
-    const id = call.id ?? null;
-    if (isDevMethod(network.config.kind, call.method) && !network.config.devMethods) {
-      const where = `${network.config.chain}/${network.config.network}`;
-      return {
-        ok: false,
-        id,
-        error: { code: jsonRpcErrorCodes.method_not_found, message: `the method ${call.method} is not available on ${where}` },
-      };
-    }
-    const scope = scopeForMethod(network.config.kind, call.method);
-    if (!principal.scopes.has(scope)) {
-      if (!batch) throw forbidden(`this API key lacks the scope '${scope}' needed for ${call.method}`);
-      return {
-        ok: false,
-        id,
-        error: {
-          code: jsonRpcErrorCodes.scope_missing,
-          message: `this API key lacks the scope '${scope}' needed for ${call.method}`,
-        },
-      };
-    }
-    return checked;
-  };
-  const calls = parsed.batch ? parsed.calls.map((call) => checkOne(call, true)) : [checkOne(parsed.call, false)];
+  const calls = parsed.batch
+    ? parsed.calls.map((call) => checkCall(principal, network, call, true))
+    : [checkCall(principal, network, parsed.call, false)];
   let computeUnits = 0;
   const costOf = network.config.kind === 'solana' ? solanaComputeUnitsFor : computeUnitsFor;
   for (const checked of calls) if (checked.ok) computeUnits += costOf(checked.call.method, checked.call.params);
   return { batch: parsed.batch, calls, computeUnits };
+}
+
+function checkCall(principal: Principal, network: Network, checked: CheckedCall, batch: boolean): CheckedCall {
+  if (!checked.ok) return checked;
+  const { call } = checked;
+  const id = call.id ?? null;
+  if (isDevMethod(network.config.kind, call.method) && !network.config.devMethods) {
+    const where = `${network.config.chain}/${network.config.network}`;
+    return {
+      ok: false,
+      id,
+      error: { code: jsonRpcErrorCodes.method_not_found, message: `the method ${call.method} is not available on ${where}` },
+    };
+  }
+  const scope = scopeForMethod(network.config.kind, call.method);
+  if (!principal.scopes.has(scope)) {
+    if (!batch) throw forbidden(`this API key lacks the scope '${scope}' needed for ${call.method}`);
+    return {
+      ok: false,
+      id,
+      error: {
+        code: jsonRpcErrorCodes.scope_missing,
+        message: `this API key lacks the scope '${scope}' needed for ${call.method}`,
+      },
+    };
+  }
+  return checked;
 }
 
 /**
@@ -79,17 +82,35 @@ export interface ForwardDeps {
   rpcCache?: RpcCache;
 }
 
-async function forwardOne(
-  deps: ForwardDeps,
-  network: Network,
-  checked: CheckedCall & { ok: true },
-  body: string,
-): Promise<string> {
-  const { chain, network: networkName } = network.config;
-  deps.metrics.rpcCalls.inc({ chain, network: networkName, method: methodLabel(checked.call.method) });
-  const send = (text: string) => sendUpstream(deps, network, checked, text);
+/** Per network: the call counters by method label and the upstream timer, bound once (network objects live as long as their service). */
+interface NetworkMeters {
+  readonly calls: Map<string, CounterChild>;
+  readonly upstream: HistogramChild;
+}
+const metersByNetwork = new WeakMap<Network, NetworkMeters>();
+
+function metersFor(metrics: Metrics, network: Network): NetworkMeters {
+  let meters = metersByNetwork.get(network);
+  if (meters === undefined) {
+    const { chain, network: name } = network.config;
+    meters = { calls: new Map(), upstream: metrics.upstreamDurationChild(chain, name) };
+    metersByNetwork.set(network, meters);
+  }
+  return meters;
+}
+
+function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }, body: string): Promise<string> {
+  const meters = metersFor(deps.metrics, network);
+  const label = methodLabel(checked.call.method);
+  let counter = meters.calls.get(label);
+  if (counter === undefined) {
+    counter = deps.metrics.rpcCallsChild(network.config.chain, network.config.network, label);
+    meters.calls.set(label, counter);
+  }
+  counter.inc();
   // Notifications (no id) get no answer and malformed calls the node's own error: neither is cached or shared.
-  return deps.rpcCache && isCacheableCall(checked.call) ? deps.rpcCache.forward(network, checked.call, body, send) : send(body);
+  if (!deps.rpcCache || !isCacheableCall(checked.call)) return sendUpstream(deps, network, checked, body);
+  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked));
 }
 
 /** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */
@@ -99,8 +120,7 @@ async function sendUpstream(
   checked: CheckedCall & { ok: true },
   body: string,
 ): Promise<string> {
-  const { chain, network: networkName } = network.config;
-  const stopTimer = deps.metrics.upstreamDuration.startTimer({ chain, network: networkName });
+  const started = performance.now();
   try {
     // Writes reach every healthy upstream (more nodes gossip the transaction); reads go to the best one.
     const answer =
@@ -110,13 +130,14 @@ async function sendUpstream(
     return (await answer).trim();
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
+    const { chain, network: networkName } = network.config;
     deps.metrics.upstreamErrors.inc({ chain, network: networkName, reason: error.reason });
     return rpcErrorText(checked.call.id, {
       code: jsonRpcErrorCodes.internal_error,
       message: `upstream unavailable (${error.reason}); retry with exponential backoff`,
     });
   } finally {
-    stopTimer();
+    metersFor(deps.metrics, network).upstream.observe((performance.now() - started) / 1000);
   }
 }
 

@@ -1,27 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { assertNetworkAccess, assertScope } from '../auth/principal.ts';
-import type { ChainRegistry, Network } from '../chains/registry.ts';
-import { chargeRequest } from '../http/charge.ts';
 import { errorResponses } from '../http/schemas.ts';
-import type { RateLimiter } from '../limits/limiter.ts';
-import type { Metrics } from '../observability/metrics.ts';
-import type { RpcCache } from './cache/rpc-cache.ts';
-import { maxBatchSize, parseRpcBody } from './jsonrpc.ts';
-import { forwardRpcRequest, planRpcRequest, type RpcPlan } from './proxy.ts';
+import { answerRpc, type RpcRouteDeps, rpcBodyLimit } from './answer-rpc.ts';
+import { maxBatchSize } from './jsonrpc.ts';
 import { JsonRpcRequest, JsonRpcResponse, RpcPathParams } from './schemas.ts';
 
-export interface RpcRouteDeps {
-  chains: ChainRegistry;
-  limiter: RateLimiter;
-  metrics: Metrics;
-  rpcCache?: RpcCache;
-}
+export type { RpcRouteDeps } from './answer-rpc.ts';
 
-/** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */
-const rpcBodyLimit = 5 * 1024 * 1024;
-
-/** `POST /v1/rpc/{chain}/{network}`: the JSON-RPC proxy. Must be registered inside the /v1 guard's scope. */
+/**
+ * `POST /v1/rpc/{chain}/{network}`: the JSON-RPC proxy. Must be registered inside the /v1 guard's scope.
+ * Requests in the usual form are answered before Fastify by the fast path (src/rpc/fast-route.ts) with
+ * the same logic; this route documents the endpoint and answers the other forms (e.g. encoded paths).
+ */
 export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
   // The body is parsed here, not by Fastify: whatever the Content-Type (curl -d sends a form type), and
   // so that a single call can be forwarded byte for byte.
@@ -47,23 +37,9 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const principal = request.principal!;
-      const { chain, network: networkName } = request.params as { chain: string; network: string };
+      const { chain, network } = request.params as { chain: string; network: string };
       const rawBody = typeof request.body === 'string' ? request.body : '';
-      let network: Network;
-      let plan: RpcPlan;
-      try {
-        network = deps.chains.get(chain, networkName);
-        assertNetworkAccess(principal, network.config);
-        if (!principal.scopes.has('rpc:read') && !principal.scopes.has('rpc:write')) assertScope(principal, 'rpc:read');
-        plan = planRpcRequest(principal, network, parseRpcBody(rawBody));
-      } catch (error) {
-        // A refused request still counts as a request (and answers with the limit headers).
-        await chargeRequest(deps, reply, principal, 0);
-        throw error;
-      }
-      await chargeRequest(deps, reply, principal, plan.computeUnits);
-      const answer = await forwardRpcRequest(deps, network, plan, rawBody);
+      const answer = await answerRpc(deps, reply, request.principal!, chain, network, rawBody);
       if (answer === '') return reply.code(204).send();
       return reply.type('application/json').send(answer);
     },

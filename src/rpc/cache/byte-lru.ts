@@ -16,8 +16,10 @@ export interface ByteLru<V> {
  * @example const lru = createByteLru<string>(64 * 1024 * 1024); lru.set(key, raw, raw.length);
  */
 export function createByteLru<V>(maxBytes: number): ByteLru<V> {
-  const map = new Map<string, { value: V; bytes: number }>();
+  const map = new Map<string, { value: V; bytes: number; stamp: number }>();
   let bytes = 0;
+  /** Counts insertions: an entry with fewer than half the map inserted after it is not near eviction. */
+  let clock = 0;
 
   const remove = (key: string) => {
     const entry = map.get(key);
@@ -30,15 +32,20 @@ export function createByteLru<V>(maxBytes: number): ByteLru<V> {
     get(key) {
       const entry = map.get(key);
       if (!entry) return undefined;
-      map.delete(key);
-      map.set(key, entry);
+      // Moving a hot entry to the end on every hit costs a delete and an insert; only entries in the
+      // older half move, which keeps eviction in least-recently-used order where it matters.
+      if (clock - entry.stamp > map.size / 2) {
+        map.delete(key);
+        entry.stamp = ++clock;
+        map.set(key, entry);
+      }
       return entry.value;
     },
     set(key, value, size) {
       remove(key);
       const entryBytes = size + key.length + entryOverheadBytes;
       if (entryBytes > maxBytes) return;
-      map.set(key, { value, bytes: entryBytes });
+      map.set(key, { value, bytes: entryBytes, stamp: ++clock });
       bytes += entryBytes;
       while (bytes > maxBytes) {
         const oldest = map.keys().next().value as string;

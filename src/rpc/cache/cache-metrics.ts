@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { CounterChildren } from '../../observability/counter-children.ts';
 
 export type CacheLayer = 'memory' | 'redis';
 
@@ -20,24 +21,37 @@ export interface CacheMetrics {
  */
 export function createCacheMetrics(registry: Registry, size: () => { entries: number; bytes: number }): CacheMetrics {
   const registers = [registry];
-  const hits = new Counter({
-    name: 'blockyard_rpc_cache_hits_total',
-    help: 'Cacheable JSON-RPC calls answered from the cache, by layer',
-    labelNames: ['chain', 'network', 'layer'],
-    registers,
-  });
-  const misses = new Counter({
-    name: 'blockyard_rpc_cache_misses_total',
-    help: 'Cacheable JSON-RPC calls that went to the upstream',
-    labelNames: ['chain', 'network'],
-    registers,
-  });
-  const merged = new Counter({
-    name: 'blockyard_rpc_cache_merged_total',
-    help: 'JSON-RPC calls that joined an identical call already under way',
-    labelNames: ['chain', 'network'],
-    registers,
-  });
+  // Every cacheable call counts a hit, a miss or a merge: children that only add, flushed when read.
+  const hits = new CounterChildren(['chain', 'network', 'layer'] as const);
+  hits.attach(
+    new Counter({
+      name: 'blockyard_rpc_cache_hits_total',
+      help: 'Cacheable JSON-RPC calls answered from the cache, by layer',
+      labelNames: ['chain', 'network', 'layer'],
+      registers,
+      collect: () => hits.flush(),
+    }),
+  );
+  const misses = new CounterChildren(['chain', 'network'] as const);
+  misses.attach(
+    new Counter({
+      name: 'blockyard_rpc_cache_misses_total',
+      help: 'Cacheable JSON-RPC calls that went to the upstream',
+      labelNames: ['chain', 'network'],
+      registers,
+      collect: () => misses.flush(),
+    }),
+  );
+  const merged = new CounterChildren(['chain', 'network'] as const);
+  merged.attach(
+    new Counter({
+      name: 'blockyard_rpc_cache_merged_total',
+      help: 'JSON-RPC calls that joined an identical call already under way',
+      labelNames: ['chain', 'network'],
+      registers,
+      collect: () => merged.flush(),
+    }),
+  );
   const reorgs = new Counter({
     name: 'blockyard_rpc_cache_reorgs_total',
     help: 'Reorgs seen at the head (non-final cache entries evicted)',
@@ -63,10 +77,10 @@ export function createCacheMetrics(registry: Registry, size: () => { entries: nu
 
   return {
     forNetwork(chain, network) {
-      const memoryHits = hits.labels(chain, network, 'memory');
-      const redisHits = hits.labels(chain, network, 'redis');
-      const miss = misses.labels(chain, network);
-      const merge = merged.labels(chain, network);
+      const memoryHits = hits.child(chain, network, 'memory');
+      const redisHits = hits.child(chain, network, 'redis');
+      const miss = misses.child(chain, network);
+      const merge = merged.child(chain, network);
       const reorg = reorgs.labels(chain, network);
       return {
         hit: (layer) => (layer === 'memory' ? memoryHits : redisHits).inc(),

@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorCodes } from 'fastify';
+import type { HeaderSink } from './charge.ts';
+
+/**
+ * One request answered by a fast route (src/http/fast-route.ts) on Node's own objects: its id, path
+ * parameters, and the response headers gathered so far, in the order Fastify would send them.
+ */
+export class FastExchange implements HeaderSink {
+  /** Lower-case names, like Fastify's reply headers. */
+  readonly responseHeaders: Record<string, string>;
+  readonly started = performance.now();
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly id: string,
+    readonly params: readonly string[],
+  ) {
+    this.responseHeaders = { 'x-request-id': id };
+  }
+
+  get ip(): string | undefined {
+    return this.req.socket.remoteAddress;
+  }
+
+  headers(values: Record<string, string>): this {
+    for (const name in values) this.responseHeaders[name.toLowerCase()] = values[name]!;
+    return this;
+  }
+
+  /**
+   * The body as text, read like Fastify's string body parser: a declared or actual size over `limit`
+   * is `FST_ERR_CTP_BODY_TOO_LARGE`, a body shorter or longer than its Content-Length
+   * `FST_ERR_CTP_INVALID_CONTENT_LENGTH`, a stream error a 400; each closes the connection.
+   */
+  readBody(limit: number): Promise<string> {
+    const req = this.req;
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+    if (req.complete) {
+      // Usually the whole (small) body came with the headers and is buffered already: take it at once.
+      const buffered: Buffer | null = req.read();
+      const received = buffered?.length ?? 0;
+      if (received > limit) return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+      if (!Number.isNaN(declared) && received !== declared) {
+        return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()));
+      }
+      return Promise.resolve(buffered === null ? '' : buffered.toString('utf8'));
+    }
+    return new Promise((resolve, reject) => {
+      (req as ReadingRequest)[reading] = { exchange: this, chunks: [], received: 0, limit, declared, resolve, reject };
+      req.on('data', onBodyData);
+      req.on('end', onBodyEnd);
+      req.on('error', onBodyEnd);
+      req.resume();
+    });
+  }
+
+  /** The client may still be sending: the answer closes the connection. */
+  bodyFailed(error: Error): Error {
+    this.responseHeaders.connection = 'close';
+    return error;
+  }
+}
+
+const reading = Symbol('body being read');
+
+/** A body arriving in several chunks: its state rides on the request, so the listeners are shared functions. */
+interface BodyReading {
+  readonly exchange: FastExchange;
+  readonly chunks: Buffer[];
+  received: number;
+  readonly limit: number;
+  readonly declared: number;
+  resolve(body: string): void;
+  reject(error: Error): void;
+}
+
+type ReadingRequest = IncomingMessage & { [reading]?: BodyReading };
+
+function stopReading(req: ReadingRequest): BodyReading {
+  req.removeListener('data', onBodyData);
+  req.removeListener('end', onBodyEnd);
+  req.removeListener('error', onBodyEnd);
+  const state = req[reading]!;
+  req[reading] = undefined;
+  return state;
+}
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const state = this[reading]!;
+  state.received += chunk.length;
+  if (state.received > state.limit) {
+    stopReading(this);
+    state.reject(state.exchange.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+    return;
+  }
+  state.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingRequest, error?: Error & { statusCode?: number }): void {
+  const state = stopReading(this);
+  if (error != null) {
+    if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+    state.reject(state.exchange.bodyFailed(error));
+  } else if (!Number.isNaN(state.declared) && state.received !== state.declared) {
+    state.reject(state.exchange.bodyFailed(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()));
+  } else {
+    const { chunks, received } = state;
+    state.resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
+  }
+}

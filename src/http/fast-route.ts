@@ -1,0 +1,126 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { AppError, errorBody } from '../core/errors.ts';
+import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import { toAppError } from './error-handler.ts';
+import { FastExchange } from './fast-exchange.ts';
+
+/**
+ * A route answered on Node's own request objects before Fastify sees the request: for the one path
+ * hot enough for Fastify's per-request work (routing, hooks, reply, child logger) to matter. The same
+ * route stays declared in Fastify (OpenAPI, and every request form `match` leaves to it), both calling
+ * the same logic, and everything around it (request id, shutdown refusal, error mapping, headers,
+ * metrics, the log line) is what server.ts does for Fastify routes.
+ */
+export interface FastRoute {
+  readonly method: string;
+  /** The route as declared in Fastify: the metrics label. */
+  readonly url: string;
+  /** The path parameters when this route takes the request, else undefined (Fastify answers it). */
+  match(url: string, req: IncomingMessage): readonly string[] | undefined;
+  /** The JSON text to answer with ('' = 204 No Content); errors are thrown and mapped like Fastify's. */
+  handle(exchange: FastExchange): Promise<string>;
+}
+
+export interface FastDispatchOptions {
+  routes: readonly FastRoute[];
+  metrics: Metrics;
+  logger: Logger;
+  requestId(req: IncomingMessage): string;
+  isClosing(): boolean;
+}
+
+const jsonType = 'application/json; charset=utf-8';
+
+/** The error every request gets while the server drains. */
+export function shuttingDown(): AppError {
+  return new AppError('service_unavailable', 'the server is shutting down; retry shortly or on another instance');
+}
+
+interface BoundRoute {
+  readonly route: FastRoute;
+  readonly duration: HistogramChild;
+  readonly byStatus: Map<number, CounterChild>;
+}
+
+/** A `request` listener's front: answers (and returns true) when a fast route takes the request. */
+export function createFastDispatch(options: FastDispatchOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { metrics, logger, isClosing } = options;
+  const routes: BoundRoute[] = options.routes.map((route) => ({
+    route,
+    duration: metrics.httpDuration.labels(route.method, route.url),
+    byStatus: new Map(),
+  }));
+
+  const finish = (bound: BoundRoute, exchange: FastExchange, status: number, text: string) => {
+    const headers = exchange.responseHeaders;
+    if (status !== 204) headers['content-type'] = jsonType;
+    // A response finishing while the server drains closes its connection (as the onSend hook does).
+    if (isClosing()) headers.connection = 'close';
+    if (status !== 204) headers['content-length'] = String(Buffer.byteLength(text));
+    exchange.res.writeHead(status, headers);
+    exchange.res.end(status === 204 ? undefined : text);
+
+    const ms = performance.now() - exchange.started;
+    let counter = bound.byStatus.get(status);
+    if (counter === undefined) {
+      counter = metrics.httpRequestsChild(bound.route.method, bound.route.url, String(status));
+      bound.byStatus.set(status, counter);
+    }
+    counter.inc();
+    bound.duration.observe(ms / 1000);
+    if (logger.isLevelEnabled('info')) {
+      const { req } = exchange;
+      logger.child({ reqId: exchange.id }).info(
+        {
+          req: { method: req.method, url: req.url, ip: exchange.ip },
+          res: { statusCode: status },
+          ms: Math.round(ms * 100) / 100,
+        },
+        'request',
+      );
+    }
+  };
+
+  const fail = (bound: BoundRoute, exchange: FastExchange, error: unknown) => {
+    const appError = toAppError(error as Error);
+    if (appError.status >= 500) {
+      if (logger.isLevelEnabled('error')) logger.child({ reqId: exchange.id }).error({ err: error }, 'request failed');
+    } else if (logger.isLevelEnabled('debug')) {
+      logger.child({ reqId: exchange.id }).debug({ code: appError.code, msg: appError.message }, 'request refused');
+    }
+    exchange.headers(appError.headers);
+    finish(bound, exchange, appError.status, JSON.stringify(errorBody(appError)));
+  };
+
+  const serve = async (bound: BoundRoute, exchange: FastExchange) => {
+    try {
+      if (isClosing()) {
+        exchange.responseHeaders.connection = 'close';
+        throw shuttingDown();
+      }
+      const text = await bound.route.handle(exchange);
+      finish(bound, exchange, text === '' ? 204 : 200, text);
+    } catch (error) {
+      try {
+        fail(bound, exchange, error);
+      } catch (failure) {
+        // Nothing left to answer with (e.g. the socket is gone): the request must still end.
+        logger.error({ err: failure, reqId: exchange.id }, 'could not answer a request');
+        exchange.res.destroy();
+      }
+    }
+  };
+
+  return (req, res) => {
+    const url = req.url ?? '';
+    for (const bound of routes) {
+      if (req.method !== bound.route.method) continue;
+      const params = bound.route.match(url, req);
+      if (params === undefined) continue;
+      void serve(bound, new FastExchange(req, res, options.requestId(req), params));
+      return true;
+    }
+    return false;
+  };
+}
