@@ -12,9 +12,21 @@ export interface PendingEvent {
 /**
  * The events of one block, in a fixed order: the block, its transactions, logs, then each kind of
  * transfer. uint256 values are decimal strings (JSON has no integers that large). Shapes: docs/chain-events.md.
+ *
+ * A log that is a token or NFT transfer is one event, the transfer, which also carries the raw log
+ * (`topics`, `data`, `transaction_index`): storing it twice doubled the bytes written per transfer,
+ * the indexer's main cost.
  */
 export function blockEvents(facts: BlockFacts): PendingEvent[] {
   const at = { blockNumber: facts.number, blockHash: facts.hash };
+  const logAt = new Map(facts.logs.map((log) => [log.logIndex, log]));
+  const transferLogs = new Set<number>();
+  for (const transfer of facts.tokenTransfers) transferLogs.add(transfer.logIndex);
+  for (const transfer of facts.nftTransfers) transferLogs.add(transfer.logIndex);
+  const rawLog = (logIndex: number) => {
+    const log = logAt.get(logIndex);
+    return log ? { topics: log.topics, data: log.data, transaction_index: log.transactionIndex } : {};
+  };
   const events: PendingEvent[] = [
     {
       type: 'block',
@@ -45,6 +57,7 @@ export function blockEvents(facts: BlockFacts): PendingEvent[] {
     });
   }
   for (const log of facts.logs) {
+    if (transferLogs.has(log.logIndex)) continue;
     events.push({
       type: 'log',
       ...at,
@@ -69,6 +82,7 @@ export function blockEvents(facts: BlockFacts): PendingEvent[] {
         value: transfer.value.toString(),
         log_index: transfer.logIndex,
         transaction_hash: transfer.transactionHash,
+        ...rawLog(transfer.logIndex),
       },
     });
   }
@@ -87,6 +101,7 @@ export function blockEvents(facts: BlockFacts): PendingEvent[] {
         log_index: transfer.logIndex,
         batch_index: transfer.batchIndex,
         transaction_hash: transfer.transactionHash,
+        ...rawLog(transfer.logIndex),
       },
     });
   }

@@ -37,6 +37,11 @@ export interface Indexer {
 }
 
 const defaultBatchBlocks = 25;
+/**
+ * Facts (logs and transfers) per database transaction at most: a busy block range is written in
+ * several transactions, so no single one holds the database (PGlite runs on the main thread) for long.
+ */
+const maxFactsPerWrite = 8000;
 const defaultConcurrency = 4;
 const maxBackoffMs = 30_000;
 
@@ -91,6 +96,24 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
   }
 
+  /** The next window, fetched while the current one is written. */
+  let prefetched: { from: number; to: number; facts: Promise<BlockFacts[] | undefined> } | undefined;
+
+  function prefetch(from: number, to: number) {
+    // A failed prefetch is forgotten: the round fetches the window itself and reports its own error.
+    prefetched = { from, to, facts: fetchFacts(from, to).catch(() => undefined) };
+  }
+
+  async function takeFacts(from: number, to: number): Promise<BlockFacts[]> {
+    const ready = prefetched;
+    prefetched = undefined;
+    if (ready && ready.from === from && ready.to <= to) {
+      const facts = await ready.facts;
+      if (facts) return facts;
+    }
+    return fetchFacts(from, to);
+  }
+
   async function fetchFacts(from: number, to: number): Promise<BlockFacts[]> {
     const ranges: [number, number][] = [];
     for (let start = from; start <= to; start += batchBlocks) ranges.push([start, Math.min(to, start + batchBlocks - 1)]);
@@ -140,23 +163,49 @@ export function createIndexer(options: IndexerOptions): Indexer {
       }
       return false;
     }
-    const to = Math.min(head, next + batchBlocks * concurrency - 1);
-    const facts = await fetchFacts(next, to);
+    const window = batchBlocks * concurrency;
+    const to = Math.min(head, next + window - 1);
+    const facts = await takeFacts(next, to);
     const linked = linkedPrefix(facts);
     if (linked.length === 0) {
+      prefetched = undefined;
       if (tip) await rollBack(tip);
       return true;
     }
-    const events = await store.writeBlocks(key, linked);
-    const last = linked[linked.length - 1]!;
-    tip = { number: last.number, hash: last.hash };
-    bus.publish(events);
-    progress.indexed(linked);
-    metrics.indexedBlock.set({ network: key }, tip.number);
-    metrics.blocksIndexed.inc({ network: key }, linked.length);
-    countTransfers(linked);
-    settleWaiters();
-    return tip.number < head;
+    // Backfilling: fetch the next window while this one is written. Blocks fetched before a reorg are
+    // caught by the parent-hash check like any other.
+    if (linked.length === facts.length && to < head) prefetch(to + 1, Math.min(head, to + window));
+    for (const chunk of writeChunks(linked)) {
+      const events = await store.writeBlocks(key, chunk);
+      const last = chunk[chunk.length - 1]!;
+      tip = { number: last.number, hash: last.hash };
+      bus.publish(events);
+      progress.indexed(chunk);
+      metrics.indexedBlock.set({ network: key }, tip.number);
+      metrics.blocksIndexed.inc({ network: key }, chunk.length);
+      countTransfers(chunk);
+      settleWaiters();
+    }
+    return tip!.number < head;
+  }
+
+  /** Consecutive blocks grouped so each group holds at most `maxFactsPerWrite` facts (a bigger block stands alone). */
+  function writeChunks(blocks: BlockFacts[]): BlockFacts[][] {
+    const chunks: BlockFacts[][] = [];
+    let current: BlockFacts[] = [];
+    let size = 0;
+    for (const block of blocks) {
+      const facts = block.logs.length + block.nftTransfers.length + block.transactions.length;
+      if (current.length > 0 && size + facts > maxFactsPerWrite) {
+        chunks.push(current);
+        current = [];
+        size = 0;
+      }
+      current.push(block);
+      size += facts;
+    }
+    if (current.length > 0) chunks.push(current);
+    return chunks;
   }
 
   function countTransfers(blocks: BlockFacts[]) {

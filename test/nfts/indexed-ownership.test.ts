@@ -1,8 +1,5 @@
-import { pino } from 'pino';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChainRegistry } from '../../src/chains/registry.ts';
-import { createNftService, type NftService } from '../../src/nfts/service.ts';
 import { deployerAccount } from '../support/contracts.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startHttpServer, type TestHttpServer } from './support/http-server.ts';
@@ -17,8 +14,6 @@ describe('NFT APIs on the real index', () => {
   let t: TestService;
   let f: NftFixture;
   let server: TestHttpServer;
-  let nfts: NftService | undefined;
-  let closeChains: (() => Promise<void>) | undefined;
   const hits = new Map<string, number>();
 
   beforeAll(async () => {
@@ -47,8 +42,6 @@ describe('NFT APIs on the real index', () => {
     f = await createNftFixture(t);
   });
   afterAll(async () => {
-    await nfts?.close();
-    await closeChains?.();
     await t?.stop();
     await base?.stop();
     await server?.close();
@@ -62,12 +55,7 @@ describe('NFT APIs on the real index', () => {
 
   it('lists what the chain says each address owns, and fetches minted tokens from the event stream', async () => {
     const { nft, items, artifacts, publicClient } = f.contracts;
-    // A metadata fetcher fed by the service's chain event stream (the wiring start-service will do).
-    const config = t.service.ctx.config;
-    const chains = createChainRegistry(config.chains);
-    closeChains = () => chains.close();
-    nfts = createNftService({ db: t.database.db, config, chains, logger: pino({ level: 'silent' }) });
-    const unsubscribe = t.service.events.subscribe(nfts.fetcher.listener);
+    // The service's metadata fetcher listens to its chain event stream (start-service wires it).
 
     await f.send(nft, artifacts.DemoNft.abi, 'setBaseURI', [`${server.url}/nft/`]);
     await f.send(items, artifacts.DemoItems.abi, 'setURI', [`${server.url}/items/{id}`]);
@@ -82,8 +70,13 @@ describe('NFT APIs on the real index', () => {
     for (const deadline = Date.now() + 10_000; !mintedPaths.every((path) => hits.has(path)) && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await nfts.fetcher.idle();
-    unsubscribe();
+    expect(mintedPaths.filter((path) => !hits.has(path))).toEqual([]);
+    // ...and stored, so the requests below read the cache.
+    for (let deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      const stored = await t.database.db.selectFrom('nft_metadata').select('token_id').execute();
+      if (stored.length >= mintedPaths.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     const [nftAddress, itemsAddress] = [nft.toLowerCase(), items.toLowerCase()];
     const expected: Record<string, { contract: string; token_id: string; balance: string }[]> = {};
