@@ -10,12 +10,12 @@ import { createAuthenticator } from '../auth/authenticator.ts';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
 import type { Config, Role, UpstreamConfig } from '../config/schema.ts';
-import type { Context } from '../core/context.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
+import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
-import { deployDemo } from '../demo/deploy-demo.ts';
 import { type OpenDatabase, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { deployDemo } from '../demo/deploy-demo.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';
 import { gasRoutes } from '../gas/routes.ts';
@@ -183,7 +183,9 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
   const devKey =
-    config.mode === 'development' && servesApi ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir }) : undefined;
+    config.mode === 'development' && servesApi
+      ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir })
+      : undefined;
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
   // Started once the API listens, so a long backfill never delays readiness.
