@@ -1,7 +1,7 @@
 // The balances rows: Blockyard's GET /v1/tokens/{chain}/balances/{address} for an address holding N tokens,
 // against one Multicall3 aggregate3 eth_call of the same N balanceOf straight to anvil.
 import { type Address, decodeFunctionResult, encodeFunctionData, erc20Abi, multicall3Abi } from 'viem';
-import { multicall3Address } from '../../src/contracts/install-multicall3.ts';
+import { multicall3Address } from '../../src/chains/public-client.ts';
 import { monotonicUs } from './indexer-backfill.ts';
 import { runSequential, type SequentialRequest, type SequentialResult } from './indexer-latency.ts';
 

@@ -1,9 +1,7 @@
-import { createTestClient, getAddress, http } from 'viem';
+import { createTestClient, http } from 'viem';
 import { getCode } from 'viem/actions';
+import { multicall3Address } from '../chains/public-client.ts';
 import { compileContracts } from './compile.ts';
-
-/** Where Multicall3 lives on nearly every EVM chain, and where viem's chain definitions look for it. */
-export const multicall3Address = getAddress('0xcA11bde05977b3631167028862bE2a173976CA11');
 
 /**
  * Puts our Multicall3 at its canonical address on an anvil devnet (`anvil_setCode`), unless code is

@@ -1,4 +1,3 @@
-import { type Address, isAddress } from 'viem';
 import { invalidRequest } from '../core/errors.ts';
 
 const maxUint256 = (1n << 256n) - 1n;
@@ -14,20 +13,4 @@ export function parseTokenId(text: string): bigint {
     throw invalidRequest('token_id', 'must be an unsigned 256-bit integer, in decimal (e.g. 42) or 0x-prefixed hex');
   }
   return value;
-}
-
-/**
- * A 0x-prefixed 20-byte address, returned lower-case (the index's form). Mixed case must pass its
- * EIP-55 checksum, as in the token APIs: a failed checksum almost always means a mistyped address.
- */
-export function parseAddress(param: string, text: string): Address {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
-    throw invalidRequest(param, `'${text.slice(0, 64)}' is not a 0x-prefixed address of 40 hex digits`);
-  }
-  const lower = text.toLowerCase();
-  const upper = `0x${text.slice(2).toUpperCase()}`;
-  if (text !== lower && text !== upper && !isAddress(text, { strict: true })) {
-    throw invalidRequest(param, `'${text}' fails its EIP-55 checksum (send it in lower case to skip the check)`);
-  }
-  return lower as Address;
 }

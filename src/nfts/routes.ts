@@ -4,9 +4,10 @@ import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
+import { parseAddressParam } from '../http/address-param.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
-import { parseAddress, parseTokenId } from './params.ts';
+import { parseTokenId } from './params.ts';
 import {
   CollectionParams,
   NftCollectionResponse,
@@ -35,7 +36,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
 
   function tokenTarget(request: FastifyRequest) {
     const { chain, contract, token_id } = request.params as { chain: string; contract: string; token_id: string };
-    const address = parseAddress('contract', contract);
+    const address = parseAddressParam('contract', contract);
     const tokenId = parseTokenId(token_id);
     return { network: evmNetwork(request, chain), contract: address, tokenId };
   }
@@ -97,7 +98,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     },
     async (request) => {
       const { chain, contract } = request.params as { chain: string; contract: string };
-      const address = parseAddress('contract', contract);
+      const address = parseAddressParam('contract', contract);
       return deps.nfts.collection(evmNetwork(request, chain), address);
     },
   );
@@ -119,7 +120,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     async (request) => {
       const { chain, address } = request.params as { chain: string; address: string };
       const { page, limit } = request.query as { page: number; limit: number };
-      const owner = parseAddress('address', address);
+      const owner = parseAddressParam('address', address);
       return deps.nfts.owned(evmNetwork(request, chain), owner, { page, limit });
     },
   );

@@ -4,10 +4,10 @@ import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
+import { parseAddressParam } from '../http/address-param.ts';
 import { paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
-import { parseAddressParam } from './address-param.ts';
 import type { TokenService } from './service.ts';
 
 /** A string, or null when it is unknown (design.md: unknown prices are null, never invented). */

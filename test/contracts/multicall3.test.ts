@@ -1,8 +1,9 @@
 import { createPublicClient, encodeFunctionData, getAddress, http, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
+import { multicall3Address } from '../../src/chains/public-client.ts';
 import { compileContracts } from '../../src/contracts/compile.ts';
-import { installMulticall3, multicall3Address } from '../../src/contracts/install-multicall3.ts';
+import { installMulticall3 } from '../../src/contracts/install-multicall3.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { anvilChain, deployerAccount, deployTestContracts, type TestContracts } from '../support/contracts.ts';
 

@@ -2,7 +2,8 @@ import { pino } from 'pino';
 import { createPublicClient, getAddress, http, type PublicClient, parseAbi, parseAbiItem, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import { installMulticall3, multicall3Address } from '../../src/contracts/install-multicall3.ts';
+import { multicall3Address } from '../../src/chains/public-client.ts';
+import { installMulticall3 } from '../../src/contracts/install-multicall3.ts';
 import { type DemoDeployment, demoContractAddresses, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 

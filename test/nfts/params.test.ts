@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress, parseTokenId } from '../../src/nfts/params.ts';
+import { parseTokenId } from '../../src/nfts/params.ts';
 
 describe('parseTokenId', () => {
   it('reads decimal and 0x-hex uint256 values', () => {
@@ -17,22 +17,4 @@ describe('parseTokenId', () => {
       expect(() => parseTokenId(text)).toThrow(/invalid parameter 'token_id'/);
     },
   );
-});
-
-describe('parseAddress', () => {
-  it('lower-cases a valid address and checks the EIP-55 checksum of mixed case', () => {
-    expect(parseAddress('contract', '0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266')).toBe(
-      '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
-    );
-    expect(parseAddress('contract', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')).toBe(
-      '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
-    );
-    expect(() => parseAddress('contract', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92267')).toThrow(/'contract'.*EIP-55/);
-  });
-
-  it('refuses malformed addresses naming the parameter', () => {
-    for (const text of ['0x123', 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266', '0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266']) {
-      expect(() => parseAddress('address', text)).toThrow(/invalid parameter 'address'/);
-    }
-  });
 });

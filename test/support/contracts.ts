@@ -12,8 +12,9 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
+import { multicall3Address } from '../../src/chains/public-client.ts';
 import { type ContractArtifacts, type ContractName, compileContracts } from '../../src/contracts/compile.ts';
-import { installMulticall3, multicall3Address } from '../../src/contracts/install-multicall3.ts';
+import { installMulticall3 } from '../../src/contracts/install-multicall3.ts';
 
 /** anvil's first default account (well known, funded with 10,000 ETH on every fresh anvil). */
 export const deployerAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

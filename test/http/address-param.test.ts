@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddressParam } from '../../src/tokens/address-param.ts';
+import { parseAddressParam } from '../../src/http/address-param.ts';
 
 describe('address path parameters', () => {
   it('accepts lower, upper and correctly checksummed addresses, lower-cased', () => {
