@@ -67,7 +67,7 @@ describe('compute units', () => {
         'tokens.balances',
         'tokens.metadata',
         'nfts.metadata',
-      'nfts.refresh',
+        'nfts.refresh',
         'nfts.collection',
         'nfts.owned',
         'wallets.create',

@@ -57,10 +57,18 @@ export async function startTestService(
   const [anvil, database] = shared
     ? [shared.anvil, shared.database]
     : await Promise.all([startTestAnvil(), createTestDatabase()]);
-  const chains = options.chains ?? options.chainsFor?.(anvil.url) ?? [
-    { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvil.url }] },
-    { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
-  ];
+  const chains = options.chains ??
+    options.chainsFor?.(anvil.url) ?? [
+      {
+        chain: 'ethereum',
+        network: 'devnet',
+        chain_id: 31337,
+        testnet: true,
+        dev_methods: true,
+        upstreams: [{ url: anvil.url }],
+      },
+      { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
+    ];
   const configFile = join(dataDir, 'blockyard.yaml');
   writeFileSync(configFile, stringify({ chains }));
   const config = loadConfig({
