@@ -17,6 +17,8 @@ export interface DatabaseTarget {
 export interface OpenDatabase {
   readonly db: Database;
   readonly kind: 'postgres' | 'pglite';
+  /** The server's URL (Postgres only): for connections outside the pool, such as LISTEN. */
+  readonly url?: string;
   close(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     });
     client.release();
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    return { db, kind: 'postgres', url: target.databaseUrl, close: () => db.destroy() };
   }
   if (target.pgliteDir) mkdirSync(target.pgliteDir, { recursive: true });
   // int8 as a string on both backends (pg is set the same way above).

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Network } from '../chains/registry.ts';
-import type { ChainEventBus } from '../events/chain-event.ts';
+import type { ChainEvent } from '../events/chain-event.ts';
 import { type ChainReader, createChainReader } from './chain-reader.ts';
 import { type BlockFacts, decodeBlock } from './decode-block.ts';
 import { findCommonAncestor } from './find-ancestor.ts';
@@ -12,7 +12,8 @@ import type { IndexStore, StoredBlock } from './store.ts';
 export interface IndexerOptions {
   network: Network;
   store: IndexStore;
-  bus: ChainEventBus;
+  /** Hands committed events on: to the in-process bus, or (on Postgres) a poke to the relay that reads them back in seq order. */
+  publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
   metrics: IndexerMetrics;
   /** Blocks per batched upstream request (and per database transaction at most `batchBlocks * concurrency`). */
@@ -51,7 +52,7 @@ export function networkKey(network: Network): string {
 
 /** Follows one EVM network's head into the index: backfill, then block by block, undoing reorgs. */
 export function createIndexer(options: IndexerOptions): Indexer {
-  const { network, store, bus, metrics } = options;
+  const { network, store, publish, metrics } = options;
   const key = networkKey(network);
   const logger = options.logger.child({ component: 'indexer', network: key });
   const reader = options.reader ?? createChainReader({ send: (body) => network.upstream.send(body) });
@@ -146,7 +147,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     metrics.blocksRolledBack.inc({ network: key }, depth);
     const log = depth > finalityDepth ? logger.error.bind(logger) : logger.warn.bind(logger);
     log({ depth, ancestor, removedEvents: removed.length, finalityDepth }, 'reorg: blocks above the common ancestor undone');
-    bus.publish(removed);
+    publish(removed);
   }
 
   async function round(): Promise<boolean> {
@@ -179,7 +180,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       const events = await store.writeBlocks(key, chunk);
       const last = chunk[chunk.length - 1]!;
       tip = { number: last.number, hash: last.hash };
-      bus.publish(events);
+      publish(events);
       progress.indexed(chunk);
       metrics.indexedBlock.set({ network: key }, tip.number);
       metrics.blocksIndexed.inc({ network: key }, chunk.length);

@@ -1,7 +1,7 @@
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Context } from '../core/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
-import type { ChainEventBus } from '../events/chain-event.ts';
+import type { ChainEvent } from '../events/chain-event.ts';
 import { createIndexer, type Indexer } from './indexer.ts';
 import { createIndexerMetrics } from './indexer-metrics.ts';
 import { acquireIndexerLease } from './leader-lease.ts';
@@ -16,14 +16,14 @@ export function startIndexers(options: {
   chains: ChainRegistry;
   database: OpenDatabase;
   store: IndexStore;
-  events: ChainEventBus;
+  publish: (events: readonly ChainEvent[]) => void;
 }): Indexer[] {
-  const { ctx, chains, database, store, events } = options;
+  const { ctx, chains, database, store, publish } = options;
   const networks = chains.list().filter((network) => network.config.kind === 'evm' && network.config.indexer.enabled);
   if (networks.length === 0) return [];
   const metrics = createIndexerMetrics(ctx.metrics.registry);
   return networks.map((network) => {
-    const indexer = createIndexer({ network, store, bus: events, logger: ctx.logger, metrics });
+    const indexer = createIndexer({ network, store, publish, logger: ctx.logger, metrics });
     if (database.kind === 'pglite') {
       indexer.start();
       ctx.shutdown.add(`indexer ${indexer.network}`, () => indexer.stop());

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import { chainEventsChannel } from '../events/postgres-relay.ts';
 import { type ChainEventRow, compareSeq, toChainEvent } from '../events/store.ts';
 import type { PendingEvent } from './block-events.ts';
 import { blockEvents } from './block-events.ts';
@@ -74,7 +75,7 @@ export function createIndexStore(db: Kysely<Tables>): IndexStore {
         await updateHoldings(trx, network, blocks);
         await applyOwnership(trx, network, ownershipDeltas(blocks.flatMap((block) => block.nftTransfers)));
         const events = await insertEvents(trx, network, pending);
-        await sql`select pg_notify('blockyard_chain_events', ${network})`.execute(trx);
+        await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
         return events;
       });
     },
@@ -123,7 +124,7 @@ export function createIndexStore(db: Kysely<Tables>): IndexStore {
         }
         await trx.deleteFrom('token_holdings').where('network', '=', network).where('first_block', '>', above).execute();
         await trx.deleteFrom('index_blocks').where('network', '=', network).where('number', '>', above).execute();
-        await sql`select pg_notify('blockyard_chain_events', ${network})`.execute(trx);
+        await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
         return removed.rows.map(toChainEvent).sort((a, b) => compareSeq(a.seq, b.seq));
       });
     },

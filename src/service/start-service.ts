@@ -18,6 +18,7 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';
+import { startPostgresEventRelay } from '../events/postgres-relay.ts';
 import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
@@ -134,6 +135,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const events = createInProcessEventBus(logger);
   shutdown.add('chain events', () => events.close());
+  // On Postgres every process gets the event stream from the table (LISTEN/NOTIFY), in seq order.
+  const relay = database.url
+    ? await startPostgresEventRelay({ databaseUrl: database.url, db: database.db, bus: events, logger })
+    : undefined;
+  if (relay) shutdown.add('chain event relay', () => relay.close());
   const indexStore = createIndexStore(database.db);
   const health = createHealthCheck({ db: database.db, chains, probes });
 
@@ -189,7 +195,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
   // Started once the API listens, so a long backfill never delays readiness.
-  const indexers = config.roles.includes('indexer') ? startIndexers({ ctx, chains, database, store: indexStore, events }) : [];
+  const indexers = config.roles.includes('indexer')
+    ? startIndexers({
+        ctx,
+        chains,
+        database,
+        store: indexStore,
+        publish: relay ? () => relay.poke() : (committed) => events.publish(committed),
+      })
+    : [];
 
   return { ctx, url, adminToken, devKey, devnet, indexers, events, stop: (reason = 'stop') => shutdown.run(reason) };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type Hex, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/events/chain-event.ts';
+import { readChainEvents } from '../../src/events/store.ts';
 import { cliEnv, runCli } from '../support/cli.ts';
 import { type IndexedChain, startIndexedChain } from './support.ts';
 
@@ -83,6 +84,10 @@ describe('indexer on a real anvil', () => {
       .where('network', '=', network)
       .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(received.length);
+    // A consumer resumes from the last seq it saw and gets exactly what followed, in order.
+    const resumed = await readChainEvents(db(), { afterSeq: received[4]!.seq, limit: 10_000 });
+    expect(resumed.map((e) => e.seq)).toEqual(received.slice(5).map((e) => e.seq));
+    expect(resumed[0]).toEqual(received[5]);
   });
 
   it.each([3, 64])(
