@@ -11,13 +11,12 @@ import { compileContracts } from '../src/contracts/compile.ts';
 import { installMulticall3 } from '../src/contracts/install-multicall3.ts';
 import { createBenchKey } from './support/admin.ts';
 import { anvilCall } from './support/anvil-rpc.ts';
-import { type BlockyardService, databaseLabel } from './support/blockyard-service.ts';
+import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { monotonicUs, watchBackfill } from './support/indexer-backfill.ts';
 import { type BalancesRun, measureBalances } from './support/indexer-balances.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from './support/indexer-database.ts';
 import { fetchBlocksRaw } from './support/indexer-raw-fetch.ts';
 import { formatIndexerReport } from './support/indexer-report.ts';
-import { startIndexingService } from './support/indexer-service.ts';
 import { readIndexerBenchSettings } from './support/indexer-settings.ts';
 import { deployHeldTokens, generateTransfers } from './support/indexer-workload.ts';
 import { printProfile } from './support/print-profile.ts';
@@ -88,12 +87,14 @@ try {
 
   if (settings.databaseUrl) database = await createThrowawayDatabase(settings.databaseUrl);
   const spawnedUs = monotonicUs();
-  blockyard = await startIndexingService({
+  blockyard = await startBlockyardService({
     workDir,
     adminToken,
-    upstreamUrl: devnet.url,
+    upstream: { url: devnet.url },
     cpuProfile: settings.cpuProfile,
     ...(database ? { databaseUrl: database.url } : {}),
+    // The indexer on, from block 0, as the embedded devnet has it.
+    chainSettings: { block_time_s: 1, finality_depth: 2, indexer: { enabled: true, start_block: 0 } },
   });
   const listeningUs = monotonicUs();
   const { server, profileDir } = blockyard;

@@ -21,6 +21,8 @@ export interface BlockyardServiceOptions {
   cpuProfile?: boolean;
   /** A real Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
   databaseUrl?: string;
+  /** More fields of the chain entry, e.g. `indexer`, `finality_depth`, `block_time_s`. */
+  chainSettings?: Record<string, unknown>;
 }
 
 const serverScript = fileURLToPath(new URL('./blockyard-server.ts', import.meta.url));
@@ -29,7 +31,16 @@ export async function startBlockyardService(options: BlockyardServiceOptions): P
   const dataDir = join(options.workDir, 'blockyard');
   mkdirSync(dataDir, { recursive: true });
   const configFile = join(dataDir, 'blockyard.yaml');
-  const chains = [{ chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, upstreams: [{ ...options.upstream }] }];
+  const chains = [
+    {
+      chain: 'ethereum',
+      network: 'devnet',
+      chain_id: 31337,
+      testnet: true,
+      upstreams: [{ ...options.upstream }],
+      ...options.chainSettings,
+    },
+  ];
   writeFileSync(configFile, stringify({ chains }));
   const profileDir = options.cpuProfile ? mkdtempSync(join(tmpdir(), 'blockyard-bench-profile-')) : undefined;
   // The caller's own DATABASE_URL or REDIS_URL must not leak into the measured service.
