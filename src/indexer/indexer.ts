@@ -35,6 +35,8 @@ export interface Indexer {
   /** Resolves once the index holds `block` (default: the upstream's head at the time of the call). */
   waitFor(block?: number, timeoutMs?: number): Promise<void>;
   tip(): StoredBlock | undefined;
+  /** Whether this process is indexing the network now (on Postgres a standby waits for the lease). */
+  isRunning(): boolean;
 }
 
 const defaultBatchBlocks = 25;
@@ -285,5 +287,6 @@ export function createIndexer(options: IndexerOptions): Indexer {
       });
     },
     tip: () => tip,
+    isRunning: () => running !== undefined,
   };
 }

@@ -152,8 +152,13 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
 
   const nfts = createNftService({ db: database.db, config, chains, logger });
   shutdown.add('nft metadata fetcher', () => nfts.close());
-  // Minted tokens get their metadata fetched in the background, before anyone asks.
-  events.subscribe(nfts.fetcher.listener);
+  // Minted tokens get their metadata fetched in the background, before anyone asks: by the process
+  // that indexes the network (on Postgres every process sees every event; one fetch is enough).
+  let indexers: Indexer[] = [];
+  events.subscribe((batch) => {
+    const mine = batch.filter((event) => indexers.some((indexer) => indexer.network === event.network && indexer.isRunning()));
+    if (mine.length > 0) nfts.fetcher.listener(mine);
+  });
   // Every process serves /healthz, /metrics and the admin API; only the api role serves /v1 and WebSockets.
   const servesApi = config.roles.includes('api');
   const app = await buildServer({
@@ -195,7 +200,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
   // Started once the API listens, so a long backfill never delays readiness.
-  const indexers = config.roles.includes('indexer')
+  indexers = config.roles.includes('indexer')
     ? startIndexers({
         ctx,
         chains,
