@@ -174,6 +174,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       },
       async (scope) => {
         if (!servesApi) return;
+        // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
+        // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
         await rpcRoutes(scope, { chains, limiter, metrics, rpcCache });
         await gasRoutes(scope, { chains, gas });
