@@ -1,4 +1,4 @@
-import { type BenchSettings, readBenchSettings } from './settings.ts';
+import { type BenchSettings, readBenchSettings, wholeNumber } from './settings.ts';
 
 /** Indexer benchmark knobs from the environment, with defaults and bounds. */
 export interface IndexerBenchSettings {
@@ -20,22 +20,14 @@ export interface IndexerBenchSettings {
 export function readIndexerBenchSettings(env: Record<string, string | undefined> = process.env): IndexerBenchSettings {
   const common: BenchSettings = readBenchSettings(env);
   return {
-    transfers: whole(env, 'BENCH_INDEXER_TRANSFERS', 100_000, 1_000, 1_000_000),
-    recipients: whole(env, 'BENCH_INDEXER_RECIPIENTS', 2_000, 2, 20_000),
+    transfers: wholeNumber(env, 'BENCH_INDEXER_TRANSFERS', 100_000, 1_000, 1_000_000),
+    recipients: wholeNumber(env, 'BENCH_INDEXER_RECIPIENTS', 2_000, 2, 20_000),
     // 400 moves cost ~6M gas and 400 first-time mints ~10M: both well under anvil's 30M block gas limit.
-    perTransaction: whole(env, 'BENCH_INDEXER_PER_TX', 400, 1, 800),
-    heldTokens: whole(env, 'BENCH_INDEXER_TOKENS', 100, 1, 100),
+    perTransaction: wholeNumber(env, 'BENCH_INDEXER_PER_TX', 400, 1, 800),
+    heldTokens: wholeNumber(env, 'BENCH_INDEXER_TOKENS', 100, 1, 100),
     durationS: common.durationS,
     warmupS: common.warmupS,
     cpuProfile: common.cpuProfile,
     ...(common.databaseUrl ? { databaseUrl: common.databaseUrl } : {}),
   };
-}
-
-function whole(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number, ${min}-${max}`);
-  return value;
 }

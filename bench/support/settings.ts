@@ -25,9 +25,20 @@ export function readBenchSettings(env: Record<string, string | undefined> = proc
 }
 
 function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  return wholeNumber(env, name, fallback, 1, 120);
+}
+
+/** A whole-number knob from the environment: `fallback` when unset, an error naming it when out of range. */
+export function wholeNumber(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 120) throw new Error(`${name} must be a whole number of seconds, 1-120`);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number, ${min}-${max}`);
   return value;
 }

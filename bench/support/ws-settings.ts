@@ -1,3 +1,5 @@
+import { wholeNumber } from './settings.ts';
+
 /** WebSocket benchmark knobs from the environment, with defaults and bounds. */
 export interface WsBenchSettings {
   /** Subscribed clients (BENCH_WS_CLIENTS). */
@@ -16,19 +18,11 @@ export interface WsBenchSettings {
 
 export function readWsBenchSettings(env: Record<string, string | undefined> = process.env): WsBenchSettings {
   return {
-    clients: whole(env, 'BENCH_WS_CLIENTS', 1_000, 1, 5_000),
-    processes: whole(env, 'BENCH_WS_PROCESSES', 2, 1, 4),
-    blocks: whole(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
-    intervalMs: whole(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
+    clients: wholeNumber(env, 'BENCH_WS_CLIENTS', 1_000, 1, 5_000),
+    processes: wholeNumber(env, 'BENCH_WS_PROCESSES', 2, 1, 4),
+    blocks: wholeNumber(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
+    intervalMs: wholeNumber(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
   };
-}
-
-function whole(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number, ${min}-${max}`);
-  return value;
 }

@@ -48,8 +48,14 @@ export async function startTestService(
     chains?: unknown[];
     /** The chains to configure, given the test anvil's URL (e.g. to turn its indexer on). */
     chainsFor?: (anvilUrl: string) => unknown[];
-    /** Another test service whose database and anvil this one shares (a second process of one deployment). */
-    sharing?: TestService;
+    /** A database and anvil this service shares and does not stop: another test service's (a second process of one deployment) or the caller's. */
+    sharing?: Pick<TestService, 'anvil' | 'database'>;
+    /** More top-level sections of the YAML file, e.g. `tokens`, `nfts`. */
+    settings?: Record<string, unknown>;
+    /** Files written into the data directory before the start (e.g. a token list the settings name). */
+    files?: Record<string, string>;
+    /** BLOCKYARD_ROLES; default all. */
+    roles?: string;
   } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-test-'));
@@ -69,20 +75,29 @@ export async function startTestService(
       },
       { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
     ];
+  for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), content);
   const configFile = join(dataDir, 'blockyard.yaml');
-  writeFileSync(configFile, stringify({ chains }));
-  const config = loadConfig({
-    env: {
-      BLOCKYARD_CONFIG: configFile,
-      BLOCKYARD_DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: options.logLevel ?? 'silent',
-      BLOCKYARD_ADMIN_TOKEN: adminTokenForTests,
-      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
-    },
-    cwd: dataDir,
+  writeFileSync(configFile, stringify({ chains, ...options.settings }));
+  // A start that fails (a bad setting in a test of it) leaves nothing running behind.
+  const service = await (async () => {
+    const config = loadConfig({
+      env: {
+        BLOCKYARD_CONFIG: configFile,
+        BLOCKYARD_DATA_DIR: dataDir,
+        PORT: '0',
+        LOG_LEVEL: options.logLevel ?? 'silent',
+        BLOCKYARD_ADMIN_TOKEN: adminTokenForTests,
+        ...(options.roles ? { BLOCKYARD_ROLES: options.roles } : {}),
+        ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+      },
+      cwd: dataDir,
+    });
+    return await startService(config, { database, logDestination: options.logDestination });
+  })().catch(async (error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (!shared) await Promise.all([anvil.stop(), database.close()]);
+    throw error;
   });
-  const service = await startService(config, { database, logDestination: options.logDestination });
 
   const admin: TestService['admin'] = async (method, path, body) => {
     const response = await fetch(`${service.url}${path}`, {

@@ -60,7 +60,7 @@ describe('token prices (static table and on-chain aggregator) and token-list log
       ],
     };
     running = await startPricedService({
-      anvilUrl: anvil.url,
+      anvil,
       database,
       files: { 'tokens.json': JSON.stringify(tokenList) },
       nfts: { ipfs_gateway: 'https://gateway.example/ipfs/' },
@@ -146,12 +146,12 @@ describe('token prices (static table and on-chain aggregator) and token-list log
   });
 
   it('a token list that is missing or invalid stops the start, naming the file', async () => {
-    await expect(startPricedService({ anvilUrl: anvil.url, database, tokens: { token_list: 'absent.json' } })).rejects.toThrow(
+    await expect(startPricedService({ anvil, database, tokens: { token_list: 'absent.json' } })).rejects.toThrow(
       /token list .*absent\.json cannot be read: ENOENT/,
     );
     await expect(
       startPricedService({
-        anvilUrl: anvil.url,
+        anvil,
         database,
         files: { 'list.json': '{"tokens": {}}' },
         tokens: { token_list: 'list.json' },
