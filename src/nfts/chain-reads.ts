@@ -1,4 +1,5 @@
 import { type Address, type PublicClient, parseAbi } from 'viem';
+import { erc721InterfaceId, erc1155InterfaceId } from '../chains/interface-ids.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { NftStandard } from '../db/tables.ts';
 import { substituteTokenId } from './metadata/token-uri.ts';
@@ -12,10 +13,6 @@ const nftAbi = parseAbi([
   'function totalSupply() view returns (uint256)',
   'function contractURI() view returns (string)',
 ]);
-
-// ERC-165 interface ids (EIP-721 and EIP-1155).
-const erc721InterfaceId = '0x80ac58cd';
-const erc1155InterfaceId = '0xd9b67a26';
 
 export type ReadResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 

@@ -1,4 +1,5 @@
 import { type Address, encodeFunctionData, erc20Abi, type PublicClient } from 'viem';
+import { erc721InterfaceId, erc1155InterfaceId } from '../chains/interface-ids.ts';
 import { multicallRaw, type RawCall, type RawResult } from './multicall.ts';
 import { decodeTokenText, decodeWord } from './token-text.ts';
 
@@ -22,8 +23,6 @@ const erc165Abi = [
   },
 ] as const;
 
-const erc721InterfaceId = '0x80ac58cd';
-const erc1155InterfaceId = '0xd9b67a26';
 /** Any address works for the balanceOf probe; ERC-721 contracts revert for the zero address, so not that one. */
 const probeHolder = '0x000000000000000000000000000000000000dEaD';
 
