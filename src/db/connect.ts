@@ -12,6 +12,8 @@ export interface DatabaseTarget {
   databaseUrl?: string;
   /** Where PGlite keeps its files; absent: in memory. */
   pgliteDir?: string;
+  /** Told when an idle pooled connection breaks (the server restarted or ended it); absent: ignored. */
+  onConnectionError?: (error: Error) => void;
 }
 
 export interface OpenDatabase {
@@ -28,6 +30,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
   if (target.databaseUrl) {
     const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 10 });
+    // A connection that breaks (the server restarted or ended the session) emits 'error' on its client,
+    // and on the pool too while idle: without listeners that is an uncaught error that ends the
+    // process. The query on it fails; the pool drops the connection and the next query opens another.
+    pool.on('connect', (client) => client.on('error', (error) => target.onConnectionError?.(error)));
+    pool.on('error', () => undefined); // the same error, already reported by the client's listener
     // Fail at start, not at the first request, when the server cannot be reached.
     const client = await pool.connect().catch(async (error: Error) => {
       await pool.end().catch(() => undefined);

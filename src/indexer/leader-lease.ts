@@ -4,10 +4,17 @@ import type { Tables } from '../db/tables.ts';
 
 /** How often a standby indexer asks for the lease again. */
 const standbyRetryMs = 5000;
+/** How often the holder checks that its session (and so the lock) still exists. */
+const leaseCheckMs = 2000;
 
 export interface IndexerLease {
-  /** Resolves once this process holds the lease (never, if released first). */
+  /** Resolves once this process holds the lease (never, if released or lost first). */
   readonly acquired: Promise<void>;
+  /**
+   * Resolves when the lease is over: released, or lost with its connection (the server ended the
+   * session, so another process may hold it now). Never rejects.
+   */
+  readonly ended: Promise<void>;
   release(): Promise<void>;
 }
 
@@ -18,11 +25,16 @@ export interface IndexerLease {
  */
 export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger: Logger): IndexerLease {
   let releaseRequested = false;
-  let wakeStandby: (() => void) | undefined;
-  let letGo: (() => void) | undefined;
-  const released = new Promise<void>((resolve) => {
-    letGo = resolve;
-  });
+  let wake: (() => void) | undefined;
+  /** Waits `ms`, or less if the lease is released meanwhile. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   let markAcquired: () => void = () => undefined;
   const acquired = new Promise<void>((resolve) => {
     markAcquired = resolve;
@@ -38,29 +50,27 @@ export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger:
         if (rows[0]?.ok) {
           logger.info({ network }, 'indexer lease acquired: this process indexes the network');
           markAcquired();
-          await released;
+          // The lock lives as long as this session: a failing check means the server ended it.
+          while (!releaseRequested) {
+            await pause(leaseCheckMs);
+            if (!releaseRequested) await sql`select 1`.execute(connection);
+          }
           await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
           return;
         }
         if (!announcedStandby) logger.info({ network }, 'another process indexes this network; standing by');
         announcedStandby = true;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, standbyRetryMs);
-          wakeStandby = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+        await pause(standbyRetryMs);
       }
     })
-    .catch((error) => logger.error({ err: error, network }, 'indexer lease lost'));
+    .catch((error) => logger.error({ err: error, network }, 'indexer lease lost with its database connection'));
 
   return {
     acquired,
+    ended: held,
     async release() {
       releaseRequested = true;
-      wakeStandby?.();
-      letGo?.();
+      wake?.();
       await held;
     },
   };

@@ -4,8 +4,11 @@ import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { createIndexer, type Indexer } from './indexer.ts';
 import { createIndexerMetrics } from './indexer-metrics.ts';
-import { acquireIndexerLease } from './leader-lease.ts';
+import { acquireIndexerLease, type IndexerLease } from './leader-lease.ts';
 import type { IndexStore } from './store.ts';
+
+/** Pause before asking again for a lease that was lost. */
+const leaseRetryMs = 1000;
 
 /**
  * One indexer per EVM network with indexing enabled, stopped by the shutdown registry. On Postgres each
@@ -29,11 +32,27 @@ export function startIndexers(options: {
       ctx.shutdown.add(`indexer ${indexer.network}`, () => indexer.stop());
       return indexer;
     }
-    const lease = acquireIndexerLease(database.db, indexer.network, ctx.logger);
-    void lease.acquired.then(() => indexer.start());
+    let stopping = false;
+    let lease: IndexerLease | undefined;
+    // Runs while this process holds the lease; a lost lease (its connection ended) stops the indexer
+    // at once, since another process may take over, and this one stands by to take it again.
+    const follow = async () => {
+      while (!stopping) {
+        const current = acquireIndexerLease(database.db, indexer.network, ctx.logger);
+        lease = current;
+        const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
+        if (held && !stopping) indexer.start();
+        await current.ended;
+        await indexer.stop();
+        if (!stopping) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
+      }
+    };
+    const following = follow();
     ctx.shutdown.add(`indexer ${indexer.network}`, async () => {
+      stopping = true;
       await indexer.stop();
-      await lease.release();
+      await lease?.release();
+      await following;
     });
     return indexer;
   });

@@ -95,7 +95,13 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   if (notBuilt.length > 0) logger.info({ roles: notBuilt }, 'roles not built yet: nothing to run for them');
   mkdirSync(config.dataDir, { recursive: true });
 
-  const database = given ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: join(config.dataDir, 'pglite') }));
+  const database =
+    given ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir: join(config.dataDir, 'pglite'),
+      onConnectionError: (error) => logger.warn({ err: error }, 'a pooled database connection broke; it is replaced'),
+    }));
   if (!given) shutdown.add('database', () => database.close());
   const applied = await migrateToLatest(database.db);
   logger.info({ database: database.kind, applied }, 'database ready');

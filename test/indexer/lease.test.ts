@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/events/chain-event.ts';
 import { testDatabaseKind } from '../support/database.ts';
@@ -36,4 +37,47 @@ describe.runIf(testDatabaseKind() === 'postgres')('indexer lease on Postgres', (
       await first.service.stop().catch(() => undefined);
     }
   }, 90_000);
+
+  it('a lease whose database session ends stops being used, and is taken again', async () => {
+    const chain = await startIndexedChain();
+    const admin = new pg.Client({ connectionString: chain.service.database.url });
+    await admin.connect();
+    const holder = async () =>
+      (
+        await admin.query<{ pid: number }>(
+          `select pid from pg_locks where locktype = 'advisory' and granted
+           and database = (select oid from pg_database where datname = current_database())`,
+        )
+      ).rows[0]?.pid;
+    try {
+      await chain.synced();
+      const first = await holder();
+      expect(first).toBeDefined();
+      // What a failover of the database server, or an operator, does to the session holding the lock.
+      await admin.query('select pg_terminate_backend($1)', [first]);
+
+      let second: number | undefined;
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        second = await holder();
+        if (second !== undefined && second !== first) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(second).toBeDefined();
+      expect(second).not.toBe(first);
+      const hash = await chain.wallet.sendTransaction({ to: '0x000000000000000000000000000000000000beef', value: 3n });
+      await chain.synced();
+      const indexer = chain.service.service.indexers[0]!;
+      expect(indexer.isRunning()).toBe(true);
+      const stored = await chain.service.database.db
+        .selectFrom('index_transactions')
+        .select('hash')
+        .where('hash', '=', hash)
+        .executeTakeFirst();
+      expect(stored?.hash).toBe(hash);
+    } finally {
+      await admin.end();
+      await chain.service.stop();
+    }
+  }, 60_000);
 });
