@@ -29,6 +29,11 @@ export interface UpstreamPool extends UpstreamClient {
   broadcast(body: string): Promise<string>;
   /** Whether at least one upstream's breaker lets requests through. */
   hasHealthyUpstream(): boolean;
+  /**
+   * WebSocket URLs of the upstreams that have one, best first: breaker closed and caught up, then
+   * lagging, then failing; by latency within each rank. A subscription feed connects to the first.
+   */
+  socketUrls(): string[];
   stats(): UpstreamStats[];
   readonly heads: HeadTracker;
 }
@@ -140,6 +145,15 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       return broadcastWrite(targets, body);
     },
     hasHealthyUpstream: () => upstreams.some((upstream) => upstream.breaker.state === 'closed'),
+    socketUrls() {
+      const caughtUp = heads.bestHead - maxLagBlocks;
+      const rank = (upstream: PooledUpstream) =>
+        (upstream.breaker.state === 'closed' ? 0 : 2) + (upstream.head >= 0 && upstream.head < caughtUp ? 1 : 0);
+      return upstreams
+        .filter((upstream) => options.upstreams[upstream.index]!.wsUrl !== undefined)
+        .sort((a, b) => rank(a) - rank(b) || a.latency.ewmaMs - b.latency.ewmaMs)
+        .map((upstream) => options.upstreams[upstream.index]!.wsUrl!);
+    },
     stats: () =>
       upstreams.map((upstream) => ({
         upstream: upstream.label,

@@ -33,6 +33,8 @@ const defaultMaxBufferedBytes = 1024 * 1024;
 const defaultMaxSubscriptions = 100;
 const defaultPingIntervalMs = 30_000;
 const drainGraceMs = 2_000;
+/** Blocks the upstream feed may trail the pool's best head (twice in a row) before it moves to another upstream. */
+const lagBlocks = 3;
 
 /**
  * `{ws}/v1/ws/{chain}/{network}` on the API's HTTP server: the upgrade is decided (auth, network,
@@ -60,12 +62,20 @@ export function createWsEndpoint(deps: {
   let closing = false;
 
   const feedOf = (network: Network): HeadFeed | undefined => {
-    const wsUrl = network.config.upstreams[0]?.wsUrl;
-    if (!wsUrl || closing) return undefined;
+    if (closing || !network.config.upstreams.some((upstream) => upstream.wsUrl)) return undefined;
     let feed = feeds.get(network);
     if (!feed) {
-      const { chain, network: name } = network.config;
-      feed = createHeadFeed({ wsUrl, chain, network: name, logger, metrics: wsMetrics, socket: options.upstream });
+      const { chain, network: name, blockTimeS } = network.config;
+      const { pool } = network;
+      feed = createHeadFeed({
+        urls: () => pool.socketUrls(),
+        chain,
+        network: name,
+        logger,
+        metrics: wsMetrics,
+        lag: { bestHead: () => pool.heads.bestHead, maxBlocks: lagBlocks, checkMs: Math.max(1_000, blockTimeS * 1_000) },
+        socket: options.upstream,
+      });
       feeds.set(network, feed);
     }
     return feed;

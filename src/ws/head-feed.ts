@@ -16,13 +16,19 @@ export interface HeadFeed {
 }
 
 export interface HeadFeedOptions {
-  wsUrl: string;
+  /** Upstream WebSocket URLs, best first (a pool's ranking, asked again at every reconnect). */
+  urls: () => readonly string[];
   chain: string;
   network: string;
   logger: Logger;
   metrics: WsMetrics;
   /** Reorgs up to this many blocks deep are replayed as removed logs. */
   reorgDepth?: number;
+  /**
+   * A connection that answers pings but stops announcing heads while the other upstreams move on is
+   * left for another: checked every `checkMs`, twice more than `maxBlocks` behind `bestHead()`.
+   */
+  lag?: { bestHead: () => number; maxBlocks: number; checkMs: number };
   socket?: Pick<UpstreamSocketOptions, 'backoff' | 'pingIntervalMs' | 'requestTimeoutMs'>;
 }
 
@@ -54,7 +60,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
 
   const socket = createUpstreamSocket({
     ...options.socket,
-    url: options.wsUrl,
+    urls: options.urls,
     logger,
     async onOpen(reconnected) {
       if (reconnected) metrics.upstreamReconnects.inc(labels);
@@ -71,6 +77,21 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       else if (subscription === pendingSub) deliverAll(pending, JSON.stringify(result));
     },
   });
+
+  const { lag } = options;
+  let checksBehind = 0;
+  const lagTimer = lag
+    ? setInterval(() => {
+        const tip = window.tip;
+        if (!tip) return;
+        const behind = lag.bestHead() - Number(tip.header.number);
+        checksBehind = behind > lag.maxBlocks ? checksBehind + 1 : 0;
+        if (checksBehind < 2) return;
+        checksBehind = 0;
+        metrics.upstreamLagSwitches.inc(labels);
+        socket.reconnect(`no new head for ${behind} blocks while other upstreams moved on`);
+      }, lag.checkMs).unref()
+    : undefined;
 
   function syncPendingSubscription(): Promise<void> {
     pendingQueue = pendingQueue
@@ -164,6 +185,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       }
     },
     async close() {
+      clearInterval(lagTimer);
       await socket.close();
       metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 0);
       metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);

@@ -10,6 +10,8 @@ export interface WsMetrics {
   /** Upstream subscriptions held (one per kind per network however many clients: the fan-out). */
   readonly upstreamSubscriptions: Gauge<'chain' | 'network' | 'kind'>;
   readonly upstreamReconnects: Counter<'chain' | 'network'>;
+  /** Upstream WebSockets left because they stopped announcing heads while the pool moved on. */
+  readonly upstreamLagSwitches: Counter<'chain' | 'network'>;
 }
 
 /** The WebSocket endpoint's metrics, on the service's registry. */
@@ -40,6 +42,12 @@ export function createWsMetrics(registry: Registry): WsMetrics {
     upstreamReconnects: new Counter({
       name: 'blockyard_ws_upstream_reconnects_total',
       help: 'Times an upstream WebSocket was lost and reopened',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
+    upstreamLagSwitches: new Counter({
+      name: 'blockyard_ws_upstream_lag_switches_total',
+      help: 'Upstream WebSockets left because they stopped announcing heads while other upstreams moved on',
       labelNames: ['chain', 'network'],
       registers,
     }),

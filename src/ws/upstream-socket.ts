@@ -12,11 +12,14 @@ export class UpstreamRpcError extends Error {
 export interface UpstreamSocket {
   /** Sends a call on the current connection; rejects if there is none or it drops before the answer. */
   request(method: string, params: unknown[]): Promise<unknown>;
+  /** Drops the current connection (it misbehaves) and connects again, to another upstream when there is one. */
+  reconnect(reason: string): void;
   close(): Promise<void>;
 }
 
 export interface UpstreamSocketOptions {
-  url: string;
+  /** Candidate URLs, best first, asked again at every (re)connect (a pool's ranking changes). */
+  urls: () => readonly string[];
   logger: Logger;
   /** Runs on every (re)connect, before anything else is read; a failure drops the connection to retry. */
   onOpen(reconnected: boolean): Promise<void>;
@@ -29,10 +32,14 @@ export interface UpstreamSocketOptions {
 
 /**
  * One JSON-RPC WebSocket connection to an upstream node that reconnects by itself, with exponential
- * backoff and jitter, until closed. Subscriptions are the caller's to renew in `onOpen`.
+ * backoff and jitter, until closed. A connection that drops or is abandoned sends the next attempt to
+ * another candidate when there is one, so a dead or stalled node is left at once. Subscriptions are
+ * the caller's to renew in `onOpen`.
  */
+const failureMemoryMs = 60_000;
+
 export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSocket {
-  const { url, logger, requestTimeoutMs = 10_000, pingIntervalMs = 15_000 } = options;
+  const { logger, requestTimeoutMs = 10_000, pingIntervalMs = 15_000 } = options;
   const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout }>();
   let socket: WebSocket | undefined;
@@ -41,8 +48,32 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
   let failures = 0;
   let nextId = 1;
   let retryTimer: NodeJS.Timeout | undefined;
+  let url = '';
+  /** Host and port only: an upstream URL may carry an API key, logs must not. */
+  let host = '';
+
+  /** When each URL's connection last failed; older failures than `failureMemoryMs` are forgotten. */
+  const failedAt = new Map<string, number>();
+
+  /** The candidate that failed least recently (never, within memory, is best); the pool's order breaks ties. */
+  const nextUrl = (): string => {
+    const now = Date.now();
+    let best: string | undefined;
+    let bestFailedAt = Number.POSITIVE_INFINITY;
+    for (const candidate of options.urls()) {
+      const failed = failedAt.get(candidate) ?? 0;
+      const at = now - failed < failureMemoryMs ? failed : 0;
+      if (at < bestFailedAt) {
+        best = candidate;
+        bestFailedAt = at;
+      }
+    }
+    return best ?? url;
+  };
 
   const connect = () => {
+    url = nextUrl();
+    host = new URL(url).host;
     // One message per tick: a subscription's first notification must not overtake the code that
     // records the id from the eth_subscribe answer just before it.
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10_000, allowSynchronousEvents: false });
@@ -61,12 +92,12 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
       const reconnected = opened;
       opened = true;
       options.onOpen(reconnected).catch((error: unknown) => {
-        logger.warn({ err: error, url }, 'upstream WebSocket set-up failed; reconnecting');
+        logger.warn({ err: error, upstream: host }, 'upstream WebSocket set-up failed; reconnecting');
         ws.terminate();
       });
     });
     ws.on('message', (data) => onMessage(String(data)));
-    ws.on('error', (error) => logger.debug({ err: error, url }, 'upstream WebSocket error'));
+    ws.on('error', (error) => logger.debug({ err: error, upstream: host }, 'upstream WebSocket error'));
     ws.on('close', () => {
       clearInterval(pinger);
       for (const [id, call] of pending) {
@@ -75,8 +106,9 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
         pending.delete(id);
       }
       if (closed) return;
+      failedAt.set(url, Date.now());
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures++) * (0.5 + Math.random() / 2);
-      logger.warn({ url, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
+      logger.warn({ upstream: host, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
       retryTimer = setTimeout(connect, delay);
     });
   };
@@ -91,7 +123,7 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
     try {
       message = JSON.parse(text);
     } catch {
-      return logger.warn({ url }, 'upstream WebSocket sent a message that is not JSON');
+      return logger.warn({ upstream: host }, 'upstream WebSocket sent a message that is not JSON');
     }
     if (message.params && typeof message.params.subscription === 'string') {
       return options.onNotification(message.params.subscription, message.params.result);
@@ -119,6 +151,11 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
         pending.set(id, { resolve, reject, timer });
         ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
       });
+    },
+    reconnect(reason) {
+      if (closed || !socket) return;
+      logger.warn({ upstream: host, reason }, 'leaving the upstream WebSocket');
+      socket.terminate();
     },
     async close() {
       closed = true;

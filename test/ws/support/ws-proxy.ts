@@ -15,6 +15,11 @@ export interface WsProxy {
   subscribes(kind: string): number;
   /** Drops every connection at once, as a network failure would. */
   dropAll(): void;
+  /**
+   * Stops passing subscription notifications on (answers and pings still flow): a node whose
+   * subscription died silently.
+   */
+  mute(): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
   const pairs = new Set<[WebSocket, WebSocket]>();
   const counts = new Map<string, number>();
   let connections = 0;
+  let muted = false;
 
   server.on('connection', (client) => {
     connections++;
@@ -41,7 +47,11 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
     upstream.on('open', () => {
       for (const text of queued.splice(0)) upstream.send(text);
     });
-    upstream.on('message', (data) => client.readyState === WebSocket.OPEN && client.send(String(data)));
+    upstream.on('message', (data) => {
+      const text = String(data);
+      if (muted && text.includes('"eth_subscription"')) return;
+      if (client.readyState === WebSocket.OPEN) client.send(text);
+    });
     const end = () => {
       pairs.delete(pair);
       client.terminate();
@@ -70,6 +80,9 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
     },
     subscribes: (kind) => counts.get(kind) ?? 0,
     dropAll,
+    mute: () => {
+      muted = true;
+    },
     async close() {
       dropAll();
       await new Promise((resolve) => server.close(resolve));

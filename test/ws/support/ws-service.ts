@@ -9,6 +9,8 @@ export interface WsTestService {
   readonly anvil: Devnet;
   /** The counting proxy Blockyard's upstream WebSocket goes through (when asked for). */
   readonly proxy?: WsProxy;
+  /** With `upstreams: n`, one proxy per upstream of `ethereum/devnet`, in config order. */
+  readonly proxies: readonly WsProxy[];
   /** `ws://…/v1/ws/{path}` with the key as `?apiKey=`. */
   wsUrl(key: string, path?: string): string;
   /** A JSON-RPC call straight to anvil over HTTP. */
@@ -19,11 +21,17 @@ export interface WsTestService {
 
 /**
  * The whole service on a real anvil whose WebSocket is configured as `ethereum/devnet`'s ws_url
- * (through a counting proxy when `viaProxy`); `ethereum/mainnet` has no ws_url.
+ * (through a counting proxy when `viaProxy`); `ethereum/mainnet` has no ws_url. With `upstreams: n`,
+ * `ethereum/devnet` has n upstreams on the same anvil, each WebSocket through its own proxy, and a 1 s
+ * block time (head polls and the feed's lag check every second).
  */
-export async function startWsTestService(options: { viaProxy?: boolean } = {}): Promise<WsTestService> {
+export async function startWsTestService(options: { viaProxy?: boolean; upstreams?: number } = {}): Promise<WsTestService> {
   const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
-  const proxy = options.viaProxy ? await startWsProxy(anvil.wsUrl) : undefined;
+  const proxyCount = options.upstreams ?? (options.viaProxy ? 1 : 0);
+  const proxies = await Promise.all(Array.from({ length: proxyCount }, () => startWsProxy(anvil.wsUrl)));
+  const proxy = proxies[0];
+  const upstreams =
+    proxies.length > 0 ? proxies.map((p) => ({ url: anvil.url, ws_url: p.url })) : [{ url: anvil.url, ws_url: anvil.wsUrl }];
   const shared = { anvil, database } as unknown as TestService;
   const t = await startTestService({
     sharing: shared,
@@ -34,7 +42,8 @@ export async function startWsTestService(options: { viaProxy?: boolean } = {}): 
         chain_id: 31337,
         testnet: true,
         dev_methods: true,
-        upstreams: [{ url: anvil.url, ws_url: proxy?.url ?? anvil.wsUrl }],
+        upstreams,
+        ...(options.upstreams ? { block_time_s: 1 } : {}),
       },
       { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
     ],
@@ -44,6 +53,7 @@ export async function startWsTestService(options: { viaProxy?: boolean } = {}): 
     t,
     anvil,
     proxy,
+    proxies,
     wsUrl: (key, path = 'ethereum/devnet') => `${base}/v1/ws/${path}?apiKey=${encodeURIComponent(key)}`,
     async anvilCall(method, params = []) {
       const response = await fetch(anvil.url, {
@@ -69,7 +79,7 @@ export async function startWsTestService(options: { viaProxy?: boolean } = {}): 
     },
     async stop() {
       await t.stop();
-      await Promise.all([anvil.stop(), database.close(), proxy?.close()]);
+      await Promise.all([anvil.stop(), database.close(), ...proxies.map((p) => p.close())]);
     },
   };
 }
