@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import type { ChainKind, UpstreamConfig } from '../config/schema.ts';
+import { createBatchingClient } from './batching-client.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { sendHedged } from './hedged-send.ts';
@@ -59,6 +60,8 @@ export interface UpstreamPoolOptions {
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
 const defaultTimeoutMs = 30_000;
 const defaultMaxConcurrency = 64;
+/** Small enough for every provider's batch limit, large enough to save most exchanges under load. */
+const defaultBatchMaxSize = 20;
 /** A slot is free within one answer time, so a few waiters per slot add little delay. */
 const queuedPerSlot = 4;
 
@@ -73,11 +76,10 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     return createPooledUpstream({
       index,
       label: hostLabels[index]!,
-      client: createUpstreamClient({
-        url: config.url,
-        timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
-        connections: maxConcurrency,
-      }),
+      client: batching(
+        createUpstreamClient({ url: config.url, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, connections: maxConcurrency }),
+        options.kind === 'solana' ? 1 : (config.batchMaxSize ?? defaultBatchMaxSize),
+      ),
       maxConcurrency,
       maxQueued: maxConcurrency * queuedPerSlot,
       breaker: options.breaker ?? {},
@@ -171,6 +173,10 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       await Promise.all(upstreams.map((upstream) => upstream.close()));
     },
   };
+}
+
+function batching(client: UpstreamClient, maxSize: number): UpstreamClient {
+  return maxSize > 1 ? createBatchingClient(client, { maxSize }) : client;
 }
 
 /** Host and port of each URL, never its path or query (where API keys live); `#n` when two share a host. */

@@ -207,6 +207,7 @@ function buildChains(settings: Settings, fileName: string): ChainConfig[] {
         wsUrl: upstream.ws_url,
         timeoutMs: upstream.timeout_ms,
         maxConcurrency: upstream.max_concurrency,
+        batchMaxSize: upstream.batch_max_size,
       })),
       finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
       blockTimeS: entry.block_time_s ?? (embedded ? settings.devnet.block_time_s : 12),

@@ -16,6 +16,7 @@ const Upstream = Type.Object(
     ws_url: Type.Optional(Type.String({ pattern: '^wss?://' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
     max_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    batch_max_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   },
   { additionalProperties: false },
 );
@@ -115,6 +116,8 @@ export interface UpstreamConfig {
   readonly timeoutMs?: number;
   /** Requests in flight to this upstream at most (default 64); more wait in a short queue or go elsewhere. */
   readonly maxConcurrency?: number;
+  /** Quick calls that arrive together go to this upstream as one JSON-RPC batch of at most this many (default 20; 1: never). */
+  readonly batchMaxSize?: number;
 }
 
 export interface ChainConfig {

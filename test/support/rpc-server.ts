@@ -1,8 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One HTTP request received. */
 export interface RpcCallSeen {
+  /** The method of its (first) call. */
   method: string;
+  /** Every call's method: one for a single call, each element's for a batch. */
+  methods: string[];
   body: string;
 }
 
@@ -15,7 +19,7 @@ export interface TestRpcServer {
   readonly url: string;
   /** Every request received, in order. */
   readonly seen: RpcCallSeen[];
-  /** How many requests called `method`. */
+  /** How many calls of `method` arrived, alone or inside batches. */
   count(method: string): number;
   close(): Promise<void>;
 }
@@ -33,8 +37,9 @@ export async function startRpcServer(answer: (body: string, method: string) => P
       body += chunk;
     });
     request.on('end', () => {
-      const method = /"method"\s*:\s*"([^"]*)"/.exec(body)?.[1] ?? '';
-      seen.push({ method, body });
+      const methods = [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1]!);
+      const method = methods[0] ?? '';
+      seen.push({ method, methods, body });
       answer(body, method).then(
         ({ status = 200, body: text }) => response.writeHead(status, { 'content-type': 'application/json' }).end(text),
         () => response.writeHead(502).end(),
@@ -46,7 +51,7 @@ export async function startRpcServer(answer: (body: string, method: string) => P
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    count: (method) => seen.filter((call) => call.method === method).length,
+    count: (method) => seen.reduce((sum, request) => sum + request.methods.filter((m) => m === method).length, 0),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -67,8 +72,9 @@ export function forwardTo(url: string): (body: string) => Promise<RpcServerAnswe
   };
 }
 
-/** A JSON-RPC answer with the request's id. */
+/** A JSON-RPC answer with the request's id; for a batch, one such answer per call, as nodes do. */
 export function rpcAnswer(body: string, member: { result: unknown } | { error: { code: number; message: string } }): string {
-  const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
-  return JSON.stringify({ jsonrpc: '2.0', id, ...member });
+  const parsed = JSON.parse(body) as { id?: unknown } | { id?: unknown }[];
+  const answer = (call: { id?: unknown }) => ({ jsonrpc: '2.0', id: call.id ?? null, ...member });
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed));
 }

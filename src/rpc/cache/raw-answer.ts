@@ -28,28 +28,49 @@ export function formatRpcAnswer(idJson: string, answer: RawAnswer): string {
 }
 
 function scanMembers(text: string): RawAnswer | undefined {
+  let found: RawAnswer | undefined;
+  forEachMember(text, (key, raw) => {
+    if (key !== 'result' && key !== 'error') return false;
+    found = { kind: key, raw };
+    return true;
+  });
+  return found;
+}
+
+/** The exact text of a top-level member of a JSON object, or `undefined` when absent or not an object. */
+export function memberText(text: string, name: string): string | undefined {
+  let found: string | undefined;
+  forEachMember(text, (key, raw) => {
+    if (key !== name) return false;
+    found = raw;
+    return true;
+  });
+  return found;
+}
+
+/** Calls `visit` with each top-level member's key and raw value text until it returns true. */
+function forEachMember(text: string, visit: (key: string, raw: string) => boolean): void {
   let i = skipSpace(text, 0);
-  if (text[i] !== '{') return undefined;
+  if (text[i] !== '{') return;
   i++;
   while (i < text.length) {
     i = skipSpace(text, i);
-    if (text[i] !== '"') return undefined;
+    if (text[i] !== '"') return;
     const keyEnd = skipString(text, i);
     const key = text.slice(i + 1, keyEnd - 1);
     i = skipSpace(text, keyEnd);
-    if (text[i] !== ':') return undefined;
+    if (text[i] !== ':') return;
     const start = skipSpace(text, i + 1);
     const end = skipValue(text, start);
-    if (end <= start) return undefined;
-    if (key === 'result' || key === 'error') return { kind: key, raw: text.slice(start, end) };
+    if (end <= start) return;
+    if (visit(key, text.slice(start, end))) return;
     i = skipSpace(text, end);
-    if (text[i] !== ',') return undefined;
+    if (text[i] !== ',') return;
     i++;
   }
-  return undefined;
 }
 
-function skipSpace(text: string, i: number): number {
+export function skipSpace(text: string, i: number): number {
   while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
   return i;
 }
@@ -67,7 +88,8 @@ function skipString(text: string, i: number): number {
   }
 }
 
-function skipValue(text: string, i: number): number {
+/** `i` is at the start of a JSON value; returns the index after its end. */
+export function skipValue(text: string, i: number): number {
   const first = text[i];
   if (first === '"') return skipString(text, i);
   if (first === '{' || first === '[') {

@@ -1,0 +1,126 @@
+import { formatRpcAnswer } from '../rpc/cache/raw-answer.ts';
+import { splitBatchAnswer } from './batch-answer.ts';
+import type { UpstreamClient } from './upstream-client.ts';
+
+/**
+ * Quick point lookups: batching them costs no call a noticeable wait. Heavy methods (eth_call,
+ * eth_getLogs, traces) go alone, so a slow one never holds up the answers batched with it.
+ */
+const batchableMethods = new Set([
+  'eth_blockNumber',
+  'eth_chainId',
+  'net_version',
+  'net_listening',
+  'net_peerCount',
+  'web3_clientVersion',
+  'eth_syncing',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_blobBaseFee',
+  'eth_getBalance',
+  'eth_getCode',
+  'eth_getStorageAt',
+  'eth_getTransactionCount',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getBlockTransactionCountByHash',
+]);
+
+/** Bodies longer than this are not looked into: point lookups are short. */
+const maxBatchableBodyLength = 1024;
+
+interface Queued {
+  readonly body: string;
+  readonly method: string;
+  readonly params: unknown;
+  /** The caller's id, as JSON text, put back into its answer. */
+  readonly idJson: string;
+  resolve(text: string): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Sends the quick calls that arrive in the same event-loop turn to the node as one JSON-RPC batch of
+ * at most `maxSize` (one HTTP exchange instead of several), and hands each caller its own answer with
+ * its own id, the `result` or `error` text exactly as the node sent it. A lone call goes as it came. A
+ * failed exchange fails every call in it, each of which the pool may retry elsewhere; a node that
+ * answers a batch with anything but an array of answers gets single calls from then on.
+ */
+export function createBatchingClient(inner: UpstreamClient, options: { maxSize: number }): UpstreamClient {
+  const { maxSize } = options;
+  let queue: Queued[] = [];
+  let scheduled = false;
+  let batchesWork = true;
+
+  const flush = () => {
+    scheduled = false;
+    const calls = queue;
+    queue = [];
+    for (let start = 0; start < calls.length; start += maxSize) send(calls.slice(start, start + maxSize));
+  };
+
+  const sendAlone = (call: Queued) => inner.send(call.body).then(call.resolve, call.reject);
+
+  const send = (calls: Queued[]) => {
+    if (calls.length === 1 || !batchesWork) {
+      for (const call of calls) void sendAlone(call);
+      return;
+    }
+    const body = `[${calls.map(batchElement).join(',')}]`;
+    inner.send(body).then(
+      (text) => {
+        const answers = splitBatchAnswer(text);
+        if (answers === undefined) batchesWork = false;
+        calls.forEach((call, index) => {
+          const answer = answers?.get(index);
+          if (answer === undefined) void sendAlone(call);
+          else call.resolve(formatRpcAnswer(call.idJson, answer));
+        });
+      },
+      (error: unknown) => {
+        for (const call of calls) call.reject(error);
+      },
+    );
+  };
+
+  return {
+    url: inner.url,
+    send(body) {
+      const call = body.length <= maxBatchableBodyLength ? batchableCall(body) : undefined;
+      if (call === undefined) return inner.send(body);
+      return new Promise<string>((resolve, reject) => {
+        queue.push({ ...call, body, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** The call as the batch's element `index` (its answer comes back with that id); params only if it had them. */
+function batchElement(call: Queued, index: number): string {
+  const params = call.params === undefined ? '' : `,"params":${JSON.stringify(call.params)}`;
+  return `{"jsonrpc":"2.0","id":${index},"method":${JSON.stringify(call.method)}${params}}`;
+}
+
+/** A single call (not a batch, not a notification, no extra members) of a batchable method, or `undefined`. */
+function batchableCall(body: string): Pick<Queued, 'method' | 'params' | 'idJson'> | undefined {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || parsed.jsonrpc !== '2.0') return undefined;
+  const { method, id, params } = parsed;
+  if (typeof method !== 'string' || !batchableMethods.has(method)) return undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (Object.keys(parsed).length !== (params === undefined ? 3 : 4)) return undefined;
+  return { method, params, idJson: JSON.stringify(id) };
+}
