@@ -75,7 +75,9 @@ describe('calls that arrive together go to the node as one JSON-RPC batch', () =
     const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => client.send(call(i, 'eth_chainId', []))));
     const batches = proxy.seen.slice(before).map((seen) => JSON.parse(seen.body) as unknown[]);
     expect(batches.map((batch) => batch.length)).toEqual([10, 10, 5]);
-    answers.forEach((answer, i) => expect(JSON.parse(answer)).toEqual({ jsonrpc: '2.0', id: i, result: '0x7a69' }));
+    expect(answers.map((answer) => JSON.parse(answer))).toEqual(
+      answers.map((_, i) => ({ jsonrpc: '2.0', id: i, result: '0x7a69' })),
+    );
     await client.close();
   });
 });
