@@ -13,7 +13,7 @@ export interface DatabaseTarget {
   databaseUrl?: string;
   /** Where PGlite keeps its files; absent: in memory. */
   pgliteDir?: string;
-  /** Told when an idle pooled connection breaks (the server restarted or ended it); absent: ignored. */
+  /** Told when a pooled connection breaks (the server restarted or ended it); absent: ignored. */
   onConnectionError?: (error: Error) => void;
 }
 
