@@ -49,8 +49,11 @@ interface Queued {
  * failed exchange fails every call in it, each of which the pool may retry elsewhere; a node that
  * answers a batch with anything but an array of answers gets single calls from then on.
  */
-export function createBatchingClient(inner: UpstreamClient, options: { maxSize: number }): UpstreamClient {
-  const { maxSize } = options;
+export function createBatchingClient(
+  inner: UpstreamClient,
+  options: { maxSize: number; onBatch?: (size: number) => void },
+): UpstreamClient {
+  const { maxSize, onBatch } = options;
   let queue: Queued[] = [];
   let scheduled = false;
   let batchesWork = true;
@@ -70,6 +73,7 @@ export function createBatchingClient(inner: UpstreamClient, options: { maxSize: 
       return;
     }
     const body = `[${calls.map(batchElement).join(',')}]`;
+    onBatch?.(calls.length);
     inner.send(body).then(
       (text) => {
         const answers = splitBatchAnswer(text);

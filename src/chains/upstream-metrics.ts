@@ -11,6 +11,8 @@ export interface UpstreamMetrics {
   readonly headBlock: Gauge<UpstreamLabels>;
   readonly lagBlocks: Gauge<UpstreamLabels>;
   readonly hedges: Counter<'chain' | 'network'>;
+  /** Calls per JSON-RPC batch sent to each node (its count is the number of batches). */
+  readonly batchSize: Histogram<UpstreamLabels>;
 }
 
 /** The gauge value of each breaker state: alerts can say `> 0`. */
@@ -55,6 +57,13 @@ export function createUpstreamMetrics(registry: Registry): UpstreamMetrics {
       name: 'blockyard_upstream_hedges_total',
       help: 'Second requests sent because the first was slower than its upstream p95',
       labelNames: ['chain', 'network'],
+      registers,
+    }),
+    batchSize: new Histogram({
+      name: 'blockyard_upstream_batch_size',
+      help: 'Calls per JSON-RPC batch sent to each upstream node (quick calls that arrived together)',
+      labelNames,
+      buckets: [2, 5, 10, 20, 50, 100],
       registers,
     }),
   };

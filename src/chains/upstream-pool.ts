@@ -79,6 +79,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       client: batching(
         createUpstreamClient({ url: config.url, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, connections: maxConcurrency }),
         options.kind === 'solana' ? 1 : (config.batchMaxSize ?? defaultBatchMaxSize),
+        metrics.batchSize.labels({ ...labels, upstream: hostLabels[index]! }),
       ),
       maxConcurrency,
       maxQueued: maxConcurrency * queuedPerSlot,
@@ -175,8 +176,8 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   };
 }
 
-function batching(client: UpstreamClient, maxSize: number): UpstreamClient {
-  return maxSize > 1 ? createBatchingClient(client, { maxSize }) : client;
+function batching(client: UpstreamClient, maxSize: number, sizes: { observe(size: number): void }): UpstreamClient {
+  return maxSize > 1 ? createBatchingClient(client, { maxSize, onBatch: (size) => sizes.observe(size) }) : client;
 }
 
 /** Host and port of each URL, never its path or query (where API keys live); `#n` when two share a host. */

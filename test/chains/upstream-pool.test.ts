@@ -117,4 +117,32 @@ describe('upstream pool over real anvils', () => {
     expect(JSON.parse(again).error.message).toMatch(/nonce too low|already/i);
     expect(again).toBe(await direct(anvils[0]!.url, body));
   });
+
+  it('sends quick reads made together as one batch per upstream (batch_max_size), and counts the batch sizes', async () => {
+    const [anvil] = await fixture.anvils(1);
+    const counter = fixture.server(await startRpcServer(forwardTo(anvil!.url)));
+    const registry = new Registry();
+    const pool = fixture.pool([], {
+      upstreams: [{ url: counter.url, batchMaxSize: 4 }],
+      headPollMs: 60_000,
+      metrics: createUpstreamMetrics(registry),
+    });
+    await eventually(async () => (pool.stats()[0]!.head >= 0 ? true : undefined), {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+      what: 'the first head poll',
+    });
+    const before = counter.seen.length;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => pool.send(call('eth_chainId', [], i))));
+    expect(answers.map((answer) => JSON.parse(answer))).toEqual(
+      answers.map((_, id) => ({ jsonrpc: '2.0', id, result: '0x7a69' })),
+    );
+    expect(counter.seen.length - before).toBe(3);
+    const sizes = (await registry.getSingleMetric('blockyard_upstream_batch_size')!.get()).values as {
+      metricName?: string;
+      value: number;
+    }[];
+    expect(sizes.find((v) => v.metricName === 'blockyard_upstream_batch_size_count')?.value).toBe(3);
+    expect(sizes.find((v) => v.metricName === 'blockyard_upstream_batch_size_sum')?.value).toBe(10);
+  });
 });
