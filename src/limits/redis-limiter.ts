@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { AppError } from '../core/errors.ts';
 import { assertComputeUnits, buildDecision } from './decision.ts';
 import type { ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 
@@ -71,18 +72,31 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
     ownsClient ? new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: 2 }) : options.client
   ) as ClientWithScript;
   client.defineCommand(commandName, { numberOfKeys: 2, lua: consumeScript });
+  // A lost connection shows as the 503 of each request meanwhile (ioredis reconnects by itself);
+  // without a listener ioredis would print every reconnect failure to the console.
+  if (ownsClient) client.on('error', () => undefined);
 
   async function consume(accountId: string, limits: ConsumeLimits, computeUnits: number) {
     assertComputeUnits(computeUnits);
     const tag = `${keyPrefix}{${accountId}}`;
-    const [exceededCode, used, usedCu, usedDay, sec, usec] = await client[commandName](
-      `${tag}:s`,
-      `${tag}:d`,
-      limits.rps ?? -1,
-      limits.cups ?? -1,
-      limits.rpd ?? -1,
-      computeUnits,
-    );
+    let reply: ScriptReply;
+    try {
+      reply = await client[commandName](
+        `${tag}:s`,
+        `${tag}:d`,
+        limits.rps ?? -1,
+        limits.cups ?? -1,
+        limits.rpd ?? -1,
+        computeUnits,
+      );
+    } catch (error) {
+      // Nothing is served uncounted (fail closed), but the client is told it is temporary.
+      throw new AppError('service_unavailable', 'rate limiting is unavailable (its Redis cannot be reached); retry shortly', {
+        cause: error,
+        headers: { 'retry-after': '1' },
+      });
+    }
+    const [exceededCode, used, usedCu, usedDay, sec, usec] = reply;
     const exceeded = exceededCode === 0 ? undefined : exceededNames[exceededCode - 1];
     const nowMs = sec * 1000 + Math.floor(usec / 1000);
     return buildDecision(limits, exceeded, used, usedCu, usedDay, computeUnits, nowMs);

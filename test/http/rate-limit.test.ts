@@ -123,4 +123,16 @@ describe('rate limits shared through Redis by two service processes', () => {
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(40);
   });
+
+  it('with Redis gone, a limited request is refused with 503 and Retry-After, not a 500', async () => {
+    const { key } = await a.createKey({ plan: 'free' });
+    expect((await a.rpc(key, blockNumber)).status).toBe(200);
+    await redis.stop();
+    const response = await a.rpc(key, blockNumber);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('service_unavailable');
+    expect(body.error.message).toMatch(/rate limiting is unavailable/);
+  });
 });
