@@ -253,8 +253,9 @@ export function createIndexer(options: IndexerOptions): Indexer {
     start() {
       if (running) return;
       stopped = false;
-      const wsUrl = network.config.upstreams.find((upstream) => upstream.wsUrl)?.wsUrl;
-      if (wsUrl) heads = watchHeads({ wsUrl, onHead: () => wake?.(), logger });
+      if (network.config.upstreams.some((upstream) => upstream.wsUrl)) {
+        heads = watchHeads({ urls: () => network.pool.socketUrls(), onHead: () => wake?.(), logger });
+      }
       running = run().catch((error) => logger.error({ err: error }, 'indexer stopped on an error'));
     },
     async stop() {

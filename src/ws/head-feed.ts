@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
+import { createUpstreamSocket, type UpstreamSocketOptions } from '../chains/upstream-socket.ts';
 import { createChainWindow, type Header } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
-import { createUpstreamSocket, type UpstreamSocketOptions } from './upstream-socket.ts';
 
 /** Receives one subscription item, already serialized (serialized once, sent to every subscriber). */
 export type Deliver = (itemJson: string) => void;

@@ -15,7 +15,7 @@ describe('watchHeads', () => {
 
   it('calls back for each block the upstream announces over its WebSocket', async () => {
     let heads = 0;
-    const watcher = watchHeads({ wsUrl: anvil.wsUrl, onHead: () => heads++, logger: pino({ level: 'silent' }) });
+    const watcher = watchHeads({ urls: () => [anvil.wsUrl], onHead: () => heads++, logger: pino({ level: 'silent' }) });
     try {
       const mine = () =>
         fetch(anvil.url, {
