@@ -39,18 +39,15 @@ const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-indexer-'));
 let devnet: Devnet | undefined;
 let blockyard: BlockyardService | undefined;
 let database: ThrowawayDatabase | undefined;
-let cleaning: Promise<void> | undefined;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
+const { cleanup, disarm } = guardRun({
+  deadlineMs,
+  log,
+  async stop() {
     await Promise.allSettled([blockyard?.server.stop(), devnet?.stop()]);
     await database?.drop().catch((error: unknown) => log(`could not drop ${database?.url}: ${(error as Error).message}`));
     rmSync(workDir, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-const disarm = guardRun({ deadlineMs, cleanup, log });
+  },
+});
 
 try {
   console.log(describeMachine());

@@ -39,17 +39,14 @@ const deadlineMs = (4 * perTargetS + 90) * 1000;
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
 let devnet: Devnet | undefined;
 const children: ChildServer[] = [];
-let cleaning: Promise<void> | undefined;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
+const { cleanup, disarm } = guardRun({
+  deadlineMs,
+  log,
+  async stop() {
     await Promise.allSettled([...children.map((child) => child.stop()), devnet?.stop()]);
     rmSync(workDir, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-const disarm = guardRun({ deadlineMs, cleanup, log });
+  },
+});
 
 try {
   console.log(describeMachine());

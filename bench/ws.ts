@@ -33,18 +33,15 @@ const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-ws-'));
 let devnet: Devnet | undefined;
 let blockyard: BlockyardService | undefined;
 let loaders: LoadProcess[] = [];
-let cleaning: Promise<void> | undefined;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
+const { cleanup, disarm } = guardRun({
+  deadlineMs,
+  log,
+  async stop() {
     await Promise.allSettled(loaders.map((loader) => loader.stop()));
     await Promise.allSettled([blockyard?.server.stop(), devnet?.stop()]);
     rmSync(workDir, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-const disarm = guardRun({ deadlineMs, cleanup, log });
+  },
+});
 
 try {
   console.log(describeMachine());

@@ -1,20 +1,29 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 
 /**
- * Bounds a benchmark run: Ctrl-C or the deadline runs `cleanup` (stopping every child) and exits.
- * Returns a function that disarms the deadline once the run has finished.
+ * Bounds a benchmark run: Ctrl-C or the deadline runs `stop` (stopping every child) and exits.
+ * Returns `cleanup`, which runs `stop` once however often it is called (the run's own end, a signal
+ * and the deadline may all ask), and `disarm`, which cancels the deadline once the run has finished.
  */
-export function guardRun(options: { deadlineMs: number; cleanup: () => Promise<void>; log: (line: string) => void }): () => void {
+export function guardRun(options: { deadlineMs: number; stop: () => Promise<void>; log: (line: string) => void }): {
+  cleanup: () => Promise<void>;
+  disarm: () => void;
+} {
+  let stopping: Promise<void> | undefined;
+  const cleanup = () => {
+    stopping ??= options.stop();
+    return stopping;
+  };
   process.once('SIGINT', () => {
     options.log('interrupted: stopping the child processes');
-    void options.cleanup().finally(() => process.exit(130));
+    void cleanup().finally(() => process.exit(130));
   });
   const watchdog = setTimeout(() => {
     options.log(`did not finish within ${options.deadlineMs / 1000} s: stopping`);
-    void options.cleanup().finally(() => process.exit(1));
+    void cleanup().finally(() => process.exit(1));
   }, options.deadlineMs);
   watchdog.unref();
-  return () => clearTimeout(watchdog);
+  return { cleanup, disarm: () => clearTimeout(watchdog) };
 }
 
 /** One line naming the machine a result was measured on. */
