@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Network } from '../../src/chains/registry.ts';
-import type { ChainEvent } from '../../src/events/chain-event.ts';
 import { createNftMetadataFetcher, type MetadataJob } from '../../src/nfts/metadata-fetcher.ts';
+import { nftTransferEvent } from './support/nft-transfer-event.ts';
 
 const devnet = { config: { chain: 'ethereum', network: 'devnet' } } as Network;
 const chains = {
@@ -14,20 +14,7 @@ const chains = {
 const logger = pino({ level: 'silent' });
 const zero = '0x0000000000000000000000000000000000000000';
 
-function transfer(data: Record<string, unknown>, overrides: Partial<ChainEvent> = {}): ChainEvent {
-  return {
-    seq: '1',
-    network: 'ethereum/devnet',
-    type: 'nft_transfer',
-    blockNumber: 1,
-    blockHash: '0x01',
-    removed: false,
-    removesSeq: null,
-    data,
-    createdAt: new Date().toISOString(),
-    ...overrides,
-  };
-}
+const transfer = nftTransferEvent;
 
 describe('NFT metadata fetcher queue', () => {
   it('runs at most `concurrency` jobs at once and runs each queued token once', async () => {

@@ -5,6 +5,7 @@ import { createNftService } from '../../src/nfts/service.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startHttpServer, type TestHttpServer } from './support/http-server.ts';
 import { createNftFixture, holders, type NftFixture } from './support/nft-fixture.ts';
+import { nftTransferEvent } from './support/nft-transfer-event.ts';
 
 const cid = 'QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG';
 const metadataPath = '/v1/nfts/{chain}/metadata/{contract}/{token_id}';
@@ -204,24 +205,14 @@ describe('NFT metadata routes', () => {
     const nfts = createNftService({ db: t.database.db, config, chains, logger: pino({ level: 'silent' }) });
     try {
       nfts.fetcher.listener([
-        {
-          seq: '1',
-          network: 'ethereum/devnet',
-          type: 'nft_transfer',
-          blockNumber: 1,
-          blockHash: '0x01',
-          removed: false,
-          removesSeq: null,
-          createdAt: new Date().toISOString(),
-          data: {
-            contract: nft.toLowerCase(),
-            standard: 'ERC721',
-            from: `0x${'0'.repeat(40)}`,
-            to: holders[2],
-            token_id: '50',
-            amount: '1',
-          },
-        },
+        nftTransferEvent({
+          contract: nft.toLowerCase(),
+          standard: 'ERC721',
+          from: `0x${'0'.repeat(40)}`,
+          to: holders[2],
+          token_id: '50',
+          amount: '1',
+        }),
       ]);
       await nfts.fetcher.idle();
     } finally {
