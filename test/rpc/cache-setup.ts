@@ -50,7 +50,9 @@ export async function startCachedRpc(options: { redisUrl?: string; sharing?: Cac
     dev_methods: true,
     finality_depth: 2,
     block_time_s: 1,
-    upstreams: [{ url: upstream.url }],
+    // One call per upstream request: the cache tests count what reaches the node by the caller's id
+    // and params, and a batch renumbers ids (batching has its own tests in test/chains).
+    upstreams: [{ url: upstream.url, batch_max_size: 1 }],
     ...extra,
   });
   const t = await startTestService({
