@@ -143,6 +143,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
       stored: (numbers) => store.hashes(key, numbers),
     });
     const depth = from.number - ancestor;
+    // Blocks fetched ahead may be from the dropped branch, and they link to the ancestor too.
+    prefetched = undefined;
     const removed = await store.rollbackTo(key, ancestor);
     tip = ancestor >= startBlock ? await store.tip(key) : undefined;
     metrics.reorgs.inc({ network: key });
