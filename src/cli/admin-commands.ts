@@ -28,7 +28,7 @@ interface AdminRequest {
 
 /**
  * `blockyard accounts …`, `blockyard keys …` and `blockyard index status`: thin wrappers over the admin API of a running server
- * (so they work with PGlite too, whose files only the server may open). They print the JSON answer.
+ * (the server owns its embedded database). They print the JSON answer.
  */
 export async function runAdminCommand(group: 'accounts' | 'keys' | 'index', args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });

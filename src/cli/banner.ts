@@ -21,6 +21,13 @@ export function formatBanner(service: RunningService): string {
       );
     }
   }
+  if (service.embeddedDatabaseUrl) {
+    lines.push(
+      '',
+      `Database:       embedded Postgres in ${config.dataDir}/postgres; other processes (--roles) can share it with`,
+      `                DATABASE_URL=${service.embeddedDatabaseUrl}`,
+    );
+  }
   lines.push('', `Admin token: ${config.adminToken ? 'from BLOCKYARD_ADMIN_TOKEN' : `in ${config.dataDir}/admin-token`}`, '');
   return `${lines.join('\n')}\n`;
 }

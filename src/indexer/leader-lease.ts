@@ -21,7 +21,7 @@ export interface IndexerLease {
 /**
  * One active indexer per network across processes: a session-level Postgres advisory lock held on a
  * connection reserved for it. Other processes stand by and take over when the holder's session ends
- * (it stopped or died). PGlite is one process by nature and needs none of this.
+ * (it stopped or died).
  */
 export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger: Logger): IndexerLease {
   let releaseRequested = false;

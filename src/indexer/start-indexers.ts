@@ -11,8 +11,8 @@ import type { IndexStore } from './store.ts';
 const leaseRetryMs = 1000;
 
 /**
- * One indexer per EVM network with indexing enabled, stopped by the shutdown registry. On Postgres each
- * starts once it holds its network's lease, so several indexer processes keep one active per network.
+ * One indexer per EVM network with indexing enabled, stopped by the shutdown registry. Each starts once
+ * it holds its network's lease, so several indexer processes keep one active per network.
  */
 export function startIndexers(options: {
   ctx: Context;
@@ -27,11 +27,6 @@ export function startIndexers(options: {
   const metrics = createIndexerMetrics(ctx.metrics.registry);
   return networks.map((network) => {
     const indexer = createIndexer({ network, store, publish, logger: ctx.logger, metrics });
-    if (database.kind === 'pglite') {
-      indexer.start();
-      ctx.shutdown.add(`indexer ${indexer.network}`, () => indexer.stop());
-      return indexer;
-    }
     let stopping = false;
     let lease: IndexerLease | undefined;
     // Runs while this process holds the lease; a lost lease (its connection ended) stops the indexer

@@ -13,7 +13,7 @@ import type { Config, Role, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
-import { type OpenDatabase, openDatabase } from '../db/connect.ts';
+import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
@@ -43,6 +43,8 @@ import { rpcRoutes } from '../rpc/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
 import { createWsEndpoint } from '../ws/endpoint.ts';
+import { acquireInstanceLock } from './instance-lock.ts';
+import { openServiceDatabase } from './open-service-database.ts';
 
 export interface RunningService {
   readonly ctx: Context;
@@ -52,6 +54,8 @@ export interface RunningService {
   /** The development key (development mode only). */
   readonly devKey?: { key: string; created: boolean; path: string };
   readonly devnet?: Devnet;
+  /** The embedded Postgres's URL (absent with DATABASE_URL): other processes of the deployment can share it. */
+  readonly embeddedDatabaseUrl?: string;
   /** The indexers this process runs (role `indexer`), one per indexed network. */
   readonly indexers: readonly Indexer[];
   /** Chain events committed by this process's indexers. */
@@ -94,22 +98,24 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const notBuilt = config.roles.filter((role) => !builtRoles.includes(role));
   if (notBuilt.length > 0) logger.info({ roles: notBuilt }, 'roles not built yet: nothing to run for them');
   mkdirSync(config.dataDir, { recursive: true });
+  const embedded = config.chains.find((chain) => chain.embedded);
+  // The embedded database and devnet live in the data directory: one process at a time may run them.
+  const lock = (!given && !config.databaseUrl) || embedded ? await acquireInstanceLock(config.dataDir) : undefined;
+  if (lock) shutdown.add('data directory lock', () => lock.release());
 
-  const database =
-    given ??
-    (await openDatabase({
-      databaseUrl: config.databaseUrl,
-      pgliteDir: join(config.dataDir, 'pglite'),
-      onConnectionError: (error) => logger.warn({ err: error }, 'a pooled database connection broke; it is replaced'),
-    }));
-  if (!given) shutdown.add('database', () => database.close());
+  const opened = given ? { database: given, embedded: undefined } : await openServiceDatabase(ctx);
+  const { database } = opened;
+  const embeddedDatabaseUrl = opened.embedded?.url;
+  if (embeddedDatabaseUrl) lock?.update({ databaseUrl: embeddedDatabaseUrl });
   const applied = await migrateToLatest(database.db);
-  logger.info({ database: database.kind, applied }, 'database ready');
+  logger.info(
+    { database: describeDatabaseUrl(database.url), embedded: embeddedDatabaseUrl !== undefined, applied },
+    'database ready',
+  );
 
   const probes: LivenessProbe[] = [];
   let devnet: Devnet | undefined;
   let embeddedUpstream: UpstreamConfig | undefined;
-  const embedded = config.chains.find((chain) => chain.embedded);
   if (embedded) {
     devnet = await startDevnet({
       dir: join(config.dataDir, 'devnet'),
@@ -142,10 +148,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const events = createInProcessEventBus(logger);
   shutdown.add('chain events', () => events.close());
   // On Postgres every process gets the event stream from the table (LISTEN/NOTIFY), in seq order.
-  const relay = database.url
-    ? await startPostgresEventRelay({ databaseUrl: database.url, db: database.db, bus: events, logger })
-    : undefined;
-  if (relay) shutdown.add('chain event relay', () => relay.close());
+  const relay = await startPostgresEventRelay({ databaseUrl: database.url, db: database.db, bus: events, logger });
+  shutdown.add('chain event relay', () => relay.close());
   const indexStore = createIndexStore(database.db);
   const health = createHealthCheck({ db: database.db, chains, probes });
 
@@ -205,6 +209,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     config.mode === 'development' && servesApi
       ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir })
       : undefined;
+  lock?.update({ url });
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
   // Started once the API listens, so a long backfill never delays readiness.
@@ -214,9 +219,19 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         chains,
         database,
         store: indexStore,
-        publish: relay ? () => relay.poke() : (committed) => events.publish(committed),
+        publish: () => relay.poke(),
       })
     : [];
 
-  return { ctx, url, adminToken, devKey, devnet, indexers, events, stop: (reason = 'stop') => shutdown.run(reason) };
+  return {
+    ctx,
+    url,
+    adminToken,
+    devKey,
+    devnet,
+    embeddedDatabaseUrl,
+    indexers,
+    events,
+    stop: (reason = 'stop') => shutdown.run(reason),
+  };
 }

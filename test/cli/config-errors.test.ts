@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { cliEnv, runCli, stopAllCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /** A bad setting must stop the start before anything slow (database, devnet) is touched. */
 const failFastMs = 25_000;
@@ -86,22 +86,25 @@ describe('blockyard migrate', () => {
 
   it('applies the dated migrations once and prints JSON; a second run applies none', async () => {
     dir = mkdtempSync(join(tmpdir(), 'blockyard-cli-migrate-'));
-    const kind = testDatabaseKind();
-    if (kind === 'postgres') database = await createTestDatabase({ migrate: false });
+    // The embedded Postgres in the data directory, unless this run targets DATABASE_URL's server.
+    if (process.env.DATABASE_URL) database = await createTestDatabase({ migrate: false });
     const env = cliEnv({ DATABASE_URL: database?.url });
     const migrate = () => runCli(['migrate', '--data-dir', dir], { env, cwd: dir, timeoutMs: 90_000 });
 
     const first = await migrate();
     expect(first.code, first.stderr).toBe(0);
     const firstBody = JSON.parse(first.stdout) as { database: string; applied: string[] };
-    expect(firstBody.database).toBe(kind);
+    expect(firstBody.database).toMatch(/^127\.0\.0\.1:\d+\/\w+$/);
     expect(firstBody.applied.length).toBeGreaterThanOrEqual(1);
     expect(firstBody.applied).toContain('2026-11-23T1000-accounts-and-keys');
     for (const name of firstBody.applied) expect(name).toMatch(/^\d{4}-\d{2}-\d{2}T\d{4}-[a-z0-9-]+$/);
-    if (kind === 'pglite') expect(existsSync(join(dir, 'pglite'))).toBe(true);
+    expect(existsSync(join(dir, 'postgres', 'data', 'PG_VERSION'))).toBe(database === undefined);
+    // It stopped its embedded server and gave the data directory back.
+    expect(existsSync(join(dir, 'postgres', 'data', 'postmaster.pid'))).toBe(false);
+    expect(existsSync(join(dir, 'blockyard.pid'))).toBe(false);
 
     const second = await migrate();
     expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ database: kind, applied: [] });
+    expect(JSON.parse(second.stdout)).toEqual({ database: firstBody.database, applied: [] });
   }, 180_000);
 });

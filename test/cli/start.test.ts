@@ -13,7 +13,7 @@ import {
   startServer,
   stopAllCli,
 } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const startTimeoutMs = 90_000;
 
@@ -75,9 +75,9 @@ describe('blockyard start (embedded devnet, real process)', () => {
     expect(server.url).not.toMatch(/:0$/);
     expect(server.key).toMatch(/^svc_test_[1-9A-HJ-NP-Za-km-z]{43,}$/);
     expect(server.cli.stdout()).toContain(`Blockyard is running at ${server.url}`);
-    // The backend of this test run: PGlite in the data dir, or the per-test Postgres database.
-    expect(server.cli.stdout()).toContain(`"database":"${testDatabaseKind()}"`);
-    expect(existsSync(join(dataDir, 'pglite'))).toBe(testDatabaseKind() === 'pglite');
+    // The embedded Postgres in the data dir, or the per-test database when this run targets DATABASE_URL.
+    expect(server.cli.stdout()).toContain(`"embedded":${database === undefined}`);
+    expect(existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))).toBe(database === undefined);
 
     const keyFile = join(dataDir, 'dev-api-key');
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(server.key);

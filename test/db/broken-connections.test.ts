@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-describe.runIf(testDatabaseKind() === 'postgres')('Postgres connections that break', () => {
+describe('Postgres connections that break', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService();

@@ -3,12 +3,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
 import type { NewAccountRow } from '../../src/db/tables.ts';
-import { createTestDatabase, type TestDatabase, testDatabaseKind } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
- * Transactions on whichever backend this run uses. On Postgres two transactions really overlap; on
- * PGlite (one session) they must run one after the other. Either way none may see or keep the other's
- * uncommitted writes. Steps meet at gates with a time limit, so the same test runs on both backends.
+ * Transactions really overlap (the pool has several connections); none may see or keep the other's
+ * uncommitted writes. Steps meet at gates with a time limit, so a broken test fails instead of hanging.
  */
 
 /** A one-shot signal; `wait` resolves true when opened, false when the time limit passes first. */
@@ -26,17 +25,12 @@ function gate() {
     get opened() {
       return opened;
     },
-    wait: (ms = waitLimit()) => Promise.race([promise.then(() => true), sleep(ms).then(() => false)]),
+    wait: (ms = waitLimitMs) => Promise.race([promise.then(() => true), sleep(ms).then(() => false)]),
   };
 }
 
-/**
- * How long a step waits for the other transaction. On Postgres the other one really runs, so the gate
- * opens soon (the long limit only guards a loaded machine); on PGlite it cannot run until this one ends.
- */
-function waitLimit(): number {
-  return testDatabaseKind() === 'postgres' ? 10_000 : 300;
-}
+/** How long a step waits for the other transaction: it really runs, so the gate opens soon (the limit guards a loaded machine). */
+const waitLimitMs = 10_000;
 
 function account(id: string): NewAccountRow {
   return { id, name: id, plan: 'free', limits: '{}' };
@@ -60,7 +54,7 @@ afterAll(async () => {
   await testDb?.close();
 });
 
-describe(`transactions on ${testDatabaseKind()}`, () => {
+describe('transactions on Postgres', () => {
   it('a transaction that throws keeps none of its writes while another one commits', async () => {
     const aWrote = gate();
     const bWrote = gate();
@@ -83,8 +77,8 @@ describe(`transactions on ${testDatabaseKind()}`, () => {
     expect(aResult.status).toBe('rejected');
     expect((aResult as PromiseRejectedResult).reason).toMatchObject({ message: 'boom' });
     expect(bResult.status).toBe('fulfilled');
-    // They overlapped on Postgres; PGlite ran them one after the other.
-    expect(aSawB).toBe(testDb.kind === 'postgres');
+    // They overlapped.
+    expect(aSawB).toBe(true);
     expect(await accountIds(db, 'throw-')).toEqual(['throw-b1']);
   });
 
@@ -119,15 +113,9 @@ describe(`transactions on ${testDatabaseKind()}`, () => {
     await writer;
 
     expect(writerCommitted).toBe(true);
-    if (testDb.kind === 'postgres') {
-      // Both read while the writer was still open: its row was not visible.
-      expect(seenInTransaction).toEqual([]);
-      expect(seenOutside).toEqual([]);
-    } else {
-      // PGlite made both readers wait until the writer had committed.
-      expect(seenInTransaction).toEqual(['dirty-1']);
-      expect(seenOutside).toEqual(['dirty-1']);
-    }
+    // Both read while the writer was still open: its row was not visible.
+    expect(seenInTransaction).toEqual([]);
+    expect(seenOutside).toEqual([]);
     expect(await accountIds(db, 'dirty-')).toEqual(['dirty-1']);
   });
 
@@ -156,8 +144,7 @@ describe(`transactions on ${testDatabaseKind()}`, () => {
 
     const { rows } = await sql<{ value: number }>`select value from isolation_counter where id = 'hits'`.execute(db);
     expect(rows[0]!.value).toBe(20);
-    if (testDb.kind === 'pglite') expect(mostInside).toBe(1);
-    else expect(mostInside).toBeGreaterThan(1); // several were open at once; the row lock ordered them
+    expect(mostInside).toBeGreaterThan(1); // several were open at once; the row lock ordered them
   });
 
   it('a failed statement rolls the whole transaction back, and the database stays usable', async () => {

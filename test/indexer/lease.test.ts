@@ -1,12 +1,11 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/events/chain-event.ts';
-import { testDatabaseKind } from '../support/database.ts';
 import { startTestService } from '../support/service.ts';
 import { startIndexedChain } from './support.ts';
 
-// The lease is a Postgres advisory lock; PGlite is a single process and runs without one.
-describe.runIf(testDatabaseKind() === 'postgres')('indexer lease on Postgres', () => {
+// The lease is a Postgres advisory lock held by one process's session.
+describe('indexer lease on Postgres', () => {
   it('keeps one active indexer per network, pushes its events to the other process, and hands over when it stops', async () => {
     const first = await startIndexedChain();
     let second: Awaited<ReturnType<typeof startTestService>> | undefined;
