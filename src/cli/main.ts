@@ -1,7 +1,5 @@
-import { ConfigError } from '../config/load.ts';
-import { runAdminCommand } from './admin-commands.ts';
-import { runMigrate } from './migrate.ts';
-import { runStart } from './start.ts';
+// Each command's modules are loaded when it runs: `--help` or an admin command must not load the
+// whole service (viem, Fastify, the database driver) to print a line or make one HTTP call.
 
 const usage = `blockyard: self-hostable blockchain infrastructure API
 
@@ -24,13 +22,13 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
-      return runStart(rest);
+      return (await import('./start.ts')).runStart(rest);
     case 'migrate':
-      return runMigrate(rest);
+      return (await import('./migrate.ts')).runMigrate(rest);
     case 'accounts':
     case 'keys':
     case 'index':
-      return runAdminCommand(command, rest);
+      return (await import('./admin-commands.ts')).runAdminCommand(command, rest);
     case undefined:
     case 'help':
     case '--help':
@@ -47,7 +45,8 @@ try {
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
 } catch (error) {
-  if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  // By name: importing ConfigError would load the config module for every command.
+  if ((error as Error).name === 'ConfigError' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`blockyard: ${(error as Error).message}\n`);
     process.exitCode = 2;
   } else {

@@ -3,8 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** `bin/blockyard.js`, the CLI as a user runs it (through tsx, no build step). */
-export const cliEntry = fileURLToPath(new URL('../../bin/blockyard.js', import.meta.url));
+/**
+ * The CLI's sources, run through tsx: what `bin/blockyard.js` runs from the build, without a build that
+ * could be older than the code under test (test/cli/build.test.ts checks the build itself).
+ */
+export const cliEntry = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+/** tsx's loader by URL: the spawned CLI's working directory (a temp data dir) cannot resolve the bare name. */
+const tsxLoader = import.meta.resolve('tsx');
 
 export interface CliExit {
   code: number | null;
@@ -44,9 +49,9 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
   return env;
 }
 
-/** Spawns `node bin/blockyard.js ...args`, capturing its output. Stop it with `stop()` or `stopAllCli()`. */
+/** Spawns `blockyard ...args` (from the sources), capturing its output. Stop it with `stop()` or `stopAllCli()`. */
 export function spawnCli(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): CliProcess {
-  const child = spawn(process.execPath, [cliEntry, ...args], {
+  const child = spawn(process.execPath, ['--import', tsxLoader, cliEntry, ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],

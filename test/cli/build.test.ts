@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv } from '../support/cli.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin', 'blockyard.js');
+const recordImports = join(root, 'test', 'support', 'hooks', 'record-imports.mjs');
+/** What `blockyard start` needs and a one-line command must not pay for. */
+const servicePackages = ['fastify', 'viem', 'pg', 'kysely', 'ws', 'undici', 'ioredis', 'pino', 'prom-client', 'solc'];
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'blockyard-build-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `node [--import hook] bin/blockyard.js …args` to its end, recording the modules it loads. */
+function runBin(args: string[], entry = bin) {
+  const file = join(dir, `imports-${Math.random().toString(36).slice(2)}.txt`);
+  const result = spawnSync(process.execPath, ['--import', recordImports, entry, ...args], {
+    cwd: dir,
+    env: cliEnv({ RECORD_IMPORTS_FILE: file }),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const modules = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, modules };
+}
+
+const packagesIn = (modules: string[]) =>
+  new Set(modules.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+
+describe('the build (what npm install makes and npm start runs)', () => {
+  it('exists: npm install builds it (npm run build makes it again)', () => {
+    expect(existsSync(join(root, 'dist', 'cli', 'main.js')), 'no dist/cli/main.js: run `npm run build`').toBe(true);
+  });
+
+  it('`blockyard --help` runs the build and loads nothing but the CLI entry', () => {
+    const run = runBin(['--help']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Usage:');
+    expect(run.modules.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+    expect(run.modules.some((url) => url.includes('/src/'))).toBe(false);
+    expect([...packagesIn(run.modules)]).toEqual([]);
+  });
+
+  it('an admin command loads the config and an HTTP call, not the service', () => {
+    // Port 9 (discard) on loopback: nothing listens, so the call fails at once after the loading.
+    const run = runBin(['keys', 'list', '--account', 'acct_x', '--url', 'http://127.0.0.1:9', '--admin-token', 'x'.repeat(20)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('cannot reach the server at http://127.0.0.1:9');
+    expect(run.modules.some((url) => url.endsWith('/dist/config/load.js'))).toBe(true);
+    const loaded = packagesIn(run.modules);
+    for (const name of servicePackages) expect(loaded.has(name), `${name} was loaded`).toBe(false);
+  });
+
+  it('without a build, says how to make one', () => {
+    const copy = join(dir, 'no-build', 'bin');
+    mkdirSync(copy, { recursive: true });
+    copyFileSync(bin, join(copy, 'blockyard.js'));
+    const run = runBin(['--help'], join(copy, 'blockyard.js'));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('npm run build');
+  });
+});
