@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { parseCorsOrigins } from './cors-origins.ts';
 import {
   type ChainConfig,
   type ChainEntry,
@@ -35,6 +36,7 @@ export interface ConfigFlags {
   mode?: string;
   roles?: string;
   'block-time'?: string;
+  'shutdown-grace'?: string;
   demo?: boolean;
 }
 
@@ -53,6 +55,8 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   roles: { flag: 'roles', env: 'BLOCKYARD_ROLES' },
   block_time_s: { flag: 'block-time', env: 'BLOCKYARD_BLOCK_TIME' },
   demo: { flag: 'demo', env: 'BLOCKYARD_DEMO' },
+  shutdown_grace_s: { flag: 'shutdown-grace', env: 'BLOCKYARD_SHUTDOWN_GRACE' },
+  cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
 };
 
 export const settingSources = sources;
@@ -66,6 +70,8 @@ const defaults = {
   roles: ['api', 'indexer', 'webhooks', 'bundler'],
   block_time_s: 1,
   demo: false,
+  shutdown_grace_s: 10,
+  cors_origins: [],
 } as const;
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: true, useDefaults: false });
@@ -106,6 +112,8 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     }
   }
   if (typeof raw.roles === 'string') raw.roles = raw.roles.split(',').map((role) => role.trim());
+  // A comma-separated variable, or a single string in YAML (`cors_origins: "*"`).
+  if (typeof raw.cors_origins === 'string') raw.cors_origins = raw.cors_origins.split(',').map((origin) => origin.trim());
 
   for (const key of Object.keys(file)) {
     if (!(key in sources) && !fileOnlySections.has(key)) {
@@ -121,6 +129,8 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
   const chains = buildChains(settings, configFile ?? 'the config file');
+  const cors = parseCorsOrigins(settings.cors_origins);
+  if ('problem' in cors) throw new ConfigError(origin.cors_origins ?? 'cors_origins', cors.problem);
 
   const config: Config = {
     mode: settings.mode,
@@ -133,6 +143,8 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     logLevel: settings.log_level,
     roles: settings.roles,
     demo: settings.demo,
+    shutdownGraceS: settings.shutdown_grace_s,
+    corsOrigins: cors.origins,
     chains,
     tokens: buildTokens(settings, configFile, cwd),
     nfts: buildNfts(settings),

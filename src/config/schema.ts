@@ -100,6 +100,8 @@ export const SettingsSchema = Type.Object(
     log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
     demo: Type.Boolean(),
+    shutdown_grace_s: Type.Number({ minimum: 0, maximum: 3600 }),
+    cors_origins: Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true }),
     devnet: Type.Object({ block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) }, { additionalProperties: false }),
     chains: Type.Optional(Type.Array(ChainEntry)),
     tokens: Type.Optional(TokenSettings),
@@ -177,6 +179,10 @@ export interface Config {
   readonly roles: readonly Role[];
   /** Deploy the sample contracts and transfers on the embedded devnet (`--demo`). */
   readonly demo: boolean;
+  /** On SIGTERM/SIGINT, how long requests in flight may take before their connections are closed. */
+  readonly shutdownGraceS: number;
+  /** Origins (`scheme://host[:port]`) browsers may call /v1 from, or `['*']`; empty: CORS is off. */
+  readonly corsOrigins: readonly string[];
   readonly chains: readonly ChainConfig[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;

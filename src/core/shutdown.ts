@@ -9,6 +9,8 @@ type Cleanup = () => Promise<void> | void;
 export interface Shutdown {
   readonly signal: AbortSignal;
   readonly isShuttingDown: boolean;
+  /** The cleanup under way, if any: what a shutdown that takes too long is waiting for. */
+  readonly pending: string | undefined;
   add(name: string, cleanup: Cleanup): void;
   run(reason: string): Promise<void>;
 }
@@ -17,11 +19,15 @@ export function createShutdown(logger?: Logger): Shutdown {
   const controller = new AbortController();
   const cleanups: { name: string; cleanup: Cleanup }[] = [];
   let running: Promise<void> | undefined;
+  let pending: string | undefined;
 
   return {
     signal: controller.signal,
     get isShuttingDown() {
       return controller.signal.aborted;
+    },
+    get pending() {
+      return pending;
     },
     add(name, cleanup) {
       cleanups.push({ name, cleanup });
@@ -31,12 +37,14 @@ export function createShutdown(logger?: Logger): Shutdown {
         controller.abort(reason);
         logger?.info({ reason }, 'shutting down');
         for (const { name, cleanup } of cleanups.reverse()) {
+          pending = name;
           try {
             await cleanup();
           } catch (error) {
             logger?.error({ err: error, resource: name }, 'cleanup failed');
           }
         }
+        pending = undefined;
       })();
       return running;
     },

@@ -1,9 +1,9 @@
-import type { onRequestHookHandler } from 'fastify';
 import { adminTokenMatches } from '../auth/admin-token.ts';
 import { unauthorized } from '../core/errors.ts';
+import type { RequestGuard } from './server.ts';
 
 /** `Authorization: Bearer <admin token>` on every /admin request. */
-export function createAdminGuard(adminToken: string): onRequestHookHandler {
+export function createAdminGuard(adminToken: string): RequestGuard {
   return async (request) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('missing admin token: send Authorization: Bearer <admin token>');

@@ -47,8 +47,19 @@ export function toAppError(error: FastifyError | Error): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'the Content-Length header does not match the body', { cause: error });
     case 'FST_ERR_BAD_URL':
-      return new AppError('invalid_request', 'the URL is not valid', { cause: error });
+      return new AppError('invalid_request', 'the URL path is not valid: it has a malformed percent-encoding', {
+        cause: error,
+      });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('uri_too_long', 'a path parameter is longer than 100 characters', { cause: error });
+    // Node's HTTP parser, before or while a request arrives (see client-error.ts).
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('request_timeout', 'the request did not arrive in time; send it without pausing', { cause: error });
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('headers_too_large', 'the request headers are larger than 16 KiB', { cause: error });
   }
+  if (fastifyError.code?.startsWith('HPE_'))
+    return new AppError('invalid_request', 'the request is not valid HTTP', { cause: error });
   if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
   return new AppError('internal_error', 'internal error; retry with exponential backoff', { cause: error });
 }

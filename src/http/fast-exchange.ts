@@ -102,7 +102,11 @@ function onBodyData(this: ReadingRequest, chunk: Buffer): void {
 function onBodyEnd(this: ReadingRequest, error?: Error & { statusCode?: number }): void {
   const state = stopReading(this);
   if (error != null) {
-    if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+    // The server closed the connection because the body came too slowly (the client got a 408):
+    // the log line and the metrics say so, rather than the stream's own 'aborted'.
+    const closedBy = this.socket.errored as (Error & { code?: string }) | null;
+    if (closedBy?.code === 'ERR_HTTP_REQUEST_TIMEOUT') error = closedBy;
+    else if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
     state.reject(state.exchange.bodyFailed(error));
   } else if (!Number.isNaN(state.declared) && state.received !== state.declared) {
     state.reject(state.exchange.bodyFailed(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()));

@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { AppError, errorBody } from '../core/errors.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import type { CorsPolicy } from './cors.ts';
 import { toAppError } from './error-handler.ts';
 import { FastExchange } from './fast-exchange.ts';
+import { isUnder } from './path-prefix.ts';
 
 /**
  * A route answered on Node's own request objects before Fastify sees the request: for the one path
@@ -28,6 +30,8 @@ export interface FastDispatchOptions {
   logger: Logger;
   requestId(req: IncomingMessage): string;
   isClosing(): boolean;
+  /** CORS for /v1 routes, as the Fastify routes have it; absent: off. */
+  cors?: CorsPolicy;
 }
 
 const jsonType = 'application/json; charset=utf-8';
@@ -41,6 +45,8 @@ interface BoundRoute {
   readonly route: FastRoute;
   readonly duration: HistogramChild;
   readonly byStatus: Map<number, CounterChild>;
+  /** Undefined when CORS is off or does not concern the route: then it costs nothing. */
+  readonly cors: CorsPolicy | undefined;
 }
 
 /** A `request` listener's front: answers (and returns true) when a fast route takes the request. */
@@ -50,6 +56,7 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
     route,
     duration: metrics.httpDuration.labels(route.method, route.url),
     byStatus: new Map(),
+    cors: isUnder(route.url, '/v1') ? options.cors : undefined,
   }));
 
   const finish = (bound: BoundRoute, exchange: FastExchange, status: number, text: string) => {
@@ -118,7 +125,12 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
       if (req.method !== bound.route.method) continue;
       const params = bound.route.match(url, req);
       if (params === undefined) continue;
-      void serve(bound, new FastExchange(req, res, options.requestId(req), params));
+      const exchange = new FastExchange(req, res, options.requestId(req), params);
+      if (bound.cors !== undefined) {
+        const headers = bound.cors.responseHeaders(req.headers.origin);
+        if (headers !== undefined) exchange.headers(headers);
+      }
+      void serve(bound, exchange);
       return true;
     }
     return false;

@@ -2,13 +2,28 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { handleClientError } from './client-error.ts';
+import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
 import { openApiInfo } from './openapi.ts';
+import { isUnder } from './path-prefix.ts';
+import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
+
+/** Checks a request before its handler (authentication, charging); throws to refuse it. */
+export type RequestGuard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export interface ServerOptions {
   logger: Logger;
@@ -17,6 +32,15 @@ export interface ServerOptions {
   plugins: FastifyPluginAsync[];
   /** Routes answered before Fastify (each also declared in a plugin, for OpenAPI and the request forms it leaves). */
   fastRoutes?: FastRoute[];
+  /**
+   * Requests no route takes (unknown path, malformed percent-encoding, a path parameter over 100
+   * characters) go through the guard of their path prefix before they get their 404, 400 or 414:
+   * authenticated and charged like the routes below that prefix, their answers carry the same headers.
+   */
+  unroutedGuards?: readonly { prefix: string; guard: RequestGuard }[];
+  /** Origins browsers may call /v1 from (`['*']`: any); empty: CORS is off (see cors.ts). */
+  corsOrigins?: readonly string[];
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -28,7 +52,42 @@ function requestIdOf(request: IncomingMessage): string {
 }
 
 /** The HTTP server: request ids, error mapping, metrics, OpenAPI and /docs, then the route groups. */
-export async function buildServer({ logger, metrics, plugins, fastRoutes = [] }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { logger, metrics, plugins, fastRoutes = [], unroutedGuards = [] } = options;
+  const timeouts = { ...defaultHttpTimeouts, ...options.timeouts };
+  const cors = createCorsPolicy(options.corsOrigins ?? []);
+  let closing = false;
+
+  const guardUnrouted = async (request: FastifyRequest, reply: FastifyReply) => {
+    for (const { prefix, guard } of unroutedGuards) if (isUnder(request.url, prefix)) return guard(request, reply);
+  };
+  const addCorsHeaders = (request: FastifyRequest, reply: FastifyReply) => {
+    if (cors === undefined || !isUnder(request.url, '/v1')) return;
+    const headers = cors.responseHeaders(request.headers.origin);
+    if (headers !== undefined) reply.headers(headers);
+  };
+  const record = (request: FastifyRequest, reply: FastifyReply, ms: number) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, ms / 1000);
+    if (logger.isLevelEnabled('info')) request.log.info({ req: request, res: reply, ms: Math.round(ms * 100) / 100 }, 'request');
+  };
+  // The router refused the URL before any hook could run: what the hooks below do, done here.
+  const answerUnroutable = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    reply.raw.once('finish', () => record(request, reply, performance.now() - started));
+    reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
+    addCorsHeaders(request, reply);
+    let answer: Error = error;
+    try {
+      await guardUnrouted(request, reply);
+    } catch (refused) {
+      answer = refused as Error;
+    }
+    errorHandler(answer, request, reply);
+  };
+
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One log line per request, written in onResponse below, instead of Fastify's two.
@@ -40,22 +99,39 @@ export async function buildServer({ logger, metrics, plugins, fastRoutes = [] }:
     // Refused in our own error format by the hook below instead.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+    clientErrorHandler: handleClientError,
+    frameworkErrors: (error, request, reply) => void answerUnroutable(error, request, reply),
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request) => {
+  app.setNotFoundHandler(async (request, reply) => {
+    await guardUnrouted(request, reply);
     throw new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    const preflight = isPreflight(request.method, request.headers);
+    if (!preflight) addCorsHeaders(request, reply);
     if (closing) {
       reply.header('connection', 'close');
       throw shuttingDown();
+    }
+    if (preflight) {
+      return reply
+        .code(204)
+        .headers(answerPreflight(cors, request.url, request.headers.origin as string))
+        .send();
     }
   });
   // A response finishing while the server drains closes its connection, so close() need not wait
@@ -64,13 +140,7 @@ export async function buildServer({ logger, metrics, plugins, fastRoutes = [] }:
     if (closing) reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    if (logger.isLevelEnabled('info'))
-      request.log.info({ req: request, res: reply, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
-  });
+  app.addHook('onResponse', async (request, reply) => record(request, reply, reply.elapsedTime));
 
   await app.register(fastifySwagger, { openapi: openApiInfo });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
@@ -84,6 +154,7 @@ export async function buildServer({ logger, metrics, plugins, fastRoutes = [] }:
       logger,
       requestId: requestIdOf,
       isClosing: () => closing,
+      cors,
     });
     // Fastify's handler is the server's one 'request' listener; the fast routes go in front of it.
     const [fastifyHandler, ...others] = app.server.listeners('request') as ((...args: unknown[]) => void)[];

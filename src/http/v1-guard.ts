@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { onRequestHookHandler } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
+import type { RequestGuard } from './server.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,11 +46,23 @@ export async function authenticateV1(
 }
 
 /** Authenticates every /v1 request (401 before anything else) and charges REST routes. */
-export function createV1Guard(deps: V1GuardDeps): onRequestHookHandler {
+export function createV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
     const principal = await authenticateV1(deps, request.headers, request.ip, reply);
     request.principal = principal;
     const computeUnits = request.routeOptions.config.computeUnits;
     if (computeUnits !== undefined) await chargeRequest(deps, reply, principal, computeUnits);
+  };
+}
+
+/**
+ * For a /v1 request no route takes (unknown path, bad URL): authenticated like the others (401
+ * first), then counted as one request of 0 compute units, so its 404/400/414 carries the limit
+ * headers every /v1 answer has, and a client cannot send such requests past its limits.
+ */
+export function createUnroutedV1Guard(deps: V1GuardDeps): RequestGuard {
+  return async (request, reply) => {
+    const principal = await authenticateV1(deps, request.headers, request.ip, reply);
+    await chargeRequest(deps, reply, principal, 0);
   };
 }

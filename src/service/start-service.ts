@@ -24,8 +24,9 @@ import { createGasPriceService } from '../gas/service.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
 import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
+import { closeServer } from '../http/close-server.ts';
 import { buildServer } from '../http/server.ts';
-import { createV1Guard } from '../http/v1-guard.ts';
+import { createUnroutedV1Guard, createV1Guard } from '../http/v1-guard.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { indexAdminRoutes } from '../indexer/routes.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
@@ -175,6 +176,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     logger,
     metrics,
     fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache })] : [],
+    unroutedGuards: [
+      { prefix: '/admin', guard: createAdminGuard(adminToken) },
+      ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
+    ],
+    corsOrigins: config.corsOrigins,
     plugins: [
       async (scope) => operationsRoutes(scope, { health, metrics }),
       async (scope) => {
@@ -194,7 +200,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       },
     ],
   });
-  shutdown.add('http server', () => app.close());
+  shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
   if (servesApi) {
     const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });

@@ -117,6 +117,55 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('shutdown_grace_s', () => {
+    it('is 10 s by default; flag > BLOCKYARD_SHUTDOWN_GRACE > YAML', () => {
+      expect(load().shutdownGraceS).toBe(10);
+      const config = writeYaml({ shutdown_grace_s: 3 });
+      expect(load({ BLOCKYARD_SHUTDOWN_GRACE: '2.5' }, { 'shutdown-grace': '1', config }).shutdownGraceS).toBe(1);
+      expect(load({ BLOCKYARD_SHUTDOWN_GRACE: '2.5' }, { config }).shutdownGraceS).toBe(2.5);
+      expect(load({}, { config }).shutdownGraceS).toBe(3);
+      expect(load({ BLOCKYARD_SHUTDOWN_GRACE: '0' }).shutdownGraceS).toBe(0);
+    });
+
+    it('refuses a negative or non-numeric value, naming where it came from', () => {
+      expect(configError(() => load({ BLOCKYARD_SHUTDOWN_GRACE: '-1' })).setting).toBe('BLOCKYARD_SHUTDOWN_GRACE');
+      expect(configError(() => load({}, { 'shutdown-grace': 'soon' })).setting).toBe('--shutdown-grace');
+    });
+  });
+
+  describe('cors_origins', () => {
+    it('is empty (CORS off) by default', () => {
+      expect(load().corsOrigins).toEqual([]);
+    });
+
+    it('takes a YAML list of origins, normalized as browsers send them', () => {
+      writeYaml({ cors_origins: ['https://App.example.com:443/', 'http://localhost:5173'] });
+      expect(load().corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    });
+
+    it('takes "*" alone, in YAML or BLOCKYARD_CORS_ORIGINS, and the variable comma-separated over YAML', () => {
+      writeYaml({ cors_origins: '*' });
+      expect(load().corsOrigins).toEqual(['*']);
+      expect(load({ BLOCKYARD_CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual([
+        'https://a.example',
+        'https://b.example',
+      ]);
+      expect(load({ BLOCKYARD_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    });
+
+    it('refuses what is not an origin, and "*" among others, naming the setting', () => {
+      for (const value of ['https://app.example/path', 'app.example', 'ftp://app.example', 'https://app.example?x=1']) {
+        const error = configError(() => load({ BLOCKYARD_CORS_ORIGINS: value }));
+        expect(error.setting).toBe('BLOCKYARD_CORS_ORIGINS');
+        expect(error.message).toMatch(/not an origin/);
+      }
+      writeYaml({ cors_origins: ['*', 'https://app.example'] });
+      const error = configError(() => load());
+      expect(error.setting).toMatch(/^cors_origins \(in .*blockyard\.yaml\)$/);
+      expect(error.message).toMatch(/alone/);
+    });
+  });
+
   it('reads ./blockyard.yaml from the working directory when present', () => {
     writeYaml({ host: '0.0.0.0', mode: 'production', data_dir: '/var/lib/blockyard' });
     const config = load();
