@@ -23,7 +23,6 @@ import { printProfile } from './support/print-profile.ts';
 import { readRssMiB, sampleRss } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 
-const adminToken = 'bench-admin-token-0123456789abcdef';
 const network = 'ethereum/devnet';
 /** The indexer's own defaults (src/indexer/indexer.ts), so the raw fetch reads the way it does. */
 const batchBlocks = 25;
@@ -86,7 +85,6 @@ try {
   const spawnedUs = monotonicUs();
   blockyard = await startBlockyardService({
     workDir,
-    adminToken,
     upstream: { url: devnet.url },
     cpuProfile: settings.cpuProfile,
     ...(database ? { databaseUrl: database.url } : {}),
@@ -117,7 +115,7 @@ try {
     try {
       balances = await measureBalances({
         blockyardUrl: server.url,
-        apiKey: await createBenchKey(server.url, adminToken),
+        apiKey: await createBenchKey(server.url, blockyard.adminToken),
         anvilUrl: devnet.url,
         holder: held.holder,
         tokens: held.tokens,

@@ -1,24 +1,28 @@
-// JSON-RPC proxy benchmark: direct anvil, a bare Fastify route and Blockyard, one run, one anvil.
+// JSON-RPC proxy benchmark: Blockyard as `npm start` runs it (build, defaults, embedded devnet and
+// Postgres), its devnet's anvil directly, and a bare Fastify hello-world, in one run.
 // Run: npm run bench:rpc   (BENCH_DURATION, BENCH_WARMUP, BENCH_LATENCY_DURATION seconds; BENCH_CPU_PROF=1)
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
 import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { type ChildServer, startChildServer } from './support/child-server.ts';
 import { type Measured, measure } from './support/measure.ts';
 import { printProfile } from './support/print-profile.ts';
 import { formatReport, type PendingRow } from './support/report.ts';
+import { readRssMiB } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { readBenchSettings } from './support/settings.ts';
 
 const script = (name: string) => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
-const adminToken = 'bench-admin-token-0123456789abcdef';
-/** Never cached (the node's version may change): every call reaches anvil. */
-const missBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_clientVersion', params: [] });
+let balanceCalls = 0;
+/** A new address each time: never cached, every call reaches anvil (`latest` moves with each block). */
+const missBody = () => {
+  balanceCalls += 1;
+  const address = `0x${balanceCalls.toString(16).padStart(40, '0')}`;
+  return `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${address}","latest"]}`;
+};
 /** Final from the first answer: every call after it is served from the cache. */
 const hitBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
 const json = { 'content-type': 'application/json' };
@@ -33,17 +37,16 @@ const pending: PendingRow[] = [];
 const settings = readBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
 const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
-/** The whole run, start-ups and shutdowns included, is bounded. */
-const deadlineMs = (4 * perTargetS + 90) * 1000;
+/** The whole run, build, start-ups and shutdowns included, is bounded. */
+const deadlineMs = (4 * perTargetS + 400) * 1000;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
-let devnet: Devnet | undefined;
 const children: ChildServer[] = [];
 const { cleanup, disarm } = guardRun({
   deadlineMs,
   log,
   async stop() {
-    await Promise.allSettled([...children.map((child) => child.stop()), devnet?.stop()]);
+    await Promise.allSettled(children.map((child) => child.stop()));
     rmSync(workDir, { recursive: true, force: true });
   },
 });
@@ -52,15 +55,19 @@ try {
   console.log(describeMachine());
   console.log(
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
-      `1 connection for ${settings.latencyDurationS} s; POST web3_clientVersion (direct, miss), eth_chainId (hit); ` +
-      `blockyard on ${databaseLabel(settings.databaseUrl)}`,
+      `1 connection for ${settings.latencyDurationS} s; POST eth_getBalance of a new address at latest (direct, miss), ` +
+      `eth_chainId (hit); blockyard as npm start runs it (build, log level info, ${databaseLabel(settings.databaseUrl)}, embedded devnet)`,
   );
 
-  devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
-  log(`anvil at ${devnet.url} (automine)`);
+  const blockyard = await startBlockyard();
+  const devnetUrl = blockyard.devnetUrl;
+  if (!devnetUrl) throw new Error('the service printed no embedded devnet URL');
+  const key = await createBenchKey(blockyard.server.url, blockyard.adminToken);
+  const rpcUrl = `${blockyard.server.url}/v1/rpc/ethereum/devnet`;
   const results: Measured[] = [];
+
   results.push(
-    await measure({ name: names.anvil, url: devnet.url, headers: json, body: missBody, pid: devnet.pid }, settings, log),
+    await measure({ name: names.anvil, url: devnetUrl, headers: json, body: missBody, pid: anvilPid() }, settings, log),
   );
 
   const hello = await startChildServer({ name: 'hello-world', script: script('hello-world-server.ts') });
@@ -70,26 +77,17 @@ try {
   );
   await hello.stop();
 
-  const blockyard = await startBlockyard(devnet.url);
-  const key = await createBenchKey(blockyard.server.url, adminToken);
-  const rpcUrl = `${blockyard.server.url}/v1/rpc/ethereum/devnet`;
+  const authed = { ...json, 'x-api-key': key };
   const missFromUs = monotonicUs();
   results.push(
-    await measure(
-      { name: names.miss, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: missBody, pid: blockyard.server.pid },
-      settings,
-      log,
-    ),
+    await measure({ name: names.miss, url: rpcUrl, headers: authed, body: missBody, pid: blockyard.server.pid }, settings, log),
   );
   const hitFromUs = monotonicUs();
   results.push(
-    await measure(
-      { name: names.hit, url: rpcUrl, headers: { ...json, 'x-api-key': key }, body: hitBody, pid: blockyard.server.pid },
-      settings,
-      log,
-    ),
+    await measure({ name: names.hit, url: rpcUrl, headers: authed, body: hitBody, pid: blockyard.server.pid }, settings, log),
   );
   const hitToUs = monotonicUs();
+  const rssAfterMiB = readRssMiB(blockyard.server.pid);
   await blockyard.server.stop();
 
   console.log('');
@@ -104,25 +102,33 @@ try {
       connections: settings.connections,
     }),
   );
+  console.log(
+    `blockyard RSS after the load: ${rssAfterMiB.toFixed(0)} MiB (the service process; its Postgres and anvil are their own)`,
+  );
   if (blockyard.profileDir) {
     printProfile(blockyard.profileDir, { fromUs: missFromUs, toUs: hitFromUs }, log, names.miss);
     printProfile(blockyard.profileDir, { fromUs: hitFromUs, toUs: hitToUs }, log, names.hit);
+  }
+
+  /** The devnet's anvil, as the service records it. */
+  function anvilPid(): number {
+    return Number.parseInt(readFileSync(join(workDir, 'blockyard', 'devnet', 'anvil.pid'), 'utf8'), 10);
   }
 } finally {
   await cleanup();
   disarm();
 }
 
-async function startBlockyard(upstreamUrl: string): Promise<BlockyardService> {
+async function startBlockyard(): Promise<BlockyardService> {
   const service = await startBlockyardService({
     workDir,
-    adminToken,
-    upstream: { url: upstreamUrl },
     cpuProfile: settings.cpuProfile,
     ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
   });
   children.push(service.server);
-  log(`blockyard at ${service.server.url}${service.profileDir ? ` (profiling into ${service.profileDir})` : ''}`);
+  log(
+    `blockyard at ${service.server.url}, devnet at ${service.devnetUrl}${service.profileDir ? ` (profiling into ${service.profileDir})` : ''}`,
+  );
   return service;
 }
 

@@ -10,6 +10,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Per-request settings; `setupRequest` may give each request a new body. */
+    requests?: { method?: string; setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }[];
     /** Seconds without a response before a request counts as a timeout. */
     timeout?: number;
   }

@@ -4,7 +4,13 @@ import { createLatencyRecorder } from './percentiles.ts';
 export interface LoadTarget {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** The same body for every request, or a new one made for each (e.g. a unique address). */
+  body: string | (() => string);
+}
+
+/** One body of the target's (the first, for a target that makes a new one per request). */
+export function bodyOf(target: LoadTarget): string {
+  return typeof target.body === 'string' ? target.body : target.body();
 }
 
 export interface LoadResult {
@@ -26,11 +32,14 @@ const hardStopSlackMs = 15_000;
 /** One autocannon run of `durationS` seconds at `connections` connections; stopped if it overruns. */
 export async function runLoad(target: LoadTarget, connections: number, durationS: number): Promise<LoadResult> {
   const latencies = createLatencyRecorder();
+  const { body } = target;
   const instance = autocannon({
     url: target.url,
     method: 'POST',
     headers: target.headers,
-    body: target.body,
+    ...(typeof body === 'string'
+      ? { body }
+      : { requests: [{ method: 'POST', setupRequest: (request: Record<string, unknown>) => ({ ...request, body: body() }) }] }),
     connections,
     duration: durationS,
     timeout: 10,

@@ -1,5 +1,5 @@
 import { readCpuMs } from './cpu-time.ts';
-import { type LoadResult, type LoadTarget, runLoad } from './load.ts';
+import { bodyOf, type LoadResult, type LoadTarget, runLoad } from './load.ts';
 import { readRssMiB, sampleRss } from './rss.ts';
 import type { BenchSettings } from './settings.ts';
 
@@ -54,7 +54,7 @@ async function checkAnswer(target: MeasureTarget): Promise<void> {
   const response = await fetch(target.url, {
     method: 'POST',
     headers: target.headers,
-    body: target.body,
+    body: bodyOf(target),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
