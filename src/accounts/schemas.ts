@@ -45,7 +45,11 @@ export const CreateKeyBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     environment: StringEnum(['test', 'live'] as const),
     scopes: Type.Optional(
-      Type.Array(StringEnum(scopes), { uniqueItems: true, description: 'Absent or empty: all seven scopes' }),
+      Type.Array(StringEnum(scopes), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'At least one scope; absent: all seven. An empty list is refused (400).',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
-import { notFound } from '../core/errors.ts';
+import { invalidRequest, notFound } from '../core/errors.ts';
 import type { AccountRow, ApiKeyRow } from '../db/tables.ts';
 import { type AccountLimits, type Plan, resolveLimits } from '../limits/plans.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key.ts';
@@ -70,9 +70,11 @@ export function createAccountService(deps: { store: AccountStore; onKeyRevoked?:
     },
 
     async createKey(accountId, { name, environment, scopes }) {
+      // An empty list is far more likely a mistake (a blank --scopes) than a wish for a useless key.
+      if (scopes?.length === 0) throw invalidRequest('scopes', 'name at least one scope, or leave it out for all seven');
       await requireAccount(accountId);
       const generated = generateApiKey(environment);
-      const granted = scopes && scopes.length > 0 ? [...new Set(scopes)] : [...allScopes];
+      const granted = scopes ? [...new Set(scopes)] : [...allScopes];
       const row = await store.insertKey({
         id: newId('key'),
         account_id: accountId,

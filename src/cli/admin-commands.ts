@@ -82,7 +82,11 @@ function buildRequest(
   if (group === 'accounts' && action === 'list') return { method: 'GET', path: `/admin/accounts${suffix}` };
   if (group === 'keys' && action === 'create') {
     const account = required(values.account, '--account');
-    const scopes = values.scopes ? values.scopes.split(',').map((scope) => scope.trim()) : undefined;
+    // `--scopes ''` sends an empty list, which the server refuses: only leaving the flag out means all seven.
+    const scopes = values.scopes
+      ?.split(',')
+      .map((scope) => scope.trim())
+      .filter((scope) => scope !== '');
     return {
       method: 'POST',
       path: `/admin/accounts/${encodeURIComponent(account)}/keys`,

@@ -26,6 +26,9 @@ export function describeValidationError(issues: ValidationIssue[], context: stri
   const where = contextNames[context] ?? context;
   if (issue.keyword === 'required') return new AppError('invalid_request', `missing required ${where} '${param}'`);
   if (issue.keyword === 'additionalProperties') return new AppError('invalid_request', `unknown ${where} '${param}'`);
+  if (issue.keyword === 'minItems' && issue.params.limit === 1) {
+    return new AppError('invalid_request', `invalid ${where} '${param}': must not be empty`);
+  }
   const allowed = issue.keyword === 'enum' ? ` (${(issue.params.allowedValues as unknown[]).join(', ')})` : '';
   if (!param) return new AppError('invalid_request', `the ${where} ${issue.message ?? 'is not valid'}${allowed}`);
   return new AppError('invalid_request', `invalid ${where} '${param}': ${issue.message ?? 'is not valid'}${allowed}`);
