@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { AppError, errorBody } from '../core/errors.ts';
+import type { AccessLog } from '../observability/access-log.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { CorsPolicy } from './cors.ts';
 import { toAppError } from './error-handler.ts';
@@ -28,6 +29,8 @@ export interface FastDispatchOptions {
   routes: readonly FastRoute[];
   metrics: Metrics;
   logger: Logger;
+  /** The per-request line, the same for Fastify's routes. */
+  accessLog: AccessLog;
   requestId(req: IncomingMessage): string;
   isClosing(): boolean;
   /** CORS for /v1 routes, as the Fastify routes have it; absent: off. */
@@ -51,7 +54,7 @@ interface BoundRoute {
 
 /** A `request` listener's front: answers (and returns true) when a fast route takes the request. */
 export function createFastDispatch(options: FastDispatchOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { metrics, logger, isClosing } = options;
+  const { metrics, logger, accessLog, isClosing } = options;
   const routes: BoundRoute[] = options.routes.map((route) => ({
     route,
     duration: metrics.httpDuration.labels(route.method, route.url),
@@ -76,25 +79,18 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
     }
     counter.inc();
     bound.duration.observe(ms / 1000);
-    if (logger.isLevelEnabled('info')) {
+    if (accessLog.enabled) {
       const { req } = exchange;
-      logger.child({ reqId: exchange.id }).info(
-        {
-          req: { method: req.method, url: req.url, ip: exchange.ip },
-          res: { statusCode: status },
-          ms: Math.round(ms * 100) / 100,
-        },
-        'request',
-      );
+      accessLog.write({ reqId: exchange.id, method: req.method!, url: req.url!, ip: exchange.ip, status, ms });
     }
   };
 
   const fail = (bound: BoundRoute, exchange: FastExchange, error: unknown) => {
     const appError = toAppError(error as Error);
     if (appError.status >= 500) {
-      if (logger.isLevelEnabled('error')) logger.child({ reqId: exchange.id }).error({ err: error }, 'request failed');
+      logger.error({ reqId: exchange.id, err: error }, 'request failed');
     } else if (logger.isLevelEnabled('debug')) {
-      logger.child({ reqId: exchange.id }).debug({ code: appError.code, msg: appError.message }, 'request refused');
+      logger.debug({ reqId: exchange.id, code: appError.code, msg: appError.message }, 'request refused');
     }
     exchange.headers(appError.headers);
     finish(bound, exchange, appError.status, JSON.stringify(errorBody(appError)));

@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.ts';
+import { createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { handleClientError } from './client-error.ts';
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
@@ -56,6 +57,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const { logger, metrics, plugins, fastRoutes = [], unroutedGuards = [] } = options;
   const timeouts = { ...defaultHttpTimeouts, ...options.timeouts };
   const cors = createCorsPolicy(options.corsOrigins ?? []);
+  const accessLog = createAccessLog(logger);
   let closing = false;
 
   const guardUnrouted = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -70,7 +72,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, ms / 1000);
-    if (logger.isLevelEnabled('info')) request.log.info({ req: request, res: reply, ms: Math.round(ms * 100) / 100 }, 'request');
+    if (accessLog.enabled) {
+      accessLog.write({
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        ip: request.ip,
+        status: reply.statusCode,
+        ms,
+      });
+    }
   };
   // The router refused the URL before any hook could run: what the hooks below do, done here.
   const answerUnroutable = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -152,6 +163,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       routes: fastRoutes,
       metrics,
       logger,
+      accessLog,
       requestId: requestIdOf,
       isClosing: () => closing,
       cors,

@@ -1,10 +1,38 @@
-import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino';
+import { type DestinationStream, destination as fileDestination, type Logger, pino, stdSerializers } from 'pino';
 
 /** Query parameters whose values are secrets and never reach a log line. */
 const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
 
 export function redactUrl(url: string): string {
-  return url.replace(secretQueryParams, '$1[redacted]');
+  // Most URLs have no query: skip the regular expression for them (it runs for every access log line).
+  return url.includes('?') ? url.replace(secretQueryParams, '$1[redacted]') : url;
+}
+
+/**
+ * Log lines waiting for a slow reader (a full pipe) beyond this are dropped rather than held: a
+ * stalled log consumer must not grow the service's memory without bound.
+ */
+const maxPendingLogBytes = 16 * 1024 * 1024;
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * Standard output, written asynchronously: a line is handed to the kernel after the request that
+ * logged it, and lines logged while a write is in progress go out together in the next one. Whatever
+ * is still waiting is written synchronously when the process exits. One per process, shared.
+ */
+function asyncStdout(): DestinationStream {
+  if (stdout) return stdout;
+  const destination = fileDestination({ dest: 1, sync: false, maxLength: maxPendingLogBytes });
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Nothing can be done about a closed stdout at exit.
+    }
+  });
+  stdout = destination;
+  return destination;
 }
 
 /**
@@ -27,6 +55,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         err: stdSerializers.err,
       },
     },
-    destination,
+    destination ?? (level === 'silent' ? undefined : asyncStdout()),
   );
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.ts';
 import { createFastDispatch, type FastRoute } from '../../src/http/fast-route.ts';
 import { buildServer } from '../../src/http/server.ts';
+import { createAccessLog } from '../../src/observability/access-log.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 
 /** POST /echo/{digits}: answers from the fast route, which says so; /echo/boom/{n} throws. */
@@ -114,6 +115,7 @@ describe('a fast route while the server shuts down', () => {
       routes: [echoRoute],
       metrics: createMetrics({ defaultMetrics: false }),
       logger: pino({ level: 'silent' }),
+      accessLog: createAccessLog(pino({ level: 'silent' })),
       requestId: () => 'closing-1',
       isClosing: () => true,
     });

@@ -51,4 +51,35 @@ describe('logs', () => {
     expect(typeof entry!.ms).toBe('number');
     expect(entry!.req.headers).toBeUndefined();
   });
+
+  it('give the JSON-RPC fast path the same one line as a Fastify route: method, path, status, time, request id', async () => {
+    const { key } = await t.createKey();
+    const call = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+    const fast = await t.rpc(key, call, undefined, { 'x-request-id': 'fast-path-line-1' });
+    expect(fast.status).toBe(200);
+    const slow = await fetch(`${t.url}/v1/gas/ethereum/prices`, {
+      headers: { 'x-api-key': key, 'x-request-id': 'fastify-line-1' },
+    });
+    expect(slow.status).toBe(200);
+    // biome-ignore lint/suspicious/noExplicitAny: log lines are inspected freely
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    const byId = (id: string) => entries.filter((e) => e.reqId === id && e.msg === 'request');
+    expect(byId('fast-path-line-1')).toHaveLength(1);
+    expect(byId('fastify-line-1')).toHaveLength(1);
+    const [fastLine] = byId('fast-path-line-1');
+    const [slowLine] = byId('fastify-line-1');
+    expect(fastLine).toMatchObject({
+      level: 30,
+      req: { method: 'POST', url: '/v1/rpc/ethereum/devnet', ip: '127.0.0.1' },
+      res: { status: 200 },
+    });
+    expect(slowLine).toMatchObject({
+      level: 30,
+      req: { method: 'GET', url: '/v1/gas/ethereum/prices', ip: '127.0.0.1' },
+      res: { status: 200 },
+    });
+    expect(Object.keys(fastLine!).sort()).toEqual(Object.keys(slowLine!).sort());
+    expect(Object.keys(fastLine!).sort()).toEqual(['level', 'ms', 'msg', 'req', 'reqId', 'res', 'time']);
+    expect(JSON.stringify(fastLine)).not.toContain(key);
+  });
 });
