@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { scopes } from '../auth/scopes.ts';
-import { StringEnum } from '../config/schema.ts';
+import { StringEnum } from '../http/schemas.ts';
 import { plans } from '../limits/plans.ts';
 
 // A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0.

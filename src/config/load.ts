@@ -9,7 +9,7 @@ import {
   type Config,
   type NftsConfig,
   type Settings,
-  SettingsSchema,
+  settingsSchema,
   type TokensConfig,
 } from './schema.ts';
 
@@ -74,8 +74,17 @@ const defaults = {
   cors_origins: [],
 } as const;
 
-const ajv = new Ajv({ allErrors: false, coerceTypes: true, useDefaults: false });
-const validateSettings = ajv.compile<Settings>(SettingsSchema);
+// The schema is fixed (test/config/load.test.ts checks it against the meta-schema), so it is not
+// validated again at every start, and its validator is not optimized: compiling is most of what the
+// config costs a one-line CLI command, and the validator runs once.
+const ajv = new Ajv({
+  allErrors: false,
+  coerceTypes: true,
+  useDefaults: false,
+  validateSchema: false,
+  code: { optimize: false },
+});
+const validateSettings = ajv.compile<Settings>(settingsSchema);
 
 export interface LoadConfigInput {
   flags?: ConfigFlags;

@@ -1,8 +1,7 @@
-import { type Static, Type } from 'typebox';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
-/** A string enum as plain JSON Schema `enum` (clearer validation messages than a union of literals). */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+// Plain JSON Schema objects (`as const`, their types derived by json-schema-to-ts at compile time): the
+// config module loads in every CLI command, and a schema library costs a command more than its work.
 
 export const roles = ['api', 'indexer', 'webhooks', 'bundler'] as const;
 export type Role = (typeof roles)[number];
@@ -10,106 +9,129 @@ export type Role = (typeof roles)[number];
 export const chainKinds = ['evm', 'solana'] as const;
 export type ChainKind = (typeof chainKinds)[number];
 
-const Upstream = Type.Object(
-  {
-    url: Type.String({ pattern: '^https?://' }),
-    ws_url: Type.Optional(Type.String({ pattern: '^wss?://' })),
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
-    max_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
-    batch_max_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+const upstreamSchema = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', pattern: '^https?://' },
+    ws_url: { type: 'string', pattern: '^wss?://' },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 600_000 },
+    max_concurrency: { type: 'integer', minimum: 1, maximum: 4096 },
+    batch_max_size: { type: 'integer', minimum: 1, maximum: 1000 },
   },
-  { additionalProperties: false },
-);
+  required: ['url'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
 
-const Identifier = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+const identifierSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } as const satisfies JSONSchema;
 
 /** One chain/network entry of the YAML file's `chains:` list. */
-export const ChainEntry = Type.Object(
-  {
-    embedded: Type.Optional(Type.Boolean()),
-    chain: Type.Optional(Identifier),
-    network: Type.Optional(Identifier),
-    chain_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    kind: Type.Optional(StringEnum(chainKinds)),
-    testnet: Type.Optional(Type.Boolean()),
-    native_symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
-    upstreams: Type.Optional(Type.Array(Upstream, { minItems: 1 })),
-    finality_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-    block_time_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600 })),
-    get_logs_max_range: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
-    dev_methods: Type.Optional(Type.Boolean()),
-    indexer: Type.Optional(
-      Type.Object(
-        {
-          enabled: Type.Optional(Type.Boolean()),
-          start_block: Type.Optional(Type.Integer({ minimum: 0 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+export const chainEntrySchema = {
+  type: 'object',
+  properties: {
+    embedded: { type: 'boolean' },
+    chain: identifierSchema,
+    network: identifierSchema,
+    chain_id: { type: 'integer', minimum: 1 },
+    kind: { type: 'string', enum: chainKinds },
+    testnet: { type: 'boolean' },
+    native_symbol: { type: 'string', minLength: 1, maxLength: 16 },
+    upstreams: { type: 'array', items: upstreamSchema, minItems: 1 },
+    finality_depth: { type: 'integer', minimum: 0, maximum: 10_000 },
+    block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+    get_logs_max_range: { type: 'integer', minimum: 1, maximum: 100_000_000 },
+    dev_methods: { type: 'boolean' },
+    indexer: {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean' },
+        start_block: { type: 'integer', minimum: 0 },
+      },
+      additionalProperties: false,
+    },
   },
-  { additionalProperties: false },
-);
-export type ChainEntry = Static<typeof ChainEntry>;
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+export type ChainEntry = FromSchema<typeof chainEntrySchema>;
 
-const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
-const PriceTarget = {
-  chain: Identifier,
-  network: Type.Optional(Identifier),
-  contract: Address,
-};
+const addressSchema = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } as const satisfies JSONSchema;
 
 /** YAML `tokens:` section: where USD prices and logos come from. */
-export const TokenSettings = Type.Object(
-  {
+const tokenSettingsSchema = {
+  type: 'object',
+  properties: {
     /** Fixed USD prices, e.g. for stablecoins or a devnet's sample token. */
-    prices: Type.Optional(
-      Type.Array(
-        Type.Object({ ...PriceTarget, usd: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }) }, { additionalProperties: false }),
-      ),
-    ),
+    prices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          chain: identifierSchema,
+          network: identifierSchema,
+          contract: addressSchema,
+          usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' },
+        },
+        required: ['chain', 'contract', 'usd'],
+        additionalProperties: false,
+      },
+    },
     /** Chainlink-style aggregators (latestRoundData + decimals) on the same network as the token. */
-    price_feeds: Type.Optional(Type.Array(Type.Object({ ...PriceTarget, aggregator: Address }, { additionalProperties: false }))),
+    price_feeds: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { chain: identifierSchema, network: identifierSchema, contract: addressSchema, aggregator: addressSchema },
+        required: ['chain', 'contract', 'aggregator'],
+        additionalProperties: false,
+      },
+    },
     /** A token list file (tokenlists.org format) for logos. */
-    token_list: Type.Optional(Type.String({ minLength: 1 })),
+    token_list: { type: 'string', minLength: 1 },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const satisfies JSONSchema;
 
 /** YAML `nfts:` section: how NFT metadata is fetched. */
-export const NftSettings = Type.Object(
-  {
-    ipfs_gateway: Type.Optional(Type.String({ pattern: '^https?://' })),
-    arweave_gateway: Type.Optional(Type.String({ pattern: '^https?://' })),
-    metadata_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
-    metadata_max_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024 })),
+const nftSettingsSchema = {
+  type: 'object',
+  properties: {
+    ipfs_gateway: { type: 'string', pattern: '^https?://' },
+    arweave_gateway: { type: 'string', pattern: '^https?://' },
+    metadata_timeout_ms: { type: 'integer', minimum: 100, maximum: 60_000 },
+    metadata_max_bytes: { type: 'integer', minimum: 1024, maximum: 50 * 1024 * 1024 },
   },
-  { additionalProperties: false },
-);
+  additionalProperties: false,
+} as const satisfies JSONSchema;
 
 /** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
-export const SettingsSchema = Type.Object(
-  {
-    mode: StringEnum(['development', 'production'] as const),
-    host: Type.String({ minLength: 1 }),
-    port: Type.Integer({ minimum: 0, maximum: 65535 }),
-    data_dir: Type.String({ minLength: 1 }),
-    database_url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-    redis_url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-    admin_token: Type.Optional(Type.String({ minLength: 16 })),
-    log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    roles: Type.Array(StringEnum(roles), { minItems: 1, uniqueItems: true }),
-    demo: Type.Boolean(),
-    shutdown_grace_s: Type.Number({ minimum: 0, maximum: 3600 }),
-    cors_origins: Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true }),
-    devnet: Type.Object({ block_time_s: Type.Number({ exclusiveMinimum: 0, maximum: 3600 }) }, { additionalProperties: false }),
-    chains: Type.Optional(Type.Array(ChainEntry)),
-    tokens: Type.Optional(TokenSettings),
-    nfts: Type.Optional(NftSettings),
+export const settingsSchema = {
+  type: 'object',
+  properties: {
+    mode: { type: 'string', enum: ['development', 'production'] },
+    host: { type: 'string', minLength: 1 },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    data_dir: { type: 'string', minLength: 1 },
+    database_url: { type: 'string', pattern: '^postgres(ql)?://' },
+    redis_url: { type: 'string', pattern: '^rediss?://' },
+    admin_token: { type: 'string', minLength: 16 },
+    log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    roles: { type: 'array', items: { type: 'string', enum: roles }, minItems: 1, uniqueItems: true },
+    demo: { type: 'boolean' },
+    shutdown_grace_s: { type: 'number', minimum: 0, maximum: 3600 },
+    cors_origins: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    devnet: {
+      type: 'object',
+      properties: { block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 } },
+      required: ['block_time_s'],
+      additionalProperties: false,
+    },
+    chains: { type: 'array', items: chainEntrySchema },
+    tokens: tokenSettingsSchema,
+    nfts: nftSettingsSchema,
   },
-  { additionalProperties: false },
-);
-export type Settings = Static<typeof SettingsSchema>;
+  required: ['mode', 'host', 'port', 'data_dir', 'log_level', 'roles', 'demo', 'shutdown_grace_s', 'cors_origins', 'devnet'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+export type Settings = FromSchema<typeof settingsSchema>;
 
 export interface UpstreamConfig {
   readonly url: string;

@@ -1,6 +1,10 @@
 import { Type } from 'typebox';
 import { errorStatus } from '../core/errors.ts';
 
+/** A string enum as plain JSON Schema `enum` (clearer validation messages than a union of literals). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 /** The REST error object of spec section 7. */
 export const ErrorResponse = Type.Object(
   {

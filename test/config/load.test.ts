@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError, type ConfigFlags, loadConfig } from '../../src/config/load.ts';
+import { settingsSchema } from '../../src/config/schema.ts';
 
 describe('loadConfig', () => {
   let cwd: string;
@@ -317,4 +319,11 @@ describe('loadConfig', () => {
       expect(configError(() => load({ BLOCKYARD_CONFIG: 'nope.yaml' })).setting).toBe(missing);
     });
   });
+});
+
+// loadConfig compiles the schema without validating it (a start-up cost for every command): it is checked here.
+it('the settings schema is valid JSON Schema', () => {
+  const ajv = new Ajv({ strict: true });
+  expect(ajv.validateSchema(settingsSchema), JSON.stringify(ajv.errors)).toBe(true);
+  expect(() => ajv.compile(settingsSchema)).not.toThrow();
 });
