@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
+import { redisServer, skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
@@ -103,10 +104,12 @@ describe('rate limits over HTTP (in-memory counters)', () => {
 });
 
 describe('rate limits shared through Redis by two service processes', () => {
+  skipWithout(redisServer);
   let redis: RunningRedis;
   let a: TestService;
   let b: TestService;
   beforeAll(async () => {
+    if (redisServer.missing) return;
     redis = await startRedis();
     a = await startTestService({ redisUrl: redis.url });
     b = await startTestService({ redisUrl: redis.url, sharing: a });

@@ -5,6 +5,7 @@ import { rateLimitHeaders } from '../../src/limits/headers.ts';
 import type { RateLimiter } from '../../src/limits/limiter.ts';
 import { createRedisLimiter } from '../../src/limits/redis-limiter.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
+import { redisServer, skipWithout } from '../support/requirements.ts';
 
 const free = { rps: 10, rpd: 100_000, cups: 200 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -13,7 +14,10 @@ let redis: RunningRedis;
 let admin: Redis;
 let limiter: RateLimiter;
 
+skipWithout(redisServer);
+
 beforeAll(async () => {
+  if (redisServer.missing) return;
   redis = await startRedis();
   admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   limiter = createRedisLimiter({ url: redis.url });

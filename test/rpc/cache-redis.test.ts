@@ -1,13 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
+import { redisServer, skipWithout } from '../support/requirements.ts';
 import { type CachedRpcFixture, rpcCall, settle, startCachedRpc, sumOf } from './cache-setup.ts';
 
 describe('JSON-RPC cache with Redis', () => {
+  skipWithout(redisServer);
   let redis: RunningRedis;
   let first: CachedRpcFixture;
   let second: CachedRpcFixture;
   beforeAll(async () => {
+    if (redisServer.missing) return;
     redis = await startRedis();
     first = await startCachedRpc({ redisUrl: redis.url });
     second = await startCachedRpc({ redisUrl: redis.url, sharing: first });
