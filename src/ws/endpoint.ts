@@ -56,7 +56,13 @@ export function createWsEndpoint(deps: {
     maxBufferedBytes: options.maxBufferedBytes ?? defaultMaxBufferedBytes,
     maxSubscriptions: options.maxSubscriptions ?? defaultMaxSubscriptions,
   };
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes });
+  // No permessage-deflate: sessions write subscription frames to the socket themselves, which is only
+  // safe while `ws` writes each of its own frames at once (compression would queue them).
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes,
+    perMessageDeflate: false,
+  });
   const sessions = new Map<WebSocket, Session>();
   const feeds = new Map<Network, HeadFeed>();
   let closing = false;
@@ -91,6 +97,7 @@ export function createWsEndpoint(deps: {
         wss.handleUpgrade(request, socket, head, (ws) => {
           const session = startSession({
             ws,
+            socket,
             principal,
             network,
             limiter: deps.limiter,

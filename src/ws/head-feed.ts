@@ -3,10 +3,14 @@ import { createUpstreamSocket, type UpstreamSocketOptions } from '../chains/upst
 import { createChainWindow, type Header } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
+import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
 
-/** Receives one subscription item, already serialized (serialized once, sent to every subscriber). */
-export type Deliver = (itemJson: string) => void;
+/**
+ * Sends one item (serialized once, shared by every subscriber) to one subscriber; true when it was
+ * written, false when the connection is closing or was just closed as a slow consumer.
+ */
+export type Deliver = (item: FeedItem) => boolean;
 
 /** One network's subscriptions, served to every client from one upstream connection. */
 export interface HeadFeed {
@@ -74,7 +78,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     },
     onNotification(subscription, result) {
       if (subscription === headsSub) enqueueHead(result);
-      else if (subscription === pendingSub) deliverAll(pending, JSON.stringify(result));
+      else if (subscription === pendingSub) deliverAll(pending, createFeedItem(JSON.stringify(result)));
     },
   });
 
@@ -124,7 +128,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     });
     if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(block.logs as Log[], true);
     for (const block of change.added) {
-      deliverAll(heads, JSON.stringify(block.header));
+      deliverAll(heads, createFeedItem(JSON.stringify(block.header)));
       if (logs.size > 0) {
         block.logs = await fetchLogs(block.header.hash);
         deliverLogs(block.logs as Log[], false);
@@ -150,19 +154,28 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
 
   function deliverLogs(blockLogs: readonly Log[], removed: boolean) {
     for (const log of blockLogs) {
-      let json: string | undefined;
+      let item: FeedItem | undefined;
+      let sent = 0;
       for (const { filter, deliver } of logs) {
         if (!matchesLogFilter(filter, log)) continue;
-        json ??= JSON.stringify(removed ? { ...log, removed: true } : log);
-        deliver(json);
+        item ??= createFeedItem(JSON.stringify(removed ? { ...log, removed: true } : log));
+        if (deliver(item)) sent++;
       }
+      if (sent > 0) metrics.messagesOut.inc(sent);
     }
   }
 
   async function checkSyncing() {
     const json = JSON.stringify(await socket.request('eth_syncing', []));
-    if (lastSyncing !== undefined && json !== lastSyncing) deliverAll(syncing, json);
+    if (lastSyncing !== undefined && json !== lastSyncing) deliverAll(syncing, createFeedItem(json));
     lastSyncing = json;
+  }
+
+  /** One item to every subscriber of a kind, in subscription order, counted once. */
+  function deliverAll(delivers: Iterable<Deliver>, item: FeedItem) {
+    let sent = 0;
+    for (const deliver of delivers) if (deliver(item)) sent++;
+    if (sent > 0) metrics.messagesOut.inc(sent);
   }
 
   return {
@@ -196,10 +209,6 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
 function setMember<T>(set: Set<T>, member: T): () => void {
   set.add(member);
   return () => set.delete(member);
-}
-
-function deliverAll(delivers: Iterable<Deliver>, json: string) {
-  for (const deliver of delivers) deliver(json);
 }
 
 function isHeader(value: unknown): value is Header {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { Principal } from '../auth/principal.ts';
@@ -10,6 +11,7 @@ import { answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import type { HeadFeed } from './head-feed.ts';
 import type { WsMetrics } from './metrics.ts';
+import { type FeedItem, subscriptionPrefix, writeSubscriptionFrame } from './subscription-frame.ts';
 import { parseSubscriptionRequest, type SubscriptionKind } from './subscription-request.ts';
 
 export interface SessionLimits {
@@ -20,6 +22,8 @@ export interface SessionLimits {
 
 export interface SessionDeps {
   ws: WebSocket;
+  /** The connection `ws` runs on (from the upgrade): subscription items are written to it directly. */
+  socket: Duplex;
   principal: Principal;
   network: Network;
   limiter: RateLimiter;
@@ -40,24 +44,39 @@ export interface Session {
 
 /** One client connection: its messages, its subscriptions and its bounded send buffer. */
 export function startSession(deps: SessionDeps): Session {
-  const { ws, wsMetrics, limits, network } = deps;
+  const { ws, socket, wsMetrics, limits, network } = deps;
   const subscriptions = new Map<string, { kind: SubscriptionKind; stop(): void }>();
   const where = `${network.config.chain}/${network.config.network}`;
   let ended = false;
   wsMetrics.connections.inc();
 
+  /** False (and the client closed with 4008) when `bytes` more would go over the unread bound. */
+  const withinBound = (bytes: number): boolean => {
+    if (ws.bufferedAmount + bytes <= limits.maxBufferedBytes) return true;
+    session.close(
+      wsCloseCodes.slowConsumer,
+      `slow consumer: over ${limits.maxBufferedBytes} bytes unread; read faster or subscribe to less`,
+      'slow_consumer',
+    );
+    return false;
+  };
+
+  /** Answers and errors: one message each, framed by `ws`. */
   const send = (text: string) => {
-    if (ws.readyState !== WebSocket.OPEN) return;
-    if (ws.bufferedAmount + text.length > limits.maxBufferedBytes) {
-      return session.close(
-        wsCloseCodes.slowConsumer,
-        `slow consumer: over ${limits.maxBufferedBytes} bytes unread; read faster or subscribe to less`,
-        'slow_consumer',
-      );
-    }
+    if (ws.readyState !== WebSocket.OPEN || !withinBound(Buffer.byteLength(text))) return;
     ws.send(text);
     wsMetrics.messagesOut.inc();
   };
+
+  /** Subscription items, the fan-out's hot path: the feed counts what was written. */
+  const deliverTo =
+    (prefix: Buffer) =>
+    (item: FeedItem): boolean => {
+      if (ws.readyState !== WebSocket.OPEN || socket.destroyed) return false;
+      if (!withinBound(item.header(prefix.length).length + prefix.length + item.tail.length)) return false;
+      writeSubscriptionFrame(socket, prefix, item);
+      return true;
+    };
 
   const subscribe = (id: JsonRpcId | undefined, params: unknown): string => {
     let request: ReturnType<typeof parseSubscriptionRequest>;
@@ -76,8 +95,7 @@ export function startSession(deps: SessionDeps): Session {
       return rpcErrorText(id, { code: jsonRpcErrorCodes.limit_exceeded, message });
     }
     const subscription = `0x${randomBytes(16).toString('hex')}`;
-    const prefix = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":`;
-    const stop = feed.subscribe(request, (item) => send(`${prefix}${item}}}`));
+    const stop = feed.subscribe(request, deliverTo(subscriptionPrefix(subscription)));
     subscriptions.set(subscription, { kind: request.kind, stop });
     wsMetrics.subscriptions.inc({ kind: request.kind });
     return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, result: subscription });
