@@ -1,36 +1,46 @@
-// WebSocket fan-out benchmark: N clients subscribed to newHeads through Blockyard, blocks mined on
-// anvil, the delay of each head to each subscriber. Run: npm run bench:ws
-// (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
+// WebSocket fan-out benchmark: N clients subscribed to newHeads, blocks mined on anvil, the delay of
+// each head to each subscriber; through Blockyard and, as the baseline in the same run, through a raw
+// server that writes one pre-framed buffer per client. Run: npm run bench:ws
+// (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_WS_ROUNDS,
+// BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { type Devnet, startDevnet } from '../src/chains/devnet.ts';
 import { createBenchKey } from './support/admin.ts';
 import { anvilCall } from './support/anvil-rpc.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
+import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { readCpuMs } from './support/cpu-time.ts';
 import { printProfile } from './support/print-profile.ts';
 import { readRssMiB, sampleRss } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { type LoadProcess, startLoadProcesses } from './support/ws-load.ts';
 import { monotonicUs } from './support/ws-protocol.ts';
-import { type MinedHead, summarizeWsRun } from './support/ws-report.ts';
+import { type MinedHead, summarizeWsRun, targetNames, type WsPhase, type WsTarget } from './support/ws-report.ts';
 import { readWsBenchSettings } from './support/ws-settings.ts';
 
-const adminToken = 'bench-admin-token-0123456789abcdef';
 const targetP99Ms = 50;
 const warmupBlocks = 3;
 /** After the last block: time for its receipts to arrive before the report is asked for. */
 const settleMs = 2_000;
+/** CPU is read this long after the last block: every fan-out is over by then, little idle time is added. */
+const cpuSettleMs = 500;
+const idleCpuWindowMs = 2_000;
+const rawServerScript = fileURLToPath(new URL('./support/ws-raw-fanout-server.ts', import.meta.url));
 
 const settings = readWsBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:ws] ${line}\n`);
 /** The whole run is bounded: start-ups, connecting, mining and shutdowns. */
-const deadlineMs = 240_000 + (warmupBlocks + settings.blocks) * settings.intervalMs;
+const phaseMs = (warmupBlocks + settings.blocks) * settings.intervalMs + 2 * settleMs + 60_000;
+const deadlineMs = 180_000 + 2 * settings.rounds * phaseMs;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-ws-'));
 let devnet: Devnet | undefined;
+let baseline: ChildServer | undefined;
 let blockyard: BlockyardService | undefined;
 let loaders: LoadProcess[] = [];
 const { cleanup, disarm } = guardRun({
@@ -38,7 +48,7 @@ const { cleanup, disarm } = guardRun({
   log,
   async stop() {
     await Promise.allSettled(loaders.map((loader) => loader.stop()));
-    await Promise.allSettled([blockyard?.server.stop(), devnet?.stop()]);
+    await Promise.allSettled([blockyard?.server.stop(), baseline?.stop(), devnet?.stop()]);
     rmSync(workDir, { recursive: true, force: true });
   },
 });
@@ -47,78 +57,123 @@ try {
   console.log(describeMachine());
   console.log(
     `settings: ${settings.clients} clients over ${settings.processes} load process(es), eth_subscribe newHeads; ` +
-      `${settings.blocks} blocks, one evm_mine every ${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; ` +
-      `blockyard on ${databaseLabel(settings.databaseUrl)}`,
+      `${settings.rounds} round(s) of one window per server, each ${settings.blocks} blocks, one evm_mine every ` +
+      `${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; blockyard on ${databaseLabel(settings.databaseUrl)}`,
   );
 
   devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
   log(`anvil at ${devnet.url} (automine)`);
+  baseline = await startChildServer({
+    name: 'raw fan-out',
+    script: rawServerScript,
+    env: { ...process.env, BENCH_WS_UPSTREAM: devnet.wsUrl },
+    startTimeoutMs: 30_000,
+  });
+  log(`raw fan-out server at ${baseline.url}`);
   blockyard = await startBlockyardService({
     workDir,
-    adminToken,
     upstream: { url: devnet.url, ws_url: devnet.wsUrl },
     cpuProfile: settings.cpuProfile,
     ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}),
   });
   const { server, profileDir } = blockyard;
   log(`blockyard at ${server.url}${profileDir ? ` (profiling into ${profileDir})` : ''}`);
-  const key = await createBenchKey(server.url, adminToken);
+  const key = await createBenchKey(server.url, blockyard.adminToken);
+
+  const pids: Record<WsTarget, number> = { baseline: baseline.pid, blockyard: server.pid };
+  const urls: Record<WsTarget, string> = {
+    baseline: baseline.url.replace(/^http/, 'ws'),
+    blockyard: `${server.url.replace(/^http/, 'ws')}/v1/ws/ethereum/devnet?apiKey=${encodeURIComponent(key)}`,
+  };
+  const idleFrom = { baseline: readCpuMs(pids.baseline), blockyard: readCpuMs(pids.blockyard) };
+  await sleep(idleCpuWindowMs);
+  const idleCpuMsPerS = {
+    baseline: ((readCpuMs(pids.baseline) - idleFrom.baseline) * 1000) / idleCpuWindowMs,
+    blockyard: ((readCpuMs(pids.blockyard) - idleFrom.blockyard) * 1000) / idleCpuWindowMs,
+  };
+
   const idleMiB = readRssMiB(server.pid);
+  let connectedMiB = Number.NaN;
   const rss = sampleRss(server.pid);
-
-  const wsUrl = `${server.url.replace(/^http/, 'ws')}/v1/ws/ethereum/devnet?apiKey=${encodeURIComponent(key)}`;
   loaders = startLoadProcesses(settings.clients, settings.processes, deadlineMs);
-  const connectStarted = Date.now();
-  const ready = await Promise.all(loaders.map((loader) => loader.connect(wsUrl, 120_000)));
-  const subscribed = ready.reduce((sum, answer) => sum + answer.subscribed, 0);
-  log(`${subscribed} of ${settings.clients} clients subscribed in ${Date.now() - connectStarted} ms`);
-  if (subscribed !== settings.clients) {
-    throw new Error(
-      `only ${subscribed} of ${settings.clients} clients subscribed: ${ready.flatMap((answer) => answer.errors).join('; ')}`,
+  let profileWindow: { fromUs: number; toUs: number } | undefined;
+
+  /** Every client subscribed to `target`, warm-up blocks, then the measured blocks; clients closed after. */
+  const measure = async (target: WsTarget, round: number): Promise<WsPhase> => {
+    const loadAverage = loadavg()[0]!;
+    const connectStarted = Date.now();
+    const ready = await Promise.all(loaders.map((loader) => loader.connect(urls[target], 120_000)));
+    const subscribed = ready.reduce((sum, answer) => sum + answer.subscribed, 0);
+    log(
+      `round ${round}, ${targetNames[target]}: ${subscribed} of ${settings.clients} clients subscribed in ${Date.now() - connectStarted} ms`,
     );
-  }
-  const connectedMiB = readRssMiB(server.pid);
+    if (subscribed !== settings.clients) {
+      throw new Error(
+        `only ${subscribed} of ${settings.clients} clients subscribed to ${target}: ${ready.flatMap((answer) => answer.errors).join('; ')}`,
+      );
+    }
+    if (target === 'blockyard' && Number.isNaN(connectedMiB)) connectedMiB = readRssMiB(server.pid);
 
-  // Warm-up: the upstream subscription is opened by the first client; these blocks prove it delivers.
-  for (let index = 0; index < warmupBlocks; index++) {
-    await anvilCall(devnet.url, 'evm_mine');
-    await sleep(settings.intervalMs);
-  }
-  await sleep(settleMs);
-  for (const loader of loaders) loader.measure();
-  await sleep(100);
+    // Warm-up: Blockyard's upstream subscription opens with its first client; these blocks prove it delivers.
+    for (let index = 0; index < warmupBlocks; index++) {
+      await anvilCall(devnet!.url, 'evm_mine');
+      await sleep(settings.intervalMs);
+    }
+    await sleep(settleMs);
+    for (const loader of loaders) loader.measure();
+    await sleep(100);
 
-  const startNumber = Number.parseInt(String(await anvilCall(devnet.url, 'eth_blockNumber')), 16);
-  log(`mining ${settings.blocks} blocks from ${startNumber + 1}`);
-  const heads: MinedHead[] = [];
-  const windowFromUs = monotonicUs();
-  for (let index = 1; index <= settings.blocks; index++) {
-    const sentUs = monotonicUs();
-    await anvilCall(devnet.url, 'evm_mine');
-    const answeredUs = monotonicUs();
-    heads.push({ number: startNumber + index, sentUs, answeredUs });
-    const elapsedMs = (monotonicUs() - sentUs) / 1000;
-    await sleep(Math.max(0, settings.intervalMs - elapsedMs));
+    const startNumber = Number.parseInt(String(await anvilCall(devnet!.url, 'eth_blockNumber')), 16);
+    const heads: MinedHead[] = [];
+    const cpuFrom = readCpuMs(pids[target]);
+    const fromUs = monotonicUs();
+    for (let index = 1; index <= settings.blocks; index++) {
+      const sentUs = monotonicUs();
+      await anvilCall(devnet!.url, 'evm_mine');
+      const answeredUs = monotonicUs();
+      heads.push({ number: startNumber + index, sentUs, answeredUs });
+      const elapsedMs = (monotonicUs() - sentUs) / 1000;
+      await sleep(Math.max(0, settings.intervalMs - elapsedMs));
+    }
+    await sleep(cpuSettleMs);
+    const serverCpuMs = readCpuMs(pids[target]) - cpuFrom;
+    if (target === 'blockyard') profileWindow ??= { fromUs, toUs: monotonicUs() };
+    await sleep(settleMs - cpuSettleMs);
+    const reports = await Promise.all(loaders.map((loader) => loader.report(30_000)));
+    const closed = await Promise.all(loaders.map((loader) => loader.disconnect(30_000)));
+    const terminated = closed.reduce((sum, answer) => sum + answer.terminated, 0);
+    if (terminated > 0) log(`round ${round}, ${target}: ${terminated} clients did not close in time and were terminated`);
+    return {
+      target,
+      round,
+      loadAverage,
+      heads,
+      processes: loaders.map((loader, index) => ({ clients: loader.clients, report: reports[index]! })),
+      serverCpuMs,
+    };
+  };
+
+  const phases: WsPhase[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const order: WsTarget[] = round % 2 === 1 ? ['baseline', 'blockyard'] : ['blockyard', 'baseline'];
+    for (const target of order) phases.push(await measure(target, round));
   }
-  const windowToUs = monotonicUs();
-  await sleep(settleMs);
-  const reports = await Promise.all(loaders.map((loader) => loader.report(30_000)));
   const maxMiB = rss.stop();
 
-  const summary = summarizeWsRun({
-    heads,
-    processes: loaders.map((loader, index) => ({ clients: loader.clients, report: reports[index]! })),
-    rss: { idleMiB, connectedMiB, maxMiB },
-    targetP99Ms,
-  });
+  const summary = summarizeWsRun({ phases, rss: { idleMiB, connectedMiB, maxMiB }, idleCpuMsPerS, targetP99Ms });
   console.log('');
   console.log(summary.text);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
   if (summary.missed > 0) process.exitCode = 1;
-  if (profileDir) {
+  if (profileDir && profileWindow) {
     // The profile is written when the process exits.
     await Promise.allSettled(loaders.map((loader) => loader.stop()));
     await server.stop();
-    printProfile(profileDir, { fromUs: windowFromUs, toUs: windowToUs }, log);
+    printProfile(profileDir, profileWindow, log, "Blockyard's first mining window");
   }
 } catch (error) {
   log(`failed: ${(error as Error).message}`);

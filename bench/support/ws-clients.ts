@@ -1,9 +1,10 @@
 // A load-generator process for bench/ws.ts: opens N WebSocket clients, each subscribed to newHeads,
-// records when each head reaches each client, and reports over IPC. Exits when its parent goes away
-// or after BENCH_WS_CLIENT_MAX_MS, whichever comes first.
+// records when each head reaches each client, and reports over IPC; then closes them, ready to
+// connect to the next server. Exits when its parent goes away or after BENCH_WS_CLIENT_MAX_MS,
+// whichever comes first.
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { type ClientsReport, type FromClients, monotonicUs, type ToClients } from './ws-protocol.ts';
+import { type ClientsClosed, type ClientsReport, type FromClients, monotonicUs, type ToClients } from './ws-protocol.ts';
 
 const maxLifeMs = Number(process.env.BENCH_WS_CLIENT_MAX_MS ?? 600_000);
 const numberField = /"number":"(0x[0-9a-fA-F]+)"/;
@@ -11,9 +12,11 @@ const numberField = /"number":"(0x[0-9a-fA-F]+)"/;
 interface Client {
   ws: WebSocket;
   receipts: number[];
+  /** Closed by this process (disconnect), not by the server. */
+  leaving: boolean;
 }
 
-const clients: Client[] = [];
+let clients: Client[] = [];
 const closes: number[] = [];
 let unexpected = 0;
 let measuring = false;
@@ -45,8 +48,39 @@ process.on('message', (message: ToClients) => {
     case 'report':
       send(report());
       return;
+    case 'disconnect':
+      void disconnectAll(message.timeoutMs).then(send);
+      return;
   }
 });
+
+async function disconnectAll(timeoutMs: number): Promise<ClientsClosed> {
+  measuring = false;
+  const leaving = clients;
+  clients = [];
+  closes.length = 0;
+  const open = leaving.filter((client) => client.ws.readyState !== WebSocket.CLOSED);
+  const closed = Promise.all(open.map((client) => new Promise((resolve) => client.ws.once('close', resolve))));
+  for (const client of open) {
+    client.leaving = true;
+    client.ws.close(1000);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([
+    closed.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  let terminated = 0;
+  if (late) {
+    for (const client of open) {
+      if (client.ws.readyState === WebSocket.CLOSED) continue;
+      client.ws.terminate();
+      terminated++;
+    }
+  }
+  return { type: 'closed', terminated };
+}
 
 function report(): ClientsReport {
   const elu = eluStart ? performance.eventLoopUtilization(eluStart).utilization : Number.NaN;
@@ -63,6 +97,7 @@ function report(): ClientsReport {
 async function connectAll(options: Extract<ToClients, { type: 'connect' }>): Promise<FromClients> {
   const started = Date.now();
   const errors: string[] = [];
+  unexpected = 0;
   let next = 0;
   let failed = 0;
   const worker = async () => {
@@ -84,7 +119,7 @@ async function connectAll(options: Extract<ToClients, { type: 'connect' }>): Pro
 function connectOne(url: string, timeoutMs: number): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs });
-    const client: Client = { ws, receipts: [] };
+    const client: Client = { ws, receipts: [], leaving: false };
     let subscribed = false;
     const timer = setTimeout(() => {
       ws.terminate();
@@ -101,7 +136,7 @@ function connectOne(url: string, timeoutMs: number): Promise<Client> {
     });
     ws.on('close', (code) => {
       clearTimeout(timer);
-      if (subscribed) closes.push(code);
+      if (subscribed && !client.leaving) closes.push(code);
       else reject(new Error(`closed with ${code} before subscribing`));
     });
     ws.on('open', () => {

@@ -1,7 +1,7 @@
 // The parent's side of the WebSocket load generators: one child process per share of the clients.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ClientsReady, ClientsReport, FromClients, ToClients } from './ws-protocol.ts';
+import type { ClientsClosed, ClientsReady, ClientsReport, FromClients, ToClients } from './ws-protocol.ts';
 
 export interface LoadProcess {
   readonly pid: number;
@@ -9,6 +9,8 @@ export interface LoadProcess {
   connect(url: string, timeoutMs: number): Promise<ClientsReady>;
   measure(): void;
   report(timeoutMs: number): Promise<ClientsReport>;
+  /** Closes every client, so that `connect` can open them again to another server. */
+  disconnect(timeoutMs: number): Promise<ClientsClosed>;
   /** SIGTERM, then SIGKILL after 5 s. Idempotent. */
   stop(): Promise<void>;
 }
@@ -65,6 +67,9 @@ function startLoadProcess(clients: number, maxLifeMs: number): LoadProcess {
       ask<ClientsReady>({ type: 'connect', url, count: clients, concurrency: 50, timeoutMs: 15_000 }, 'ready', timeoutMs),
     measure: () => child.send({ type: 'measure' } satisfies ToClients),
     report: (timeoutMs) => ask<ClientsReport>({ type: 'report' }, 'report', timeoutMs),
+    // The process is given most of the time; the rest is for its answer to arrive.
+    disconnect: (timeoutMs) =>
+      ask<ClientsClosed>({ type: 'disconnect', timeoutMs: Math.max(1, timeoutMs - 1_000) }, 'closed', timeoutMs),
     stop() {
       stopping ??= (async () => {
         if (child.exitCode !== null || child.signalCode !== null) return;

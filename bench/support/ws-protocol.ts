@@ -4,7 +4,9 @@ export type ToClients =
   | { type: 'connect'; url: string; count: number; concurrency: number; timeoutMs: number }
   /** Starts the measured window: receipts before it are dropped, event-loop use is counted from here. */
   | { type: 'measure' }
-  | { type: 'report' };
+  | { type: 'report' }
+  /** Closes every client (a normal close, bounded by `timeoutMs`), ready for the next `connect`. */
+  | { type: 'disconnect'; timeoutMs: number };
 
 export interface ClientsReady {
   type: 'ready';
@@ -29,7 +31,13 @@ export interface ClientsReport {
   handlerMs: number;
 }
 
-export type FromClients = ClientsReady | ClientsReport;
+export interface ClientsClosed {
+  type: 'closed';
+  /** Clients that had to be terminated because they did not close within the time given. */
+  terminated: number;
+}
+
+export type FromClients = ClientsReady | ClientsReport | ClientsClosed;
 
 /** Monotonic microseconds, comparable across processes on one Linux machine (CLOCK_MONOTONIC). */
 export function monotonicUs(): number {

@@ -10,6 +10,11 @@ export interface WsBenchSettings {
   blocks: number;
   /** Milliseconds between evm_mine calls (BENCH_WS_INTERVAL_MS). */
   intervalMs: number;
+  /**
+   * Rounds (BENCH_WS_ROUNDS): each measures the baseline and Blockyard once, in alternating order
+   * (baseline first in odd rounds), so a change in the machine's load weighs on both alike.
+   */
+  rounds: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
   /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
@@ -22,6 +27,7 @@ export function readWsBenchSettings(env: Record<string, string | undefined> = pr
     processes: wholeNumber(env, 'BENCH_WS_PROCESSES', 2, 1, 4),
     blocks: wholeNumber(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
     intervalMs: wholeNumber(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
+    rounds: wholeNumber(env, 'BENCH_WS_ROUNDS', 2, 1, 10),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
   };
