@@ -32,17 +32,35 @@ export interface Indexer {
   start(): void;
   /** Stops after the round in progress (a transaction is never cut in half). */
   stop(): Promise<void>;
-  /** Resolves once the index holds `block` (default: the upstream's head at the time of the call). */
-  waitFor(block?: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once the store holds `block`, committed and readable by any connection: the block with that
+   * hash when one is given, else the one the upstream has at that number when checked (so a block of a
+   * dropped branch does not count); default: the upstream's head, number and hash, at the time of the
+   * call. Checked at the call and after each round of this indexer. Rejects after `timeoutMs`, or when
+   * the indexer stops first (a lost lease stops it too). A transaction sent without waiting for its
+   * receipt may not be in the node's head yet.
+   */
+  waitFor(block?: number | BlockTarget, timeoutMs?: number): Promise<void>;
   tip(): StoredBlock | undefined;
   /** Whether this process is indexing the network now (on Postgres a standby waits for the lease). */
   isRunning(): boolean;
 }
 
+/** A block to wait for: its number, and its hash when the caller knows which block of that height it means. */
+export interface BlockTarget {
+  number: number;
+  hash?: string;
+}
+
+interface Waiter extends BlockTarget {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
 const defaultBatchBlocks = 25;
 /**
  * Facts (logs and transfers) per database transaction at most: a busy block range is written in
- * several transactions, so no single one holds the database (PGlite runs on the main thread) for long.
+ * several transactions, so no single one holds locks or a connection for long.
  */
 const maxFactsPerWrite = 8000;
 const defaultConcurrency = 4;
@@ -77,7 +95,9 @@ export function createIndexer(options: IndexerOptions): Indexer {
   let stopped = false;
   let wake: (() => void) | undefined;
   let heads: HeadWakeup | undefined;
-  const waiters = new Set<{ block: number; resolve: () => void }>();
+  const waiters = new Set<Waiter>();
+  let lastCheck: Promise<void> = Promise.resolve();
+  let queuedCheck: Promise<void> | undefined;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -90,13 +110,49 @@ export function createIndexer(options: IndexerOptions): Indexer {
       wake = done;
     });
 
-  function settleWaiters() {
-    for (const waiter of waiters) {
-      if (tip && tip.number >= waiter.block) {
+  /**
+   * Resolves the waiters whose block the store holds. It reads through the store, as every reader does,
+   * rather than trusting `tip`: a block counts once its transaction is committed and visible, and only
+   * with the right hash.
+   */
+  async function checkWaiters() {
+    const due = [...waiters];
+    if (due.length === 0) return;
+    const stored = await store.hashes(key, [...new Set(due.map((waiter) => waiter.number))]);
+    const unhashed = [...new Set(due.filter((w) => w.hash === undefined && stored.has(w.number)).map((w) => w.number))];
+    const canonical = unhashed.length > 0 ? await reader.blockHashes(unhashed) : new Map<number, string>();
+    for (const waiter of due) {
+      const held = stored.get(waiter.number);
+      if (held !== undefined && held === (waiter.hash ?? canonical.get(waiter.number))) {
         waiters.delete(waiter);
         waiter.resolve();
       }
     }
+  }
+
+  /**
+   * Checks the waiters, one check at a time: a call while a check runs queues one more (shared by every
+   * call until it starts), which sees every waiter added before it started.
+   */
+  function settleWaiters(): Promise<void> {
+    if (!queuedCheck) {
+      queuedCheck = lastCheck
+        .then(() => {
+          queuedCheck = undefined;
+          return checkWaiters();
+        })
+        .catch((error) =>
+          logger.warn({ err: error }, 'could not check the blocks waited for; checking again after the next round'),
+        );
+      lastCheck = queuedCheck;
+    }
+    return queuedCheck;
+  }
+
+  async function upstreamHead(): Promise<BlockTarget> {
+    const number = await reader.head();
+    const hash = (await reader.blockHashes([number])).get(number);
+    return hash === undefined ? { number } : { number, hash };
   }
 
   /** The next window, fetched while the current one is written. */
@@ -189,7 +245,6 @@ export function createIndexer(options: IndexerOptions): Indexer {
       metrics.indexedBlock.set({ network: key }, tip.number);
       metrics.blocksIndexed.inc({ network: key }, chunk.length);
       countTransfers(chunk);
-      settleWaiters();
     }
     return tip!.number < head;
   }
@@ -238,6 +293,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       try {
         const more = await round();
         backoffMs = 0;
+        if (waiters.size > 0) void settleWaiters();
         if (!more) await sleep(pollMs);
       } catch (error) {
         if (stopped) break;
@@ -267,29 +323,46 @@ export function createIndexer(options: IndexerOptions): Indexer {
       wake?.();
       await running;
       running = undefined;
-      for (const waiter of waiters) waiter.resolve();
+      // A block committed before the stop still counts; the others will not come from this run.
+      await settleWaiters();
+      for (const waiter of waiters)
+        waiter.reject(new Error(`${key}: the indexer stopped before block ${formatTarget(waiter)} was indexed`));
       waiters.clear();
     },
     async waitFor(block, timeoutMs = 30_000) {
-      const target = block ?? (await reader.head());
-      if (tip && tip.number >= target) return;
+      const target: BlockTarget =
+        block === undefined ? await upstreamHead() : typeof block === 'number' ? { number: block } : block;
+      const hash = target.hash?.toLowerCase();
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`${key}: block ${target} not indexed within ${timeoutMs} ms (at ${tip?.number ?? 'none'})`));
+          const at = tip ? `${tip.number} (${tip.hash})` : 'none';
+          reject(
+            new Error(`${key}: block ${formatTarget(waiter)} not indexed within ${timeoutMs} ms (this indexer is at ${at})`),
+          );
         }, timeoutMs);
-        const waiter = {
-          block: target,
+        const waiter: Waiter = {
+          number: target.number,
+          ...(hash === undefined ? {} : { hash }),
           resolve: () => {
             clearTimeout(timer);
             resolve();
           },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         };
         waiters.add(waiter);
+        void settleWaiters();
         wake?.();
       });
     },
     tip: () => tip,
     isRunning: () => running !== undefined,
   };
+}
+
+function formatTarget(target: BlockTarget): string {
+  return target.hash === undefined ? String(target.number) : `${target.number} (${target.hash})`;
 }

@@ -16,7 +16,12 @@ export interface IndexedChain {
   wallet: WalletClient<ReturnType<typeof http>, typeof foundry, typeof devAccount>;
   /** Any anvil method (evm_snapshot, evm_revert, evm_mine, anvil_mine...). */
   anvilRpc(method: string, params?: unknown[]): Promise<unknown>;
-  /** Waits until the index holds the chain's current head. */
+  /**
+   * Waits until anvil has mined every transaction sent to it, the index holds the chain's head block (by
+   * hash, so a block of a dropped branch does not count) readable through the database, and this
+   * service's event listeners got every event committed so far (on Postgres they arrive through the
+   * LISTEN relay, after the commit).
+   */
   synced(): Promise<void>;
 }
 
@@ -60,9 +65,49 @@ export async function startIndexedChain(options: { finalityDepth?: number } = {}
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
   };
+  // Subscribed before the indexer's first commit: it starts once the lease is taken, after a database round trip.
+  let deliveredSeq = 0n;
+  const seqWaiters = new Set<{ seq: bigint; resolve: () => void }>();
+  service.service.events.subscribe((events) => {
+    for (const event of events) if (BigInt(event.seq) > deliveredSeq) deliveredSeq = BigInt(event.seq);
+    for (const waiter of seqWaiters) if (deliveredSeq >= waiter.seq) waiter.resolve();
+  });
+  const delivered = (seq: bigint, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (deliveredSeq >= seq) return resolve();
+      const waiter = {
+        seq,
+        resolve: () => {
+          clearTimeout(timer);
+          seqWaiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        seqWaiters.delete(waiter);
+        reject(new Error(`chain event ${seq} not delivered within ${timeoutMs} ms (delivered up to ${deliveredSeq})`));
+      }, timeoutMs);
+      seqWaiters.add(waiter);
+    });
+  // anvil answers eth_sendRawTransaction before its automine has mined the block; a transaction leaves the pool once mined.
+  const mined = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { pending } = (await anvilRpc('txpool_status')) as { pending: Hex };
+      if (BigInt(pending) === 0n) return;
+      if (Date.now() > deadline) throw new Error(`anvil still has ${BigInt(pending)} transactions to mine after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
   const synced = async () => {
-    const head = Number(BigInt((await anvilRpc('eth_blockNumber')) as Hex));
-    await indexer.waitFor(head, 30_000);
+    await mined(10_000);
+    const head = (await anvilRpc('eth_getBlockByNumber', ['latest', false])) as { number: Hex; hash: string };
+    await indexer.waitFor({ number: Number(BigInt(head.number)), hash: head.hash }, 30_000);
+    const committed = await service.database.db
+      .selectFrom('chain_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
+    await delivered(BigInt(committed?.seq ?? 0), 10_000);
   };
   return { service, indexer, chainsConfig, publicClient, wallet, anvilRpc, synced };
 }
