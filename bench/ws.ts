@@ -24,7 +24,7 @@ import { type MinedHead, summarizeWsRun, targetNames, type WsPhase, type WsTarge
 import { readWsBenchSettings } from './support/ws-settings.ts';
 
 const targetP99Ms = 50;
-const warmupBlocks = 3;
+const warmupBlocks = 10;
 /** After the last block: time for its receipts to arrive before the report is asked for. */
 const settleMs = 2_000;
 /** CPU is read this long after the last block: every fan-out is over by then, little idle time is added. */
