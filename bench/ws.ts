@@ -2,7 +2,7 @@
 // each head to each subscriber; through Blockyard and, as the baseline in the same run, through a raw
 // server that writes one pre-framed buffer per client. Run: npm run bench:ws
 // (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_WS_ROUNDS,
-// BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
+// BENCH_WS_BUSY, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { readCpuMs } from './support/cpu-time.ts';
 import { printProfile } from './support/print-profile.ts';
 import { readRssMiB, sampleRss } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
+import { type CpuBurners, startCpuBurners } from './support/ws-cpu-burners.ts';
 import { type LoadProcess, startLoadProcesses } from './support/ws-load.ts';
 import { monotonicUs } from './support/ws-protocol.ts';
 import { type MinedHead, summarizeWsRun, targetNames, type WsPhase, type WsTarget } from './support/ws-report.ts';
@@ -43,10 +44,12 @@ let devnet: Devnet | undefined;
 let baseline: ChildServer | undefined;
 let blockyard: BlockyardService | undefined;
 let loaders: LoadProcess[] = [];
+let burners: CpuBurners | undefined;
 const { cleanup, disarm } = guardRun({
   deadlineMs,
   log,
   async stop() {
+    burners?.stop();
     await Promise.allSettled(loaders.map((loader) => loader.stop()));
     await Promise.allSettled([blockyard?.server.stop(), baseline?.stop(), devnet?.stop()]);
     rmSync(workDir, { recursive: true, force: true });
@@ -58,7 +61,8 @@ try {
   console.log(
     `settings: ${settings.clients} clients over ${settings.processes} load process(es), eth_subscribe newHeads; ` +
       `${settings.rounds} round(s) of one window per server, each ${settings.blocks} blocks, one evm_mine every ` +
-      `${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; blockyard on ${databaseLabel(settings.databaseUrl)}`,
+      `${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; blockyard on ${databaseLabel(settings.databaseUrl)}` +
+      (settings.busy > 0 ? `; ${settings.busy} busy-loop process(es) competing for the cores` : ''),
   );
 
   devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
@@ -153,12 +157,14 @@ try {
     };
   };
 
+  if (settings.busy > 0) burners = startCpuBurners(settings.busy, deadlineMs);
   const phases: WsPhase[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     const order: WsTarget[] = round % 2 === 1 ? ['baseline', 'blockyard'] : ['blockyard', 'baseline'];
     for (const target of order) phases.push(await measure(target, round));
   }
   const maxMiB = rss.stop();
+  burners?.stop();
 
   const summary = summarizeWsRun({ phases, rss: { idleMiB, connectedMiB, maxMiB }, idleCpuMsPerS, targetP99Ms });
   console.log('');

@@ -15,6 +15,8 @@ export interface WsBenchSettings {
    * (baseline first in odd rounds), so a change in the machine's load weighs on both alike.
    */
   rounds: number;
+  /** Busy-loop processes competing for the cores during the run (BENCH_WS_BUSY): a loaded machine on demand. */
+  busy: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
   /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
@@ -28,6 +30,7 @@ export function readWsBenchSettings(env: Record<string, string | undefined> = pr
     blocks: wholeNumber(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
     intervalMs: wholeNumber(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
     rounds: wholeNumber(env, 'BENCH_WS_ROUNDS', 2, 1, 10),
+    busy: wholeNumber(env, 'BENCH_WS_BUSY', 0, 0, 8),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
   };
