@@ -21,14 +21,22 @@ export function emitterWallet(anvilUrl: string) {
   return createWalletClient({ account: devAccount, chain: foundry, transport: http(anvilUrl) });
 }
 
-/** Deploys the emitter (anvil automines) and returns its address. */
+/**
+ * Deploys the emitter and returns its address. anvil automines, but may answer the send before the
+ * block is in: the receipt is polled (for at most 10 s) rather than read once.
+ */
 export async function deployEmitter(
   anvilUrl: string,
   call: (method: string, params: unknown[]) => Promise<unknown>,
 ): Promise<Address> {
   const hash = await emitterWallet(anvilUrl).sendTransaction({ data: initCode });
-  const receipt = (await call('eth_getTransactionReceipt', [hash])) as { contractAddress: Address };
-  return receipt.contractAddress;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const receipt = (await call('eth_getTransactionReceipt', [hash])) as { contractAddress: Address } | null;
+    if (receipt) return receipt.contractAddress;
+    if (Date.now() > deadline) throw new Error(`no receipt for the emitter's deployment ${hash} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Emits Ping(value) from the emitter; resolves with the transaction hash. */
