@@ -96,7 +96,7 @@ export function createBatchingClient(
       const call = body.length <= maxBatchableBodyLength ? batchableCall(body) : undefined;
       if (call === undefined) return inner.send(body);
       return new Promise<string>((resolve, reject) => {
-        queue.push({ ...call, body, resolve, reject });
+        queue.push({ body, method: call.method, params: call.params, idJson: call.idJson, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);

@@ -43,7 +43,7 @@ export interface PooledUpstreamOptions {
 export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpstream {
   const { index, label, client, maxConcurrency, maxQueued, metrics } = options;
   const labelValues = { ...options.labels, upstream: label };
-  const duration = metrics.attemptDuration.labels(labelValues);
+  const duration = metrics.attemptDuration.labels(labelValues.chain, labelValues.network, label);
   const breakerGauge = metrics.breakerState.labels(labelValues);
   breakerGauge.set(0);
   const breaker = createCircuitBreaker({

@@ -1,18 +1,20 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { FastHistogram } from '../observability/fast-histogram.ts';
 import type { BreakerState } from './circuit-breaker.ts';
 
 type UpstreamLabels = 'chain' | 'network' | 'upstream';
 
 /** Metrics per upstream node, shared by every pool of a process (prom-client refuses a name twice). */
 export interface UpstreamMetrics {
-  readonly attemptDuration: Histogram<UpstreamLabels>;
+  /** Observed on every upstream call: a FastHistogram, whose bound children hash no labels per call. */
+  readonly attemptDuration: FastHistogram<UpstreamLabels>;
   readonly attemptErrors: Counter<UpstreamLabels | 'reason'>;
   readonly breakerState: Gauge<UpstreamLabels>;
   readonly headBlock: Gauge<UpstreamLabels>;
   readonly lagBlocks: Gauge<UpstreamLabels>;
   readonly hedges: Counter<'chain' | 'network'>;
   /** Calls per JSON-RPC batch sent to each node (its count is the number of batches). */
-  readonly batchSize: Histogram<UpstreamLabels>;
+  readonly batchSize: FastHistogram<UpstreamLabels>;
 }
 
 /** The gauge value of each breaker state: alerts can say `> 0`. */
@@ -22,7 +24,7 @@ export function createUpstreamMetrics(registry: Registry): UpstreamMetrics {
   const registers = [registry];
   const labelNames = ['chain', 'network', 'upstream'] as const;
   return {
-    attemptDuration: new Histogram({
+    attemptDuration: new FastHistogram({
       name: 'blockyard_upstream_attempt_duration_seconds',
       help: 'Time one upstream node took to answer one attempt',
       labelNames,
@@ -59,7 +61,7 @@ export function createUpstreamMetrics(registry: Registry): UpstreamMetrics {
       labelNames: ['chain', 'network'],
       registers,
     }),
-    batchSize: new Histogram({
+    batchSize: new FastHistogram({
       name: 'blockyard_upstream_batch_size',
       help: 'Calls per JSON-RPC batch sent to each upstream node (quick calls that arrived together)',
       labelNames,

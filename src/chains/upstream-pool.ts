@@ -79,7 +79,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       client: batching(
         createUpstreamClient({ url: config.url, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, connections: maxConcurrency }),
         options.kind === 'solana' ? 1 : (config.batchMaxSize ?? defaultBatchMaxSize),
-        metrics.batchSize.labels({ ...labels, upstream: hostLabels[index]! }),
+        metrics.batchSize.labels(chain, network, hostLabels[index]!),
       ),
       maxConcurrency,
       maxQueued: maxConcurrency * queuedPerSlot,
