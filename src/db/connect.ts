@@ -35,9 +35,29 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     await pool.end().catch(() => undefined);
     throw new Error(`cannot connect to the database at ${describeDatabaseUrl(target.url)}: ${error.message}`, { cause: error });
   });
+  try {
+    const { rows } = await client.query<{ server_version_num: string }>('show server_version_num');
+    assertSupportedServer(Number(rows[0]?.server_version_num), target.url);
+  } catch (error) {
+    client.release();
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
   client.release();
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, url: target.url, close: () => db.destroy() };
+}
+
+/** The oldest Postgres Blockyard supports: CI runs the whole suite on it (Debian 12's). */
+export const minimumServerVersion = 150000;
+
+/** Refuses a server older than 15, by its `server_version_num` (150004 is 15.4). */
+export function assertSupportedServer(versionNum: number, url: string): void {
+  if (Number.isInteger(versionNum) && versionNum >= minimumServerVersion) return;
+  const version = Number.isInteger(versionNum) ? `${Math.floor(versionNum / 10000)}.${versionNum % 10000}` : 'unknown';
+  throw new Error(
+    `the database at ${describeDatabaseUrl(url)} is PostgreSQL ${version}; Blockyard needs 15 or newer (point DATABASE_URL at another server, or leave it unset for the embedded one)`,
+  );
 }
 
 /** host:port/database, never the password. */
