@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
+import { chooseLoopbackPort } from '../core/loopback-port.ts';
 import { resolveAnvilBinary } from './anvil-binary.ts';
 
 export interface DevnetOptions {
@@ -48,13 +49,33 @@ const probeIntervalMs = 50;
 const listeningLine = /Listening on [^\s:]+:(\d+)/;
 
 /**
- * Spawns anvil on a free loopback port and resolves once it answers JSON-RPC.
+ * Spawns anvil on a loopback port (with a `dir`, the one it had last time while that is free) and
+ * resolves once it answers JSON-RPC.
  *
  * @example
  * const devnet = await startDevnet({ dir: join(dataDir, 'devnet'), blockTimeS: 1, logger });
  * shutdown.add('devnet', () => devnet.stop());
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
+  const { dir } = options;
+  if (dir === undefined) return spawnDevnet(options, 0);
+  await mkdir(dir, { recursive: true });
+  await stopOrphan(join(dir, 'anvil.pid'), options.logger);
+  // The port of the last run while it is free: wallets and joined processes keep their URL.
+  const portFile = join(dir, 'port');
+  const port = await chooseLoopbackPort(portFile);
+  try {
+    return await spawnDevnet(options, port);
+  } catch (error) {
+    // Another program took the port between the check and anvil's bind: once more on a new one.
+    if (!(error instanceof PortInUseError)) throw error;
+    return spawnDevnet(options, await chooseLoopbackPort(portFile, [port]));
+  }
+}
+
+class PortInUseError extends Error {}
+
+async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promise<Devnet> {
   const { dir, blockTimeS, logger } = options;
   const chainId = options.chainId ?? defaultChainId;
   const deadline = Date.now() + (options.startTimeoutMs ?? defaultStartTimeoutMs);
@@ -62,12 +83,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
 
   const pidFile = dir === undefined ? undefined : join(dir, 'anvil.pid');
   const statePath = dir === undefined ? undefined : join(dir, 'state.json');
-  if (dir !== undefined) {
-    await mkdir(dir, { recursive: true });
-    await stopOrphan(join(dir, 'anvil.pid'), logger);
-  }
 
-  const args = ['--port', '0', '--host', '127.0.0.1', '--chain-id', String(chainId)];
+  const args = ['--port', String(requestedPort), '--host', '127.0.0.1', '--chain-id', String(chainId)];
   if (statePath !== undefined) args.push('--state', statePath, '--state-interval', String(stateIntervalS));
   if (blockTimeS !== undefined) args.push('--block-time', String(blockTimeS));
 
@@ -116,8 +133,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       await withDeadline(exited, Date.now() + stopGraceMs, 'anvil did not exit').catch(() => {});
     }
     process.off('exit', killOnParentExit);
+    const output = tail.lines().join('\n');
+    if (requestedPort !== 0 && /address already in use|addrinuse/i.test(output)) throw new PortInUseError(output);
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`embedded devnet (anvil) did not start: ${reason}\nlast output of anvil:\n${tail.lines().join('\n')}`);
+    throw new Error(`embedded devnet (anvil) did not start: ${reason}\nlast output of anvil:\n${output}`);
   }
   started = true;
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { RunningService } from '../service/start-service.ts';
 
 /** What `blockyard start` prints for a person: where the API is and a key that works now. */
@@ -5,8 +6,9 @@ export function formatBanner(service: RunningService): string {
   const { config } = service.ctx;
   const lines = ['', `Blockyard is running at ${service.url}`, `  API reference:  ${service.url}/docs`];
   for (const chain of config.chains) {
+    const devnetUrl = service.devnet?.url ?? service.joined?.devnet?.url;
     lines.push(
-      `  Chain:          ${chain.chain}/${chain.network} (chain id ${chain.chainId})${chain.embedded ? ` embedded devnet at ${service.devnet?.url}` : ''}`,
+      `  Chain:          ${chain.chain}/${chain.network} (chain id ${chain.chainId})${chain.embedded ? ` embedded devnet at ${devnetUrl}` : ''}`,
     );
   }
   if (service.devKey) {
@@ -21,13 +23,31 @@ export function formatBanner(service: RunningService): string {
       );
     }
   }
+  if (service.joined) {
+    lines.push(
+      '',
+      `Joined:         the Blockyard running on ${config.dataDir} (pid ${service.joined.pid}): its database and devnet`,
+    );
+  } else if (service.embeddedDatabaseUrl || service.devnet) {
+    lines.push(
+      '',
+      'Other processes (more roles, on this database and devnet):',
+      `  npm start -- --join ${config.dataDir} --roles indexer`,
+    );
+  }
   if (service.embeddedDatabaseUrl) {
     lines.push(
       '',
-      `Database:       embedded Postgres in ${config.dataDir}/postgres; other processes (--roles) can share it with`,
-      `                DATABASE_URL=${service.embeddedDatabaseUrl}`,
+      `Database:       embedded Postgres in ${join(config.dataDir, 'postgres')}; to share it (--join does this for you):`,
+      `                DATABASE_URL=${withPasswordFromFile(service.embeddedDatabaseUrl, join(config.dataDir, 'postgres', 'password'))}`,
     );
   }
   lines.push('', `Admin token: ${config.adminToken ? 'from BLOCKYARD_ADMIN_TOKEN' : `in ${config.dataDir}/admin-token`}`, '');
   return `${lines.join('\n')}\n`;
+}
+
+/** The URL with its password as a shell command reading the password file: the secret stays off the screen and out of logs. */
+function withPasswordFromFile(url: string, passwordFile: string): string {
+  const parsed = new URL(url);
+  return `postgres://${parsed.username}:$(cat ${passwordFile})@${parsed.host}${parsed.pathname}`;
 }

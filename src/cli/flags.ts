@@ -15,8 +15,13 @@ export const configFlagOptions = {
   'block-time': { type: 'string' },
 } as const;
 
-/** `start` alone also takes `--demo` and `--shutdown-grace`. */
-const startFlagOptions = { ...configFlagOptions, demo: { type: 'boolean' }, 'shutdown-grace': { type: 'string' } } as const;
+/** `start` alone also takes `--demo`, `--shutdown-grace` and `--join`. */
+const startFlagOptions = {
+  ...configFlagOptions,
+  demo: { type: 'boolean' },
+  'shutdown-grace': { type: 'string' },
+  join: { type: 'string' },
+} as const;
 
 export function parseConfigFlags(args: string[]): ConfigFlags {
   const { values } = parseArgs({ args, options: configFlagOptions, strict: true, allowPositionals: false });

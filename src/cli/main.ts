@@ -7,7 +7,7 @@ Usage:
   blockyard start [--port N] [--host H] [--data-dir DIR] [--config FILE] [--database-url URL]
                   [--redis-url URL] [--log-level LEVEL] [--mode development|production]
                   [--roles api,indexer,webhooks,bundler] [--block-time SECONDS] [--demo]
-                  [--shutdown-grace SECONDS]
+                  [--shutdown-grace SECONDS] [--join DATA_DIR]
   blockyard migrate [--data-dir DIR] [--database-url URL] [--config FILE]
   blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N]
   blockyard accounts list [--page N] [--limit N]

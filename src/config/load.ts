@@ -38,6 +38,7 @@ export interface ConfigFlags {
   'block-time'?: string;
   'shutdown-grace'?: string;
   demo?: boolean;
+  join?: string;
 }
 
 type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts'> | 'block_time_s';
@@ -55,6 +56,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   roles: { flag: 'roles', env: 'BLOCKYARD_ROLES' },
   block_time_s: { flag: 'block-time', env: 'BLOCKYARD_BLOCK_TIME' },
   demo: { flag: 'demo', env: 'BLOCKYARD_DEMO' },
+  join: { flag: 'join', env: 'BLOCKYARD_JOIN' },
   shutdown_grace_s: { flag: 'shutdown-grace', env: 'BLOCKYARD_SHUTDOWN_GRACE' },
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
 };
@@ -141,17 +143,20 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   const cors = parseCorsOrigins(settings.cors_origins);
   if ('problem' in cors) throw new ConfigError(origin.cors_origins ?? 'cors_origins', cors.problem);
 
+  const { dataDir, port } = placeJoiningProcess(settings, origin, cwd);
+
   const config: Config = {
     mode: settings.mode,
     host: settings.host,
-    port: settings.port,
-    dataDir: resolve(cwd, settings.data_dir),
+    port,
+    dataDir,
     databaseUrl: settings.database_url,
     redisUrl: settings.redis_url,
     adminToken: settings.admin_token,
     logLevel: settings.log_level,
     roles: settings.roles,
     demo: settings.demo,
+    join: settings.join !== undefined,
     shutdownGraceS: settings.shutdown_grace_s,
     corsOrigins: cors.origins,
     chains,
@@ -160,6 +165,31 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
+}
+
+/**
+ * `--join DIR` names the running service's data directory, which becomes this process's too (its admin
+ * token and dev key are read from there). Unless a port is set, a joining process listens on any free
+ * port: the one it joins holds the default.
+ */
+function placeJoiningProcess(settings: Settings, origin: Record<string, string>, cwd: string): { dataDir: string; port: number } {
+  const dataDir = resolve(cwd, settings.data_dir);
+  if (settings.join === undefined) return { dataDir, port: settings.port };
+  const joined = resolve(cwd, settings.join);
+  const setting = origin.join ?? 'join';
+  if (origin.data_dir !== 'data_dir' && dataDir !== joined) {
+    throw new ConfigError(
+      setting,
+      `joins ${joined}, but ${origin.data_dir} names another data directory (${dataDir}); give one of them`,
+    );
+  }
+  if (settings.demo) {
+    throw new ConfigError(
+      setting,
+      'cannot go with --demo: the sample contracts are deployed by the service that runs the devnet',
+    );
+  }
+  return { dataDir: joined, port: origin.port === 'port' ? 0 : settings.port };
 }
 
 /** Sections only the YAML file sets (no flag or variable). */

@@ -116,6 +116,7 @@ export const settingsSchema = {
     log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     roles: { type: 'array', items: { type: 'string', enum: roles }, minItems: 1, uniqueItems: true },
     demo: { type: 'boolean' },
+    join: { type: 'string', minLength: 1 },
     shutdown_grace_s: { type: 'number', minimum: 0, maximum: 3600 },
     cors_origins: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
     devnet: {
@@ -201,6 +202,11 @@ export interface Config {
   readonly roles: readonly Role[];
   /** Deploy the sample contracts and transfers on the embedded devnet (`--demo`). */
   readonly demo: boolean;
+  /**
+   * Run beside the service already running on `dataDir` (`--join DIR`): use its embedded Postgres and
+   * its embedded devnet instead of starting them (src/service/join-running-service.ts).
+   */
+  readonly join: boolean;
   /** On SIGTERM/SIGINT, how long requests in flight may take before their connections are closed. */
   readonly shutdownGraceS: number;
   /** Origins (`scheme://host[:port]`) browsers may call /v1 from, or `['*']`; empty: CORS is off. */

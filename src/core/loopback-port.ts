@@ -15,17 +15,18 @@ function bind(port: number): Promise<number | undefined> {
 }
 
 /**
- * The loopback port for the embedded server: the one it used last time (kept in `file`) while it is
- * free, so the DATABASE_URL other processes were given keeps working across restarts; else a free one.
+ * The loopback port for an embedded server (Postgres, the devnet): the one it used last time (kept in
+ * `file`) while it is free, so the URL other processes and wallets were given keeps working across
+ * restarts; else a free one, remembered for next time.
  */
-export async function chooseServerPort(file: string, avoid: readonly number[] = []): Promise<number> {
+export async function chooseLoopbackPort(file: string, avoid: readonly number[] = []): Promise<number> {
   const previous = Number.parseInt(readText(file) ?? '', 10);
   if (Number.isInteger(previous) && previous > 0 && !avoid.includes(previous) && (await bind(previous)) === previous) {
     return previous;
   }
   for (;;) {
     const port = await bind(0);
-    if (port === undefined) throw new Error('no free loopback port for the embedded Postgres');
+    if (port === undefined) throw new Error('no free loopback port');
     if (avoid.includes(port)) continue;
     writeFileSync(file, `${port}\n`);
     return port;

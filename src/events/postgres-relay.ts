@@ -17,7 +17,7 @@ export interface PostgresEventRelay {
 }
 
 /**
- * On Postgres, every process (indexer or not) receives the chain event stream the same way: a
+ * Every process (indexer or not) receives the chain event stream the same way: a
  * `LISTEN` connection wakes it, and it reads `chain_events` after the last seq it published, in seq
  * order, into the local bus. Events committed before the relay started are not replayed: a consumer
  * that must not miss any resumes from its own stored seq (`readChainEvents`).

@@ -12,7 +12,7 @@ import type { IndexStore, StoredBlock } from './store.ts';
 export interface IndexerOptions {
   network: Network;
   store: IndexStore;
-  /** Hands committed events on: to the in-process bus, or (on Postgres) a poke to the relay that reads them back in seq order. */
+  /** Hands committed events on: a poke to the relay that reads them back from the table in seq order. */
   publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
   metrics: IndexerMetrics;
@@ -42,7 +42,7 @@ export interface Indexer {
    */
   waitFor(block?: number | BlockTarget, timeoutMs?: number): Promise<void>;
   tip(): StoredBlock | undefined;
-  /** Whether this process is indexing the network now (on Postgres a standby waits for the lease). */
+  /** Whether this process is indexing the network now (a standby waits for the lease). */
   isRunning(): boolean;
 }
 

@@ -10,11 +10,13 @@ export interface InstanceInfo {
   readonly url?: string;
   /** The embedded database's DATABASE_URL, for processes that share it (`blockyard migrate`, other roles). */
   readonly databaseUrl?: string;
+  /** The embedded devnet's URLs, for processes that join this one (`--join`). */
+  readonly devnet?: { readonly url: string; readonly wsUrl: string };
 }
 
 export interface InstanceLock {
   /** Adds what the process learned after taking the lock (its URL). */
-  update(info: Partial<Pick<InstanceInfo, 'url' | 'databaseUrl'>>): void;
+  update(info: Partial<Pick<InstanceInfo, 'url' | 'databaseUrl' | 'devnet'>>): void;
   release(): void;
 }
 

@@ -11,19 +11,20 @@ export interface ServiceDatabase {
 }
 
 /**
- * DATABASE_URL's server, or the embedded Postgres in `<data dir>/postgres`. Both close through the
- * shutdown registry: the pool first, then the embedded server.
+ * DATABASE_URL's server (or `url`: the one of the service this process joins), else the embedded
+ * Postgres in `<data dir>/postgres`. Both close through the shutdown registry: the pool first, then
+ * the embedded server.
  */
-export async function openServiceDatabase(ctx: Context): Promise<ServiceDatabase> {
+export async function openServiceDatabase(ctx: Context, url = ctx.config.databaseUrl): Promise<ServiceDatabase> {
   const { config, logger, shutdown } = ctx;
   let embedded: EmbeddedPostgres | undefined;
-  if (!config.databaseUrl) {
+  if (!url) {
     assertNoPgliteDatabase(config.dataDir);
     embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), logger });
     shutdown.add('embedded postgres', () => embedded?.stop());
   }
   const database = await openDatabase({
-    url: config.databaseUrl ?? embedded!.url,
+    url: url ?? embedded!.url,
     onConnectionError: (error) => logger.warn({ err: error }, 'a pooled database connection broke; it is replaced'),
   });
   shutdown.add('database', () => database.close());

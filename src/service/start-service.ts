@@ -45,6 +45,7 @@ import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
 import { createWsEndpoint } from '../ws/endpoint.ts';
 import { acquireInstanceLock } from './instance-lock.ts';
+import { type JoinedService, joinRunningService } from './join-running-service.ts';
 import { openServiceDatabase } from './open-service-database.ts';
 
 export interface RunningService {
@@ -57,6 +58,8 @@ export interface RunningService {
   readonly devnet?: Devnet;
   /** The embedded Postgres's URL (absent with DATABASE_URL): other processes of the deployment can share it. */
   readonly embeddedDatabaseUrl?: string;
+  /** The service this process joined (`--join`): its database and devnet are used, not started. */
+  readonly joined?: JoinedService;
   /** The indexers this process runs (role `indexer`), one per indexed network. */
   readonly indexers: readonly Indexer[];
   /** Chain events committed by this process's indexers. */
@@ -100,11 +103,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   if (notBuilt.length > 0) logger.info({ roles: notBuilt }, 'roles not built yet: nothing to run for them');
   mkdirSync(config.dataDir, { recursive: true });
   const embedded = config.chains.find((chain) => chain.embedded);
+  // A joining process uses the running service's database and devnet, and starts neither.
+  const joined = config.join ? await joinRunningService(config) : undefined;
   // The embedded database and devnet live in the data directory: one process at a time may run them.
-  const lock = (!given && !config.databaseUrl) || embedded ? await acquireInstanceLock(config.dataDir) : undefined;
+  const runsEmbedded = !joined && ((!given && !config.databaseUrl) || embedded !== undefined);
+  const lock = runsEmbedded ? await acquireInstanceLock(config.dataDir) : undefined;
   if (lock) shutdown.add('data directory lock', () => lock.release());
+  if (joined) logger.info({ pid: joined.pid, dataDir: config.dataDir }, 'joining the service running on the data directory');
 
-  const opened = given ? { database: given, embedded: undefined } : await openServiceDatabase(ctx);
+  const opened = given ? { database: given, embedded: undefined } : await openServiceDatabase(ctx, joined?.databaseUrl);
   const { database } = opened;
   const embeddedDatabaseUrl = opened.embedded?.url;
   if (embeddedDatabaseUrl) lock?.update({ databaseUrl: embeddedDatabaseUrl });
@@ -117,7 +124,9 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const probes: LivenessProbe[] = [];
   let devnet: Devnet | undefined;
   let embeddedUpstream: UpstreamConfig | undefined;
-  if (embedded) {
+  if (embedded && joined) {
+    embeddedUpstream = joined.devnet;
+  } else if (embedded) {
     devnet = await startDevnet({
       dir: join(config.dataDir, 'devnet'),
       blockTimeS: embedded.blockTimeS,
@@ -126,6 +135,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     });
     shutdown.add('devnet', () => devnet?.stop());
     embeddedUpstream = { url: devnet.url, wsUrl: devnet.wsUrl };
+    lock?.update({ devnet: { url: devnet.url, wsUrl: devnet.wsUrl } });
     probes.push({ name: 'devnet process', alive: () => devnet?.alive ?? false });
     // Token balances are read with Multicall3, which every public chain has at its usual address.
     await installMulticall3(devnet.url);
@@ -148,7 +158,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const events = createInProcessEventBus(logger);
   shutdown.add('chain events', () => events.close());
-  // On Postgres every process gets the event stream from the table (LISTEN/NOTIFY), in seq order.
+  // Every process gets the event stream from the table (LISTEN/NOTIFY), in seq order.
   const relay = await startPostgresEventRelay({ databaseUrl: database.url, db: database.db, bus: events, logger });
   shutdown.add('chain event relay', () => relay.close());
   const indexStore = createIndexStore(database.db);
@@ -164,7 +174,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const nfts = createNftService({ db: database.db, config, chains, logger });
   shutdown.add('nft metadata fetcher', () => nfts.close());
   // Minted tokens get their metadata fetched in the background, before anyone asks: by the process
-  // that indexes the network (on Postgres every process sees every event; one fetch is enough).
+  // that indexes the network (every process sees every event; one fetch is enough).
   let indexers: Indexer[] = [];
   events.subscribe((batch) => {
     const mine = batch.filter((event) => indexers.some((indexer) => indexer.network === event.network && indexer.isRunning()));
@@ -236,6 +246,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     devKey,
     devnet,
     embeddedDatabaseUrl,
+    ...(joined ? { joined } : {}),
     indexers,
     events,
     stop: (reason = 'stop') => shutdown.run(reason),

@@ -168,6 +168,26 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('--join', () => {
+    it('takes the joined data directory as its own, and any free port unless one is set', () => {
+      const config = load({}, { join: 'running' });
+      expect(config.join).toBe(true);
+      expect(config.dataDir).toBe(join(cwd, 'running'));
+      expect(config.port).toBe(0);
+      expect(load({ PORT: '9000' }, { join: 'running' }).port).toBe(9000);
+      expect(load({ BLOCKYARD_JOIN: 'running', BLOCKYARD_DATA_DIR: join(cwd, 'running') }).dataDir).toBe(join(cwd, 'running'));
+      expect(load().join).toBe(false);
+    });
+
+    it('names both settings when another data directory is also given, and refuses --demo', () => {
+      const other = configError(() => load({ BLOCKYARD_DATA_DIR: '/elsewhere' }, { join: 'running' }));
+      expect(other.setting).toBe('--join');
+      expect(other.message).toContain('BLOCKYARD_DATA_DIR names another data directory (/elsewhere)');
+      const demo = configError(() => load({}, { join: 'running', demo: true }));
+      expect(demo.message).toContain('cannot go with --demo');
+    });
+  });
+
   it('reads ./blockyard.yaml from the working directory when present', () => {
     writeYaml({ host: '0.0.0.0', mode: 'production', data_dir: '/var/lib/blockyard' });
     const config = load();

@@ -15,8 +15,8 @@ import {
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { chooseLoopbackPort } from '../../core/loopback-port.ts';
 import { resolvePostgresBinaries } from './postgres-binaries.ts';
-import { chooseServerPort } from './server-port.ts';
 import { assertUserCanReach, letGroupEnter, resolveServerUser, type ServerUser } from './server-user.ts';
 import { clearStaleServer } from './stale-server.ts';
 
@@ -84,7 +84,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const deadline = Date.now() + (options.startTimeoutMs ?? defaultStartTimeoutMs);
   const refused: number[] = [];
   for (let attempt = 1; ; attempt++) {
-    const port = await chooseServerPort(join(dir, 'port'), refused);
+    const port = await chooseLoopbackPort(join(dir, 'port'), refused);
     try {
       return await startServer({ ...options, postgres: binaries.postgres, dataDir, password, port, user, deadline });
     } catch (error) {
