@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { accessLogWritten, startTestService, type TestService } from '../support/service.ts';
 
 // Requests in the plain form (`/v1/rpc/ethereum/devnet`, a Content-Type) are answered by the fast
 // path before Fastify; the same request with a percent-encoded path goes through the Fastify route.
@@ -176,6 +176,7 @@ describe('the JSON-RPC fast path answers exactly like the Fastify route', () => 
     const before = await fetch(`${t.url}/metrics`).then((r) => r.text());
     await send(t.url, fastPath, { ...json, 'x-api-key': key, 'x-request-id': 'log-fast' }, 'nope');
     await send(t.url, fastifyPath, { ...json, 'x-api-key': key, 'x-request-id': 'log-fastify' }, 'nope');
+    await accessLogWritten();
     // biome-ignore lint/suspicious/noExplicitAny: log lines are inspected freely
     const entries = lines.map((line) => JSON.parse(line) as Record<string, any>);
     const shape = (reqId: string): Record<string, unknown>[] =>

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createAccessLog } from '../../src/observability/access-log.ts';
@@ -9,7 +11,13 @@ function captureWrites() {
   return { writes, destination: { write: (text: string) => void writes.push(text) } };
 }
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** Past the access log's 100 ms flush interval. */
+const afterFlush = () => new Promise((resolve) => setTimeout(resolve, 150));
+const reqIds = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).reqId);
 
 describe('access log', () => {
   it('writes the line pino would write for the same fields, in the same key order', async () => {
@@ -26,7 +34,7 @@ describe('access log', () => {
       },
       'request',
     );
-    await nextTurn();
+    await afterFlush();
     const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
     expect(ours.writes).toHaveLength(1);
     expect(withoutTime(ours.writes[0]!)).toBe(withoutTime(theirs.writes[0]!));
@@ -37,28 +45,44 @@ describe('access log', () => {
     const { writes, destination } = captureWrites();
     const log = createAccessLog(createLogger('info', destination));
     log.write({ reqId: 'r', method: 'GET', url: '/v1/ws/x/y?apiKey=svc_test_secret&a="b"\\', ip: undefined, status: 401, ms: 1 });
-    await nextTurn();
+    await afterFlush();
     const line = JSON.parse(writes[0]!);
     expect(line.req).toEqual({ method: 'GET', url: '/v1/ws/x/y?apiKey=[redacted]&a="b"\\' });
     expect(writes[0]).not.toContain('svc_test_secret');
   });
 
-  it('hands the lines of one event-loop turn to the destination in one write, before the next turn', async () => {
+  it('hands the lines of 100 ms to the destination in one write, and a burst over 64 KiB at once', async () => {
     const { writes, destination } = captureWrites();
     const log = createAccessLog(createLogger('info', destination));
     for (let i = 0; i < 3; i++) log.write({ reqId: `r${i}`, method: 'POST', url: '/', ip: '::1', status: 200, ms: i });
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(writes).toEqual([]);
-    await nextTurn();
+    await afterFlush();
     expect(writes).toHaveLength(1);
-    expect(
-      writes[0]!
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line).reqId),
-    ).toEqual(['r0', 'r1', 'r2']);
-    log.write({ reqId: 'r3', method: 'POST', url: '/', ip: '::1', status: 200, ms: 3 });
-    await nextTurn();
+    expect(reqIds(writes[0]!)).toEqual(['r0', 'r1', 'r2']);
+
+    const longUrl = `/${'x'.repeat(1000)}`;
+    for (let i = 0; i < 70; i++) log.write({ reqId: `b${i}`, method: 'GET', url: longUrl, ip: '::1', status: 404, ms: 1 });
     expect(writes).toHaveLength(2);
+    expect(writes[1]!.length).toBeGreaterThanOrEqual(64 * 1024);
+    await afterFlush();
+    expect(reqIds(writes.slice(1).join(''))).toEqual(Array.from({ length: 70 }, (_, i) => `b${i}`));
+  });
+
+  it('writes what is pending when the process exits', () => {
+    const script = [
+      "import { createAccessLog } from './src/observability/access-log.ts';",
+      "import { createLogger } from './src/observability/logger.ts';",
+      "createAccessLog(createLogger('info')).write({ reqId: 'last-words', method: 'GET', url: '/', ip: '::1', status: 200, ms: 1 });",
+      'process.exit(0);',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(child.status).toBe(0);
+    expect(child.stdout).toContain('"reqId":"last-words"');
   });
 
   it('is off below info: nothing is written', async () => {
@@ -66,7 +90,7 @@ describe('access log', () => {
     const log = createAccessLog(createLogger('warn', destination));
     expect(log.enabled).toBe(false);
     log.write({ reqId: 'r', method: 'GET', url: '/', ip: '::1', status: 200, ms: 1 });
-    await nextTurn();
+    await afterFlush();
     expect(writes).toEqual([]);
   });
 });

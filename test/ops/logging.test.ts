@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { accessLogWritten, startTestService, type TestService } from '../support/service.ts';
 
 describe('logs', () => {
   let t: TestService;
@@ -32,6 +32,7 @@ describe('logs', () => {
     await t.admin('DELETE', `/admin/keys/${keyId}`);
     await t.rpc(key, call);
 
+    await accessLogWritten();
     const log = lines.join('\n');
     expect(lines.length).toBeGreaterThan(10);
     for (const secret of [key, key.slice(9), wrongKey, t.adminToken, 'wrong-admin-token-value', t.service.devKey!.key]) {
@@ -43,6 +44,7 @@ describe('logs', () => {
   it('are JSON, one line per request, with the request id and status', async () => {
     const response = await fetch(`${t.url}/healthz`, { headers: { 'x-request-id': 'trace-me-123' } });
     expect(response.headers.get('x-request-id')).toBe('trace-me-123');
+    await accessLogWritten();
     const entry = lines
       // biome-ignore lint/suspicious/noExplicitAny: log lines are inspected freely
       .map((line) => JSON.parse(line) as Record<string, any>)
@@ -61,6 +63,7 @@ describe('logs', () => {
       headers: { 'x-api-key': key, 'x-request-id': 'fastify-line-1' },
     });
     expect(slow.status).toBe(200);
+    await accessLogWritten();
     // biome-ignore lint/suspicious/noExplicitAny: log lines are inspected freely
     const entries = lines.map((line) => JSON.parse(line) as Record<string, any>);
     const byId = (id: string) => entries.filter((e) => e.reqId === id && e.msg === 'request');

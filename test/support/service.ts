@@ -147,3 +147,8 @@ export async function startTestService(
     },
   };
 }
+
+/** Waits out the access log's flush interval (100 ms, src/observability/access-log.ts): request lines are then in the log. */
+export function accessLogWritten(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 150));
+}
