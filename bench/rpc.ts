@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureAccessLineUs } from './support/access-log-cost.ts';
 import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { type ChildServer, startChildServer } from './support/child-server.ts';
@@ -104,6 +105,13 @@ try {
   );
   console.log(
     `blockyard RSS after the load: ${rssAfterMiB.toFixed(0)} MiB (the service process; its Postgres and anvil are their own)`,
+  );
+  log('access log: the cost of one line, in this process');
+  const lineUs = await measureAccessLineUs();
+  const hit = results.find((row) => row.name === names.hit)!;
+  console.log(
+    `access log: one line costs ${lineUs.toFixed(2)} us of CPU (writes included) = ${((lineUs / hit.cpuUsPerRequest) * 100).toFixed(1)}% ` +
+      `of the cache hit's ${hit.cpuUsPerRequest.toFixed(0)} us per request (target <= 5%)`,
   );
   if (blockyard.profileDir) {
     printProfile(blockyard.profileDir, { fromUs: missFromUs, toUs: hitFromUs }, log, names.miss);
