@@ -57,6 +57,8 @@ function buildOnce(): void {
       timeout: 300_000,
     },
   );
+  // What `npm run build` does after tsc.
+  execFileSync(process.execPath, [join(root, 'scripts', 'copy-generated.mjs')], { stdio: 'inherit', timeout: 60_000 });
   built = true;
 }
 

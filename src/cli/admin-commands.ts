@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { adminTokenPath } from '../auth/admin-token.ts';
 import { loadConfig } from '../config/load.ts';
+import { type AdminResponse, sendAdminRequest } from './admin-request.ts';
 import { configFlagOptions } from './flags.ts';
 
 const adminOptions = {
@@ -38,19 +39,18 @@ export async function runAdminCommand(group: 'accounts' | 'keys' | 'index', args
   const base = values.url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const token = values['admin-token'] ?? config.adminToken ?? readTokenFile(config.dataDir);
 
-  let response: Response;
+  let response: AdminResponse;
   try {
-    response = await fetch(new URL(request.path, base), {
+    response = await sendAdminRequest(new URL(request.path, base), {
       method: request.method,
-      headers: { authorization: `Bearer ${token}`, ...(request.body ? { 'content-type': 'application/json' } : {}) },
-      body: request.body ? JSON.stringify(request.body) : undefined,
-      signal: AbortSignal.timeout(30_000),
+      token,
+      ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+      timeoutMs: 30_000,
     });
   } catch (error) {
     throw new Error(`cannot reach the server at ${base} (${(error as Error).message}); is 'blockyard start' running?`);
   }
-  const text = await response.text();
-  (response.ok ? process.stdout : process.stderr).write(`${text}\n`);
+  (response.ok ? process.stdout : process.stderr).write(`${response.text}\n`);
   return response.ok ? 0 : 1;
 }
 

@@ -1,17 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseCorsOrigins } from './cors-origins.ts';
-import {
-  type ChainConfig,
-  type ChainEntry,
-  type Config,
-  type NftsConfig,
-  type Settings,
-  settingsSchema,
-  type TokensConfig,
-} from './schema.ts';
+import type { ChainConfig, ChainEntry, Config, NftsConfig, Settings, TokensConfig } from './schema.ts';
+import generatedValidator from './settings-validator.generated.js';
 
 /** A setting that stops the start; the message names the setting and where it came from. */
 export class ConfigError extends Error {
@@ -76,17 +69,11 @@ const defaults = {
   cors_origins: [],
 } as const;
 
-// The schema is fixed (test/config/load.test.ts checks it against the meta-schema), so it is not
-// validated again at every start, and its validator is not optimized: compiling is most of what the
-// config costs a one-line CLI command, and the validator runs once.
-const ajv = new Ajv({
-  allErrors: false,
-  coerceTypes: true,
-  useDefaults: false,
-  validateSchema: false,
-  code: { optimize: false },
-});
-const validateSettings = ajv.compile<Settings>(settingsSchema);
+/**
+ * The settings schema's validator, generated as code from the schema (scripts/generate-settings-validator.ts):
+ * no schema library is loaded or compiled when the config loads, which every CLI command does.
+ */
+const validateSettings = generatedValidator as unknown as ValidateFunction<Settings>;
 
 export interface LoadConfigInput {
   flags?: ConfigFlags;
@@ -294,6 +281,15 @@ function settingError(error: ErrorObject | undefined, origin: Record<string, str
   const allowed = error.keyword === 'enum' ? ` (${(error.params.allowedValues as string[]).join(', ')})` : '';
   const problem = error.keyword === 'additionalProperties' ? 'unknown setting' : `${error.message ?? 'is not valid'}${allowed}`;
   return new ConfigError(setting, problem);
+}
+
+/**
+ * The YAML parser, loaded only when there is a file to read: most starts and CLI commands have none,
+ * and loading it is a tenth of what a one-line admin command takes.
+ */
+function parseYaml(text: string): unknown {
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return parse(text);
 }
 
 function readYaml(path: string): Record<string, unknown> {

@@ -56,6 +56,9 @@ describe('the build (what npm install makes and npm start runs)', () => {
     expect(run.modules.some((url) => url.endsWith('/dist/config/load.js'))).toBe(true);
     const loaded = packagesIn(run.modules);
     for (const name of servicePackages) expect(loaded.has(name), `${name} was loaded`).toBe(false);
+    // The settings validator is generated code (only Ajv's small runtime helpers load), and with no YAML file no YAML parser.
+    expect(run.modules.filter((url) => /\/node_modules\/ajv\/dist\/(ajv|core)\.js$/.test(url))).toEqual([]);
+    expect(loaded.has('yaml')).toBe(false);
   });
 
   it('without a build, says how to make one', () => {
