@@ -31,7 +31,7 @@ export class DataDirInUseError extends Error {
       `another Blockyard (pid ${holder.pid}${where}, started ${holder.startedAt}) is running on the data directory ${dataDir}; ` +
         'stop it first (Ctrl-C or `kill ' +
         holder.pid +
-        '`), or give this one its own --data-dir',
+        `\`), run this one beside it with --join ${dataDir}, or give this one its own --data-dir`,
     );
     this.name = 'DataDirInUseError';
   }
