@@ -57,9 +57,13 @@ describe('--join: more processes on the running service’s database and devnet'
     expect(joined.key).toBe(first.key);
     expect(readAnvilPid(dataDir)).toBe(anvilPid);
     expect(joinedBanner).not.toContain('Database:');
-    const head = await blockNumber(first.url, first.key);
-    await eventually(async () => ((await blockNumber(joined.url, joined.key)) === head ? true : undefined), {
-      timeoutMs: 5_000,
+    // The same chain: both answer the same head (asked together: the devnet mines a block a second).
+    const sameHead = async (a: { url: string; key: string }, b: { url: string; key: string }) => {
+      const [theirs, ours] = await Promise.all([blockNumber(a.url, a.key), blockNumber(b.url, b.key)]);
+      return ours !== undefined && ours === theirs ? true : undefined;
+    };
+    await eventually(() => sameHead(first, joined), {
+      timeoutMs: 15_000,
       what: 'the joined process to read the first one’s devnet',
     });
 
@@ -67,13 +71,10 @@ describe('--join: more processes on the running service’s database and devnet'
     await first.cli.stop(20_000);
     const again = await startServer({ env: env(), cwd: dataDir, timeoutMs: startTimeoutMs });
     expect(devnetUrlIn(again.cli.stdout())).toBe(devnetUrl);
-    await eventually(
-      async () => {
-        const [theirs, ours] = await Promise.all([blockNumber(again.url, again.key), blockNumber(joined.url, joined.key)]);
-        return ours !== undefined && ours === theirs ? true : undefined;
-      },
-      { timeoutMs: 30_000, what: 'the joined process to answer again after the first restarted' },
-    );
+    await eventually(() => sameHead(again, joined), {
+      timeoutMs: 30_000,
+      what: 'the joined process to answer again after the first restarted',
+    });
     expect(joined.cli.exitInfo).toBeUndefined();
   }, 240_000);
 
