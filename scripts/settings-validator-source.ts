@@ -2,13 +2,6 @@ import { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { settingsSchema } from '../src/config/schema.ts';
 
-/**
- * The source of src/config/settings-validator.generated.js (written by scripts/generate-settings-validator.ts;
- * a test checks the file against it). JavaScript, not TypeScript: the validator's deeply nested code
- * overflows tsc's stack, and it needs no checking (its types are in the .d.ts beside it). The build
- * copies it into dist/ (scripts/copy-generated.mjs). The options are those the config needs: numbers and booleans
- * from the environment arrive as strings (`coerceTypes`), the first error is enough to name a setting.
- */
 type StandaloneCode = (ajv: Ajv, validate: unknown) => string;
 
 /** A CommonJS module whose `exports.default` is the function: Node's ESM loader hands over `exports` itself. */
@@ -17,6 +10,13 @@ const standaloneCode: StandaloneCode =
     ? (standaloneModule as unknown as StandaloneCode)
     : (standaloneModule as unknown as { default: StandaloneCode }).default;
 
+/**
+ * The source of src/config/settings-validator.generated.js (written by scripts/generate-settings-validator.ts;
+ * a test checks the file against it). JavaScript, not TypeScript: the validator's deeply nested code
+ * overflows tsc's stack, and it needs no checking (its type is in the .d.ts beside it); the build copies
+ * it into dist/ (scripts/copy-generated.mjs). The options are those the config needs: numbers and
+ * booleans from the environment arrive as strings (`coerceTypes`), the first error names a setting.
+ */
 export function generateSettingsValidator(): string {
   const ajv = new Ajv({
     allErrors: false,

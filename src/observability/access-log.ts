@@ -23,9 +23,9 @@ const infoLevel = 30;
 
 /**
  * How long a line may wait for others to share its write. A write to stdout costs 40-55 us of CPU
- * (the asynchronous destination hands it to libuv's thread pool and back), some ten times a line's
- * own cost: one per event-loop turn was still a fifth of a cached request's CPU, one per 100 ms is
- * nothing. Long enough to matter to no one reading the log.
+ * (the asynchronous destination hands it to libuv's thread pool and back), many times a line's own
+ * cost: one per event-loop turn still cost several microseconds per request, one per 100 ms costs
+ * nothing that can be measured. Short enough to matter to no one reading the log.
  */
 const flushIntervalMs = 100;
 /** A burst writes sooner, so the pending text stays small. */

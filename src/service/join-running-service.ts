@@ -1,12 +1,12 @@
 import type { Config } from '../config/schema.ts';
-import { readInstanceLock } from './instance-lock.ts';
+import { type InstanceInfo, readInstanceLock } from './instance-lock.ts';
 
 /** What a process started with `--join DIR` takes from the service running on DIR. */
 export interface JoinedService {
   readonly pid: number;
   readonly databaseUrl: string;
   /** The running service's embedded devnet, used as this process's upstream for the embedded chain. */
-  readonly devnet?: { readonly url: string; readonly wsUrl: string };
+  readonly devnet?: InstanceInfo['devnet'];
 }
 
 /**
