@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { Account, ApiKeyInfo, CreateAccountBody, CreatedApiKey, CreateKeyBody, IdParams } from './schemas.ts';
+import { Account, ApiKeyInfo, CreateAccountBody, CreatedApiKey, CreateKeyBody, IdParams, UpdateAccountBody } from './schemas.ts';
 import type { AccountService } from './service.ts';
 
 const adminSecurity = [{ adminToken: [] }];
@@ -62,6 +62,24 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
       },
     },
     async (request) => accounts.getAccount((request.params as { id: string }).id),
+  );
+
+  app.patch(
+    '/admin/accounts/:id',
+    {
+      schema: {
+        summary: "Set an account's email (where notices such as a paused webhook go)",
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        body: UpdateAccountBody,
+        response: { 200: Account, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      return accounts.setEmail(id, (request.body as Static<typeof UpdateAccountBody>).email);
+    },
   );
 
   app.post(

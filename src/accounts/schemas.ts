@@ -23,11 +23,26 @@ const ResolvedLimits = Type.Object({
   webhook_deliveries_per_day: LimitValue,
 });
 
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'Where notices (a paused webhook) go' });
+
 export const CreateAccountBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     plan: StringEnum(plans),
     limits: Type.Optional(Limits),
+    email: Type.Optional(Email),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAccountBody = Type.Object(
+  {
+    email: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      format: 'email',
+      maxLength: 254,
+      description: 'Where notices (a paused webhook) go; null removes it',
+    }),
   },
   { additionalProperties: false },
 );
@@ -37,6 +52,7 @@ export const Account = Type.Object({
   name: Type.String(),
   plan: StringEnum(plans),
   limits: ResolvedLimits,
+  email: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -11,6 +11,7 @@ export interface Account {
   name: string;
   plan: Plan;
   limits: AccountLimits;
+  email: string | null;
   created_at: string;
 }
 
@@ -31,7 +32,8 @@ export interface CreatedApiKey extends ApiKeyInfo {
 }
 
 export interface AccountService {
-  createAccount(input: { name: string; plan: Plan; limits?: Partial<AccountLimits> }): Promise<Account>;
+  createAccount(input: { name: string; plan: Plan; limits?: Partial<AccountLimits>; email?: string }): Promise<Account>;
+  setEmail(id: string, email: string | null): Promise<Account>;
   getAccount(id: string): Promise<Account>;
   findAccountByName(name: string): Promise<Account | undefined>;
   listAccounts(page: Page): Promise<{ accounts: Account[]; total: number }>;
@@ -50,8 +52,20 @@ export function createAccountService(deps: { store: AccountStore; onKeyRevoked?:
   }
 
   return {
-    async createAccount({ name, plan, limits = {} }) {
-      const row = await store.insertAccount({ id: newId('acc'), name, plan, limits: JSON.stringify(limits) });
+    async createAccount({ name, plan, limits = {}, email }) {
+      const row = await store.insertAccount({
+        id: newId('acc'),
+        name,
+        plan,
+        limits: JSON.stringify(limits),
+        email: email ?? null,
+      });
+      return toAccount(row);
+    },
+
+    async setEmail(id, email) {
+      const row = await store.updateAccountEmail(id, email);
+      if (!row) throw notFound(`account '${id}' does not exist`);
       return toAccount(row);
     },
 
@@ -108,6 +122,7 @@ function toAccount(row: AccountRow): Account {
     name: row.name,
     plan: row.plan,
     limits: resolveLimits(row.plan, row.limits),
+    email: row.email,
     created_at: row.created_at.toISOString(),
   };
 }

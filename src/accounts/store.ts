@@ -23,6 +23,10 @@ export function createAccountStore(db: Database) {
       return db.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
+    async updateAccountEmail(id: string, email: string | null): Promise<AccountRow | undefined> {
+      return db.updateTable('accounts').set({ email }).where('id', '=', id).returningAll().executeTakeFirst();
+    },
+
     async findAccount(id: string): Promise<AccountRow | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
     },

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseCorsOrigins } from './cors-origins.ts';
-import type { ChainConfig, ChainEntry, Config, NftsConfig, Settings, TokensConfig } from './schema.ts';
+import type { ChainConfig, ChainEntry, Config, NftsConfig, Settings, TokensConfig, WebhooksConfig } from './schema.ts';
 import generatedValidator from './settings-validator.generated.js';
 
 /** A setting that stops the start; the message names the setting and where it came from. */
@@ -34,7 +34,7 @@ export interface ConfigFlags {
   join?: string;
 }
 
-type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts'> | 'block_time_s';
+type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email'> | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
 const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = {
@@ -52,6 +52,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   join: { flag: 'join', env: 'BLOCKYARD_JOIN' },
   shutdown_grace_s: { flag: 'shutdown-grace', env: 'BLOCKYARD_SHUTDOWN_GRACE' },
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
+  encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
 };
 
 export const settingSources = sources;
@@ -149,6 +150,9 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     chains,
     tokens: buildTokens(settings, configFile, cwd),
     nfts: buildNfts(settings),
+    webhooks: buildWebhooks(settings),
+    email: { smtpUrl: settings.email?.smtp_url, from: settings.email?.from ?? 'Blockyard <blockyard@localhost>' },
+    encryptionKey: settings.encryption_key?.toLowerCase(),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
@@ -180,7 +184,7 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts']);
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email']);
 
 function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {
   const tokens = settings.tokens ?? {};
@@ -205,6 +209,20 @@ function buildNfts(settings: Settings): NftsConfig {
     arweaveGateway: withSlash(nfts.arweave_gateway ?? 'https://arweave.net/'),
     metadataTimeoutMs: nfts.metadata_timeout_ms ?? 5000,
     metadataMaxBytes: nfts.metadata_max_bytes ?? 1024 * 1024,
+  };
+}
+
+/** Variant A's retry schedule (design.md): 10 s, 1 min, 10 min, 1 h, 6 h. */
+export const defaultRetryScheduleS = [10, 60, 600, 3600, 21600];
+
+function buildWebhooks(settings: Settings): WebhooksConfig {
+  const webhooks = settings.webhooks ?? {};
+  return {
+    retryScheduleS: webhooks.retry_schedule_s ?? defaultRetryScheduleS,
+    timeoutMs: (webhooks.timeout_s ?? 15) * 1000,
+    maxInFlightPerEndpoint: webhooks.max_in_flight_per_endpoint ?? 16,
+    maxPayloadBytes: webhooks.max_payload_bytes ?? 256 * 1024,
+    pendingPollMs: webhooks.pending_poll_ms ?? 250,
   };
 }
 

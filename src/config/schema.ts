@@ -102,6 +102,34 @@ const nftSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** YAML `webhooks:` section: how deliveries are made. */
+const webhookSettingsSchema = {
+  type: 'object',
+  properties: {
+    /** Seconds before each retry; its length is the number of retries (default Variant A's 10, 60, 600, 3600, 21600). */
+    retry_schedule_s: { type: 'array', items: { type: 'number', minimum: 0, maximum: 604_800 }, minItems: 1, maxItems: 20 },
+    /** Per attempt, for the whole exchange (default 15). */
+    timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 60 },
+    /** Requests in flight to one webhook's endpoint at most (default 16). */
+    max_in_flight_per_endpoint: { type: 'integer', minimum: 1, maximum: 256 },
+    /** Largest request body sent; bigger `data` fields are cut (default 262144). */
+    max_payload_bytes: { type: 'integer', minimum: 4096, maximum: 10 * 1024 * 1024 },
+    /** How often the pending-transaction feed is read (default 250). */
+    pending_poll_ms: { type: 'integer', minimum: 20, maximum: 60_000 },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** YAML `email:` section: where operator notices (a paused webhook) go. */
+const emailSettingsSchema = {
+  type: 'object',
+  properties: {
+    smtp_url: { type: 'string', pattern: '^smtps?://' },
+    from: { type: 'string', minLength: 3 },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
 export const settingsSchema = {
   type: 'object',
@@ -128,6 +156,10 @@ export const settingsSchema = {
     chains: { type: 'array', items: chainEntrySchema },
     tokens: tokenSettingsSchema,
     nfts: nftSettingsSchema,
+    webhooks: webhookSettingsSchema,
+    email: emailSettingsSchema,
+    /** 64 hex characters: the key webhook signing secrets are encrypted with at rest. */
+    encryption_key: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
   },
   required: ['mode', 'host', 'port', 'data_dir', 'log_level', 'roles', 'demo', 'shutdown_grace_s', 'cors_origins', 'devnet'],
   additionalProperties: false,
@@ -189,6 +221,19 @@ export interface NftsConfig {
   readonly metadataMaxBytes: number;
 }
 
+export interface WebhooksConfig {
+  readonly retryScheduleS: readonly number[];
+  readonly timeoutMs: number;
+  readonly maxInFlightPerEndpoint: number;
+  readonly maxPayloadBytes: number;
+  readonly pendingPollMs: number;
+}
+
+export interface EmailConfig {
+  readonly smtpUrl?: string;
+  readonly from: string;
+}
+
 export interface Config {
   readonly mode: 'development' | 'production';
   readonly host: string;
@@ -214,6 +259,10 @@ export interface Config {
   readonly chains: readonly ChainConfig[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;
+  readonly webhooks: WebhooksConfig;
+  readonly email: EmailConfig;
+  /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
+  readonly encryptionKey?: string;
   /** Where the YAML file was read from, if any. */
   readonly configFile?: string;
 }

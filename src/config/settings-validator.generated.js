@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -15,6 +15,8 @@ const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
 const pattern8 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
 const pattern9 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern16 = new RegExp("^smtps?://", "u");
+const pattern17 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2194,6 +2196,428 @@ var valid0 = _errs117 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.webhooks !== undefined){
+let data59 = data.webhooks;
+const _errs128 = errors;
+if(errors === _errs128){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+const _errs130 = errors;
+for(const key9 in data59){
+if(!(((((key9 === "retry_schedule_s") || (key9 === "timeout_s")) || (key9 === "max_in_flight_per_endpoint")) || (key9 === "max_payload_bytes")) || (key9 === "pending_poll_ms"))){
+validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs130 === errors){
+if(data59.retry_schedule_s !== undefined){
+let data60 = data59.retry_schedule_s;
+const _errs131 = errors;
+if(errors === _errs131){
+if(Array.isArray(data60)){
+if(data60.length > 20){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+return false;
+}
+else {
+if(data60.length < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid18 = true;
+const len6 = data60.length;
+for(let i8=0; i8<len6; i8++){
+let data61 = data60[i8];
+const _errs133 = errors;
+if(!((typeof data61 == "number") && (isFinite(data61)))){
+let dataType45 = typeof data61;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 == "boolean" || data61 === null
+              || (dataType45 == "string" && data61 && data61 == +data61)){
+coerced45 = +data61;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data61 = coerced45;
+if(data60 !== undefined){
+data60[i8] = coerced45;
+}
+}
+}
+if(errors === _errs133){
+if((typeof data61 == "number") && (isFinite(data61))){
+if(data61 > 604800 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+return false;
+}
+else {
+if(data61 < 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs133 === errors;
+if(!valid18){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid17 = _errs131 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.timeout_s !== undefined){
+let data62 = data59.timeout_s;
+const _errs135 = errors;
+if(!((typeof data62 == "number") && (isFinite(data62)))){
+let dataType46 = typeof data62;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 == "boolean" || data62 === null
+              || (dataType46 == "string" && data62 && data62 == +data62)){
+coerced46 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data62 = coerced46;
+if(data59 !== undefined){
+data59["timeout_s"] = coerced46;
+}
+}
+}
+if(errors === _errs135){
+if((typeof data62 == "number") && (isFinite(data62))){
+if(data62 > 60 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
+return false;
+}
+else {
+if(data62 <= 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs135 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.max_in_flight_per_endpoint !== undefined){
+let data63 = data59.max_in_flight_per_endpoint;
+const _errs137 = errors;
+if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
+let dataType47 = typeof data63;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data63 === null
+              || (dataType47 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced47 = +data63;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data63 = coerced47;
+if(data59 !== undefined){
+data59["max_in_flight_per_endpoint"] = coerced47;
+}
+}
+}
+if(errors === _errs137){
+if((typeof data63 == "number") && (isFinite(data63))){
+if(data63 > 256 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+return false;
+}
+else {
+if(data63 < 1 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs137 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.max_payload_bytes !== undefined){
+let data64 = data59.max_payload_bytes;
+const _errs139 = errors;
+if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
+let dataType48 = typeof data64;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data64 === null
+              || (dataType48 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced48 = +data64;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data64 = coerced48;
+if(data59 !== undefined){
+data59["max_payload_bytes"] = coerced48;
+}
+}
+}
+if(errors === _errs139){
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 > 10485760 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+return false;
+}
+else {
+if(data64 < 4096 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs139 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.pending_poll_ms !== undefined){
+let data65 = data59.pending_poll_ms;
+const _errs141 = errors;
+if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
+let dataType49 = typeof data65;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data65 === null
+              || (dataType49 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced49 = +data65;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data65 = coerced49;
+if(data59 !== undefined){
+data59["pending_poll_ms"] = coerced49;
+}
+}
+}
+if(errors === _errs141){
+if((typeof data65 == "number") && (isFinite(data65))){
+if(data65 > 60000 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data65 < 20 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs141 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs128 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.email !== undefined){
+let data66 = data.email;
+const _errs143 = errors;
+if(errors === _errs143){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs145 = errors;
+for(const key10 in data66){
+if(!((key10 === "smtp_url") || (key10 === "from"))){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs145 === errors){
+if(data66.smtp_url !== undefined){
+let data67 = data66.smtp_url;
+const _errs146 = errors;
+if(typeof data67 !== "string"){
+let dataType50 = typeof data67;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data67;
+}
+else if(data67 === null){
+coerced50 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data67 = coerced50;
+if(data66 !== undefined){
+data66["smtp_url"] = coerced50;
+}
+}
+}
+if(errors === _errs146){
+if(typeof data67 === "string"){
+if(!pattern16.test(data67)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
+return false;
+}
+}
+}
+var valid19 = _errs146 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data66.from !== undefined){
+let data68 = data66.from;
+const _errs148 = errors;
+if(typeof data68 !== "string"){
+let dataType51 = typeof data68;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data68;
+}
+else if(data68 === null){
+coerced51 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data68 = coerced51;
+if(data66 !== undefined){
+data66["from"] = coerced51;
+}
+}
+}
+if(errors === _errs148){
+if(typeof data68 === "string"){
+if(func3(data68) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid19 = _errs148 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs143 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data69 = data.encryption_key;
+const _errs150 = errors;
+if(typeof data69 !== "string"){
+let dataType52 = typeof data69;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data69;
+}
+else if(data69 === null){
+coerced52 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data69 = coerced52;
+if(data !== undefined){
+data["encryption_key"] = coerced52;
+}
+}
+}
+if(errors === _errs150){
+if(typeof data69 === "string"){
+if(!pattern17.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs150 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }

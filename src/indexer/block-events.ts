@@ -53,6 +53,7 @@ export function blockEvents(facts: BlockFacts): PendingEvent[] {
         value: tx.value.toString(),
         status: tx.status === 1 ? 'success' : 'reverted',
         contract_created: tx.contractCreated,
+        selector: tx.selector,
       },
     });
   }

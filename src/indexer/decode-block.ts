@@ -20,6 +20,8 @@ export interface TransactionFact {
   /** 1 success, 0 reverted. */
   status: number;
   contractCreated: string | null;
+  /** The function selector the call data starts with (0x + 8 hex digits), null for a plain transfer or a creation. */
+  selector: string | null;
 }
 
 export interface LogFact {
@@ -110,6 +112,7 @@ export function decodeBlock(bundle: BlockBundle): BlockFacts {
       value: BigInt(tx.value),
       status,
       contractCreated,
+      selector: tx.to && tx.input && tx.input.length >= 10 ? tx.input.slice(0, 10).toLowerCase() : null,
     };
     transactions.push(fact);
     if (status !== 1) continue;

@@ -16,6 +16,8 @@ export interface RawTransaction {
   to: Hex | null;
   value: Hex;
   transactionIndex: Hex;
+  /** Call data: its first four bytes name the function called. */
+  input?: Hex;
 }
 
 /** eth_getBlockReceipts entries. */

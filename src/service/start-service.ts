@@ -16,6 +16,7 @@ import { createShutdown } from '../core/shutdown.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
+import { createMailer } from '../email/mailer.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';
 import { startPostgresEventRelay } from '../events/postgres-relay.ts';
@@ -43,6 +44,12 @@ import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
+import { createEnricher } from '../webhooks/enricher.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
+import { createSecretBox } from '../webhooks/secrets.ts';
+import { createWebhookService } from '../webhooks/service.ts';
+import { startWebhookRole, type WebhookRole } from '../webhooks/start-webhooks.ts';
 import { createWsEndpoint } from '../ws/endpoint.ts';
 import { acquireInstanceLock } from './instance-lock.ts';
 import { type JoinedService, joinRunningService } from './join-running-service.ts';
@@ -91,8 +98,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
-/** Roles this version can run; the others (webhooks, bundler) come with their issues. */
-const builtRoles: readonly Role[] = ['api', 'indexer'];
+/** Roles this version can run; the bundler comes with its issue. */
+const builtRoles: readonly Role[] = ['api', 'indexer', 'webhooks'];
 
 async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<RunningService> {
   const { config, logger, metrics, shutdown } = ctx;
@@ -180,6 +187,28 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     const mine = batch.filter((event) => indexers.some((indexer) => indexer.network === event.network && indexer.isRunning()));
     if (mine.length > 0) nfts.fetcher.listener(mine);
   });
+  const secrets = createSecretBox(config);
+  const enricher = createEnricher({ db: database.db, chains, tokens, logger });
+  let webhookRole: WebhookRole | undefined;
+  const webhooks = createWebhookService({
+    db: database.db,
+    chains,
+    secrets,
+    mode: config.mode,
+    enricher,
+    queued: () => webhookRole?.poke(),
+  });
+  if (config.roles.includes('webhooks')) {
+    const mailer = createMailer({
+      smtpUrl: config.email.smtpUrl,
+      from: config.email.from,
+      outboxDir: join(config.dataDir, 'outbox'),
+      logger,
+    });
+    shutdown.add('mailer', () => mailer.close());
+    webhookRole = await startWebhookRole({ ctx, databaseUrl: database.url, chains, events, secrets, enricher, mailer });
+    shutdown.add('webhook delivery', () => webhookRole?.close());
+  }
   // Every process serves /healthz, /metrics and the admin API; only the api role serves /v1 and WebSockets.
   const servesApi = config.roles.includes('api');
   const app = await buildServer({
@@ -197,16 +226,19 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await accountAdminRoutes(scope, { accounts });
         await indexAdminRoutes(scope, { store: indexStore });
+        await webhookAdminRoutes(scope, { db: database.db, queued: () => webhookRole?.poke() });
       },
       async (scope) => {
         if (!servesApi) return;
         // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
         // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
-        await rpcRoutes(scope, { chains, limiter, metrics, rpcCache });
+        // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
+        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache }));
         await gasRoutes(scope, { chains, gas });
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
+        await webhookRoutes(scope, { webhooks, db: database.db });
       },
     ],
   });

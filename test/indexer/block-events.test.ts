@@ -9,7 +9,7 @@ const base: BlockFacts = {
   parentHash: '0xb6',
   timestamp: new Date('2026-11-23T00:00:00Z'),
   gasUsed: 21000n,
-  transactions: [{ hash: tx, index: 0, from: '0x01', to: '0x02', value: 0n, status: 1, contractCreated: null }],
+  transactions: [{ hash: tx, index: 0, from: '0x01', to: '0x02', value: 0n, status: 1, contractCreated: null, selector: null }],
   logs: [
     { address: '0x0c', topics: ['0xddf2', '0x01', '0x02'], data: '0x05', logIndex: 0, transactionHash: tx, transactionIndex: 0 },
     { address: '0x0d', topics: ['0x1234'], data: '0x', logIndex: 1, transactionHash: tx, transactionIndex: 0 },

@@ -26,10 +26,15 @@ export interface IndexedChain {
 }
 
 /** The whole service with the indexer on `ethereum/devnet` (a real automining anvil, a fresh database). */
-export async function startIndexedChain(options: { finalityDepth?: number } = {}): Promise<IndexedChain> {
+export async function startIndexedChain(
+  options: { finalityDepth?: number; settings?: Record<string, unknown>; roles?: string; logLevel?: string } = {},
+): Promise<IndexedChain> {
   let anvilUrl = '';
   let chainsConfig: unknown[] = [];
   const service = await startTestService({
+    settings: options.settings,
+    roles: options.roles,
+    logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL,
     chainsFor: (url) => {
       anvilUrl = url;
       chainsConfig = [

@@ -1,0 +1,203 @@
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Tables } from '../db/tables.ts';
+import type { ChainEvent } from '../events/chain-event.ts';
+import { readChainEvents } from '../events/store.ts';
+import type { MatchedEvent } from './match-event.ts';
+import { type OutboxEvent, writeOutbox } from './outbox.ts';
+import type { MatchingWebhook } from './webhook-cache.ts';
+
+/** Token and NFT facts the payloads name; looked up once per round for every event that needs them. */
+export interface Enricher {
+  tokens(network: string, contracts: readonly string[]): Promise<Map<string, { symbol: string; decimals: number } | null>>;
+  nfts(network: string, keys: readonly { contract: string; tokenId: string }[]): Promise<Map<string, Record<string, unknown>>>;
+}
+
+const cursorName = 'chain_events';
+/** One matcher in the deployment at a time: every round takes this transaction-scoped advisory lock. */
+const matcherLockKey = 0x7765_6268; // 'webh'
+const pageSize = 2000;
+
+export interface MatchRoundResult {
+  /** false: another process holds the matcher lock. */
+  readonly ran: boolean;
+  readonly events: number;
+  readonly queued: number;
+  /** More events are waiting (the page was full). */
+  readonly more: boolean;
+}
+
+/**
+ * One matching round: in one transaction, reads the chain events after the stored cursor, turns the
+ * ones a webhook wants into webhook events and queued deliveries (the outbox), handles reorged events,
+ * and moves the cursor. Either all of it commits or none: nothing is matched twice or skipped.
+ */
+export async function matchRound(deps: {
+  db: Kysely<Tables>;
+  webhooks: () => Promise<MatchingWebhook[]>;
+  enricher: Enricher;
+  logger: Logger;
+}): Promise<MatchRoundResult> {
+  return deps.db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${matcherLockKey}) as locked`.execute(trx);
+    if (!rows[0]?.locked) return { ran: false, events: 0, queued: 0, more: false };
+    const afterSeq = await readCursor(trx);
+    const events = await readChainEvents(trx, { afterSeq, limit: pageSize });
+    if (events.length === 0) return { ran: true, events: 0, queued: 0, more: false };
+    const webhooks = await deps.webhooks();
+    const byNetwork = groupBy(webhooks, (webhook) => webhook.network);
+
+    const matched: { webhook: MatchingWebhook; event: ChainEvent; match: MatchedEvent }[] = [];
+    const removals: ChainEvent[] = [];
+    for (const event of events) {
+      if (event.removed) {
+        removals.push(event);
+        continue;
+      }
+      const seq = BigInt(event.seq);
+      for (const webhook of byNetwork.get(event.network) ?? []) {
+        if (seq <= webhook.startSeq) continue;
+        const match = webhook.matcher(event);
+        if (match) matched.push({ webhook, event, match });
+      }
+    }
+    const outbox = await enrich(matched, deps.enricher);
+    let queued = (await writeOutbox(trx, outbox, 'event')).queued;
+    if (removals.length > 0) queued += await handleRemovals(trx, removals);
+    await trx
+      .updateTable('webhook_matcher_cursor')
+      .set({ seq: events[events.length - 1]!.seq })
+      .where('name', '=', cursorName)
+      .execute();
+    return { ran: true, events: events.length, queued, more: events.length === pageSize };
+  });
+}
+
+/** The cursor starts at the newest event when first needed: webhooks created later begin there anyway. */
+async function readCursor(trx: Kysely<Tables>): Promise<string> {
+  const row = await trx.selectFrom('webhook_matcher_cursor').select('seq').where('name', '=', cursorName).executeTakeFirst();
+  if (row) return String(row.seq);
+  const newest = await trx
+    .selectFrom('chain_events')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  const seq = newest?.seq ? String(newest.seq) : '0';
+  const oldestWebhook = await trx
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.min('start_seq').as('seq'))
+    .executeTakeFirst();
+  const start = oldestWebhook?.seq ? String(oldestWebhook.seq) : seq;
+  await trx.insertInto('webhook_matcher_cursor').values({ name: cursorName, seq: start }).execute();
+  return start;
+}
+
+async function enrich(
+  matched: readonly { webhook: MatchingWebhook; event: ChainEvent; match: MatchedEvent }[],
+  enricher: Enricher,
+): Promise<OutboxEvent[]> {
+  const tokenFacts = new Map<string, Map<string, { symbol: string; decimals: number } | null>>();
+  const nftFacts = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const [network, items] of groupBy(matched, (item) => item.event.network)) {
+    const tokens = [...new Set(items.flatMap((item) => (item.match.token ? [item.match.token] : [])))];
+    if (tokens.length > 0) tokenFacts.set(network, await enricher.tokens(network, tokens));
+    const nfts = items.flatMap((item) => (item.match.nft ? [item.match.nft] : []));
+    if (nfts.length > 0) nftFacts.set(network, await enricher.nfts(network, nfts));
+  }
+  return matched.map(({ webhook, event, match }) => {
+    const data = { ...match.data };
+    if (match.token) {
+      const facts = tokenFacts.get(event.network)?.get(match.token) ?? null;
+      if (webhook.type === 'address_activity') data.asset = facts?.symbol ?? null;
+      else {
+        data.symbol = facts?.symbol ?? null;
+        data.decimals = facts?.decimals ?? null;
+      }
+    }
+    if (match.nft) data.metadata = nftFacts.get(event.network)?.get(`${match.nft.contract}/${match.nft.tokenId}`) ?? null;
+    const confirmations = webhook.config.confirmations ?? 0;
+    return {
+      webhookId: webhook.id,
+      accountId: webhook.accountId,
+      network: webhook.network,
+      sourceKey: event.seq,
+      chainSeq: event.seq,
+      type: webhook.type,
+      blockNumber: event.blockNumber,
+      data,
+      readyBlock: confirmations > 0 ? event.blockNumber + confirmations : null,
+    };
+  });
+}
+
+/**
+ * A reorg took back events. A webhook event of one that was never sent is cancelled; one that was
+ * sent (or tried) gets a new event with `removed: true` naming it, queued like any other.
+ */
+async function handleRemovals(trx: Kysely<Tables>, removals: readonly ChainEvent[]): Promise<number> {
+  const originals = await trx
+    .selectFrom('webhook_events as e')
+    .innerJoin('webhooks as w', 'w.id', 'e.webhook_id')
+    .select([
+      'e.id',
+      'e.webhook_id',
+      'e.chain_seq',
+      'e.event_type',
+      'e.block_number',
+      'e.data',
+      'w.account_id',
+      'w.network',
+      'w.status',
+    ])
+    .where(
+      'e.chain_seq',
+      'in',
+      removals.map((event) => event.removesSeq!),
+    )
+    .where('e.removed', '=', false)
+    .execute();
+  if (originals.length === 0) return 0;
+  const ids = originals.map((row) => row.id);
+  const sent = new Set(
+    (
+      await trx
+        .selectFrom('webhook_deliveries')
+        .select('event_id')
+        .where('event_id', 'in', ids)
+        .where((eb) => eb.or([eb('attempts', '>', 0), eb('status', 'in', ['succeeded', 'failed'])]))
+        .execute()
+    ).map((row) => row.event_id),
+  );
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'cancelled', note: 'cancelled: a reorg removed the block before the event was sent', updated_at: new Date() })
+    .where('event_id', 'in', ids)
+    .where('status', '=', 'pending')
+    .execute();
+  const removalEvents: OutboxEvent[] = originals
+    .filter((row) => sent.has(row.id) && row.status !== 'disabled')
+    .map((row) => ({
+      webhookId: row.webhook_id,
+      accountId: row.account_id,
+      network: row.network,
+      sourceKey: `removal:${row.chain_seq}`,
+      chainSeq: null,
+      type: row.event_type as OutboxEvent['type'],
+      blockNumber: row.block_number === null ? null : Number(row.block_number),
+      removed: true,
+      removesEventId: row.id,
+      data: row.data,
+    }));
+  return (await writeOutbox(trx, removalEvents, 'event')).queued;
+}
+
+/** Map.groupBy, which Node 20 lacks. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const name = key(item);
+    const group = groups.get(name);
+    if (group) group.push(item);
+    else groups.set(name, [item]);
+  }
+  return groups;
+}

@@ -1,0 +1,124 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../http/schemas.ts';
+import { deliveryLogStatuses } from './delivery-log.ts';
+import { acceptedEventTypeNames } from './event-types.ts';
+
+const IdDescription = 'Webhook id (wh_…)';
+export const WebhookIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: IdDescription }) });
+export const DeliveryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: IdDescription }),
+  delivery_id: Type.String({ minLength: 1, maxLength: 100, description: 'Delivery id (dlv_…)' }),
+});
+
+const ConfigSchema = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'Filter: addresses, contracts, from, to, min_value, token_ids, tx_hashes, topics, function_selectors, confirmations (which apply depends on event_type; see docs/webhooks.md)',
+});
+
+export const CreateWebhookBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'HTTPS endpoint (development mode also allows http and loopback)',
+    }),
+    chain: Type.String({ minLength: 1, maxLength: 63 }),
+    network: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 63, description: "Default: the key's mainnet (live) or first testnet (test)" }),
+    ),
+    event_type: StringEnum(acceptedEventTypeNames, { description: "Variant A's or Variant B's name; stored in lower case" }),
+    config: Type.Optional(ConfigSchema),
+    payload_format: Type.Optional(
+      StringEnum(['snake_case', 'camelCase'] as const, {
+        description: 'snake_case: Variant A body (default); camelCase: Variant B',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    status: Type.Optional(StringEnum(['active', 'paused'] as const)),
+    config: Type.Optional(ConfigSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const Webhook = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  chain: Type.String(),
+  network: Type.String(),
+  event_type: Type.String(),
+  config: Type.Record(Type.String(), Type.Unknown()),
+  payload_format: Type.String(),
+  status: StringEnum(['active', 'paused', 'disabled'] as const),
+  status_reason: Type.Union([Type.String(), Type.Null()]),
+  signing_secret: Type.Optional(Type.String({ description: 'whsec_…: only in the creation and rotation answers' })),
+  previous_secret_expires_at: Type.Optional(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const ListWebhooksQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+    status: Type.Optional(StringEnum(['active', 'paused', 'disabled'] as const)),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveriesQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+    status: Type.Optional(StringEnum(deliveryLogStatuses)),
+  },
+  { additionalProperties: false },
+);
+
+const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  attempted_at: Type.String(),
+  request: Type.Object({ url: Type.String(), headers: Type.Record(Type.String(), Type.String()), body: Type.String() }),
+  response: Type.Object({ status: Type.Union([Type.Integer(), Type.Null()]), body: Type.Union([Type.String(), Type.Null()]) }),
+  latency_ms: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const Delivery = Type.Object({
+  id: Type.String(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  kind: Type.String(),
+  status: StringEnum(deliveryLogStatuses),
+  attempt_count: Type.Integer(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  note: Type.Union([Type.String(), Type.Null()]),
+  block_number: Type.Union([Type.Integer(), Type.Null()]),
+  removed: Type.Boolean(),
+  test: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  attempts: Type.Array(Attempt),
+});
+
+export const ReplayBody = Type.Object(
+  {
+    from_block: Type.Optional(Type.Integer({ minimum: 0 })),
+    to_block: Type.Optional(Type.Integer({ minimum: 0, description: 'Default: the newest indexed block' })),
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 time: every block from then on' })),
+  },
+  { additionalProperties: false, description: '{from_block, to_block} or {since}' },
+);
+
+export const AdminWebhookBody = Type.Object(
+  {
+    status: StringEnum(['active', 'paused', 'disabled'] as const),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);

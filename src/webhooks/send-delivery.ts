@@ -1,0 +1,138 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import { refusedAddressReason } from '../nfts/metadata/address-policy.ts';
+import type { Mode } from './url-policy.ts';
+
+export interface SendResult {
+  /** 2xx: delivered. */
+  readonly ok: boolean;
+  readonly status: number | null;
+  /** The first 4 KiB of the response body. */
+  readonly responseBody: string | null;
+  readonly retryAfter: string | undefined;
+  readonly latencyMs: number;
+  readonly error: string | null;
+}
+
+export const responseBodyKeptBytes = 4096;
+
+export interface DeliverySender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+class RefusedAddress extends Error {
+  readonly code = 'EREFUSEDADDRESS';
+}
+
+/**
+ * POSTs deliveries. Every new connection resolves its host and refuses the addresses the mode does
+ * not allow (production: private, loopback, link-local and other special ranges; development also
+ * allows loopback), then connects to the address it checked, so a second DNS answer cannot move it.
+ * Redirects are not followed (a 3xx is a failed attempt). One deadline bounds the whole exchange.
+ */
+export function createDeliverySender(options: { mode: Mode; timeoutMs: number; connections?: number }): DeliverySender {
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const allowed = addresses.filter((entry) => refusedAddressReason(entry.address, options.mode) === undefined);
+      if (allowed.length === 0) {
+        const reason = refusedAddressReason(addresses[0]?.address ?? hostname, options.mode) ?? 'no address';
+        return callback(new RefusedAddress(`${hostname}: ${reason}; webhooks go to public endpoints`), '', 0);
+      }
+      if (lookupOptions.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, allowed);
+      else callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
+  const agent = new Agent({
+    connect: { lookup, timeout: Math.min(options.timeoutMs, 10_000) },
+    connections: options.connections ?? 64,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 30_000,
+  });
+
+  return {
+    async send(url, headers, body) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      try {
+        const response = await request(url, {
+          method: 'POST',
+          headers,
+          body,
+          dispatcher: agent,
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        const responseBody = await readPrefix(response.body, responseBodyKeptBytes);
+        const retryAfter = response.headers['retry-after'];
+        const status = response.statusCode;
+        const ok = status >= 200 && status < 300;
+        return {
+          ok,
+          status,
+          responseBody,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+          latencyMs: elapsed(),
+          error: ok
+            ? null
+            : status >= 300 && status < 400
+              ? `answered ${status}: redirects are not followed`
+              : `answered ${status}`,
+        };
+      } catch (error) {
+        return {
+          ok: false,
+          status: null,
+          responseBody: null,
+          retryAfter: undefined,
+          latencyMs: elapsed(),
+          error: describe(error, url, options.timeoutMs),
+        };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** Reads up to `limit` bytes as text, and the rest (bounded) to keep the connection reusable. */
+async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (kept < limit) {
+      chunks.push(chunk.subarray(0, limit - kept));
+      kept += Math.min(chunk.length, limit - kept);
+    }
+    // A receiver answering megabytes gets its connection closed rather than read to the end.
+    if (seen > 64 * 1024) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describe(error: unknown, url: string, timeoutMs: number): string {
+  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  const host = new URL(url).host;
+  if (
+    err.name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
+    return `no answer within ${timeoutMs / 1000} s`;
+  }
+  if (code === 'EREFUSEDADDRESS') return err.message ?? err.cause?.message ?? 'address refused';
+  if (err.cause instanceof RefusedAddress) return err.cause.message;
+  if (code === 'ECONNREFUSED') return `connection to ${host} refused`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host ${new URL(url).hostname} not found`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `connection to ${host} reset`;
+  if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `TLS error from ${host} (${code})`;
+  return `could not deliver to ${host}${code ? ` (${code})` : ''}`;
+}
