@@ -68,7 +68,7 @@ describe('every webhook event type, for real transactions on the devnet', () => 
   });
 
   it('delivers all eight types with their payloads, signed for both verifiers', async () => {
-    const ids = {
+    const ids: Record<string, string> = {
       address: await create('address_activity', { addresses: [watched] }),
       token: await create('token_transfer', { contracts: [contracts.token] }),
       tokenB: await create('TOKEN_TRANSFER', { contracts: [contracts.token], min_value: '5' }, 'camelCase'),
@@ -87,7 +87,7 @@ describe('every webhook event type, for real transactions on the devnet', () => 
       ids.mined = await create('mined_transaction', { tx_hashes: [send] });
       // The pending transaction is seen in the mempool before any block holds it.
       await receiver.waitFor(() => deliveriesOf(ids.pending).length === 1, 15_000, 'the pending_transaction delivery');
-      const mint = await chain.wallet.writeContract({
+      await chain.wallet.writeContract({
         address: contracts.token,
         abi: parseAbi(['function mint(address,uint256)']),
         functionName: 'mint',
@@ -107,7 +107,6 @@ describe('every webhook event type, for real transactions on the devnet', () => 
       });
       await chain.wallet.sendTransaction({ to: forwarder, value: 123n });
       await chain.anvilRpc('evm_mine');
-      void mint;
     } finally {
       await chain.anvilRpc('evm_setAutomine', [true]);
     }
