@@ -68,7 +68,7 @@ describe('every webhook event type, for real transactions on the devnet', () => 
   });
 
   it('delivers all eight types with their payloads, signed for both verifiers', async () => {
-    const ids: Record<string, string> = {
+    const ids = {
       address: await create('address_activity', { addresses: [watched] }),
       token: await create('token_transfer', { contracts: [contracts.token] }),
       tokenB: await create('TOKEN_TRANSFER', { contracts: [contracts.token], min_value: '5' }, 'camelCase'),
@@ -77,6 +77,7 @@ describe('every webhook event type, for real transactions on the devnet', () => 
       internal: await create('internal_transfer', { to: [forwardedTo] }),
       block: await create('new_block', {}),
       pending: await create('pending_transaction', { to: [watched] }),
+      mined: '',
     };
     // The pending-transaction feed installs its upstream filter within a poll (50 ms here) of the
     // webhook's creation; a filter reports what arrives after it.
