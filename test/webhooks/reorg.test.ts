@@ -1,0 +1,101 @@
+import { type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+
+describe('webhooks across reorgs and confirmations', () => {
+  let chain: IndexedChain;
+  let receiver: Receiver;
+  let key: string;
+  let nextAddress = 0xd000;
+  const secrets = new Map<string, string>();
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${chain.service.url}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const watch = async (config: Record<string, unknown> = {}) => {
+    const address = `0x${(nextAddress++).toString(16).padStart(40, '0')}` as Address;
+    const created = await api('POST', '/v1/webhooks', {
+      url: receiver.url,
+      chain: 'ethereum',
+      event_type: 'address_activity',
+      config: { addresses: [address], ...config },
+    });
+    expect(created.status).toBe(201);
+    secrets.set(created.body.id, created.body.signing_secret);
+    return { id: created.body.id as string, address };
+  };
+  const requestsOf = (id: string) => receiver.requests.filter((request) => request.json?.webhook_id === id);
+  const head = async () => Number(BigInt((await chain.anvilRpc('eth_blockNumber')) as Hex));
+
+  beforeAll(async () => {
+    chain = await startIndexedChain({ finalityDepth: 10 });
+    receiver = await startReceiver();
+    ({ key } = await chain.service.createKey());
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.service.stop();
+    await receiver?.close();
+  });
+
+  it('a reorg that drops a delivered event sends removed: true naming the original', async () => {
+    const webhook = await watch();
+    const snapshot = await chain.anvilRpc('evm_snapshot');
+    const dropped = await chain.wallet.sendTransaction({ to: webhook.address, value: 77n });
+    await receiver.waitFor(() => requestsOf(webhook.id).length === 1, 15_000, 'the original delivery');
+    const original = requestsOf(webhook.id)[0]!.json;
+    expect(original).toMatchObject({ removed: false, removes_event_id: null, data: { tx_hash: dropped, value: '77' } });
+
+    await chain.anvilRpc('evm_revert', [snapshot]);
+    // A longer branch without that transaction.
+    for (let i = 0; i < 3; i++) await chain.anvilRpc('evm_mine');
+    await chain.synced();
+    await receiver.waitFor(() => requestsOf(webhook.id).length === 2, 15_000, 'the removal');
+    const removal = requestsOf(webhook.id)[1]!;
+    verifySignatures(removal, secrets.get(webhook.id)!);
+    expect(removal.json).toMatchObject({ event_type: 'address_activity', removed: true, removes_event_id: original.id, data: original.data });
+    expect(removal.json.id).not.toBe(original.id);
+  });
+
+  it('with confirmations N an event goes out once N blocks deep; one reorged out before that is never sent', async () => {
+    const webhook = await watch({ confirmations: 3 });
+    const hash = await chain.wallet.sendTransaction({ to: webhook.address, value: 5n });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+    await chain.synced();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(requestsOf(webhook.id)).toHaveLength(0);
+    const pending = await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=pending`);
+    expect(pending.body.total).toBe(1);
+
+    for (let i = 0; i < 2; i++) await chain.anvilRpc('evm_mine');
+    await chain.synced();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(requestsOf(webhook.id)).toHaveLength(0);
+    await chain.anvilRpc('evm_mine');
+    await chain.synced();
+    await receiver.waitFor(() => requestsOf(webhook.id).length === 1, 10_000, 'the confirmed delivery');
+    expect(requestsOf(webhook.id)[0]!.json.data.block_number).toBe(Number(receipt.blockNumber));
+    expect(await head()).toBe(Number(receipt.blockNumber) + 3);
+
+    // Reorged out at depth 1 of 3: cancelled, never sent, no removal either.
+    const snapshot = await chain.anvilRpc('evm_snapshot');
+    const dropped = await chain.wallet.sendTransaction({ to: webhook.address, value: 6n });
+    await chain.publicClient.waitForTransactionReceipt({ hash: dropped });
+    await chain.synced();
+    await chain.anvilRpc('evm_revert', [snapshot]);
+    for (let i = 0; i < 5; i++) await chain.anvilRpc('evm_mine');
+    await chain.synced();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(requestsOf(webhook.id)).toHaveLength(1);
+    const cancelled = await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=cancelled`);
+    expect(cancelled.body.total).toBe(1);
+    expect(cancelled.body.deliveries[0].note).toMatch(/reorg/);
+  });
+});
