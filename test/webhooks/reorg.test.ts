@@ -1,4 +1,4 @@
-import { type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { type Receiver, startReceiver, verifySignatures } from './support.ts';
@@ -60,7 +60,12 @@ describe('webhooks across reorgs and confirmations', () => {
     await receiver.waitFor(() => requestsOf(webhook.id).length === 2, 15_000, 'the removal');
     const removal = requestsOf(webhook.id)[1]!;
     verifySignatures(removal, secrets.get(webhook.id)!);
-    expect(removal.json).toMatchObject({ event_type: 'address_activity', removed: true, removes_event_id: original.id, data: original.data });
+    expect(removal.json).toMatchObject({
+      event_type: 'address_activity',
+      removed: true,
+      removes_event_id: original.id,
+      data: original.data,
+    });
     expect(removal.json.id).not.toBe(original.id);
   });
 

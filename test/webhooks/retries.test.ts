@@ -27,7 +27,12 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
   /** A webhook on a fresh address of its own, so each test sees only its own deliveries. */
   const watch = async () => {
     const address = `0x${(nextAddress++).toString(16).padStart(40, '0')}` as Address;
-    const created = await api('POST', '/v1/webhooks', { url: receiver.url, chain: 'ethereum', event_type: 'address_activity', config: { addresses: [address] } });
+    const created = await api('POST', '/v1/webhooks', {
+      url: receiver.url,
+      chain: 'ethereum',
+      event_type: 'address_activity',
+      config: { addresses: [address] },
+    });
     expect(created.status).toBe(201);
     return { id: created.body.id as string, address };
   };
@@ -63,7 +68,8 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
   it('retries a 500 on the schedule, then pauses and writes the notice; resuming delivers the backlog in order', async () => {
     let failing = true;
     const webhook = await watch();
-    receiver.answer = (request) => (request.json?.webhook_id === webhook.id && failing ? { status: 500, body: 'down' } : { status: 200 });
+    receiver.answer = (request) =>
+      request.json?.webhook_id === webhook.id && failing ? { status: 500, body: 'down' } : { status: 200 };
     await pay(webhook.address);
     const attempts = 1 + retrySchedule.length;
     await receiver.waitFor(() => requestsOf(webhook.id).length === attempts, 15_000, `${attempts} attempts`);
@@ -90,7 +96,9 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
     while (!readdirSync(outbox, { withFileTypes: true }).some((entry) => entry.name.endsWith('.eml')) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const mails = readdirSync(outbox).filter((name) => name.endsWith('.eml')).map((name) => readFileSync(join(outbox, name), 'utf8'));
+    const mails = readdirSync(outbox)
+      .filter((name) => name.endsWith('.eml'))
+      .map((name) => readFileSync(join(outbox, name), 'utf8'));
     const notice = mails.find((mail) => mail.includes(webhook.id));
     expect(notice).toBeDefined();
     expect(notice).toMatch(/^To: ops@example\.com/m);
@@ -109,7 +117,9 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
     const resumed = await api('PATCH', `/v1/webhooks/${webhook.id}`, { status: 'active' });
     expect(resumed.body.status).toBe('active');
     await receiver.waitFor(() => requestsOf(webhook.id).length === before + 3, 10_000, 'the backlog');
-    const delivered = requestsOf(webhook.id).slice(before).map((request) => request.json.data);
+    const delivered = requestsOf(webhook.id)
+      .slice(before)
+      .map((request) => request.json.data);
     expect(delivered.map((data) => data.tx_hash)).toEqual(backlog);
     expect(delivered.map((data) => data.value)).toEqual(['2', '3', '4']);
   });
