@@ -256,13 +256,17 @@ export interface PendingTransaction {
 
 /** Whether a pending_transaction webhook wants `tx`, and its data. */
 export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFacts, tx: PendingTransaction): Data | undefined {
-  const addresses = config.addresses;
-  if (config.from && !config.from.includes(tx.from)) return undefined;
-  if (config.to && (tx.to === null || !config.to.includes(tx.to))) return undefined;
-  if (addresses && !addresses.includes(tx.from) && (tx.to === null || !addresses.includes(tx.to))) return undefined;
+  // An empty list filters nothing, as in compileMatcher (the config keeps `from: []`).
+  const addresses = setOf(config.addresses);
+  const from = setOf(config.from);
+  const to = setOf(config.to);
+  const selectors = setOf(config.function_selectors);
+  if (from && !from.has(tx.from)) return undefined;
+  if (to && (tx.to === null || !to.has(tx.to))) return undefined;
+  if (addresses && !addresses.has(tx.from) && (tx.to === null || !addresses.has(tx.to))) return undefined;
   if (config.min_value !== undefined && tx.value < BigInt(config.min_value)) return undefined;
   const selector = tx.to && tx.input.length >= 10 ? tx.input.slice(0, 10) : null;
-  if (config.function_selectors && (selector === null || !config.function_selectors.includes(selector))) return undefined;
+  if (selectors && (selector === null || !selectors.has(selector))) return undefined;
   return {
     chain: facts.chain,
     network: facts.network,
@@ -276,6 +280,6 @@ export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFac
     max_priority_fee_per_gas: tx.maxPriorityFeePerGas?.toString() ?? null,
     gas_price: tx.gasPrice?.toString() ?? null,
     selector,
-    direction: addresses?.includes(tx.from) || config.from ? 'outgoing' : 'incoming',
+    direction: addresses?.has(tx.from) || from ? 'outgoing' : 'incoming',
   };
 }
