@@ -146,17 +146,21 @@ export function startDeliveryWorkers(deps: {
   }
 
   async function findDue(): Promise<string[]> {
+    // Per webhook, an index probe that stops at its first due delivery; random order, so no webhook
+    // waits behind others that always have something due.
     const { rows } = await sql<{ webhook_id: string }>`
-      select d.webhook_id
-      from webhook_deliveries d
-      join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending'
-        and d.next_attempt_at <= now()
-        and (w.status = 'active' or (d.kind = 'test' and w.status = 'paused'))
-        and (d.ready_block is null
-             or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network))
-      group by d.webhook_id
-      order by min(d.position)
+      select w.id as webhook_id
+      from webhooks w
+      where w.status in ('active', 'paused')
+        and exists (
+          select 1 from webhook_deliveries d
+          where d.webhook_id = w.id
+            and d.status = 'pending'
+            and d.next_attempt_at <= now()
+            and (w.status = 'active' or d.kind = 'test')
+            and (d.ready_block is null
+                 or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network)))
+      order by random()
       limit ${deps.slots * 2}`.execute(db);
     return rows.map((row) => row.webhook_id);
   }

@@ -233,7 +233,8 @@ function transactionData(d: Data): Data {
 /** eth_getLogs semantics: per position, null matches anything, a list matches any of its entries. */
 export function topicsMatch(filter: readonly (string | readonly string[] | null)[], topics: readonly string[]): boolean {
   return filter.every((wanted, index) => {
-    if (wanted === null) return true;
+    // null, or an empty list of alternatives, matches anything, as in eth_getLogs.
+    if (wanted === null || (typeof wanted !== 'string' && wanted.length === 0)) return true;
     const actual = topics[index];
     if (actual === undefined) return false;
     return typeof wanted === 'string' ? wanted === actual : wanted.includes(actual);

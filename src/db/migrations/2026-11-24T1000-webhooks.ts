@@ -71,6 +71,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create index webhook_deliveries_due_idx on webhook_deliveries (webhook_id, position)
     where status = 'pending'`.execute(db);
+  await sql`
+    create index webhook_deliveries_next_idx on webhook_deliveries (webhook_id, next_attempt_at)
+    where status = 'pending'`.execute(db);
   await sql`create index webhook_deliveries_log_idx on webhook_deliveries (webhook_id, position desc)`.execute(db);
   await sql`create index webhook_deliveries_event_idx on webhook_deliveries (event_id)`.execute(db);
 

@@ -417,6 +417,11 @@ describe('topicsMatch', () => {
     expect(topicsMatch([null], [])).toBe(true);
   });
 
+  it('an empty list of alternatives matches anything, as eth_getLogs reads it', () => {
+    expect(topicsMatch([[]], topics)).toBe(true);
+    expect(topicsMatch([null, null, null, []], topics)).toBe(true);
+  });
+
   it('a topic matches its position only', () => {
     expect(topicsMatch([transferTopic], topics)).toBe(true);
     expect(topicsMatch([null, pad(alice)], topics)).toBe(true);
