@@ -17,12 +17,15 @@ const adminOptions = {
   account: { type: 'string' },
   env: { type: 'string' },
   scopes: { type: 'string' },
+  email: { type: 'string' },
+  status: { type: 'string' },
+  reason: { type: 'string' },
   page: { type: 'string' },
   limit: { type: 'string' },
 } as const;
 
 interface AdminRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
 }
@@ -31,7 +34,7 @@ interface AdminRequest {
  * `blockyard accounts …`, `blockyard keys …` and `blockyard index status`: thin wrappers over the admin API of a running server
  * (the server owns its embedded database). They print the JSON answer.
  */
-export async function runAdminCommand(group: 'accounts' | 'keys' | 'index', args: string[]): Promise<number> {
+export async function runAdminCommand(group: 'accounts' | 'keys' | 'index' | 'webhooks', args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
   const [action, target] = positionals;
   const request = buildRequest(group, action, target, values);
@@ -76,7 +79,28 @@ function buildRequest(
         name: required(values.name, '--name'),
         plan: values.plan ?? 'free',
         ...(Object.keys(limits).length ? { limits } : {}),
+        ...(values.email ? { email: values.email } : {}),
       },
+    };
+  }
+  if (group === 'accounts' && action === 'set-email') {
+    return {
+      method: 'PATCH',
+      path: `/admin/accounts/${encodeURIComponent(required(target, 'ACCOUNT_ID'))}`,
+      body: { email: required(values.email, '--email') },
+    };
+  }
+  if (group === 'webhooks' && action === 'list') {
+    if (values.account) query.set('account_id', values.account);
+    if (values.status) query.set('status', values.status);
+    return { method: 'GET', path: `/admin/webhooks${query.size > 0 ? `?${query}` : ''}` };
+  }
+  if (group === 'webhooks' && (action === 'disable' || action === 'enable')) {
+    return {
+      method: 'PATCH',
+      path: `/admin/webhooks/${encodeURIComponent(required(target, 'WEBHOOK_ID'))}`,
+      body:
+        action === 'disable' ? { status: 'disabled', ...(values.reason ? { reason: values.reason } : {}) } : { status: 'active' },
     };
   }
   if (group === 'accounts' && action === 'list') return { method: 'GET', path: `/admin/accounts${suffix}` };

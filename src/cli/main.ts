@@ -9,11 +9,15 @@ Usage:
                   [--roles api,indexer,webhooks,bundler] [--block-time SECONDS] [--demo]
                   [--shutdown-grace SECONDS] [--join DATA_DIR]
   blockyard migrate [--data-dir DIR] [--database-url URL] [--config FILE]
-  blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N]
+  blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N] [--email ADDRESS]
   blockyard accounts list [--page N] [--limit N]
+  blockyard accounts set-email ACCOUNT_ID --email ADDRESS   (where notices such as a paused webhook go)
   blockyard keys create --account ID [--name NAME] [--env test|live] [--scopes a,b,...]
   blockyard keys list --account ID
   blockyard keys revoke KEY_ID
+  blockyard webhooks list [--account ID] [--status active|paused|disabled] [--page N] [--limit N]
+  blockyard webhooks disable WEBHOOK_ID [--reason TEXT]   (only an operator can enable it again)
+  blockyard webhooks enable WEBHOOK_ID
   blockyard index status          (per network: indexed block, head, blocks behind, blocks/s, transfers/s)
 
 Admin commands talk to a running server: --url (default from the config's host and port) and
@@ -29,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
     case 'accounts':
     case 'keys':
     case 'index':
+    case 'webhooks':
       return (await import('./admin-commands.ts')).runAdminCommand(command, rest);
     case undefined:
     case 'help':

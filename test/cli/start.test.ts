@@ -149,6 +149,28 @@ describe('blockyard start (embedded devnet, real process)', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     expect((await rpc(keyBody.key, 'eth_blockNumber')).status).toBe(401);
 
+    const emailed = await admin('accounts', 'set-email', accountBody.id, '--email', 'ops@acme.test');
+    expect(emailed.code, emailed.stderr).toBe(0);
+    expect(JSON.parse(emailed.stdout).email).toBe('ops@acme.test');
+    const badEmail = await admin('accounts', 'set-email', accountBody.id, '--email', 'not-an-address');
+    expect(badEmail.code).toBe(1);
+    expect(badEmail.stderr).toMatch(/email/);
+
+    const webhookKey = await admin('keys', 'create', '--account', accountBody.id, '--env', 'test', '--scopes', 'webhooks:manage');
+    const webhook = await fetch(`${server.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { 'x-api-key': JSON.parse(webhookKey.stdout).key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', chain: 'ethereum', event_type: 'new_block' }),
+      signal: AbortSignal.timeout(10_000),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+    const disabled = await admin('webhooks', 'disable', webhook.id, '--reason', 'abuse report');
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ id: webhook.id, status: 'disabled', status_reason: 'abuse report' });
+    const listedHooks = await admin('webhooks', 'list', '--account', accountBody.id, '--status', 'disabled');
+    expect(JSON.parse(listedHooks.stdout).webhooks.map((w: { id: string }) => w.id)).toEqual([webhook.id]);
+    const enabled = await admin('webhooks', 'enable', webhook.id);
+    expect(JSON.parse(enabled.stdout).status).toBe('active');
+
     const wrongToken = await admin('accounts', 'list', '--admin-token', 'wrongwrongwrongwrong');
     expect(wrongToken.code).not.toBe(0);
     expect(wrongToken.code).not.toBeNull();

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type Receiver, startReceiver, verifySignatures } from './support.ts';
 
@@ -207,7 +208,13 @@ describe('/v1/webhooks', () => {
       ].sort(),
     );
     expect(delivered.json.data).toMatchObject({ from: someAddress, direction: 'outgoing', asset: 'ETH', chain: 'ethereum' });
-    const log = await api('GET', `/v1/webhooks/${created.body.id}/deliveries`);
+    const log = await eventually(
+      async () => {
+        const got = await api('GET', `/v1/webhooks/${created.body.id}/deliveries`);
+        return got.body.deliveries[0]?.status === 'succeeded' ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the test delivery recorded as succeeded' },
+    );
     expect(log.body.deliveries[0]).toMatchObject({ id: test.body.delivery_id, kind: 'test', test: true, status: 'succeeded' });
   });
 
@@ -305,7 +312,13 @@ describe('/v1/webhooks', () => {
     await receiver.waitFor(() => requestsOf(created.body.id).length === 2, 10_000, 'two deliveries');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(requestsOf(created.body.id)).toHaveLength(2);
-    const waiting = await call(capped.key, 'GET', `/v1/webhooks/${created.body.id}/deliveries?status=pending`);
+    const waiting = await eventually(
+      async () => {
+        const got = await call(capped.key, 'GET', `/v1/webhooks/${created.body.id}/deliveries?status=pending`);
+        return got.body.deliveries[0]?.note ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the third delivery held by the cap' },
+    );
     expect(waiting.body.total).toBe(1);
     const tomorrow = new Date();
     tomorrow.setUTCHours(24, 0, 0, 0);

@@ -1,6 +1,7 @@
 import { type Address, type Hex, parseAbi, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
 import { type ReceivedRequest, type Receiver, startReceiver, verifySignatures } from './support.ts';
 
@@ -227,7 +228,13 @@ describe('every webhook event type, for real transactions on the devnet', () => 
     expect(typeof newBlock.data.timestamp).toBe('string');
 
     // Each event's delivery is in the log with the request and the receiver's answer.
-    const log200 = await api('GET', `/v1/webhooks/${ids.token}/deliveries`);
+    const log200 = await eventually(
+      async () => {
+        const got = await api('GET', `/v1/webhooks/${ids.token}/deliveries`);
+        return got.body.deliveries[0]?.status === 'succeeded' ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the delivery recorded as succeeded' },
+    );
     expect(log200.status).toBe(200);
     expect(log200.body.deliveries[0]).toMatchObject({ event_id: token.id, status: 'succeeded', attempt_count: 1 });
     expect(log200.body.deliveries[0].attempts[0]).toMatchObject({

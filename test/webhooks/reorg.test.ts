@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
 import { type Receiver, startReceiver, verifySignatures } from './support.ts';
 
 describe('webhooks across reorgs and confirmations', () => {
@@ -76,8 +77,12 @@ describe('webhooks across reorgs and confirmations', () => {
     await chain.synced();
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(requestsOf(webhook.id)).toHaveLength(0);
-    const pending = await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=pending`);
-    expect(pending.body.total).toBe(1);
+    // Matched and queued, waiting for its confirmations.
+    await eventually(
+      async () =>
+        (await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=pending`)).body.total === 1 ? true : undefined,
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the queued delivery' },
+    );
 
     for (let i = 0; i < 2; i++) await chain.anvilRpc('evm_mine');
     await chain.synced();
@@ -99,8 +104,13 @@ describe('webhooks across reorgs and confirmations', () => {
     await chain.synced();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(requestsOf(webhook.id)).toHaveLength(1);
-    const cancelled = await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=cancelled`);
-    expect(cancelled.body.total).toBe(1);
+    const cancelled = await eventually(
+      async () => {
+        const got = await api('GET', `/v1/webhooks/${webhook.id}/deliveries?status=cancelled`);
+        return got.body.total === 1 ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the cancelled delivery' },
+    );
     expect(cancelled.body.deliveries[0].note).toMatch(/reorg/);
   });
 });

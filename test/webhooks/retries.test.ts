@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Address, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
 import { type Receiver, startReceiver } from './support.ts';
 
 const retrySchedule = [0.2, 0.3, 0.4];
@@ -153,7 +154,14 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
     // The hang ends at the 1 s timeout, then the 0.2 s retry; the 503 asked for 2 s.
     expect(second - first).toBeGreaterThanOrEqual(1000 + 180 - 50);
     expect(third - second).toBeGreaterThanOrEqual(1950);
-    const log = await api('GET', `/v1/webhooks/${webhook.id}/deliveries`);
+    // The receiver sees the third request before the worker's transaction records it.
+    const log = await eventually(
+      async () => {
+        const got = await api('GET', `/v1/webhooks/${webhook.id}/deliveries`);
+        return got.body.deliveries[0]?.status === 'succeeded' ? got : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the delivery recorded as succeeded' },
+    );
     const attempts = log.body.deliveries[0].attempts;
     expect(log.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 3 });
     expect(attempts[0]).toMatchObject({ response: { status: null }, error: 'no answer within 1 s' });
