@@ -39,6 +39,7 @@ export async function resolveReplayRange(
   } else {
     fromBlock = request.from_block;
     if (request.to_block !== undefined) toBlock = request.to_block;
+    else if (fromBlock > headNumber) throw invalidRequest('from_block', `is beyond the newest indexed block (${headNumber})`);
     if (toBlock < fromBlock) throw invalidRequest('to_block', `is below from_block (${fromBlock})`);
   }
   if (toBlock - fromBlock + 1 > maxReplayBlocks) {

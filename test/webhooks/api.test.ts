@@ -270,6 +270,9 @@ describe('/v1/webhooks', () => {
     const badRange = await api('POST', `/v1/webhooks/${id}/replay`, { from_block: 10, to_block: 5 });
     expect(badRange.status).toBe(400);
     expect(badRange.body.error.message).toContain('to_block');
+    const beyond = await api('POST', `/v1/webhooks/${id}/replay`, { from_block: 1_000_000 });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.message).toMatch(/'from_block': is beyond the newest indexed block/);
     const neither = await api('POST', `/v1/webhooks/${id}/replay`, {});
     expect(neither.status).toBe(400);
     const badSince = await api('POST', `/v1/webhooks/${id}/replay`, { since: 'yesterday' });
