@@ -1,0 +1,51 @@
+import { parseAbi } from 'viem';
+import { entryPoint06Abi, entryPoint07Abi } from 'viem/account-abstraction';
+
+/**
+ * Where the ERC-4337 contracts live on every chain that has them (and on the embedded devnet, which
+ * `installErc4337Contracts` fills). EntryPoint and SimpleAccountFactory of each version.
+ */
+export const erc4337Addresses = {
+  v06: {
+    entryPoint: '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789',
+    factory: '0x9406Cc6185a346906296840746125a0E44976454',
+  },
+  v07: {
+    entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
+    factory: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+  },
+} as const;
+
+export type EntryPointVersion = keyof typeof erc4337Addresses;
+
+// viem's EntryPoint ABIs are typed (functionName, args and results are checked) and equal, item for
+// item, to the ABIs of the artifacts we deploy (test/erc4337/contracts/abis.test.ts proves it).
+
+/** EntryPoint v0.6: handleOps, getSenderAddress, getNonce, simulateValidation, balanceOf, depositTo, events, errors. */
+export const entryPointV06Abi = entryPoint06Abi;
+
+/** EntryPoint v0.7: handleOps, getSenderAddress, getNonce, getUserOpHash, balanceOf, depositTo, events, errors. */
+export const entryPointV07Abi = entryPoint07Abi;
+
+/** SimpleAccountFactory, the same interface in v0.6 and v0.7. */
+export const simpleAccountFactoryAbi = parseAbi([
+  'function accountImplementation() view returns (address)',
+  'function createAccount(address owner, uint256 salt) returns (address ret)',
+  'function getAddress(address owner, uint256 salt) view returns (address)',
+]);
+
+/** SimpleAccount v0.6: executeBatch takes no values. */
+export const simpleAccountV06Abi = parseAbi([
+  'function entryPoint() view returns (address)',
+  'function owner() view returns (address)',
+  'function execute(address dest, uint256 value, bytes func)',
+  'function executeBatch(address[] dest, bytes[] func)',
+]);
+
+/** SimpleAccount v0.7: executeBatch has a value per call (an empty array means none). */
+export const simpleAccountV07Abi = parseAbi([
+  'function entryPoint() view returns (address)',
+  'function owner() view returns (address)',
+  'function execute(address dest, uint256 value, bytes func)',
+  'function executeBatch(address[] dest, uint256[] value, bytes[] func)',
+]);
