@@ -3,7 +3,16 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseCorsOrigins } from './cors-origins.ts';
-import type { ChainConfig, ChainEntry, Config, NftsConfig, Settings, TokensConfig, WebhooksConfig } from './schema.ts';
+import {
+  type ChainConfig,
+  type ChainEntry,
+  type Config,
+  canonicalErc4337,
+  type NftsConfig,
+  type Settings,
+  type TokensConfig,
+  type WebhooksConfig,
+} from './schema.ts';
 import generatedValidator from './settings-validator.generated.js';
 
 /** A setting that stops the start; the message names the setting and where it came from. */
@@ -272,6 +281,18 @@ function buildChains(settings: Settings, fileName: string): ChainConfig[] {
       indexer: {
         enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
         startBlock: entry.indexer?.start_block ?? 0,
+      },
+      erc4337: {
+        entryPointV06: entry.erc4337?.entry_point_v06 ?? canonicalErc4337.entryPointV06,
+        entryPointV07: entry.erc4337?.entry_point_v07 ?? canonicalErc4337.entryPointV07,
+        factoryV06: entry.erc4337?.factory_v06 ?? canonicalErc4337.factoryV06,
+        factoryV07: entry.erc4337?.factory_v07 ?? canonicalErc4337.factoryV07,
+      },
+      bundler: {
+        enabled: kind === 'evm' && (entry.bundler?.enabled ?? embedded),
+        executorKeysFile: entry.bundler?.executor_keys_file,
+        safeMode: entry.bundler?.safe_mode ?? true,
+        maxBundleOps: entry.bundler?.max_bundle_ops ?? 50,
       },
     } satisfies ChainConfig;
   });

@@ -48,6 +48,27 @@ export const chainEntrySchema = {
       },
       additionalProperties: false,
     },
+    /** ERC-4337 contracts of the network (default: the canonical addresses). */
+    erc4337: {
+      type: 'object',
+      properties: {
+        entry_point_v06: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        entry_point_v07: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        factory_v06: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        factory_v07: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+      },
+      additionalProperties: false,
+    },
+    bundler: {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean' },
+        executor_keys_file: { type: 'string', minLength: 1 },
+        safe_mode: { type: 'boolean' },
+        max_bundle_ops: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+      additionalProperties: false,
+    },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -195,6 +216,32 @@ export interface ChainConfig {
   readonly getLogsMaxRange: number;
   readonly devMethods: boolean;
   readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
+  readonly erc4337: Erc4337Config;
+  readonly bundler: BundlerConfig;
+}
+
+/** Canonical ERC-4337 deployments (design.md), the defaults of every EVM network. */
+export const canonicalErc4337 = {
+  entryPointV06: '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789',
+  entryPointV07: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
+  factoryV06: '0x9406Cc6185a346906296840746125a0E44976454',
+  factoryV07: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+} as const;
+
+export interface Erc4337Config {
+  readonly entryPointV06: string;
+  readonly entryPointV07: string;
+  readonly factoryV06: string;
+  readonly factoryV07: string;
+}
+
+export interface BundlerConfig {
+  readonly enabled: boolean;
+  /** A file of executor private keys (one per line); BLOCKYARD_BUNDLER_KEYS also works. Devnet default: anvil's #1-#3. */
+  readonly executorKeysFile?: string;
+  /** ERC-7562 rules checked from traces (default true). */
+  readonly safeMode: boolean;
+  readonly maxBundleOps: number;
 }
 
 /** Where a token's USD price comes from: a fixed value or an on-chain aggregator. */

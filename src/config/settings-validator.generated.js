@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -13,10 +13,10 @@ const pattern1 = new RegExp("^rediss?://", "u");
 const pattern2 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
-const pattern8 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-const pattern9 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern16 = new RegExp("^smtps?://", "u");
-const pattern17 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern6 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
+const pattern13 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern20 = new RegExp("^smtps?://", "u");
+const pattern21 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1482,6 +1482,364 @@ var valid7 = _errs79 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data18.erc4337 !== undefined){
+let data40 = data18.erc4337;
+const _errs86 = errors;
+if(errors === _errs86){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs88 = errors;
+for(const key5 in data40){
+if(!((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs88 === errors){
+if(data40.entry_point_v06 !== undefined){
+let data41 = data40.entry_point_v06;
+const _errs89 = errors;
+if(typeof data41 !== "string"){
+let dataType32 = typeof data41;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 == "number" || dataType32 == "boolean"){
+coerced32 = "" + data41;
+}
+else if(data41 === null){
+coerced32 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data41 = coerced32;
+if(data40 !== undefined){
+data40["entry_point_v06"] = coerced32;
+}
+}
+}
+if(errors === _errs89){
+if(typeof data41 === "string"){
+if(!pattern6.test(data41)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs89 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data40.entry_point_v07 !== undefined){
+let data42 = data40.entry_point_v07;
+const _errs91 = errors;
+if(typeof data42 !== "string"){
+let dataType33 = typeof data42;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data42;
+}
+else if(data42 === null){
+coerced33 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced33 !== undefined){
+data42 = coerced33;
+if(data40 !== undefined){
+data40["entry_point_v07"] = coerced33;
+}
+}
+}
+if(errors === _errs91){
+if(typeof data42 === "string"){
+if(!pattern6.test(data42)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs91 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data40.factory_v06 !== undefined){
+let data43 = data40.factory_v06;
+const _errs93 = errors;
+if(typeof data43 !== "string"){
+let dataType34 = typeof data43;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data43;
+}
+else if(data43 === null){
+coerced34 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data43 = coerced34;
+if(data40 !== undefined){
+data40["factory_v06"] = coerced34;
+}
+}
+}
+if(errors === _errs93){
+if(typeof data43 === "string"){
+if(!pattern6.test(data43)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs93 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data40.factory_v07 !== undefined){
+let data44 = data40.factory_v07;
+const _errs95 = errors;
+if(typeof data44 !== "string"){
+let dataType35 = typeof data44;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data44;
+}
+else if(data44 === null){
+coerced35 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced35 !== undefined){
+data44 = coerced35;
+if(data40 !== undefined){
+data40["factory_v07"] = coerced35;
+}
+}
+}
+if(errors === _errs95){
+if(typeof data44 === "string"){
+if(!pattern6.test(data44)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs95 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid7 = _errs86 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data18.bundler !== undefined){
+let data45 = data18.bundler;
+const _errs97 = errors;
+if(errors === _errs97){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+const _errs99 = errors;
+for(const key6 in data45){
+if(!((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs99 === errors){
+if(data45.enabled !== undefined){
+let data46 = data45.enabled;
+const _errs100 = errors;
+if(typeof data46 !== "boolean"){
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(data46 === "false" || data46 === 0 || data46 === null){
+coerced36 = false;
+}
+else if(data46 === "true" || data46 === 1){
+coerced36 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data46 = coerced36;
+if(data45 !== undefined){
+data45["enabled"] = coerced36;
+}
+}
+}
+var valid12 = _errs100 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data45.executor_keys_file !== undefined){
+let data47 = data45.executor_keys_file;
+const _errs102 = errors;
+if(typeof data47 !== "string"){
+let dataType37 = typeof data47;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 == "number" || dataType37 == "boolean"){
+coerced37 = "" + data47;
+}
+else if(data47 === null){
+coerced37 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data47 = coerced37;
+if(data45 !== undefined){
+data45["executor_keys_file"] = coerced37;
+}
+}
+}
+if(errors === _errs102){
+if(typeof data47 === "string"){
+if(func3(data47) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid12 = _errs102 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data45.safe_mode !== undefined){
+let data48 = data45.safe_mode;
+const _errs104 = errors;
+if(typeof data48 !== "boolean"){
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(data48 === "false" || data48 === 0 || data48 === null){
+coerced38 = false;
+}
+else if(data48 === "true" || data48 === 1){
+coerced38 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data48 = coerced38;
+if(data45 !== undefined){
+data45["safe_mode"] = coerced38;
+}
+}
+}
+var valid12 = _errs104 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data45.max_bundle_ops !== undefined){
+let data49 = data45.max_bundle_ops;
+const _errs106 = errors;
+if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+let dataType39 = typeof data49;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data49 === null
+              || (dataType39 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced39 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data49 = coerced39;
+if(data45 !== undefined){
+data45["max_bundle_ops"] = coerced39;
+}
+}
+}
+if(errors === _errs106){
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 > 1000 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs106 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid7 = _errs97 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
 }
 }
 }
@@ -1519,200 +1877,200 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data40 = data.tokens;
-const _errs86 = errors;
-if(errors === _errs86){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs88 = errors;
-for(const key5 in data40){
-if(!(((key5 === "prices") || (key5 === "price_feeds")) || (key5 === "token_list"))){
-validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+let data50 = data.tokens;
+const _errs108 = errors;
+if(errors === _errs108){
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+const _errs110 = errors;
+for(const key7 in data50){
+if(!(((key7 === "prices") || (key7 === "price_feeds")) || (key7 === "token_list"))){
+validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs88 === errors){
-if(data40.prices !== undefined){
-let data41 = data40.prices;
-const _errs89 = errors;
-if(errors === _errs89){
-if(Array.isArray(data41)){
-var valid12 = true;
-const len4 = data41.length;
+if(_errs110 === errors){
+if(data50.prices !== undefined){
+let data51 = data50.prices;
+const _errs111 = errors;
+if(errors === _errs111){
+if(Array.isArray(data51)){
+var valid14 = true;
+const len4 = data51.length;
 for(let i6=0; i6<len4; i6++){
-let data42 = data41[i6];
-const _errs91 = errors;
-if(errors === _errs91){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let data52 = data51[i6];
+const _errs113 = errors;
+if(errors === _errs113){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
 let missing3;
-if((((data42.chain === undefined) && (missing3 = "chain")) || ((data42.contract === undefined) && (missing3 = "contract"))) || ((data42.usd === undefined) && (missing3 = "usd"))){
+if((((data52.chain === undefined) && (missing3 = "chain")) || ((data52.contract === undefined) && (missing3 = "contract"))) || ((data52.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs93 = errors;
-for(const key6 in data42){
-if(!((((key6 === "chain") || (key6 === "network")) || (key6 === "contract")) || (key6 === "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+const _errs115 = errors;
+for(const key8 in data52){
+if(!((((key8 === "chain") || (key8 === "network")) || (key8 === "contract")) || (key8 === "usd"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs93 === errors){
-if(data42.chain !== undefined){
-let data43 = data42.chain;
-const _errs94 = errors;
-if(typeof data43 !== "string"){
-let dataType32 = typeof data43;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 == "number" || dataType32 == "boolean"){
-coerced32 = "" + data43;
+if(_errs115 === errors){
+if(data52.chain !== undefined){
+let data53 = data52.chain;
+const _errs116 = errors;
+if(typeof data53 !== "string"){
+let dataType40 = typeof data53;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 == "number" || dataType40 == "boolean"){
+coerced40 = "" + data53;
 }
-else if(data43 === null){
-coerced32 = "";
+else if(data53 === null){
+coerced40 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced32 !== undefined){
-data43 = coerced32;
-if(data42 !== undefined){
-data42["chain"] = coerced32;
+if(coerced40 !== undefined){
+data53 = coerced40;
+if(data52 !== undefined){
+data52["chain"] = coerced40;
 }
 }
 }
-if(errors === _errs94){
-if(typeof data43 === "string"){
-if(!pattern2.test(data43)){
+if(errors === _errs116){
+if(typeof data53 === "string"){
+if(!pattern2.test(data53)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs94 === errors;
+var valid15 = _errs116 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data42.network !== undefined){
-let data44 = data42.network;
-const _errs96 = errors;
-if(typeof data44 !== "string"){
-let dataType33 = typeof data44;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data44;
+if(valid15){
+if(data52.network !== undefined){
+let data54 = data52.network;
+const _errs118 = errors;
+if(typeof data54 !== "string"){
+let dataType41 = typeof data54;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 == "number" || dataType41 == "boolean"){
+coerced41 = "" + data54;
 }
-else if(data44 === null){
-coerced33 = "";
+else if(data54 === null){
+coerced41 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced33 !== undefined){
-data44 = coerced33;
-if(data42 !== undefined){
-data42["network"] = coerced33;
+if(coerced41 !== undefined){
+data54 = coerced41;
+if(data52 !== undefined){
+data52["network"] = coerced41;
 }
 }
 }
-if(errors === _errs96){
-if(typeof data44 === "string"){
-if(!pattern2.test(data44)){
+if(errors === _errs118){
+if(typeof data54 === "string"){
+if(!pattern2.test(data54)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs96 === errors;
+var valid15 = _errs118 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data42.contract !== undefined){
-let data45 = data42.contract;
-const _errs98 = errors;
-if(typeof data45 !== "string"){
-let dataType34 = typeof data45;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data45;
+if(valid15){
+if(data52.contract !== undefined){
+let data55 = data52.contract;
+const _errs120 = errors;
+if(typeof data55 !== "string"){
+let dataType42 = typeof data55;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 == "number" || dataType42 == "boolean"){
+coerced42 = "" + data55;
 }
-else if(data45 === null){
-coerced34 = "";
+else if(data55 === null){
+coerced42 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced34 !== undefined){
-data45 = coerced34;
-if(data42 !== undefined){
-data42["contract"] = coerced34;
+if(coerced42 !== undefined){
+data55 = coerced42;
+if(data52 !== undefined){
+data52["contract"] = coerced42;
 }
 }
 }
-if(errors === _errs98){
-if(typeof data45 === "string"){
-if(!pattern8.test(data45)){
+if(errors === _errs120){
+if(typeof data55 === "string"){
+if(!pattern6.test(data55)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs98 === errors;
+var valid15 = _errs120 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data42.usd !== undefined){
-let data46 = data42.usd;
-const _errs100 = errors;
-if(typeof data46 !== "string"){
-let dataType35 = typeof data46;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data46;
+if(valid15){
+if(data52.usd !== undefined){
+let data56 = data52.usd;
+const _errs122 = errors;
+if(typeof data56 !== "string"){
+let dataType43 = typeof data56;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 == "number" || dataType43 == "boolean"){
+coerced43 = "" + data56;
 }
-else if(data46 === null){
-coerced35 = "";
+else if(data56 === null){
+coerced43 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data46 = coerced35;
-if(data42 !== undefined){
-data42["usd"] = coerced35;
+if(coerced43 !== undefined){
+data56 = coerced43;
+if(data52 !== undefined){
+data52["usd"] = coerced43;
 }
 }
 }
-if(errors === _errs100){
-if(typeof data46 === "string"){
-if(!pattern9.test(data46)){
+if(errors === _errs122){
+if(typeof data56 === "string"){
+if(!pattern13.test(data56)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs100 === errors;
+var valid15 = _errs122 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
 }
 }
@@ -1725,8 +2083,8 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPat
 return false;
 }
 }
-var valid12 = _errs91 === errors;
-if(!valid12){
+var valid14 = _errs113 === errors;
+if(!valid14){
 break;
 }
 }
@@ -1736,193 +2094,193 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid11 = _errs89 === errors;
+var valid13 = _errs111 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-if(valid11){
-if(data40.price_feeds !== undefined){
-let data47 = data40.price_feeds;
-const _errs102 = errors;
-if(errors === _errs102){
-if(Array.isArray(data47)){
-var valid14 = true;
-const len5 = data47.length;
+if(valid13){
+if(data50.price_feeds !== undefined){
+let data57 = data50.price_feeds;
+const _errs124 = errors;
+if(errors === _errs124){
+if(Array.isArray(data57)){
+var valid16 = true;
+const len5 = data57.length;
 for(let i7=0; i7<len5; i7++){
-let data48 = data47[i7];
-const _errs104 = errors;
-if(errors === _errs104){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+let data58 = data57[i7];
+const _errs126 = errors;
+if(errors === _errs126){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
 let missing4;
-if((((data48.chain === undefined) && (missing4 = "chain")) || ((data48.contract === undefined) && (missing4 = "contract"))) || ((data48.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data58.chain === undefined) && (missing4 = "chain")) || ((data58.contract === undefined) && (missing4 = "contract"))) || ((data58.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs106 = errors;
-for(const key7 in data48){
-if(!((((key7 === "chain") || (key7 === "network")) || (key7 === "contract")) || (key7 === "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+const _errs128 = errors;
+for(const key9 in data58){
+if(!((((key9 === "chain") || (key9 === "network")) || (key9 === "contract")) || (key9 === "aggregator"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs106 === errors){
-if(data48.chain !== undefined){
-let data49 = data48.chain;
-const _errs107 = errors;
-if(typeof data49 !== "string"){
-let dataType36 = typeof data49;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data49;
+if(_errs128 === errors){
+if(data58.chain !== undefined){
+let data59 = data58.chain;
+const _errs129 = errors;
+if(typeof data59 !== "string"){
+let dataType44 = typeof data59;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data59;
 }
-else if(data49 === null){
-coerced36 = "";
+else if(data59 === null){
+coerced44 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data49 = coerced36;
-if(data48 !== undefined){
-data48["chain"] = coerced36;
+if(coerced44 !== undefined){
+data59 = coerced44;
+if(data58 !== undefined){
+data58["chain"] = coerced44;
 }
 }
 }
-if(errors === _errs107){
-if(typeof data49 === "string"){
-if(!pattern2.test(data49)){
+if(errors === _errs129){
+if(typeof data59 === "string"){
+if(!pattern2.test(data59)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid15 = _errs107 === errors;
+var valid17 = _errs129 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
-if(valid15){
-if(data48.network !== undefined){
-let data50 = data48.network;
-const _errs109 = errors;
-if(typeof data50 !== "string"){
-let dataType37 = typeof data50;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 == "number" || dataType37 == "boolean"){
-coerced37 = "" + data50;
+if(valid17){
+if(data58.network !== undefined){
+let data60 = data58.network;
+const _errs131 = errors;
+if(typeof data60 !== "string"){
+let dataType45 = typeof data60;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 == "number" || dataType45 == "boolean"){
+coerced45 = "" + data60;
 }
-else if(data50 === null){
-coerced37 = "";
+else if(data60 === null){
+coerced45 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data50 = coerced37;
-if(data48 !== undefined){
-data48["network"] = coerced37;
+if(coerced45 !== undefined){
+data60 = coerced45;
+if(data58 !== undefined){
+data58["network"] = coerced45;
 }
 }
 }
-if(errors === _errs109){
-if(typeof data50 === "string"){
-if(!pattern2.test(data50)){
+if(errors === _errs131){
+if(typeof data60 === "string"){
+if(!pattern2.test(data60)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid15 = _errs109 === errors;
+var valid17 = _errs131 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
-if(valid15){
-if(data48.contract !== undefined){
-let data51 = data48.contract;
-const _errs111 = errors;
-if(typeof data51 !== "string"){
-let dataType38 = typeof data51;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 == "number" || dataType38 == "boolean"){
-coerced38 = "" + data51;
+if(valid17){
+if(data58.contract !== undefined){
+let data61 = data58.contract;
+const _errs133 = errors;
+if(typeof data61 !== "string"){
+let dataType46 = typeof data61;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 == "number" || dataType46 == "boolean"){
+coerced46 = "" + data61;
 }
-else if(data51 === null){
-coerced38 = "";
+else if(data61 === null){
+coerced46 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data51 = coerced38;
-if(data48 !== undefined){
-data48["contract"] = coerced38;
+if(coerced46 !== undefined){
+data61 = coerced46;
+if(data58 !== undefined){
+data58["contract"] = coerced46;
 }
 }
 }
-if(errors === _errs111){
-if(typeof data51 === "string"){
-if(!pattern8.test(data51)){
+if(errors === _errs133){
+if(typeof data61 === "string"){
+if(!pattern6.test(data61)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid15 = _errs111 === errors;
+var valid17 = _errs133 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
-if(valid15){
-if(data48.aggregator !== undefined){
-let data52 = data48.aggregator;
-const _errs113 = errors;
-if(typeof data52 !== "string"){
-let dataType39 = typeof data52;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data52;
+if(valid17){
+if(data58.aggregator !== undefined){
+let data62 = data58.aggregator;
+const _errs135 = errors;
+if(typeof data62 !== "string"){
+let dataType47 = typeof data62;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 == "number" || dataType47 == "boolean"){
+coerced47 = "" + data62;
 }
-else if(data52 === null){
-coerced39 = "";
+else if(data62 === null){
+coerced47 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data52 = coerced39;
-if(data48 !== undefined){
-data48["aggregator"] = coerced39;
+if(coerced47 !== undefined){
+data62 = coerced47;
+if(data58 !== undefined){
+data58["aggregator"] = coerced47;
 }
 }
 }
-if(errors === _errs113){
-if(typeof data52 === "string"){
-if(!pattern8.test(data52)){
+if(errors === _errs135){
+if(typeof data62 === "string"){
+if(!pattern6.test(data62)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid15 = _errs113 === errors;
+var valid17 = _errs135 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
 }
 }
@@ -1935,8 +2293,8 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,sche
 return false;
 }
 }
-var valid14 = _errs104 === errors;
-if(!valid14){
+var valid16 = _errs126 === errors;
+if(!valid16){
 break;
 }
 }
@@ -1946,49 +2304,49 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid11 = _errs102 === errors;
+var valid13 = _errs124 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-if(valid11){
-if(data40.token_list !== undefined){
-let data53 = data40.token_list;
-const _errs115 = errors;
-if(typeof data53 !== "string"){
-let dataType40 = typeof data53;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 == "number" || dataType40 == "boolean"){
-coerced40 = "" + data53;
+if(valid13){
+if(data50.token_list !== undefined){
+let data63 = data50.token_list;
+const _errs137 = errors;
+if(typeof data63 !== "string"){
+let dataType48 = typeof data63;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data63;
 }
-else if(data53 === null){
-coerced40 = "";
+else if(data63 === null){
+coerced48 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced40 !== undefined){
-data53 = coerced40;
-if(data40 !== undefined){
-data40["token_list"] = coerced40;
+if(coerced48 !== undefined){
+data63 = coerced48;
+if(data50 !== undefined){
+data50["token_list"] = coerced48;
 }
 }
 }
-if(errors === _errs115){
-if(typeof data53 === "string"){
-if(func3(data53) < 1){
+if(errors === _errs137){
+if(typeof data63 === "string"){
+if(func3(data63) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid11 = _errs115 === errors;
+var valid13 = _errs137 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
 }
 }
@@ -1999,188 +2357,188 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs86 === errors;
+var valid0 = _errs108 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data54 = data.nfts;
-const _errs117 = errors;
-if(errors === _errs117){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs119 = errors;
-for(const key8 in data54){
-if(!((((key8 === "ipfs_gateway") || (key8 === "arweave_gateway")) || (key8 === "metadata_timeout_ms")) || (key8 === "metadata_max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+let data64 = data.nfts;
+const _errs139 = errors;
+if(errors === _errs139){
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+const _errs141 = errors;
+for(const key10 in data64){
+if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs119 === errors){
-if(data54.ipfs_gateway !== undefined){
-let data55 = data54.ipfs_gateway;
-const _errs120 = errors;
-if(typeof data55 !== "string"){
-let dataType41 = typeof data55;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 == "number" || dataType41 == "boolean"){
-coerced41 = "" + data55;
+if(_errs141 === errors){
+if(data64.ipfs_gateway !== undefined){
+let data65 = data64.ipfs_gateway;
+const _errs142 = errors;
+if(typeof data65 !== "string"){
+let dataType49 = typeof data65;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data65;
 }
-else if(data55 === null){
-coerced41 = "";
+else if(data65 === null){
+coerced49 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced41 !== undefined){
-data55 = coerced41;
-if(data54 !== undefined){
-data54["ipfs_gateway"] = coerced41;
+if(coerced49 !== undefined){
+data65 = coerced49;
+if(data64 !== undefined){
+data64["ipfs_gateway"] = coerced49;
 }
 }
 }
-if(errors === _errs120){
-if(typeof data55 === "string"){
-if(!pattern4.test(data55)){
+if(errors === _errs142){
+if(typeof data65 === "string"){
+if(!pattern4.test(data65)){
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid16 = _errs120 === errors;
+var valid18 = _errs142 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
-if(valid16){
-if(data54.arweave_gateway !== undefined){
-let data56 = data54.arweave_gateway;
-const _errs122 = errors;
-if(typeof data56 !== "string"){
-let dataType42 = typeof data56;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data56;
+if(valid18){
+if(data64.arweave_gateway !== undefined){
+let data66 = data64.arweave_gateway;
+const _errs144 = errors;
+if(typeof data66 !== "string"){
+let dataType50 = typeof data66;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data66;
 }
-else if(data56 === null){
-coerced42 = "";
+else if(data66 === null){
+coerced50 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced42 !== undefined){
-data56 = coerced42;
-if(data54 !== undefined){
-data54["arweave_gateway"] = coerced42;
+if(coerced50 !== undefined){
+data66 = coerced50;
+if(data64 !== undefined){
+data64["arweave_gateway"] = coerced50;
 }
 }
 }
-if(errors === _errs122){
-if(typeof data56 === "string"){
-if(!pattern4.test(data56)){
+if(errors === _errs144){
+if(typeof data66 === "string"){
+if(!pattern4.test(data66)){
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid16 = _errs122 === errors;
+var valid18 = _errs144 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
-if(valid16){
-if(data54.metadata_timeout_ms !== undefined){
-let data57 = data54.metadata_timeout_ms;
-const _errs124 = errors;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-let dataType43 = typeof data57;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data57 === null
-              || (dataType43 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced43 = +data57;
+if(valid18){
+if(data64.metadata_timeout_ms !== undefined){
+let data67 = data64.metadata_timeout_ms;
+const _errs146 = errors;
+if(!(((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67))) && (isFinite(data67)))){
+let dataType51 = typeof data67;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data67 === null
+              || (dataType51 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
+coerced51 = +data67;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced43 !== undefined){
-data57 = coerced43;
-if(data54 !== undefined){
-data54["metadata_timeout_ms"] = coerced43;
+if(coerced51 !== undefined){
+data67 = coerced51;
+if(data64 !== undefined){
+data64["metadata_timeout_ms"] = coerced51;
 }
 }
 }
-if(errors === _errs124){
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 60000 || isNaN(data57)){
+if(errors === _errs146){
+if((typeof data67 == "number") && (isFinite(data67))){
+if(data67 > 60000 || isNaN(data67)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data57 < 100 || isNaN(data57)){
+if(data67 < 100 || isNaN(data67)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
-var valid16 = _errs124 === errors;
+var valid18 = _errs146 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
-if(valid16){
-if(data54.metadata_max_bytes !== undefined){
-let data58 = data54.metadata_max_bytes;
-const _errs126 = errors;
-if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
-let dataType44 = typeof data58;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data58 === null
-              || (dataType44 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced44 = +data58;
+if(valid18){
+if(data64.metadata_max_bytes !== undefined){
+let data68 = data64.metadata_max_bytes;
+const _errs148 = errors;
+if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
+let dataType52 = typeof data68;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data68 === null
+              || (dataType52 === "string" && data68 && data68 == +data68 && !(data68 % 1))){
+coerced52 = +data68;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced44 !== undefined){
-data58 = coerced44;
-if(data54 !== undefined){
-data54["metadata_max_bytes"] = coerced44;
+if(coerced52 !== undefined){
+data68 = coerced52;
+if(data64 !== undefined){
+data64["metadata_max_bytes"] = coerced52;
 }
 }
 }
-if(errors === _errs126){
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 > 52428800 || isNaN(data58)){
+if(errors === _errs148){
+if((typeof data68 == "number") && (isFinite(data68))){
+if(data68 > 52428800 || isNaN(data68)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data58 < 1024 || isNaN(data58)){
+if(data68 < 1024 || isNaN(data68)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid16 = _errs126 === errors;
+var valid18 = _errs148 === errors;
 }
 else {
-var valid16 = true;
+var valid18 = true;
 }
 }
 }
@@ -2192,82 +2550,82 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs117 === errors;
+var valid0 = _errs139 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data59 = data.webhooks;
-const _errs128 = errors;
-if(errors === _errs128){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-const _errs130 = errors;
-for(const key9 in data59){
-if(!(((((key9 === "retry_schedule_s") || (key9 === "timeout_s")) || (key9 === "max_in_flight_per_endpoint")) || (key9 === "max_payload_bytes")) || (key9 === "pending_poll_ms"))){
-validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
+let data69 = data.webhooks;
+const _errs150 = errors;
+if(errors === _errs150){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+const _errs152 = errors;
+for(const key11 in data69){
+if(!(((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms"))){
+validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs130 === errors){
-if(data59.retry_schedule_s !== undefined){
-let data60 = data59.retry_schedule_s;
-const _errs131 = errors;
-if(errors === _errs131){
-if(Array.isArray(data60)){
-if(data60.length > 20){
+if(_errs152 === errors){
+if(data69.retry_schedule_s !== undefined){
+let data70 = data69.retry_schedule_s;
+const _errs153 = errors;
+if(errors === _errs153){
+if(Array.isArray(data70)){
+if(data70.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data60.length < 1){
+if(data70.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid18 = true;
-const len6 = data60.length;
+var valid20 = true;
+const len6 = data70.length;
 for(let i8=0; i8<len6; i8++){
-let data61 = data60[i8];
-const _errs133 = errors;
-if(!((typeof data61 == "number") && (isFinite(data61)))){
-let dataType45 = typeof data61;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 == "boolean" || data61 === null
-              || (dataType45 == "string" && data61 && data61 == +data61)){
-coerced45 = +data61;
+let data71 = data70[i8];
+const _errs155 = errors;
+if(!((typeof data71 == "number") && (isFinite(data71)))){
+let dataType53 = typeof data71;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 == "boolean" || data71 === null
+              || (dataType53 == "string" && data71 && data71 == +data71)){
+coerced53 = +data71;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced45 !== undefined){
-data61 = coerced45;
-if(data60 !== undefined){
-data60[i8] = coerced45;
+if(coerced53 !== undefined){
+data71 = coerced53;
+if(data70 !== undefined){
+data70[i8] = coerced53;
 }
 }
 }
-if(errors === _errs133){
-if((typeof data61 == "number") && (isFinite(data61))){
-if(data61 > 604800 || isNaN(data61)){
+if(errors === _errs155){
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 > 604800 || isNaN(data71)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data61 < 0 || isNaN(data61)){
+if(data71 < 0 || isNaN(data71)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs133 === errors;
-if(!valid18){
+var valid20 = _errs155 === errors;
+if(!valid20){
 break;
 }
 }
@@ -2279,182 +2637,182 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid17 = _errs131 === errors;
+var valid19 = _errs153 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
-if(valid17){
-if(data59.timeout_s !== undefined){
-let data62 = data59.timeout_s;
-const _errs135 = errors;
-if(!((typeof data62 == "number") && (isFinite(data62)))){
-let dataType46 = typeof data62;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 == "boolean" || data62 === null
-              || (dataType46 == "string" && data62 && data62 == +data62)){
-coerced46 = +data62;
+if(valid19){
+if(data69.timeout_s !== undefined){
+let data72 = data69.timeout_s;
+const _errs157 = errors;
+if(!((typeof data72 == "number") && (isFinite(data72)))){
+let dataType54 = typeof data72;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "boolean" || data72 === null
+              || (dataType54 == "string" && data72 && data72 == +data72)){
+coerced54 = +data72;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced46 !== undefined){
-data62 = coerced46;
-if(data59 !== undefined){
-data59["timeout_s"] = coerced46;
+if(coerced54 !== undefined){
+data72 = coerced54;
+if(data69 !== undefined){
+data69["timeout_s"] = coerced54;
 }
 }
 }
-if(errors === _errs135){
-if((typeof data62 == "number") && (isFinite(data62))){
-if(data62 > 60 || isNaN(data62)){
+if(errors === _errs157){
+if((typeof data72 == "number") && (isFinite(data72))){
+if(data72 > 60 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data62 <= 0 || isNaN(data62)){
+if(data72 <= 0 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs135 === errors;
+var valid19 = _errs157 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
-if(valid17){
-if(data59.max_in_flight_per_endpoint !== undefined){
-let data63 = data59.max_in_flight_per_endpoint;
-const _errs137 = errors;
-if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
-let dataType47 = typeof data63;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data63 === null
-              || (dataType47 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced47 = +data63;
+if(valid19){
+if(data69.max_in_flight_per_endpoint !== undefined){
+let data73 = data69.max_in_flight_per_endpoint;
+const _errs159 = errors;
+if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
+let dataType55 = typeof data73;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data73 === null
+              || (dataType55 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
+coerced55 = +data73;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced47 !== undefined){
-data63 = coerced47;
-if(data59 !== undefined){
-data59["max_in_flight_per_endpoint"] = coerced47;
+if(coerced55 !== undefined){
+data73 = coerced55;
+if(data69 !== undefined){
+data69["max_in_flight_per_endpoint"] = coerced55;
 }
 }
 }
-if(errors === _errs137){
-if((typeof data63 == "number") && (isFinite(data63))){
-if(data63 > 256 || isNaN(data63)){
+if(errors === _errs159){
+if((typeof data73 == "number") && (isFinite(data73))){
+if(data73 > 256 || isNaN(data73)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data63 < 1 || isNaN(data63)){
+if(data73 < 1 || isNaN(data73)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs137 === errors;
+var valid19 = _errs159 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
-if(valid17){
-if(data59.max_payload_bytes !== undefined){
-let data64 = data59.max_payload_bytes;
-const _errs139 = errors;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-let dataType48 = typeof data64;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data64 === null
-              || (dataType48 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
-coerced48 = +data64;
+if(valid19){
+if(data69.max_payload_bytes !== undefined){
+let data74 = data69.max_payload_bytes;
+const _errs161 = errors;
+if(!(((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74))) && (isFinite(data74)))){
+let dataType56 = typeof data74;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data74 === null
+              || (dataType56 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced56 = +data74;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data64 = coerced48;
-if(data59 !== undefined){
-data59["max_payload_bytes"] = coerced48;
+if(coerced56 !== undefined){
+data74 = coerced56;
+if(data69 !== undefined){
+data69["max_payload_bytes"] = coerced56;
 }
 }
 }
-if(errors === _errs139){
-if((typeof data64 == "number") && (isFinite(data64))){
-if(data64 > 10485760 || isNaN(data64)){
+if(errors === _errs161){
+if((typeof data74 == "number") && (isFinite(data74))){
+if(data74 > 10485760 || isNaN(data74)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data64 < 4096 || isNaN(data64)){
+if(data74 < 4096 || isNaN(data74)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs139 === errors;
+var valid19 = _errs161 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
-if(valid17){
-if(data59.pending_poll_ms !== undefined){
-let data65 = data59.pending_poll_ms;
-const _errs141 = errors;
-if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
-let dataType49 = typeof data65;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data65 === null
-              || (dataType49 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
-coerced49 = +data65;
+if(valid19){
+if(data69.pending_poll_ms !== undefined){
+let data75 = data69.pending_poll_ms;
+const _errs163 = errors;
+if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
+let dataType57 = typeof data75;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data75 === null
+              || (dataType57 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced57 = +data75;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced49 !== undefined){
-data65 = coerced49;
-if(data59 !== undefined){
-data59["pending_poll_ms"] = coerced49;
+if(coerced57 !== undefined){
+data75 = coerced57;
+if(data69 !== undefined){
+data69["pending_poll_ms"] = coerced57;
 }
 }
 }
-if(errors === _errs141){
-if((typeof data65 == "number") && (isFinite(data65))){
-if(data65 > 60000 || isNaN(data65)){
+if(errors === _errs163){
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 > 60000 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data65 < 20 || isNaN(data65)){
+if(data75 < 20 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs141 === errors;
+var valid19 = _errs163 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
 }
 }
@@ -2467,102 +2825,102 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs128 === errors;
+var valid0 = _errs150 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data66 = data.email;
-const _errs143 = errors;
-if(errors === _errs143){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs145 = errors;
-for(const key10 in data66){
-if(!((key10 === "smtp_url") || (key10 === "from"))){
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+let data76 = data.email;
+const _errs165 = errors;
+if(errors === _errs165){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs167 = errors;
+for(const key12 in data76){
+if(!((key12 === "smtp_url") || (key12 === "from"))){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs145 === errors){
-if(data66.smtp_url !== undefined){
-let data67 = data66.smtp_url;
-const _errs146 = errors;
-if(typeof data67 !== "string"){
-let dataType50 = typeof data67;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data67;
+if(_errs167 === errors){
+if(data76.smtp_url !== undefined){
+let data77 = data76.smtp_url;
+const _errs168 = errors;
+if(typeof data77 !== "string"){
+let dataType58 = typeof data77;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 == "number" || dataType58 == "boolean"){
+coerced58 = "" + data77;
 }
-else if(data67 === null){
-coerced50 = "";
+else if(data77 === null){
+coerced58 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data67 = coerced50;
-if(data66 !== undefined){
-data66["smtp_url"] = coerced50;
+if(coerced58 !== undefined){
+data77 = coerced58;
+if(data76 !== undefined){
+data76["smtp_url"] = coerced58;
 }
 }
 }
-if(errors === _errs146){
-if(typeof data67 === "string"){
-if(!pattern16.test(data67)){
+if(errors === _errs168){
+if(typeof data77 === "string"){
+if(!pattern20.test(data77)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs146 === errors;
+var valid21 = _errs168 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data66.from !== undefined){
-let data68 = data66.from;
-const _errs148 = errors;
-if(typeof data68 !== "string"){
-let dataType51 = typeof data68;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data68;
+if(valid21){
+if(data76.from !== undefined){
+let data78 = data76.from;
+const _errs170 = errors;
+if(typeof data78 !== "string"){
+let dataType59 = typeof data78;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data78;
 }
-else if(data68 === null){
-coerced51 = "";
+else if(data78 === null){
+coerced59 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data68 = coerced51;
-if(data66 !== undefined){
-data66["from"] = coerced51;
+if(coerced59 !== undefined){
+data78 = coerced59;
+if(data76 !== undefined){
+data76["from"] = coerced59;
 }
 }
 }
-if(errors === _errs148){
-if(typeof data68 === "string"){
-if(func3(data68) < 3){
+if(errors === _errs170){
+if(typeof data78 === "string"){
+if(func3(data78) < 3){
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid19 = _errs148 === errors;
+var valid21 = _errs170 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
 }
 }
@@ -2572,46 +2930,46 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs143 === errors;
+var valid0 = _errs165 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data69 = data.encryption_key;
-const _errs150 = errors;
-if(typeof data69 !== "string"){
-let dataType52 = typeof data69;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data69;
+let data79 = data.encryption_key;
+const _errs172 = errors;
+if(typeof data79 !== "string"){
+let dataType60 = typeof data79;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data79;
 }
-else if(data69 === null){
-coerced52 = "";
+else if(data79 === null){
+coerced60 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data69 = coerced52;
+if(coerced60 !== undefined){
+data79 = coerced60;
 if(data !== undefined){
-data["encryption_key"] = coerced52;
+data["encryption_key"] = coerced60;
 }
 }
 }
-if(errors === _errs150){
-if(typeof data69 === "string"){
-if(!pattern17.test(data69)){
+if(errors === _errs172){
+if(typeof data79 === "string"){
+if(!pattern21.test(data79)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs150 === errors;
+var valid0 = _errs172 === errors;
 }
 else {
 var valid0 = true;

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationResultSet, Migrator } from '
 import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys.ts';
 import * as chainIndex from './migrations/2026-11-23T1300-chain-index.ts';
 import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
+import * as wallets from './migrations/2026-11-24T1400-wallets.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23T1000-accounts-and-keys': accountsAndKeys,
   '2026-11-23T1300-chain-index': chainIndex,
   '2026-11-24T1000-webhooks': webhooks,
+  '2026-11-24T1400-wallets': wallets,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -247,6 +247,22 @@ export interface WebhookMatcherCursorTable {
   seq: BigNumeric;
 }
 
+export interface WalletsTable {
+  key_id: string;
+  account_id: string;
+  network: string;
+  address: string;
+  chain: string;
+  owner: string;
+  salt: BigNumeric;
+  entry_point_version: '0.6' | '0.7';
+  entry_point: string;
+  factory: string;
+  created_at: Timestamp;
+  deployed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  deploy_tx: Nullable<string>;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -268,7 +284,10 @@ export interface Tables {
   webhook_attempts: WebhookAttemptsTable;
   webhook_daily_usage: WebhookDailyUsageTable;
   webhook_matcher_cursor: WebhookMatcherCursorTable;
+  wallets: WalletsTable;
 }
+
+export type WalletRow = Selectable<WalletsTable>;
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;

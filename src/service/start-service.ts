@@ -17,6 +17,7 @@ import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
 import { createMailer } from '../email/mailer.ts';
+import { installErc4337Contracts } from '../erc4337/contracts/install.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';
 import { startPostgresEventRelay } from '../events/postgres-relay.ts';
@@ -44,6 +45,9 @@ import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
+import { walletRoutes } from '../wallets/routes.ts';
+import { createWalletService } from '../wallets/service.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import { createEnricher } from '../webhooks/enricher.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
@@ -146,6 +150,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     probes.push({ name: 'devnet process', alive: () => devnet?.alive ?? false });
     // Token balances are read with Multicall3, which every public chain has at its usual address.
     await installMulticall3(devnet.url);
+    // ERC-4337: EntryPoint v0.6 and v0.7 and their SimpleAccountFactory, at the canonical addresses.
+    await installErc4337Contracts(devnet.url);
     logger.info({ chain: `${embedded.chain}/${embedded.network}`, url: devnet.url }, 'embedded devnet (anvil) running');
   }
 
@@ -183,9 +189,25 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   // Minted tokens get their metadata fetched in the background, before anyone asks: by the process
   // that indexes the network (every process sees every event; one fetch is enough).
   let indexers: Indexer[] = [];
+  const wallets = createWalletService({ db: database.db, chains });
+  const entryPoints = new Map(
+    chains
+      .list()
+      .map((network) => [
+        `${network.config.chain}/${network.config.network}`,
+        [network.config.erc4337.entryPointV06.toLowerCase(), network.config.erc4337.entryPointV07.toLowerCase()],
+      ]),
+  );
+  const watchDeployments = createDeploymentWatcher({
+    db: database.db,
+    entryPoints: (network) => entryPoints.get(network) ?? [],
+    logger,
+  });
   events.subscribe((batch) => {
     const mine = batch.filter((event) => indexers.some((indexer) => indexer.network === event.network && indexer.isRunning()));
-    if (mine.length > 0) nfts.fetcher.listener(mine);
+    if (mine.length === 0) return;
+    nfts.fetcher.listener(mine);
+    void watchDeployments(mine);
   });
   const secrets = createSecretBox(config);
   const enricher = createEnricher({ db: database.db, chains, tokens, logger });
@@ -239,6 +261,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
+        await walletRoutes(scope, { wallets });
       },
     ],
   });

@@ -1,0 +1,187 @@
+import { createWalletClient, encodeFunctionData, getAddress, http, parseEther } from 'viem';
+import { getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  entryPointV07Abi,
+  erc4337Addresses,
+  simpleAccountFactoryAbi,
+  simpleAccountV07Abi,
+} from '../../src/erc4337/contracts/abis.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
+
+/** anvil's account #1: sends handleOps here, as a bundler would. */
+const executorKey = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+describe('/v1/wallets', () => {
+  let chain: IndexedChain;
+  let key: string;
+  let otherKey: string;
+
+  const call = async (apiKey: string, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${chain.service.url}${path}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const api = (method: string, path: string, body?: unknown) => call(key, method, path, body);
+
+  beforeAll(async () => {
+    chain = await startIndexedChain();
+    await installErc4337Contracts(chain.service.anvil.url);
+    key = (await chain.service.createKey()).key;
+    otherKey = (await chain.service.createKey()).key;
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.service.stop();
+  });
+
+  it('creates counterfactual wallets at the factory’s address, per key, for both EntryPoints', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    const created = await api('POST', '/v1/wallets/create', { owner: owner.toLowerCase(), chain: 'ethereum', salt: '0x2a' });
+    expect(created.status).toBe(201);
+    const expected = await chain.publicClient.readContract({
+      address: erc4337Addresses.v07.factory,
+      abi: simpleAccountFactoryAbi,
+      functionName: 'getAddress',
+      args: [owner, 42n],
+    });
+    expect(created.body).toMatchObject({
+      address: expected,
+      owner,
+      chain: 'ethereum',
+      network: 'devnet',
+      status: 'counterfactual',
+      factory: erc4337Addresses.v07.factory,
+      entry_point: erc4337Addresses.v07.entryPoint,
+      entry_point_version: '0.7',
+      salt: '42',
+      nonce: 0,
+      deployed_at: null,
+      deploy_tx: null,
+    });
+    const again = await api('POST', '/v1/wallets/create', { owner, chain: 'ethereum', salt: 42 });
+    expect(again.body.address).toBe(expected);
+    expect(again.body.created_at).toBe(created.body.created_at);
+
+    const v06 = await api('POST', '/v1/wallets/create', { owner, chain: 'ethereum', salt: '42', entry_point_version: '0.6' });
+    expect(v06.body).toMatchObject({
+      entry_point: erc4337Addresses.v06.entryPoint,
+      factory: erc4337Addresses.v06.factory,
+      entry_point_version: '0.6',
+    });
+    expect(v06.body.address).not.toBe(expected);
+
+    const listed = await api('GET', '/v1/wallets');
+    expect(listed.body).toMatchObject({ page: 1, total: 2 });
+    expect(Object.keys(listed.body.wallets[0]).sort()).toEqual(
+      [
+        'address',
+        'chain',
+        'created_at',
+        'entry_point',
+        'entry_point_version',
+        'factory',
+        'network',
+        'owner',
+        'salt',
+        'status',
+      ].sort(),
+    );
+    expect((await api('GET', '/v1/wallets?chain=polygon')).body.total).toBe(0);
+    expect((await api('GET', `/v1/wallets/${expected}`)).body.address).toBe(expected);
+
+    // Another key sees none of them.
+    expect((await call(otherKey, 'GET', '/v1/wallets')).body.total).toBe(0);
+    const hidden = await call(otherKey, 'GET', `/v1/wallets/${expected}`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.code).toBe('not_found');
+  });
+
+  it('refuses bad input naming the parameter', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    for (const [body, param] of [
+      [{ owner: '0x1234', chain: 'ethereum' }, 'owner'],
+      [{ chain: 'ethereum' }, 'owner'],
+      [{ owner, chain: 'ethereum', salt: '-1' }, 'salt'],
+      [{ owner, chain: 'ethereum', salt: `0x1${'0'.repeat(64)}` }, 'salt'],
+      [{ owner, chain: 'ethereum', entry_point_version: '0.8' }, 'entry_point_version'],
+      [{ owner, chain: 'ethereum', colour: 'red' }, 'colour'],
+    ] as const) {
+      const answer = await api('POST', '/v1/wallets/create', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.message).toContain(param);
+    }
+    expect((await api('POST', '/v1/wallets/create', { owner, chain: 'dogechain' })).status).toBe(404);
+    expect((await api('GET', '/v1/wallets/0xnope')).status).toBe(400);
+    const noScope = (await chain.service.createKey({ scopes: ['rpc:read'] })).key;
+    const forbidden = await call(noScope, 'POST', '/v1/wallets/create', { owner, chain: 'ethereum' });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.message).toContain('wallets:manage');
+  });
+
+  it('turns deployed, with deploy_tx and deployed_at, once its first UserOperation deploys it', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const created = await api('POST', '/v1/wallets/create', { owner: owner.address, chain: 'ethereum' });
+    const sender = created.body.address as `0x${string}`;
+    await chain.wallet.sendTransaction({ to: sender, value: parseEther('1') });
+    const { entryPoint, factory } = erc4337Addresses.v07;
+    const unsigned = {
+      sender,
+      nonce: 0n,
+      factory,
+      factoryData: encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args: [owner.address, 0n] }),
+      callData: encodeFunctionData({
+        abi: simpleAccountV07Abi,
+        functionName: 'execute',
+        args: [getAddress(`0x${'11'.repeat(20)}`), 1n, '0x'],
+      }),
+      callGasLimit: 100_000n,
+      verificationGasLimit: 600_000n,
+      preVerificationGas: 60_000n,
+      maxFeePerGas: 20_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      signature: '0x',
+    } as const satisfies UserOperation<'0.7'>;
+    const hash = getUserOperationHash({
+      userOperation: unsigned,
+      entryPointAddress: entryPoint,
+      entryPointVersion: '0.7',
+      chainId: foundry.id,
+    });
+    const op = { ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) };
+    const executor = privateKeyToAccount(executorKey);
+    const executorWallet = createWalletClient({ account: executor, chain: foundry, transport: http(chain.service.anvil.url) });
+    const txHash = await executorWallet.writeContract({
+      address: entryPoint,
+      abi: entryPointV07Abi,
+      functionName: 'handleOps',
+      args: [[toPackedUserOperation(op)], executor.address],
+      gas: 2_000_000n,
+    });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: txHash });
+    expect(receipt.status).toBe('success');
+    await chain.synced();
+    const deployed = await eventually(
+      async () => {
+        const got = await api('GET', `/v1/wallets/${sender}`);
+        return got.body.deploy_tx ? got.body : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the wallet marked deployed' },
+    );
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    expect(deployed).toMatchObject({
+      status: 'deployed',
+      deploy_tx: txHash,
+      nonce: 1,
+      deployed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
+    });
+  });
+});
