@@ -23,14 +23,27 @@ let nextId = 1;
  * breakers), for the service's own reads: `readContract`, `multicall`, `getBlock`.
  */
 export function publicClientFor(network: Network): PublicClient {
-  const chain: Chain = defineChain({
+  return createPublicClient({
+    chain: chainOf(network),
+    transport: poolTransport(network),
+    batch: { multicall: false },
+  }) as PublicClient;
+}
+
+/** The network as viem's chain (its id, name and native currency; Multicall3 at its usual address). */
+export function chainOf(network: Network): Chain {
+  return defineChain({
     id: network.config.chainId,
     name: `${network.config.chain}/${network.config.network}`,
     nativeCurrency: { name: network.config.nativeSymbol, symbol: network.config.nativeSymbol, decimals: 18 },
     rpcUrls: { default: { http: [] } },
     contracts: { multicall3: { address: multicall3Address } },
   });
-  const transport = custom(
+}
+
+/** A viem transport over the network's upstream pool (for public and wallet clients of the service's own). */
+export function poolTransport(network: Network) {
+  return custom(
     {
       async request({ method, params }: { method: string; params?: unknown }) {
         const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }));
@@ -41,5 +54,4 @@ export function publicClientFor(network: Network): PublicClient {
     },
     { retryCount: 0 },
   );
-  return createPublicClient({ chain, transport, batch: { multicall: false } }) as PublicClient;
 }

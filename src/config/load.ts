@@ -62,6 +62,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   shutdown_grace_s: { flag: 'shutdown-grace', env: 'BLOCKYARD_SHUTDOWN_GRACE' },
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
+  bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
 };
 
 export const settingSources = sources;
@@ -162,6 +163,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     webhooks: buildWebhooks(settings),
     email: { smtpUrl: settings.email?.smtp_url, from: settings.email?.from ?? 'Blockyard <blockyard@localhost>' },
     encryptionKey: settings.encryption_key?.toLowerCase(),
+    bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);

@@ -179,6 +179,8 @@ export const settingsSchema = {
     nfts: nftSettingsSchema,
     webhooks: webhookSettingsSchema,
     email: emailSettingsSchema,
+    /** Comma-separated private keys the bundler sends bundles from (never logged). */
+    bundler_keys: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$' },
     /** 64 hex characters: the key webhook signing secrets are encrypted with at rest. */
     encryption_key: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
   },
@@ -308,6 +310,8 @@ export interface Config {
   readonly nfts: NftsConfig;
   readonly webhooks: WebhooksConfig;
   readonly email: EmailConfig;
+  /** Executor keys of every bundler (BLOCKYARD_BUNDLER_KEYS); a network's `executor_keys_file` comes first. */
+  readonly bundlerKeys: readonly string[];
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
   /** Where the YAML file was read from, if any. */

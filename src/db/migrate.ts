@@ -3,6 +3,7 @@ import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys
 import * as chainIndex from './migrations/2026-11-23T1300-chain-index.ts';
 import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
 import * as wallets from './migrations/2026-11-24T1400-wallets.ts';
+import * as userOperations from './migrations/2026-11-24T1500-user-operations.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23T1300-chain-index': chainIndex,
   '2026-11-24T1000-webhooks': webhooks,
   '2026-11-24T1400-wallets': wallets,
+  '2026-11-24T1500-user-operations': userOperations,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -263,6 +263,28 @@ export interface WalletsTable {
   deploy_tx: Nullable<string>;
 }
 
+export type UserOperationStatus = 'pending' | 'submitted' | 'included' | 'failed' | 'replaced';
+
+export interface UserOperationsTable {
+  hash: string;
+  network: string;
+  entry_point: string;
+  entry_point_version: '0.6' | '0.7';
+  sender: string;
+  nonce: BigNumeric;
+  op: Json<Record<string, string>>;
+  max_fee_per_gas: BigNumeric;
+  max_priority_fee_per_gas: BigNumeric;
+  status: UserOperationStatus;
+  reason: Nullable<string>;
+  tx_hash: Nullable<string>;
+  block_number: ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
+  block_hash: Nullable<string>;
+  receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -285,7 +307,10 @@ export interface Tables {
   webhook_daily_usage: WebhookDailyUsageTable;
   webhook_matcher_cursor: WebhookMatcherCursorTable;
   wallets: WalletsTable;
+  user_operations: UserOperationsTable;
 }
+
+export type UserOperationRow = Selectable<UserOperationsTable>;
 
 export type WalletRow = Selectable<WalletsTable>;
 

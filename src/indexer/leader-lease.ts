@@ -23,7 +23,12 @@ export interface IndexerLease {
  * connection reserved for it. Other processes stand by and take over when the holder's session ends
  * (it stopped or died).
  */
-export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger: Logger): IndexerLease {
+export function acquireIndexerLease(
+  db: Kysely<Tables>,
+  network: string,
+  logger: Logger,
+  role: 'indexer' | 'bundler' = 'indexer',
+): IndexerLease {
   let releaseRequested = false;
   let wake: (() => void) | undefined;
   /** Waits `ms`, or less if the lease is released meanwhile. */
@@ -39,7 +44,8 @@ export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger:
   const acquired = new Promise<void>((resolve) => {
     markAcquired = resolve;
   });
-  const key = `blockyard-indexer:${network}`;
+  // The indexer's key is the one it always had, so a rolling upgrade keeps one indexer per network.
+  const key = role === 'indexer' ? `blockyard-indexer:${network}` : `blockyard-${role}:${network}`;
 
   const held = db
     .connection()
@@ -48,7 +54,7 @@ export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger:
       while (!releaseRequested) {
         const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(connection);
         if (rows[0]?.ok) {
-          logger.info({ network }, 'indexer lease acquired: this process indexes the network');
+          logger.info({ network, role }, `${role} lease acquired: this process runs the ${role} of the network`);
           markAcquired();
           // The lock lives as long as this session: a failing check means the server ended it.
           while (!releaseRequested) {
@@ -58,12 +64,12 @@ export function acquireIndexerLease(db: Kysely<Tables>, network: string, logger:
           await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
           return;
         }
-        if (!announcedStandby) logger.info({ network }, 'another process indexes this network; standing by');
+        if (!announcedStandby) logger.info({ network, role }, `another process runs the ${role} of this network; standing by`);
         announcedStandby = true;
         await pause(standbyRetryMs);
       }
     })
-    .catch((error) => logger.error({ err: error, network }, 'indexer lease lost with its database connection'));
+    .catch((error) => logger.error({ err: error, network, role }, `${role} lease lost with its database connection`));
 
   return {
     acquired,

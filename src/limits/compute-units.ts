@@ -129,6 +129,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'gas.prices': 5,
   'gas.policies.create': 10,
   'gas.sponsor': 50,
+  'bundler.rpc': 10,
 });
 
 const currentBlockTags = new Set(['latest', 'pending', 'safe', 'finalized']);

@@ -7,9 +7,13 @@ import { createAccountService } from '../accounts/service.ts';
 import { createAccountStore } from '../accounts/store.ts';
 import { resolveAdminToken } from '../auth/admin-token.ts';
 import { createAuthenticator } from '../auth/authenticator.ts';
+import { type BundleLoop, startBundleLoop } from '../bundler/bundle-loop.ts';
+import { createBundlerService } from '../bundler/bundler-service.ts';
+import { executorKeysFor } from '../bundler/executor-keys.ts';
+import { bundlerRoutes } from '../bundler/routes.ts';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
-import type { Config, Role, UpstreamConfig } from '../config/schema.ts';
+import type { Config, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
@@ -102,16 +106,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
-/** Roles this version can run; the bundler comes with its issue. */
-const builtRoles: readonly Role[] = ['api', 'indexer', 'webhooks'];
-
 async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<RunningService> {
   const { config, logger, metrics, shutdown } = ctx;
-  if (!config.roles.some((role) => builtRoles.includes(role))) {
-    throw new Error(`none of the roles ${config.roles.join(', ')} is built yet; this version runs: ${builtRoles.join(', ')}`);
-  }
-  const notBuilt = config.roles.filter((role) => !builtRoles.includes(role));
-  if (notBuilt.length > 0) logger.info({ roles: notBuilt }, 'roles not built yet: nothing to run for them');
   mkdirSync(config.dataDir, { recursive: true });
   const embedded = config.chains.find((chain) => chain.embedded);
   // A joining process uses the running service's database and devnet, and starts neither.
@@ -231,6 +227,31 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     webhookRole = await startWebhookRole({ ctx, databaseUrl: database.url, chains, events, secrets, enricher, mailer });
     shutdown.add('webhook delivery', () => webhookRole?.close());
   }
+  const bundleLoops = new Map<string, BundleLoop>();
+  const bundler = createBundlerService({ db: database.db, queued: (network) => bundleLoops.get(network)?.poke() });
+  if (config.roles.includes('bundler')) {
+    for (const network of chains.list()) {
+      if (network.config.kind !== 'evm' || !network.config.bundler.enabled) continue;
+      const name = `${network.config.chain}/${network.config.network}`;
+      const executorKeys = executorKeysFor(network.config, config.bundlerKeys);
+      if (executorKeys.length === 0) {
+        logger.warn(
+          { network: name },
+          'bundler enabled without executor keys (executor_keys_file or BLOCKYARD_BUNDLER_KEYS): not bundling',
+        );
+        continue;
+      }
+      const loop = startBundleLoop({
+        db: database.db,
+        network,
+        executorKeys,
+        maxBundleOps: network.config.bundler.maxBundleOps,
+        logger,
+      });
+      bundleLoops.set(name, loop);
+      shutdown.add(`bundler ${name}`, () => loop.close());
+    }
+  }
   // Every process serves /healthz, /metrics and the admin API; only the api role serves /v1 and WebSockets.
   const servesApi = config.roles.includes('api');
   const app = await buildServer({
@@ -262,6 +283,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
+        await bundlerRoutes(scope, { chains, bundler });
       },
     ],
   });

@@ -27,7 +27,14 @@ export interface IndexedChain {
 
 /** The whole service with the indexer on `ethereum/devnet` (a real automining anvil, a fresh database). */
 export async function startIndexedChain(
-  options: { finalityDepth?: number; settings?: Record<string, unknown>; roles?: string; logLevel?: string } = {},
+  options: {
+    finalityDepth?: number;
+    settings?: Record<string, unknown>;
+    roles?: string;
+    logLevel?: string;
+    /** More keys of the devnet's chain entry (e.g. `bundler`). */
+    chainSettings?: Record<string, unknown>;
+  } = {},
 ): Promise<IndexedChain> {
   let anvilUrl = '';
   let chainsConfig: unknown[] = [];
@@ -48,6 +55,7 @@ export async function startIndexedChain(
           finality_depth: options.finalityDepth ?? 2,
           upstreams: [{ url }],
           indexer: { enabled: true },
+          ...options.chainSettings,
         },
       ];
       return chainsConfig;

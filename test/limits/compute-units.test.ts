@@ -83,6 +83,7 @@ describe('compute units', () => {
         'webhooks.redeliver',
         'webhooks.replay',
         'webhooks.rotate_secret',
+        'bundler.rpc',
         'gas.prices',
         'gas.policies.create',
         'gas.sponsor',

@@ -9,21 +9,6 @@ import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 describe('roles', () => {
-  it('refuses to start when no role that is built yet is selected, opening nothing', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-roles-'));
-    try {
-      const config = loadConfig({
-        env: { BLOCKYARD_DATA_DIR: dataDir, BLOCKYARD_ROLES: 'bundler', LOG_LEVEL: 'silent' },
-        cwd: dataDir,
-      });
-      await expect(startService(config)).rejects.toThrow(
-        /none of the roles bundler is built yet; this version runs: api, indexer, webhooks/,
-      );
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
   it('runs an indexer-only process: it indexes, serves health and metrics, and no /v1 or WebSocket', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-roles-'));
     const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);

@@ -1,0 +1,353 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  createWalletClient,
+  type Hex,
+  type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem';
+import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { chainOf, poolTransport, publicClientFor } from '../chains/public-client.ts';
+import type { Network } from '../chains/registry.ts';
+import type { Tables, UserOperationRow } from '../db/tables.ts';
+import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
+import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { explainAaReason } from './rpc-errors.ts';
+import { shortMessage, v06Struct } from './simulation.ts';
+import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
+
+const pollMs = 250;
+/** Ops arriving together go in one bundle: wait this long after the first before bundling. */
+const gatherMs = 30;
+const receiptTimeoutMs = 60_000;
+
+export interface BundleLoop {
+  poke(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The bundler of one network (one active process per network, through a lease like the indexer's):
+ * takes pending ops from the mempool (one per sender per bundle, lowest nonce first, one EntryPoint
+ * per bundle), drops any the EntryPoint refuses (handleOps' FailedOp in the gas estimate) and
+ * bundles again, sends handleOps from an executor key, and records each op's receipt from its
+ * UserOperationEvent. Ops in the table survive restarts; a bundle sent before one is checked again.
+ */
+export function startBundleLoop(deps: {
+  db: Kysely<Tables>;
+  network: Network;
+  executorKeys: readonly Hex[];
+  maxBundleOps: number;
+  logger: Logger;
+}): BundleLoop {
+  const { db, network, logger } = deps;
+  const name = `${network.config.chain}/${network.config.network}`;
+  const client: PublicClient = publicClientFor(network);
+  const executors: PrivateKeyAccount[] = deps.executorKeys.map((key) => privateKeyToAccount(key));
+  const executor = executors[0]!;
+  const wallet = createWalletClient({ account: executor, chain: chainOf(network), transport: poolTransport(network) });
+  const lease = acquireIndexerLease(db, name, logger, 'bundler');
+  let closed = false;
+  let running = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function loadBatch(): Promise<UserOperationRow[]> {
+    const rows = await db
+      .selectFrom('user_operations')
+      .selectAll()
+      .where('network', '=', name)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .limit(deps.maxBundleOps * 4)
+      .execute();
+    if (rows.length === 0) return [];
+    const entryPoint = rows[0]!.entry_point;
+    const chosen = new Map<string, UserOperationRow>();
+    for (const row of rows) {
+      if (row.entry_point !== entryPoint) continue;
+      const current = chosen.get(row.sender);
+      if (!current || BigInt(row.nonce) < BigInt(current.nonce)) chosen.set(row.sender, row);
+    }
+    return [...chosen.values()].slice(0, deps.maxBundleOps);
+  }
+
+  const opOf = (row: UserOperationRow) => parseUserOperation(row.entry_point_version, row.op);
+  const handleOpsArgs = (rows: UserOperationRow[]) =>
+    rows.map((row) => {
+      const op = opOf(row);
+      return row.entry_point_version === '0.7' ? toPackedUserOperation(op as UserOperation<'0.7'>) : v06Struct(op);
+    });
+
+  async function fail(row: UserOperationRow, reason: string) {
+    await db
+      .updateTable('user_operations')
+      .set({ status: 'failed', reason, updated_at: new Date() })
+      .where('hash', '=', row.hash)
+      .execute();
+    logger.info({ userOpHash: row.hash, reason }, 'user operation dropped');
+  }
+
+  /** One bundle: estimate (dropping ops the EntryPoint refuses), send, wait, record receipts. */
+  async function bundleOnce(): Promise<boolean> {
+    let rows = await loadBatch();
+    if (rows.length === 0) return false;
+    const entryPoint = rows[0]!.entry_point as Address;
+    const version = rows[0]!.entry_point_version as EntryPointVersion;
+    const abi = version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
+    let gas: bigint | undefined;
+    while (rows.length > 0 && gas === undefined) {
+      try {
+        gas = await client.estimateContractGas({
+          address: entryPoint,
+          abi: abi as typeof entryPointV07Abi,
+          functionName: 'handleOps',
+          args: [handleOpsArgs(rows) as never, executor.address],
+          account: executor,
+        });
+      } catch (error) {
+        const reverted =
+          error instanceof BaseError
+            ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
+            : null;
+        if (reverted?.data?.errorName === 'FailedOp' || reverted?.data?.errorName === 'FailedOpWithRevert') {
+          const index = Number(reverted.data.args?.[0] ?? 0);
+          const bad = rows[index];
+          if (!bad) throw error;
+          await fail(bad, explainAaReason(String(reverted.data.args?.[1] ?? 'refused by the EntryPoint')));
+          rows = rows.filter((row) => row !== bad);
+          continue;
+        }
+        throw error;
+      }
+    }
+    if (rows.length === 0 || gas === undefined) return true;
+    const ops = rows.map(opOf);
+    const maxFeePerGas = ops.reduce((min, op) => (op.maxFeePerGas < min ? op.maxFeePerGas : min), ops[0]!.maxFeePerGas);
+    const maxPriorityFeePerGas = ops.reduce(
+      (min, op) => (op.maxPriorityFeePerGas < min ? op.maxPriorityFeePerGas : min),
+      ops[0]!.maxPriorityFeePerGas,
+    );
+    const txHash = await wallet.writeContract({
+      address: entryPoint,
+      abi: abi as typeof entryPointV07Abi,
+      functionName: 'handleOps',
+      args: [handleOpsArgs(rows) as never, executor.address],
+      gas: (gas * 12n) / 10n,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    });
+    await db
+      .updateTable('user_operations')
+      .set({ status: 'submitted', tx_hash: txHash, updated_at: new Date() })
+      .where(
+        'hash',
+        'in',
+        rows.map((row) => row.hash),
+      )
+      .execute();
+    logger.info({ network: name, ops: rows.length, tx: txHash }, 'bundle sent');
+    await settle(rows, txHash, entryPoint, version);
+    return true;
+  }
+
+  /** Waits for a bundle's receipt and records each op's outcome from its UserOperationEvent. */
+  async function settle(rows: UserOperationRow[], txHash: Hex, entryPoint: Address, version: EntryPointVersion) {
+    const receipt = await client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 100, timeout: receiptTimeoutMs });
+    const abi = version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
+    const events = parseEventLogs({ abi, logs: receipt.logs });
+    for (const row of rows) {
+      const event = events.find(
+        (entry) => entry.eventName === 'UserOperationEvent' && entry.args.userOpHash.toLowerCase() === row.hash,
+      );
+      if (!event || event.eventName !== 'UserOperationEvent') {
+        await fail(row, `not executed by bundle ${txHash} (status ${receipt.status})`);
+        continue;
+      }
+      const revert = events.find(
+        (entry) => entry.eventName === 'UserOperationRevertReason' && entry.args.userOpHash.toLowerCase() === row.hash,
+      );
+      await db
+        .updateTable('user_operations')
+        .set({
+          status: 'included',
+          tx_hash: txHash,
+          block_number: receipt.blockNumber.toString(),
+          block_hash: receipt.blockHash,
+          receipt: JSON.stringify(
+            userOperationReceipt(
+              row,
+              entryPoint,
+              receipt,
+              event.args,
+              revert?.eventName === 'UserOperationRevertReason' ? revert.args.revertReason : undefined,
+            ),
+            (_key, value) => (typeof value === 'bigint' ? hex(value) : value),
+          ),
+          updated_at: new Date(),
+        })
+        .where('hash', '=', row.hash)
+        .execute();
+    }
+  }
+
+  async function resumeSubmitted() {
+    const submitted = await db
+      .selectFrom('user_operations')
+      .selectAll()
+      .where('network', '=', name)
+      .where('status', '=', 'submitted')
+      .execute();
+    for (const [txHash, rows] of Map.prototype.entries.call(groupByTx(submitted)) as IterableIterator<
+      [string, UserOperationRow[]]
+    >) {
+      try {
+        await settle(rows, txHash as Hex, rows[0]!.entry_point as Address, rows[0]!.entry_point_version);
+      } catch (error) {
+        logger.warn(
+          { err: error, tx: txHash },
+          'a bundle sent before the restart has no receipt: its ops go back to the mempool',
+        );
+        await db
+          .updateTable('user_operations')
+          .set({ status: 'pending', tx_hash: null })
+          .where('tx_hash', '=', txHash)
+          .where('status', '=', 'submitted')
+          .execute();
+      }
+    }
+  }
+
+  function run() {
+    if (closed) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    (async () => {
+      do {
+        again = false;
+        // A bundle whose receipt was not recorded (an error after sending, a restart) is settled first.
+        await resumeSubmitted();
+        while (!closed && (await bundleOnce())) {
+          // More may be waiting: bundle again at once.
+        }
+      } while (again && !closed);
+    })()
+      .catch((error: unknown) =>
+        logger.warn({ err: error, network: name, reason: shortMessage(error) }, 'bundling round failed; retried'),
+      )
+      .finally(() => {
+        running = false;
+      });
+  }
+
+  void lease.acquired.then(async () => {
+    if (closed) return;
+    await resumeSubmitted().catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not check bundles sent before the restart'),
+    );
+    timer = setInterval(run, pollMs);
+    run();
+  });
+
+  return {
+    poke() {
+      setTimeout(run, gatherMs);
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      while (running) await new Promise((resolve) => setTimeout(resolve, 20));
+      await lease.release();
+    },
+  };
+}
+
+function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {
+  const groups = new Map<string, UserOperationRow[]>();
+  for (const row of rows) {
+    if (!row.tx_hash) continue;
+    groups.set(row.tx_hash, [...(groups.get(row.tx_hash) ?? []), row]);
+  }
+  return groups;
+}
+
+const hex = (value: bigint | number) => `0x${value.toString(16)}`;
+
+/** eth_getUserOperationReceipt's answer (ERC-7769): the op's event, its logs, and the bundle's receipt. */
+function userOperationReceipt(
+  row: UserOperationRow,
+  entryPoint: Address,
+  receipt: TransactionReceipt,
+  event: {
+    userOpHash: Hex;
+    sender: Address;
+    paymaster: Address;
+    nonce: bigint;
+    success: boolean;
+    actualGasCost: bigint;
+    actualGasUsed: bigint;
+  },
+  revertReason: Hex | undefined,
+) {
+  // The op's own logs sit between the previous op's event (or the bundle's start) and its event.
+  const index = receipt.logs.findIndex(
+    (log) => log.topics[1]?.toLowerCase() === row.hash && log.address.toLowerCase() === entryPoint.toLowerCase(),
+  );
+  let start = index;
+  while (
+    start > 0 &&
+    !(
+      receipt.logs[start - 1]!.address.toLowerCase() === entryPoint.toLowerCase() &&
+      receipt.logs[start - 1]!.topics[0] === receipt.logs[index]!.topics[0]
+    )
+  )
+    start--;
+  const logs = receipt.logs.slice(Math.max(0, start), Math.max(0, index));
+  const rpcReceipt = {
+    transactionHash: receipt.transactionHash,
+    transactionIndex: hex(receipt.transactionIndex),
+    blockHash: receipt.blockHash,
+    blockNumber: hex(receipt.blockNumber),
+    from: receipt.from,
+    to: receipt.to,
+    cumulativeGasUsed: hex(receipt.cumulativeGasUsed),
+    gasUsed: hex(receipt.gasUsed),
+    effectiveGasPrice: hex(receipt.effectiveGasPrice),
+    contractAddress: receipt.contractAddress ?? null,
+    logs: receipt.logs.map((log) => ({
+      ...log,
+      blockNumber: hex(log.blockNumber),
+      logIndex: hex(log.logIndex),
+      transactionIndex: hex(log.transactionIndex),
+    })),
+    logsBloom: receipt.logsBloom,
+    status: receipt.status === 'success' ? '0x1' : '0x0',
+    type: '0x2',
+  };
+  return {
+    userOpHash: row.hash,
+    entryPoint,
+    sender: event.sender,
+    nonce: hex(event.nonce),
+    paymaster: event.paymaster,
+    actualGasCost: hex(event.actualGasCost),
+    actualGasUsed: hex(event.actualGasUsed),
+    success: event.success,
+    reason: revertReason ?? null,
+    logs: logs.map((log) => ({
+      ...log,
+      blockNumber: hex(log.blockNumber),
+      logIndex: hex(log.logIndex),
+      transactionIndex: hex(log.transactionIndex),
+    })),
+    receipt: rpcReceipt,
+  };
+}

@@ -1,0 +1,277 @@
+import type { Kysely } from 'kysely';
+import {
+  type Address,
+  encodeAbiParameters,
+  getAddress,
+  type Hex,
+  isAddress,
+  isHex,
+  keccak256,
+  type PublicClient,
+  type StateOverride,
+  toHex,
+} from 'viem';
+import { publicClientFor } from '../chains/public-client.ts';
+import type { Network } from '../chains/registry.ts';
+import type { Tables, UserOperationRow } from '../db/tables.ts';
+import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
+import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
+import { simulateValidation } from './simulation.ts';
+import {
+  type AnyUserOperation,
+  deploysSender,
+  type EntryPointVersion,
+  estimationDefaults,
+  parseUserOperation,
+  toRpcUserOperation,
+  userOperationHash,
+} from './user-operation.ts';
+
+const hex = (value: bigint | number) => toHex(value);
+/** A replacement must raise both fees by at least this (ERC-7562: 10%). */
+const replacementBumpPercent = 110n;
+/** An op must stay valid at least this long to be worth bundling. */
+const minValiditySeconds = 30;
+/** NonceManager's mapping sits in the EntryPoint's storage slot 1 (after StakeManager's deposits), in v0.6 and v0.7. */
+const nonceMappingSlot = 1n;
+
+export interface BundlerDeps {
+  db: Kysely<Tables>;
+  /** An op was queued on this network: bundle soon. */
+  queued: (network: string) => void;
+}
+
+export function entryPointsOf(network: Network): { version: EntryPointVersion; address: Address }[] {
+  return [
+    { version: '0.7', address: getAddress(network.config.erc4337.entryPointV07) },
+    { version: '0.6', address: getAddress(network.config.erc4337.entryPointV06) },
+  ];
+}
+
+function resolveEntryPoint(network: Network, input: unknown): { version: EntryPointVersion; address: Address } {
+  if (typeof input !== 'string' || !isAddress(input, { strict: false }))
+    throw invalidParams('the second parameter must be the EntryPoint address');
+  const found = entryPointsOf(network).find((entry) => entry.address.toLowerCase() === input.toLowerCase());
+  if (!found) {
+    throw invalidParams(
+      `EntryPoint ${input} is not supported here; supported: ${entryPointsOf(network)
+        .map((entry) => entry.address)
+        .join(', ')}`,
+    );
+  }
+  return found;
+}
+
+/** The storage slot of nonceSequenceNumber[sender][key]: overridden to validate an op queued behind pending ones. */
+function nonceSlot(sender: Address, key: bigint): Hex {
+  const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [sender, nonceMappingSlot]));
+  return keccak256(encodeAbiParameters([{ type: 'uint192' }, { type: 'bytes32' }], [key, inner]));
+}
+
+export function createBundlerService(deps: BundlerDeps) {
+  const { db } = deps;
+  const clients = new Map<Network, PublicClient>();
+  const clientOf = (network: Network) => {
+    let client = clients.get(network);
+    if (!client) {
+      client = publicClientFor(network);
+      clients.set(network, client);
+    }
+    return client;
+  };
+  const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
+
+  async function findOp(hash: unknown): Promise<UserOperationRow | undefined> {
+    if (typeof hash !== 'string' || !isHex(hash) || hash.length !== 66)
+      throw invalidParams('the parameter must be a UserOperation hash (0x and 64 hex digits)');
+    return db.selectFrom('user_operations').selectAll().where('hash', '=', hash.toLowerCase()).executeTakeFirst();
+  }
+
+  async function sendUserOperation(network: Network, params: unknown[]): Promise<Hex> {
+    const entryPoint = resolveEntryPoint(network, params[1]);
+    const op = parseUserOperation(entryPoint.version, params[0]);
+    const client = clientOf(network);
+    const name = networkName(network);
+    if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
+    const block = await client.getBlock({ blockTag: 'latest' });
+    if (block.baseFeePerGas !== null && op.maxFeePerGas < block.baseFeePerGas) {
+      throw invalidParams(
+        `maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${block.baseFeePerGas}: it could not be included`,
+      );
+    }
+    const preVerificationGas = preVerificationGasOf(op, entryPoint.version);
+    if (op.preVerificationGas < preVerificationGas) {
+      throw invalidParams(
+        `preVerificationGas ${op.preVerificationGas} is below the ${preVerificationGas} this operation needs (eth_estimateUserOperationGas gives it)`,
+      );
+    }
+
+    // Nonces: the next one for its key on chain, or the next after this sender's queued ops.
+    const key = op.nonce >> 64n;
+    const onChain = await client.readContract({
+      address: entryPoint.address,
+      abi: entryPointV06Abi,
+      functionName: 'getNonce',
+      args: [op.sender, key],
+    });
+    const queued = await db
+      .selectFrom('user_operations')
+      .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
+      .where('network', '=', name)
+      .where('entry_point', '=', entryPoint.address)
+      .where('sender', '=', op.sender)
+      .where('status', 'in', ['pending', 'submitted'])
+      .execute();
+    const queuedNonces = new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce)));
+    if (op.nonce < onChain) throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
+    let next = onChain;
+    while (queuedNonces.has(next)) next++;
+    const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
+    if (!replacing && op.nonce > next)
+      throw invalidParams(
+        `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
+      );
+    if (replacing) {
+      if (replacing.status === 'submitted')
+        throw invalidParams('an operation with this nonce is already in a bundle on its way: it cannot be replaced now');
+      const feeOk = op.maxFeePerGas * 100n >= BigInt(replacing.max_fee_per_gas) * replacementBumpPercent;
+      const tipOk = op.maxPriorityFeePerGas * 100n >= BigInt(replacing.max_priority_fee_per_gas) * replacementBumpPercent;
+      if (!feeOk || !tipOk)
+        throw invalidParams(
+          'replacement underpriced: raise maxFeePerGas and maxPriorityFeePerGas by at least 10% over the queued operation',
+        );
+    }
+
+    // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
+    const override: StateOverride =
+      op.nonce > onChain
+        ? [
+            {
+              address: entryPoint.address,
+              stateDiff: [{ slot: nonceSlot(op.sender, key), value: toHex(op.nonce & ((1n << 64n) - 1n), { size: 32 }) }],
+            },
+          ]
+        : [];
+    let validated = true;
+    try {
+      const outcome = await simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
+      if (outcome.sigFailed)
+        throw new BundlerRpcError(
+          bundlerErrorCodes.invalidSignature,
+          'AA24 signature error: the signature does not match the account (wrong owner key, chain id or EntryPoint)',
+        );
+      const now = Math.floor(Date.now() / 1000);
+      if (outcome.validUntil < now + minValiditySeconds || outcome.validAfter > now) {
+        throw new BundlerRpcError(
+          bundlerErrorCodes.outOfTimeRange,
+          `the operation is valid from ${outcome.validAfter} until ${outcome.validUntil} (Unix seconds); it must be valid now and for at least ${minValiditySeconds} s`,
+        );
+      }
+    } catch (error) {
+      // The first op of a queued sender deploys it: a later one validates once that is on chain.
+      const waitsForDeploy = error instanceof BundlerRpcError && /^AA20/.test(error.message) && queued.length > 0;
+      if (!waitsForDeploy) throw error;
+      validated = false;
+    }
+    if (validated) await estimateCallGas(client, entryPoint.address, op, deploysSender(op));
+
+    const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
+    await db.transaction().execute(async (trx) => {
+      if (replacing) {
+        await trx
+          .updateTable('user_operations')
+          .set({ status: 'replaced', reason: `replaced by ${hash}`, updated_at: new Date() })
+          .where('hash', '=', replacing.hash)
+          .where('status', '=', 'pending')
+          .execute();
+      }
+      await trx
+        .insertInto('user_operations')
+        .values({
+          hash,
+          network: name,
+          entry_point: entryPoint.address,
+          entry_point_version: entryPoint.version,
+          sender: op.sender,
+          nonce: op.nonce.toString(),
+          op: JSON.stringify(toRpcUserOperation(op)),
+          max_fee_per_gas: op.maxFeePerGas.toString(),
+          max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
+          status: 'pending',
+        })
+        .onConflict((oc) => oc.column('hash').doNothing())
+        .execute();
+    });
+    deps.queued(name);
+    return hash as Hex;
+  }
+
+  async function receiptOf(network: Network, hash: unknown) {
+    const row = await findOp(hash);
+    if (!row || row.status !== 'included' || !row.receipt) return null;
+    return row.receipt;
+  }
+
+  return {
+    async call(network: Network, method: string, params: unknown[]): Promise<unknown> {
+      switch (method) {
+        case 'eth_chainId':
+          return hex(network.config.chainId);
+        case 'eth_supportedEntryPoints':
+          return entryPointsOf(network).map((entry) => entry.address);
+        case 'eth_estimateUserOperationGas': {
+          const entryPoint = resolveEntryPoint(network, params[1]);
+          const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
+          const estimate = await estimateUserOperationGas(clientOf(network), entryPoint.version, entryPoint.address, op);
+          return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, hex(value as bigint)]));
+        }
+        case 'eth_sendUserOperation':
+          return sendUserOperation(network, params);
+        case 'eth_getUserOperationByHash': {
+          const row = await findOp(params[0]);
+          if (!row || row.status === 'replaced') return null;
+          return {
+            userOperation: row.op,
+            entryPoint: row.entry_point,
+            transactionHash: row.status === 'included' ? row.tx_hash : null,
+            blockHash: row.status === 'included' ? row.block_hash : null,
+            blockNumber: row.status === 'included' && row.block_number !== null ? hex(BigInt(row.block_number)) : null,
+          };
+        }
+        case 'eth_getUserOperationReceipt':
+          return receiptOf(network, params[0]);
+        case 'pimlico_getUserOperationStatus': {
+          const row = await findOp(params[0]);
+          if (!row) return { status: 'not_found', transactionHash: null };
+          const status = {
+            pending: 'not_submitted',
+            submitted: 'submitted',
+            included: 'included',
+            failed: 'rejected',
+            replaced: 'rejected',
+          }[row.status];
+          return { status, transactionHash: row.tx_hash };
+        }
+        case 'pimlico_getUserOperationGasPrice': {
+          const client = clientOf(network);
+          const [block, tip] = await Promise.all([
+            client.getBlock({ blockTag: 'latest' }),
+            client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n),
+          ]);
+          const base = block.baseFeePerGas ?? 0n;
+          const tier = (percent: bigint) => ({
+            maxFeePerGas: hex((base * percent) / 100n + tip),
+            maxPriorityFeePerGas: hex(tip),
+          });
+          return { slow: tier(120n), standard: tier(150n), fast: tier(200n) };
+        }
+        default:
+          throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `the bundler has no method '${method}'`);
+      }
+    },
+  };
+}
+
+export type BundlerService = ReturnType<typeof createBundlerService>;
+export type { AnyUserOperation };

@@ -1,0 +1,145 @@
+import { type Address, encodeAbiParameters, type Hex, type PublicClient, parseAbiParameters } from 'viem';
+import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
+import { accountImplementation, describeRevert, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
+import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+
+export interface GasEstimate {
+  preVerificationGas: bigint;
+  verificationGasLimit: bigint;
+  callGasLimit: bigint;
+  paymasterVerificationGasLimit?: bigint;
+  paymasterPostOpGasLimit?: bigint;
+}
+
+/** A 65-byte signature of the right shape, for ops estimated before they are signed. */
+const stubSignature: Hex = `0x${'ff'.repeat(64)}1c`;
+
+const packedV07 = parseAbiParameters(
+  '(address sender, uint256 nonce, bytes initCode, bytes callData, bytes32 accountGasLimits, uint256 preVerificationGas, bytes32 gasFees, bytes paymasterAndData, bytes signature)',
+);
+const structV06 = parseAbiParameters(
+  '(address sender, uint256 nonce, bytes initCode, bytes callData, uint256 callGasLimit, uint256 verificationGasLimit, uint256 preVerificationGas, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas, bytes paymasterAndData, bytes signature)',
+);
+
+/**
+ * The gas an op's share of the bundle transaction costs outside validation and execution: the
+ * transaction's 21,000 (one op per bundle, the worst case), the EntryPoint's per-op overhead, and
+ * the calldata of the op as handleOps encodes it (16 per non-zero byte, 4 per zero byte).
+ */
+export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVersion): bigint {
+  // The signature counted as all non-zero bytes (at least 65): an estimate made with a stub signature
+  // is then never below what the signed op needs.
+  const signatureBytes = Math.max(65, (op.signature.length - 2) / 2);
+  const withSig = { ...op, signature: `0x${'ff'.repeat(signatureBytes)}` as Hex };
+  // Gas fields at their maximum width, so the estimate does not shrink when they are filled in.
+  const wide = {
+    ...withSig,
+    callGasLimit: 0xffffffn,
+    verificationGasLimit: 0xffffffn,
+    preVerificationGas: 0xffffffn,
+    maxFeePerGas: 0xffffffffffn,
+    maxPriorityFeePerGas: 0xffffffffffn,
+  };
+  const encoded =
+    version === '0.7'
+      ? encodeAbiParameters(packedV07, [toPackedUserOperation(wide as UserOperation<'0.7'>)])
+      : encodeAbiParameters(structV06, [v06Struct(wide as AnyUserOperation)]);
+  let calldata = 0n;
+  for (let i = 2; i < encoded.length; i += 2) calldata += encoded.slice(i, i + 2) === '00' ? 4n : 16n;
+  const words = BigInt(Math.ceil((encoded.length - 2) / 64));
+  return 21_000n + 18_300n + 4n * words + calldata;
+}
+
+/**
+ * Estimates an op's gas right the first time: validation gas from the EntryPoint's own simulation,
+ * call gas from eth_estimateGas of the call as the EntryPoint makes it (for an account not deployed
+ * yet, with its implementation's code in place), and a call that reverts is refused with its reason.
+ */
+export async function estimateUserOperationGas(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+): Promise<GasEstimate> {
+  const preVerificationGas = preVerificationGasOf(op, version);
+  const deploying = 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
+  const hasPaymaster = 'paymasterAndData' in op ? op.paymasterAndData !== '0x' : Boolean((op as UserOperation<'0.7'>).paymaster);
+  const probeOp = {
+    ...op,
+    signature: op.signature === '0x' ? stubSignature : op.signature,
+    preVerificationGas,
+    verificationGasLimit: deploying ? 3_000_000n : 1_000_000n,
+    callGasLimit: 0n,
+    // Real fees, not zero: the account then pays its prefund to the EntryPoint as it will for real (a
+    // value transfer that validation gas must cover, unless its deposit covers it). simulateHandleOp
+    // gives the sender the funds.
+    ...(await realisticFees(client, op)),
+    ...(version === '0.7' && hasPaymaster
+      ? { paymasterVerificationGasLimit: 1_000_000n, paymasterPostOpGasLimit: 200_000n }
+      : {}),
+  } as AnyUserOperation;
+  const simulated = await simulateHandleOp(client, version, entryPoint, probeOp);
+  const verificationUsed = simulated.preOpGas - preVerificationGas;
+  const verificationGasLimit = verificationUsed + verificationUsed / 10n + 5_000n;
+  const callGasLimit = await estimateCallGas(client, entryPoint, op, deploying);
+  return {
+    preVerificationGas,
+    verificationGasLimit,
+    callGasLimit,
+    ...(version === '0.7' && hasPaymaster
+      ? { paymasterVerificationGasLimit: verificationGasLimit, paymasterPostOpGasLimit: 50_000n }
+      : {}),
+  };
+}
+
+/** The op's fees when it names them, else what the next block asks (twice its base fee, plus 1 gwei). */
+async function realisticFees(
+  client: PublicClient,
+  op: AnyUserOperation,
+): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+  if (op.maxFeePerGas > 0n) return { maxFeePerGas: op.maxFeePerGas, maxPriorityFeePerGas: op.maxPriorityFeePerGas };
+  const block = await client.getBlock({ blockTag: 'latest' });
+  const tip = 1_000_000_000n;
+  return { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + tip, maxPriorityFeePerGas: tip };
+}
+
+/** eth_estimateGas of the op's call from the EntryPoint; a revert is -32521 with the reason. */
+export async function estimateCallGas(
+  client: PublicClient,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  deploying: boolean,
+): Promise<bigint> {
+  if (op.callData === '0x') return 0n;
+  const override: Record<string, { code: Hex }> = {};
+  // A proxied account that is not there yet: its implementation runs the call, plus the proxy's delegatecall.
+  let proxyOverhead = 0n;
+  if (deploying) {
+    const factory =
+      'initCode' in op ? ((op.initCode ?? '0x').slice(0, 42) as Address) : ((op as UserOperation<'0.7'>).factory as Address);
+    const implementation = await accountImplementation(client, factory);
+    if (!implementation) return 500_000n;
+    const code = await client.getCode({ address: implementation });
+    if (!code) return 500_000n;
+    override[op.sender] = { code };
+    proxyOverhead = 10_000n;
+  }
+  let estimate: bigint;
+  try {
+    const answer = await client.request({
+      method: 'eth_estimateGas',
+      params: [{ from: entryPoint, to: op.sender, data: op.callData }, 'latest', override] as never,
+    });
+    estimate = BigInt(answer as string);
+  } catch (error) {
+    const data = (error as { data?: Hex; cause?: { data?: Hex } }).data ?? (error as { cause?: { data?: Hex } }).cause?.data;
+    const reason = typeof data === 'string' ? describeRevert(data) : shortMessage(error);
+    throw new BundlerRpcError(
+      bundlerErrorCodes.executionReverted,
+      `the operation's call reverts: ${reason}`,
+      data ? { revertData: data } : undefined,
+    );
+  }
+  return estimate - 21_000n + 3_000n + proxyOverhead;
+}

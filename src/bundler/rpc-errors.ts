@@ -1,0 +1,82 @@
+/** ERC-7769's error codes for the bundler's JSON-RPC methods. */
+export const bundlerErrorCodes = {
+  invalidParams: -32602,
+  /** The account's validation (or its creation) failed in simulation. */
+  rejectedByAccount: -32500,
+  /** The paymaster's validation failed in simulation. */
+  rejectedByPaymaster: -32501,
+  /** A validation rule (opcode, storage access) of ERC-7562 was broken. */
+  bannedOpcode: -32502,
+  /** Valid only in a time range that is not now (or expires too soon). */
+  outOfTimeRange: -32503,
+  /** The sender, paymaster or factory is throttled or banned. */
+  throttled: -32504,
+  invalidSignature: -32507,
+  /** The call of the UserOperation reverts. */
+  executionReverted: -32521,
+  methodNotFound: -32601,
+  internal: -32603,
+} as const;
+
+/** A JSON-RPC error of one bundler call: answered with HTTP 200 and `{error: {code, message, data}}`. */
+export class BundlerRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'BundlerRpcError';
+  }
+}
+
+export const invalidParams = (message: string) => new BundlerRpcError(bundlerErrorCodes.invalidParams, message);
+
+/** What each EntryPoint error code means, in words a wallet developer can act on. */
+const aaReasons: Record<string, string> = {
+  AA10: 'the sender is already deployed, yet the operation carries initCode (factory): leave it out',
+  AA13: 'the factory (initCode) failed to create the account, or ran out of verificationGasLimit',
+  AA14: 'the factory created an account at another address than the sender',
+  AA15: 'the factory did not deploy code at the sender address',
+  AA20: 'the sender is not deployed and the operation has no initCode (factory) to deploy it',
+  AA21: "the sender's deposit and balance cannot pay the prefund (gas limits x maxFeePerGas): send it ETH or use a paymaster",
+  AA22: 'the operation is expired or not valid yet (validUntil / validAfter)',
+  AA23: "the account's validateUserOp reverted",
+  AA24: 'the signature does not match the account (wrong owner key, chain id or EntryPoint)',
+  AA25: 'invalid account nonce: the nonce is not the next one for its key',
+  AA26: 'verificationGasLimit is too low for the account validation',
+  AA30: 'the paymaster is not deployed',
+  AA31: "the paymaster's deposit cannot pay for the operation",
+  AA32: 'the paymaster signature is expired or not valid yet',
+  AA33: "the paymaster's validatePaymasterUserOp reverted",
+  AA34: 'the paymaster signature does not verify (paymasterData was changed, or signed for other values)',
+  AA36: 'paymasterVerificationGasLimit is too low for the paymaster validation',
+  AA40: 'verification gas used is over verificationGasLimit',
+  AA41: 'paymaster verification gas used is over paymasterVerificationGasLimit',
+  AA50: 'the paymaster postOp reverted',
+  AA51: 'the prefund is lower than the actual gas cost',
+  AA90: 'the beneficiary (bundler) address is invalid',
+  AA91: 'a signature aggregator failed',
+  AA92: 'an internal EntryPoint call failed',
+  AA93: 'the aggregator is invalid',
+  AA94: 'gas values overflow (a limit or fee is too large)',
+  AA95: 'the bundle ran out of gas',
+};
+
+/**
+ * The EntryPoint's reason (`AA24 signature error`) with what it means.
+ * @example explainAaReason('AA21 didn\'t pay prefund') // "AA21 didn't pay prefund: the sender's deposit and balance cannot pay…"
+ */
+export function explainAaReason(reason: string): string {
+  const code = reason.match(/^AA\d\d/)?.[0];
+  const words = code ? aaReasons[code] : undefined;
+  return words ? `${reason}: ${words}` : reason;
+}
+
+/** ERC-7769's code for an EntryPoint reason: time ranges, signatures, the paymaster's, else the account's. */
+export function codeForAaReason(reason: string): number {
+  if (/^AA[23]2/.test(reason)) return bundlerErrorCodes.outOfTimeRange;
+  if (/^AA[23]4/.test(reason)) return bundlerErrorCodes.invalidSignature;
+  if (/^AA3\d/.test(reason)) return bundlerErrorCodes.rejectedByPaymaster;
+  return bundlerErrorCodes.rejectedByAccount;
+}

@@ -1,0 +1,215 @@
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  decodeErrorResult,
+  type Hex,
+  type PublicClient,
+  type StateOverride,
+  zeroAddress,
+} from 'viem';
+import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
+import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
+import { BundlerRpcError, bundlerErrorCodes, codeForAaReason, explainAaReason } from './rpc-errors.ts';
+import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+
+export interface ValidationOutcome {
+  /** Gas used by validation (and the account's creation) plus preVerificationGas. */
+  readonly preOpGas: bigint;
+  readonly prefund: bigint;
+  readonly sigFailed: boolean;
+  readonly validAfter: number;
+  readonly validUntil: number;
+}
+
+/** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
+function failedOp(error: unknown): BundlerRpcError | undefined {
+  const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : undefined;
+  const data = (reverted as ContractFunctionRevertedError | undefined)?.data;
+  if (data?.errorName === 'FailedOp' || data?.errorName === 'FailedOpWithRevert') {
+    const reason = String(data.args?.[1] ?? '');
+    const inner = data.errorName === 'FailedOpWithRevert' ? decodeInnerRevert(data.args?.[2] as Hex) : '';
+    return new BundlerRpcError(codeForAaReason(reason), `${explainAaReason(reason)}${inner ? ` (${inner})` : ''}`, { reason });
+  }
+  return undefined;
+}
+
+function decodeInnerRevert(data: Hex | undefined): string {
+  if (!data || data === '0x') return '';
+  try {
+    const decoded = decodeErrorResult({ abi: [], data });
+    return `${decoded.errorName}${decoded.args ? `: ${decoded.args.join(', ')}` : ''}`;
+  } catch {
+    return `revert data ${data.slice(0, 74)}`;
+  }
+}
+
+/** Splits the packed validation data: aggregator or signature failure flag, validUntil, validAfter. */
+export function parseValidationData(validationData: bigint): { sigFailed: boolean; validAfter: number; validUntil: number } {
+  const aggregator = validationData & ((1n << 160n) - 1n);
+  const validUntil = Number((validationData >> 160n) & ((1n << 48n) - 1n));
+  const validAfter = Number(validationData >> 208n);
+  return { sigFailed: aggregator === 1n, validUntil: validUntil === 0 ? Number.MAX_SAFE_INTEGER : validUntil, validAfter };
+}
+
+/**
+ * Runs the EntryPoint's own validation of the op against the current chain state: v0.7 through
+ * EntryPointSimulations put in place of the EntryPoint's code (a state override), v0.6 with
+ * `simulateValidation`, which reverts with its result.
+ */
+export async function simulateValidation(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  extraOverride: StateOverride = [],
+): Promise<ValidationOutcome> {
+  try {
+    if (version === '0.7') {
+      const { result } = await client.simulateContract({
+        address: entryPoint,
+        abi: entryPointSimulationsV07Abi,
+        functionName: 'simulateValidation',
+        args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
+        stateOverride: [{ address: entryPoint, code: getEntryPointSimulationsV07Code() }, ...extraOverride],
+      });
+      const account = parseValidationData(result.returnInfo.accountValidationData);
+      const paymaster = parseValidationData(result.returnInfo.paymasterValidationData);
+      return {
+        preOpGas: result.returnInfo.preOpGas,
+        prefund: result.returnInfo.prefund,
+        sigFailed: account.sigFailed || paymaster.sigFailed,
+        validAfter: Math.max(account.validAfter, paymaster.validAfter),
+        validUntil: Math.min(account.validUntil, paymaster.validUntil),
+      };
+    }
+    await client.simulateContract({
+      address: entryPoint,
+      abi: entryPointV06Abi,
+      functionName: 'simulateValidation',
+      args: [v06Struct(op)],
+      stateOverride: extraOverride,
+    });
+  } catch (error) {
+    const failed = failedOp(error);
+    if (failed) throw failed;
+    const reverted =
+      error instanceof BaseError
+        ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
+        : null;
+    if (
+      version === '0.6' &&
+      (reverted?.data?.errorName === 'ValidationResult' || reverted?.data?.errorName === 'ValidationResultWithAggregation')
+    ) {
+      const info = reverted.data.args?.[0] as {
+        preOpGas: bigint;
+        prefund: bigint;
+        sigFailed: boolean;
+        validAfter: number;
+        validUntil: number;
+      };
+      return {
+        preOpGas: info.preOpGas,
+        prefund: info.prefund,
+        sigFailed: info.sigFailed,
+        validAfter: Number(info.validAfter),
+        validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
+      };
+    }
+    throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `validation failed in simulation: ${shortMessage(error)}`);
+  }
+  throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateValidation returned without a result');
+}
+
+/**
+ * The whole op (validation and execution) simulated, with the sender given a large balance so the
+ * prefund never fails estimation: the gas validation used, and whether a call made after it (the
+ * op's own callData sent to the sender from the EntryPoint) succeeds.
+ */
+export async function simulateHandleOp(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  probe: { target: Address; data: Hex } = { target: zeroAddress, data: '0x' },
+): Promise<{ preOpGas: bigint; targetSuccess: boolean; targetResult: Hex }> {
+  const funded: StateOverride = [{ address: op.sender, balance: 10n ** 24n }];
+  try {
+    if (version === '0.7') {
+      const { result } = await client.simulateContract({
+        address: entryPoint,
+        abi: entryPointSimulationsV07Abi,
+        functionName: 'simulateHandleOp',
+        args: [toPackedUserOperation(op as UserOperation<'0.7'>), probe.target, probe.data],
+        stateOverride: [{ address: entryPoint, code: getEntryPointSimulationsV07Code() }, ...funded],
+      });
+      return { preOpGas: result.preOpGas, targetSuccess: result.targetSuccess, targetResult: result.targetResult };
+    }
+    await client.simulateContract({
+      address: entryPoint,
+      abi: entryPointV06Abi,
+      functionName: 'simulateHandleOp',
+      args: [v06Struct(op), probe.target, probe.data],
+      stateOverride: funded,
+    });
+  } catch (error) {
+    const failed = failedOp(error);
+    if (failed) throw failed;
+    const reverted =
+      error instanceof BaseError
+        ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
+        : null;
+    if (version === '0.6' && reverted?.data?.errorName === 'ExecutionResult') {
+      const [preOpGas, , , , targetSuccess, targetResult] = reverted.data.args as [bigint, bigint, number, number, boolean, Hex];
+      return { preOpGas, targetSuccess, targetResult };
+    }
+    throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `the operation fails in simulation: ${shortMessage(error)}`);
+  }
+  throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateHandleOp returned without a result');
+}
+
+/** A v0.6 op as the EntryPoint's struct: every field present. */
+export function v06Struct(op: AnyUserOperation) {
+  const v06 = op as UserOperation<'0.6'>;
+  return {
+    sender: v06.sender,
+    nonce: v06.nonce,
+    initCode: v06.initCode ?? '0x',
+    callData: v06.callData,
+    callGasLimit: v06.callGasLimit,
+    verificationGasLimit: v06.verificationGasLimit,
+    preVerificationGas: v06.preVerificationGas,
+    maxFeePerGas: v06.maxFeePerGas,
+    maxPriorityFeePerGas: v06.maxPriorityFeePerGas,
+    paymasterAndData: v06.paymasterAndData ?? '0x',
+    signature: v06.signature,
+  } as const;
+}
+
+/** A revert's reason in words: Error(string), Panic, or the raw data. */
+export function describeRevert(data: Hex): string {
+  if (!data || data === '0x') return 'reverted without a reason';
+  try {
+    const decoded = decodeErrorResult({ abi: [], data });
+    return `${decoded.errorName}(${(decoded.args ?? []).map(String).join(', ')})`;
+  } catch {
+    return `reverted with data ${data.slice(0, 138)}`;
+  }
+}
+
+export function shortMessage(error: unknown): string {
+  return error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The code a not yet deployed SimpleAccount will run (its factory's implementation), so its call can
+ * be estimated with eth_estimateGas before it exists; undefined for another kind of factory.
+ */
+export async function accountImplementation(client: PublicClient, factory: Address): Promise<Address | undefined> {
+  try {
+    return await client.readContract({ address: factory, abi: simpleAccountFactoryAbi, functionName: 'accountImplementation' });
+  } catch {
+    return undefined;
+  }
+}
