@@ -27,6 +27,7 @@ import {
   toRpcUserOperation,
   userOperationHash,
 } from './user-operation.ts';
+import { checkValidationRules, type TraceCall } from './validation-rules.ts';
 
 const hex = (value: bigint | number) => toHex(value);
 /** A replacement must raise both fees by at least this (ERC-7562: 10%). */
@@ -80,6 +81,8 @@ export function createBundlerService(deps: BundlerDeps) {
     }
     return client;
   };
+  /** Networks whose upstream has no debug_traceCall: the ERC-7562 rules cannot be checked there. */
+  const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
 
   async function findOp(hash: unknown): Promise<UserOperationRow | undefined> {
@@ -173,6 +176,22 @@ export function createBundlerService(deps: BundlerDeps) {
       const waitsForDeploy = error instanceof BundlerRpcError && /^AA20/.test(error.message) && queued.length > 0;
       if (!waitsForDeploy) throw error;
       validated = false;
+    }
+    if (validated && network.config.bundler.safeMode && !untraceable.has(network)) {
+      const trace: TraceCall = async (call, options) =>
+        (await client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never })) as {
+          structLogs?: [];
+        };
+      const nonceOverride =
+        override.length > 0
+          ? {
+              [entryPoint.address]: {
+                stateDiff: Object.fromEntries(override[0]!.stateDiff!.map((entry) => [entry.slot, entry.value])),
+              },
+            }
+          : {};
+      const traced = await checkValidationRules(trace, entryPoint.version, entryPoint.address, op, nonceOverride);
+      if (!traced) untraceable.add(network);
     }
     if (validated) await estimateCallGas(client, entryPoint.address, op, deploysSender(op));
 
