@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
 import {
   type Address,
   BaseError,
@@ -25,9 +26,16 @@ const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
 const gatherMs = 30;
 const receiptTimeoutMs = 60_000;
+const maxResubmissions = 4;
+/** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
+const lowBalanceWei = 10n ** 17n;
 
 export interface BundleLoop {
   poke(): void;
+  /** `manual`: bundles go out only on `bundleNow` (ERC-7769 debug_bundler_setBundlingMode). */
+  setMode(mode: 'auto' | 'manual'): void;
+  /** Bundles what is pending now; the bundle transaction's hash, or undefined when nothing was pending. */
+  bundleNow(): Promise<Hex | undefined>;
   close(): Promise<void>;
 }
 
@@ -44,6 +52,7 @@ export function startBundleLoop(deps: {
   executorKeys: readonly Hex[];
   maxBundleOps: number;
   logger: Logger;
+  registry: Registry;
 }): BundleLoop {
   const { db, network, logger } = deps;
   const name = `${network.config.chain}/${network.config.network}`;
@@ -52,10 +61,32 @@ export function startBundleLoop(deps: {
   const executor = executors[0]!;
   const wallet = createWalletClient({ account: executor, chain: chainOf(network), transport: poolTransport(network) });
   const lease = acquireIndexerLease(db, name, logger, 'bundler');
+  const balanceGauge =
+    (deps.registry.getSingleMetric('blockyard_bundler_executor_balance_wei') as Gauge<'network' | 'executor'> | undefined) ??
+    new Gauge({
+      name: 'blockyard_bundler_executor_balance_wei',
+      help: "The bundler's executor balance, by network and executor address",
+      labelNames: ['network', 'executor'],
+      registers: [deps.registry],
+    });
+  let warnedLow = false;
+  async function watchBalance() {
+    const balance = await client.getBalance({ address: executor.address });
+    balanceGauge.set({ network: name, executor: executor.address }, Number(balance));
+    if (balance < lowBalanceWei && !warnedLow) {
+      logger.warn(
+        { network: name, executor: executor.address, balanceWei: balance.toString() },
+        'bundler executor balance is low: fund it or bundles stop',
+      );
+    }
+    warnedLow = balance < lowBalanceWei;
+  }
   let closed = false;
   let running = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let mode: 'auto' | 'manual' = 'auto';
+  let lastBundle: Hex | undefined;
 
   async function loadBatch(): Promise<UserOperationRow[]> {
     const rows = await db
@@ -133,15 +164,19 @@ export function startBundleLoop(deps: {
       (min, op) => (op.maxPriorityFeePerGas < min ? op.maxPriorityFeePerGas : min),
       ops[0]!.maxPriorityFeePerGas,
     );
-    const txHash = await wallet.writeContract({
-      address: entryPoint,
-      abi: abi as typeof entryPointV07Abi,
-      functionName: 'handleOps',
-      args: [handleOpsArgs(rows) as never, executor.address],
-      gas: (gas * 12n) / 10n,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
-    });
+    const nonce = await client.getTransactionCount({ address: executor.address, blockTag: 'pending' });
+    const send = (bump: bigint) =>
+      wallet.writeContract({
+        address: entryPoint,
+        abi: abi as typeof entryPointV07Abi,
+        functionName: 'handleOps',
+        args: [handleOpsArgs(rows) as never, executor.address],
+        gas: (gas * 12n) / 10n,
+        nonce,
+        maxFeePerGas: (maxFeePerGas * bump) / 100n,
+        maxPriorityFeePerGas: (maxPriorityFeePerGas * bump) / 100n,
+      });
+    let txHash = await send(100n);
     await db
       .updateTable('user_operations')
       .set({ status: 'submitted', tx_hash: txHash, updated_at: new Date() })
@@ -151,8 +186,38 @@ export function startBundleLoop(deps: {
         rows.map((row) => row.hash),
       )
       .execute();
+    lastBundle = txHash;
     logger.info({ network: name, ops: rows.length, tx: txHash }, 'bundle sent');
+    // A bundle not mined within a few blocks is sent again with the same nonce and fees raised by a
+    // quarter (no more than the ops' own maximum is lost: the executor is paid back at their price).
+    const stuckAfterMs = Math.max(5_000, network.config.blockTimeS * 3_000);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 100, timeout: stuckAfterMs });
+        break;
+      } catch (error) {
+        if (attempt > maxResubmissions) throw error;
+        const bumped = await send(100n + 25n * BigInt(attempt)).catch((sendError: unknown) => {
+          logger.warn({ err: sendError, tx: txHash }, 'stuck bundle not replaced');
+          return undefined;
+        });
+        if (!bumped) continue;
+        logger.warn({ network: name, stuck: txHash, replacement: bumped, attempt }, 'bundle stuck: sent again with higher fees');
+        txHash = bumped;
+        lastBundle = txHash;
+        await db
+          .updateTable('user_operations')
+          .set({ tx_hash: txHash, updated_at: new Date() })
+          .where(
+            'hash',
+            'in',
+            rows.map((row) => row.hash),
+          )
+          .execute();
+      }
+    }
     await settle(rows, txHash, entryPoint, version);
+    await watchBalance();
     return true;
   }
 
@@ -223,8 +288,8 @@ export function startBundleLoop(deps: {
     }
   }
 
-  function run() {
-    if (closed) return;
+  function run(force = false) {
+    if (closed || (mode === 'manual' && !force)) return;
     if (running) {
       again = true;
       return;
@@ -254,12 +319,28 @@ export function startBundleLoop(deps: {
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
     timer = setInterval(run, pollMs);
+    await watchBalance().catch((error: unknown) => logger.warn({ err: error }, 'executor balance unknown'));
     run();
   });
 
   return {
     poke() {
       setTimeout(run, gatherMs);
+    },
+    setMode(next) {
+      mode = next;
+    },
+    async bundleNow() {
+      while (running) await new Promise((resolve) => setTimeout(resolve, 10));
+      const before = lastBundle;
+      running = true;
+      try {
+        await resumeSubmitted();
+        await bundleOnce();
+      } finally {
+        running = false;
+      }
+      return lastBundle === before ? undefined : lastBundle;
     },
     async close() {
       closed = true;

@@ -15,6 +15,7 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
+import type { BundleLoop } from './bundle-loop.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
 import { simulateValidation } from './simulation.ts';
@@ -39,6 +40,8 @@ const nonceMappingSlot = 1n;
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
+  /** The bundle loop of a network in this process (the debug methods drive it). */
+  loopOf: (network: string) => BundleLoop | undefined;
   /** An op was queued on this network: bundle soon. */
   queued: (network: string) => void;
 }
@@ -226,6 +229,42 @@ export function createBundlerService(deps: BundlerDeps) {
     return hash as Hex;
   }
 
+  /** ERC-7769's debug_bundler_* methods: only on networks with dev_methods (devnets). */
+  async function debugMethod(network: Network, method: string, params: unknown[]): Promise<unknown> {
+    if (!network.config.devMethods)
+      throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `${method} is a devnet method (dev_methods: true)`);
+    const name = networkName(network);
+    const loop = deps.loopOf(name);
+    switch (method) {
+      case 'debug_bundler_clearState':
+        await db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();
+        return 'ok';
+      case 'debug_bundler_dumpMempool': {
+        const entryPoint = resolveEntryPoint(network, params[0]);
+        const rows = await db
+          .selectFrom('user_operations')
+          .select('op')
+          .where('network', '=', name)
+          .where('entry_point', '=', entryPoint.address)
+          .where('status', '=', 'pending')
+          .orderBy('created_at')
+          .execute();
+        return rows.map((row) => row.op);
+      }
+      case 'debug_bundler_sendBundleNow':
+        if (!loop) throw new BundlerRpcError(bundlerErrorCodes.internal, 'this process does not run the bundler role');
+        return (await loop.bundleNow()) ?? 'ok';
+      case 'debug_bundler_setBundlingMode': {
+        if (params[0] !== 'auto' && params[0] !== 'manual') throw invalidParams('the mode is "auto" or "manual"');
+        if (!loop) throw new BundlerRpcError(bundlerErrorCodes.internal, 'this process does not run the bundler role');
+        loop.setMode(params[0]);
+        return 'ok';
+      }
+      default:
+        throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `${method} is not built (reputation is not tracked yet)`);
+    }
+  }
+
   async function receiptOf(network: Network, hash: unknown) {
     const row = await findOp(hash);
     if (!row || row.status !== 'included' || !row.receipt) return null;
@@ -286,6 +325,7 @@ export function createBundlerService(deps: BundlerDeps) {
           return { slow: tier(120n), standard: tier(150n), fast: tier(200n) };
         }
         default:
+          if (method.startsWith('debug_bundler_')) return debugMethod(network, method, params);
           throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `the bundler has no method '${method}'`);
       }
     },

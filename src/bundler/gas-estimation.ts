@@ -32,9 +32,11 @@ export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVe
   // is then never below what the signed op needs.
   const signatureBytes = Math.max(65, (op.signature.length - 2) / 2);
   const withSig = { ...op, signature: `0x${'ff'.repeat(signatureBytes)}` as Hex };
-  // Gas fields at their maximum width, so the estimate does not shrink when they are filled in.
+  // Gas fields and the nonce's sequence at their maximum width, so the estimate does not fall short
+  // when they are filled in or the next nonce is used.
   const wide = {
     ...withSig,
+    nonce: withSig.nonce | 0xffffffffffffffffn,
     callGasLimit: 0xffffffn,
     verificationGasLimit: 0xffffffn,
     preVerificationGas: 0xffffffn,

@@ -228,7 +228,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     shutdown.add('webhook delivery', () => webhookRole?.close());
   }
   const bundleLoops = new Map<string, BundleLoop>();
-  const bundler = createBundlerService({ db: database.db, queued: (network) => bundleLoops.get(network)?.poke() });
+  const bundler = createBundlerService({
+    db: database.db,
+    queued: (network) => bundleLoops.get(network)?.poke(),
+    loopOf: (network) => bundleLoops.get(network),
+  });
   if (config.roles.includes('bundler')) {
     for (const network of chains.list()) {
       if (network.config.kind !== 'evm' || !network.config.bundler.enabled) continue;
@@ -247,6 +251,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         executorKeys,
         maxBundleOps: network.config.bundler.maxBundleOps,
         logger,
+        registry: metrics.registry,
       });
       bundleLoops.set(name, loop);
       shutdown.add(`bundler ${name}`, () => loop.close());

@@ -1,0 +1,82 @@
+import { type Address, type Hex, parseEther } from 'viem';
+import { entryPoint07Address } from 'viem/account-abstraction';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+
+/** Reads TIMESTAMP in validation (refused in safe mode), pays its prefund, accepts any call. */
+const timestampAccountCode: Hex = '0x42506000600060006000604435335af150600060005260206000f3';
+const sender = '0x000000000000000000000000000000000000a77f' as Address;
+
+describe('ERC-7769 debug methods, with safe mode off', () => {
+  let chain: IndexedChain;
+  let key: string;
+  beforeAll(async () => {
+    chain = await startIndexedChain({
+      settings: { bundler_keys: devnetExecutorKeys[0] },
+      chainSettings: { bundler: { enabled: true, safe_mode: false } },
+    });
+    await installErc4337Contracts(chain.service.anvil.url);
+    await chain.anvilRpc('anvil_setCode', [sender, timestampAccountCode]);
+    await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
+    key = (await chain.service.createKey()).key;
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.service.stop();
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
+  const bundler = async (
+    method: string,
+    params: unknown[],
+  ): Promise<{ result?: any; error?: { code: number; message: string } }> => {
+    const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return response.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>;
+  };
+
+  it('manual mode holds ops in the mempool until sendBundleNow; clearState empties it', async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    const base = {
+      sender,
+      nonce: '0x0',
+      callData: '0x',
+      signature: '0x',
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x3b9aca00',
+    };
+    const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+    const op = { ...base, ...estimate.result };
+    // Safe mode off: the TIMESTAMP in validation is not checked.
+    const sent = await bundler('eth_sendUserOperation', [op, entryPoint07Address]);
+    expect(sent.error).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const mempool = await bundler('debug_bundler_dumpMempool', [entryPoint07Address]);
+    expect(mempool.result).toHaveLength(1);
+    expect(mempool.result[0].sender.toLowerCase()).toBe(sender);
+    expect((await bundler('pimlico_getUserOperationStatus', [sent.result])).result).toMatchObject({ status: 'not_submitted' });
+
+    const bundled = await bundler('debug_bundler_sendBundleNow', []);
+    expect(bundled.result).toMatch(/^0x[0-9a-f]{64}$/);
+    const receipt = await bundler('eth_getUserOperationReceipt', [sent.result]);
+    expect(receipt.result).toMatchObject({
+      userOpHash: sent.result,
+      success: true,
+      receipt: { transactionHash: bundled.result },
+    });
+    expect((await bundler('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([]);
+
+    const next = await bundler('eth_sendUserOperation', [{ ...op, nonce: '0x1' }, entryPoint07Address]);
+    expect(next.error, next.error?.message).toBeUndefined();
+    expect((await bundler('debug_bundler_clearState', [])).result).toBe('ok');
+    expect((await bundler('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([]);
+    expect((await bundler('debug_bundler_setBundlingMode', ['sometimes'])).error?.code).toBe(-32602);
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).error?.code).toBe(-32601);
+    expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+  });
+});
