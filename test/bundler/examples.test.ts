@@ -1,0 +1,40 @@
+import { parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWallet, sendWithPermissionless, sendWithViem } from '../../examples/smart-wallet.ts';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+
+/** The examples of docs/smart-wallets.md and docs/bundler.md, run as written. */
+describe('examples/smart-wallet.ts', () => {
+  let chain: IndexedChain;
+  let key: string;
+  beforeAll(async () => {
+    chain = await startIndexedChain({
+      settings: { bundler_keys: devnetExecutorKeys[0] },
+      chainSettings: { bundler: { enabled: true } },
+    });
+    await installErc4337Contracts(chain.service.anvil.url);
+    key = (await chain.service.createKey()).key;
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.service.stop();
+  });
+
+  it('creates a wallet, then sends with viem’s bundler client and with permissionless', async () => {
+    const endpoint = { baseUrl: chain.service.url, apiKey: key };
+    const ownerKey = generatePrivateKey();
+    const wallet = await createWallet(endpoint, privateKeyToAccount(ownerKey).address);
+    expect(wallet.status).toBe('counterfactual');
+    await chain.wallet.sendTransaction({ to: wallet.address, value: parseEther('1') });
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+
+    const viemResult = await sendWithViem(endpoint, ownerKey, recipient, 1000n);
+    expect(viemResult).toMatchObject({ account: wallet.address, success: true });
+    const permissionlessResult = await sendWithPermissionless(endpoint, ownerKey, recipient, 2000n);
+    expect(permissionlessResult.account).toBe(wallet.address);
+    expect(permissionlessResult.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.publicClient.getBalance({ address: recipient })).toBe(3000n);
+  });
+});
