@@ -56,7 +56,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: { chains: ChainR
           }
           const allowed = scopesFor(call.method);
           if (!allowed.some((scope) => principal.scopes.has(scope))) {
-            throw new BundlerRpcError(-32001, `this API key lacks the scope '${allowed.join("' or '")}' for ${call.method}`);
+            throw new BundlerRpcError(-32010, `this API key lacks the scope '${allowed.join("' or '")}' for ${call.method}`);
           }
           const params = call.params === undefined ? [] : call.params;
           if (!Array.isArray(params)) throw new BundlerRpcError(bundlerErrorCodes.invalidParams, 'params must be an array');

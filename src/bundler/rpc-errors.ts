@@ -9,8 +9,6 @@ export const bundlerErrorCodes = {
   bannedOpcode: -32502,
   /** Valid only in a time range that is not now (or expires too soon). */
   outOfTimeRange: -32503,
-  /** The sender, paymaster or factory is throttled or banned. */
-  throttled: -32504,
   invalidSignature: -32507,
   /** The call of the UserOperation reverts. */
   executionReverted: -32521,

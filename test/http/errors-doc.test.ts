@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { bundlerErrorCodes } from '../../src/bundler/rpc-errors.ts';
 import { errorStatus } from '../../src/core/errors.ts';
 import { jsonRpcErrorCodes } from '../../src/rpc/jsonrpc.ts';
 
@@ -15,8 +16,16 @@ describe('docs/errors.md', () => {
     expect(rows.some((row) => row.startsWith(`| \`${code}\` | ${name} |`))).toBe(true);
   });
 
+  it.each(Object.entries(bundlerErrorCodes))("documents the bundler's code %s (%i)", (_name, code) => {
+    expect(rows.some((row) => row.startsWith(`| \`${code}\` |`)) || doc.includes(`\`${code}\``)).toBe(true);
+  });
+
   it('documents no code that does not exist', () => {
-    const known = new Set([...Object.keys(errorStatus), ...Object.values(jsonRpcErrorCodes).map(String)]);
+    const known = new Set([
+      ...Object.keys(errorStatus),
+      ...Object.values(jsonRpcErrorCodes).map(String),
+      ...Object.values(bundlerErrorCodes).map(String),
+    ]);
     const documented = rows.map((row) => /^\| `([^`]+)`/.exec(row)![1]!);
     expect(documented.filter((code) => !known.has(code))).toEqual([]);
   });
