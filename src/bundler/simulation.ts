@@ -45,6 +45,13 @@ function decodeInnerRevert(data: Hex | undefined): string {
   }
 }
 
+/** One override entry per address (viem refuses two): the code at `address` merged into the entry already there. */
+function withCodeAt(address: Address, code: Hex, override: StateOverride): StateOverride {
+  const same = (entry: { address: Address }) => entry.address.toLowerCase() === address.toLowerCase();
+  const existing = override.find(same);
+  return [{ ...existing, address, code }, ...override.filter((entry) => !same(entry))];
+}
+
 /** Splits the packed validation data: aggregator or signature failure flag, validUntil, validAfter. */
 export function parseValidationData(validationData: bigint): { sigFailed: boolean; validAfter: number; validUntil: number } {
   const aggregator = validationData & ((1n << 160n) - 1n);
@@ -72,7 +79,7 @@ export async function simulateValidation(
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateValidation',
         args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
-        stateOverride: [{ address: entryPoint, code: getEntryPointSimulationsV07Code() }, ...extraOverride],
+        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), extraOverride),
       });
       const account = parseValidationData(result.returnInfo.accountValidationData);
       const paymaster = parseValidationData(result.returnInfo.paymasterValidationData);
