@@ -53,6 +53,8 @@ export function startBundleLoop(deps: {
   maxBundleOps: number;
   logger: Logger;
   registry: Registry;
+  /** The bundle landed: the proxy's head-dependent answers (eth_getCode, balances) must not predate it. */
+  chainChanged?: () => Promise<void>;
 }): BundleLoop {
   const { db, network, logger } = deps;
   const name = `${network.config.chain}/${network.config.network}`;
@@ -216,6 +218,8 @@ export function startBundleLoop(deps: {
           .execute();
       }
     }
+    // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
+    await deps.chainChanged?.().catch(() => undefined);
     await settle(rows, txHash, entryPoint, version);
     await watchBalance();
     return true;

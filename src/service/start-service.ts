@@ -252,6 +252,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         maxBundleOps: network.config.bundler.maxBundleOps,
         logger,
         registry: metrics.registry,
+        chainChanged: () => rpcCache.chainChanged(network),
       });
       bundleLoops.set(name, loop);
       shutdown.add(`bundler ${name}`, () => loop.close());

@@ -9,8 +9,12 @@ export const CreateWalletBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 63, description: "Default: the key's mainnet (live) or first testnet (test)" }),
     ),
     salt: Type.Optional(
+      // anyOf, not a type list: Ajv's strict mode refuses a union of types without allowUnionTypes.
       Type.Unsafe<string | number>({
-        type: ['string', 'integer'],
+        anyOf: [
+          { type: 'string', maxLength: 80 },
+          { type: 'integer', minimum: 0 },
+        ],
         description: 'uint256 as a decimal string or 0x hex (default 0): another salt, another wallet of the same owner',
       }),
     ),

@@ -25,6 +25,8 @@ const finalEpoch = -1;
 
 export interface NetworkCache {
   forward(call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  /** The chain changed by a path other than this cache (the bundler sent a bundle): drop head answers. */
+  chainChanged(): Promise<void>;
   stop(): void;
 }
 
@@ -128,6 +130,10 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
         return shared.answer ? formatRpcAnswer(idJson, shared.answer) : upstream(body);
       }
       return (await inflight.run(key, () => fetchAndStore(key, scope, idJson, body, upstream))).text;
+    },
+    async chainChanged() {
+      evictHeadEntries();
+      await head.refresh();
     },
     stop: () => head.stop(),
   };

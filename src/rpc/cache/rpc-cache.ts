@@ -12,6 +12,8 @@ export interface RpcCache {
    * identical calls under way. Networks that are not EVM go straight to `send`.
    */
   forward(network: Network, call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  /** A write reached the network outside the proxy (a bundle): its head-dependent answers are dropped. */
+  chainChanged(network: Network): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,9 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
     forward(network, call, body, send) {
       const cache = byNetwork.get(network);
       return cache ? cache.forward(call, body, send) : send(body);
+    },
+    async chainChanged(network) {
+      await byNetwork.get(network)?.chainChanged();
     },
     async close() {
       for (const cache of byNetwork.values()) cache.stop();
