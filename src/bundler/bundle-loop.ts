@@ -18,6 +18,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { createReputationStore } from './reputation-store.ts';
 import { explainAaReason } from './rpc-errors.ts';
 import { shortMessage, v06Struct } from './simulation.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
@@ -63,6 +64,7 @@ export function startBundleLoop(deps: {
   const executor = executors[0]!;
   const wallet = createWalletClient({ account: executor, chain: chainOf(network), transport: poolTransport(network) });
   const lease = acquireIndexerLease(db, name, logger, 'bundler');
+  const reputation = createReputationStore(db);
   const balanceGauge =
     (deps.registry.getSingleMetric('blockyard_bundler_executor_balance_wei') as Gauge<'network' | 'executor'> | undefined) ??
     new Gauge({
@@ -262,6 +264,11 @@ export function startBundleLoop(deps: {
         })
         .where('hash', '=', row.hash)
         .execute();
+      await reputation.count(
+        name,
+        [row.factory, row.paymaster].filter((address): address is string => address !== null),
+        'ops_included',
+      );
     }
   }
 

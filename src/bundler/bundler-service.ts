@@ -17,12 +17,15 @@ import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
 import type { BundleLoop } from './bundle-loop.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { reputationParams } from './reputation.ts';
+import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
 import { simulateValidation } from './simulation.ts';
 import {
   type AnyUserOperation,
   deploysSender,
   type EntryPointVersion,
+  entitiesOf,
   estimationDefaults,
   parseUserOperation,
   toRpcUserOperation,
@@ -75,6 +78,7 @@ function nonceSlot(sender: Address, key: bigint): Hex {
 
 export function createBundlerService(deps: BundlerDeps) {
   const { db } = deps;
+  const reputation = createReputationStore(db);
   const clients = new Map<Network, PublicClient>();
   const clientOf = (network: Network) => {
     let client = clients.get(network);
@@ -149,6 +153,41 @@ export function createBundlerService(deps: BundlerDeps) {
         );
     }
 
+    // ERC-7562 mempool limits: an unstaked sender holds a few pending ops at most; a throttled factory
+    // or paymaster a few, a banned one none.
+    if (!replacing && queued.length >= reputationParams.sameSenderMempoolCount) {
+      throw new BundlerRpcError(
+        bundlerErrorCodes.throttled,
+        `the sender already has ${queued.length} operations pending; wait for one to land (ERC-7562 allows ${reputationParams.sameSenderMempoolCount})`,
+      );
+    }
+    const entities = entitiesOf(op);
+    for (const [role, address] of Object.entries(entities) as [string, string | null][]) {
+      if (!address) continue;
+      const standing = await reputation.get(name, address);
+      if (standing.status === 'banned') {
+        throw new BundlerRpcError(
+          bundlerErrorCodes.throttled,
+          `the ${role} ${address} is banned (ERC-7562 reputation: seen in ${standing.opsSeen} operations, ${standing.opsIncluded} included)`,
+        );
+      }
+      if (standing.status === 'throttled') {
+        const pendingWith = await db
+          .selectFrom('user_operations')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('network', '=', name)
+          .where('status', '=', 'pending')
+          .where(role === 'factory' ? 'factory' : 'paymaster', '=', address)
+          .executeTakeFirstOrThrow();
+        if (Number(pendingWith.n) >= reputationParams.throttledEntityMempoolCount) {
+          throw new BundlerRpcError(
+            bundlerErrorCodes.throttled,
+            `the ${role} ${address} is throttled (ERC-7562 reputation) and already has ${pendingWith.n} operations pending`,
+          );
+        }
+      }
+    }
+
     // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
     const override: StateOverride =
       op.nonce > onChain
@@ -217,6 +256,8 @@ export function createBundlerService(deps: BundlerDeps) {
           entry_point_version: entryPoint.version,
           sender: op.sender,
           nonce: op.nonce.toString(),
+          factory: entities.factory,
+          paymaster: entities.paymaster,
           op: JSON.stringify(toRpcUserOperation(op)),
           max_fee_per_gas: op.maxFeePerGas.toString(),
           max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
@@ -225,6 +266,11 @@ export function createBundlerService(deps: BundlerDeps) {
         .onConflict((oc) => oc.column('hash').doNothing())
         .execute();
     });
+    await reputation.count(
+      name,
+      [entities.factory, entities.paymaster].filter((address): address is string => address !== null),
+      'ops_seen',
+    );
     deps.queued(name);
     return hash as Hex;
   }
@@ -238,7 +284,42 @@ export function createBundlerService(deps: BundlerDeps) {
     switch (method) {
       case 'debug_bundler_clearState':
         await db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();
+        await reputation.clear(name);
         return 'ok';
+      case 'debug_bundler_dumpReputation':
+        resolveEntryPoint(network, params[0]);
+        return (await reputation.list(name)).map((entry) => ({
+          address: entry.address,
+          opsSeen: hex(entry.opsSeen),
+          opsIncluded: hex(entry.opsIncluded),
+          status: entry.status,
+        }));
+      case 'debug_bundler_setReputation': {
+        resolveEntryPoint(network, params[1]);
+        if (!Array.isArray(params[0])) throw invalidParams('the first parameter is a list of {address, opsSeen, opsIncluded}');
+        const entries = (params[0] as { address?: unknown; opsSeen?: unknown; opsIncluded?: unknown }[]).map((entry, index) => {
+          if (typeof entry?.address !== 'string' || !isAddress(entry.address, { strict: false }))
+            throw invalidParams(`entry ${index}: address must be a 0x address`);
+          const count = (value: unknown, field: string) => {
+            const parsed =
+              typeof value === 'number'
+                ? value
+                : typeof value === 'string' && /^0x[0-9a-fA-F]+$|^\d+$/.test(value)
+                  ? Number(value)
+                  : Number.NaN;
+            if (!Number.isSafeInteger(parsed) || parsed < 0)
+              throw invalidParams(`entry ${index}: ${field} must be a non-negative integer (or 0x quantity)`);
+            return parsed;
+          };
+          return {
+            address: entry.address,
+            opsSeen: count(entry.opsSeen, 'opsSeen'),
+            opsIncluded: count(entry.opsIncluded, 'opsIncluded'),
+          };
+        });
+        await reputation.set(name, entries);
+        return 'ok';
+      }
       case 'debug_bundler_dumpMempool': {
         const entryPoint = resolveEntryPoint(network, params[0]);
         const rows = await db
@@ -261,7 +342,7 @@ export function createBundlerService(deps: BundlerDeps) {
         return 'ok';
       }
       default:
-        throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `${method} is not built (reputation is not tracked yet)`);
+        throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `the bundler has no method '${method}'`);
     }
   }
 

@@ -9,6 +9,8 @@ export const bundlerErrorCodes = {
   bannedOpcode: -32502,
   /** Valid only in a time range that is not now (or expires too soon). */
   outOfTimeRange: -32503,
+  /** The sender, factory or paymaster is throttled or banned (ERC-7562 reputation, mempool limits). */
+  throttled: -32504,
   invalidSignature: -32507,
   /** The call of the UserOperation reverts. */
   executionReverted: -32521,

@@ -127,3 +127,17 @@ export function userOperationHash(op: AnyUserOperation, version: EntryPointVersi
 export function deploysSender(op: AnyUserOperation): boolean {
   return 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
 }
+
+/** The op's factory and paymaster (lower-case), the entities ERC-7562 keeps a reputation of. */
+export function entitiesOf(op: AnyUserOperation): { factory: string | null; paymaster: string | null } {
+  if ('initCode' in op && op.initCode !== undefined) {
+    const v06 = op as UserOperation<'0.6'>;
+    return {
+      factory: v06.initCode && v06.initCode.length >= 42 ? v06.initCode.slice(0, 42).toLowerCase() : null,
+      paymaster:
+        v06.paymasterAndData && v06.paymasterAndData.length >= 42 ? v06.paymasterAndData.slice(0, 42).toLowerCase() : null,
+    };
+  }
+  const v07 = op as UserOperation<'0.7'>;
+  return { factory: v07.factory?.toLowerCase() ?? null, paymaster: v07.paymaster?.toLowerCase() ?? null };
+}

@@ -4,6 +4,7 @@ import * as chainIndex from './migrations/2026-11-23T1300-chain-index.ts';
 import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
 import * as wallets from './migrations/2026-11-24T1400-wallets.ts';
 import * as userOperations from './migrations/2026-11-24T1500-user-operations.ts';
+import * as bundlerReputation from './migrations/2026-11-24T1600-bundler-reputation.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T1000-webhooks': webhooks,
   '2026-11-24T1400-wallets': wallets,
   '2026-11-24T1500-user-operations': userOperations,
+  '2026-11-24T1600-bundler-reputation': bundlerReputation,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -272,6 +272,8 @@ export interface UserOperationsTable {
   entry_point_version: '0.6' | '0.7';
   sender: string;
   nonce: BigNumeric;
+  factory: Nullable<string>;
+  paymaster: Nullable<string>;
   op: Json<Record<string, string>>;
   max_fee_per_gas: BigNumeric;
   max_priority_fee_per_gas: BigNumeric;
@@ -282,6 +284,14 @@ export interface UserOperationsTable {
   block_hash: Nullable<string>;
   receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BundlerReputationTable {
+  network: string;
+  address: string;
+  ops_seen: BigNumeric;
+  ops_included: BigNumeric;
   updated_at: Timestamp;
 }
 
@@ -308,6 +318,7 @@ export interface Tables {
   webhook_matcher_cursor: WebhookMatcherCursorTable;
   wallets: WalletsTable;
   user_operations: UserOperationsTable;
+  bundler_reputation: BundlerReputationTable;
 }
 
 export type UserOperationRow = Selectable<UserOperationsTable>;

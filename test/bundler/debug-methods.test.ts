@@ -2,6 +2,7 @@ import { type Address, type Hex, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 
@@ -76,7 +77,36 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     expect((await bundler('debug_bundler_clearState', [])).result).toBe('ok');
     expect((await bundler('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([]);
     expect((await bundler('debug_bundler_setBundlingMode', ['sometimes'])).error?.code).toBe(-32602);
-    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).error?.code).toBe(-32601);
+    expect((await bundler('debug_bundler_addUserOps', [])).error?.code).toBe(-32601);
+
+    // Reputation: a banned factory's ops are refused before anything else is looked at.
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toEqual([]);
+    const factory = erc4337Addresses.v07.factory;
+    expect(
+      (
+        await bundler('debug_bundler_setReputation', [
+          [{ address: factory, opsSeen: '0x3e8', opsIncluded: '0x0' }],
+          entryPoint07Address,
+        ])
+      ).result,
+    ).toBe('ok');
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toEqual([
+      { address: factory.toLowerCase(), opsSeen: '0x3e8', opsIncluded: '0x0', status: 'banned' },
+    ]);
+    const deploying = {
+      ...op,
+      sender: '0x000000000000000000000000000000000000beef',
+      factory,
+      factoryData: '0x',
+      preVerificationGas: '0xf4240',
+    };
+    const banned = await bundler('eth_sendUserOperation', [deploying, entryPoint07Address]);
+    expect(banned.error?.code).toBe(-32504);
+    expect(banned.error?.message).toMatch(
+      /factory 0x[0-9a-f]{40} is banned \(ERC-7562 reputation: seen in 1000 operations, 0 included\)/,
+    );
+    expect((await bundler('debug_bundler_clearState', [])).result).toBe('ok');
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toEqual([]);
     expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
   });
 });

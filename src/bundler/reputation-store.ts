@@ -1,0 +1,73 @@
+import { type Kysely, sql } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import { decayed, type ReputationStatus, reputationStatus } from './reputation.ts';
+
+export interface EntityReputation {
+  address: string;
+  opsSeen: number;
+  opsIncluded: number;
+  status: ReputationStatus;
+}
+
+/** Reputation counters in the database, so every process of the deployment sees the same. */
+export function createReputationStore(db: Kysely<Tables>) {
+  return {
+    async get(network: string, address: string): Promise<EntityReputation> {
+      const row = await db
+        .selectFrom('bundler_reputation')
+        .selectAll()
+        .where('network', '=', network)
+        .where('address', '=', address)
+        .executeTakeFirst();
+      if (!row) return { address, opsSeen: 0, opsIncluded: 0, status: 'ok' };
+      const hours = (Date.now() - new Date(row.updated_at).getTime()) / 3_600_000;
+      const opsSeen = decayed(Number(row.ops_seen), hours);
+      const opsIncluded = decayed(Number(row.ops_included), hours);
+      return { address, opsSeen, opsIncluded, status: reputationStatus(opsSeen, opsIncluded) };
+    },
+
+    async count(network: string, addresses: readonly string[], field: 'ops_seen' | 'ops_included'): Promise<void> {
+      for (const address of addresses) {
+        await db
+          .insertInto('bundler_reputation')
+          .values({ network, address, ops_seen: field === 'ops_seen' ? 1 : 0, ops_included: field === 'ops_included' ? 1 : 0 })
+          .onConflict((oc) =>
+            oc
+              .columns(['network', 'address'])
+              .doUpdateSet({ [field]: sql`bundler_reputation.${sql.ref(field)} + 1`, updated_at: new Date() }),
+          )
+          .execute();
+      }
+    },
+
+    async list(network: string): Promise<EntityReputation[]> {
+      const rows = await db
+        .selectFrom('bundler_reputation')
+        .select('address')
+        .where('network', '=', network)
+        .orderBy('address')
+        .execute();
+      return Promise.all(rows.map((row) => this.get(network, row.address)));
+    },
+
+    async set(network: string, entries: readonly { address: string; opsSeen: number; opsIncluded: number }[]): Promise<void> {
+      for (const entry of entries) {
+        await db
+          .insertInto('bundler_reputation')
+          .values({ network, address: entry.address.toLowerCase(), ops_seen: entry.opsSeen, ops_included: entry.opsIncluded })
+          .onConflict((oc) =>
+            oc
+              .columns(['network', 'address'])
+              .doUpdateSet({ ops_seen: entry.opsSeen, ops_included: entry.opsIncluded, updated_at: new Date() }),
+          )
+          .execute();
+      }
+    },
+
+    async clear(network: string): Promise<void> {
+      await db.deleteFrom('bundler_reputation').where('network', '=', network).execute();
+    },
+  };
+}
+
+export type ReputationStore = ReturnType<typeof createReputationStore>;
