@@ -373,9 +373,14 @@ function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {
 
 const hex = (value: bigint | number) => `0x${value.toString(16)}`;
 
+/** JSON with bigints as 0x quantities (viem's receipts and logs carry bigints). */
+export function toJsonSafe<T>(value: T): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? hex(inner) : inner)));
+}
+
 /** eth_getUserOperationReceipt's answer (ERC-7769): the op's event, its logs, and the bundle's receipt. */
-function userOperationReceipt(
-  row: UserOperationRow,
+export function userOperationReceipt(
+  row: Pick<UserOperationRow, 'hash'>,
   entryPoint: Address,
   receipt: TransactionReceipt,
   event: {

@@ -8,14 +8,15 @@ import {
   isHex,
   keccak256,
   type PublicClient,
+  parseEventLogs,
   type StateOverride,
   toHex,
 } from 'viem';
 import { publicClientFor } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
-import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
-import type { BundleLoop } from './bundle-loop.ts';
+import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
+import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -348,8 +349,50 @@ export function createBundlerService(deps: BundlerDeps) {
 
   async function receiptOf(network: Network, hash: unknown) {
     const row = await findOp(hash);
-    if (!row || row.status !== 'included' || !row.receipt) return null;
-    return row.receipt;
+    if (row) return row.status === 'included' && row.receipt ? row.receipt : null;
+    return receiptFromChain(network, (hash as string).toLowerCase() as Hex);
+  }
+
+  /**
+   * An op this bundler never saw (another bundler's): its UserOperationEvent in the last 10,000
+   * blocks of either EntryPoint, and the receipt built from its bundle's transaction.
+   */
+  async function receiptFromChain(network: Network, hash: Hex) {
+    const client = clientOf(network);
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const fromBlock = head > 9_999n ? head - 9_999n : 0n;
+    for (const entryPoint of entryPointsOf(network)) {
+      const abi = entryPoint.version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
+      const logs = await client.getContractEvents({
+        address: entryPoint.address,
+        abi,
+        eventName: 'UserOperationEvent',
+        args: { userOpHash: hash },
+        fromBlock,
+        toBlock: head,
+      });
+      const found = logs[0];
+      if (!found) continue;
+      const receipt = await client.getTransactionReceipt({ hash: found.transactionHash });
+      const events = parseEventLogs({ abi, logs: receipt.logs });
+      const event = events.find(
+        (entry) => entry.eventName === 'UserOperationEvent' && entry.args.userOpHash.toLowerCase() === hash,
+      );
+      if (!event || event.eventName !== 'UserOperationEvent') continue;
+      const revert = events.find(
+        (entry) => entry.eventName === 'UserOperationRevertReason' && entry.args.userOpHash.toLowerCase() === hash,
+      );
+      return toJsonSafe(
+        userOperationReceipt(
+          { hash },
+          entryPoint.address,
+          receipt,
+          event.args,
+          revert?.eventName === 'UserOperationRevertReason' ? revert.args.revertReason : undefined,
+        ),
+      );
+    }
+    return null;
   }
 
   return {
