@@ -1,0 +1,28 @@
+import { wholeNumber } from './settings.ts';
+
+/** Bundler benchmark knobs from the environment, with defaults and bounds. */
+export interface BundlerBenchSettings {
+  /** Measured ops per kind (deploy, plain) per bundler (BENCH_BUNDLER_OPS). */
+  opsPerKind: number;
+  /** Unmeasured accounts (one deploy op and one plain op each) per bundler first (BENCH_BUNDLER_WARMUP). */
+  warmupAccounts: number;
+  /** How often eth_getUserOperationReceipt is asked, in ms (BENCH_BUNDLER_POLL_MS). */
+  receiptPollMs: number;
+  /**
+   * Blockyard's ERC-7562 checks (bundler.safe_mode, on by default); BENCH_BUNDLER_SAFE_MODE=0 turns them
+   * off on the embedded devnet, as Alto must run on anvil, for a like-for-like send.
+   */
+  safeMode: boolean;
+  /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
+  cpuProfile: boolean;
+}
+
+export function readBundlerBenchSettings(env: Record<string, string | undefined> = process.env): BundlerBenchSettings {
+  return {
+    opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 30, 5, 60),
+    warmupAccounts: wholeNumber(env, 'BENCH_BUNDLER_WARMUP', 2, 0, 10),
+    receiptPollMs: wholeNumber(env, 'BENCH_BUNDLER_POLL_MS', 20, 5, 500),
+    safeMode: env.BENCH_BUNDLER_SAFE_MODE !== '0',
+    cpuProfile: env.BENCH_CPU_PROF === '1',
+  };
+}
