@@ -25,7 +25,7 @@ import { type EntryPointVersion, parseUserOperation } from './user-operation.ts'
 
 const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
-const gatherMs = 30;
+const gatherMs = 5;
 const receiptTimeoutMs = 60_000;
 const maxResubmissions = 4;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
@@ -197,7 +197,7 @@ export function startBundleLoop(deps: {
     const stuckAfterMs = Math.max(5_000, network.config.blockTimeS * 3_000);
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 100, timeout: stuckAfterMs });
+        await client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 25, timeout: stuckAfterMs });
         break;
       } catch (error) {
         if (attempt > maxResubmissions) throw error;

@@ -105,7 +105,25 @@ export function createBundlerService(deps: BundlerDeps) {
     const client = clientOf(network);
     const name = networkName(network);
     if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
-    const block = await client.getBlock({ blockTag: 'latest' });
+    const key = op.nonce >> 64n;
+    // The head, the nonce on chain and the sender's queued ops, asked together.
+    const [block, onChain, queued] = await Promise.all([
+      client.getBlock({ blockTag: 'latest' }),
+      client.readContract({
+        address: entryPoint.address,
+        abi: entryPointV06Abi,
+        functionName: 'getNonce',
+        args: [op.sender, key],
+      }),
+      db
+        .selectFrom('user_operations')
+        .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
+        .where('network', '=', name)
+        .where('entry_point', '=', entryPoint.address)
+        .where('sender', '=', op.sender)
+        .where('status', 'in', ['pending', 'submitted'])
+        .execute(),
+    ]);
     if (block.baseFeePerGas !== null && op.maxFeePerGas < block.baseFeePerGas) {
       throw invalidParams(
         `maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${block.baseFeePerGas}: it could not be included`,
@@ -119,21 +137,6 @@ export function createBundlerService(deps: BundlerDeps) {
     }
 
     // Nonces: the next one for its key on chain, or the next after this sender's queued ops.
-    const key = op.nonce >> 64n;
-    const onChain = await client.readContract({
-      address: entryPoint.address,
-      abi: entryPointV06Abi,
-      functionName: 'getNonce',
-      args: [op.sender, key],
-    });
-    const queued = await db
-      .selectFrom('user_operations')
-      .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
-      .where('network', '=', name)
-      .where('entry_point', '=', entryPoint.address)
-      .where('sender', '=', op.sender)
-      .where('status', 'in', ['pending', 'submitted'])
-      .execute();
     const queuedNonces = new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce)));
     if (op.nonce < onChain) throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
     let next = onChain;
@@ -220,23 +223,32 @@ export function createBundlerService(deps: BundlerDeps) {
       if (!waitsForDeploy) throw error;
       validated = false;
     }
-    if (validated && network.config.bundler.safeMode && !untraceable.has(network)) {
-      const trace: TraceCall = async (call, options) =>
-        (await client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never })) as {
-          structLogs?: [];
-        };
-      const nonceOverride =
-        override.length > 0
-          ? {
-              [entryPoint.address]: {
-                stateDiff: Object.fromEntries(override[0]!.stateDiff!.map((entry) => [entry.slot, entry.value])),
-              },
-            }
-          : {};
-      const traced = await checkValidationRules(trace, entryPoint.version, entryPoint.address, op, nonceOverride);
-      if (!traced) untraceable.add(network);
+    if (validated) {
+      // The rules' trace and the execution check run together; a broken rule is reported first.
+      const rules = async () => {
+        if (!network.config.bundler.safeMode || untraceable.has(network)) return;
+        const trace: TraceCall = async (call, options) =>
+          (await client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never })) as {
+            structLogs?: [];
+          };
+        const nonceOverride =
+          override.length > 0
+            ? {
+                [entryPoint.address]: {
+                  stateDiff: Object.fromEntries(override[0]!.stateDiff!.map((entry) => [entry.slot, entry.value])),
+                },
+              }
+            : {};
+        const traced = await checkValidationRules(trace, entryPoint.version, entryPoint.address, op, nonceOverride);
+        if (!traced) untraceable.add(network);
+      };
+      const [ruleCheck, executionCheck] = await Promise.allSettled([
+        rules(),
+        estimateCallGas(client, entryPoint.address, op, deploysSender(op)),
+      ]);
+      if (ruleCheck.status === 'rejected') throw ruleCheck.reason;
+      if (executionCheck.status === 'rejected') throw executionCheck.reason;
     }
-    if (validated) await estimateCallGas(client, entryPoint.address, op, deploysSender(op));
 
     const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
     await db.transaction().execute(async (trx) => {

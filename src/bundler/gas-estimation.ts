@@ -83,8 +83,16 @@ export async function estimateUserOperationGas(
   } as AnyUserOperation;
   const simulated = await simulateHandleOp(client, version, entryPoint, probeOp);
   const verificationUsed = simulated.preOpGas - preVerificationGas;
-  const verificationGasLimit = verificationUsed + verificationUsed / 10n + 5_000n;
-  const callGasLimit = await estimateCallGas(client, entryPoint, op, deploying);
+  const verificationGasLimit = verificationUsed + verificationUsed / 10n + 1_000n;
+  // The call: a revert is refused with its reason (eth_estimateGas from the EntryPoint), and the gas
+  // it takes is measured where it runs, in the EntryPoint after validation (warm), from what it pays.
+  const [, executionUsed] = await Promise.all([
+    estimateCallGas(client, entryPoint, op, deploying),
+    op.callData === '0x'
+      ? Promise.resolve(0n)
+      : measureExecution(client, version, entryPoint, { ...probeOp, verificationGasLimit }),
+  ]);
+  const callGasLimit = op.callData === '0x' ? 0n : executionUsed + executionUsed / 10n + 2_000n;
   return {
     preVerificationGas,
     verificationGasLimit,
@@ -93,6 +101,29 @@ export async function estimateUserOperationGas(
       ? { paymasterVerificationGasLimit: verificationGasLimit, paymasterPostOpGasLimit: 50_000n }
       : {}),
   };
+}
+
+/** A call gas limit large enough for any call the probe makes. */
+const probeCallGas = 5_000_000n;
+
+/**
+ * The gas the op's execution uses in the EntryPoint: simulateHandleOp with one gas price (maxFee =
+ * maxPriorityFee) pays `price x actual gas`, where actual gas is preOpGas plus execution, plus in
+ * v0.7 a 10% penalty on the unused call gas: execution = (10 (paid / price - preOpGas) - limit) / 9.
+ */
+async function measureExecution(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+): Promise<bigint> {
+  const price = 1_000_000_000n;
+  const probe = { ...op, callGasLimit: probeCallGas, maxFeePerGas: price, maxPriorityFeePerGas: price } as AnyUserOperation;
+  const { preOpGas, paid } = await simulateHandleOp(client, version, entryPoint, probe);
+  const actual = paid / price - preOpGas;
+  const postOpLimit = version === '0.7' ? ((probe as UserOperation<'0.7'>).paymasterPostOpGasLimit ?? 0n) : 0n;
+  const execution = version === '0.7' ? (10n * actual - (probeCallGas + postOpLimit)) / 9n : actual;
+  return execution > 0n ? execution : 0n;
 }
 
 /** The op's fees when it names them, else what the next block asks (twice its base fee, plus 1 gwei). */

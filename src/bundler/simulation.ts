@@ -140,7 +140,7 @@ export async function simulateHandleOp(
   entryPoint: Address,
   op: AnyUserOperation,
   probe: { target: Address; data: Hex } = { target: zeroAddress, data: '0x' },
-): Promise<{ preOpGas: bigint; targetSuccess: boolean; targetResult: Hex }> {
+): Promise<{ preOpGas: bigint; paid: bigint; targetSuccess: boolean; targetResult: Hex }> {
   const funded: StateOverride = [{ address: op.sender, balance: 10n ** 24n }];
   try {
     if (version === '0.7') {
@@ -151,7 +151,12 @@ export async function simulateHandleOp(
         args: [toPackedUserOperation(op as UserOperation<'0.7'>), probe.target, probe.data],
         stateOverride: [{ address: entryPoint, code: getEntryPointSimulationsV07Code() }, ...funded],
       });
-      return { preOpGas: result.preOpGas, targetSuccess: result.targetSuccess, targetResult: result.targetResult };
+      return {
+        preOpGas: result.preOpGas,
+        paid: result.paid,
+        targetSuccess: result.targetSuccess,
+        targetResult: result.targetResult,
+      };
     }
     await client.simulateContract({
       address: entryPoint,
@@ -168,8 +173,15 @@ export async function simulateHandleOp(
         ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
         : null;
     if (version === '0.6' && reverted?.data?.errorName === 'ExecutionResult') {
-      const [preOpGas, , , , targetSuccess, targetResult] = reverted.data.args as [bigint, bigint, number, number, boolean, Hex];
-      return { preOpGas, targetSuccess, targetResult };
+      const [preOpGas, paid, , , targetSuccess, targetResult] = reverted.data.args as [
+        bigint,
+        bigint,
+        number,
+        number,
+        boolean,
+        Hex,
+      ];
+      return { preOpGas, paid, targetSuccess, targetResult };
     }
     throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `the operation fails in simulation: ${shortMessage(error)}`);
   }
