@@ -219,8 +219,8 @@ export function formatBundlerReport(
       ]),
       ...(
         [
-          ['the trace: struct logs (count, not ms)', (replay: SendReplay) => replay.structLogs],
-          ['the trace: KB of JSON (not ms)', (replay: SendReplay) => replay.traceBytes / 1024],
+          ['the ERC-7562 check: traces asked (count, not ms)', (replay: SendReplay) => replay.traceCalls],
+          ['the traces: KB of JSON (not ms)', (replay: SendReplay) => replay.traceBytes / 1024],
         ] as const
       ).map(([name, pick]) => [
         name,

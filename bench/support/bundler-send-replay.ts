@@ -1,7 +1,7 @@
 // What Blockyard's eth_sendUserOperation asks the node, replayed from outside once an op it accepted
 // is included (at a random point of a block interval, as the sends are): the head block and the
 // sender's nonce, the EntryPoint's simulateValidation (eth_call with EntryPointSimulations as a code
-// override), the ERC-7562 check's struct-log trace of the same call (debug_traceCall: its safe mode, on
+// override), the ERC-7562 check's traces of the same call (debug_traceCall: its safe mode, on
 // by default) and eth_estimateGas of the op's call. The nonce, simulation and trace at the block before
 // the op's (the state it was sent in), the rest at the head (as the service asks them). Each is timed;
 // what the send took beyond their sum is the service's own (HTTP, the key, the mempool read and insert)
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { type Hex, type PublicClient, toHex } from 'viem';
 import { entryPoint07Abi, entryPoint07Address, toPackedUserOperation } from 'viem/account-abstraction';
 import { estimateCallGas } from '../../src/bundler/gas-estimation.ts';
-import { checkValidationRules, type StructLog } from '../../src/bundler/validation-rules.ts';
+import { checkValidationRules } from '../../src/bundler/validation-rules.ts';
 import {
   entryPointSimulationsV07Abi,
   getEntryPointSimulationsV07Code,
@@ -22,8 +22,9 @@ export interface SendReplay {
   pointReadsMs: number;
   simulateValidationMs: number;
   traceMs: number;
-  structLogs: number;
-  /** The trace's size as JSON. */
+  /** debug_traceCall requests the check made (two quick tracers; a third, step trace, when they cannot decide). */
+  traceCalls: number;
+  /** The traces' size as JSON. */
   traceBytes: number;
   estimateCallGasMs: number;
 }
@@ -52,29 +53,35 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
     blockNumber: before,
   });
   const simulateValidationMs = performance.now() - from;
-  let traced: { structLogs?: StructLog[] } = {};
+  let traceCalls = 0;
+  let traceBytes = 0;
   from = performance.now();
   if (trace)
     await checkValidationRules(
       async (call, options) => {
-        const result = (await client.request({
+        const result = await client.request({
           method: 'debug_traceCall' as never,
           params: [call, toHex(before), options] as never,
-        })) as { structLogs?: StructLog[] };
-        traced = result;
+        });
+        traceCalls++;
+        traceBytes += JSON.stringify(result).length;
         return result;
       },
       '0.7',
-      entryPoint07Address,
+      {
+        entryPoint: entryPoint07Address,
+        sender: op.sender,
+        factory: op.factory ?? undefined,
+        deploying: op.factory !== undefined && op.factory !== null,
+        staked: { sender: false, factory: false, paymaster: false },
+      },
       op,
     );
   const traceMs = performance.now() - from;
-  const structLogs = traced.structLogs?.length ?? 0;
-  const traceBytes = JSON.stringify(traced).length;
   from = performance.now();
   await estimateCallGas(client, entryPoint07Address, op, sample.kind === 'deploy');
   const estimateCallGasMs = performance.now() - from;
-  return { pointReadsMs, simulateValidationMs, traceMs, structLogs, traceBytes, estimateCallGasMs };
+  return { pointReadsMs, simulateValidationMs, traceMs, traceCalls, traceBytes, estimateCallGasMs };
 }
 
 /** When the service logged each bundle as sent (its pino `time`, ms), by transaction hash. */

@@ -21,7 +21,7 @@ import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from 
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
-import { simulateValidation } from './simulation.ts';
+import { type StakeInfo, simulateValidation, type ValidationOutcome } from './simulation.ts';
 import {
   type AnyUserOperation,
   deploysSender,
@@ -203,6 +203,7 @@ export function createBundlerService(deps: BundlerDeps) {
           ]
         : [];
     let validated = true;
+    let stakes: ValidationOutcome['stakes'] | undefined;
     try {
       const outcome = await simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
       if (outcome.sigFailed)
@@ -210,6 +211,7 @@ export function createBundlerService(deps: BundlerDeps) {
           bundlerErrorCodes.invalidSignature,
           'AA24 signature error: the signature does not match the account (wrong owner key, chain id or EntryPoint)',
         );
+      stakes = outcome.stakes;
       const now = Math.floor(Date.now() / 1000);
       if (outcome.validUntil < now + minValiditySeconds || outcome.validAfter > now) {
         throw new BundlerRpcError(
@@ -227,10 +229,8 @@ export function createBundlerService(deps: BundlerDeps) {
       // The rules' trace and the execution check run together; a broken rule is reported first.
       const rules = async () => {
         if (!network.config.bundler.safeMode || untraceable.has(network)) return;
-        const trace: TraceCall = async (call, options) =>
-          (await client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never })) as {
-            structLogs?: [];
-          };
+        const trace: TraceCall = (call, options) =>
+          client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never });
         const nonceOverride =
           override.length > 0
             ? {
@@ -239,8 +239,29 @@ export function createBundlerService(deps: BundlerDeps) {
                 },
               }
             : {};
-        const traced = await checkValidationRules(trace, entryPoint.version, entryPoint.address, op, nonceOverride);
-        if (!traced) untraceable.add(network);
+        const isStaked = (info: StakeInfo | undefined) =>
+          info !== undefined &&
+          info.stake >= network.config.bundler.minStakeWei &&
+          info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
+        const traced = await checkValidationRules(
+          trace,
+          entryPoint.version,
+          {
+            entryPoint: entryPoint.address,
+            sender: op.sender,
+            factory: entities.factory ?? undefined,
+            paymaster: entities.paymaster ?? undefined,
+            deploying: deploysSender(op),
+            staked: {
+              sender: isStaked(stakes?.sender),
+              factory: isStaked(stakes?.factory),
+              paymaster: isStaked(stakes?.paymaster),
+            },
+          },
+          op,
+          nonceOverride,
+        );
+        if (traced === 'untraceable') untraceable.add(network);
       };
       const [ruleCheck, executionCheck] = await Promise.allSettled([
         rules(),

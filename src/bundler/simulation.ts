@@ -21,7 +21,19 @@ export interface ValidationOutcome {
   readonly sigFailed: boolean;
   readonly validAfter: number;
   readonly validUntil: number;
+  /** Each entity's stake in the EntryPoint (ERC-7562 treats staked entities more freely). */
+  readonly stakes: { readonly sender: StakeInfo; readonly factory: StakeInfo; readonly paymaster: StakeInfo };
 }
+
+export interface StakeInfo {
+  readonly stake: bigint;
+  readonly unstakeDelaySec: bigint;
+}
+
+const stakeOf = (info: { stake: bigint; unstakeDelaySec: bigint | number } | undefined): StakeInfo => ({
+  stake: info?.stake ?? 0n,
+  unstakeDelaySec: BigInt(info?.unstakeDelaySec ?? 0),
+});
 
 /** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
 function failedOp(error: unknown): BundlerRpcError | undefined {
@@ -89,6 +101,11 @@ export async function simulateValidation(
         sigFailed: account.sigFailed || paymaster.sigFailed,
         validAfter: Math.max(account.validAfter, paymaster.validAfter),
         validUntil: Math.min(account.validUntil, paymaster.validUntil),
+        stakes: {
+          sender: stakeOf(result.senderInfo),
+          factory: stakeOf(result.factoryInfo),
+          paymaster: stakeOf(result.paymasterInfo),
+        },
       };
     }
     await client.simulateContract({
@@ -122,6 +139,11 @@ export async function simulateValidation(
         sigFailed: info.sigFailed,
         validAfter: Number(info.validAfter),
         validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
+        stakes: {
+          sender: stakeOf(reverted.data.args?.[1] as StakeInfo | undefined),
+          factory: stakeOf(reverted.data.args?.[2] as StakeInfo | undefined),
+          paymaster: stakeOf(reverted.data.args?.[3] as StakeInfo | undefined),
+        },
       };
     }
     throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `validation failed in simulation: ${shortMessage(error)}`);

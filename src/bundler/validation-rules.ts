@@ -2,9 +2,13 @@ import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
+import { createBytecodeScreenCache } from './bytecode-screen.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { v06Struct } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+import { type CallFrame, checkCallTree, type Prestate } from './validation-call-tree.ts';
+import type { RuleEntities, RuleViolation } from './validation-rule-types.ts';
+import { checkStepTrace, type StepTrace, stepTracerSource } from './validation-step-trace.ts';
 
 /**
  * ERC-7562 OP-011/OP-080/OP-031: what validation code may not use, because its result can differ
@@ -36,12 +40,8 @@ export interface StructLog {
   readonly stack?: readonly string[];
 }
 
-export interface RuleViolation {
-  readonly entity: 'account' | 'factory' | 'paymaster' | 'unknown';
-  readonly opcode: string;
-}
-
 /**
+ * The struct-logger fallback, for upstreams without JavaScript tracers: opcodes only (no storage rules).
  * Finds the first banned opcode in a validation trace. Depth 1 is the EntryPoint itself; what runs
  * deeper is an entity's validation: the account's validateUserOp, the factory (through the
  * EntryPoint's SenderCreator), or the paymaster's validatePaymasterUserOp. GAS is allowed right
@@ -76,34 +76,41 @@ export function findRuleViolation(
     if (log.op === 'GAS') {
       const next = logs[i + 1];
       if (next && callOpcodes.has(next.op)) continue;
-      return { entity, opcode: 'GAS' };
+      return { entity, opcode: 'GAS', rule: 'OP-012' };
     }
     if (log.op === 'CREATE2') {
-      if (++create2 > 1 || entity !== 'factory') return { entity, opcode: 'CREATE2' };
+      if (++create2 > 1 || entity !== 'factory') return { entity, opcode: 'CREATE2', rule: 'OP-031' };
       continue;
     }
-    if (bannedOpcodes.has(log.op)) return { entity, opcode: log.op };
+    if (bannedOpcodes.has(log.op)) return { entity, opcode: log.op, rule: 'OP-011' };
   }
   return undefined;
 }
 
-export type TraceCall = (
-  call: { to: Address; data: Hex },
-  options: Record<string, unknown>,
-) => Promise<{ structLogs?: StructLog[] }>;
+export type TraceCall = (call: { to: Address; data: Hex }, options: Record<string, unknown>) => Promise<unknown>;
+
+const unsupported = (error: unknown) =>
+  /not (found|supported|available)|does not exist|unknown method|unsupported|not implemented/i.test(
+    (error as Error).message ?? '',
+  );
+const screen = createBytecodeScreenCache();
 
 /**
- * Traces the op's validation (the simulation the EntryPoint runs) with the struct logger and refuses
- * it when an entity uses a banned opcode. Returns false when the upstream offers no debug_traceCall
- * (the rules are then not checked).
+ * Checks the op's validation (the simulation the EntryPoint runs) against ERC-7562's rules, in up to
+ * two passes: the call tree and the touched state (two built-in tracers, a millisecond or two), then,
+ * only when those cannot settle it (code that could reach a banned opcode, storage outside the
+ * sender's and staked entities'), a step trace by a small JavaScript tracer (or, where the upstream
+ * has none, the struct logger, opcodes only). Throws the broken rule as ERC-7769's -32502 error.
+ * Returns 'untraceable' when the upstream offers no debug_traceCall (the rules are then not checked).
  */
 export async function checkValidationRules(
   trace: TraceCall,
   version: EntryPointVersion,
-  entryPoint: Address,
+  entities: RuleEntities,
   op: AnyUserOperation,
   stateOverrides: Record<string, Record<string, unknown>> = {},
-): Promise<boolean> {
+): Promise<'checked' | 'untraceable'> {
+  const entryPoint = entities.entryPoint as Address;
   const data =
     version === '0.7'
       ? encodeFunctionData({
@@ -116,29 +123,55 @@ export async function checkValidationRules(
     version === '0.7'
       ? { ...stateOverrides, [entryPoint]: { ...stateOverrides[entryPoint], code: getEntryPointSimulationsV07Code() } }
       : stateOverrides;
-  let result: { structLogs?: StructLog[] };
+  const call = { to: entryPoint, data };
+
+  let quick: ReturnType<typeof checkCallTree> | undefined;
   try {
-    result = await trace(
-      { to: entryPoint, data },
-      { disableMemory: true, disableStorage: true, enableReturnData: false, stateOverrides: overrides },
-    );
+    const [tree, prestate] = await Promise.all([
+      trace(call, { tracer: 'callTracer', stateOverrides: overrides }) as Promise<CallFrame>,
+      trace(call, { tracer: 'prestateTracer', stateOverrides: overrides }) as Promise<Prestate>,
+    ]);
+    quick = checkCallTree(tree, prestate, entities, screen);
   } catch (error) {
-    if (/not (found|supported|available)|does not exist|unknown method/i.test((error as Error).message)) return false;
-    throw error;
+    if (!unsupported(error)) throw error;
   }
-  const paymaster =
-    'paymasterAndData' in op
-      ? op.paymasterAndData && op.paymasterAndData.length >= 42
-        ? (op.paymasterAndData.slice(0, 42) as Address)
-        : undefined
-      : (op as UserOperation<'0.7'>).paymaster;
-  const violation = findRuleViolation(result.structLogs ?? [], { sender: op.sender, paymaster });
-  if (violation) {
-    throw new BundlerRpcError(
-      bundlerErrorCodes.bannedOpcode,
-      `ERC-7562: the ${violation.entity}'s validation uses ${violation.opcode}, which validation may not use (its result can change between simulation and bundling)`,
-      { entity: violation.entity, opcode: violation.opcode },
-    );
+  if (quick?.kind === 'ok') return 'checked';
+  if (quick?.kind === 'violation') throw ruleError(quick.violation);
+
+  let violation: RuleViolation | undefined;
+  try {
+    const steps = (await trace(call, { tracer: stepTracerSource(entities), stateOverrides: overrides })) as StepTrace;
+    violation = checkStepTrace(steps, entities);
+  } catch (error) {
+    if (!unsupported(error)) throw error;
+    let result: { structLogs?: StructLog[] };
+    try {
+      result = (await trace(call, {
+        disableMemory: true,
+        disableStorage: true,
+        enableReturnData: false,
+        stateOverrides: overrides,
+      })) as { structLogs?: StructLog[] };
+    } catch (structError) {
+      if (unsupported(structError)) return 'untraceable';
+      throw structError;
+    }
+    violation = findRuleViolation(result.structLogs ?? [], {
+      sender: entities.sender as Address,
+      paymaster: entities.paymaster as Address | undefined,
+    });
   }
-  return true;
+  if (violation) throw ruleError(violation);
+  return 'checked';
+}
+
+function ruleError(violation: RuleViolation): BundlerRpcError {
+  const what = violation.detail
+    ? `${violation.detail} (${violation.opcode})`
+    : `uses ${violation.opcode}, which validation may not use (its result can change between simulation and bundling)`;
+  return new BundlerRpcError(
+    bundlerErrorCodes.bannedOpcode,
+    `ERC-7562${violation.rule ? ` ${violation.rule}` : ''}: the ${violation.entity}'s validation ${what}`,
+    { entity: violation.entity, opcode: violation.opcode, ...(violation.rule ? { rule: violation.rule } : {}) },
+  );
 }

@@ -295,6 +295,8 @@ function buildChains(settings: Settings, fileName: string): ChainConfig[] {
         executorKeysFile: entry.bundler?.executor_keys_file,
         safeMode: entry.bundler?.safe_mode ?? true,
         maxBundleOps: entry.bundler?.max_bundle_ops ?? 50,
+        minStakeWei: BigInt(entry.bundler?.min_stake_wei ?? '1000000000000000000'),
+        minUnstakeDelayS: entry.bundler?.min_unstake_delay_s ?? 86_400,
       },
     } satisfies ChainConfig;
   });

@@ -66,6 +66,8 @@ export const chainEntrySchema = {
         executor_keys_file: { type: 'string', minLength: 1 },
         safe_mode: { type: 'boolean' },
         max_bundle_ops: { type: 'integer', minimum: 1, maximum: 1000 },
+        min_stake_wei: { type: 'string', pattern: '^[0-9]{1,78}$' },
+        min_unstake_delay_s: { type: 'integer', minimum: 0, maximum: 31536000 },
       },
       additionalProperties: false,
     },
@@ -244,6 +246,9 @@ export interface BundlerConfig {
   /** ERC-7562 rules checked from traces (default true). */
   readonly safeMode: boolean;
   readonly maxBundleOps: number;
+  /** ERC-7562 SREP-010: an entity with at least this stake and unstake delay counts as staked (default 1 ETH, 1 day). */
+  readonly minStakeWei: bigint;
+  readonly minUnstakeDelayS: number;
 }
 
 /** Where a token's USD price comes from: a fixed value or an on-chain aggregator. */

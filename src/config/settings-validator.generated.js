@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -14,10 +14,11 @@ const pattern2 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
 const pattern6 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-const pattern13 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern20 = new RegExp("^smtps?://", "u");
-const pattern21 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern22 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern10 = new RegExp("^[0-9]{1,78}$", "u");
+const pattern14 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern21 = new RegExp("^smtps?://", "u");
+const pattern22 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern23 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1676,7 +1677,7 @@ if(errors === _errs97){
 if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
 const _errs99 = errors;
 for(const key6 in data45){
-if(!((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops"))){
+if(!((((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops")) || (key6 === "min_stake_wei")) || (key6 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1824,6 +1825,90 @@ var valid12 = _errs106 === errors;
 else {
 var valid12 = true;
 }
+if(valid12){
+if(data45.min_stake_wei !== undefined){
+let data50 = data45.min_stake_wei;
+const _errs108 = errors;
+if(typeof data50 !== "string"){
+let dataType40 = typeof data50;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 == "number" || dataType40 == "boolean"){
+coerced40 = "" + data50;
+}
+else if(data50 === null){
+coerced40 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data50 = coerced40;
+if(data45 !== undefined){
+data45["min_stake_wei"] = coerced40;
+}
+}
+}
+if(errors === _errs108){
+if(typeof data50 === "string"){
+if(!pattern10.test(data50)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid12 = _errs108 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data45.min_unstake_delay_s !== undefined){
+let data51 = data45.min_unstake_delay_s;
+const _errs110 = errors;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+let dataType41 = typeof data51;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data51 === null
+              || (dataType41 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced41 = +data51;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data51 = coerced41;
+if(data45 !== undefined){
+data45["min_unstake_delay_s"] = coerced41;
+}
+}
+}
+if(errors === _errs110){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 > 31536000 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data51 < 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs110 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
 }
 }
 }
@@ -1878,126 +1963,48 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data50 = data.tokens;
-const _errs108 = errors;
-if(errors === _errs108){
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-const _errs110 = errors;
-for(const key7 in data50){
+let data52 = data.tokens;
+const _errs112 = errors;
+if(errors === _errs112){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs114 = errors;
+for(const key7 in data52){
 if(!(((key7 === "prices") || (key7 === "price_feeds")) || (key7 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs110 === errors){
-if(data50.prices !== undefined){
-let data51 = data50.prices;
-const _errs111 = errors;
-if(errors === _errs111){
-if(Array.isArray(data51)){
+if(_errs114 === errors){
+if(data52.prices !== undefined){
+let data53 = data52.prices;
+const _errs115 = errors;
+if(errors === _errs115){
+if(Array.isArray(data53)){
 var valid14 = true;
-const len4 = data51.length;
+const len4 = data53.length;
 for(let i6=0; i6<len4; i6++){
-let data52 = data51[i6];
-const _errs113 = errors;
-if(errors === _errs113){
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+let data54 = data53[i6];
+const _errs117 = errors;
+if(errors === _errs117){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
 let missing3;
-if((((data52.chain === undefined) && (missing3 = "chain")) || ((data52.contract === undefined) && (missing3 = "contract"))) || ((data52.usd === undefined) && (missing3 = "usd"))){
+if((((data54.chain === undefined) && (missing3 = "chain")) || ((data54.contract === undefined) && (missing3 = "contract"))) || ((data54.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs115 = errors;
-for(const key8 in data52){
+const _errs119 = errors;
+for(const key8 in data54){
 if(!((((key8 === "chain") || (key8 === "network")) || (key8 === "contract")) || (key8 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs115 === errors){
-if(data52.chain !== undefined){
-let data53 = data52.chain;
-const _errs116 = errors;
-if(typeof data53 !== "string"){
-let dataType40 = typeof data53;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 == "number" || dataType40 == "boolean"){
-coerced40 = "" + data53;
-}
-else if(data53 === null){
-coerced40 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data53 = coerced40;
-if(data52 !== undefined){
-data52["chain"] = coerced40;
-}
-}
-}
-if(errors === _errs116){
-if(typeof data53 === "string"){
-if(!pattern2.test(data53)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs116 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data52.network !== undefined){
-let data54 = data52.network;
-const _errs118 = errors;
-if(typeof data54 !== "string"){
-let dataType41 = typeof data54;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 == "number" || dataType41 == "boolean"){
-coerced41 = "" + data54;
-}
-else if(data54 === null){
-coerced41 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced41 !== undefined){
-data54 = coerced41;
-if(data52 !== undefined){
-data52["network"] = coerced41;
-}
-}
-}
-if(errors === _errs118){
-if(typeof data54 === "string"){
-if(!pattern2.test(data54)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs118 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data52.contract !== undefined){
-let data55 = data52.contract;
+if(_errs119 === errors){
+if(data54.chain !== undefined){
+let data55 = data54.chain;
 const _errs120 = errors;
 if(typeof data55 !== "string"){
 let dataType42 = typeof data55;
@@ -2010,21 +2017,21 @@ else if(data55 === null){
 coerced42 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data55 = coerced42;
-if(data52 !== undefined){
-data52["contract"] = coerced42;
+if(data54 !== undefined){
+data54["chain"] = coerced42;
 }
 }
 }
 if(errors === _errs120){
 if(typeof data55 === "string"){
-if(!pattern6.test(data55)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data55)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2035,8 +2042,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data52.usd !== undefined){
-let data56 = data52.usd;
+if(data54.network !== undefined){
+let data56 = data54.network;
 const _errs122 = errors;
 if(typeof data56 !== "string"){
 let dataType43 = typeof data56;
@@ -2049,26 +2056,104 @@ else if(data56 === null){
 coerced43 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data56 = coerced43;
-if(data52 !== undefined){
-data52["usd"] = coerced43;
+if(data54 !== undefined){
+data54["network"] = coerced43;
 }
 }
 }
 if(errors === _errs122){
 if(typeof data56 === "string"){
-if(!pattern13.test(data56)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern2.test(data56)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid15 = _errs122 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data54.contract !== undefined){
+let data57 = data54.contract;
+const _errs124 = errors;
+if(typeof data57 !== "string"){
+let dataType44 = typeof data57;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data57;
+}
+else if(data57 === null){
+coerced44 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data57 = coerced44;
+if(data54 !== undefined){
+data54["contract"] = coerced44;
+}
+}
+}
+if(errors === _errs124){
+if(typeof data57 === "string"){
+if(!pattern6.test(data57)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid15 = _errs124 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data54.usd !== undefined){
+let data58 = data54.usd;
+const _errs126 = errors;
+if(typeof data58 !== "string"){
+let dataType45 = typeof data58;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 == "number" || dataType45 == "boolean"){
+coerced45 = "" + data58;
+}
+else if(data58 === null){
+coerced45 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data58 = coerced45;
+if(data54 !== undefined){
+data54["usd"] = coerced45;
+}
+}
+}
+if(errors === _errs126){
+if(typeof data58 === "string"){
+if(!pattern14.test(data58)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid15 = _errs126 === errors;
 }
 else {
 var valid15 = true;
@@ -2084,7 +2169,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPat
 return false;
 }
 }
-var valid14 = _errs113 === errors;
+var valid14 = _errs117 === errors;
 if(!valid14){
 break;
 }
@@ -2095,119 +2180,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid13 = _errs111 === errors;
+var valid13 = _errs115 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data50.price_feeds !== undefined){
-let data57 = data50.price_feeds;
-const _errs124 = errors;
-if(errors === _errs124){
-if(Array.isArray(data57)){
+if(data52.price_feeds !== undefined){
+let data59 = data52.price_feeds;
+const _errs128 = errors;
+if(errors === _errs128){
+if(Array.isArray(data59)){
 var valid16 = true;
-const len5 = data57.length;
+const len5 = data59.length;
 for(let i7=0; i7<len5; i7++){
-let data58 = data57[i7];
-const _errs126 = errors;
-if(errors === _errs126){
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+let data60 = data59[i7];
+const _errs130 = errors;
+if(errors === _errs130){
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
 let missing4;
-if((((data58.chain === undefined) && (missing4 = "chain")) || ((data58.contract === undefined) && (missing4 = "contract"))) || ((data58.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data60.chain === undefined) && (missing4 = "chain")) || ((data60.contract === undefined) && (missing4 = "contract"))) || ((data60.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs128 = errors;
-for(const key9 in data58){
+const _errs132 = errors;
+for(const key9 in data60){
 if(!((((key9 === "chain") || (key9 === "network")) || (key9 === "contract")) || (key9 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs128 === errors){
-if(data58.chain !== undefined){
-let data59 = data58.chain;
-const _errs129 = errors;
-if(typeof data59 !== "string"){
-let dataType44 = typeof data59;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 == "number" || dataType44 == "boolean"){
-coerced44 = "" + data59;
-}
-else if(data59 === null){
-coerced44 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data59 = coerced44;
-if(data58 !== undefined){
-data58["chain"] = coerced44;
-}
-}
-}
-if(errors === _errs129){
-if(typeof data59 === "string"){
-if(!pattern2.test(data59)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs129 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data58.network !== undefined){
-let data60 = data58.network;
-const _errs131 = errors;
-if(typeof data60 !== "string"){
-let dataType45 = typeof data60;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 == "number" || dataType45 == "boolean"){
-coerced45 = "" + data60;
-}
-else if(data60 === null){
-coerced45 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data60 = coerced45;
-if(data58 !== undefined){
-data58["network"] = coerced45;
-}
-}
-}
-if(errors === _errs131){
-if(typeof data60 === "string"){
-if(!pattern2.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs131 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data58.contract !== undefined){
-let data61 = data58.contract;
+if(_errs132 === errors){
+if(data60.chain !== undefined){
+let data61 = data60.chain;
 const _errs133 = errors;
 if(typeof data61 !== "string"){
 let dataType46 = typeof data61;
@@ -2220,21 +2227,21 @@ else if(data61 === null){
 coerced46 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data61 = coerced46;
-if(data58 !== undefined){
-data58["contract"] = coerced46;
+if(data60 !== undefined){
+data60["chain"] = coerced46;
 }
 }
 }
 if(errors === _errs133){
 if(typeof data61 === "string"){
-if(!pattern6.test(data61)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data61)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2245,8 +2252,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data58.aggregator !== undefined){
-let data62 = data58.aggregator;
+if(data60.network !== undefined){
+let data62 = data60.network;
 const _errs135 = errors;
 if(typeof data62 !== "string"){
 let dataType47 = typeof data62;
@@ -2259,26 +2266,104 @@ else if(data62 === null){
 coerced47 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data62 = coerced47;
-if(data58 !== undefined){
-data58["aggregator"] = coerced47;
+if(data60 !== undefined){
+data60["network"] = coerced47;
 }
 }
 }
 if(errors === _errs135){
 if(typeof data62 === "string"){
-if(!pattern6.test(data62)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data62)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid17 = _errs135 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data60.contract !== undefined){
+let data63 = data60.contract;
+const _errs137 = errors;
+if(typeof data63 !== "string"){
+let dataType48 = typeof data63;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data63;
+}
+else if(data63 === null){
+coerced48 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data63 = coerced48;
+if(data60 !== undefined){
+data60["contract"] = coerced48;
+}
+}
+}
+if(errors === _errs137){
+if(typeof data63 === "string"){
+if(!pattern6.test(data63)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs137 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data60.aggregator !== undefined){
+let data64 = data60.aggregator;
+const _errs139 = errors;
+if(typeof data64 !== "string"){
+let dataType49 = typeof data64;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data64;
+}
+else if(data64 === null){
+coerced49 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data64 = coerced49;
+if(data60 !== undefined){
+data60["aggregator"] = coerced49;
+}
+}
+}
+if(errors === _errs139){
+if(typeof data64 === "string"){
+if(!pattern6.test(data64)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs139 === errors;
 }
 else {
 var valid17 = true;
@@ -2294,7 +2379,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,sche
 return false;
 }
 }
-var valid16 = _errs126 === errors;
+var valid16 = _errs130 === errors;
 if(!valid16){
 break;
 }
@@ -2305,46 +2390,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid13 = _errs124 === errors;
+var valid13 = _errs128 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data50.token_list !== undefined){
-let data63 = data50.token_list;
-const _errs137 = errors;
-if(typeof data63 !== "string"){
-let dataType48 = typeof data63;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data63;
+if(data52.token_list !== undefined){
+let data65 = data52.token_list;
+const _errs141 = errors;
+if(typeof data65 !== "string"){
+let dataType50 = typeof data65;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data65;
 }
-else if(data63 === null){
-coerced48 = "";
+else if(data65 === null){
+coerced50 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data63 = coerced48;
-if(data50 !== undefined){
-data50["token_list"] = coerced48;
+if(coerced50 !== undefined){
+data65 = coerced50;
+if(data52 !== undefined){
+data52["token_list"] = coerced50;
 }
 }
 }
-if(errors === _errs137){
-if(typeof data63 === "string"){
-if(func3(data63) < 1){
+if(errors === _errs141){
+if(typeof data65 === "string"){
+if(func3(data65) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid13 = _errs137 === errors;
+var valid13 = _errs141 === errors;
 }
 else {
 var valid13 = true;
@@ -2358,138 +2443,56 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs108 === errors;
+var valid0 = _errs112 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data64 = data.nfts;
-const _errs139 = errors;
-if(errors === _errs139){
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-const _errs141 = errors;
-for(const key10 in data64){
+let data66 = data.nfts;
+const _errs143 = errors;
+if(errors === _errs143){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs145 = errors;
+for(const key10 in data66){
 if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs141 === errors){
-if(data64.ipfs_gateway !== undefined){
-let data65 = data64.ipfs_gateway;
-const _errs142 = errors;
-if(typeof data65 !== "string"){
-let dataType49 = typeof data65;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data65;
+if(_errs145 === errors){
+if(data66.ipfs_gateway !== undefined){
+let data67 = data66.ipfs_gateway;
+const _errs146 = errors;
+if(typeof data67 !== "string"){
+let dataType51 = typeof data67;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data67;
 }
-else if(data65 === null){
-coerced49 = "";
+else if(data67 === null){
+coerced51 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced49 !== undefined){
-data65 = coerced49;
-if(data64 !== undefined){
-data64["ipfs_gateway"] = coerced49;
-}
-}
-}
-if(errors === _errs142){
-if(typeof data65 === "string"){
-if(!pattern4.test(data65)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid18 = _errs142 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data64.arweave_gateway !== undefined){
-let data66 = data64.arweave_gateway;
-const _errs144 = errors;
-if(typeof data66 !== "string"){
-let dataType50 = typeof data66;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data66;
-}
-else if(data66 === null){
-coerced50 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data66 = coerced50;
-if(data64 !== undefined){
-data64["arweave_gateway"] = coerced50;
-}
-}
-}
-if(errors === _errs144){
-if(typeof data66 === "string"){
-if(!pattern4.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid18 = _errs144 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data64.metadata_timeout_ms !== undefined){
-let data67 = data64.metadata_timeout_ms;
-const _errs146 = errors;
-if(!(((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67))) && (isFinite(data67)))){
-let dataType51 = typeof data67;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data67 === null
-              || (dataType51 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
-coerced51 = +data67;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced51 !== undefined){
 data67 = coerced51;
-if(data64 !== undefined){
-data64["metadata_timeout_ms"] = coerced51;
+if(data66 !== undefined){
+data66["ipfs_gateway"] = coerced51;
 }
 }
 }
 if(errors === _errs146){
-if((typeof data67 == "number") && (isFinite(data67))){
-if(data67 > 60000 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data67 === "string"){
+if(!pattern4.test(data67)){
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data67 < 100 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -2499,44 +2502,126 @@ else {
 var valid18 = true;
 }
 if(valid18){
-if(data64.metadata_max_bytes !== undefined){
-let data68 = data64.metadata_max_bytes;
+if(data66.arweave_gateway !== undefined){
+let data68 = data66.arweave_gateway;
 const _errs148 = errors;
-if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
+if(typeof data68 !== "string"){
 let dataType52 = typeof data68;
 let coerced52 = undefined;
 if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data68 === null
-              || (dataType52 === "string" && data68 && data68 == +data68 && !(data68 % 1))){
-coerced52 = +data68;
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data68;
+}
+else if(data68 === null){
+coerced52 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data68 = coerced52;
+if(data66 !== undefined){
+data66["arweave_gateway"] = coerced52;
+}
+}
+}
+if(errors === _errs148){
+if(typeof data68 === "string"){
+if(!pattern4.test(data68)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+return false;
+}
+}
+}
+var valid18 = _errs148 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data66.metadata_timeout_ms !== undefined){
+let data69 = data66.metadata_timeout_ms;
+const _errs150 = errors;
+if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
+let dataType53 = typeof data69;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data69 === null
+              || (dataType53 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
+coerced53 = +data69;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced53 !== undefined){
+data69 = coerced53;
+if(data66 !== undefined){
+data66["metadata_timeout_ms"] = coerced53;
+}
+}
+}
+if(errors === _errs150){
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 > 60000 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data69 < 100 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs150 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data66.metadata_max_bytes !== undefined){
+let data70 = data66.metadata_max_bytes;
+const _errs152 = errors;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+let dataType54 = typeof data70;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data70 === null
+              || (dataType54 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced54 = +data70;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data68 = coerced52;
-if(data64 !== undefined){
-data64["metadata_max_bytes"] = coerced52;
+if(coerced54 !== undefined){
+data70 = coerced54;
+if(data66 !== undefined){
+data66["metadata_max_bytes"] = coerced54;
 }
 }
 }
-if(errors === _errs148){
-if((typeof data68 == "number") && (isFinite(data68))){
-if(data68 > 52428800 || isNaN(data68)){
+if(errors === _errs152){
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 > 52428800 || isNaN(data70)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data68 < 1024 || isNaN(data68)){
+if(data70 < 1024 || isNaN(data70)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs148 === errors;
+var valid18 = _errs152 === errors;
 }
 else {
 var valid18 = true;
@@ -2551,81 +2636,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs139 === errors;
+var valid0 = _errs143 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data69 = data.webhooks;
-const _errs150 = errors;
-if(errors === _errs150){
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-const _errs152 = errors;
-for(const key11 in data69){
+let data71 = data.webhooks;
+const _errs154 = errors;
+if(errors === _errs154){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs156 = errors;
+for(const key11 in data71){
 if(!(((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs152 === errors){
-if(data69.retry_schedule_s !== undefined){
-let data70 = data69.retry_schedule_s;
-const _errs153 = errors;
-if(errors === _errs153){
-if(Array.isArray(data70)){
-if(data70.length > 20){
+if(_errs156 === errors){
+if(data71.retry_schedule_s !== undefined){
+let data72 = data71.retry_schedule_s;
+const _errs157 = errors;
+if(errors === _errs157){
+if(Array.isArray(data72)){
+if(data72.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data70.length < 1){
+if(data72.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid20 = true;
-const len6 = data70.length;
+const len6 = data72.length;
 for(let i8=0; i8<len6; i8++){
-let data71 = data70[i8];
-const _errs155 = errors;
-if(!((typeof data71 == "number") && (isFinite(data71)))){
-let dataType53 = typeof data71;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "boolean" || data71 === null
-              || (dataType53 == "string" && data71 && data71 == +data71)){
-coerced53 = +data71;
+let data73 = data72[i8];
+const _errs159 = errors;
+if(!((typeof data73 == "number") && (isFinite(data73)))){
+let dataType55 = typeof data73;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "boolean" || data73 === null
+              || (dataType55 == "string" && data73 && data73 == +data73)){
+coerced55 = +data73;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced53 !== undefined){
-data71 = coerced53;
-if(data70 !== undefined){
-data70[i8] = coerced53;
+if(coerced55 !== undefined){
+data73 = coerced55;
+if(data72 !== undefined){
+data72[i8] = coerced55;
 }
 }
 }
-if(errors === _errs155){
-if((typeof data71 == "number") && (isFinite(data71))){
-if(data71 > 604800 || isNaN(data71)){
+if(errors === _errs159){
+if((typeof data73 == "number") && (isFinite(data73))){
+if(data73 > 604800 || isNaN(data73)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data71 < 0 || isNaN(data71)){
+if(data73 < 0 || isNaN(data73)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs155 === errors;
+var valid20 = _errs159 === errors;
 if(!valid20){
 break;
 }
@@ -2638,130 +2723,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid19 = _errs153 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data69.timeout_s !== undefined){
-let data72 = data69.timeout_s;
-const _errs157 = errors;
-if(!((typeof data72 == "number") && (isFinite(data72)))){
-let dataType54 = typeof data72;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 == "boolean" || data72 === null
-              || (dataType54 == "string" && data72 && data72 == +data72)){
-coerced54 = +data72;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-if(coerced54 !== undefined){
-data72 = coerced54;
-if(data69 !== undefined){
-data69["timeout_s"] = coerced54;
-}
-}
-}
-if(errors === _errs157){
-if((typeof data72 == "number") && (isFinite(data72))){
-if(data72 > 60 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data72 <= 0 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
 var valid19 = _errs157 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data69.max_in_flight_per_endpoint !== undefined){
-let data73 = data69.max_in_flight_per_endpoint;
-const _errs159 = errors;
-if(!(((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73))) && (isFinite(data73)))){
-let dataType55 = typeof data73;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data73 === null
-              || (dataType55 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced55 = +data73;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data73 = coerced55;
-if(data69 !== undefined){
-data69["max_in_flight_per_endpoint"] = coerced55;
-}
-}
-}
-if(errors === _errs159){
-if((typeof data73 == "number") && (isFinite(data73))){
-if(data73 > 256 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
-return false;
-}
-else {
-if(data73 < 1 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid19 = _errs159 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data69.max_payload_bytes !== undefined){
-let data74 = data69.max_payload_bytes;
+if(data71.timeout_s !== undefined){
+let data74 = data71.timeout_s;
 const _errs161 = errors;
-if(!(((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74))) && (isFinite(data74)))){
+if(!((typeof data74 == "number") && (isFinite(data74)))){
 let dataType56 = typeof data74;
 let coerced56 = undefined;
 if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data74 === null
-              || (dataType56 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+if(dataType56 == "boolean" || data74 === null
+              || (dataType56 == "string" && data74 && data74 == +data74)){
 coerced56 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data74 = coerced56;
-if(data69 !== undefined){
-data69["max_payload_bytes"] = coerced56;
+if(data71 !== undefined){
+data71["timeout_s"] = coerced56;
 }
 }
 }
 if(errors === _errs161){
 if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 > 10485760 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data74 > 60 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data74 < 4096 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data74 <= 0 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -2773,8 +2772,8 @@ else {
 var valid19 = true;
 }
 if(valid19){
-if(data69.pending_poll_ms !== undefined){
-let data75 = data69.pending_poll_ms;
+if(data71.max_in_flight_per_endpoint !== undefined){
+let data75 = data71.max_in_flight_per_endpoint;
 const _errs163 = errors;
 if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
 let dataType57 = typeof data75;
@@ -2785,32 +2784,118 @@ if(dataType57 === "boolean" || data75 === null
 coerced57 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data75 = coerced57;
-if(data69 !== undefined){
-data69["pending_poll_ms"] = coerced57;
+if(data71 !== undefined){
+data71["max_in_flight_per_endpoint"] = coerced57;
 }
 }
 }
 if(errors === _errs163){
 if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 > 60000 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data75 > 256 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data75 < 20 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data75 < 1 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
 var valid19 = _errs163 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data71.max_payload_bytes !== undefined){
+let data76 = data71.max_payload_bytes;
+const _errs165 = errors;
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
+let dataType58 = typeof data76;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data76 === null
+              || (dataType58 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced58 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced58 !== undefined){
+data76 = coerced58;
+if(data71 !== undefined){
+data71["max_payload_bytes"] = coerced58;
+}
+}
+}
+if(errors === _errs165){
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 > 10485760 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+return false;
+}
+else {
+if(data76 < 4096 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs165 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data71.pending_poll_ms !== undefined){
+let data77 = data71.pending_poll_ms;
+const _errs167 = errors;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+let dataType59 = typeof data77;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 === "boolean" || data77 === null
+              || (dataType59 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced59 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced59 !== undefined){
+data77 = coerced59;
+if(data71 !== undefined){
+data71["pending_poll_ms"] = coerced59;
+}
+}
+}
+if(errors === _errs167){
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 > 60000 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data77 < 20 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs167 === errors;
 }
 else {
 var valid19 = true;
@@ -2826,119 +2911,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs150 === errors;
+var valid0 = _errs154 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data76 = data.email;
-const _errs165 = errors;
-if(errors === _errs165){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs167 = errors;
-for(const key12 in data76){
+let data78 = data.email;
+const _errs169 = errors;
+if(errors === _errs169){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+const _errs171 = errors;
+for(const key12 in data78){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs167 === errors){
-if(data76.smtp_url !== undefined){
-let data77 = data76.smtp_url;
-const _errs168 = errors;
-if(typeof data77 !== "string"){
-let dataType58 = typeof data77;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data77;
-}
-else if(data77 === null){
-coerced58 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced58 !== undefined){
-data77 = coerced58;
-if(data76 !== undefined){
-data76["smtp_url"] = coerced58;
-}
-}
-}
-if(errors === _errs168){
-if(typeof data77 === "string"){
-if(!pattern20.test(data77)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid21 = _errs168 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data76.from !== undefined){
-let data78 = data76.from;
-const _errs170 = errors;
-if(typeof data78 !== "string"){
-let dataType59 = typeof data78;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data78;
-}
-else if(data78 === null){
-coerced59 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced59 !== undefined){
-data78 = coerced59;
-if(data76 !== undefined){
-data76["from"] = coerced59;
-}
-}
-}
-if(errors === _errs170){
-if(typeof data78 === "string"){
-if(func3(data78) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid21 = _errs170 === errors;
-}
-else {
-var valid21 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs165 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data79 = data.bundler_keys;
+if(_errs171 === errors){
+if(data78.smtp_url !== undefined){
+let data79 = data78.smtp_url;
 const _errs172 = errors;
 if(typeof data79 !== "string"){
 let dataType60 = typeof data79;
@@ -2951,33 +2945,33 @@ else if(data79 === null){
 coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data79 = coerced60;
-if(data !== undefined){
-data["bundler_keys"] = coerced60;
+if(data78 !== undefined){
+data78["smtp_url"] = coerced60;
 }
 }
 }
 if(errors === _errs172){
 if(typeof data79 === "string"){
 if(!pattern21.test(data79)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs172 === errors;
+var valid21 = _errs172 === errors;
 }
 else {
-var valid0 = true;
+var valid21 = true;
 }
-if(valid0){
-if(data.encryption_key !== undefined){
-let data80 = data.encryption_key;
+if(valid21){
+if(data78.from !== undefined){
+let data80 = data78.from;
 const _errs174 = errors;
 if(typeof data80 !== "string"){
 let dataType61 = typeof data80;
@@ -2990,26 +2984,117 @@ else if(data80 === null){
 coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data80 = coerced61;
-if(data !== undefined){
-data["encryption_key"] = coerced61;
+if(data78 !== undefined){
+data78["from"] = coerced61;
 }
 }
 }
 if(errors === _errs174){
 if(typeof data80 === "string"){
-if(!pattern22.test(data80)){
+if(func3(data80) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid21 = _errs174 === errors;
+}
+else {
+var valid21 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs169 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data81 = data.bundler_keys;
+const _errs176 = errors;
+if(typeof data81 !== "string"){
+let dataType62 = typeof data81;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data81;
+}
+else if(data81 === null){
+coerced62 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data81 = coerced62;
+if(data !== undefined){
+data["bundler_keys"] = coerced62;
+}
+}
+}
+if(errors === _errs176){
+if(typeof data81 === "string"){
+if(!pattern22.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs176 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data82 = data.encryption_key;
+const _errs178 = errors;
+if(typeof data82 !== "string"){
+let dataType63 = typeof data82;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data82;
+}
+else if(data82 === null){
+coerced63 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data82 = coerced63;
+if(data !== undefined){
+data["encryption_key"] = coerced63;
+}
+}
+}
+if(errors === _errs178){
+if(typeof data82 === "string"){
+if(!pattern23.test(data82)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs174 === errors;
+var valid0 = _errs178 === errors;
 }
 else {
 var valid0 = true;

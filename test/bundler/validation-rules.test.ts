@@ -1,8 +1,11 @@
-import { type Address, type Hex, parseEther } from 'viem';
+import { type Address, type Hex, keccak256, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenBytecode } from '../../src/bundler/bytecode-screen.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { checkCallTree } from '../../src/bundler/validation-call-tree.ts';
 import { findRuleViolation } from '../../src/bundler/validation-rules.ts';
+import { checkStepTrace } from '../../src/bundler/validation-step-trace.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 
@@ -28,6 +31,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     ).toEqual({
       entity: 'account',
       opcode: 'TIMESTAMP',
+      rule: 'OP-011',
     });
     expect(findRuleViolation([{ op: 'NUMBER', depth: 1 }], { sender })).toBeUndefined();
     expect(
@@ -52,6 +56,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     ).toEqual({
       entity: 'account',
       opcode: 'GAS',
+      rule: 'OP-012',
     });
     const creator = '0x00000000000000000000000000000000000c4ea7';
     const viaFactory = [
@@ -63,6 +68,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     expect(findRuleViolation([...viaFactory, { op: 'CREATE2', depth: 3 }], { sender })).toEqual({
       entity: 'factory',
       opcode: 'CREATE2',
+      rule: 'OP-031',
     });
   });
 
@@ -113,5 +119,175 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       const queued = await chain.service.database.db.selectFrom('user_operations').select('hash').execute();
       expect(queued).toEqual([]);
     });
+
+    /** An account whose validation STATICCALLs `reader` (which reads one slot), then pays its prefund and returns 0. */
+    const readingAccount = (reader: Address): Hex => `0x602060006000600073${reader.slice(2)}5afa50${payAndReturn}`;
+    const payAndReturn = '6000600060006000604435335af150600060005260206000f3';
+    /** Reads slot 5 of its own storage: not associated with any sender. */
+    const unassociatedReader: Hex = '0x60055460005260206000f3';
+    /** Reads balances[caller] of a mapping at slot 0 (keccak(caller . 0)): storage associated with the sender. */
+    const associatedReader: Hex = '0x33600052600060205260406000205460005260206000f3';
+    const send = async (account: Address, code: Hex) => {
+      await chain.anvilRpc('anvil_setCode', [account, code]);
+      await chain.anvilRpc('anvil_setBalance', [account, `0x${parseEther('1').toString(16)}`]);
+      const base = {
+        sender: account,
+        nonce: '0x0',
+        callData: '0x',
+        signature: '0x',
+        maxFeePerGas: '0x77359400',
+        maxPriorityFeePerGas: '0x3b9aca00',
+      };
+      const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+      expect(estimate.error, JSON.stringify(estimate.error)).toBeUndefined();
+      return bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);
+    };
+    const queuedFor = async (account: Address) =>
+      chain.service.database.db.selectFrom('user_operations').select('hash').where('sender', '=', account).execute();
+
+    it('refuses an op whose validation reads storage of another contract not associated with the sender (STO-021)', async () => {
+      const reader = '0x00000000000000000000000000000000000057a1' as Address;
+      const account = '0x000000000000000000000000000000000000a771' as Address;
+      await chain.anvilRpc('anvil_setCode', [reader, unassociatedReader]);
+      const sent = await send(account, readingAccount(reader));
+      expect(sent.error).toMatchObject({ code: -32502, data: { entity: 'account', opcode: 'SLOAD', rule: 'STO-021' } });
+      expect(sent.error?.message).toMatch(/reads slot 0x5 of 0x0+57a1, which is not associated with the sender/);
+      expect(await queuedFor(account)).toEqual([]);
+    });
+
+    it("accepts an op whose validation reads the sender's own entry of another contract's mapping (associated storage)", async () => {
+      const reader = '0x00000000000000000000000000000000000057a2' as Address;
+      const account = '0x000000000000000000000000000000000000a772' as Address;
+      await chain.anvilRpc('anvil_setCode', [reader, associatedReader]);
+      const sent = await send(account, readingAccount(reader));
+      expect(sent.error).toBeUndefined();
+      expect(await queuedFor(account)).toHaveLength(1);
+    });
+
+    it('accepts an account whose code holds a TIMESTAMP byte its validation can never reach', async () => {
+      const account = '0x000000000000000000000000000000000000a773' as Address;
+      // Straight code that returns, then data: INVALID, TIMESTAMP (no JUMPDEST leads there).
+      const sent = await send(account, `0x${payAndReturn}fe42`);
+      expect(sent.error).toBeUndefined();
+      expect(await queuedFor(account)).toHaveLength(1);
+    });
+  });
+});
+
+describe('the static bytecode screen', () => {
+  it('finds what is reachable from offset 0 and from JUMPDESTs, and skips data after terminators and PUSH data', () => {
+    expect([...screenBytecode('0x4200').opcodes]).toEqual(['TIMESTAMP']);
+    expect([...screenBytecode('0x00fe42').opcodes]).toEqual([]);
+    expect([...screenBytecode('0x005b4200').opcodes]).toEqual(['TIMESTAMP']);
+    // 0x42 and 0x5b inside a PUSH2's data are not instructions.
+    expect([...screenBytecode('0x615b4200').opcodes]).toEqual([]);
+    expect(screenBytecode('0x5af1').gasNotBeforeCall).toBe(false);
+    expect(screenBytecode('0x5a5000').gasNotBeforeCall).toBe(true);
+  });
+});
+
+describe('the quick check from the call tree and the touched state', () => {
+  const entryPoint = '0x0000000071727de22e5e9d8baf0edac6f37da032';
+  const account = '0x000000000000000000000000000000000000a770';
+  const paymaster = '0x000000000000000000000000000000000000beef';
+  const other = '0x000000000000000000000000000000000000c0de';
+  const entities = {
+    entryPoint,
+    sender: account,
+    paymaster,
+    deploying: false,
+    staked: { sender: false, factory: false, paymaster: false },
+  };
+  const clean = '0x600060005260206000f3';
+  const tree = (...calls: object[]) => ({
+    type: 'CALL',
+    from: '0x0000000000000000000000000000000000000000',
+    to: entryPoint,
+    calls: [{ type: 'CALL', from: entryPoint, to: account, input: '0x19822f7c', calls }],
+  });
+  const prestate = { [account]: { code: clean }, [other]: { code: clean }, [paymaster]: { code: clean } };
+  const check = (root: object, state: object = prestate, staked = entities.staked) =>
+    checkCallTree(root as never, state as never, { ...entities, staked }, screenBytecode);
+
+  it('passes the prefund paid to the EntryPoint and a call to ecrecover', () => {
+    expect(
+      check(
+        tree(
+          { type: 'STATICCALL', from: account, to: '0x0000000000000000000000000000000000000001' },
+          { type: 'CALL', from: account, to: entryPoint, value: '0x10', input: '0x' },
+        ),
+      ),
+    ).toEqual({ kind: 'ok' });
+  });
+  it('refuses value sent elsewhere, other EntryPoint methods, unknown precompiles, CREATE and calls to empty addresses', () => {
+    const rule = (root: object) => {
+      const verdict = check(root);
+      return verdict.kind === 'violation' ? verdict.violation.rule : verdict.kind;
+    };
+    expect(rule(tree({ type: 'CALL', from: account, to: other, value: '0x1' }))).toBe('OP-061');
+    expect(rule(tree({ type: 'CALL', from: account, to: entryPoint, input: '0x0042' }))).toBe('OP-054');
+    expect(rule(tree({ type: 'STATICCALL', from: account, to: '0x000000000000000000000000000000000000000a' }))).toBe('OP-062');
+    expect(rule(tree({ type: 'CREATE', from: account, to: other }))).toBe('OP-011');
+    expect(rule(tree({ type: 'CALL', from: account, to: '0x000000000000000000000000000000000000dead' }))).toBe('OP-041');
+  });
+  it("asks for the step trace when code could reach a banned opcode or storage isn't the sender's", () => {
+    expect(check(tree(), { ...prestate, [account]: { code: '0x4200' } })).toMatchObject({ kind: 'trace' });
+    expect(check(tree(), { ...prestate, [other]: { code: clean, storage: { '0x05': '0x01' } } })).toMatchObject({
+      kind: 'trace',
+    });
+    expect(check(tree(), { ...prestate, [account]: { code: clean, storage: { '0x05': '0x01' } } })).toEqual({ kind: 'ok' });
+    // A staked paymaster's own storage is allowed (STO-031); an unstaked one's needs the trace.
+    const paymasterStorage = { ...prestate, [paymaster]: { code: clean, storage: { '0x01': '0x01' } } };
+    expect(check(tree(), paymasterStorage)).toMatchObject({ kind: 'trace' });
+    expect(check(tree(), paymasterStorage, { sender: false, factory: false, paymaster: true })).toEqual({ kind: 'ok' });
+  });
+});
+
+describe('the storage rules from a step trace', () => {
+  const entities = {
+    entryPoint: '0x0000000071727de22e5e9d8baf0edac6f37da032',
+    sender: '0x000000000000000000000000000000000000a770',
+    paymaster: '0x000000000000000000000000000000000000beef',
+    deploying: false,
+    staked: { sender: false, factory: false, paymaster: false },
+  };
+  const token = '0x000000000000000000000000000000000000c0de';
+  const senderKey = `0x${entities.sender.slice(2).padStart(64, '0')}${'0'.repeat(64)}` as Hex;
+  const balanceSlot = BigInt(keccak256(senderKey)).toString(16);
+  const trace = (storage: [string, string, string, number, number][], keccak: string[] = []) => ({
+    ops: [],
+    storage,
+    keccak,
+    noCode: [],
+  });
+  it("allows the sender's entry of a mapping (and a few slots past it), not another slot", () => {
+    expect(checkStepTrace(trace([[entities.sender, token, balanceSlot, 1, 0]], [senderKey]), entities)).toBeUndefined();
+    const next = (BigInt(`0x${balanceSlot}`) + 3n).toString(16);
+    expect(checkStepTrace(trace([[entities.sender, token, next, 0, 0]], [senderKey]), entities)).toBeUndefined();
+    expect(checkStepTrace(trace([[entities.sender, token, '5', 0, 0]], [senderKey]), entities)).toMatchObject({
+      rule: 'STO-021',
+    });
+  });
+  it('lets a staked paymaster read any non-entity storage and use its own, and an unstaked one neither', () => {
+    const reads: [string, string, string, number, number][] = [
+      [entities.paymaster, token, '5', 0, 0],
+      [entities.paymaster, entities.paymaster, '1', 1, 0],
+    ];
+    expect(checkStepTrace(trace(reads), entities)).toMatchObject({ entity: 'paymaster', rule: 'STO-021' });
+    expect(checkStepTrace(trace([reads[1]!]), entities)).toMatchObject({ entity: 'paymaster', rule: 'STO-031' });
+    expect(
+      checkStepTrace(trace(reads), { ...entities, staked: { sender: false, factory: false, paymaster: true } }),
+    ).toBeUndefined();
+  });
+  it('treats transient storage like storage (OP-070) and allows BALANCE only to staked entities (OP-080)', () => {
+    expect(checkStepTrace(trace([[entities.sender, token, '5', 1, 1]]), entities)).toMatchObject({ opcode: 'TSTORE' });
+    const balance = {
+      ops: [[entities.paymaster, 'BALANCE', '']] as [string, string, string][],
+      storage: [],
+      keccak: [],
+      noCode: [],
+    };
+    expect(checkStepTrace(balance, entities)).toMatchObject({ rule: 'OP-080' });
+    expect(checkStepTrace(balance, { ...entities, staked: { sender: false, factory: false, paymaster: true } })).toBeUndefined();
   });
 });

@@ -1,0 +1,23 @@
+/** The part of an op's validation a step ran in: the account's, the factory's or the paymaster's. */
+export type ValidationEntity = 'account' | 'factory' | 'paymaster' | 'unknown';
+
+/** A broken ERC-7562 rule: who broke it, with which opcode, and the rule's id. */
+export interface RuleViolation {
+  readonly entity: ValidationEntity;
+  readonly opcode: string;
+  /** The ERC-7562 rule id, e.g. OP-011 or STO-021. */
+  readonly rule?: string;
+  /** What happened, in words, when the opcode alone does not say it. */
+  readonly detail?: string;
+}
+
+/** The op's entities and which of them are staked (ERC-7562 SREP-010: stake and unstake delay at the minimum). */
+export interface RuleEntities {
+  readonly entryPoint: string;
+  readonly sender: string;
+  readonly factory?: string;
+  readonly paymaster?: string;
+  /** The op deploys its sender (it has a factory). */
+  readonly deploying: boolean;
+  readonly staked: { readonly sender: boolean; readonly factory: boolean; readonly paymaster: boolean };
+}
