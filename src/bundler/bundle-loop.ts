@@ -4,12 +4,15 @@ import { Gauge, type Registry } from 'prom-client';
 import {
   type Address,
   BaseError,
+  type Chain,
   ContractFunctionRevertedError,
   createWalletClient,
   type Hex,
   type PublicClient,
   parseEventLogs,
   type TransactionReceipt,
+  type Transport,
+  type WalletClient,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
@@ -19,8 +22,8 @@ import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
 import { createReputationStore } from './reputation-store.ts';
-import { explainAaReason } from './rpc-errors.ts';
-import { shortMessage, v06Struct } from './simulation.ts';
+import { BundlerRpcError, explainAaReason } from './rpc-errors.ts';
+import { shortMessage, simulateValidation, v06Struct } from './simulation.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
 
 const pollMs = 250;
@@ -30,6 +33,13 @@ const receiptTimeoutMs = 60_000;
 const maxResubmissions = 4;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
 const lowBalanceWei = 10n ** 17n;
+
+interface Executor {
+  readonly account: PrivateKeyAccount;
+  readonly wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
+  busy: boolean;
+  warnedLow: boolean;
+}
 
 export interface BundleLoop {
   poke(): void;
@@ -60,9 +70,15 @@ export function startBundleLoop(deps: {
   const { db, network, logger } = deps;
   const name = `${network.config.chain}/${network.config.network}`;
   const client: PublicClient = publicClientFor(network);
-  const executors: PrivateKeyAccount[] = deps.executorKeys.map((key) => privateKeyToAccount(key));
-  const executor = executors[0]!;
-  const wallet = createWalletClient({ account: executor, chain: chainOf(network), transport: poolTransport(network) });
+  const executors: Executor[] = deps.executorKeys.map((key) => {
+    const account = privateKeyToAccount(key);
+    return {
+      account,
+      wallet: createWalletClient({ account, chain: chainOf(network), transport: poolTransport(network) }),
+      busy: false,
+      warnedLow: false,
+    };
+  });
   const lease = acquireIndexerLease(db, name, logger, 'bundler');
   const reputation = createReputationStore(db);
   const balanceGauge =
@@ -73,17 +89,16 @@ export function startBundleLoop(deps: {
       labelNames: ['network', 'executor'],
       registers: [deps.registry],
     });
-  let warnedLow = false;
-  async function watchBalance() {
-    const balance = await client.getBalance({ address: executor.address });
-    balanceGauge.set({ network: name, executor: executor.address }, Number(balance));
-    if (balance < lowBalanceWei && !warnedLow) {
+  async function watchBalance(executor: Executor) {
+    const balance = await client.getBalance({ address: executor.account.address });
+    balanceGauge.set({ network: name, executor: executor.account.address }, Number(balance));
+    if (balance < lowBalanceWei && !executor.warnedLow) {
       logger.warn(
-        { network: name, executor: executor.address, balanceWei: balance.toString() },
+        { network: name, executor: executor.account.address, balanceWei: balance.toString() },
         'bundler executor balance is low: fund it or bundles stop',
       );
     }
-    warnedLow = balance < lowBalanceWei;
+    executor.warnedLow = balance < lowBalanceWei;
   }
   let closed = false;
   let running = false;
@@ -91,6 +106,11 @@ export function startBundleLoop(deps: {
   let timer: NodeJS.Timeout | undefined;
   let mode: 'auto' | 'manual' = 'auto';
   let lastBundle: Hex | undefined;
+  /** Ops (by hash) and senders in a bundle this process is sending or waiting for: no second bundle takes them. */
+  const inFlightOps = new Set<string>();
+  const inFlightSenders = new Map<string, number>();
+  let bundlesInFlight = 0;
+  let revalidatedAt = -1n;
 
   async function loadBatch(): Promise<UserOperationRow[]> {
     const rows = await db
@@ -101,11 +121,11 @@ export function startBundleLoop(deps: {
       .orderBy('created_at')
       .limit(deps.maxBundleOps * 4)
       .execute();
-    if (rows.length === 0) return [];
-    const entryPoint = rows[0]!.entry_point;
+    const entryPoint = rows.find((row) => !inFlightOps.has(row.hash) && !inFlightSenders.has(row.sender))?.entry_point;
+    if (!entryPoint) return [];
     const chosen = new Map<string, UserOperationRow>();
     for (const row of rows) {
-      if (row.entry_point !== entryPoint) continue;
+      if (row.entry_point !== entryPoint || inFlightOps.has(row.hash) || inFlightSenders.has(row.sender)) continue;
       const current = chosen.get(row.sender);
       if (!current || BigInt(row.nonce) < BigInt(current.nonce)) chosen.set(row.sender, row);
     }
@@ -128,10 +148,9 @@ export function startBundleLoop(deps: {
     logger.info({ userOpHash: row.hash, reason }, 'user operation dropped');
   }
 
-  /** One bundle: estimate (dropping ops the EntryPoint refuses), send, wait, record receipts. */
-  async function bundleOnce(): Promise<boolean> {
-    let rows = await loadBatch();
-    if (rows.length === 0) return false;
+  /** One bundle of the given ops from one executor: estimate (dropping ops the EntryPoint refuses), send, wait, record receipts. */
+  async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<void> {
+    let rows = batch;
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
     const abi = version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
@@ -142,8 +161,8 @@ export function startBundleLoop(deps: {
           address: entryPoint,
           abi: abi as typeof entryPointV07Abi,
           functionName: 'handleOps',
-          args: [handleOpsArgs(rows) as never, executor.address],
-          account: executor,
+          args: [handleOpsArgs(rows) as never, executor.account.address],
+          account: executor.account,
         });
       } catch (error) {
         const reverted =
@@ -161,20 +180,20 @@ export function startBundleLoop(deps: {
         throw error;
       }
     }
-    if (rows.length === 0 || gas === undefined) return true;
+    if (rows.length === 0 || gas === undefined) return;
     const ops = rows.map(opOf);
     const maxFeePerGas = ops.reduce((min, op) => (op.maxFeePerGas < min ? op.maxFeePerGas : min), ops[0]!.maxFeePerGas);
     const maxPriorityFeePerGas = ops.reduce(
       (min, op) => (op.maxPriorityFeePerGas < min ? op.maxPriorityFeePerGas : min),
       ops[0]!.maxPriorityFeePerGas,
     );
-    const nonce = await client.getTransactionCount({ address: executor.address, blockTag: 'pending' });
+    const nonce = await client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
     const send = (bump: bigint) =>
-      wallet.writeContract({
+      executor.wallet.writeContract({
         address: entryPoint,
         abi: abi as typeof entryPointV07Abi,
         functionName: 'handleOps',
-        args: [handleOpsArgs(rows) as never, executor.address],
+        args: [handleOpsArgs(rows) as never, executor.account.address],
         gas: (gas * 12n) / 10n,
         nonce,
         maxFeePerGas: (maxFeePerGas * bump) / 100n,
@@ -191,7 +210,7 @@ export function startBundleLoop(deps: {
       )
       .execute();
     lastBundle = txHash;
-    logger.info({ network: name, ops: rows.length, tx: txHash }, 'bundle sent');
+    logger.info({ network: name, ops: rows.length, tx: txHash, executor: executor.account.address }, 'bundle sent');
     // A bundle not mined within a few blocks is sent again with the same nonce and fees raised by a
     // quarter (no more than the ops' own maximum is lost: the executor is paid back at their price).
     const stuckAfterMs = Math.max(5_000, network.config.blockTimeS * 3_000);
@@ -223,8 +242,79 @@ export function startBundleLoop(deps: {
     // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
     await deps.chainChanged?.().catch(() => undefined);
     await settle(rows, txHash, entryPoint, version);
-    await watchBalance();
-    return true;
+    await watchBalance(executor);
+  }
+
+  /** Marks ops as taken by a bundle of this process until `release`. */
+  function claim(rows: UserOperationRow[]) {
+    for (const row of rows) {
+      inFlightOps.add(row.hash);
+      inFlightSenders.set(row.sender, (inFlightSenders.get(row.sender) ?? 0) + 1);
+    }
+    return () => {
+      for (const row of rows) {
+        inFlightOps.delete(row.hash);
+        const left = (inFlightSenders.get(row.sender) ?? 1) - 1;
+        if (left <= 0) inFlightSenders.delete(row.sender);
+        else inFlightSenders.set(row.sender, left);
+      }
+    };
+  }
+
+  /**
+   * After each new block, the next op of each sender that has waited a block is checked again: an op
+   * whose nonce was used meanwhile (by another bundler, or a replaced op) or that no longer validates
+   * (its signature, prefund or time range) leaves the mempool with the reason, instead of waiting.
+   */
+  async function revalidate() {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    if (head === revalidatedAt) return;
+    revalidatedAt = head;
+    const before = Date.now() - Math.max(1_000, network.config.blockTimeS * 1_000);
+    const rows = await db
+      .selectFrom('user_operations')
+      .selectAll()
+      .where('network', '=', name)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .limit(200)
+      .execute();
+    const next = new Map<string, UserOperationRow>();
+    for (const row of rows) {
+      if (inFlightOps.has(row.hash) || inFlightSenders.has(row.sender)) continue;
+      if (new Date(row.created_at).getTime() > before) {
+        revalidatedAt = -1n; // checked at send: look again once it has waited a block
+        continue;
+      }
+      const current = next.get(row.sender);
+      if (!current || BigInt(row.nonce) < BigInt(current.nonce)) next.set(row.sender, row);
+    }
+    for (const row of next.values()) {
+      const op = opOf(row);
+      const onChain = await client.readContract({
+        address: row.entry_point as Address,
+        abi: entryPointV06Abi,
+        functionName: 'getNonce',
+        args: [op.sender, op.nonce >> 64n],
+      });
+      if (op.nonce < onChain) {
+        await fail(
+          row,
+          `nonce ${op.nonce} was used on chain (by this operation or another of this sender, sent by another bundler)`,
+        );
+        continue;
+      }
+      if (op.nonce > onChain) continue; // waits for an earlier op not in this mempool
+      try {
+        const outcome = await simulateValidation(client, row.entry_point_version, row.entry_point as Address, op);
+        if (outcome.sigFailed) await fail(row, 'no longer valid: AA24 signature error');
+        else if (outcome.validUntil < Math.floor(Date.now() / 1000))
+          await fail(row, `expired: valid until ${outcome.validUntil} (Unix seconds)`);
+      } catch (error) {
+        if (error instanceof BundlerRpcError) await fail(row, `no longer valid: ${error.message}`);
+        else throw error;
+      }
+    }
   }
 
   /** Waits for a bundle's receipt and records each op's outcome from its UserOperationEvent. */
@@ -278,7 +368,8 @@ export function startBundleLoop(deps: {
       .selectAll()
       .where('network', '=', name)
       .where('status', '=', 'submitted')
-      .execute();
+      .execute()
+      .then((rows) => rows.filter((row) => !inFlightOps.has(row.hash)));
     for (const [txHash, rows] of Map.prototype.entries.call(groupByTx(submitted)) as IterableIterator<
       [string, UserOperationRow[]]
     >) {
@@ -299,8 +390,10 @@ export function startBundleLoop(deps: {
     }
   }
 
+  /** Starts a bundle on each free executor while ops are waiting; each bundle, when done, looks again. */
   function run(force = false) {
-    if (closed || (mode === 'manual' && !force)) return;
+    if (closed) return;
+    const bundling = mode === 'auto' || force;
     if (running) {
       again = true;
       return;
@@ -310,10 +403,15 @@ export function startBundleLoop(deps: {
       do {
         again = false;
         // A bundle whose receipt was not recorded (an error after sending, a restart) is settled first.
-        await resumeSubmitted();
-        while (!closed && (await bundleOnce())) {
-          // More may be waiting: bundle again at once.
+        if (bundling) await resumeSubmitted();
+        for (const executor of bundling ? executors : []) {
+          if (closed || executor.busy) continue;
+          const rows = await loadBatch();
+          if (rows.length === 0) break;
+          void startBundle(executor, rows);
         }
+        // After the bundles are on their way: it must not delay them.
+        await revalidate();
       } while (again && !closed);
     })()
       .catch((error: unknown) =>
@@ -324,13 +422,35 @@ export function startBundleLoop(deps: {
       });
   }
 
+  function startBundle(executor: Executor, rows: UserOperationRow[]): Promise<void> {
+    executor.busy = true;
+    bundlesInFlight++;
+    const release = claim(rows);
+    return bundleWith(executor, rows)
+      .catch((error: unknown) =>
+        logger.warn({ err: error, network: name, reason: shortMessage(error) }, 'bundle failed; its ops are tried again'),
+      )
+      .finally(() => {
+        release();
+        executor.busy = false;
+        bundlesInFlight--;
+        // More may be waiting: bundle again at once.
+        if (mode === 'auto') run();
+      });
+  }
+
+  const idle = async () => {
+    while (running || bundlesInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
   void lease.acquired.then(async () => {
     if (closed) return;
     await resumeSubmitted().catch((error: unknown) =>
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
     timer = setInterval(run, pollMs);
-    await watchBalance().catch((error: unknown) => logger.warn({ err: error }, 'executor balance unknown'));
+    for (const executor of executors)
+      await watchBalance(executor).catch((error: unknown) => logger.warn({ err: error }, 'executor balance unknown'));
     run();
   });
 
@@ -342,12 +462,23 @@ export function startBundleLoop(deps: {
       mode = next;
     },
     async bundleNow() {
-      while (running) await new Promise((resolve) => setTimeout(resolve, 10));
+      await idle();
       const before = lastBundle;
       running = true;
       try {
         await resumeSubmitted();
-        await bundleOnce();
+        const rows = await loadBatch();
+        if (rows.length > 0) {
+          const executor = executors[0]!;
+          executor.busy = true;
+          const release = claim(rows);
+          try {
+            await bundleWith(executor, rows);
+          } finally {
+            release();
+            executor.busy = false;
+          }
+        }
       } finally {
         running = false;
       }
@@ -356,7 +487,7 @@ export function startBundleLoop(deps: {
     async close() {
       closed = true;
       clearInterval(timer);
-      while (running) await new Promise((resolve) => setTimeout(resolve, 20));
+      await idle();
       await lease.release();
     },
   };

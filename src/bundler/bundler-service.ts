@@ -382,7 +382,9 @@ export function createBundlerService(deps: BundlerDeps) {
 
   async function receiptOf(network: Network, hash: unknown) {
     const row = await findOp(hash);
-    if (row) return row.status === 'included' && row.receipt ? row.receipt : null;
+    if (row?.status === 'included' && row.receipt) return row.receipt;
+    // A dropped op may still have landed through another bundler: its event on chain says so.
+    if (row && row.status !== 'failed') return null;
     return receiptFromChain(network, (hash as string).toLowerCase() as Hex);
   }
 
