@@ -21,6 +21,8 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { delegationOverride } from './eip7702-authorization.ts';
+import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, explainAaReason } from './rpc-errors.ts';
 import { shortMessage, simulateValidation, v06Struct } from './simulation.ts';
@@ -154,6 +156,11 @@ export function startBundleLoop(deps: {
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
     const abi = version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
+    // EIP-7702 ops: the authorizations the bundle carries (type 4), and those that can no longer apply.
+    const authorizations = await planAuthorizations(client, rows.map(opOf));
+    for (const [index, reason] of authorizations.refused) await fail(rows[index]!, reason);
+    rows = rows.filter((_, index) => !authorizations.refused.has(index));
+    const authorizationList = () => rows.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []);
     let gas: bigint | undefined;
     while (rows.length > 0 && gas === undefined) {
       try {
@@ -163,6 +170,7 @@ export function startBundleLoop(deps: {
           functionName: 'handleOps',
           args: [handleOpsArgs(rows) as never, executor.account.address],
           account: executor.account,
+          ...withAuthorizations(authorizationList()),
         });
       } catch (error) {
         const reverted =
@@ -188,6 +196,7 @@ export function startBundleLoop(deps: {
       ops[0]!.maxPriorityFeePerGas,
     );
     const nonce = await client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
+    const bundleAuthorizations = withAuthorizations(authorizationList());
     const send = (bump: bigint) =>
       executor.wallet.writeContract({
         address: entryPoint,
@@ -198,6 +207,7 @@ export function startBundleLoop(deps: {
         nonce,
         maxFeePerGas: (maxFeePerGas * bump) / 100n,
         maxPriorityFeePerGas: (maxPriorityFeePerGas * bump) / 100n,
+        ...bundleAuthorizations,
       });
     let txHash = await send(100n);
     await db
@@ -306,7 +316,13 @@ export function startBundleLoop(deps: {
       }
       if (op.nonce > onChain) continue; // waits for an earlier op not in this mempool
       try {
-        const outcome = await simulateValidation(client, row.entry_point_version, row.entry_point as Address, op);
+        const outcome = await simulateValidation(
+          client,
+          row.entry_point_version,
+          row.entry_point as Address,
+          op,
+          delegationOverride(op),
+        );
         if (outcome.sigFailed) await fail(row, 'no longer valid: AA24 signature error');
         else if (outcome.validUntil < Math.floor(Date.now() / 1000))
           await fail(row, `expired: valid until ${outcome.validUntil} (Unix seconds)`);
@@ -504,6 +520,15 @@ function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {
 
 const hex = (value: bigint | number) => `0x${value.toString(16)}`;
 
+/** viem's transaction type names as JSON-RPC's codes (a bundle with an EIP-7702 authorization is 0x4). */
+const transactionTypeCodes: Record<string, string> = {
+  legacy: '0x0',
+  eip2930: '0x1',
+  eip1559: '0x2',
+  eip4844: '0x3',
+  eip7702: '0x4',
+};
+
 /** JSON with bigints as 0x quantities (viem's receipts and logs carry bigints). */
 export function toJsonSafe<T>(value: T): unknown {
   return JSON.parse(JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? hex(inner) : inner)));
@@ -558,7 +583,7 @@ export function userOperationReceipt(
     })),
     logsBloom: receipt.logsBloom,
     status: receipt.status === 'success' ? '0x1' : '0x0',
-    type: '0x2',
+    type: transactionTypeCodes[receipt.type] ?? receipt.type,
   };
   return {
     userOpHash: row.hash,

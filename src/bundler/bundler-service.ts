@@ -17,6 +17,8 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
+import { delegationTraceOverride } from './eip7702-authorization.ts';
+import { checkAuthorization } from './eip7702-chain.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -105,6 +107,7 @@ export function createBundlerService(deps: BundlerDeps) {
     const client = clientOf(network);
     const name = networkName(network);
     if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
+    await checkAuthorization(client, op, network.config.chainId, { verifySigner: true });
     const key = op.nonce >> 64n;
     // The head, the nonce on chain and the sender's queued ops, asked together.
     const [block, onChain, queued] = await Promise.all([
@@ -259,7 +262,7 @@ export function createBundlerService(deps: BundlerDeps) {
             },
           },
           op,
-          nonceOverride,
+          { ...nonceOverride, ...delegationTraceOverride(op) },
         );
         if (traced === 'untraceable') untraceable.add(network);
       };
@@ -440,6 +443,8 @@ export function createBundlerService(deps: BundlerDeps) {
         case 'eth_estimateUserOperationGas': {
           const entryPoint = resolveEntryPoint(network, params[1]);
           const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
+          // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
+          await checkAuthorization(clientOf(network), op, network.config.chainId, { verifySigner: false });
           const estimate = await estimateUserOperationGas(clientOf(network), entryPoint.version, entryPoint.address, op);
           return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, hex(value as bigint)]));
         }

@@ -1,5 +1,6 @@
 import { type Address, encodeAbiParameters, type Hex, type PublicClient, parseAbiParameters } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { authorizationOf, delegationDesignator, eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { accountImplementation, describeRevert, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
@@ -24,8 +25,9 @@ const structV06 = parseAbiParameters(
 
 /**
  * The gas an op's share of the bundle transaction costs outside validation and execution: the
- * transaction's 21,000 (one op per bundle, the worst case), the EntryPoint's per-op overhead, and
- * the calldata of the op as handleOps encodes it (16 per non-zero byte, 4 per zero byte).
+ * transaction's 21,000 (one op per bundle, the worst case), the EntryPoint's per-op overhead, the
+ * calldata of the op as handleOps encodes it (16 per non-zero byte, 4 per zero byte), and the 25,000
+ * of an EIP-7702 authorization when it carries one.
  */
 export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVersion): bigint {
   // The signature counted as all non-zero bytes (at least 65): an estimate made with a stub signature
@@ -50,7 +52,8 @@ export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVe
   let calldata = 0n;
   for (let i = 2; i < encoded.length; i += 2) calldata += encoded.slice(i, i + 2) === '00' ? 4n : 16n;
   const words = BigInt(Math.ceil((encoded.length - 2) / 64));
-  return 21_000n + 18_300n + 4n * words + calldata;
+  const authorization = authorizationOf(op) ? eip7702AuthorizationGas : 0n;
+  return 21_000n + 18_300n + 4n * words + calldata + authorization;
 }
 
 /**
@@ -146,6 +149,8 @@ export async function estimateCallGas(
 ): Promise<bigint> {
   if (op.callData === '0x') return 0n;
   const override: Record<string, { code: Hex }> = {};
+  const authorization = authorizationOf(op);
+  if (authorization) override[op.sender] = { code: delegationDesignator(authorization.address) };
   // A proxied account that is not there yet: its implementation runs the call, plus the proxy's delegatecall.
   let proxyOverhead = 0n;
   if (deploying) {

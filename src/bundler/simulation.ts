@@ -11,6 +11,7 @@ import {
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
+import { delegationOverride } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes, codeForAaReason, explainAaReason } from './rpc-errors.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
@@ -75,7 +76,8 @@ export function parseValidationData(validationData: bigint): { sigFailed: boolea
 /**
  * Runs the EntryPoint's own validation of the op against the current chain state: v0.7 through
  * EntryPointSimulations put in place of the EntryPoint's code (a state override), v0.6 with
- * `simulateValidation`, which reverts with its result.
+ * `simulateValidation`, which reverts with its result. An op with an EIP-7702 authorization runs with
+ * its sender's code delegated (a state override too).
  */
 export async function simulateValidation(
   client: PublicClient,
@@ -91,7 +93,7 @@ export async function simulateValidation(
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateValidation',
         args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
-        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), extraOverride),
+        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), [...delegationOverride(op), ...extraOverride]),
       });
       const account = parseValidationData(result.returnInfo.accountValidationData);
       const paymaster = parseValidationData(result.returnInfo.paymasterValidationData);
@@ -163,7 +165,8 @@ export async function simulateHandleOp(
   op: AnyUserOperation,
   probe: { target: Address; data: Hex } = { target: zeroAddress, data: '0x' },
 ): Promise<{ preOpGas: bigint; paid: bigint; targetSuccess: boolean; targetResult: Hex }> {
-  const funded: StateOverride = [{ address: op.sender, balance: 10n ** 24n }];
+  // An EIP-7702 sender also gets its delegation, as its bundle will give it.
+  const funded: StateOverride = [{ ...delegationOverride(op)[0], address: op.sender, balance: 10n ** 24n }];
   try {
     if (version === '0.7') {
       const { result } = await client.simulateContract({

@@ -1,5 +1,6 @@
 import { type Address, getAddress, type Hex, isAddress } from 'viem';
 import { getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
+import { formatEip7702Auth, parseEip7702Auth } from './eip7702-authorization.ts';
 import { invalidParams } from './rpc-errors.ts';
 
 export type EntryPointVersion = '0.6' | '0.7';
@@ -56,7 +57,10 @@ export function parseUserOperation(
     maxPriorityFeePerGas: big('maxPriorityFeePerGas'),
     signature: field(op, 'signature', 'bytes', defaults.signature) as Hex,
   };
+  const hasAuthorization = op.eip7702Auth !== undefined && op.eip7702Auth !== null;
   if (version === '0.6') {
+    if (hasAuthorization)
+      throw invalidParams('userOperation.eip7702Auth is supported with EntryPoint v0.7 only; send the op to EntryPoint v0.7');
     for (const name of ['factory', 'paymaster']) {
       if (op[name] !== undefined)
         throw invalidParams(`userOperation.${name} is a v0.7 field; EntryPoint v0.6 takes initCode and paymasterAndData`);
@@ -74,6 +78,11 @@ export function parseUserOperation(
       );
     }
   }
+  // The EOA is the account: nothing to deploy. (The 0x7702 factory marker is EntryPoint v0.8's.)
+  if (hasAuthorization && op.factory !== undefined && op.factory !== null)
+    throw invalidParams(
+      'userOperation.factory must be left out with eip7702Auth: the sender EOA is the account (EntryPoint v0.7 has no 0x7702 factory marker)',
+    );
   const factory = op.factory === undefined || op.factory === null ? undefined : getAddress(field(op, 'factory', 'address'));
   const paymaster =
     op.paymaster === undefined || op.paymaster === null ? undefined : getAddress(field(op, 'paymaster', 'address'));
@@ -92,17 +101,19 @@ export function parseUserOperation(
           ),
         }
       : {}),
+    ...(hasAuthorization ? { authorization: parseEip7702Auth(op.eip7702Auth) } : {}),
   } satisfies UserOperation<'0.7'>;
 }
 
 const hex = (value: bigint) => `0x${value.toString(16)}`;
 
-/** The op back in its JSON-RPC form (what eth_getUserOperationByHash answers). */
-export function toRpcUserOperation(op: AnyUserOperation): Record<string, string> {
-  const out: Record<string, string> = {};
+/** The op back in its JSON-RPC form (what eth_getUserOperationByHash answers); its authorization as `eip7702Auth`. */
+export function toRpcUserOperation(op: AnyUserOperation): Record<string, string | Record<string, string>> {
+  const out: Record<string, string | Record<string, string>> = {};
   for (const [key, value] of Object.entries(op)) {
     if (value === undefined) continue;
-    out[key] = typeof value === 'bigint' ? hex(value) : String(value);
+    if (key === 'authorization') out.eip7702Auth = formatEip7702Auth(value as NonNullable<UserOperation<'0.7'>['authorization']>);
+    else out[key] = typeof value === 'bigint' ? hex(value) : String(value);
   }
   return out;
 }

@@ -26,6 +26,8 @@ export type QuickVerdict =
 const depositToSelector = '0xb760faf9';
 /** Precompiles validation may call (OP-062): ecrecover .. blake2f, and the P-256 verifier of RIP-7212/EIP-7951. */
 const allowedPrecompiles = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 0x100]);
+/** EIP-7702's delegation designator: 0xef0100 and the delegate's address. */
+const delegationPrefix = '0xef0100';
 const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
 
 /**
@@ -96,7 +98,16 @@ export function checkCallTree(
         return { entity, opcode: type, rule: 'OP-062', detail: `it calls precompile ${to}` };
       return undefined;
     }
-    const code = type === 'CREATE2' ? frame.input : codeOf.get(to);
+    let code = type === 'CREATE2' ? frame.input : codeOf.get(to);
+    // An EIP-7702 account: its delegate's code is what runs.
+    if (code?.toLowerCase().startsWith(delegationPrefix)) {
+      const delegate = `0x${code.slice(delegationPrefix.length, delegationPrefix.length + 40)}`.toLowerCase();
+      code = codeOf.get(delegate);
+      if (!code) {
+        undecided ??= `the code of ${to}'s delegate ${delegate} is not in the trace`;
+        code = '0x00';
+      }
+    }
     if (!code || code === '0x') {
       if (!(to === sender && entity === 'factory'))
         return { entity, opcode: type, rule: 'OP-041', detail: `it calls ${to}, which has no code` };

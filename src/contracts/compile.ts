@@ -14,7 +14,15 @@ export interface ContractArtifact {
   deployedBytecode: Hex;
 }
 
-export const contractNames = ['DemoToken', 'DemoNft', 'DemoItems', 'DemoPriceFeed', 'Multicall3', 'BenchToken'] as const;
+export const contractNames = [
+  'DemoToken',
+  'DemoNft',
+  'DemoItems',
+  'DemoPriceFeed',
+  'Multicall3',
+  'BenchToken',
+  'Simple7702AccountV07',
+] as const;
 export type ContractName = (typeof contractNames)[number];
 export type ContractArtifacts = Readonly<Record<ContractName, ContractArtifact>>;
 

@@ -3,7 +3,9 @@ import { entryPoint06Abi, entryPoint07Abi } from 'viem/account-abstraction';
 
 /**
  * Where the ERC-4337 contracts live on every chain that has them (and on the embedded devnet, which
- * `installErc4337Contracts` fills). EntryPoint and SimpleAccountFactory of each version.
+ * `installErc4337Contracts` fills). EntryPoint and SimpleAccountFactory of each version, and for v0.7
+ * Blockyard's EIP-7702 account implementation (`contracts/Simple7702AccountV07.sol`): CREATE2 with
+ * salt 0 through the deterministic deployment proxy puts it at this address on any chain.
  */
 export const erc4337Addresses = {
   v06: {
@@ -13,6 +15,7 @@ export const erc4337Addresses = {
   v07: {
     entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
     factory: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+    simple7702Account: '0xC143Fe9347eC5fe29173073A219AE20D65EcD945',
   },
 } as const;
 
@@ -42,7 +45,10 @@ export const simpleAccountV06Abi = parseAbi([
   'function executeBatch(address[] dest, bytes[] func)',
 ]);
 
-/** SimpleAccount v0.7: executeBatch has a value per call (an empty array means none). */
+/**
+ * SimpleAccount v0.7: executeBatch has a value per call (an empty array means none). Simple7702AccountV07,
+ * the implementation an EOA delegates to with EIP-7702, has the same interface.
+ */
 export const simpleAccountV07Abi = parseAbi([
   'function entryPoint() view returns (address)',
   'function owner() view returns (address)',

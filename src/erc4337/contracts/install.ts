@@ -11,12 +11,13 @@ import {
   pad,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { compileContracts } from '../../contracts/compile.ts';
 import { type EntryPointVersion, erc4337Addresses } from './abis.ts';
 import { readErc4337Artifact } from './artifacts.ts';
 
 export interface Erc4337Deployment {
   v06: { entryPoint: Address; factory: Address };
-  v07: { entryPoint: Address; factory: Address };
+  v07: { entryPoint: Address; factory: Address; simple7702Account: Address };
 }
 
 /** The deterministic deployment proxy that anvil (and most chains) have: calldata = salt ++ initCode. */
@@ -36,7 +37,9 @@ const installer = privateKeyToAccount('0x2a871d0798f97d79848a013d4936a73bf4cc922
  */
 const entryPointGas = 10_000_000n;
 const factoryGas = 5_000_000n;
-/** Four transactions, mined at once (automine) or in the devnet's next block. */
+/** Simple7702AccountV07 uses ~0.7M. */
+const accountGas = 1_500_000n;
+/** Five transactions, mined at once (automine) or in the devnet's next block. */
 const receiptTimeoutMs = 60_000;
 
 interface PlannedDeployment {
@@ -44,7 +47,7 @@ interface PlannedDeployment {
   address: Address;
   salt: Hex;
   gas: bigint;
-  initCode(): Hex;
+  initCode(): Hex | Promise<Hex>;
 }
 
 const plan: readonly PlannedDeployment[] = [
@@ -52,6 +55,14 @@ const plan: readonly PlannedDeployment[] = [
   entryPoint('v07', entryPointV07Salt),
   factory('v06'),
   factory('v07'),
+  {
+    label: 'Simple7702AccountV07',
+    address: erc4337Addresses.v07.simple7702Account,
+    salt: zeroSalt,
+    gas: accountGas,
+    // Compiled from contracts/ (cached on disk after the first time): no constructor, no immutables.
+    initCode: async () => (await compileContracts()).Simple7702AccountV07.bytecode,
+  },
 ];
 
 function entryPoint(version: EntryPointVersion, salt: Hex): PlannedDeployment {
@@ -81,8 +92,9 @@ function factory(version: EntryPointVersion): PlannedDeployment {
 
 /**
  * Deploys EntryPoint v0.6 and v0.7 and their SimpleAccountFactory at their canonical addresses on an
- * anvil devnet, through the CREATE2 deployer (so constructors run and immutables are right), from
- * anvil's account #9. Contracts already there are left alone: a second call only reads four codes.
+ * anvil devnet, and the EIP-7702 account implementation for v0.7, through the CREATE2 deployer (so
+ * constructors run and immutables are right), from anvil's account #9. Contracts already there are
+ * left alone: a second call only reads five codes.
  *
  * @example
  * const { v07 } = await installErc4337Contracts(devnet.url);
@@ -99,8 +111,9 @@ export async function installErc4337Contracts(rpcUrl: string): Promise<Erc4337De
   if (!(await hasCode(create2DeployerAddress))) {
     throw new Error(`Cannot install the ERC-4337 contracts: no CREATE2 deployer at ${create2DeployerAddress}`);
   }
-  const transactions = missing.map((entry) => {
-    const initCode = entry.initCode();
+  const initCodes = await Promise.all(missing.map((entry) => entry.initCode()));
+  const transactions = missing.map((entry, index) => {
+    const initCode = initCodes[index]!;
     const actual = getContractAddress({ opcode: 'CREATE2', from: create2DeployerAddress, salt: entry.salt, bytecode: initCode });
     if (actual !== entry.address) {
       throw new Error(`${entry.label} would be deployed at ${actual}, not at its canonical address ${entry.address}`);

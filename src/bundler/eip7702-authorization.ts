@@ -1,0 +1,159 @@
+import {
+  type Address,
+  concat,
+  getAddress,
+  type Hex,
+  isAddress,
+  pad,
+  type SignedAuthorization,
+  type StateOverride,
+  toHex,
+  zeroAddress,
+} from 'viem';
+import { invalidParams } from './rpc-errors.ts';
+import type { AnyUserOperation } from './user-operation.ts';
+
+/**
+ * The intrinsic gas an authorization adds to the bundle transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST,
+ * charged in full before any refund): the op's preVerificationGas must cover it.
+ */
+export const eip7702AuthorizationGas = 25_000n;
+
+const fieldName = 'userOperation.eip7702Auth';
+const hexNumber = /^0x[0-9a-fA-F]{1,64}$/;
+
+function hexField(auth: Record<string, unknown>, name: string): bigint {
+  const value = auth[name];
+  if (value === undefined || value === null) throw invalidParams(`${fieldName}.${name} is missing`);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value !== 'string' || !hexNumber.test(value))
+    throw invalidParams(`${fieldName}.${name} must be a 0x hex number, got ${JSON.stringify(value).slice(0, 80)}`);
+  return BigInt(value);
+}
+
+/** yParity (0 or 1), or else v (27 or 28, or 0 or 1): the recovery bit. */
+function recoveryBit(auth: Record<string, unknown>): number {
+  const hasYParity = auth.yParity !== undefined && auth.yParity !== null;
+  const hasV = auth.v !== undefined && auth.v !== null;
+  if (!hasYParity && !hasV) throw invalidParams(`${fieldName}.yParity is missing`);
+  const yParity = hasYParity ? hexField(auth, 'yParity') : undefined;
+  if (yParity !== undefined && yParity > 1n) throw invalidParams(`${fieldName}.yParity must be 0x0 or 0x1, got ${yParity}`);
+  const v = hasV ? hexField(auth, 'v') : undefined;
+  const fromV = v === undefined ? undefined : v >= 27n ? v - 27n : v;
+  if (fromV !== undefined && fromV > 1n) throw invalidParams(`${fieldName}.v must be 27 or 28 (or 0 or 1), got ${v}`);
+  if (yParity !== undefined && fromV !== undefined && yParity !== fromV)
+    throw invalidParams(`${fieldName}.yParity (${yParity}) and v (${v}) disagree`);
+  return Number(yParity ?? fromV);
+}
+
+/**
+ * Reads an op's `eip7702Auth` (the EIP-7702 authorization its sender EOA signed, in the form current
+ * bundlers accept: `address` or `contractAddress`, `yParity` or `v`); a missing or malformed field is
+ * a -32602 naming it. Whether it is valid for this chain and sender is `authorizationProblem`'s question.
+ */
+export function parseEip7702Auth(input: unknown): SignedAuthorization {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalidParams(`${fieldName} must be an object {chainId, address, nonce, r, s, yParity}`);
+  const auth = input as Record<string, unknown>;
+  const delegate = auth.address ?? auth.contractAddress;
+  if (delegate === undefined || delegate === null) throw invalidParams(`${fieldName}.address is missing`);
+  if (typeof delegate !== 'string' || !isAddress(delegate, { strict: false }))
+    throw invalidParams(`${fieldName}.address must be a 0x address, got ${JSON.stringify(delegate).slice(0, 80)}`);
+  const chainId = hexField(auth, 'chainId');
+  if (chainId > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`${fieldName}.chainId ${chainId} is not a chain id`);
+  const nonce = hexField(auth, 'nonce');
+  // EIP-7702 caps it below 2^64; viem keeps it as a JavaScript number.
+  if (nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`${fieldName}.nonce ${nonce} is too large`);
+  const word = (name: 'r' | 's') => pad(toHex(hexField(auth, name)), { size: 32 });
+  return {
+    address: getAddress(delegate),
+    chainId: Number(chainId),
+    nonce: Number(nonce),
+    r: word('r'),
+    s: word('s'),
+    yParity: recoveryBit(auth),
+  };
+}
+
+/** The authorization in its JSON-RPC form, as viem sends it: what eth_getUserOperationByHash answers. */
+export function formatEip7702Auth(auth: SignedAuthorization): Record<string, string> {
+  return {
+    address: auth.address,
+    chainId: toHex(auth.chainId),
+    nonce: toHex(auth.nonce),
+    r: auth.r,
+    s: auth.s,
+    yParity: toHex(auth.yParity ?? 0, { size: 1 }),
+  };
+}
+
+/** The code an EOA has once it delegates to `delegate`: 0xef0100 followed by the address. */
+export function delegationDesignator(delegate: Address): Hex {
+  return concat(['0xef0100', delegate]).toLowerCase() as Hex;
+}
+
+/** The address an EOA delegates to, read from its code; undefined when the code is not a designator. */
+export function delegateOf(code: Hex | undefined): Address | undefined {
+  if (code?.length !== 48 || !code.toLowerCase().startsWith('0xef0100')) return undefined;
+  return getAddress(`0x${code.slice(8)}`);
+}
+
+/** The op's EIP-7702 authorization, if it carries one (only v0.7 ops can). */
+export function authorizationOf(op: AnyUserOperation): SignedAuthorization | undefined {
+  return 'authorization' in op ? op.authorization : undefined;
+}
+
+/**
+ * The state override that runs an op as its bundle will: the sender's code is the delegation
+ * designator of its authorization, so calls to it run the delegate's code. Empty without one.
+ */
+export function delegationOverride(op: AnyUserOperation): StateOverride {
+  const authorization = authorizationOf(op);
+  return authorization ? [{ address: op.sender, code: delegationDesignator(authorization.address) }] : [];
+}
+
+/** `delegationOverride` in debug_traceCall's form (an object by address). */
+export function delegationTraceOverride(op: AnyUserOperation): Record<string, { code: Hex }> {
+  const authorization = authorizationOf(op);
+  return authorization ? { [op.sender]: { code: delegationDesignator(authorization.address) } } : {};
+}
+
+/** Whether the account already runs `delegate`'s code on chain: the authorization then has nothing to do. */
+export function alreadyDelegated(senderCode: Hex | undefined, delegate: Address): boolean {
+  return delegateOf(senderCode)?.toLowerCase() === delegate.toLowerCase();
+}
+
+export interface AuthorizationFacts {
+  sender: Address;
+  chainId: number;
+  /** The sender's next transaction nonce (pending). */
+  senderNonce: number;
+  senderCode: Hex | undefined;
+  delegateCode: Hex | undefined;
+  /** Who signed the authorization (null: it does not recover); undefined: not checked (estimation's stub signature). */
+  signer?: Address | null;
+}
+
+/**
+ * What makes the authorization unusable for this op, in words naming the field, or undefined when it
+ * is good: another chain, a delegate without code, another signer than the sender, a nonce that is not
+ * the sender's next (unless the sender already has this delegation: the bundle then leaves it out).
+ */
+export function authorizationProblem(auth: SignedAuthorization, facts: AuthorizationFacts): string | undefined {
+  if (auth.chainId !== 0 && auth.chainId !== facts.chainId)
+    return `${fieldName}.chainId is ${auth.chainId}; it must be this network's ${facts.chainId} (or 0, any chain)`;
+  if (auth.address === zeroAddress)
+    return `${fieldName}.address is the zero address, which removes a delegation: the sender would have no account code`;
+  if (!facts.delegateCode || facts.delegateCode === '0x')
+    return `${fieldName}.address ${auth.address} has no code on this network: deploy the account implementation first`;
+  if (delegateOf(facts.delegateCode))
+    return `${fieldName}.address ${auth.address} is itself a delegated EOA: delegations are not followed twice`;
+  if (facts.signer !== undefined && facts.signer?.toLowerCase() !== facts.sender.toLowerCase()) {
+    return `${fieldName} is not signed by the sender ${facts.sender}: its signature (r, s, yParity) ${
+      facts.signer ? `recovers to ${facts.signer}` : 'does not recover to any address'
+    }; the sender EOA must sign the authorization`;
+  }
+  if (auth.nonce !== facts.senderNonce && !alreadyDelegated(facts.senderCode, auth.address))
+    return `${fieldName}.nonce is ${auth.nonce}; the sender's transaction nonce is ${facts.senderNonce} (an authorization is valid only for the EOA's current nonce: sign it again)`;
+  return undefined;
+}
