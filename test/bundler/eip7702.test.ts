@@ -208,7 +208,7 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       details: string;
     } | null;
     expect(rpcError, String(error)).not.toBeNull();
-    expect(rpcError?.details).toMatch(/ERC-7562: the account's validation uses TIMESTAMP/);
+    expect(rpcError?.details).toMatch(/ERC-7562 OP-011: the account's validation uses TIMESTAMP/);
     expect(await countUserOperations(service.database.db)).toBe(before);
   });
 
