@@ -178,7 +178,7 @@ export function formatBundlerReport(
     ['eth_sendUserOperation, as measured', (row) => row.sendMs],
     ['  replayed: head block and nonce (2 reads)', (row) => diagnostics.replays.get(row.bundleTx)?.pointReadsMs],
     ['  replayed: simulateValidation (eth_call)', (row) => diagnostics.replays.get(row.bundleTx)?.simulateValidationMs],
-    ['  replayed: ERC-7562 trace (debug_traceCall, struct logs)', (row) => diagnostics.replays.get(row.bundleTx)?.traceMs],
+    ['  replayed: ERC-7562 check (debug_traceCall, 2 tracers at once)', (row) => diagnostics.replays.get(row.bundleTx)?.traceMs],
     ['  replayed: eth_estimateGas of the call', (row) => diagnostics.replays.get(row.bundleTx)?.estimateCallGasMs],
     [
       '  the rest (HTTP, key, mempool read and insert, waits)',

@@ -68,6 +68,7 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
         return result;
       },
       '0.7',
+      entryPoint07Address,
       {
         entryPoint: entryPoint07Address,
         sender: op.sender,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import {
   type Address,
   encodeAbiParameters,
@@ -23,7 +23,7 @@ import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from 
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
-import { type StakeInfo, simulateValidation, type ValidationOutcome } from './simulation.ts';
+import { type StakeInfo, simulateValidation } from './simulation.ts';
 import {
   type AnyUserOperation,
   deploysSender,
@@ -34,7 +34,8 @@ import {
   toRpcUserOperation,
   userOperationHash,
 } from './user-operation.ts';
-import { checkValidationRules, type TraceCall } from './validation-rules.ts';
+import type { RuleEntities } from './validation-rule-types.ts';
+import { checkValidationRules } from './validation-rules.ts';
 
 const hex = (value: bigint | number) => toHex(value);
 /** A replacement must raise both fees by at least this (ERC-7562: 10%). */
@@ -73,6 +74,26 @@ function resolveEntryPoint(network: Network, input: unknown): { version: EntryPo
   return found;
 }
 
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+/** viem's state override as debug_traceCall's `stateOverrides` object. */
+function traceOverrideOf(override: StateOverride): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    override.map((entry) => [
+      entry.address,
+      {
+        ...(entry.code ? { code: entry.code } : {}),
+        ...(entry.stateDiff ? { stateDiff: Object.fromEntries(entry.stateDiff.map((diff) => [diff.slot, diff.value])) } : {}),
+      },
+    ]),
+  );
+}
+
 /** The storage slot of nonceSequenceNumber[sender][key]: overridden to validate an op queued behind pending ones. */
 function nonceSlot(sender: Address, key: bigint): Hex {
   const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [sender, nonceMappingSlot]));
@@ -101,6 +122,53 @@ export function createBundlerService(deps: BundlerDeps) {
     return db.selectFrom('user_operations').selectAll().where('hash', '=', hash.toLowerCase()).executeTakeFirst();
   }
 
+  /**
+   * The op's validation, started together: the EntryPoint's simulation, the ERC-7562 rules (their
+   * traces run beside the simulation, whose stakes they then use) and the execution check. Each
+   * result is settled, so that one not awaited (an op found to be queued) rejects nobody.
+   */
+  function validate(
+    network: Network,
+    entryPoint: { version: EntryPointVersion; address: Address },
+    op: AnyUserOperation,
+    entities: { factory: string | null; paymaster: string | null },
+    override: StateOverride,
+  ) {
+    const client = clientOf(network);
+    const simulation = simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
+    const isStaked = (info: StakeInfo) =>
+      info.stake >= network.config.bundler.minStakeWei && info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
+    const rules: Promise<{ storageOwners: string[] } | 'untraceable' | 'skipped'> =
+      !network.config.bundler.safeMode || untraceable.has(network)
+        ? Promise.resolve('skipped' as const)
+        : checkValidationRules(
+            (call, options) => client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never }),
+            entryPoint.version,
+            entryPoint.address,
+            simulation.then(
+              (outcome): RuleEntities => ({
+                entryPoint: entryPoint.address,
+                sender: op.sender,
+                factory: entities.factory ?? undefined,
+                paymaster: entities.paymaster ?? undefined,
+                deploying: deploysSender(op),
+                staked: {
+                  sender: isStaked(outcome.stakes.sender),
+                  factory: isStaked(outcome.stakes.factory),
+                  paymaster: isStaked(outcome.stakes.paymaster),
+                },
+              }),
+            ),
+            op,
+            { ...traceOverrideOf(override), ...delegationTraceOverride(op) },
+          );
+    return {
+      simulation: settle(simulation),
+      rules: settle(rules),
+      execution: settle(estimateCallGas(client, entryPoint.address, op, deploysSender(op))),
+    };
+  }
+
   async function sendUserOperation(network: Network, params: unknown[]): Promise<Hex> {
     const entryPoint = resolveEntryPoint(network, params[1]);
     const op = parseUserOperation(entryPoint.version, params[0]);
@@ -109,6 +177,10 @@ export function createBundlerService(deps: BundlerDeps) {
     if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
     await checkAuthorization(client, op, network.config.chainId, { verifySigner: true });
     const key = op.nonce >> 64n;
+    const entities = entitiesOf(op);
+    // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
+    // almost always is); an op queued behind others of its sender is validated again below.
+    const firstTry = validate(network, entryPoint, op, entities, []);
     // The head, the nonce on chain and the sender's queued ops, asked together.
     const [block, onChain, queued] = await Promise.all([
       client.getBlock({ blockTag: 'latest' }),
@@ -168,7 +240,6 @@ export function createBundlerService(deps: BundlerDeps) {
         `the sender already has ${queued.length} operations pending; wait for one to land (ERC-7562 allows ${reputationParams.sameSenderMempoolCount})`,
       );
     }
-    const entities = entitiesOf(op);
     for (const [role, address] of Object.entries(entities) as [string, string | null][]) {
       if (!address) continue;
       const standing = await reputation.get(name, address);
@@ -205,16 +276,17 @@ export function createBundlerService(deps: BundlerDeps) {
             },
           ]
         : [];
+    const validation = override.length === 0 ? firstTry : validate(network, entryPoint, op, entities, override);
     let validated = true;
-    let stakes: ValidationOutcome['stakes'] | undefined;
+    const simulated = await validation.simulation;
     try {
-      const outcome = await simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
+      if (!simulated.ok) throw simulated.error;
+      const outcome = simulated.value;
       if (outcome.sigFailed)
         throw new BundlerRpcError(
           bundlerErrorCodes.invalidSignature,
           'AA24 signature error: the signature does not match the account (wrong owner key, chain id or EntryPoint)',
         );
-      stakes = outcome.stakes;
       const now = Math.floor(Date.now() / 1000);
       if (outcome.validUntil < now + minValiditySeconds || outcome.validAfter > now) {
         throw new BundlerRpcError(
@@ -229,49 +301,13 @@ export function createBundlerService(deps: BundlerDeps) {
       validated = false;
     }
     if (validated) {
-      // The rules' trace and the execution check run together; a broken rule is reported first.
-      const rules = async () => {
-        if (!network.config.bundler.safeMode || untraceable.has(network)) return;
-        const trace: TraceCall = (call, options) =>
-          client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never });
-        const nonceOverride =
-          override.length > 0
-            ? {
-                [entryPoint.address]: {
-                  stateDiff: Object.fromEntries(override[0]!.stateDiff!.map((entry) => [entry.slot, entry.value])),
-                },
-              }
-            : {};
-        const isStaked = (info: StakeInfo | undefined) =>
-          info !== undefined &&
-          info.stake >= network.config.bundler.minStakeWei &&
-          info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
-        const traced = await checkValidationRules(
-          trace,
-          entryPoint.version,
-          {
-            entryPoint: entryPoint.address,
-            sender: op.sender,
-            factory: entities.factory ?? undefined,
-            paymaster: entities.paymaster ?? undefined,
-            deploying: deploysSender(op),
-            staked: {
-              sender: isStaked(stakes?.sender),
-              factory: isStaked(stakes?.factory),
-              paymaster: isStaked(stakes?.paymaster),
-            },
-          },
-          op,
-          { ...nonceOverride, ...delegationTraceOverride(op) },
-        );
-        if (traced === 'untraceable') untraceable.add(network);
-      };
-      const [ruleCheck, executionCheck] = await Promise.allSettled([
-        rules(),
-        estimateCallGas(client, entryPoint.address, op, deploysSender(op)),
-      ]);
-      if (ruleCheck.status === 'rejected') throw ruleCheck.reason;
-      if (executionCheck.status === 'rejected') throw executionCheck.reason;
+      // A broken rule is reported before a failing call.
+      const ruled = await validation.rules;
+      if (!ruled.ok) throw ruled.error;
+      if (ruled.value === 'untraceable') untraceable.add(network);
+      else if (ruled.value !== 'skipped') await refuseMempoolConflicts(name, op.sender, entities, ruled.value.storageOwners);
+      const executed = await validation.execution;
+      if (!executed.ok) throw executed.error;
     }
 
     const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
@@ -310,6 +346,51 @@ export function createBundlerService(deps: BundlerDeps) {
     );
     deps.queued(name);
     return hash as Hex;
+  }
+
+  /**
+   * ERC-7562's rules between ops in the mempool: an entity may not be another pending op's sender, nor a
+   * sender another op's entity (STO-040); validation may not touch the storage of another pending
+   * op's sender (STO-041). Either would let one op invalidate the other in the same bundle.
+   */
+  async function refuseMempoolConflicts(
+    name: string,
+    sender: string,
+    entities: { factory: string | null; paymaster: string | null },
+    storageOwners: readonly string[],
+  ) {
+    const self = sender.toLowerCase();
+    const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
+    const others = [...new Set([...ours, ...storageOwners])];
+    const conflict = await db
+      .selectFrom('user_operations')
+      .select(['sender', 'factory', 'paymaster'])
+      .where('network', '=', name)
+      .where('status', 'in', ['pending', 'submitted'])
+      .where(sql<string>`lower(sender)`, '!=', self)
+      .where((eb) =>
+        eb.or([
+          eb('factory', '=', self),
+          eb('paymaster', '=', self),
+          ...(others.length > 0 ? [eb(sql<string>`lower(sender)`, 'in', others)] : []),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    if (!conflict) return;
+    const other = conflict.sender.toLowerCase();
+    const [rule, detail] =
+      conflict.factory === self || conflict.paymaster === self
+        ? ['STO-040', `this sender is the ${conflict.factory === self ? 'factory' : 'paymaster'} of another pending operation`]
+        : ours.includes(other)
+          ? [
+              'STO-040',
+              `its ${other === entities.factory ? 'factory' : 'paymaster'} ${other} is the sender of another pending operation`,
+            ]
+          : ['STO-041', `its validation touches the storage of ${other}, the sender of another pending operation`];
+    throw new BundlerRpcError(bundlerErrorCodes.bannedOpcode, `ERC-7562 ${rule}: ${detail}; send it once that one has landed`, {
+      rule,
+    });
   }
 
   /** ERC-7769's debug_bundler_* methods: only on networks with dev_methods (devnets). */

@@ -44,6 +44,9 @@ export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVe
     preVerificationGas: 0xffffffn,
     maxFeePerGas: 0xffffffffffn,
     maxPriorityFeePerGas: 0xffffffffffn,
+    ...('paymaster' in withSig && withSig.paymaster
+      ? { paymasterVerificationGasLimit: 0xffffffn, paymasterPostOpGasLimit: 0xffffffn }
+      : {}),
   };
   const encoded =
     version === '0.7'

@@ -75,6 +75,13 @@ export function checkCallTree(
   const checkFrame = (frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined => {
     const to = (frame.to ?? '').toLowerCase();
     const type = frame.type.toUpperCase();
+    if (frame.error && /out of gas/i.test(frame.error))
+      return {
+        entity,
+        opcode: type,
+        rule: 'OP-020',
+        detail: `a call to ${to} ran out of gas (which can depend on the gas limit)`,
+      };
     if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
     if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
     if (type === 'CREATE2') {

@@ -101,16 +101,19 @@ const screen = createBytecodeScreenCache();
  * only when those cannot settle it (code that could reach a banned opcode, storage outside the
  * sender's and staked entities'), a step trace by a small JavaScript tracer (or, where the upstream
  * has none, the struct logger, opcodes only). Throws the broken rule as ERC-7769's -32502 error.
- * Returns 'untraceable' when the upstream offers no debug_traceCall (the rules are then not checked).
+ * Returns 'untraceable' when the upstream offers no debug_traceCall (the rules are then not checked),
+ * else the contracts (other than the sender and the EntryPoint) whose storage validation touched, for
+ * the mempool-wide rule STO-041. `entities` may still be on its way (the stakes come from the
+ * simulation, which runs beside the traces): a failure there is thrown first.
  */
 export async function checkValidationRules(
   trace: TraceCall,
   version: EntryPointVersion,
-  entities: RuleEntities,
+  entryPoint: Address,
+  entitiesOrPending: RuleEntities | Promise<RuleEntities>,
   op: AnyUserOperation,
   stateOverrides: Record<string, Record<string, unknown>> = {},
-): Promise<'checked' | 'untraceable'> {
-  const entryPoint = entities.entryPoint as Address;
+): Promise<{ storageOwners: string[] } | 'untraceable'> {
   const data =
     version === '0.7'
       ? encodeFunctionData({
@@ -126,16 +129,25 @@ export async function checkValidationRules(
   const call = { to: entryPoint, data };
 
   let quick: ReturnType<typeof checkCallTree> | undefined;
-  try {
-    const [tree, prestate] = await Promise.all([
+  let storageOwners: string[] = [];
+  const [traces, known] = await Promise.allSettled([
+    Promise.all([
       trace(call, { tracer: 'callTracer', stateOverrides: overrides }) as Promise<CallFrame>,
       trace(call, { tracer: 'prestateTracer', stateOverrides: overrides }) as Promise<Prestate>,
-    ]);
+    ]),
+    entitiesOrPending,
+  ]);
+  if (known.status === 'rejected') throw known.reason;
+  const entities = known.value;
+  try {
+    if (traces.status === 'rejected') throw traces.reason;
+    const [tree, prestate] = traces.value;
     quick = checkCallTree(tree, prestate, entities, screen);
+    storageOwners = storageOwnersOf(prestate, entities);
   } catch (error) {
     if (!unsupported(error)) throw error;
   }
-  if (quick?.kind === 'ok') return 'checked';
+  if (quick?.kind === 'ok') return { storageOwners };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
 
   let violation: RuleViolation | undefined;
@@ -162,7 +174,14 @@ export async function checkValidationRules(
     });
   }
   if (violation) throw ruleError(violation);
-  return 'checked';
+  return { storageOwners };
+}
+
+function storageOwnersOf(prestate: Prestate, entities: RuleEntities): string[] {
+  const skip = new Set([entities.sender.toLowerCase(), entities.entryPoint.toLowerCase()]);
+  return Object.entries(prestate)
+    .filter(([address, account]) => !skip.has(address.toLowerCase()) && Object.keys(account.storage ?? {}).length > 0)
+    .map(([address]) => address.toLowerCase());
 }
 
 function ruleError(violation: RuleViolation): BundlerRpcError {

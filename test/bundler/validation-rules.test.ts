@@ -1,11 +1,14 @@
-import { type Address, type Hex, keccak256, parseEther } from 'viem';
+import { type Address, createWalletClient, type Hex, http, keccak256, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenBytecode } from '../../src/bundler/bytecode-screen.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { checkCallTree } from '../../src/bundler/validation-call-tree.ts';
 import { findRuleViolation } from '../../src/bundler/validation-rules.ts';
 import { checkStepTrace } from '../../src/bundler/validation-step-trace.ts';
+import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 
@@ -162,6 +165,75 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       const sent = await send(account, readingAccount(reader));
       expect(sent.error).toBeUndefined();
       expect(await queuedFor(account)).toHaveLength(1);
+    });
+
+    describe('rules between ops in the mempool', () => {
+      /** Returns 32 zero bytes to validateUserOp (an account), and an empty context with 0 to anything else (a paymaster). */
+      const accountAndPaymaster: Hex = '0x60003560e01c6319822f7c14601957604060005260606000f35b600060005260206000f3';
+      /** An account that reads balances[caller] of its own mapping at slot 0, then returns 0 (its EntryPoint deposit pays). */
+      const associatedReadingAccount: Hex = '0x33600052600060205260406000205450600060005260206000f3';
+      const depositFor = async (address: Address) => {
+        const wallet = createWalletClient({
+          account: privateKeyToAccount('0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'),
+          chain: foundry,
+          transport: http(chain.service.anvil.url),
+        });
+        const tx = await wallet.writeContract({
+          address: entryPoint07Address,
+          abi: entryPointV07Abi,
+          functionName: 'depositTo',
+          args: [address],
+          value: parseEther('1'),
+        });
+        await chain.publicClient.waitForTransactionReceipt({ hash: tx });
+      };
+      beforeAll(async () => {
+        expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).error).toBeUndefined();
+      });
+      afterAll(async () => {
+        await bundler('debug_bundler_clearState', []);
+        await bundler('debug_bundler_setBundlingMode', ['auto']);
+      });
+
+      it("refuses an op whose paymaster is another pending op's sender (STO-040)", async () => {
+        const dual = '0x000000000000000000000000000000000000d0a1' as Address;
+        await depositFor(dual);
+        const first = await send(dual, accountAndPaymaster);
+        expect(first.error).toBeUndefined();
+        const payer = '0x000000000000000000000000000000000000d0a2' as Address;
+        await chain.anvilRpc('anvil_setCode', [payer, `0x${payAndReturn}`]);
+        const op = {
+          sender: payer,
+          nonce: '0x0',
+          callData: '0x',
+          signature: '0x',
+          maxFeePerGas: '0x77359400',
+          maxPriorityFeePerGas: '0x3b9aca00',
+          paymaster: dual,
+          paymasterData: '0x',
+          paymasterVerificationGasLimit: '0x186a0',
+          paymasterPostOpGasLimit: '0x0',
+        };
+        const estimate = await bundler('eth_estimateUserOperationGas', [op, entryPoint07Address]);
+        expect(estimate.error, JSON.stringify(estimate.error)).toBeUndefined();
+        const sent = await bundler('eth_sendUserOperation', [{ ...op, ...estimate.result }, entryPoint07Address]);
+        expect(sent.error, JSON.stringify(sent.error)).toMatchObject({ code: -32502, data: { rule: 'STO-040' } });
+        expect(sent.error?.message).toMatch(/its paymaster 0x0+d0a1 is the sender of another pending operation/);
+        expect(await queuedFor(payer)).toEqual([]);
+      });
+
+      it("refuses an op whose validation touches a pending op's sender's storage (STO-041), though associated", async () => {
+        const pending = '0x000000000000000000000000000000000000d0b1' as Address;
+        await depositFor(pending);
+        await chain.anvilRpc('anvil_setCode', [pending, associatedReadingAccount]);
+        const first = await send(pending, associatedReadingAccount);
+        expect(first.error).toBeUndefined();
+        const reader = '0x000000000000000000000000000000000000d0b2' as Address;
+        const sent = await send(reader, readingAccount(pending));
+        expect(sent.error).toMatchObject({ code: -32502, data: { rule: 'STO-041' } });
+        expect(sent.error?.message).toMatch(/touches the storage of 0x0+d0b1, the sender of another pending operation/);
+        expect(await queuedFor(reader)).toEqual([]);
+      });
     });
 
     it('accepts an account whose code holds a TIMESTAMP byte its validation can never reach', async () => {
