@@ -181,6 +181,15 @@ export function createBundlerService(deps: BundlerDeps) {
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
     // almost always is); an op queued behind others of its sender is validated again below.
     const firstTry = validate(network, entryPoint, op, entities, []);
+    const standings = new Map(
+      [entities.factory, entities.paymaster]
+        .filter((address): address is string => address !== null)
+        .map((address) => {
+          const standing = reputation.get(name, address);
+          standing.catch(() => undefined); // awaited below, unless the op is refused first
+          return [address, standing] as const;
+        }),
+    );
     // The head, the nonce on chain and the sender's queued ops, asked together.
     const [block, onChain, queued] = await Promise.all([
       client.getBlock({ blockTag: 'latest' }),
@@ -242,7 +251,7 @@ export function createBundlerService(deps: BundlerDeps) {
     }
     for (const [role, address] of Object.entries(entities) as [string, string | null][]) {
       if (!address) continue;
-      const standing = await reputation.get(name, address);
+      const standing = await standings.get(address)!;
       if (standing.status === 'banned') {
         throw new BundlerRpcError(
           bundlerErrorCodes.throttled,
@@ -311,39 +320,45 @@ export function createBundlerService(deps: BundlerDeps) {
     }
 
     const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
-    await db.transaction().execute(async (trx) => {
-      if (replacing) {
-        await trx
-          .updateTable('user_operations')
-          .set({ status: 'replaced', reason: `replaced by ${hash}`, updated_at: new Date() })
-          .where('hash', '=', replacing.hash)
-          .where('status', '=', 'pending')
-          .execute();
-      }
-      await trx
+    const row = {
+      hash,
+      network: name,
+      entry_point: entryPoint.address,
+      entry_point_version: entryPoint.version,
+      sender: op.sender,
+      nonce: op.nonce.toString(),
+      factory: entities.factory,
+      paymaster: entities.paymaster,
+      op: JSON.stringify(toRpcUserOperation(op)),
+      max_fee_per_gas: op.maxFeePerGas.toString(),
+      max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
+      status: 'pending' as const,
+    };
+    const insert = (executor: Kysely<Tables>) =>
+      executor
         .insertInto('user_operations')
-        .values({
-          hash,
-          network: name,
-          entry_point: entryPoint.address,
-          entry_point_version: entryPoint.version,
-          sender: op.sender,
-          nonce: op.nonce.toString(),
-          factory: entities.factory,
-          paymaster: entities.paymaster,
-          op: JSON.stringify(toRpcUserOperation(op)),
-          max_fee_per_gas: op.maxFeePerGas.toString(),
-          max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
-          status: 'pending',
-        })
+        .values(row)
         .onConflict((oc) => oc.column('hash').doNothing())
         .execute();
-    });
-    await reputation.count(
-      name,
-      [entities.factory, entities.paymaster].filter((address): address is string => address !== null),
-      'ops_seen',
-    );
+    // The mempool row and the entities' "seen" counts, together (a replacement in one transaction).
+    await Promise.all([
+      replacing
+        ? db.transaction().execute(async (trx) => {
+            await trx
+              .updateTable('user_operations')
+              .set({ status: 'replaced', reason: `replaced by ${hash}`, updated_at: new Date() })
+              .where('hash', '=', replacing.hash)
+              .where('status', '=', 'pending')
+              .execute();
+            await insert(trx);
+          })
+        : insert(db),
+      reputation.count(
+        name,
+        [entities.factory, entities.paymaster].filter((address): address is string => address !== null),
+        'ops_seen',
+      ),
+    ]);
     deps.queued(name);
     return hash as Hex;
   }
