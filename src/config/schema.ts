@@ -77,6 +77,8 @@ export const chainEntrySchema = {
 export type ChainEntry = FromSchema<typeof chainEntrySchema>;
 
 const addressSchema = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } as const satisfies JSONSchema;
+/** A token contract, or `native` for the chain's own coin (ETH on Ethereum). */
+const priceContractSchema = { type: 'string', pattern: '^(0x[0-9a-fA-F]{40}|native)$' } as const satisfies JSONSchema;
 
 /** YAML `tokens:` section: where USD prices and logos come from. */
 const tokenSettingsSchema = {
@@ -90,7 +92,7 @@ const tokenSettingsSchema = {
         properties: {
           chain: identifierSchema,
           network: identifierSchema,
-          contract: addressSchema,
+          contract: priceContractSchema,
           usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' },
         },
         required: ['chain', 'contract', 'usd'],
@@ -102,7 +104,7 @@ const tokenSettingsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { chain: identifierSchema, network: identifierSchema, contract: addressSchema, aggregator: addressSchema },
+        properties: { chain: identifierSchema, network: identifierSchema, contract: priceContractSchema, aggregator: addressSchema },
         required: ['chain', 'contract', 'aggregator'],
         additionalProperties: false,
       },

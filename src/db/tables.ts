@@ -295,6 +295,27 @@ export interface BundlerReputationTable {
   updated_at: Timestamp;
 }
 
+export type GasSponsorshipStatus = 'reserved' | 'settled' | 'released';
+
+export interface GasSponsorshipsTable {
+  id: string;
+  policy_id: string;
+  account_id: string;
+  network: string;
+  entry_point: string;
+  sender: string;
+  user_op_hash: string;
+  max_cost_wei: BigNumeric;
+  /** USD as an exact decimal string. */
+  reserved_usd: ColumnType<string, string, string>;
+  actual_cost_wei: ColumnType<string | null, string | null | undefined, string | null>;
+  actual_usd: ColumnType<string | null, string | null | undefined, string | null>;
+  status: GasSponsorshipStatus;
+  valid_until: ColumnType<Date, Date, Date>;
+  created_at: Timestamp;
+  settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -319,9 +340,11 @@ export interface Tables {
   wallets: WalletsTable;
   user_operations: UserOperationsTable;
   bundler_reputation: BundlerReputationTable;
+  gas_sponsorships: GasSponsorshipsTable;
 }
 
 export type UserOperationRow = Selectable<UserOperationsTable>;
+export type GasSponsorshipRow = Selectable<GasSponsorshipsTable>;
 
 export type WalletRow = Selectable<WalletsTable>;
 

@@ -57,7 +57,15 @@ export interface TokenService {
   metadata(network: Network, contract: Address): Promise<TokenMetadata>;
   /** A fixed USD price added at run time (the demo's sample token). */
   addStaticPrice(entry: StaticPriceEntry): void;
+  /**
+   * The USD price of the network's own coin (a `tokens.prices` or `price_feeds` entry with
+   * `contract: native`); the embedded devnet's ETH is $3,000 unless one is set. Null when unknown.
+   */
+  nativeUsdPrice(network: Network): Promise<string | null>;
 }
+
+/** The embedded devnet's ETH price when the config names none (design.md). */
+export const devnetNativeUsd = '3000';
 
 const totalSupplyCall = encodeFunctionData({ abi: erc20Abi, functionName: 'totalSupply' });
 
@@ -119,6 +127,11 @@ export function createTokenService(deps: { ctx: Context; db: Database }): TokenS
 
   return {
     addStaticPrice: (entry) => prices.statics.add(entry),
+
+    async nativeUsdPrice(network) {
+      const price = await prices.source.usdPrice(network, 'native');
+      return price ?? (network.config.embedded ? devnetNativeUsd : null);
+    },
 
     async balances(network, holder, query) {
       const { chain, network: name, chainId } = network.config;
