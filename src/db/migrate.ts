@@ -5,6 +5,7 @@ import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
 import * as wallets from './migrations/2026-11-24T1400-wallets.ts';
 import * as userOperations from './migrations/2026-11-24T1500-user-operations.ts';
 import * as bundlerReputation from './migrations/2026-11-24T1600-bundler-reputation.ts';
+import * as gasPolicies from './migrations/2026-11-24T1700-gas-policies.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T1400-wallets': wallets,
   '2026-11-24T1500-user-operations': userOperations,
   '2026-11-24T1600-bundler-reputation': bundlerReputation,
+  '2026-11-24T1700-gas-policies': gasPolicies,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
