@@ -5,6 +5,7 @@ import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
 import * as wallets from './migrations/2026-11-24T1400-wallets.ts';
 import * as userOperations from './migrations/2026-11-24T1500-user-operations.ts';
 import * as bundlerReputation from './migrations/2026-11-24T1600-bundler-reputation.ts';
+import * as gasPolicies from './migrations/2026-11-24T1700-gas-policies.ts';
 import * as gasSponsorships from './migrations/2026-11-24T1800-gas-sponsorships.ts';
 
 /**
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T1400-wallets': wallets,
   '2026-11-24T1500-user-operations': userOperations,
   '2026-11-24T1600-bundler-reputation': bundlerReputation,
+  '2026-11-24T1700-gas-policies': gasPolicies,
   '2026-11-24T1800-gas-sponsorships': gasSponsorships,
 };
 

@@ -295,6 +295,22 @@ export interface BundlerReputationTable {
   updated_at: Timestamp;
 }
 
+export interface GasPoliciesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  chain: string;
+  /** The network's name within the chain ('devnet'), not the 'chain/network' key. */
+  network: string;
+  /** The parsed rules: `PolicyRules` of src/sponsorship/policy-rules.ts, typed by its store. */
+  rules: Json<object>;
+  status: 'active' | 'paused';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set by DELETE: the row stays for the sponsorships signed under it. */
+  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export type GasSponsorshipStatus = 'reserved' | 'settled' | 'released';
 
 export interface GasSponsorshipsTable {
@@ -340,6 +356,7 @@ export interface Tables {
   wallets: WalletsTable;
   user_operations: UserOperationsTable;
   bundler_reputation: BundlerReputationTable;
+  gas_policies: GasPoliciesTable;
   gas_sponsorships: GasSponsorshipsTable;
 }
 

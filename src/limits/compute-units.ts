@@ -128,6 +128,10 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'webhooks.rotate_secret': 10,
   'gas.prices': 5,
   'gas.policies.create': 10,
+  'gas.policies.list': 5,
+  'gas.policies.get': 5,
+  'gas.policies.update': 10,
+  'gas.policies.delete': 5,
   'gas.sponsor': 50,
   'bundler.rpc': 10,
 });

@@ -47,6 +47,7 @@ import { createMetrics } from '../observability/metrics.ts';
 import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
 import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
+import { policyRoutes } from '../sponsorship/policy-routes.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
 import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
@@ -285,6 +286,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
         await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache }));
         await gasRoutes(scope, { chains, gas });
+        await policyRoutes(scope, { chains, db: database.db });
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });

@@ -86,6 +86,10 @@ describe('compute units', () => {
         'bundler.rpc',
         'gas.prices',
         'gas.policies.create',
+        'gas.policies.list',
+        'gas.policies.get',
+        'gas.policies.update',
+        'gas.policies.delete',
         'gas.sponsor',
       ].sort(),
     );
