@@ -6,6 +6,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { isAppError, notFound } from '../core/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
+import type { Erc7677Methods } from '../sponsorship/erc7677.ts';
 import type { BundlerService } from './bundler-service.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
@@ -26,7 +27,10 @@ interface Call {
 }
 
 /** `POST /v1/bundler/{chain}/{network}`: the ERC-4337 bundler's JSON-RPC (ERC-7769), single calls or batches. */
-export async function bundlerRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; bundler: BundlerService }) {
+export async function bundlerRoutes(
+  app: FastifyInstance,
+  deps: { chains: ChainRegistry; bundler: BundlerService; paymaster?: Erc7677Methods },
+) {
   app.post(
     '/v1/bundler/:chain/:network',
     {
@@ -60,7 +64,11 @@ export async function bundlerRoutes(app: FastifyInstance, deps: { chains: ChainR
           }
           const params = call.params === undefined ? [] : call.params;
           if (!Array.isArray(params)) throw new BundlerRpcError(bundlerErrorCodes.invalidParams, 'params must be an array');
-          return { jsonrpc: '2.0', id, result: await deps.bundler.call(network, call.method, params) };
+          const result =
+            call.method.startsWith('pm_') && deps.paymaster
+              ? await deps.paymaster.call(network, call.method, params, principal)
+              : await deps.bundler.call(network, call.method, params);
+          return { jsonrpc: '2.0', id, result };
         } catch (error) {
           if (error instanceof BundlerRpcError) {
             return {

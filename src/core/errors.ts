@@ -6,6 +6,7 @@ export const errorStatus = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  policy_violation: 403,
   not_found: 404,
   request_timeout: 408,
   payload_too_large: 413,

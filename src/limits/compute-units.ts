@@ -132,6 +132,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'gas.policies.get': 5,
   'gas.policies.update': 10,
   'gas.policies.delete': 5,
+  'gas.policies.usage': 5,
   'gas.sponsor': 50,
   'bundler.rpc': 10,
 });

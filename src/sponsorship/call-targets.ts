@@ -40,5 +40,8 @@ export function accountCallsOf(callData: Hex): AccountCall[] | undefined {
   const dest = args[0] as readonly Hex[];
   const funcs = args[args.length - 1] as readonly Hex[];
   // SimpleAccount v0.6 allows an empty func list: plain transfers to each destination.
-  return dest.map((to, index) => ({ to: to.toLowerCase(), selector: funcs.length === 0 ? null : selectorOf(funcs[index] ?? '0x') }));
+  return dest.map((to, index) => ({
+    to: to.toLowerCase(),
+    selector: funcs.length === 0 ? null : selectorOf(funcs[index] ?? '0x'),
+  }));
 }

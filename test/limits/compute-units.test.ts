@@ -90,6 +90,7 @@ describe('compute units', () => {
         'gas.policies.get',
         'gas.policies.update',
         'gas.policies.delete',
+        'gas.policies.usage',
         'gas.sponsor',
       ].sort(),
     );

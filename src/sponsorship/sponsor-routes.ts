@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { assertNetworkAccess, assertScope } from '../auth/principal.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import { notFound } from '../core/errors.ts';
+import type { Database } from '../db/connect.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { restComputeUnits } from '../limits/compute-units.ts';
+import { PolicyIdParams } from './policy-schemas.ts';
+import { getPolicy } from './policy-store.ts';
+import type { SponsorService } from './sponsor-service.ts';
+import { policyUsage } from './sponsorship-store.ts';
+
+const tags = ['gas'];
+const hex = (value: bigint) => `0x${value.toString(16)}`;
+
+const SponsorBody = Type.Object(
+  {
+    chain: Type.String({ minLength: 1, maxLength: 63 }),
+    network: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+    policy_id: Type.String({ minLength: 1, maxLength: 100 }),
+    entry_point: Type.Optional(
+      Type.String({
+        maxLength: 42,
+        description: 'EntryPoint address; default: v0.6 for an op with initCode/paymasterAndData, else v0.7',
+      }),
+    ),
+    user_operation: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The op with its final gas fields (the signature may be left out): the paymaster signs over them',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const SponsorshipResult = Type.Object({
+  paymaster: Type.String(),
+  paymasterData: Type.Optional(Type.String()),
+  paymasterVerificationGasLimit: Type.Optional(Type.String()),
+  paymasterPostOpGasLimit: Type.Optional(Type.String()),
+  paymasterAndData: Type.Optional(Type.String({ description: 'EntryPoint v0.6: the whole field' })),
+  sponsored_gas_usd: Type.String({ description: 'The most the op can cost, reserved against the policy' }),
+  valid_until: Type.Integer({ description: 'Unix seconds: after this the signature is void' }),
+  user_op_hash: Type.String(),
+});
+
+const UsageRow = Type.Object({ ops: Type.Integer(), usd: Type.String() });
+const PolicyUsage = Type.Object({
+  policy_id: Type.String(),
+  ops: Type.Integer(),
+  sponsored_usd: Type.String({ description: 'Settled ops at their actual cost plus open reservations at their maximum' }),
+  settled_usd: Type.String(),
+  reserved_usd: Type.String(),
+  by_sender: Type.Array(Type.Intersect([Type.Object({ sender: Type.String() }), UsageRow])),
+  by_day: Type.Array(Type.Intersect([Type.Object({ day: Type.String() }), UsageRow])),
+});
+
+/** `POST /v1/gas/sponsor` and `GET /v1/gas/policies/{id}/usage` (scope gas:manage). */
+export async function sponsorRoutes(
+  app: FastifyInstance,
+  deps: { chains: ChainRegistry; db: Database; sponsors: SponsorService },
+) {
+  const principalOf = (request: FastifyRequest) => {
+    const principal = request.principal!;
+    assertScope(principal, 'gas:manage');
+    return principal;
+  };
+
+  app.post(
+    '/v1/gas/sponsor',
+    {
+      config: { computeUnits: restComputeUnits['gas.sponsor'] },
+      schema: {
+        summary: "Sponsor a UserOperation under a gas policy: the verifying paymaster's signed data",
+        tags,
+        body: SponsorBody,
+        response: { 200: SponsorshipResult, ...errorResponses(400, 401, 403, 404, 429, 503) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const body = request.body as Static<typeof SponsorBody>;
+      const result = await deps.sponsors.sponsor({
+        accountId: principal.accountId,
+        policyId: body.policy_id,
+        chain: body.chain,
+        network: body.network,
+        entryPoint: body.entry_point,
+        userOperation: body.user_operation,
+        authorize: (network) => assertNetworkAccess(principal, network.config),
+      });
+      const common = {
+        sponsored_gas_usd: result.sponsoredGasUsd,
+        valid_until: result.validUntil,
+        user_op_hash: result.userOpHash,
+      };
+      return result.version === '0.7'
+        ? {
+            paymaster: result.paymaster,
+            paymasterData: result.paymasterData,
+            paymasterVerificationGasLimit: hex(result.paymasterVerificationGasLimit),
+            paymasterPostOpGasLimit: hex(result.paymasterPostOpGasLimit),
+            ...common,
+          }
+        : { paymaster: result.paymasterAndData.slice(0, 42), paymasterAndData: result.paymasterAndData, ...common };
+    },
+  );
+
+  app.get(
+    '/v1/gas/policies/:id/usage',
+    {
+      config: { computeUnits: restComputeUnits['gas.policies.usage'] },
+      schema: {
+        summary: 'What a gas policy sponsored: ops and USD, per sender and per UTC day',
+        tags,
+        params: PolicyIdParams,
+        response: { 200: PolicyUsage, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { id } = request.params as Static<typeof PolicyIdParams>;
+      const policy = await getPolicy(deps.db, principal.accountId, id);
+      if (!policy) throw notFound(`gas policy '${id}' does not exist`);
+      const usage = await policyUsage(deps.db, policy.id);
+      return {
+        policy_id: policy.id,
+        ops: usage.ops,
+        sponsored_usd: usage.sponsoredUsd,
+        settled_usd: usage.settledUsd,
+        reserved_usd: usage.reservedUsd,
+        by_sender: usage.bySender,
+        by_day: usage.byDay,
+      };
+    },
+  );
+}

@@ -1,0 +1,236 @@
+import type { Kysely } from 'kysely';
+import { type Address, getAddress, type Hex, isAddress, type PublicClient } from 'viem';
+import type { UserOperation } from 'viem/account-abstraction';
+import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
+import {
+  type AnyUserOperation,
+  type EntryPointVersion,
+  parseUserOperation,
+  userOperationHash,
+} from '../bundler/user-operation.ts';
+import { publicClientFor } from '../chains/public-client.ts';
+import type { Network } from '../chains/registry.ts';
+import { AppError, invalidRequest, notFound } from '../core/errors.ts';
+import type { Tables } from '../db/tables.ts';
+import { paymasterDeposit } from '../paymaster/deposit.ts';
+import { type SponsoredFields, sponsoredPaymasterFields, stubPaymasterFields } from '../paymaster/paymaster-data.ts';
+import type { PaymasterSetup } from '../paymaster/paymaster-setup.ts';
+import { accountCallsOf } from './call-targets.ts';
+import { policyViolation, type SponsorRules } from './policy-check.ts';
+import type { PolicyRules } from './policy-rules.ts';
+import { getPolicy } from './policy-store.ts';
+import { maxCostWei } from './sponsorship-cost.ts';
+import { outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
+import { usdString, weiToPicoUsd } from './usd.ts';
+
+export interface SponsorRequest {
+  readonly accountId: string;
+  readonly policyId: string;
+  /** The chain (and network) the caller names: they must be the policy's. */
+  readonly chain?: string;
+  readonly network?: string;
+  readonly entryPoint?: string;
+  readonly userOperation: unknown;
+  /** Throws when the caller's key may not use the policy's network (a test key on a mainnet). */
+  readonly authorize?: (network: Network) => void;
+}
+
+export type SponsorshipResult = SponsoredFields & {
+  readonly sponsoredGasUsd: string;
+  readonly validUntil: number;
+  readonly userOpHash: Hex;
+};
+
+export interface SponsorDeps {
+  readonly db: Kysely<Tables>;
+  readonly networks: readonly Network[];
+  /** The verifying paymaster of a network for an EntryPoint version, when the service runs one. */
+  readonly paymasterOf: (network: Network, version: EntryPointVersion) => PaymasterSetup | undefined;
+  readonly nativeUsdPrice: (network: Network) => Promise<string | null>;
+}
+
+/** A policy refusing an op: 403 with the rule and the figures. */
+export const policyViolationError = (message: string) => new AppError('policy_violation', message);
+
+/**
+ * Gas sponsorship: checks an op against its policy, prices it at its most possible cost, reserves
+ * that against the policy's caps and signs the verifying paymaster's data (POST /v1/gas/sponsor and
+ * ERC-7677's pm_getPaymasterData); ERC-7677's stub data for estimation.
+ */
+export function createSponsorService(deps: SponsorDeps) {
+  const clients = new Map<Network, PublicClient>();
+  const clientOf = (network: Network) => {
+    let client = clients.get(network);
+    if (!client) {
+      client = publicClientFor(network);
+      clients.set(network, client);
+    }
+    return client;
+  };
+
+  async function policyFor(request: SponsorRequest) {
+    const { accountId, policyId, chain, network: networkName } = request;
+    if (!/^gp_[A-Za-z0-9_-]{1,64}$/.test(policyId)) throw invalidRequest('policy_id', 'must be a gas policy id (gp_…)');
+    const policy = await getPolicy(deps.db, accountId, policyId);
+    if (!policy) throw notFound(`gas policy ${policyId} not found`);
+    if (chain !== undefined && chain !== policy.chain)
+      throw invalidRequest('chain', `policy ${policyId} sponsors on ${policy.chain}, not ${chain}`);
+    if (networkName !== undefined && networkName !== policy.network)
+      throw invalidRequest('network', `policy ${policyId} sponsors on ${policy.chain}/${policy.network}, not ${networkName}`);
+    if (policy.status !== 'active') throw policyViolationError(`the policy ${policyId} is ${policy.status}: it sponsors nothing`);
+    const network = deps.networks.find(
+      (candidate) => candidate.config.chain === policy.chain && candidate.config.network === policy.network,
+    );
+    if (!network)
+      throw new AppError('service_unavailable', `${policy.chain}/${policy.network} is not served by this service any more`);
+    request.authorize?.(network);
+    return { policy, network };
+  }
+
+  function entryPointFor(
+    network: Network,
+    requested: string | undefined,
+    op: unknown,
+  ): { version: EntryPointVersion; address: Address } {
+    const { entryPointV06, entryPointV07 } = network.config.erc4337;
+    if (requested !== undefined) {
+      if (!isAddress(requested, { strict: false })) throw invalidRequest('entry_point', 'must be a 0x address');
+      if (requested.toLowerCase() === entryPointV07.toLowerCase()) return { version: '0.7', address: getAddress(entryPointV07) };
+      if (requested.toLowerCase() === entryPointV06.toLowerCase()) return { version: '0.6', address: getAddress(entryPointV06) };
+      throw invalidRequest('entry_point', `not served here; use ${entryPointV07} (v0.7) or ${entryPointV06} (v0.6)`);
+    }
+    // Without one, the op's shape says: v0.6 ops carry initCode / paymasterAndData.
+    const v06 = typeof op === 'object' && op !== null && ('initCode' in op || 'paymasterAndData' in op);
+    return v06 ? { version: '0.6', address: getAddress(entryPointV06) } : { version: '0.7', address: getAddress(entryPointV07) };
+  }
+
+  /** The op as the paymaster will see it: the paymaster named, its gas limits filled, no signature needed yet. */
+  function readOperation(version: EntryPointVersion, input: unknown, setup: PaymasterSetup): AnyUserOperation {
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw invalidRequest('user_operation', 'must be a UserOperation object');
+    const stub = stubPaymasterFields(setup);
+    const withPaymaster =
+      stub.version === '0.7'
+        ? {
+            ...input,
+            paymaster: stub.paymaster,
+            paymasterData: stub.paymasterData,
+            paymasterVerificationGasLimit: `0x${stub.paymasterVerificationGasLimit.toString(16)}`,
+            paymasterPostOpGasLimit: `0x${stub.paymasterPostOpGasLimit.toString(16)}`,
+          }
+        : { ...input, paymasterAndData: stub.paymasterAndData };
+    try {
+      return parseUserOperation(version, withPaymaster, { signature: '0x' });
+    } catch (error) {
+      if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.invalidParams) {
+        const field = /userOperation\.(\w+)/.exec(error.message)?.[1];
+        throw invalidRequest(
+          field ? `user_operation.${field}` : 'user_operation',
+          error.message.replace(/^userOperation\.\w+ /, ''),
+        );
+      }
+      throw error;
+    }
+  }
+
+  async function sponsor(request: SponsorRequest): Promise<SponsorshipResult> {
+    const { policy, network } = await policyFor(request);
+    const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
+    const setup = deps.paymasterOf(network, entryPoint.version);
+    if (!setup)
+      throw new AppError(
+        'service_unavailable',
+        `${policy.chain}/${policy.network} has no verifying paymaster for EntryPoint v${entryPoint.version} (gas.sponsor_key_file and the chain's erc4337 paymaster)`,
+      );
+    const op = readOperation(entryPoint.version, request.userOperation, setup);
+    const costWei = maxCostWei(op, entryPoint.version);
+    const [price, deposit, outstanding] = await Promise.all([
+      deps.nativeUsdPrice(network),
+      paymasterDeposit(clientOf(network), setup),
+      outstandingMaxCostWei(deps.db, networkKey(network), entryPoint.address),
+    ]);
+    if (price === null)
+      throw new AppError(
+        'service_unavailable',
+        `no USD price for ${policy.chain}/${policy.network}'s native coin: add a tokens.prices entry with contract: native`,
+      );
+    if (deposit < outstanding + costWei)
+      throw new AppError(
+        'service_unavailable',
+        `the paymaster's EntryPoint deposit (${deposit} wei) cannot cover this op (up to ${costWei} wei) beside the ${outstanding} wei already reserved: fund the paymaster`,
+      );
+    const costUsdPico = weiToPicoUsd(costWei, price);
+    const rules = sponsorRulesOf(policy.rules);
+    const nowS = Math.floor(Date.now() / 1000);
+    const validUntil = nowS + policy.rules.sponsorship_expiry_s;
+    const fields = await sponsoredPaymasterFields({ setup, chainId: network.config.chainId, op, validUntil, validAfter: 0 });
+    const signedOp = { ...op, ...withoutVersion(fields) } as AnyUserOperation;
+    const userOpHash = userOperationHash(signedOp, entryPoint.version, entryPoint.address, network.config.chainId);
+    const outcome = await reserveSponsorship(
+      deps.db,
+      {
+        policyId: policy.id,
+        accountId: request.accountId,
+        network: networkKey(network),
+        entryPoint: entryPoint.address,
+        sender: op.sender,
+        userOpHash,
+        maxCostWei: costWei,
+        reservedUsdPico: costUsdPico,
+        validUntil: new Date(validUntil * 1000),
+      },
+      (usage) =>
+        policyViolation(rules, {
+          nowS,
+          sender: op.sender,
+          costUsdPico,
+          calls: accountCallsOf(op.callData),
+          usage,
+        }),
+      rules.rateLimit?.perSeconds ?? 1,
+    );
+    if (!outcome.reserved) throw policyViolationError(outcome.violation);
+    return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
+  }
+
+  /** ERC-7677 pm_getPaymasterStubData: the policy checked as it stands, then data of the real length that fails only the signature. */
+  async function stub(request: SponsorRequest): Promise<SponsoredFields> {
+    const { network } = await policyFor(request);
+    const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
+    const setup = deps.paymasterOf(network, entryPoint.version);
+    if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
+    readOperation(entryPoint.version, request.userOperation, setup);
+    return stubPaymasterFields(setup);
+  }
+
+  return { sponsor, stub };
+}
+
+export type SponsorService = ReturnType<typeof createSponsorService>;
+
+const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
+
+function withoutVersion(fields: SponsoredFields): Partial<UserOperation<'0.7'>> | { paymasterAndData: Hex } {
+  const { version: _version, ...rest } = fields;
+  return rest as Partial<UserOperation<'0.7'>>;
+}
+
+/** The stored rules as the check reads them. */
+export function sponsorRulesOf(rules: PolicyRules): SponsorRules {
+  const seconds = (iso: string | undefined) => (iso === undefined ? undefined : Math.floor(Date.parse(iso) / 1000));
+  return {
+    maxGasUsd: rules.max_gas_usd,
+    maxGasUsdPerOp: rules.max_gas_usd_per_op,
+    maxGasUsdPerSender: rules.max_gas_usd_per_sender,
+    maxOps: rules.max_ops,
+    maxOpsPerSender: rules.max_ops_per_sender,
+    maxPerUserPerDay: rules.max_per_user_per_day,
+    allowedContracts: rules.allowed_contracts?.map((address) => address.toLowerCase()),
+    allowedMethods: rules.allowed_methods?.map((method) => method.selector.toLowerCase()),
+    allowedSenders: rules.allowed_senders?.map((address) => address.toLowerCase()),
+    blockedSenders: rules.blocked_senders?.map((address) => address.toLowerCase()),
+    startTime: seconds(rules.start_time),
+    endTime: seconds(rules.end_time),
+    rateLimit: rules.rate_limit ? { ops: rules.rate_limit.ops, perSeconds: rules.rate_limit.per_seconds } : undefined,
+  };
+}
