@@ -407,9 +407,8 @@ export function startBundleLoop(deps: {
   }
 
   /** Starts a bundle on each free executor while ops are waiting; each bundle, when done, looks again. */
-  function run(force = false) {
+  function run() {
     if (closed) return;
-    const bundling = mode === 'auto' || force;
     if (running) {
       again = true;
       return;
@@ -419,9 +418,10 @@ export function startBundleLoop(deps: {
       do {
         again = false;
         // A bundle whose receipt was not recorded (an error after sending, a restart) is settled first.
-        if (bundling) await resumeSubmitted();
-        for (const executor of bundling ? executors : []) {
-          if (closed || executor.busy) continue;
+        // The mode is read at each step: debug_bundler_setBundlingMode('manual') stops bundling at once.
+        if (mode === 'auto') await resumeSubmitted();
+        for (const executor of executors) {
+          if (closed || executor.busy || mode !== 'auto') continue;
           const rows = await loadBatch();
           if (rows.length === 0) break;
           void startBundle(executor, rows);

@@ -7,7 +7,7 @@ import { formatUsd, parseUsd, usdString, weiToPicoUsd } from '../../src/sponsors
 
 const token = '0x000000000000000000000000000000000000c0de';
 const other = '0x000000000000000000000000000000000000beef';
-const sender = '0x000000000000000000000000000000000000a770';
+const sender = '0x000000000000000000000000000000000000a770' as const;
 const abi = parseAbi([
   'function execute(address dest, uint256 value, bytes func)',
   'function executeBatch(address[] dest, uint256[] value, bytes[] func)',
