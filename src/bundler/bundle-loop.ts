@@ -24,7 +24,7 @@ import { acquireIndexerLease } from '../indexer/leader-lease.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
 import { createReputationStore } from './reputation-store.ts';
-import { BundlerRpcError, explainAaReason } from './rpc-errors.ts';
+import { BundlerRpcError, explainAaReason, signatureFailure } from './rpc-errors.ts';
 import { shortMessage, simulateValidation, v06Struct } from './simulation.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
 
@@ -323,7 +323,7 @@ export function startBundleLoop(deps: {
           op,
           delegationOverride(op),
         );
-        if (outcome.sigFailed) await fail(row, 'no longer valid: AA24 signature error');
+        if (outcome.sigFailed) await fail(row, `no longer valid: ${signatureFailure(outcome.sigFailedBy)}`);
         else if (outcome.validUntil < Math.floor(Date.now() / 1000))
           await fail(row, `expired: valid until ${outcome.validUntil} (Unix seconds)`);
       } catch (error) {

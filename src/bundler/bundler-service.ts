@@ -22,7 +22,7 @@ import { checkAuthorization } from './eip7702-chain.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
-import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
+import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
 import { type StakeInfo, simulateValidation } from './simulation.ts';
 import {
   type AnyUserOperation,
@@ -291,11 +291,7 @@ export function createBundlerService(deps: BundlerDeps) {
     try {
       if (!simulated.ok) throw simulated.error;
       const outcome = simulated.value;
-      if (outcome.sigFailed)
-        throw new BundlerRpcError(
-          bundlerErrorCodes.invalidSignature,
-          'AA24 signature error: the signature does not match the account (wrong owner key, chain id or EntryPoint)',
-        );
+      if (outcome.sigFailed) throw new BundlerRpcError(bundlerErrorCodes.invalidSignature, signatureFailure(outcome.sigFailedBy));
       const now = Math.floor(Date.now() / 1000);
       if (outcome.validUntil < now + minValiditySeconds || outcome.validAfter > now) {
         throw new BundlerRpcError(

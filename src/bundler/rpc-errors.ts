@@ -80,3 +80,10 @@ export function codeForAaReason(reason: string): number {
   if (/^AA3\d/.test(reason)) return bundlerErrorCodes.rejectedByPaymaster;
   return bundlerErrorCodes.rejectedByAccount;
 }
+
+/** The EntryPoint's reason for a failed signature, explained: the account's (AA24), the paymaster's (AA34), or either. */
+export function signatureFailure(by: 'account' | 'paymaster' | undefined): string {
+  if (by === 'paymaster') return explainAaReason('AA34 signature error');
+  if (by === 'account') return explainAaReason('AA24 signature error');
+  return 'AA24 or AA34 signature error: the signature of the account or of the paymaster does not verify';
+}

@@ -3,8 +3,10 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   decodeErrorResult,
+  getAddress,
   type Hex,
   type PublicClient,
+  parseAbi,
   type StateOverride,
   zeroAddress,
 } from 'viem';
@@ -13,13 +15,15 @@ import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes, codeForAaReason, explainAaReason } from './rpc-errors.ts';
-import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+import { type AnyUserOperation, type EntryPointVersion, userOperationHash } from './user-operation.ts';
 
 export interface ValidationOutcome {
   /** Gas used by validation (and the account's creation) plus preVerificationGas. */
   readonly preOpGas: bigint;
   readonly prefund: bigint;
   readonly sigFailed: boolean;
+  /** Whose signature failed, when one did: the account's (AA24) or the paymaster's (AA34); undefined if unknown. */
+  readonly sigFailedBy?: 'account' | 'paymaster';
   readonly validAfter: number;
   readonly validUntil: number;
   /** Each entity's stake in the EntryPoint (ERC-7562 treats staked entities more freely). */
@@ -101,6 +105,7 @@ export async function simulateValidation(
         preOpGas: result.returnInfo.preOpGas,
         prefund: result.returnInfo.prefund,
         sigFailed: account.sigFailed || paymaster.sigFailed,
+        sigFailedBy: account.sigFailed ? 'account' : paymaster.sigFailed ? 'paymaster' : undefined,
         validAfter: Math.max(account.validAfter, paymaster.validAfter),
         validUntil: Math.min(account.validUntil, paymaster.validUntil),
         stakes: {
@@ -139,6 +144,7 @@ export async function simulateValidation(
         preOpGas: info.preOpGas,
         prefund: info.prefund,
         sigFailed: info.sigFailed,
+        sigFailedBy: info.sigFailed ? await whoseSignatureFailedV06(client, entryPoint, op, info.prefund) : undefined,
         validAfter: Number(info.validAfter),
         validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
         stakes: {
@@ -151,6 +157,39 @@ export async function simulateValidation(
     throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `validation failed in simulation: ${shortMessage(error)}`);
   }
   throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateValidation returned without a result');
+}
+
+const paymasterV06Abi = parseAbi([
+  'struct UserOperation { address sender; uint256 nonce; bytes initCode; bytes callData; uint256 callGasLimit; uint256 verificationGasLimit; uint256 preVerificationGas; uint256 maxFeePerGas; uint256 maxPriorityFeePerGas; bytes paymasterAndData; bytes signature; }',
+  'function validatePaymasterUserOp(UserOperation userOp, bytes32 userOpHash, uint256 maxCost) returns (bytes context, uint256 validationData)',
+]);
+
+/**
+ * EntryPoint v0.6 reports one signature failure for the account and the paymaster together. With a
+ * paymaster, its own validation (called as the EntryPoint calls it) tells whose it is; undefined when
+ * that call fails.
+ */
+async function whoseSignatureFailedV06(
+  client: PublicClient,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  prefund: bigint,
+): Promise<'account' | 'paymaster' | undefined> {
+  const struct = v06Struct(op);
+  if (struct.paymasterAndData.length < 42) return 'account';
+  try {
+    const chainId = client.chain?.id ?? (await client.getChainId());
+    const { result } = await client.simulateContract({
+      account: entryPoint,
+      address: getAddress(struct.paymasterAndData.slice(0, 42)),
+      abi: paymasterV06Abi,
+      functionName: 'validatePaymasterUserOp',
+      args: [struct, userOperationHash(op, '0.6', entryPoint, chainId), prefund],
+    });
+    return parseValidationData(result[1]).sigFailed ? 'paymaster' : 'account';
+  } catch {
+    return undefined;
+  }
 }
 
 /**

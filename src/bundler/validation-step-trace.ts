@@ -127,12 +127,13 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
     const opcode = transient ? (write ? 'TSTORE' : 'TLOAD') : write ? 'SSTORE' : 'SLOAD';
     if (contract === sender) continue; // STO-010
     if (associatedWith(sender, slot)) {
-      if (!entities.deploying || entities.staked.factory) continue; // STO-021, STO-022
+      // STO-021, STO-022; while the sender is deployed, a staked entity may too (its storage rules, STO-031/032).
+      if (!entities.deploying || entities.staked.factory || staked(entity)) continue;
       return {
         entity,
         opcode,
         rule: 'STO-022',
-        detail: `it accesses the sender's slot ${hexSlot(slot)} of ${contract} while deploying it with an unstaked factory`,
+        detail: `accesses the sender's slot ${hexSlot(slot)} of ${contract} while deploying it, with neither the factory nor the ${entity} staked`,
       };
     }
     const own = contract === factory ? 'factory' : contract === paymaster ? 'paymaster' : undefined;

@@ -8,6 +8,7 @@ import {
   type ChainEntry,
   type Config,
   canonicalErc4337,
+  type GasSponsorshipConfig,
   type NftsConfig,
   type Settings,
   type TokensConfig,
@@ -43,7 +44,9 @@ export interface ConfigFlags {
   join?: string;
 }
 
-type SettingKey = Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email'> | 'block_time_s';
+type SettingKey =
+  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'gas'>
+  | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
 const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = {
@@ -63,6 +66,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
   bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
+  sponsor_key: { env: 'BLOCKYARD_SPONSOR_KEY' },
 };
 
 export const settingSources = sources;
@@ -164,6 +168,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     email: { smtpUrl: settings.email?.smtp_url, from: settings.email?.from ?? 'Blockyard <blockyard@localhost>' },
     encryptionKey: settings.encryption_key?.toLowerCase(),
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
+    gas: buildGas(settings, origin, configFile, cwd),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
@@ -195,7 +200,32 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email']);
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'gas']);
+
+/** One ETH: a paymaster deposit under this is worth a warning by default. */
+const defaultDepositWarningWei = 10n ** 18n;
+
+function buildGas(
+  settings: Settings,
+  origin: Record<string, string>,
+  configFile: string | undefined,
+  cwd: string,
+): GasSponsorshipConfig {
+  const gas = settings.gas ?? {};
+  if (gas.sponsor_key_file !== undefined && settings.sponsor_key !== undefined) {
+    throw new ConfigError(
+      origin.sponsor_key ?? 'sponsor_key',
+      `gas.sponsor_key_file (in ${configFile}) also names a sponsor key; give one of them`,
+    );
+  }
+  // A relative key file is relative to the file that names it.
+  const base = configFile ? dirname(resolve(cwd, configFile)) : cwd;
+  return {
+    sponsorKeyFile: gas.sponsor_key_file === undefined ? undefined : resolve(base, gas.sponsor_key_file),
+    sponsorKey: settings.sponsor_key,
+    depositWarningWei: gas.deposit_warning_wei === undefined ? defaultDepositWarningWei : BigInt(gas.deposit_warning_wei),
+  };
+}
 
 function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {
   const tokens = settings.tokens ?? {};
@@ -289,6 +319,8 @@ function buildChains(settings: Settings, fileName: string): ChainConfig[] {
         entryPointV07: entry.erc4337?.entry_point_v07 ?? canonicalErc4337.entryPointV07,
         factoryV06: entry.erc4337?.factory_v06 ?? canonicalErc4337.factoryV06,
         factoryV07: entry.erc4337?.factory_v07 ?? canonicalErc4337.factoryV07,
+        paymasterV06: entry.erc4337?.paymaster_v06,
+        paymasterV07: entry.erc4337?.paymaster_v07,
       },
       bundler: {
         enabled: kind === 'evm' && (entry.bundler?.enabled ?? embedded),

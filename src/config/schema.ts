@@ -56,6 +56,9 @@ export const chainEntrySchema = {
         entry_point_v07: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
         factory_v06: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
         factory_v07: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        /** The VerifyingPaymaster the sponsor key signs for (the embedded devnet installs its own). */
+        paymaster_v06: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        paymaster_v07: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
       },
       additionalProperties: false,
     },
@@ -155,6 +158,18 @@ const emailSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
+const gasSettingsSchema = {
+  type: 'object',
+  properties: {
+    /** A file holding the sponsor's private key (one 0x line, # comments); BLOCKYARD_SPONSOR_KEY also works. */
+    sponsor_key_file: { type: 'string', minLength: 1 },
+    /** A paymaster's EntryPoint deposit below this (wei, decimal) logs a warning (default 1 ETH). */
+    deposit_warning_wei: { type: 'string', pattern: '^[0-9]{1,78}$' },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
 export const settingsSchema = {
   type: 'object',
@@ -183,6 +198,9 @@ export const settingsSchema = {
     nfts: nftSettingsSchema,
     webhooks: webhookSettingsSchema,
     email: emailSettingsSchema,
+    gas: gasSettingsSchema,
+    /** The gas sponsor's private key (BLOCKYARD_SPONSOR_KEY; never logged). */
+    sponsor_key: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     /** Comma-separated private keys the bundler sends bundles from (never logged). */
     bundler_keys: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$' },
     /** 64 hex characters: the key webhook signing secrets are encrypted with at rest. */
@@ -239,6 +257,9 @@ export interface Erc4337Config {
   readonly entryPointV07: string;
   readonly factoryV06: string;
   readonly factoryV07: string;
+  /** The VerifyingPaymaster of each EntryPoint, when the network has one (the embedded devnet's is computed). */
+  readonly paymasterV06?: string;
+  readonly paymasterV07?: string;
 }
 
 export interface BundlerConfig {
@@ -290,6 +311,15 @@ export interface EmailConfig {
   readonly from: string;
 }
 
+/** Gas sponsorship: who signs for the verifying paymasters, and when their deposit is low. */
+export interface GasSponsorshipConfig {
+  /** `gas.sponsor_key_file`: read at start, one key. */
+  readonly sponsorKeyFile?: string;
+  /** BLOCKYARD_SPONSOR_KEY (never logged). */
+  readonly sponsorKey?: string;
+  readonly depositWarningWei: bigint;
+}
+
 export interface Config {
   readonly mode: 'development' | 'production';
   readonly host: string;
@@ -319,6 +349,7 @@ export interface Config {
   readonly email: EmailConfig;
   /** Executor keys of every bundler (BLOCKYARD_BUNDLER_KEYS); a network's `executor_keys_file` comes first. */
   readonly bundlerKeys: readonly string[];
+  readonly gas: GasSponsorshipConfig;
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
   /** Where the YAML file was read from, if any. */

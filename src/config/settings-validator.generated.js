@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -14,12 +14,13 @@ const pattern2 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
 const pattern6 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-const pattern10 = new RegExp("^[0-9]{1,78}$", "u");
-const pattern13 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
-const pattern14 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern21 = new RegExp("^smtps?://", "u");
-const pattern22 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern23 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern12 = new RegExp("^[0-9]{1,78}$", "u");
+const pattern15 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
+const pattern16 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern23 = new RegExp("^smtps?://", "u");
+const pattern25 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
+const pattern26 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern27 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1493,7 +1494,7 @@ if(errors === _errs86){
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 const _errs88 = errors;
 for(const key5 in data40){
-if(!((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07"))){
+if(!((((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07")) || (key5 === "paymaster_v06")) || (key5 === "paymaster_v07"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1655,6 +1656,86 @@ var valid11 = _errs95 === errors;
 else {
 var valid11 = true;
 }
+if(valid11){
+if(data40.paymaster_v06 !== undefined){
+let data45 = data40.paymaster_v06;
+const _errs97 = errors;
+if(typeof data45 !== "string"){
+let dataType36 = typeof data45;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data45;
+}
+else if(data45 === null){
+coerced36 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data45 = coerced36;
+if(data40 !== undefined){
+data40["paymaster_v06"] = coerced36;
+}
+}
+}
+if(errors === _errs97){
+if(typeof data45 === "string"){
+if(!pattern6.test(data45)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs97 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data40.paymaster_v07 !== undefined){
+let data46 = data40.paymaster_v07;
+const _errs99 = errors;
+if(typeof data46 !== "string"){
+let dataType37 = typeof data46;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 == "number" || dataType37 == "boolean"){
+coerced37 = "" + data46;
+}
+else if(data46 === null){
+coerced37 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data46 = coerced37;
+if(data40 !== undefined){
+data40["paymaster_v07"] = coerced37;
+}
+}
+}
+if(errors === _errs99){
+if(typeof data46 === "string"){
+if(!pattern6.test(data46)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid11 = _errs99 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
 }
 }
 }
@@ -1672,90 +1753,21 @@ var valid7 = true;
 }
 if(valid7){
 if(data18.bundler !== undefined){
-let data45 = data18.bundler;
-const _errs97 = errors;
-if(errors === _errs97){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-const _errs99 = errors;
-for(const key6 in data45){
+let data47 = data18.bundler;
+const _errs101 = errors;
+if(errors === _errs101){
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+const _errs103 = errors;
+for(const key6 in data47){
 if(!((((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops")) || (key6 === "min_stake_wei")) || (key6 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs99 === errors){
-if(data45.enabled !== undefined){
-let data46 = data45.enabled;
-const _errs100 = errors;
-if(typeof data46 !== "boolean"){
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(data46 === "false" || data46 === 0 || data46 === null){
-coerced36 = false;
-}
-else if(data46 === "true" || data46 === 1){
-coerced36 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data46 = coerced36;
-if(data45 !== undefined){
-data45["enabled"] = coerced36;
-}
-}
-}
-var valid12 = _errs100 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data45.executor_keys_file !== undefined){
-let data47 = data45.executor_keys_file;
-const _errs102 = errors;
-if(typeof data47 !== "string"){
-let dataType37 = typeof data47;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 == "number" || dataType37 == "boolean"){
-coerced37 = "" + data47;
-}
-else if(data47 === null){
-coerced37 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data47 = coerced37;
-if(data45 !== undefined){
-data45["executor_keys_file"] = coerced37;
-}
-}
-}
-if(errors === _errs102){
-if(typeof data47 === "string"){
-if(func3(data47) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid12 = _errs102 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data45.safe_mode !== undefined){
-let data48 = data45.safe_mode;
+if(_errs103 === errors){
+if(data47.enabled !== undefined){
+let data48 = data47.enabled;
 const _errs104 = errors;
 if(typeof data48 !== "boolean"){
 let coerced38 = undefined;
@@ -1767,14 +1779,14 @@ else if(data48 === "true" || data48 === 1){
 coerced38 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data48 = coerced38;
-if(data45 !== undefined){
-data45["safe_mode"] = coerced38;
+if(data47 !== undefined){
+data47["enabled"] = coerced38;
 }
 }
 }
@@ -1784,40 +1796,36 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data45.max_bundle_ops !== undefined){
-let data49 = data45.max_bundle_ops;
+if(data47.executor_keys_file !== undefined){
+let data49 = data47.executor_keys_file;
 const _errs106 = errors;
-if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+if(typeof data49 !== "string"){
 let dataType39 = typeof data49;
 let coerced39 = undefined;
 if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data49 === null
-              || (dataType39 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced39 = +data49;
+if(dataType39 == "number" || dataType39 == "boolean"){
+coerced39 = "" + data49;
+}
+else if(data49 === null){
+coerced39 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data49 = coerced39;
-if(data45 !== undefined){
-data45["max_bundle_ops"] = coerced39;
+if(data47 !== undefined){
+data47["executor_keys_file"] = coerced39;
 }
 }
 }
 if(errors === _errs106){
-if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 1000 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+if(typeof data49 === "string"){
+if(func3(data49) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
-}
-else {
-if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
 }
 }
 }
@@ -1827,36 +1835,27 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data45.min_stake_wei !== undefined){
-let data50 = data45.min_stake_wei;
+if(data47.safe_mode !== undefined){
+let data50 = data47.safe_mode;
 const _errs108 = errors;
-if(typeof data50 !== "string"){
-let dataType40 = typeof data50;
+if(typeof data50 !== "boolean"){
 let coerced40 = undefined;
 if(!(coerced40 !== undefined)){
-if(dataType40 == "number" || dataType40 == "boolean"){
-coerced40 = "" + data50;
+if(data50 === "false" || data50 === 0 || data50 === null){
+coerced40 = false;
 }
-else if(data50 === null){
-coerced40 = "";
+else if(data50 === "true" || data50 === 1){
+coerced40 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data50 = coerced40;
-if(data45 !== undefined){
-data45["min_stake_wei"] = coerced40;
-}
-}
-}
-if(errors === _errs108){
-if(typeof data50 === "string"){
-if(!pattern10.test(data50)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
-return false;
+if(data47 !== undefined){
+data47["safe_mode"] = coerced40;
 }
 }
 }
@@ -1866,8 +1865,8 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data45.min_unstake_delay_s !== undefined){
-let data51 = data45.min_unstake_delay_s;
+if(data47.max_bundle_ops !== undefined){
+let data51 = data47.max_bundle_ops;
 const _errs110 = errors;
 if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
 let dataType41 = typeof data51;
@@ -1878,32 +1877,114 @@ if(dataType41 === "boolean" || data51 === null
 coerced41 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data51 = coerced41;
-if(data45 !== undefined){
-data45["min_unstake_delay_s"] = coerced41;
+if(data47 !== undefined){
+data47["max_bundle_ops"] = coerced41;
 }
 }
 }
 if(errors === _errs110){
 if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 > 31536000 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(data51 > 1000 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
-if(data51 < 0 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data51 < 1 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
 var valid12 = _errs110 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data47.min_stake_wei !== undefined){
+let data52 = data47.min_stake_wei;
+const _errs112 = errors;
+if(typeof data52 !== "string"){
+let dataType42 = typeof data52;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 == "number" || dataType42 == "boolean"){
+coerced42 = "" + data52;
+}
+else if(data52 === null){
+coerced42 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data52 = coerced42;
+if(data47 !== undefined){
+data47["min_stake_wei"] = coerced42;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data52 === "string"){
+if(!pattern12.test(data52)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid12 = _errs112 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data47.min_unstake_delay_s !== undefined){
+let data53 = data47.min_unstake_delay_s;
+const _errs114 = errors;
+if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
+let dataType43 = typeof data53;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data53 === null
+              || (dataType43 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced43 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data53 = coerced43;
+if(data47 !== undefined){
+data47["min_unstake_delay_s"] = coerced43;
+}
+}
+}
+if(errors === _errs114){
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 > 31536000 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data53 < 0 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs114 === errors;
 }
 else {
 var valid12 = true;
@@ -1920,7 +2001,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schem
 return false;
 }
 }
-var valid7 = _errs97 === errors;
+var valid7 = _errs101 === errors;
 }
 else {
 var valid7 = true;
@@ -1964,126 +2045,48 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data52 = data.tokens;
-const _errs112 = errors;
-if(errors === _errs112){
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-const _errs114 = errors;
-for(const key7 in data52){
+let data54 = data.tokens;
+const _errs116 = errors;
+if(errors === _errs116){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+const _errs118 = errors;
+for(const key7 in data54){
 if(!(((key7 === "prices") || (key7 === "price_feeds")) || (key7 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs114 === errors){
-if(data52.prices !== undefined){
-let data53 = data52.prices;
-const _errs115 = errors;
-if(errors === _errs115){
-if(Array.isArray(data53)){
+if(_errs118 === errors){
+if(data54.prices !== undefined){
+let data55 = data54.prices;
+const _errs119 = errors;
+if(errors === _errs119){
+if(Array.isArray(data55)){
 var valid14 = true;
-const len4 = data53.length;
+const len4 = data55.length;
 for(let i6=0; i6<len4; i6++){
-let data54 = data53[i6];
-const _errs117 = errors;
-if(errors === _errs117){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+let data56 = data55[i6];
+const _errs121 = errors;
+if(errors === _errs121){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
 let missing3;
-if((((data54.chain === undefined) && (missing3 = "chain")) || ((data54.contract === undefined) && (missing3 = "contract"))) || ((data54.usd === undefined) && (missing3 = "usd"))){
+if((((data56.chain === undefined) && (missing3 = "chain")) || ((data56.contract === undefined) && (missing3 = "contract"))) || ((data56.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs119 = errors;
-for(const key8 in data54){
+const _errs123 = errors;
+for(const key8 in data56){
 if(!((((key8 === "chain") || (key8 === "network")) || (key8 === "contract")) || (key8 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs119 === errors){
-if(data54.chain !== undefined){
-let data55 = data54.chain;
-const _errs120 = errors;
-if(typeof data55 !== "string"){
-let dataType42 = typeof data55;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data55;
-}
-else if(data55 === null){
-coerced42 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data55 = coerced42;
-if(data54 !== undefined){
-data54["chain"] = coerced42;
-}
-}
-}
-if(errors === _errs120){
-if(typeof data55 === "string"){
-if(!pattern2.test(data55)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs120 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.network !== undefined){
-let data56 = data54.network;
-const _errs122 = errors;
-if(typeof data56 !== "string"){
-let dataType43 = typeof data56;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 == "number" || dataType43 == "boolean"){
-coerced43 = "" + data56;
-}
-else if(data56 === null){
-coerced43 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced43 !== undefined){
-data56 = coerced43;
-if(data54 !== undefined){
-data54["network"] = coerced43;
-}
-}
-}
-if(errors === _errs122){
-if(typeof data56 === "string"){
-if(!pattern2.test(data56)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs122 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.contract !== undefined){
-let data57 = data54.contract;
+if(_errs123 === errors){
+if(data56.chain !== undefined){
+let data57 = data56.chain;
 const _errs124 = errors;
 if(typeof data57 !== "string"){
 let dataType44 = typeof data57;
@@ -2096,21 +2099,21 @@ else if(data57 === null){
 coerced44 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data57 = coerced44;
-if(data54 !== undefined){
-data54["contract"] = coerced44;
+if(data56 !== undefined){
+data56["chain"] = coerced44;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data57 === "string"){
-if(!pattern13.test(data57)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data57)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2121,8 +2124,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data54.usd !== undefined){
-let data58 = data54.usd;
+if(data56.network !== undefined){
+let data58 = data56.network;
 const _errs126 = errors;
 if(typeof data58 !== "string"){
 let dataType45 = typeof data58;
@@ -2135,26 +2138,104 @@ else if(data58 === null){
 coerced45 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data58 = coerced45;
-if(data54 !== undefined){
-data54["usd"] = coerced45;
+if(data56 !== undefined){
+data56["network"] = coerced45;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data58 === "string"){
-if(!pattern14.test(data58)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern2.test(data58)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid15 = _errs126 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data56.contract !== undefined){
+let data59 = data56.contract;
+const _errs128 = errors;
+if(typeof data59 !== "string"){
+let dataType46 = typeof data59;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 == "number" || dataType46 == "boolean"){
+coerced46 = "" + data59;
+}
+else if(data59 === null){
+coerced46 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data59 = coerced46;
+if(data56 !== undefined){
+data56["contract"] = coerced46;
+}
+}
+}
+if(errors === _errs128){
+if(typeof data59 === "string"){
+if(!pattern15.test(data59)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid15 = _errs128 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data56.usd !== undefined){
+let data60 = data56.usd;
+const _errs130 = errors;
+if(typeof data60 !== "string"){
+let dataType47 = typeof data60;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 == "number" || dataType47 == "boolean"){
+coerced47 = "" + data60;
+}
+else if(data60 === null){
+coerced47 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data60 = coerced47;
+if(data56 !== undefined){
+data56["usd"] = coerced47;
+}
+}
+}
+if(errors === _errs130){
+if(typeof data60 === "string"){
+if(!pattern16.test(data60)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid15 = _errs130 === errors;
 }
 else {
 var valid15 = true;
@@ -2170,7 +2251,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPat
 return false;
 }
 }
-var valid14 = _errs117 === errors;
+var valid14 = _errs121 === errors;
 if(!valid14){
 break;
 }
@@ -2181,119 +2262,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid13 = _errs115 === errors;
+var valid13 = _errs119 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data52.price_feeds !== undefined){
-let data59 = data52.price_feeds;
-const _errs128 = errors;
-if(errors === _errs128){
-if(Array.isArray(data59)){
+if(data54.price_feeds !== undefined){
+let data61 = data54.price_feeds;
+const _errs132 = errors;
+if(errors === _errs132){
+if(Array.isArray(data61)){
 var valid16 = true;
-const len5 = data59.length;
+const len5 = data61.length;
 for(let i7=0; i7<len5; i7++){
-let data60 = data59[i7];
-const _errs130 = errors;
-if(errors === _errs130){
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let data62 = data61[i7];
+const _errs134 = errors;
+if(errors === _errs134){
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
 let missing4;
-if((((data60.chain === undefined) && (missing4 = "chain")) || ((data60.contract === undefined) && (missing4 = "contract"))) || ((data60.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data62.chain === undefined) && (missing4 = "chain")) || ((data62.contract === undefined) && (missing4 = "contract"))) || ((data62.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs132 = errors;
-for(const key9 in data60){
+const _errs136 = errors;
+for(const key9 in data62){
 if(!((((key9 === "chain") || (key9 === "network")) || (key9 === "contract")) || (key9 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs132 === errors){
-if(data60.chain !== undefined){
-let data61 = data60.chain;
-const _errs133 = errors;
-if(typeof data61 !== "string"){
-let dataType46 = typeof data61;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 == "number" || dataType46 == "boolean"){
-coerced46 = "" + data61;
-}
-else if(data61 === null){
-coerced46 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data61 = coerced46;
-if(data60 !== undefined){
-data60["chain"] = coerced46;
-}
-}
-}
-if(errors === _errs133){
-if(typeof data61 === "string"){
-if(!pattern2.test(data61)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs133 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data60.network !== undefined){
-let data62 = data60.network;
-const _errs135 = errors;
-if(typeof data62 !== "string"){
-let dataType47 = typeof data62;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 == "number" || dataType47 == "boolean"){
-coerced47 = "" + data62;
-}
-else if(data62 === null){
-coerced47 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data62 = coerced47;
-if(data60 !== undefined){
-data60["network"] = coerced47;
-}
-}
-}
-if(errors === _errs135){
-if(typeof data62 === "string"){
-if(!pattern2.test(data62)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs135 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data60.contract !== undefined){
-let data63 = data60.contract;
+if(_errs136 === errors){
+if(data62.chain !== undefined){
+let data63 = data62.chain;
 const _errs137 = errors;
 if(typeof data63 !== "string"){
 let dataType48 = typeof data63;
@@ -2306,21 +2309,21 @@ else if(data63 === null){
 coerced48 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data63 = coerced48;
-if(data60 !== undefined){
-data60["contract"] = coerced48;
+if(data62 !== undefined){
+data62["chain"] = coerced48;
 }
 }
 }
 if(errors === _errs137){
 if(typeof data63 === "string"){
-if(!pattern13.test(data63)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data63)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2331,8 +2334,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data60.aggregator !== undefined){
-let data64 = data60.aggregator;
+if(data62.network !== undefined){
+let data64 = data62.network;
 const _errs139 = errors;
 if(typeof data64 !== "string"){
 let dataType49 = typeof data64;
@@ -2345,26 +2348,104 @@ else if(data64 === null){
 coerced49 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data64 = coerced49;
-if(data60 !== undefined){
-data60["aggregator"] = coerced49;
+if(data62 !== undefined){
+data62["network"] = coerced49;
 }
 }
 }
 if(errors === _errs139){
 if(typeof data64 === "string"){
-if(!pattern6.test(data64)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data64)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid17 = _errs139 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data62.contract !== undefined){
+let data65 = data62.contract;
+const _errs141 = errors;
+if(typeof data65 !== "string"){
+let dataType50 = typeof data65;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data65;
+}
+else if(data65 === null){
+coerced50 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data65 = coerced50;
+if(data62 !== undefined){
+data62["contract"] = coerced50;
+}
+}
+}
+if(errors === _errs141){
+if(typeof data65 === "string"){
+if(!pattern15.test(data65)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs141 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data62.aggregator !== undefined){
+let data66 = data62.aggregator;
+const _errs143 = errors;
+if(typeof data66 !== "string"){
+let dataType51 = typeof data66;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data66;
+}
+else if(data66 === null){
+coerced51 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data66 = coerced51;
+if(data62 !== undefined){
+data62["aggregator"] = coerced51;
+}
+}
+}
+if(errors === _errs143){
+if(typeof data66 === "string"){
+if(!pattern6.test(data66)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs143 === errors;
 }
 else {
 var valid17 = true;
@@ -2380,7 +2461,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,sche
 return false;
 }
 }
-var valid16 = _errs130 === errors;
+var valid16 = _errs134 === errors;
 if(!valid16){
 break;
 }
@@ -2391,46 +2472,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid13 = _errs128 === errors;
+var valid13 = _errs132 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data52.token_list !== undefined){
-let data65 = data52.token_list;
-const _errs141 = errors;
-if(typeof data65 !== "string"){
-let dataType50 = typeof data65;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data65;
+if(data54.token_list !== undefined){
+let data67 = data54.token_list;
+const _errs145 = errors;
+if(typeof data67 !== "string"){
+let dataType52 = typeof data67;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data67;
 }
-else if(data65 === null){
-coerced50 = "";
+else if(data67 === null){
+coerced52 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data65 = coerced50;
-if(data52 !== undefined){
-data52["token_list"] = coerced50;
+if(coerced52 !== undefined){
+data67 = coerced52;
+if(data54 !== undefined){
+data54["token_list"] = coerced52;
 }
 }
 }
-if(errors === _errs141){
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
+if(errors === _errs145){
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid13 = _errs141 === errors;
+var valid13 = _errs145 === errors;
 }
 else {
 var valid13 = true;
@@ -2444,138 +2525,56 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs112 === errors;
+var valid0 = _errs116 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data66 = data.nfts;
-const _errs143 = errors;
-if(errors === _errs143){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs145 = errors;
-for(const key10 in data66){
+let data68 = data.nfts;
+const _errs147 = errors;
+if(errors === _errs147){
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+const _errs149 = errors;
+for(const key10 in data68){
 if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs145 === errors){
-if(data66.ipfs_gateway !== undefined){
-let data67 = data66.ipfs_gateway;
-const _errs146 = errors;
-if(typeof data67 !== "string"){
-let dataType51 = typeof data67;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data67;
+if(_errs149 === errors){
+if(data68.ipfs_gateway !== undefined){
+let data69 = data68.ipfs_gateway;
+const _errs150 = errors;
+if(typeof data69 !== "string"){
+let dataType53 = typeof data69;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 == "number" || dataType53 == "boolean"){
+coerced53 = "" + data69;
 }
-else if(data67 === null){
-coerced51 = "";
+else if(data69 === null){
+coerced53 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data67 = coerced51;
-if(data66 !== undefined){
-data66["ipfs_gateway"] = coerced51;
-}
-}
-}
-if(errors === _errs146){
-if(typeof data67 === "string"){
-if(!pattern4.test(data67)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid18 = _errs146 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data66.arweave_gateway !== undefined){
-let data68 = data66.arweave_gateway;
-const _errs148 = errors;
-if(typeof data68 !== "string"){
-let dataType52 = typeof data68;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data68;
-}
-else if(data68 === null){
-coerced52 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data68 = coerced52;
-if(data66 !== undefined){
-data66["arweave_gateway"] = coerced52;
-}
-}
-}
-if(errors === _errs148){
-if(typeof data68 === "string"){
-if(!pattern4.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid18 = _errs148 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data66.metadata_timeout_ms !== undefined){
-let data69 = data66.metadata_timeout_ms;
-const _errs150 = errors;
-if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
-let dataType53 = typeof data69;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data69 === null
-              || (dataType53 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
-coerced53 = +data69;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced53 !== undefined){
 data69 = coerced53;
-if(data66 !== undefined){
-data66["metadata_timeout_ms"] = coerced53;
+if(data68 !== undefined){
+data68["ipfs_gateway"] = coerced53;
 }
 }
 }
 if(errors === _errs150){
-if((typeof data69 == "number") && (isFinite(data69))){
-if(data69 > 60000 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data69 === "string"){
+if(!pattern4.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data69 < 100 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -2585,44 +2584,126 @@ else {
 var valid18 = true;
 }
 if(valid18){
-if(data66.metadata_max_bytes !== undefined){
-let data70 = data66.metadata_max_bytes;
+if(data68.arweave_gateway !== undefined){
+let data70 = data68.arweave_gateway;
 const _errs152 = errors;
-if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+if(typeof data70 !== "string"){
 let dataType54 = typeof data70;
 let coerced54 = undefined;
 if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data70 === null
-              || (dataType54 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced54 = +data70;
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data70;
+}
+else if(data70 === null){
+coerced54 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data70 = coerced54;
+if(data68 !== undefined){
+data68["arweave_gateway"] = coerced54;
+}
+}
+}
+if(errors === _errs152){
+if(typeof data70 === "string"){
+if(!pattern4.test(data70)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+return false;
+}
+}
+}
+var valid18 = _errs152 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data68.metadata_timeout_ms !== undefined){
+let data71 = data68.metadata_timeout_ms;
+const _errs154 = errors;
+if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
+let dataType55 = typeof data71;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data71 === null
+              || (dataType55 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
+coerced55 = +data71;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data71 = coerced55;
+if(data68 !== undefined){
+data68["metadata_timeout_ms"] = coerced55;
+}
+}
+}
+if(errors === _errs154){
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 > 60000 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data71 < 100 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs154 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data68.metadata_max_bytes !== undefined){
+let data72 = data68.metadata_max_bytes;
+const _errs156 = errors;
+if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
+let dataType56 = typeof data72;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data72 === null
+              || (dataType56 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced56 = +data72;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data70 = coerced54;
-if(data66 !== undefined){
-data66["metadata_max_bytes"] = coerced54;
+if(coerced56 !== undefined){
+data72 = coerced56;
+if(data68 !== undefined){
+data68["metadata_max_bytes"] = coerced56;
 }
 }
 }
-if(errors === _errs152){
-if((typeof data70 == "number") && (isFinite(data70))){
-if(data70 > 52428800 || isNaN(data70)){
+if(errors === _errs156){
+if((typeof data72 == "number") && (isFinite(data72))){
+if(data72 > 52428800 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data70 < 1024 || isNaN(data70)){
+if(data72 < 1024 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs152 === errors;
+var valid18 = _errs156 === errors;
 }
 else {
 var valid18 = true;
@@ -2637,81 +2718,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs143 === errors;
+var valid0 = _errs147 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data71 = data.webhooks;
-const _errs154 = errors;
-if(errors === _errs154){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-const _errs156 = errors;
-for(const key11 in data71){
+let data73 = data.webhooks;
+const _errs158 = errors;
+if(errors === _errs158){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs160 = errors;
+for(const key11 in data73){
 if(!(((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs156 === errors){
-if(data71.retry_schedule_s !== undefined){
-let data72 = data71.retry_schedule_s;
-const _errs157 = errors;
-if(errors === _errs157){
-if(Array.isArray(data72)){
-if(data72.length > 20){
+if(_errs160 === errors){
+if(data73.retry_schedule_s !== undefined){
+let data74 = data73.retry_schedule_s;
+const _errs161 = errors;
+if(errors === _errs161){
+if(Array.isArray(data74)){
+if(data74.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data72.length < 1){
+if(data74.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid20 = true;
-const len6 = data72.length;
+const len6 = data74.length;
 for(let i8=0; i8<len6; i8++){
-let data73 = data72[i8];
-const _errs159 = errors;
-if(!((typeof data73 == "number") && (isFinite(data73)))){
-let dataType55 = typeof data73;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 == "boolean" || data73 === null
-              || (dataType55 == "string" && data73 && data73 == +data73)){
-coerced55 = +data73;
+let data75 = data74[i8];
+const _errs163 = errors;
+if(!((typeof data75 == "number") && (isFinite(data75)))){
+let dataType57 = typeof data75;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "boolean" || data75 === null
+              || (dataType57 == "string" && data75 && data75 == +data75)){
+coerced57 = +data75;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data73 = coerced55;
-if(data72 !== undefined){
-data72[i8] = coerced55;
+if(coerced57 !== undefined){
+data75 = coerced57;
+if(data74 !== undefined){
+data74[i8] = coerced57;
 }
 }
 }
-if(errors === _errs159){
-if((typeof data73 == "number") && (isFinite(data73))){
-if(data73 > 604800 || isNaN(data73)){
+if(errors === _errs163){
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 > 604800 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data73 < 0 || isNaN(data73)){
+if(data75 < 0 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs159 === errors;
+var valid20 = _errs163 === errors;
 if(!valid20){
 break;
 }
@@ -2724,130 +2805,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid19 = _errs157 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data71.timeout_s !== undefined){
-let data74 = data71.timeout_s;
-const _errs161 = errors;
-if(!((typeof data74 == "number") && (isFinite(data74)))){
-let dataType56 = typeof data74;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "boolean" || data74 === null
-              || (dataType56 == "string" && data74 && data74 == +data74)){
-coerced56 = +data74;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-if(coerced56 !== undefined){
-data74 = coerced56;
-if(data71 !== undefined){
-data71["timeout_s"] = coerced56;
-}
-}
-}
-if(errors === _errs161){
-if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 > 60 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data74 <= 0 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
 var valid19 = _errs161 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data71.max_in_flight_per_endpoint !== undefined){
-let data75 = data71.max_in_flight_per_endpoint;
-const _errs163 = errors;
-if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
-let dataType57 = typeof data75;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data75 === null
-              || (dataType57 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced57 = +data75;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced57 !== undefined){
-data75 = coerced57;
-if(data71 !== undefined){
-data71["max_in_flight_per_endpoint"] = coerced57;
-}
-}
-}
-if(errors === _errs163){
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 > 256 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
-return false;
-}
-else {
-if(data75 < 1 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid19 = _errs163 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data71.max_payload_bytes !== undefined){
-let data76 = data71.max_payload_bytes;
+if(data73.timeout_s !== undefined){
+let data76 = data73.timeout_s;
 const _errs165 = errors;
-if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
+if(!((typeof data76 == "number") && (isFinite(data76)))){
 let dataType58 = typeof data76;
 let coerced58 = undefined;
 if(!(coerced58 !== undefined)){
-if(dataType58 === "boolean" || data76 === null
-              || (dataType58 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+if(dataType58 == "boolean" || data76 === null
+              || (dataType58 == "string" && data76 && data76 == +data76)){
 coerced58 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data76 = coerced58;
-if(data71 !== undefined){
-data71["max_payload_bytes"] = coerced58;
+if(data73 !== undefined){
+data73["timeout_s"] = coerced58;
 }
 }
 }
 if(errors === _errs165){
 if((typeof data76 == "number") && (isFinite(data76))){
-if(data76 > 10485760 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data76 > 60 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data76 < 4096 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data76 <= 0 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -2859,8 +2854,8 @@ else {
 var valid19 = true;
 }
 if(valid19){
-if(data71.pending_poll_ms !== undefined){
-let data77 = data71.pending_poll_ms;
+if(data73.max_in_flight_per_endpoint !== undefined){
+let data77 = data73.max_in_flight_per_endpoint;
 const _errs167 = errors;
 if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
 let dataType59 = typeof data77;
@@ -2871,32 +2866,118 @@ if(dataType59 === "boolean" || data77 === null
 coerced59 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data77 = coerced59;
-if(data71 !== undefined){
-data71["pending_poll_ms"] = coerced59;
+if(data73 !== undefined){
+data73["max_in_flight_per_endpoint"] = coerced59;
 }
 }
 }
 if(errors === _errs167){
 if((typeof data77 == "number") && (isFinite(data77))){
-if(data77 > 60000 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data77 > 256 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data77 < 20 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data77 < 1 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
 var valid19 = _errs167 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data73.max_payload_bytes !== undefined){
+let data78 = data73.max_payload_bytes;
+const _errs169 = errors;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+let dataType60 = typeof data78;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 === "boolean" || data78 === null
+              || (dataType60 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced60 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced60 !== undefined){
+data78 = coerced60;
+if(data73 !== undefined){
+data73["max_payload_bytes"] = coerced60;
+}
+}
+}
+if(errors === _errs169){
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 > 10485760 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+return false;
+}
+else {
+if(data78 < 4096 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs169 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data73.pending_poll_ms !== undefined){
+let data79 = data73.pending_poll_ms;
+const _errs171 = errors;
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
+let dataType61 = typeof data79;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data79 === null
+              || (dataType61 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced61 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced61 !== undefined){
+data79 = coerced61;
+if(data73 !== undefined){
+data73["pending_poll_ms"] = coerced61;
+}
+}
+}
+if(errors === _errs171){
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 > 60000 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data79 < 20 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs171 === errors;
 }
 else {
 var valid19 = true;
@@ -2912,119 +2993,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs154 === errors;
+var valid0 = _errs158 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data78 = data.email;
-const _errs169 = errors;
-if(errors === _errs169){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-const _errs171 = errors;
-for(const key12 in data78){
+let data80 = data.email;
+const _errs173 = errors;
+if(errors === _errs173){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+const _errs175 = errors;
+for(const key12 in data80){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs171 === errors){
-if(data78.smtp_url !== undefined){
-let data79 = data78.smtp_url;
-const _errs172 = errors;
-if(typeof data79 !== "string"){
-let dataType60 = typeof data79;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data79;
-}
-else if(data79 === null){
-coerced60 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced60 !== undefined){
-data79 = coerced60;
-if(data78 !== undefined){
-data78["smtp_url"] = coerced60;
-}
-}
-}
-if(errors === _errs172){
-if(typeof data79 === "string"){
-if(!pattern21.test(data79)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid21 = _errs172 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data78.from !== undefined){
-let data80 = data78.from;
-const _errs174 = errors;
-if(typeof data80 !== "string"){
-let dataType61 = typeof data80;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data80;
-}
-else if(data80 === null){
-coerced61 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced61 !== undefined){
-data80 = coerced61;
-if(data78 !== undefined){
-data78["from"] = coerced61;
-}
-}
-}
-if(errors === _errs174){
-if(typeof data80 === "string"){
-if(func3(data80) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid21 = _errs174 === errors;
-}
-else {
-var valid21 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs169 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data81 = data.bundler_keys;
+if(_errs175 === errors){
+if(data80.smtp_url !== undefined){
+let data81 = data80.smtp_url;
 const _errs176 = errors;
 if(typeof data81 !== "string"){
 let dataType62 = typeof data81;
@@ -3037,33 +3027,33 @@ else if(data81 === null){
 coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data81 = coerced62;
-if(data !== undefined){
-data["bundler_keys"] = coerced62;
+if(data80 !== undefined){
+data80["smtp_url"] = coerced62;
 }
 }
 }
 if(errors === _errs176){
 if(typeof data81 === "string"){
-if(!pattern22.test(data81)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern23.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs176 === errors;
+var valid21 = _errs176 === errors;
 }
 else {
-var valid0 = true;
+var valid21 = true;
 }
-if(valid0){
-if(data.encryption_key !== undefined){
-let data82 = data.encryption_key;
+if(valid21){
+if(data80.from !== undefined){
+let data82 = data80.from;
 const _errs178 = errors;
 if(typeof data82 !== "string"){
 let dataType63 = typeof data82;
@@ -3076,29 +3066,266 @@ else if(data82 === null){
 coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data82 = coerced63;
-if(data !== undefined){
-data["encryption_key"] = coerced63;
+if(data80 !== undefined){
+data80["from"] = coerced63;
 }
 }
 }
 if(errors === _errs178){
 if(typeof data82 === "string"){
-if(!pattern23.test(data82)){
+if(func3(data82) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid21 = _errs178 === errors;
+}
+else {
+var valid21 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs173 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data83 = data.gas;
+const _errs180 = errors;
+if(errors === _errs180){
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+const _errs182 = errors;
+for(const key13 in data83){
+if(!((key13 === "sponsor_key_file") || (key13 === "deposit_warning_wei"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs182 === errors){
+if(data83.sponsor_key_file !== undefined){
+let data84 = data83.sponsor_key_file;
+const _errs183 = errors;
+if(typeof data84 !== "string"){
+let dataType64 = typeof data84;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data84;
+}
+else if(data84 === null){
+coerced64 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data84 = coerced64;
+if(data83 !== undefined){
+data83["sponsor_key_file"] = coerced64;
+}
+}
+}
+if(errors === _errs183){
+if(typeof data84 === "string"){
+if(func3(data84) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid22 = _errs183 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data83.deposit_warning_wei !== undefined){
+let data85 = data83.deposit_warning_wei;
+const _errs185 = errors;
+if(typeof data85 !== "string"){
+let dataType65 = typeof data85;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data85;
+}
+else if(data85 === null){
+coerced65 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data85 = coerced65;
+if(data83 !== undefined){
+data83["deposit_warning_wei"] = coerced65;
+}
+}
+}
+if(errors === _errs185){
+if(typeof data85 === "string"){
+if(!pattern12.test(data85)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid22 = _errs185 === errors;
+}
+else {
+var valid22 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs180 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sponsor_key !== undefined){
+let data86 = data.sponsor_key;
+const _errs187 = errors;
+if(typeof data86 !== "string"){
+let dataType66 = typeof data86;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data86;
+}
+else if(data86 === null){
+coerced66 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data86 = coerced66;
+if(data !== undefined){
+data["sponsor_key"] = coerced66;
+}
+}
+}
+if(errors === _errs187){
+if(typeof data86 === "string"){
+if(!pattern25.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs187 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data87 = data.bundler_keys;
+const _errs189 = errors;
+if(typeof data87 !== "string"){
+let dataType67 = typeof data87;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data87;
+}
+else if(data87 === null){
+coerced67 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data87 = coerced67;
+if(data !== undefined){
+data["bundler_keys"] = coerced67;
+}
+}
+}
+if(errors === _errs189){
+if(typeof data87 === "string"){
+if(!pattern26.test(data87)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs189 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data88 = data.encryption_key;
+const _errs191 = errors;
+if(typeof data88 !== "string"){
+let dataType68 = typeof data88;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data88;
+}
+else if(data88 === null){
+coerced68 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data88 = coerced68;
+if(data !== undefined){
+data["encryption_key"] = coerced68;
+}
+}
+}
+if(errors === _errs191){
+if(typeof data88 === "string"){
+if(!pattern27.test(data88)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs191 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }

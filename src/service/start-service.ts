@@ -44,6 +44,9 @@ import { nftRoutes } from '../nfts/routes.ts';
 import { createNftService } from '../nfts/service.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
+import { installDevnetPaymasters } from '../paymaster/install-devnet-paymasters.ts';
+import { paymasterSetupsOf } from '../paymaster/paymaster-setup.ts';
+import { type NetworkPaymasters, startPaymasters } from '../paymaster/start-paymasters.ts';
 import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
 import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
@@ -80,6 +83,8 @@ export interface RunningService {
   readonly indexers: readonly Indexer[];
   /** Chain events committed by this process's indexers. */
   readonly events: ChainEventBus;
+  /** Gas sponsorship's paymasters and their deposits, by `chain/network` (processes serving the API). */
+  readonly paymasters: ReadonlyMap<string, NetworkPaymasters>;
   stop(reason?: string): Promise<void>;
 }
 
@@ -149,6 +154,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     await installMulticall3(devnet.url);
     // ERC-4337: EntryPoint v0.6 and v0.7 and their SimpleAccountFactory, at the canonical addresses.
     await installErc4337Contracts(devnet.url);
+    // Gas sponsorship: VerifyingPaymaster v0.6 and v0.7 for the sponsor key, staked and funded.
+    await installDevnetPaymasters(devnet.url, paymasterSetupsOf({ config: embedded }, config));
     logger.info({ chain: `${embedded.chain}/${embedded.network}`, url: devnet.url }, 'embedded devnet (anvil) running');
   }
 
@@ -261,6 +268,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   }
   // Every process serves /healthz, /metrics and the admin API; only the api role serves /v1 and WebSockets.
   const servesApi = config.roles.includes('api');
+  // Sponsorship is decided where the API is served: there the paymasters' deposits are watched.
+  const paymasters = servesApi ? startPaymasters(ctx, chains) : new Map<string, NetworkPaymasters>();
   const app = await buildServer({
     logger,
     metrics,
@@ -334,6 +343,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     ...(joined ? { joined } : {}),
     indexers,
     events,
+    paymasters,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
 }

@@ -12,7 +12,12 @@ export interface Erc4337Artifact {
   deployedBytecode: Hex;
 }
 
-export type Erc4337ContractName = 'EntryPoint' | 'SimpleAccountFactory' | 'SimpleAccount' | 'EntryPointSimulations';
+export type Erc4337ContractName =
+  | 'EntryPoint'
+  | 'SimpleAccountFactory'
+  | 'SimpleAccount'
+  | 'EntryPointSimulations'
+  | 'VerifyingPaymaster';
 
 /** Exact versions (package.json pins them): the canonical CREATE2 addresses hold only for this very bytecode. */
 const packageOf: Record<EntryPointVersion, string> = {
