@@ -50,7 +50,11 @@ import { type NetworkPaymasters, startPaymasters } from '../paymaster/start-paym
 import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
 import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
+import { createErc7677Methods } from '../sponsorship/erc7677.ts';
 import { policyRoutes } from '../sponsorship/policy-routes.ts';
+import { sponsorRoutes } from '../sponsorship/sponsor-routes.ts';
+import { createSponsorService } from '../sponsorship/sponsor-service.ts';
+import { startSponsorshipSettler } from '../sponsorship/sponsorship-settler.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
 import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
@@ -270,6 +274,21 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const servesApi = config.roles.includes('api');
   // Sponsorship is decided where the API is served: there the paymasters' deposits are watched.
   const paymasters = servesApi ? startPaymasters(ctx, chains) : new Map<string, NetworkPaymasters>();
+  const sponsors = createSponsorService({
+    db: database.db,
+    networks: chains.list(),
+    paymasterOf: (network, version) => paymasters.get(`${network.config.chain}/${network.config.network}`)?.setups[version],
+    nativeUsdPrice: (network) => tokens.nativeUsdPrice(network),
+  });
+  if (servesApi) {
+    const settler = startSponsorshipSettler({
+      db: database.db,
+      networks: chains.list(),
+      nativeUsdPrice: (network) => tokens.nativeUsdPrice(network),
+      logger,
+    });
+    shutdown.add('gas sponsorship settler', () => settler.close());
+  }
   const app = await buildServer({
     logger,
     metrics,
@@ -296,11 +315,12 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache }));
         await gasRoutes(scope, { chains, gas });
         await policyRoutes(scope, { chains, db: database.db });
+        await sponsorRoutes(scope, { chains, db: database.db, sponsors });
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
-        await bundlerRoutes(scope, { chains, bundler });
+        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
       },
     ],
   });

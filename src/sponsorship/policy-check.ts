@@ -55,8 +55,9 @@ export function policyViolation(rules: SponsorRules, facts: SponsorFacts): strin
   if (rules.allowedSenders && !rules.allowedSenders.includes(sender))
     return `allowed_senders: ${sender} is not one of the ${rules.allowedSenders.length} senders this policy sponsors`;
   if (rules.allowedContracts || rules.allowedMethods) {
-    if (!facts.calls)
-      return `${rules.allowedContracts ? 'allowed_contracts' : 'allowed_methods'}: the op's callData is not an execute or executeBatch call this service can read`;
+    const rule = rules.allowedContracts ? 'allowed_contracts' : 'allowed_methods';
+    if (!facts.calls) return `${rule}: the op's callData is not an execute or executeBatch call this service can read`;
+    if (facts.calls.length === 0) return `${rule}: the op calls nothing, so none of what this policy sponsors`;
     for (const call of facts.calls) {
       if (rules.allowedContracts && !rules.allowedContracts.includes(call.to))
         return `allowed_contracts: the op calls ${call.to}, which this policy does not sponsor`;

@@ -13,7 +13,13 @@ import type { Network } from '../chains/registry.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
 import { paymasterDeposit } from '../paymaster/deposit.ts';
-import { type SponsoredFields, sponsoredPaymasterFields, stubPaymasterFields } from '../paymaster/paymaster-data.ts';
+import {
+  type SponsoredFields,
+  sponsoredPaymasterFields,
+  stubPaymasterFields,
+  withPaymasterFields,
+} from '../paymaster/paymaster-data.ts';
+import { readPaymasterSenderNonce } from '../paymaster/paymaster-reads.ts';
 import type { PaymasterSetup } from '../paymaster/paymaster-setup.ts';
 import { accountCallsOf } from './call-targets.ts';
 import { policyViolation, type SponsorRules } from './policy-check.ts';
@@ -105,7 +111,12 @@ export function createSponsorService(deps: SponsorDeps) {
   }
 
   /** The op as the paymaster will see it: the paymaster named, its gas limits filled, no signature needed yet. */
-  function readOperation(version: EntryPointVersion, input: unknown, setup: PaymasterSetup): AnyUserOperation {
+  function readOperation(
+    version: EntryPointVersion,
+    input: unknown,
+    setup: PaymasterSetup,
+    defaults: Partial<Record<string, string>> = {},
+  ): AnyUserOperation {
     if (typeof input !== 'object' || input === null || Array.isArray(input))
       throw invalidRequest('user_operation', 'must be a UserOperation object');
     const stub = stubPaymasterFields(setup);
@@ -120,7 +131,7 @@ export function createSponsorService(deps: SponsorDeps) {
           }
         : { ...input, paymasterAndData: stub.paymasterAndData };
     try {
-      return parseUserOperation(version, withPaymaster, { signature: '0x' });
+      return parseUserOperation(version, withPaymaster, { signature: '0x', ...defaults });
     } catch (error) {
       if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.invalidParams) {
         const field = /userOperation\.(\w+)/.exec(error.message)?.[1];
@@ -163,8 +174,17 @@ export function createSponsorService(deps: SponsorDeps) {
     const rules = sponsorRulesOf(policy.rules);
     const nowS = Math.floor(Date.now() / 1000);
     const validUntil = nowS + policy.rules.sponsorship_expiry_s;
-    const fields = await sponsoredPaymasterFields({ setup, chainId: network.config.chainId, op, validUntil, validAfter: 0 });
-    const signedOp = { ...op, ...withoutVersion(fields) } as AnyUserOperation;
+    const senderNonce =
+      entryPoint.version === '0.6' ? await readPaymasterSenderNonce(clientOf(network), setup, op.sender) : undefined;
+    const fields = await sponsoredPaymasterFields({
+      setup,
+      chainId: network.config.chainId,
+      op,
+      validUntil,
+      validAfter: 0,
+      senderNonce,
+    });
+    const signedOp = withPaymasterFields(op, fields);
     const userOpHash = userOperationHash(signedOp, entryPoint.version, entryPoint.address, network.config.chainId);
     const outcome = await reserveSponsorship(
       deps.db,
@@ -199,7 +219,15 @@ export function createSponsorService(deps: SponsorDeps) {
     const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
     const setup = deps.paymasterOf(network, entryPoint.version);
     if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
-    readOperation(entryPoint.version, request.userOperation, setup);
+    // Stub data comes before estimation: the gas fields may not be there yet.
+    const zero = '0x0';
+    readOperation(entryPoint.version, request.userOperation, setup, {
+      callGasLimit: zero,
+      verificationGasLimit: zero,
+      preVerificationGas: zero,
+      maxFeePerGas: zero,
+      maxPriorityFeePerGas: zero,
+    });
     return stubPaymasterFields(setup);
   }
 
@@ -209,11 +237,6 @@ export function createSponsorService(deps: SponsorDeps) {
 export type SponsorService = ReturnType<typeof createSponsorService>;
 
 const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
-
-function withoutVersion(fields: SponsoredFields): Partial<UserOperation<'0.7'>> | { paymasterAndData: Hex } {
-  const { version: _version, ...rest } = fields;
-  return rest as Partial<UserOperation<'0.7'>>;
-}
 
 /** The stored rules as the check reads them. */
 export function sponsorRulesOf(rules: PolicyRules): SponsorRules {
