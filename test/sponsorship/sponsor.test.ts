@@ -9,6 +9,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPolicy, sendSponsored, usage } from '../../examples/gas-sponsorship.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Network } from '../../src/chains/registry.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
@@ -119,6 +120,27 @@ describe('gas sponsorship: policies, POST /v1/gas/sponsor, ERC-7677 and usage', 
       expect(usage.by_day).toHaveLength(1);
     },
   );
+
+  it('examples/gas-sponsorship.ts runs as written: policy, a sponsored op from an account with no ETH, usage', async () => {
+    const endpoint = { baseUrl: chain.service.url, apiKey: key };
+    const policy = await createPolicy(endpoint);
+    const sent = await sendSponsored(
+      endpoint,
+      policy.id,
+      generatePrivateKey(),
+      privateKeyToAccount(generatePrivateKey()).address,
+    );
+    expect(sent).toMatchObject({ success: true, accountBalance: 0n });
+    expect(sent.paymaster?.toLowerCase()).toBe(setups['0.7']!.address.toLowerCase());
+    const used = await eventually(
+      async () => {
+        const answer = await usage(endpoint, policy.id);
+        return answer.settled_usd !== '0' ? answer : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the example op settled' },
+    );
+    expect(used.ops).toBe(1);
+  });
 
   it('POST /v1/gas/sponsor signs fields that the bundler accepts for the op as given (v0.7)', async () => {
     const policyId = await newPolicy({ max_gas_usd_per_op: '50' });
