@@ -110,10 +110,28 @@ export async function opFees(client: PublicClient): Promise<{ maxFeePerGas: bigi
 
 const rpcOp = (op: Partial<UserOperation<'0.7'>>) => formatUserOperationRequest(op as UserOperation<'0.7'>);
 
-interface RpcReceipt {
+export interface RpcReceipt {
   actualGasUsed: Hex;
   success: boolean;
+  /** The paymaster that paid, when one did. */
+  paymaster?: Address | null;
   receipt: { blockNumber: Hex; gasUsed: Hex; transactionHash: Hex };
+}
+
+/** Polls eth_getUserOperationReceipt every `pollMs` until it answers, at most `timeoutMs` after `from` (performance.now()). */
+export async function waitForReceipt(
+  target: BundlerTarget,
+  hash: Hex,
+  options: { what: string; from: number; pollMs: number; timeoutMs: number },
+): Promise<RpcReceipt> {
+  const deadline = options.from + options.timeoutMs;
+  for (;;) {
+    const receipt = await bundlerCall<RpcReceipt | null>(target, 'eth_getUserOperationReceipt', [hash]);
+    if (receipt) return receipt;
+    if (performance.now() > deadline)
+      throw new Error(`${target.name}: no receipt for ${options.what} ${hash} within ${options.timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+  }
 }
 
 /**
@@ -168,15 +186,12 @@ export async function runOp(options: {
   const hash = await bundlerCall<Hex>(target, 'eth_sendUserOperation', [rpcOp(op), entryPoint07Address]);
   const sendMs = performance.now() - sendFrom;
   const sentWallMs = Date.now();
-  const deadline = sendFrom + options.receiptTimeoutMs;
-  let receipt: RpcReceipt | null = null;
-  for (;;) {
-    receipt = await bundlerCall<RpcReceipt | null>(target, 'eth_getUserOperationReceipt', [hash]);
-    if (receipt) break;
-    if (performance.now() > deadline)
-      throw new Error(`${target.name}: no receipt for ${kind} op ${hash} within ${options.receiptTimeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, options.receiptPollMs));
-  }
+  const receipt = await waitForReceipt(target, hash, {
+    what: `${kind} op`,
+    from: sendFrom,
+    pollMs: options.receiptPollMs,
+    timeoutMs: options.receiptTimeoutMs,
+  });
   const receiptAt = performance.now();
   return {
     bundler: target.name,

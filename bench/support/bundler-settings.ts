@@ -15,6 +15,10 @@ export interface BundlerBenchSettings {
   safeMode: boolean;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
+  /** Measured calls of each kind in the sponsorship latency loop (BENCH_BUNDLER_SPONSOR_CALLS). */
+  sponsorCalls: number;
+  /** Measured sponsored ops, half deploying an account and half plain (BENCH_BUNDLER_SPONSORED_OPS, even). */
+  sponsoredOps: number;
 }
 
 export function readBundlerBenchSettings(env: Record<string, string | undefined> = process.env): BundlerBenchSettings {
@@ -24,5 +28,13 @@ export function readBundlerBenchSettings(env: Record<string, string | undefined>
     receiptPollMs: wholeNumber(env, 'BENCH_BUNDLER_POLL_MS', 20, 5, 500),
     safeMode: env.BENCH_BUNDLER_SAFE_MODE !== '0',
     cpuProfile: env.BENCH_CPU_PROF === '1',
+    sponsorCalls: wholeNumber(env, 'BENCH_BUNDLER_SPONSOR_CALLS', 60, 10, 300),
+    sponsoredOps: evenNumber(env, 'BENCH_BUNDLER_SPONSORED_OPS', 30, 4, 60),
   };
+}
+
+function evenNumber(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const value = wholeNumber(env, name, fallback, min, max);
+  if (value % 2 !== 0) throw new Error(`${name} must be even (half deploy ops, half plain ops)`);
+  return value;
 }

@@ -33,7 +33,7 @@ const SponsorBody = Type.Object(
 );
 
 const SponsorshipResult = Type.Object({
-  paymaster: Type.String(),
+  paymaster: Type.Optional(Type.String({ description: 'EntryPoint v0.7: the paymaster (v0.6: inside paymasterAndData)' })),
   paymasterData: Type.Optional(Type.String()),
   paymasterVerificationGasLimit: Type.Optional(Type.String()),
   paymasterPostOpGasLimit: Type.Optional(Type.String()),
@@ -101,7 +101,7 @@ export async function sponsorRoutes(
             paymasterPostOpGasLimit: hex(result.paymasterPostOpGasLimit),
             ...common,
           }
-        : { paymaster: result.paymasterAndData.slice(0, 42), paymasterAndData: result.paymasterAndData, ...common };
+        : { paymasterAndData: result.paymasterAndData, ...common };
     },
   );
 

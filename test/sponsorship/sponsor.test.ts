@@ -142,41 +142,47 @@ describe('gas sponsorship: policies, POST /v1/gas/sponsor, ERC-7677 and usage', 
     expect(used.ops).toBe(1);
   });
 
-  it('POST /v1/gas/sponsor signs fields that the bundler accepts for the op as given (v0.7)', async () => {
-    const policyId = await newPolicy({ max_gas_usd_per_op: '50' });
-    const account = await newEmptyAccount(publicClient, '0.7');
-    const plain = createBundlerClient({
-      client: publicClient,
-      chain: foundry,
-      transport: http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0 }),
-      userOperation: { estimateFeesPerGas: fees },
-      paymaster: {
-        getPaymasterStubData: async (request) => {
-          const stub = await callBundler(bundlerUrl, key, 'pm_getPaymasterStubData', [
-            formatUserOperationRequest(request as never),
-            entryPoint07Address,
-            '0x7a69',
-            { policy_id: policyId },
-          ]);
-          expect(stub.error, JSON.stringify(stub.error)).toBeUndefined();
-          return stub.result;
+  it.each(['0.7', '0.6'] as const)(
+    'v%s: POST /v1/gas/sponsor signs fields that the bundler accepts for the op as given',
+    async (version) => {
+      const policyId = await newPolicy({ max_gas_usd_per_op: '50' });
+      const account = await newEmptyAccount(publicClient, version);
+      const plain = createBundlerClient({
+        client: publicClient,
+        chain: foundry,
+        transport: http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0 }),
+        userOperation: { estimateFeesPerGas: fees },
+        paymaster: {
+          getPaymasterStubData: async (request) => {
+            const stub = await callBundler(bundlerUrl, key, 'pm_getPaymasterStubData', [
+              formatUserOperationRequest(request as never),
+              account.entryPoint.address,
+              '0x7a69',
+              { policy_id: policyId },
+            ]);
+            expect(stub.error, JSON.stringify(stub.error)).toBeUndefined();
+            return stub.result;
+          },
+          getPaymasterData: async (request) => {
+            const sponsored = await api('POST', '/v1/gas/sponsor', {
+              chain: 'ethereum',
+              policy_id: policyId,
+              entry_point: account.entryPoint.address,
+              user_operation: formatUserOperationRequest(request as never),
+            });
+            expect(sponsored.status, JSON.stringify(sponsored.body)).toBe(200);
+            expect(Number(sponsored.body.sponsored_gas_usd)).toBeGreaterThan(0);
+            return sponsored.body;
+          },
         },
-        getPaymasterData: async (request) => {
-          const sponsored = await api('POST', '/v1/gas/sponsor', {
-            chain: 'ethereum',
-            policy_id: policyId,
-            user_operation: formatUserOperationRequest(request as never),
-          });
-          expect(sponsored.status, JSON.stringify(sponsored.body)).toBe(200);
-          expect(Number(sponsored.body.sponsored_gas_usd)).toBeGreaterThan(0);
-          return sponsored.body;
-        },
-      },
-    });
-    const hash = await plain.sendUserOperation({ account, calls: [{ to: account.address, value: 0n, data: '0x' }] });
-    const receipt = await plain.waitForUserOperationReceipt({ hash, timeout: 30_000 });
-    expect(receipt.success).toBe(true);
-  });
+      });
+      const hash = await plain.sendUserOperation({ account, calls: [{ to: account.address, value: 0n, data: '0x' }] });
+      const receipt = await plain.waitForUserOperationReceipt({ hash, timeout: 30_000 });
+      expect(receipt.success).toBe(true);
+      expect(receipt.paymaster?.toLowerCase()).toBe(setups[version]!.address.toLowerCase());
+      expect(await publicClient.getBalance({ address: account.address })).toBe(0n);
+    },
+  );
 
   /** An op of a fresh account with its gas fields, as the sponsor endpoint receives it. */
   const opFor = async (sender?: Address, callData: Hex = '0x') => {
