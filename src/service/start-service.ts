@@ -89,6 +89,8 @@ export interface RunningService {
   readonly events: ChainEventBus;
   /** Gas sponsorship's paymasters and their deposits, by `chain/network` (processes serving the API). */
   readonly paymasters: ReadonlyMap<string, NetworkPaymasters>;
+  /** Settles gas sponsorships now (processes serving the API; it also runs every 2 s). */
+  readonly sponsorshipSettler?: { settleNow(): Promise<void> };
   stop(reason?: string): Promise<void>;
 }
 
@@ -280,6 +282,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     paymasterOf: (network, version) => paymasters.get(`${network.config.chain}/${network.config.network}`)?.setups[version],
     nativeUsdPrice: (network) => tokens.nativeUsdPrice(network),
   });
+  let sponsorshipSettler: ReturnType<typeof startSponsorshipSettler> | undefined;
   if (servesApi) {
     const settler = startSponsorshipSettler({
       db: database.db,
@@ -288,6 +291,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       logger,
     });
     shutdown.add('gas sponsorship settler', () => settler.close());
+    sponsorshipSettler = settler;
   }
   const app = await buildServer({
     logger,
@@ -364,6 +368,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     indexers,
     events,
     paymasters,
+    sponsorshipSettler,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
 }

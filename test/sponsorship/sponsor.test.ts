@@ -1,9 +1,10 @@
-import { type Address, createPublicClient, formatEther, type Hex, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, createWalletClient, formatEther, type Hex, http, type PublicClient } from 'viem';
 import {
   createBundlerClient,
   createPaymasterClient,
   entryPoint07Address,
   formatUserOperationRequest,
+  toPackedUserOperation,
   type UserOperation,
 } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, sendSponsored, usage } from '../../examples/gas-sponsorship.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Network } from '../../src/chains/registry.ts';
+import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { paymasterDeposit } from '../../src/paymaster/deposit.ts';
 import { installDevnetPaymasters } from '../../src/paymaster/install-devnet-paymasters.ts';
@@ -287,6 +289,71 @@ describe('gas sponsorship: policies, POST /v1/gas/sponsor, ERC-7677 and usage', 
     expect(wrongChain.error?.code).toBe(-32602);
     const noPolicy = await callBundler(bundlerUrl, key, 'pm_getPaymasterStubData', [op, entryPoint07Address, '0x7a69', {}]);
     expect(noPolicy.error?.message).toMatch(/context\) must name a gas policy/);
+  });
+
+  it('an expired unused sponsorship is released; one another bundler included is settled from the chain', async () => {
+    const policyId = await newPolicy({ max_ops: 10 });
+    const unused = await sponsor(policyId, await opFor());
+    expect(unused.status).toBe(200);
+
+    // A sponsored op signed here and sent by another bundler (anvil #9 calls handleOps itself).
+    const account = await newEmptyAccount(publicClient, '0.7');
+    const client = createBundlerClient({
+      client: publicClient,
+      chain: foundry,
+      transport: http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0 }),
+      userOperation: { estimateFeesPerGas: fees },
+      paymaster: {
+        getPaymasterStubData: async (request) =>
+          (
+            await callBundler(bundlerUrl, key, 'pm_getPaymasterStubData', [
+              formatUserOperationRequest(request as never),
+              entryPoint07Address,
+              '0x7a69',
+              { policy_id: policyId },
+            ])
+          ).result,
+        getPaymasterData: async (request) => (await sponsor(policyId, formatUserOperationRequest(request as never))).body,
+      },
+    });
+    const prepared = await client.prepareUserOperation({ account, calls: [{ to: account.address, value: 0n, data: '0x' }] });
+    const signature = await account.signUserOperation(prepared as never);
+    const other = createWalletClient({
+      account: privateKeyToAccount('0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'),
+      chain: foundry,
+      transport: http(chain.service.anvil.url),
+    });
+    const tx = await other.writeContract({
+      address: entryPoint07Address,
+      abi: entryPointV07Abi,
+      functionName: 'handleOps',
+      args: [[toPackedUserOperation({ ...(prepared as unknown as UserOperation<'0.7'>), signature })], other.account.address],
+      gas: 2_000_000n,
+    });
+    const landed = await publicClient.waitForTransactionReceipt({ hash: tx });
+    expect(landed.status).toBe('success');
+
+    // Both signatures' time is up (as if 10 minutes had passed): the settler looks on chain.
+    await chain.service.database.db
+      .updateTable('gas_sponsorships')
+      .set({ valid_until: new Date(Date.now() - 3_600_000) })
+      .where('policy_id', '=', policyId)
+      .execute();
+    await chain.service.service.sponsorshipSettler!.settleNow();
+    const rows = await chain.service.database.db
+      .selectFrom('gas_sponsorships')
+      .select(['user_op_hash', 'status', 'actual_cost_wei'])
+      .where('policy_id', '=', policyId)
+      .execute();
+    const released = rows.find((row) => row.user_op_hash === unused.body.user_op_hash);
+    expect(released).toMatchObject({ status: 'released', actual_cost_wei: null });
+    const settled = rows.filter((row) => row.user_op_hash !== unused.body.user_op_hash);
+    // The prepare step sponsored once, which is the op that landed.
+    expect(settled).toHaveLength(1);
+    expect(settled[0]!.status).toBe('settled');
+    expect(BigInt(settled[0]!.actual_cost_wei!)).toBeGreaterThan(0n);
+    const usage = await api('GET', `/v1/gas/policies/${policyId}/usage`);
+    expect(usage.body).toMatchObject({ ops: 1, reserved_usd: '0' });
   });
 
   it('refuses when the paymaster deposit cannot cover the op beside what is reserved (503)', async () => {
