@@ -9,8 +9,12 @@
 // eth_estimateUserOperationGas and eth_sendUserOperation round trips, send -> first receipt from
 // eth_getUserOperationReceipt, the receipt's block against anvil's head just before the send, and
 // actualGasUsed / (preVerificationGas + verificationGasLimit + callGasLimit) as estimated.
+// Then gas sponsorship on the same service (bench/support/bundler-sponsorship.ts): POST /v1/gas/sponsor
+// and pm_getPaymasterData one call at a time beside the endpoint's floor, and sponsored ops of accounts
+// with no ETH sent through viem's bundler client with Blockyard as its ERC-7677 paymaster.
 // Run: npm run bench:bundler   (BENCH_BUNDLER_OPS, BENCH_BUNDLER_WARMUP, BENCH_BUNDLER_POLL_MS,
-// BENCH_BUNDLER_SAFE_MODE=0: Blockyard's ERC-7562 checks off, as Alto runs; BENCH_CPU_PROF=1)
+// BENCH_BUNDLER_SAFE_MODE=0: Blockyard's ERC-7562 checks off, as Alto runs; BENCH_BUNDLER_SPONSOR_CALLS,
+// BENCH_BUNDLER_SPONSORED_OPS; BENCH_CPU_PROF=1)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -49,6 +53,8 @@ import {
 import { formatBundlerReport, peer, subject } from './support/bundler-report.ts';
 import { bundleSentTimes, replaySend, type SendReplay } from './support/bundler-send-replay.ts';
 import { readBundlerBenchSettings } from './support/bundler-settings.ts';
+import { measureSponsorship, type SponsorshipResult, sponsorshipPolicyRules } from './support/bundler-sponsorship.ts';
+import { formatSponsorshipReport } from './support/bundler-sponsorship-report.ts';
 import { printProfile } from './support/print-profile.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { monotonicUs } from './support/webhook-protocol.ts';
@@ -57,6 +63,8 @@ import { monotonicUs } from './support/webhook-protocol.ts';
 const deadlineMs = 570_000;
 /** Kept for stopping and printing once the measured rounds end. */
 const reserveMs = 45_000;
+/** Kept for the sponsorship section after the rounds (it takes about 45 s). */
+const sponsorshipBudgetMs = 75_000;
 const receiptTimeoutMs = 30_000;
 /** Failed ops (an error answer, no receipt) allowed per bundler before the run stops. */
 const maxFailures = 5;
@@ -252,7 +260,7 @@ try {
   let cutShort = false;
   const total = settings.warmupAccounts + settings.opsPerKind;
   for (let round = 0; round < total; round++) {
-    if (Date.now() - startedAt > deadlineMs - reserveMs) {
+    if (Date.now() - startedAt > deadlineMs - reserveMs - sponsorshipBudgetMs) {
       cutShort = true;
       log(`time budget spent after ${rounds} measured rounds: stopping the rounds`);
       break;
@@ -273,6 +281,34 @@ try {
 
   await heads.stop();
   const measuredToUs = monotonicUs();
+
+  // Gas sponsorship, on the same service and devnet.
+  log('sponsorship: sponsor calls, then sponsored ops');
+  const sponsorshipFrom = performance.now();
+  const sponsorship: SponsorshipResult | undefined = await measureSponsorship({
+    baseUrl: blockyard.server.url,
+    apiKey,
+    anvilUrl: devnetUrl,
+    client,
+    recipient,
+    calls: settings.sponsorCalls,
+    ops: settings.sponsoredOps,
+    receiptPollMs: settings.receiptPollMs,
+    receiptTimeoutMs,
+    deadline: Math.min(
+      sponsorshipFrom + sponsorshipBudgetMs,
+      sponsorshipFrom + deadlineMs - reserveMs / 2 - (Date.now() - startedAt),
+    ),
+    log,
+  }).catch((error: unknown) => {
+    failures.push(`sponsorship: ${(error as Error).message.split('\n')[0]}`);
+    log(`failed: ${failures.at(-1)}`);
+    return undefined;
+  });
+  const sponsorshipS = (performance.now() - sponsorshipFrom) / 1000;
+  if (sponsorship) failures.push(...sponsorship.failures);
+  log(`sponsorship: done in ${sponsorshipS.toFixed(0)} s`);
+
   // Where the gas went, from each bundle's trace.
   const splits = new Map<string, GasSplit>();
   for (const sample of samples) {
@@ -312,13 +348,45 @@ try {
   );
   for (const line of failures) console.log(`  ${line}`);
   for (const line of report.verdicts) console.log(line);
+  console.log('```');
+  const sponsorshipReport = sponsorship ? formatSponsorshipReport(sponsorship) : undefined;
+  if (sponsorship && sponsorshipReport) {
+    console.log('');
+    console.log(sponsorshipReport.text);
+    console.log('');
+    console.log('```text');
+    console.log(
+      `sponsorship: a gas policy of the dev key's account (rules ${JSON.stringify(sponsorshipPolicyRules)}), ETH at the devnet's ` +
+        `price; sponsor calls: ${settings.sponsorCalls} iterations (after 5 unmeasured) of the five calls above, one at a time, ` +
+        `each on a fresh counterfactual SimpleAccount v0.7 op (factory args, a 0-wei call, gas from one estimate with stub data: ` +
+        `preVerificationGas ${sponsorship.latency.gas.preVerificationGas}, verificationGasLimit ` +
+        `${sponsorship.latency.gas.verificationGasLimit}, callGasLimit ${sponsorship.latency.gas.callGasLimit}; reserved ` +
+        `$${(sponsorship.latency.sponsoredUsd[0] ?? Number.NaN).toFixed(2)} each)`,
+    );
+    console.log(
+      `sponsored ops: ${settings.sponsoredOps / 2} accounts with no ETH (after 1 unmeasured), each a deploy op then a plain op ` +
+        `(a 0-wei call) sent by viem's bundler client with Blockyard as ERC-7677 paymaster, each after a random 0-1 s pause; ` +
+        `"sendUserOperation, whole" = viem's call (nonce and fee reads, stub data, estimate, paymaster data, signing, the send); ` +
+        `send -> receipt from the eth_sendUserOperation request; block arrivals polled every 5 ms (${sponsorship.headPollErrors} errors)`,
+    );
+    console.log(
+      `sponsorship section: ${sponsorship.latency.calls.sponsor.length} sponsor calls, ${sponsorship.ops.length} of ` +
+        `${settings.sponsoredOps} sponsored ops measured${sponsorship.cutShort ? ' (cut short by the time budget)' : ''}; ` +
+        `it took ${sponsorshipS.toFixed(0)} s`,
+    );
+    for (const line of sponsorshipReport.verdicts) console.log(line);
+  } else {
+    console.log('');
+    console.log('```text');
+    console.log('sponsorship section: failed before measuring (see the failed ops above)');
+  }
   console.log(
     `load average at the end: ${loadavg()
       .map((load) => load.toFixed(2))
       .join(' ')}; run took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
   );
   console.log('```');
-  if (!report.met || failures.length > 0 || cutShort) process.exitCode = 1;
+  if (!report.met || !sponsorshipReport?.met || sponsorship?.cutShort || failures.length > 0 || cutShort) process.exitCode = 1;
   if (blockyard.profileDir) {
     // The profile is written when the process exits.
     await blockyard.server.stop();

@@ -101,8 +101,14 @@ export function formatSponsorshipReport(result: SponsorshipResult): SponsorshipR
       const rows = of(kind);
       const after = rows.map((op) => Number(op.block - op.headAtSend));
       const afterCall = rows.map((op) => Number(op.block - op.headAtCall));
-      const made = rows.filter((op) => op.block - op.headAtSend <= 1n).map(left).filter(Number.isFinite);
-      const missed = rows.filter((op) => op.block - op.headAtSend > 1n).map(left).filter(Number.isFinite);
+      const made = rows
+        .filter((op) => op.block - op.headAtSend <= 1n)
+        .map(left)
+        .filter(Number.isFinite);
+      const missed = rows
+        .filter((op) => op.block - op.headAtSend > 1n)
+        .map(left)
+        .filter(Number.isFinite);
       return [
         label,
         String(rows.length),

@@ -133,7 +133,8 @@ export async function measureSponsorship(options: SponsorshipOptions): Promise<S
       signal: AbortSignal.timeout(callTimeoutMs),
     });
     const text = await response.text();
-    if (response.status !== 200 && response.status !== 201) throw new Error(`${method} ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+    if (response.status !== 200 && response.status !== 201)
+      throw new Error(`${method} ${path}: HTTP ${response.status}: ${text.slice(0, 300)}`);
     return JSON.parse(text) as T;
   };
   const failures: string[] = [];
@@ -220,7 +221,13 @@ export async function measureSponsorship(options: SponsorshipOptions): Promise<S
       ['policy', () => rest('GET', `/v1/gas/policies/${policy.id}`)],
       [
         'stub',
-        () => bundlerCall(target, 'pm_getPaymasterStubData', [paymasterData, entryPoint07Address, chainIdHex, context], callTimeoutMs),
+        () =>
+          bundlerCall(
+            target,
+            'pm_getPaymasterStubData',
+            [paymasterData, entryPoint07Address, chainIdHex, context],
+            callTimeoutMs,
+          ),
       ],
       [
         'sponsor',
