@@ -93,6 +93,38 @@ describe('a policy refusing or sponsoring an op', () => {
       'rate_limit reached: 5 of 5 operations in the last 60 s',
     );
   });
+  it('accepts the op each rule allows: under every cap, inside the window, an allowed sender and call', () => {
+    const justUnder = {
+      ...noUsage,
+      usdPico: parseUsd('8.7'),
+      ops: 2,
+      senderUsdPico: parseUsd('3.8'),
+      senderOps: 2,
+      senderOpsToday: 1,
+      opsInWindow: 4,
+    };
+    expect(
+      policyViolation(
+        {
+          maxGasUsd: '10',
+          maxGasUsdPerOp: '1.2',
+          maxGasUsdPerSender: '5',
+          maxOps: 3,
+          maxOpsPerSender: 3,
+          maxPerUserPerDay: 2,
+          rateLimit: { ops: 5, perSeconds: 60 },
+          allowedContracts: [token],
+          allowedMethods: ['0xa9059cbb'],
+          allowedSenders: [sender],
+          blockedSenders: [other],
+          startTime: 1_700_000_000,
+          endTime: 1_900_000_000,
+        },
+        facts({ usage: justUnder }),
+      ),
+    ).toBeUndefined();
+  });
+
   it('checks senders, contracts, methods and the time window', () => {
     expect(policyViolation({ blockedSenders: [sender] }, facts())).toMatch(/^blocked_senders/);
     expect(policyViolation({ allowedSenders: [other] }, facts())).toMatch(/^allowed_senders/);
