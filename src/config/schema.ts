@@ -107,7 +107,12 @@ const tokenSettingsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { chain: identifierSchema, network: identifierSchema, contract: priceContractSchema, aggregator: addressSchema },
+        properties: {
+          chain: identifierSchema,
+          network: identifierSchema,
+          contract: priceContractSchema,
+          aggregator: addressSchema,
+        },
         required: ['chain', 'contract', 'aggregator'],
         additionalProperties: false,
       },

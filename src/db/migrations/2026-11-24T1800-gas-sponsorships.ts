@@ -22,6 +22,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       settled_at timestamptz
     )`.execute(db);
   await sql`create index gas_sponsorships_policy_idx on gas_sponsorships (policy_id, sender, created_at)`.execute(db);
-  await sql`create index gas_sponsorships_open_idx on gas_sponsorships (network, valid_until) where status = 'reserved'`.execute(db);
+  await sql`create index gas_sponsorships_open_idx on gas_sponsorships (network, valid_until) where status = 'reserved'`.execute(
+    db,
+  );
   await sql`create index gas_sponsorships_hash_idx on gas_sponsorships (user_op_hash)`.execute(db);
 }
