@@ -30,7 +30,7 @@ import { type EntryPointVersion, parseUserOperation } from './user-operation.ts'
 
 const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
-const gatherMs = 5;
+const gatherMs = 2;
 const receiptTimeoutMs = 60_000;
 const maxResubmissions = 4;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
@@ -161,6 +161,9 @@ export function startBundleLoop(deps: {
     for (const [index, reason] of authorizations.refused) await fail(rows[index]!, reason);
     rows = rows.filter((_, index) => !authorizations.refused.has(index));
     const authorizationList = () => rows.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []);
+    // The executor's next nonce, asked while the bundle's gas is estimated.
+    const pendingNonce = client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
+    pendingNonce.catch(() => undefined);
     let gas: bigint | undefined;
     while (rows.length > 0 && gas === undefined) {
       try {
@@ -195,7 +198,7 @@ export function startBundleLoop(deps: {
       (min, op) => (op.maxPriorityFeePerGas < min ? op.maxPriorityFeePerGas : min),
       ops[0]!.maxPriorityFeePerGas,
     );
-    const nonce = await client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
+    const nonce = await pendingNonce;
     const bundleAuthorizations = withAuthorizations(authorizationList());
     const send = (bump: bigint) =>
       executor.wallet.writeContract({

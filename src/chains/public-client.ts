@@ -46,6 +46,8 @@ export function poolTransport(network: Network) {
   return custom(
     {
       async request({ method, params }: { method: string; params?: unknown }) {
+        // The configured chain id is the network's (viem asks it before every transaction it signs).
+        if (method === 'eth_chainId') return `0x${network.config.chainId.toString(16)}`;
         const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }));
         const answer = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
         if (answer.error) throw new NodeRpcError(answer.error.message, answer.error.code, answer.error.data);
