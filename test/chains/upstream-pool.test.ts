@@ -33,7 +33,11 @@ describe('upstream pool over real anvils', () => {
     const preferred = preferredIndex(pool);
     process.kill(anvils[preferred]!.pid, 'SIGKILL');
     for (let i = 0; i < 20; i++) expect(resultOf(await pool.send(call('eth_chainId', [], i)))).toBe('0x7a69');
-    expect(pool.stats().map((s) => s.breaker)).toEqual(anvils.map((_, index) => (index === preferred ? 'open' : 'closed')));
+    // Seen once in CI (all three closed after the kill, 137 ms): the stats say which upstream the calls went to.
+    expect(
+      pool.stats().map((s) => s.breaker),
+      `killed #${preferred}; ${JSON.stringify(pool.stats().map(({ ewmaMs, samples, errorRate, breaker }) => ({ ewmaMs, samples, errorRate, breaker })))}`,
+    ).toEqual(anvils.map((_, index) => (index === preferred ? 'open' : 'closed')));
   });
 
   it('answers within a bounded time while an upstream is stalled (SIGSTOP), and probes it back after SIGCONT', async () => {
