@@ -12,7 +12,7 @@ import {
   type StateOverride,
   toHex,
 } from 'viem';
-import { publicClientFor } from '../chains/public-client.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
@@ -103,15 +103,7 @@ function nonceSlot(sender: Address, key: bigint): Hex {
 export function createBundlerService(deps: BundlerDeps) {
   const { db } = deps;
   const reputation = createReputationStore(db);
-  const clients = new Map<Network, PublicClient>();
-  const clientOf = (network: Network) => {
-    let client = clients.get(network);
-    if (!client) {
-      client = publicClientFor(network);
-      clients.set(network, client);
-    }
-    return client;
-  };
+  const clientOf = publicClientsByNetwork();
   /** Networks whose upstream has no debug_traceCall: the ERC-7562 rules cannot be checked there. */
   const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;

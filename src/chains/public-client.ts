@@ -30,6 +30,19 @@ export function publicClientFor(network: Network): PublicClient {
   }) as PublicClient;
 }
 
+/** One public client per network, made on first use: what a service keeps to read its networks. */
+export function publicClientsByNetwork(): (network: Network) => PublicClient {
+  const clients = new Map<Network, PublicClient>();
+  return (network) => {
+    let client = clients.get(network);
+    if (!client) {
+      client = publicClientFor(network);
+      clients.set(network, client);
+    }
+    return client;
+  };
+}
+
 /** The network as viem's chain (its id, name and native currency; Multicall3 at its usual address). */
 export function chainOf(network: Network): Chain {
   return defineChain({

@@ -8,7 +8,7 @@ import {
   parseUserOperation,
   userOperationHash,
 } from '../bundler/user-operation.ts';
-import { publicClientFor } from '../chains/public-client.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
@@ -64,15 +64,7 @@ export const policyViolationError = (message: string) => new AppError('policy_vi
  * ERC-7677's pm_getPaymasterData); ERC-7677's stub data for estimation.
  */
 export function createSponsorService(deps: SponsorDeps) {
-  const clients = new Map<Network, PublicClient>();
-  const clientOf = (network: Network) => {
-    let client = clients.get(network);
-    if (!client) {
-      client = publicClientFor(network);
-      clients.set(network, client);
-    }
-    return client;
-  };
+  const clientOf = publicClientsByNetwork();
 
   async function policyFor(request: SponsorRequest) {
     const { accountId, policyId, chain, network: networkName } = request;

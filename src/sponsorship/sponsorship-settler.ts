@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Hex, type PublicClient, parseAbiItem } from 'viem';
-import { publicClientFor } from '../chains/public-client.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
 import { openSponsorships, settleSponsorship } from './sponsorship-store.ts';
@@ -28,15 +28,7 @@ export function startSponsorshipSettler(deps: {
   logger: Logger;
   intervalMs?: number;
 }) {
-  const clients = new Map<Network, PublicClient>();
-  const clientOf = (network: Network) => {
-    let client = clients.get(network);
-    if (!client) {
-      client = publicClientFor(network);
-      clients.set(network, client);
-    }
-    return client;
-  };
+  const clientOf = publicClientsByNetwork();
   let running: Promise<void> | undefined;
   let closed = false;
 

@@ -1,5 +1,5 @@
 import { type Address, encodeFunctionData, erc20Abi, formatUnits, type PublicClient } from 'viem';
-import { publicClientFor } from '../chains/public-client.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Context } from '../core/context.ts';
 import { AppError, notFound } from '../core/errors.ts';
@@ -76,15 +76,7 @@ export function createTokenService(deps: { ctx: Context; db: Database }): TokenS
   const tokenList = config.tokens.tokenList
     ? loadTokenList(config.tokens.tokenList, { ipfsGateway: config.nfts.ipfsGateway })
     : emptyTokenList;
-  const clients = new Map<Network, PublicClient>();
-  const clientFor = (network: Network) => {
-    let client = clients.get(network);
-    if (!client) {
-      client = publicClientFor(network);
-      clients.set(network, client);
-    }
-    return client;
-  };
+  const clientFor = publicClientsByNetwork();
   const store = createTokenStore(deps.db);
   const cache = createTokenMetadataCache(store);
   const prices = createConfiguredPriceSource({ entries: config.tokens.prices, clientFor, logger });
