@@ -7,7 +7,6 @@ import {
   isAddress,
   isHex,
   keccak256,
-  type PublicClient,
   parseEventLogs,
   type StateOverride,
   toHex,
@@ -500,7 +499,7 @@ export function createBundlerService(deps: BundlerDeps) {
       const event = events.find(
         (entry) => entry.eventName === 'UserOperationEvent' && entry.args.userOpHash.toLowerCase() === hash,
       );
-      if (!event || event.eventName !== 'UserOperationEvent') continue;
+      if (event?.eventName !== 'UserOperationEvent') continue;
       const revert = events.find(
         (entry) => entry.eventName === 'UserOperationRevertReason' && entry.args.userOpHash.toLowerCase() === hash,
       );

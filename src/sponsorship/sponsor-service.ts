@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, type Hex, isAddress, type PublicClient } from 'viem';
-import type { UserOperation } from 'viem/account-abstraction';
+import { type Address, getAddress, type Hex, isAddress } from 'viem';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
 import {
   type AnyUserOperation,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type Hex, type PublicClient, parseAbiItem } from 'viem';
+import { type Hex, parseAbiItem } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';

@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, erc20Abi, formatUnits, type PublicClient } from 'viem';
+import { type Address, encodeFunctionData, erc20Abi, formatUnits } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Context } from '../core/context.ts';
