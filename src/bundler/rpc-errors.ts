@@ -30,7 +30,9 @@ export class BundlerRpcError extends Error {
   }
 }
 
-export const invalidParams = (message: string) => new BundlerRpcError(bundlerErrorCodes.invalidParams, message);
+/** -32602; `field` names the op's field at fault (`callGasLimit`), for callers that answer in another form. */
+export const invalidParams = (message: string, field?: string) =>
+  new BundlerRpcError(bundlerErrorCodes.invalidParams, message, field === undefined ? undefined : { field });
 
 /** What each EntryPoint error code means, in words a wallet developer can act on. */
 const aaReasons: Record<string, string> = {

@@ -15,12 +15,12 @@ const bytes = /^0x([0-9a-fA-F]{2})*$/;
 
 function field(op: RpcUserOperation, name: string, kind: 'address' | 'quantity' | 'bytes', fallback?: string): string {
   const value = op[name] ?? fallback;
-  if (typeof value !== 'string') throw invalidParams(`userOperation.${name} is missing`);
+  if (typeof value !== 'string') throw invalidParams(`userOperation.${name} is missing`, name);
   const ok =
     kind === 'address' ? isAddress(value, { strict: false }) : kind === 'quantity' ? quantity.test(value) : bytes.test(value);
   const what =
     kind === 'address' ? 'a 0x address' : kind === 'quantity' ? 'a 0x hex quantity without leading zeros' : '0x hex bytes';
-  if (!ok) throw invalidParams(`userOperation.${name} must be ${what}, got ${JSON.stringify(value).slice(0, 80)}`);
+  if (!ok) throw invalidParams(`userOperation.${name} must be ${what}, got ${JSON.stringify(value).slice(0, 80)}`, name);
   return value;
 }
 

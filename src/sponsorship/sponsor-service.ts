@@ -4,6 +4,7 @@ import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
 import {
   type AnyUserOperation,
   type EntryPointVersion,
+  estimationDefaults,
   parseUserOperation,
   userOperationHash,
 } from '../bundler/user-operation.ts';
@@ -125,11 +126,9 @@ export function createSponsorService(deps: SponsorDeps) {
       return parseUserOperation(version, withPaymaster, { signature: '0x', ...defaults });
     } catch (error) {
       if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.invalidParams) {
-        const field = /userOperation\.(\w+)/.exec(error.message)?.[1];
-        throw invalidRequest(
-          field ? `user_operation.${field}` : 'user_operation',
-          error.message.replace(/^userOperation\.\w+ /, ''),
-        );
+        const field = (error.data as { field?: string } | undefined)?.field;
+        if (field) throw invalidRequest(`user_operation.${field}`, error.message.replace(`userOperation.${field} `, ''));
+        throw invalidRequest('user_operation', error.message);
       }
       throw error;
     }
@@ -211,14 +210,7 @@ export function createSponsorService(deps: SponsorDeps) {
     const setup = deps.paymasterOf(network, entryPoint.version);
     if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
     // Stub data comes before estimation: the gas fields may not be there yet.
-    const zero = '0x0';
-    readOperation(entryPoint.version, request.userOperation, setup, {
-      callGasLimit: zero,
-      verificationGasLimit: zero,
-      preVerificationGas: zero,
-      maxFeePerGas: zero,
-      maxPriorityFeePerGas: zero,
-    });
+    readOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
     return stubPaymasterFields(setup);
   }
 
