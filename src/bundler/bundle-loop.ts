@@ -3,9 +3,7 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import {
   type Address,
-  BaseError,
   type Chain,
-  ContractFunctionRevertedError,
   createWalletClient,
   type Hex,
   type PublicClient,
@@ -25,7 +23,7 @@ import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, explainAaReason, signatureFailure } from './rpc-errors.ts';
-import { shortMessage, simulateValidation, v06Struct } from './simulation.ts';
+import { revertOf, shortMessage, simulateValidation, v06Struct } from './simulation.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
 
 const pollMs = 250;
@@ -176,15 +174,12 @@ export function startBundleLoop(deps: {
           ...withAuthorizations(authorizationList()),
         });
       } catch (error) {
-        const reverted =
-          error instanceof BaseError
-            ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
-            : null;
-        if (reverted?.data?.errorName === 'FailedOp' || reverted?.data?.errorName === 'FailedOpWithRevert') {
-          const index = Number(reverted.data.args?.[0] ?? 0);
+        const reverted = revertOf(error);
+        if (reverted?.errorName === 'FailedOp' || reverted?.errorName === 'FailedOpWithRevert') {
+          const index = Number(reverted.args?.[0] ?? 0);
           const bad = rows[index];
           if (!bad) throw error;
-          await fail(bad, explainAaReason(String(reverted.data.args?.[1] ?? 'refused by the EntryPoint')));
+          await fail(bad, explainAaReason(String(reverted.args?.[1] ?? 'refused by the EntryPoint')));
           rows = rows.filter((row) => row !== bad);
           continue;
         }
@@ -345,7 +340,7 @@ export function startBundleLoop(deps: {
       const event = events.find(
         (entry) => entry.eventName === 'UserOperationEvent' && entry.args.userOpHash.toLowerCase() === row.hash,
       );
-      if (!event || event.eventName !== 'UserOperationEvent') {
+      if (event?.eventName !== 'UserOperationEvent') {
         await fail(row, `not executed by bundle ${txHash} (status ${receipt.status})`);
         continue;
       }

@@ -41,9 +41,14 @@ const stakeOf = (info: { stake: bigint; unstakeDelaySec: bigint | number } | und
 });
 
 /** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
+/** The decoded revert (error name and args) inside a viem contract-call error, if the call reverted with one. */
+export function revertOf(error: unknown): ContractFunctionRevertedError['data'] | undefined {
+  const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : null;
+  return (reverted as ContractFunctionRevertedError | null)?.data;
+}
+
 function failedOp(error: unknown): BundlerRpcError | undefined {
-  const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : undefined;
-  const data = (reverted as ContractFunctionRevertedError | undefined)?.data;
+  const data = revertOf(error);
   if (data?.errorName === 'FailedOp' || data?.errorName === 'FailedOpWithRevert') {
     const reason = String(data.args?.[1] ?? '');
     const inner = data.errorName === 'FailedOpWithRevert' ? decodeInnerRevert(data.args?.[2] as Hex) : '';
@@ -125,15 +130,12 @@ export async function simulateValidation(
   } catch (error) {
     const failed = failedOp(error);
     if (failed) throw failed;
-    const reverted =
-      error instanceof BaseError
-        ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
-        : null;
+    const reverted = revertOf(error);
     if (
       version === '0.6' &&
-      (reverted?.data?.errorName === 'ValidationResult' || reverted?.data?.errorName === 'ValidationResultWithAggregation')
+      (reverted?.errorName === 'ValidationResult' || reverted?.errorName === 'ValidationResultWithAggregation')
     ) {
-      const info = reverted.data.args?.[0] as {
+      const info = reverted.args?.[0] as {
         preOpGas: bigint;
         prefund: bigint;
         sigFailed: boolean;
@@ -148,9 +150,9 @@ export async function simulateValidation(
         validAfter: Number(info.validAfter),
         validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
         stakes: {
-          sender: stakeOf(reverted.data.args?.[1] as StakeInfo | undefined),
-          factory: stakeOf(reverted.data.args?.[2] as StakeInfo | undefined),
-          paymaster: stakeOf(reverted.data.args?.[3] as StakeInfo | undefined),
+          sender: stakeOf(reverted.args?.[1] as StakeInfo | undefined),
+          factory: stakeOf(reverted.args?.[2] as StakeInfo | undefined),
+          paymaster: stakeOf(reverted.args?.[3] as StakeInfo | undefined),
         },
       };
     }
@@ -232,19 +234,9 @@ export async function simulateHandleOp(
   } catch (error) {
     const failed = failedOp(error);
     if (failed) throw failed;
-    const reverted =
-      error instanceof BaseError
-        ? (error.walk((cause) => cause instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null)
-        : null;
-    if (version === '0.6' && reverted?.data?.errorName === 'ExecutionResult') {
-      const [preOpGas, paid, , , targetSuccess, targetResult] = reverted.data.args as [
-        bigint,
-        bigint,
-        number,
-        number,
-        boolean,
-        Hex,
-      ];
+    const reverted = revertOf(error);
+    if (version === '0.6' && reverted?.errorName === 'ExecutionResult') {
+      const [preOpGas, paid, , , targetSuccess, targetResult] = reverted.args as [bigint, bigint, number, number, boolean, Hex];
       return { preOpGas, paid, targetSuccess, targetResult };
     }
     throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `the operation fails in simulation: ${shortMessage(error)}`);
