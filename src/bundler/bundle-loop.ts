@@ -112,24 +112,23 @@ export function startBundleLoop(deps: {
   let bundlesInFlight = 0;
   let revalidatedAt = -1n;
 
-  async function loadBatch(): Promise<UserOperationRow[]> {
+  /** Pending ops that no bundle of this process holds (nor their sender), oldest first. */
+  async function waitingOps(limit: number): Promise<UserOperationRow[]> {
     const rows = await db
       .selectFrom('user_operations')
       .selectAll()
       .where('network', '=', name)
       .where('status', '=', 'pending')
       .orderBy('created_at')
-      .limit(deps.maxBundleOps * 4)
+      .limit(limit)
       .execute();
-    const entryPoint = rows.find((row) => !inFlightOps.has(row.hash) && !inFlightSenders.has(row.sender))?.entry_point;
-    if (!entryPoint) return [];
-    const chosen = new Map<string, UserOperationRow>();
-    for (const row of rows) {
-      if (row.entry_point !== entryPoint || inFlightOps.has(row.hash) || inFlightSenders.has(row.sender)) continue;
-      const current = chosen.get(row.sender);
-      if (!current || BigInt(row.nonce) < BigInt(current.nonce)) chosen.set(row.sender, row);
-    }
-    return [...chosen.values()].slice(0, deps.maxBundleOps);
+    return rows.filter((row) => !inFlightOps.has(row.hash) && !inFlightSenders.has(row.sender));
+  }
+
+  async function loadBatch(): Promise<UserOperationRow[]> {
+    const rows = await waitingOps(deps.maxBundleOps * 4);
+    const entryPoint = rows[0]?.entry_point;
+    return nextOfEachSender(rows.filter((row) => row.entry_point === entryPoint)).slice(0, deps.maxBundleOps);
   }
 
   const opOf = (row: UserOperationRow) => parseUserOperation(row.entry_point_version, row.op);
@@ -279,25 +278,12 @@ export function startBundleLoop(deps: {
     if (head === revalidatedAt) return;
     revalidatedAt = head;
     const before = Date.now() - Math.max(1_000, network.config.blockTimeS * 1_000);
-    const rows = await db
-      .selectFrom('user_operations')
-      .selectAll()
-      .where('network', '=', name)
-      .where('status', '=', 'pending')
-      .orderBy('created_at')
-      .limit(200)
-      .execute();
-    const next = new Map<string, UserOperationRow>();
-    for (const row of rows) {
-      if (inFlightOps.has(row.hash) || inFlightSenders.has(row.sender)) continue;
-      if (new Date(row.created_at).getTime() > before) {
-        revalidatedAt = -1n; // checked at send: look again once it has waited a block
-        continue;
-      }
-      const current = next.get(row.sender);
-      if (!current || BigInt(row.nonce) < BigInt(current.nonce)) next.set(row.sender, row);
-    }
-    for (const row of next.values()) {
+    const waiting = await waitingOps(200);
+    const waited = waiting.filter((row) => new Date(row.created_at).getTime() <= before);
+    // An op checked at send is looked at again once it has waited a block.
+    if (waited.length < waiting.length) revalidatedAt = -1n;
+    const next = nextOfEachSender(waited);
+    for (const row of next) {
       const op = opOf(row);
       const onChain = await client.readContract({
         address: row.entry_point as Address,
@@ -505,6 +491,16 @@ export function startBundleLoop(deps: {
       await lease.release();
     },
   };
+}
+
+/** Each sender's lowest-nonce op, in the order the rows come (one op per sender per bundle, nonce order). */
+function nextOfEachSender(rows: readonly UserOperationRow[]): UserOperationRow[] {
+  const chosen = new Map<string, UserOperationRow>();
+  for (const row of rows) {
+    const current = chosen.get(row.sender);
+    if (!current || BigInt(row.nonce) < BigInt(current.nonce)) chosen.set(row.sender, row);
+  }
+  return [...chosen.values()];
 }
 
 function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {
