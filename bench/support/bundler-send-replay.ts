@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { type Hex, type PublicClient, toHex } from 'viem';
 import { entryPoint07Abi, entryPoint07Address, toPackedUserOperation } from 'viem/account-abstraction';
 import { estimateCallGas } from '../../src/bundler/gas-estimation.ts';
-import { checkValidationRules } from '../../src/bundler/validation-rules.ts';
+import { checkValidationRules, traceValidation } from '../../src/bundler/validation-rules.ts';
 import {
   entryPointSimulationsV07Abi,
   getEntryPointSimulationsV07Code,
@@ -58,17 +58,20 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
   from = performance.now();
   if (trace)
     await checkValidationRules(
-      async (call, options) => {
-        const result = await client.request({
-          method: 'debug_traceCall' as never,
-          params: [call, toHex(before), options] as never,
-        });
-        traceCalls++;
-        traceBytes += JSON.stringify(result).length;
-        return result;
-      },
-      '0.7',
-      entryPoint07Address,
+      traceValidation(
+        async (call, options) => {
+          const result = await client.request({
+            method: 'debug_traceCall' as never,
+            params: [call, toHex(before), options] as never,
+          });
+          traceCalls++;
+          traceBytes += JSON.stringify(result).length;
+          return result;
+        },
+        '0.7',
+        entryPoint07Address,
+        op,
+      ),
       {
         entryPoint: entryPoint07Address,
         sender: op.sender,
@@ -76,7 +79,6 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
         deploying: op.factory !== undefined && op.factory !== null,
         staked: { sender: false, factory: false, paymaster: false },
       },
-      op,
     );
   const traceMs = performance.now() - from;
   from = performance.now();

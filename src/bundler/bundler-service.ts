@@ -22,7 +22,7 @@ import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from 
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
-import { type StakeInfo, simulateValidation } from './simulation.ts';
+import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
 import {
   type AnyUserOperation,
   deploysSender,
@@ -34,7 +34,7 @@ import {
   userOperationHash,
 } from './user-operation.ts';
 import type { RuleEntities } from './validation-rule-types.ts';
-import { checkValidationRules } from './validation-rules.ts';
+import { checkValidationRules, traceValidation } from './validation-rules.ts';
 
 const hex = (value: bigint | number) => toHex(value);
 /** A replacement must raise both fees by at least this (ERC-7562: 10%). */
@@ -126,33 +126,45 @@ export function createBundlerService(deps: BundlerDeps) {
     override: StateOverride,
   ) {
     const client = clientOf(network);
-    const simulation = simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
-    const isStaked = (info: StakeInfo) =>
-      info.stake >= network.config.bundler.minStakeWei && info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
-    const rules: Promise<{ storageOwners: string[] } | 'untraceable' | 'skipped'> =
-      !network.config.bundler.safeMode || untraceable.has(network)
-        ? Promise.resolve('skipped' as const)
-        : checkValidationRules(
+    const traces =
+      network.config.bundler.safeMode && !untraceable.has(network)
+        ? traceValidation(
             (call, options) => client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never }),
             entryPoint.version,
             entryPoint.address,
-            simulation.then(
-              (outcome): RuleEntities => ({
-                entryPoint: entryPoint.address,
-                sender: op.sender,
-                factory: entities.factory ?? undefined,
-                paymaster: entities.paymaster ?? undefined,
-                deploying: deploysSender(op),
-                staked: {
-                  sender: isStaked(outcome.stakes.sender),
-                  factory: isStaked(outcome.stakes.factory),
-                  paymaster: isStaked(outcome.stakes.paymaster),
-                },
-              }),
-            ),
             op,
             { ...traceOverrideOf(override), ...delegationTraceOverride(op) },
-          );
+          )
+        : undefined;
+    const simulateByCall = () => simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
+    // The call tree's top frame is the simulation's own answer: the call runs once, not twice.
+    const simulation = traces
+      ? traces.tree.then(
+          (frame) => simulationOutcomeOfFrame(client, entryPoint.version, entryPoint.address, op, frame),
+          simulateByCall,
+        )
+      : simulateByCall();
+    const isStaked = (info: StakeInfo) =>
+      info.stake >= network.config.bundler.minStakeWei && info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
+    const rules: Promise<{ storageOwners: string[] } | 'untraceable' | 'skipped'> = traces
+      ? checkValidationRules(
+          traces,
+          simulation.then(
+            (outcome): RuleEntities => ({
+              entryPoint: entryPoint.address,
+              sender: op.sender,
+              factory: entities.factory ?? undefined,
+              paymaster: entities.paymaster ?? undefined,
+              deploying: deploysSender(op),
+              staked: {
+                sender: isStaked(outcome.stakes.sender),
+                factory: isStaked(outcome.stakes.factory),
+                paymaster: isStaked(outcome.stakes.paymaster),
+              },
+            }),
+          ),
+        )
+      : Promise.resolve('skipped' as const);
     return {
       simulation: settle(simulation),
       rules: settle(rules),

@@ -3,6 +3,8 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   decodeErrorResult,
+  decodeFunctionResult,
+  encodeFunctionData,
   getAddress,
   type Hex,
   type PublicClient,
@@ -40,15 +42,14 @@ const stakeOf = (info: { stake: bigint; unstakeDelaySec: bigint | number } | und
   unstakeDelaySec: BigInt(info?.unstakeDelaySec ?? 0),
 });
 
-/** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
 /** The decoded revert (error name and args) inside a viem contract-call error, if the call reverted with one. */
 export function revertOf(error: unknown): ContractFunctionRevertedError['data'] | undefined {
   const reverted = error instanceof BaseError ? error.walk((cause) => cause instanceof ContractFunctionRevertedError) : null;
   return (reverted as ContractFunctionRevertedError | null)?.data;
 }
 
-function failedOp(error: unknown): BundlerRpcError | undefined {
-  const data = revertOf(error);
+/** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
+function failedOpOf(data: ContractFunctionRevertedError['data'] | undefined): BundlerRpcError | undefined {
   if (data?.errorName === 'FailedOp' || data?.errorName === 'FailedOpWithRevert') {
     const reason = String(data.args?.[1] ?? '');
     const inner = data.errorName === 'FailedOpWithRevert' ? decodeInnerRevert(data.args?.[2] as Hex) : '';
@@ -82,6 +83,17 @@ export function parseValidationData(validationData: bigint): { sigFailed: boolea
   return { sigFailed: aggregator === 1n, validUntil: validUntil === 0 ? Number.MAX_SAFE_INTEGER : validUntil, validAfter };
 }
 
+/** The call that runs the EntryPoint's validation of `op` (v0.6 `simulateValidation` reverts with its result). */
+export function simulationCallData(version: EntryPointVersion, op: AnyUserOperation): Hex {
+  return version === '0.7'
+    ? encodeFunctionData({
+        abi: entryPointSimulationsV07Abi,
+        functionName: 'simulateValidation',
+        args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
+      })
+    : encodeFunctionData({ abi: entryPointV06Abi, functionName: 'simulateValidation', args: [v06Struct(op)] });
+}
+
 /**
  * Runs the EntryPoint's own validation of the op against the current chain state: v0.7 through
  * EntryPointSimulations put in place of the EntryPoint's code (a state override), v0.6 with
@@ -104,21 +116,7 @@ export async function simulateValidation(
         args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
         stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), [...delegationOverride(op), ...extraOverride]),
       });
-      const account = parseValidationData(result.returnInfo.accountValidationData);
-      const paymaster = parseValidationData(result.returnInfo.paymasterValidationData);
-      return {
-        preOpGas: result.returnInfo.preOpGas,
-        prefund: result.returnInfo.prefund,
-        sigFailed: account.sigFailed || paymaster.sigFailed,
-        sigFailedBy: account.sigFailed ? 'account' : paymaster.sigFailed ? 'paymaster' : undefined,
-        validAfter: Math.max(account.validAfter, paymaster.validAfter),
-        validUntil: Math.min(account.validUntil, paymaster.validUntil),
-        stakes: {
-          sender: stakeOf(result.senderInfo),
-          factory: stakeOf(result.factoryInfo),
-          paymaster: stakeOf(result.paymasterInfo),
-        },
-      };
+      return outcomeOfV07(result);
     }
     await client.simulateContract({
       address: entryPoint,
@@ -128,37 +126,97 @@ export async function simulateValidation(
       stateOverride: extraOverride,
     });
   } catch (error) {
-    const failed = failedOp(error);
-    if (failed) throw failed;
-    const reverted = revertOf(error);
-    if (
-      version === '0.6' &&
-      (reverted?.errorName === 'ValidationResult' || reverted?.errorName === 'ValidationResultWithAggregation')
-    ) {
-      const info = reverted.args?.[0] as {
-        preOpGas: bigint;
-        prefund: bigint;
-        sigFailed: boolean;
-        validAfter: number;
-        validUntil: number;
-      };
-      return {
-        preOpGas: info.preOpGas,
-        prefund: info.prefund,
-        sigFailed: info.sigFailed,
-        sigFailedBy: info.sigFailed ? await whoseSignatureFailedV06(client, entryPoint, op, info.prefund) : undefined,
-        validAfter: Number(info.validAfter),
-        validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
-        stakes: {
-          sender: stakeOf(reverted.args?.[1] as StakeInfo | undefined),
-          factory: stakeOf(reverted.args?.[2] as StakeInfo | undefined),
-          paymaster: stakeOf(reverted.args?.[3] as StakeInfo | undefined),
-        },
-      };
-    }
-    throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `validation failed in simulation: ${shortMessage(error)}`);
+    return outcomeOfRevert(client, version, entryPoint, op, revertOf(error), shortMessage(error));
   }
   throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateValidation returned without a result');
+}
+
+/**
+ * The same outcome read from a trace of the same call (the top frame's output, or its revert data), so
+ * that a send whose validation is traced anyway (the ERC-7562 check) need not run it a second time.
+ */
+export async function simulationOutcomeOfFrame(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  frame: { output?: string; error?: string },
+): Promise<ValidationOutcome> {
+  const output = (frame.output ?? '0x') as Hex;
+  if (frame.error === undefined) {
+    if (version === '0.7') {
+      const result = decodeFunctionResult({ abi: entryPointSimulationsV07Abi, functionName: 'simulateValidation', data: output });
+      return outcomeOfV07(result);
+    }
+    throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateValidation returned without a result');
+  }
+  let revert: ContractFunctionRevertedError['data'] | undefined;
+  try {
+    revert = decodeErrorResult({ abi: version === '0.7' ? entryPointSimulationsV07Abi : entryPointV06Abi, data: output });
+  } catch {
+    revert = undefined;
+  }
+  const described = output === '0x' ? frame.error : `${frame.error}: ${describeRevert(output)}`;
+  return outcomeOfRevert(client, version, entryPoint, op, revert, described);
+}
+
+type V07ValidationResult = ReturnType<typeof decodeFunctionResult<typeof entryPointSimulationsV07Abi, 'simulateValidation'>>;
+
+function outcomeOfV07(result: V07ValidationResult): ValidationOutcome {
+  const account = parseValidationData(result.returnInfo.accountValidationData);
+  const paymaster = parseValidationData(result.returnInfo.paymasterValidationData);
+  return {
+    preOpGas: result.returnInfo.preOpGas,
+    prefund: result.returnInfo.prefund,
+    sigFailed: account.sigFailed || paymaster.sigFailed,
+    sigFailedBy: account.sigFailed ? 'account' : paymaster.sigFailed ? 'paymaster' : undefined,
+    validAfter: Math.max(account.validAfter, paymaster.validAfter),
+    validUntil: Math.min(account.validUntil, paymaster.validUntil),
+    stakes: {
+      sender: stakeOf(result.senderInfo),
+      factory: stakeOf(result.factoryInfo),
+      paymaster: stakeOf(result.paymasterInfo),
+    },
+  };
+}
+
+/** A reverted simulation: the EntryPoint's FailedOp as its AAxx error, v0.6's ValidationResult as the outcome. */
+async function outcomeOfRevert(
+  client: PublicClient,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  reverted: ContractFunctionRevertedError['data'] | undefined,
+  described: string,
+): Promise<ValidationOutcome> {
+  const failed = failedOpOf(reverted);
+  if (failed) throw failed;
+  if (
+    version === '0.6' &&
+    (reverted?.errorName === 'ValidationResult' || reverted?.errorName === 'ValidationResultWithAggregation')
+  ) {
+    const info = reverted.args?.[0] as {
+      preOpGas: bigint;
+      prefund: bigint;
+      sigFailed: boolean;
+      validAfter: number;
+      validUntil: number;
+    };
+    return {
+      preOpGas: info.preOpGas,
+      prefund: info.prefund,
+      sigFailed: info.sigFailed,
+      sigFailedBy: info.sigFailed ? await whoseSignatureFailedV06(client, entryPoint, op, info.prefund) : undefined,
+      validAfter: Number(info.validAfter),
+      validUntil: Number(info.validUntil) === 0 ? Number.MAX_SAFE_INTEGER : Number(info.validUntil),
+      stakes: {
+        sender: stakeOf(reverted.args?.[1] as StakeInfo | undefined),
+        factory: stakeOf(reverted.args?.[2] as StakeInfo | undefined),
+        paymaster: stakeOf(reverted.args?.[3] as StakeInfo | undefined),
+      },
+    };
+  }
+  throw new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `validation failed in simulation: ${described}`);
 }
 
 const paymasterV06Abi = parseAbi([
@@ -232,9 +290,9 @@ export async function simulateHandleOp(
       stateOverride: funded,
     });
   } catch (error) {
-    const failed = failedOp(error);
-    if (failed) throw failed;
     const reverted = revertOf(error);
+    const failed = failedOpOf(reverted);
+    if (failed) throw failed;
     if (version === '0.6' && reverted?.errorName === 'ExecutionResult') {
       const [preOpGas, paid, , , targetSuccess, targetResult] = reverted.args as [bigint, bigint, number, number, boolean, Hex];
       return { preOpGas, paid, targetSuccess, targetResult };

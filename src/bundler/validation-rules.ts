@@ -1,10 +1,8 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem';
-import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
-import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
-import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
+import type { Address, Hex } from 'viem';
+import { getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { createBytecodeScreenCache } from './bytecode-screen.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
-import { v06Struct } from './simulation.ts';
+import { simulationCallData } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 import { type CallFrame, checkCallTree, type Prestate } from './validation-call-tree.ts';
 import type { RuleEntities, RuleViolation } from './validation-rule-types.ts';
@@ -95,6 +93,37 @@ const unsupported = (error: unknown) =>
   );
 const screen = createBytecodeScreenCache();
 
+/** The op's validation call (the simulation the EntryPoint runs) being traced by the two built-in tracers. */
+export interface ValidationTraces {
+  readonly trace: TraceCall;
+  readonly call: { to: Address; data: Hex };
+  readonly overrides: Record<string, Record<string, unknown>>;
+  /** The call tree; its top frame's output is the simulation's own result (simulationOutcomeOfFrame). */
+  readonly tree: Promise<CallFrame>;
+  readonly prestate: Promise<Prestate>;
+}
+
+/** Starts tracing the op's validation call with `callTracer` and `prestateTracer`, side by side. */
+export function traceValidation(
+  trace: TraceCall,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  stateOverrides: Record<string, Record<string, unknown>> = {},
+): ValidationTraces {
+  const overrides =
+    version === '0.7'
+      ? { ...stateOverrides, [entryPoint]: { ...stateOverrides[entryPoint], code: getEntryPointSimulationsV07Code() } }
+      : stateOverrides;
+  const call = { to: entryPoint, data: simulationCallData(version, op) };
+  const tree = trace(call, { tracer: 'callTracer', stateOverrides: overrides }) as Promise<CallFrame>;
+  const prestate = trace(call, { tracer: 'prestateTracer', stateOverrides: overrides }) as Promise<Prestate>;
+  // Awaited by checkValidationRules, unless the op is refused before (then nobody needs them).
+  tree.catch(() => undefined);
+  prestate.catch(() => undefined);
+  return { trace, call, overrides, tree, prestate };
+}
+
 /**
  * Checks the op's validation (the simulation the EntryPoint runs) against ERC-7562's rules, in up to
  * two passes: the call tree and the touched state (two built-in tracers, a millisecond or two), then,
@@ -107,41 +136,18 @@ const screen = createBytecodeScreenCache();
  * simulation, which runs beside the traces): a failure there is thrown first.
  */
 export async function checkValidationRules(
-  trace: TraceCall,
-  version: EntryPointVersion,
-  entryPoint: Address,
+  traces: ValidationTraces,
   entitiesOrPending: RuleEntities | Promise<RuleEntities>,
-  op: AnyUserOperation,
-  stateOverrides: Record<string, Record<string, unknown>> = {},
 ): Promise<{ storageOwners: string[] } | 'untraceable'> {
-  const data =
-    version === '0.7'
-      ? encodeFunctionData({
-          abi: entryPointSimulationsV07Abi,
-          functionName: 'simulateValidation',
-          args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
-        })
-      : encodeFunctionData({ abi: entryPointV06Abi, functionName: 'simulateValidation', args: [v06Struct(op)] });
-  const overrides =
-    version === '0.7'
-      ? { ...stateOverrides, [entryPoint]: { ...stateOverrides[entryPoint], code: getEntryPointSimulationsV07Code() } }
-      : stateOverrides;
-  const call = { to: entryPoint, data };
-
+  const { trace, call, overrides } = traces;
   let quick: ReturnType<typeof checkCallTree> | undefined;
   let storageOwners: string[] = [];
-  const [traces, known] = await Promise.allSettled([
-    Promise.all([
-      trace(call, { tracer: 'callTracer', stateOverrides: overrides }) as Promise<CallFrame>,
-      trace(call, { tracer: 'prestateTracer', stateOverrides: overrides }) as Promise<Prestate>,
-    ]),
-    entitiesOrPending,
-  ]);
+  const [traced, known] = await Promise.allSettled([Promise.all([traces.tree, traces.prestate]), entitiesOrPending]);
   if (known.status === 'rejected') throw known.reason;
   const entities = known.value;
   try {
-    if (traces.status === 'rejected') throw traces.reason;
-    const [tree, prestate] = traces.value;
+    if (traced.status === 'rejected') throw traced.reason;
+    const [tree, prestate] = traced.value;
     quick = checkCallTree(tree, prestate, entities, screen);
     storageOwners = storageOwnersOf(prestate, entities);
   } catch (error) {
