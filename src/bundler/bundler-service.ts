@@ -19,6 +19,7 @@ import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
@@ -103,6 +104,7 @@ export function createBundlerService(deps: BundlerDeps) {
   const { db } = deps;
   const reputation = createReputationStore(db);
   const clientOf = publicClientsByNetwork();
+  const recentBaseFee = createRecentBaseFee();
   /** Networks whose upstream has no debug_traceCall: the ERC-7562 rules cannot be checked there. */
   const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
@@ -193,15 +195,11 @@ export function createBundlerService(deps: BundlerDeps) {
           return [address, standing] as const;
         }),
     );
-    // The head, the nonce on chain and the sender's queued ops, asked together.
-    const [block, onChain, queued] = await Promise.all([
-      client.getBlock({ blockTag: 'latest' }),
-      client.readContract({
-        address: entryPoint.address,
-        abi: entryPointV06Abi,
-        functionName: 'getNonce',
-        args: [op.sender, key],
-      }),
+    // The head's base fee and the sender's queued ops, asked together. The nonce on chain is read only
+    // when the sender has ops queued on this key, or when the simulation refuses the nonce (AA25):
+    // otherwise the op's nonce must be the next on chain, which the simulation itself checks.
+    const [baseFee, queued] = await Promise.all([
+      recentBaseFee(client),
       db
         .selectFrom('user_operations')
         .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
@@ -211,10 +209,8 @@ export function createBundlerService(deps: BundlerDeps) {
         .where('status', 'in', ['pending', 'submitted'])
         .execute(),
     ]);
-    if (block.baseFeePerGas !== null && op.maxFeePerGas < block.baseFeePerGas) {
-      throw invalidParams(
-        `maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${block.baseFeePerGas}: it could not be included`,
-      );
+    if (baseFee !== null && op.maxFeePerGas < baseFee) {
+      throw invalidParams(`maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${baseFee}: it could not be included`);
     }
     const preVerificationGas = preVerificationGasOf(op, entryPoint.version);
     if (op.preVerificationGas < preVerificationGas) {
@@ -223,16 +219,28 @@ export function createBundlerService(deps: BundlerDeps) {
       );
     }
 
-    // Nonces: the next one for its key on chain, or the next after this sender's queued ops.
+    const readNonce = () =>
+      client.readContract({
+        address: entryPoint.address,
+        abi: entryPointV06Abi,
+        functionName: 'getNonce',
+        args: [op.sender, key],
+      });
     const queuedNonces = new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce)));
-    if (op.nonce < onChain) throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
-    let next = onChain;
-    while (queuedNonces.has(next)) next++;
+    const onChain = queuedNonces.size > 0 ? await readNonce() : undefined;
+    /** Nonces: the next one for its key on chain, or the next after this sender's queued ops. */
+    const checkNonce = (onChain: bigint) => {
+      if (op.nonce < onChain)
+        throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
+      let next = onChain;
+      while (queuedNonces.has(next)) next++;
+      if (!queuedNonces.has(op.nonce) && op.nonce > next)
+        throw invalidParams(
+          `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
+        );
+    };
+    if (onChain !== undefined) checkNonce(onChain);
     const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
-    if (!replacing && op.nonce > next)
-      throw invalidParams(
-        `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
-      );
     if (replacing) {
       if (replacing.status === 'submitted')
         throw invalidParams('an operation with this nonce is already in a bundle on its way: it cannot be replaced now');
@@ -280,7 +288,7 @@ export function createBundlerService(deps: BundlerDeps) {
 
     // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
     const override: StateOverride =
-      op.nonce > onChain
+      onChain !== undefined && op.nonce > onChain
         ? [
             {
               address: entryPoint.address,
@@ -303,6 +311,14 @@ export function createBundlerService(deps: BundlerDeps) {
         );
       }
     } catch (error) {
+      // A nonce the simulation refused, said as the nonce check says it when ops are queued.
+      if (
+        onChain === undefined &&
+        error instanceof BundlerRpcError &&
+        /^AA25/.test(String((error.data as { reason?: unknown } | undefined)?.reason ?? ''))
+      ) {
+        checkNonce(await readNonce());
+      }
       // The first op of a queued sender deploys it: a later one validates once that is on chain.
       const waitsForDeploy = error instanceof BundlerRpcError && /^AA20/.test(error.message) && queued.length > 0;
       if (!waitsForDeploy) throw error;
