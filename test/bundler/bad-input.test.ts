@@ -112,6 +112,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
       nonce?: bigint;
       calls?: { to: Address; value?: bigint; data?: Hex }[];
       withFactory?: boolean;
+      fees?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
     } = {},
   ): Promise<Record<string, unknown>> {
     const from = options.from ?? account;
@@ -124,7 +125,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
       verificationGasLimit: options.withFactory ? gas.verificationGasLimit + 300_000n : gas.verificationGasLimit,
       // Room for an op whose calldata has a few more non-zero bytes than the estimated one.
       preVerificationGas: gas.preVerificationGas + (options.withFactory ? 10_000n : 1_000n),
-      ...fees,
+      ...(options.fees ?? fees),
       signature: '0x',
     };
     const hash = getUserOperationHash({
@@ -201,6 +202,13 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
 
   it('a nonce past a gap is -32602 "nonce too high"', async () => {
     await expectRefused([await signedOp({ nonce: 4n }), entryPoint07Address], -32602, /nonce too high/);
+  });
+
+  it("a maxFeePerGas below the head's base fee is -32602 naming the base fee", async () => {
+    const { baseFeePerGas } = await publicClient.getBlock({ blockTag: 'latest' });
+    expect(baseFeePerGas).toBeGreaterThan(1n);
+    const op = await signedOp({ fees: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } });
+    await expectRefused([op, entryPoint07Address], -32602, /maxFeePerGas 1 is below the current base fee \d+/);
   });
 
   it('an unfunded counterfactual account with real fees is -32500 with AA21 explained', async () => {
