@@ -176,19 +176,15 @@ export function formatBundlerReport(
   const kinds = ['deploy', 'plain'] as const;
   const breakdownRows: [string, (row: OpSample) => number | undefined][] = [
     ['eth_sendUserOperation, as measured', (row) => row.sendMs],
-    ['  replayed: head block and nonce (2 reads)', (row) => diagnostics.replays.get(row.bundleTx)?.pointReadsMs],
-    ['  replayed: simulateValidation (eth_call)', (row) => diagnostics.replays.get(row.bundleTx)?.simulateValidationMs],
-    ['  replayed: ERC-7562 check (debug_traceCall, 2 tracers at once)', (row) => diagnostics.replays.get(row.bundleTx)?.traceMs],
-    ['  replayed: eth_estimateGas of the call', (row) => diagnostics.replays.get(row.bundleTx)?.estimateCallGasMs],
+    ['  replayed alone: head block (at most every 500 ms)', (row) => diagnostics.replays.get(row.bundleTx)?.pointReadsMs],
     [
-      '  the rest (HTTP, key, mempool read and insert, waits)',
+      '  replayed alone: simulation + ERC-7562 check (2 tracers at once)',
       (row) => {
         const replay = diagnostics.replays.get(row.bundleTx);
-        return replay
-          ? row.sendMs - replay.pointReadsMs - replay.simulateValidationMs - replay.traceMs - replay.estimateCallGasMs
-          : undefined;
+        return replay ? replay.traceMs + replay.simulateValidationMs : undefined;
       },
     ],
+    ["  replayed alone: eth_call of the op's call", (row) => diagnostics.replays.get(row.bundleTx)?.callCheckMs],
     [
       'send answered -> bundle sent (service log)',
       (row) => {

@@ -1,15 +1,16 @@
 // What Blockyard's eth_sendUserOperation asks the node, replayed from outside once an op it accepted
-// is included (at a random point of a block interval, as the sends are): the head block and the
-// sender's nonce, the EntryPoint's simulateValidation (eth_call with EntryPointSimulations as a code
-// override), the ERC-7562 check's traces of the same call (debug_traceCall: its safe mode, on
-// by default) and eth_estimateGas of the op's call. The nonce, simulation and trace at the block before
-// the op's (the state it was sent in), the rest at the head (as the service asks them). Each is timed;
-// what the send took beyond their sum is the service's own (HTTP, the key, the mempool read and insert)
-// plus any wait for the node.
+// is included (at a random point of a block interval, as the sends are): the head block (the service
+// reads it at most every 500 ms), the ERC-7562 check's traces of the EntryPoint's simulateValidation
+// (debug_traceCall with EntryPointSimulations as a code override; the call tree's top frame is the
+// simulation's result, so the service makes no separate eth_call of it in its safe mode, on by default;
+// without it, an eth_call of the simulation replaces the traces), and one eth_call of the op's call.
+// The nonce on chain is read only for a sender with ops queued, which these are not. The traces at the
+// block before the op's (the state it was sent in), the rest at the head (as the service asks them).
+// The service asks them at once; each is timed alone here.
 import { readFileSync } from 'node:fs';
 import { type Hex, type PublicClient, toHex } from 'viem';
-import { entryPoint07Abi, entryPoint07Address, toPackedUserOperation } from 'viem/account-abstraction';
-import { estimateCallGas } from '../../src/bundler/gas-estimation.ts';
+import { entryPoint07Address, toPackedUserOperation } from 'viem/account-abstraction';
+import { checkCallSucceeds } from '../../src/bundler/gas-estimation.ts';
 import { checkValidationRules, traceValidation } from '../../src/bundler/validation-rules.ts';
 import {
   entryPointSimulationsV07Abi,
@@ -18,15 +19,17 @@ import {
 import type { OpSample } from './bundler-ops.ts';
 
 export interface SendReplay {
-  /** eth_getBlockByNumber('latest') and EntryPoint.getNonce, one after the other as the service asks them. */
+  /** eth_getBlockByNumber('latest'). */
   pointReadsMs: number;
+  /** eth_call of simulateValidation: only when the traces are not asked (safe mode off). */
   simulateValidationMs: number;
   traceMs: number;
   /** debug_traceCall requests the check made (two quick tracers; a third, step trace, when they cannot decide). */
   traceCalls: number;
   /** The traces' size as JSON. */
   traceBytes: number;
-  estimateCallGasMs: number;
+  /** eth_call of the op's call from the EntryPoint (the execution check). */
+  callCheckMs: number;
 }
 
 /** `trace`: whether the service runs the ERC-7562 check (its bundler.safe_mode). */
@@ -35,23 +38,17 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
   const before = sample.block - 1n;
   let from = performance.now();
   await client.getBlock({ blockTag: 'latest' });
-  await client.readContract({
-    address: entryPoint07Address,
-    abi: entryPoint07Abi,
-    functionName: 'getNonce',
-    args: [op.sender, op.nonce >> 64n],
-    blockNumber: before,
-  });
   const pointReadsMs = performance.now() - from;
   from = performance.now();
-  await client.simulateContract({
-    address: entryPoint07Address,
-    abi: entryPointSimulationsV07Abi,
-    functionName: 'simulateValidation',
-    args: [toPackedUserOperation(op)],
-    stateOverride: [{ address: entryPoint07Address, code: getEntryPointSimulationsV07Code() }],
-    blockNumber: before,
-  });
+  if (!trace)
+    await client.simulateContract({
+      address: entryPoint07Address,
+      abi: entryPointSimulationsV07Abi,
+      functionName: 'simulateValidation',
+      args: [toPackedUserOperation(op)],
+      stateOverride: [{ address: entryPoint07Address, code: getEntryPointSimulationsV07Code() }],
+      blockNumber: before,
+    });
   const simulateValidationMs = performance.now() - from;
   let traceCalls = 0;
   let traceBytes = 0;
@@ -82,9 +79,9 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
     );
   const traceMs = performance.now() - from;
   from = performance.now();
-  await estimateCallGas(client, entryPoint07Address, op, sample.kind === 'deploy');
-  const estimateCallGasMs = performance.now() - from;
-  return { pointReadsMs, simulateValidationMs, traceMs, traceCalls, traceBytes, estimateCallGasMs };
+  await checkCallSucceeds(client, entryPoint07Address, op, sample.kind === 'deploy');
+  const callCheckMs = performance.now() - from;
+  return { pointReadsMs, simulateValidationMs, traceMs, traceCalls, traceBytes, callCheckMs };
 }
 
 /** When the service logged each bundle as sent (its pino `time`, ms), by transaction hash. */

@@ -18,7 +18,7 @@ import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts
 import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
-import { estimateCallGas, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -170,7 +170,7 @@ export function createBundlerService(deps: BundlerDeps) {
     return {
       simulation: settle(simulation),
       rules: settle(rules),
-      execution: settle(estimateCallGas(client, entryPoint.address, op, deploysSender(op))),
+      execution: settle(checkCallSucceeds(client, entryPoint.address, op, deploysSender(op))),
     };
   }
 

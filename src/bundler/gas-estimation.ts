@@ -143,6 +143,65 @@ async function realisticFees(
   return { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + tip, maxPriorityFeePerGas: tip };
 }
 
+/**
+ * Code that a not yet deployed sender will run, by factory (SimpleAccountFactory's implementation: set
+ * at the factory's construction, so it never changes); factories of another kind are not kept.
+ */
+const implementationCodeByFactory = new Map<string, Promise<Hex | undefined>>();
+
+function implementationCodeOf(client: PublicClient, factory: Address): Promise<Hex | undefined> {
+  const key = `${client.chain?.id ?? ''}:${factory.toLowerCase()}`;
+  let code = implementationCodeByFactory.get(key);
+  if (code === undefined) {
+    code = accountImplementation(client, factory).then(async (implementation) =>
+      implementation ? ((await client.getCode({ address: implementation })) ?? undefined) : undefined,
+    );
+    implementationCodeByFactory.set(key, code);
+    // Only a found code is kept: a factory deployed later, or a failed read, is asked again.
+    const forget = () => implementationCodeByFactory.delete(key);
+    code.then((found) => found === undefined && forget(), forget);
+  }
+  return code;
+}
+
+/**
+ * The op's call as the EntryPoint makes it, with the state it will run in: an EIP-7702 sender's
+ * delegation, or for a sender not deployed yet its implementation's code (plus the proxy's
+ * delegatecall in `proxyOverhead`); undefined when that code is unknown (another kind of factory).
+ */
+async function callOf(
+  client: PublicClient,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  deploying: boolean,
+): Promise<
+  { call: { from: Address; to: Address; data: Hex }; override: Record<string, { code: Hex }>; proxyOverhead: bigint } | undefined
+> {
+  const override: Record<string, { code: Hex }> = {};
+  const authorization = authorizationOf(op);
+  if (authorization) override[op.sender] = { code: delegationDesignator(authorization.address) };
+  let proxyOverhead = 0n;
+  if (deploying) {
+    const factory =
+      'initCode' in op ? ((op.initCode ?? '0x').slice(0, 42) as Address) : ((op as UserOperation<'0.7'>).factory as Address);
+    const code = await implementationCodeOf(client, factory);
+    if (!code) return undefined;
+    override[op.sender] = { code };
+    proxyOverhead = 10_000n;
+  }
+  return { call: { from: entryPoint, to: op.sender, data: op.callData }, override, proxyOverhead };
+}
+
+function callReverted(error: unknown): BundlerRpcError {
+  const data = (error as { data?: Hex; cause?: { data?: Hex } }).data ?? (error as { cause?: { data?: Hex } }).cause?.data;
+  const reason = typeof data === 'string' ? describeRevert(data) : shortMessage(error);
+  return new BundlerRpcError(
+    bundlerErrorCodes.executionReverted,
+    `the operation's call reverts: ${reason}`,
+    data ? { revertData: data } : undefined,
+  );
+}
+
 /** eth_estimateGas of the op's call from the EntryPoint; a revert is -32521 with the reason. */
 export async function estimateCallGas(
   client: PublicClient,
@@ -151,36 +210,38 @@ export async function estimateCallGas(
   deploying: boolean,
 ): Promise<bigint> {
   if (op.callData === '0x') return 0n;
-  const override: Record<string, { code: Hex }> = {};
-  const authorization = authorizationOf(op);
-  if (authorization) override[op.sender] = { code: delegationDesignator(authorization.address) };
-  // A proxied account that is not there yet: its implementation runs the call, plus the proxy's delegatecall.
-  let proxyOverhead = 0n;
-  if (deploying) {
-    const factory =
-      'initCode' in op ? ((op.initCode ?? '0x').slice(0, 42) as Address) : ((op as UserOperation<'0.7'>).factory as Address);
-    const implementation = await accountImplementation(client, factory);
-    if (!implementation) return 500_000n;
-    const code = await client.getCode({ address: implementation });
-    if (!code) return 500_000n;
-    override[op.sender] = { code };
-    proxyOverhead = 10_000n;
-  }
+  const prepared = await callOf(client, entryPoint, op, deploying);
+  if (!prepared) return 500_000n;
   let estimate: bigint;
   try {
     const answer = await client.request({
       method: 'eth_estimateGas',
-      params: [{ from: entryPoint, to: op.sender, data: op.callData }, 'latest', override] as never,
+      params: [prepared.call, 'latest', prepared.override] as never,
     });
     estimate = BigInt(answer as string);
   } catch (error) {
-    const data = (error as { data?: Hex; cause?: { data?: Hex } }).data ?? (error as { cause?: { data?: Hex } }).cause?.data;
-    const reason = typeof data === 'string' ? describeRevert(data) : shortMessage(error);
-    throw new BundlerRpcError(
-      bundlerErrorCodes.executionReverted,
-      `the operation's call reverts: ${reason}`,
-      data ? { revertData: data } : undefined,
-    );
+    throw callReverted(error);
   }
-  return estimate - 21_000n + 3_000n + proxyOverhead;
+  return estimate - 21_000n + 3_000n + prepared.proxyOverhead;
+}
+
+/**
+ * The send's check that the op's call succeeds: one eth_call (eth_estimateGas would run it a dozen
+ * times to search the gas); a revert is -32521 with the reason. Skipped for a sender whose code is
+ * unknown before its deployment (another kind of factory).
+ */
+export async function checkCallSucceeds(
+  client: PublicClient,
+  entryPoint: Address,
+  op: AnyUserOperation,
+  deploying: boolean,
+): Promise<void> {
+  if (op.callData === '0x') return;
+  const prepared = await callOf(client, entryPoint, op, deploying);
+  if (!prepared) return;
+  try {
+    await client.request({ method: 'eth_call', params: [prepared.call, 'latest', prepared.override] as never });
+  } catch (error) {
+    throw callReverted(error);
+  }
 }
