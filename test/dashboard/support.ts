@@ -77,7 +77,12 @@ export async function signedUpClient(baseUrl: string, email: string, password = 
   return { client, session: answer.body };
 }
 
-/** Waits for an .eml in the outbox whose text contains `needle`, and returns the text. */
+/** The text of a quoted-printable message, as a mail client shows it. */
+function decodeQuotedPrintable(text: string): string {
+  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/** Waits for an .eml in the outbox whose text contains `needle`, and returns the text (decoded). */
 export async function waitForMail(outboxDir: string, needle: string, timeoutMs = 5000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -86,7 +91,7 @@ export async function waitForMail(outboxDir: string, needle: string, timeoutMs =
       names = readdirSync(outboxDir).filter((name) => name.endsWith('.eml'));
     } catch {}
     for (const name of names) {
-      const text = readFileSync(join(outboxDir, name), 'utf8');
+      const text = decodeQuotedPrintable(readFileSync(join(outboxDir, name), 'utf8'));
       if (text.includes(needle)) return text;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
