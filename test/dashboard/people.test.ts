@@ -32,7 +32,13 @@ describe('dashboard people: members, invitations, password reset', () => {
     expect(days).toBeLessThanOrEqual(7);
     const listed = await owner.client.api('GET', '/invitations');
     expect(listed.body.invitations).toEqual([
-      { id: created.body.id, email: 'member1@example.com', role: 'member', created_at: expect.any(String), expires_at: created.body.expires_at },
+      {
+        id: created.body.id,
+        email: 'member1@example.com',
+        role: 'member',
+        created_at: expect.any(String),
+        expires_at: created.body.expires_at,
+      },
     ]);
     expect(JSON.stringify(listed.body)).not.toContain('token');
 
@@ -46,7 +52,11 @@ describe('dashboard people: members, invitations, password reset', () => {
     expect(thief.status).toBe(403);
 
     const member = dashboardClient(t.url);
-    const joined = await member.api('POST', '/signup', { email: 'member1@example.com', password: 'member password', invitation: token });
+    const joined = await member.api('POST', '/signup', {
+      email: 'member1@example.com',
+      password: 'member password',
+      invitation: token,
+    });
     expect(joined.status).toBe(201);
     expect(joined.body.account).toMatchObject({ id: owner.session.account.id, role: 'member' });
     expect(joined.body.accounts).toHaveLength(1);
@@ -109,7 +119,11 @@ describe('dashboard people: members, invitations, password reset', () => {
     expect((await owner.client.api('DELETE', `/invitations/${created.body.id}`)).status).toBe(204);
     expect((await owner.client.api('DELETE', `/invitations/${created.body.id}`)).status).toBe(404);
     const token = new URL(created.body.link).searchParams.get('token')!;
-    const late = await dashboardClient(t.url).api('POST', '/signup', { email: 'late@example.com', password: 'late password', invitation: token });
+    const late = await dashboardClient(t.url).api('POST', '/signup', {
+      email: 'late@example.com',
+      password: 'late password',
+      invitation: token,
+    });
     expect(late.status).toBe(403);
   });
 
@@ -133,18 +147,30 @@ describe('dashboard people: members, invitations, password reset', () => {
     expect((await anonymous.api('GET', '/session')).status).toBe(200);
     expect((await oldSession.api('GET', '/session')).status).toBe(401);
 
-    const again = await dashboardClient(t.url).api('POST', '/password-reset/confirm', { token, password: 'judys third password' });
+    const again = await dashboardClient(t.url).api('POST', '/password-reset/confirm', {
+      token,
+      password: 'judys third password',
+    });
     expect(again.status).toBe(400);
     expect(again.body.error.message).toContain("'token'");
 
-    expect((await dashboardClient(t.url).api('POST', '/session', { email: 'judy@example.com', password: 'judys old password' })).status).toBe(401);
-    expect((await dashboardClient(t.url).api('POST', '/session', { email: 'judy@example.com', password: 'judys new password' })).status).toBe(200);
+    expect(
+      (await dashboardClient(t.url).api('POST', '/session', { email: 'judy@example.com', password: 'judys old password' }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await dashboardClient(t.url).api('POST', '/session', { email: 'judy@example.com', password: 'judys new password' }))
+        .status,
+    ).toBe(200);
   });
 
   it('invite-only sign-up refuses without an invitation and accepts with one', async () => {
     const inviteOnly = await startTestService({ sharing: t, settings: { dashboard: { signup: 'invite_only' } } });
     try {
-      const refused = await dashboardClient(inviteOnly.url).api('POST', '/signup', { email: 'kim@example.com', password: 'kims password' });
+      const refused = await dashboardClient(inviteOnly.url).api('POST', '/signup', {
+        email: 'kim@example.com',
+        password: 'kims password',
+      });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('forbidden');
       const owner = await signedUpClient(t.url, 'owner4@example.com');

@@ -79,7 +79,9 @@ export async function signedUpClient(baseUrl: string, email: string, password = 
 
 /** The text of a quoted-printable message, as a mail client shows it. */
 function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /** Waits for an .eml in the outbox whose text contains `needle`, and returns the text (decoded). */
