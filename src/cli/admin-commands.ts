@@ -34,7 +34,10 @@ interface AdminRequest {
  * `blockyard accounts …`, `blockyard keys …` and `blockyard index status`: thin wrappers over the admin API of a running server
  * (the server owns its embedded database). They print the JSON answer.
  */
-export async function runAdminCommand(group: 'accounts' | 'keys' | 'index' | 'webhooks' | 'users', args: string[]): Promise<number> {
+export async function runAdminCommand(
+  group: 'accounts' | 'keys' | 'index' | 'webhooks' | 'users',
+  args: string[],
+): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
   const [action, target] = positionals;
   const request = buildRequest(group, action, target, values);
