@@ -53,7 +53,7 @@ export function createSignInLimits(db: Database, now: () => number = Date.now) {
         .execute();
     },
 
-    /** A successful sign-in forgives the email's failures (not the address's). */
+    /** A successful sign-in forgives the email's failures (which then no longer count against their addresses either). */
     async clearEmail(email: string): Promise<void> {
       await db.deleteFrom('sign_in_failures').where('email', '=', email).execute();
     },

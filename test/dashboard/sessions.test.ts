@@ -178,4 +178,19 @@ describe('dashboard sessions, sign-in and keys', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain('account_id');
   });
+
+  // Last: every earlier failure came from this address too, and after this one no sign-in from it passes.
+  it('answers 429 after 30 failed sign-ins from one address, whatever the emails', async () => {
+    const client = dashboardClient(t.url);
+    let failures = 0;
+    let answer = await client.api('POST', '/session', { email: 'spray0@example.com', password: 'some guess' });
+    while (answer.status === 401 && failures < 40) {
+      failures++;
+      answer = await client.api('POST', '/session', { email: `spray${failures}@example.com`, password: 'some guess' });
+    }
+    expect(answer.status).toBe(429);
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The tests above failed 12 times from this address, and bob's sign-in forgave his one wrong password.
+    expect(failures).toBe(30 - 11);
+  });
 });
