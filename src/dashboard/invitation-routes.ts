@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { conflict, notFound } from '../core/errors.ts';
+import { conflict, forbidden, notFound } from '../core/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { CreatedInvitation, Invitation, InvitationBody, Session, TokenBody } from './schemas.ts';
@@ -75,7 +75,7 @@ export async function invitationRoutes(app: FastifyInstance, deps: DashboardDeps
       const caller = request.dashboard!;
       const { token } = request.body as Static<typeof TokenBody>;
       const invitation = await usableInvitation(deps, token, caller.user.email);
-      await deps.invitations.markAccepted(invitation.id);
+      if (!(await deps.invitations.markAccepted(invitation.id))) throw forbidden('the invitation was used meanwhile');
       await deps.users.addMember(invitation.account_id, caller.user.id, invitation.role);
       await deps.sessions.setAccount(caller.session.token_hash, invitation.account_id);
       const memberships = await deps.users.membershipsOf(caller.user.id);

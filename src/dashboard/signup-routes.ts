@@ -40,8 +40,9 @@ export async function signupRoutes(app: FastifyInstance, deps: DashboardDeps) {
       if (!user) throw conflict(`a user with the email ${email} already exists: sign in, or reset the password`);
       let accountId: string;
       if (invitation) {
+        // Taken by a concurrent request meanwhile: the user exists, without the account.
+        if (!(await deps.invitations.markAccepted(invitation.id))) throw forbidden('the invitation was used meanwhile');
         await deps.users.addMember(invitation.account_id, user.id, invitation.role);
-        await deps.invitations.markAccepted(invitation.id);
         accountId = invitation.account_id;
       } else {
         const account = await deps.accounts.createAccount({ name: body.account_name ?? email, plan: 'free', email });
