@@ -68,7 +68,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
     '/admin/accounts/:id',
     {
       schema: {
-        summary: "Set an account's email (where notices such as a paused webhook go)",
+        summary: "Change an account's email (where notices such as a paused webhook go), plan or limits",
         tags,
         security: adminSecurity,
         params: IdParams,
@@ -78,7 +78,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
     },
     async (request) => {
       const { id } = request.params as { id: string };
-      return accounts.setEmail(id, (request.body as Static<typeof UpdateAccountBody>).email);
+      return accounts.updateAccount(id, request.body as Static<typeof UpdateAccountBody>);
     },
   );
 

@@ -37,14 +37,23 @@ export const CreateAccountBody = Type.Object(
 
 export const UpdateAccountBody = Type.Object(
   {
-    email: Type.Unsafe<string | null>({
-      type: ['string', 'null'],
-      format: 'email',
-      maxLength: 254,
-      description: 'Where notices (a paused webhook) go; null removes it',
-    }),
+    email: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        format: 'email',
+        maxLength: 254,
+        description: 'Where notices (a paused webhook) go; null removes it',
+      }),
+    ),
+    plan: Type.Optional(StringEnum(plans)),
+    limits: Type.Optional(
+      Type.Object(Limits.properties, {
+        additionalProperties: false,
+        description: "Replaces the account's overrides of its plan's limits; {} returns to the plan's",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 export const Account = Type.Object({

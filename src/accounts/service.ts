@@ -33,13 +33,15 @@ export interface CreatedApiKey extends ApiKeyInfo {
 
 export interface AccountService {
   createAccount(input: { name: string; plan: Plan; limits?: Partial<AccountLimits>; email?: string }): Promise<Account>;
-  setEmail(id: string, email: string | null): Promise<Account>;
+  /** Changes what is given: `limits` replaces the overrides of the plan's limits (`{}`: the plan's own). */
+  updateAccount(id: string, changes: { email?: string | null; plan?: Plan; limits?: Partial<AccountLimits> }): Promise<Account>;
   getAccount(id: string): Promise<Account>;
   findAccountByName(name: string): Promise<Account | undefined>;
   listAccounts(page: Page): Promise<{ accounts: Account[]; total: number }>;
   createKey(accountId: string, input: { name: string; environment: KeyEnvironment; scopes?: Scope[] }): Promise<CreatedApiKey>;
   listKeys(accountId: string, page: Page): Promise<{ keys: ApiKeyInfo[]; total: number }>;
-  revokeKey(id: string): Promise<ApiKeyInfo>;
+  /** Revokes a key; with `accountId`, only a key of that account (another's is 404). */
+  revokeKey(id: string, accountId?: string): Promise<ApiKeyInfo>;
 }
 
 export function createAccountService(deps: { store: AccountStore; onKeyRevoked?: (keyId: string) => void }): AccountService {
@@ -63,8 +65,12 @@ export function createAccountService(deps: { store: AccountStore; onKeyRevoked?:
       return toAccount(row);
     },
 
-    async setEmail(id, email) {
-      const row = await store.updateAccountEmail(id, email);
+    async updateAccount(id, { email, plan, limits }) {
+      const row = await store.updateAccount(id, {
+        ...(email !== undefined ? { email } : {}),
+        ...(plan !== undefined ? { plan } : {}),
+        ...(limits !== undefined ? { limits: JSON.stringify(limits) } : {}),
+      });
       if (!row) throw notFound(`account '${id}' does not exist`);
       return toAccount(row);
     },
@@ -107,8 +113,8 @@ export function createAccountService(deps: { store: AccountStore; onKeyRevoked?:
       return { keys: rows.map(toKeyInfo), total };
     },
 
-    async revokeKey(id) {
-      const row = await store.revokeKey(id, new Date());
+    async revokeKey(id, accountId) {
+      const row = await store.revokeKey(id, new Date(), accountId);
       if (!row) throw notFound(`API key '${id}' does not exist`);
       deps.onKeyRevoked?.(id);
       return toKeyInfo(row);

@@ -23,8 +23,12 @@ export function createAccountStore(db: Database) {
       return db.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    async updateAccountEmail(id: string, email: string | null): Promise<AccountRow | undefined> {
-      return db.updateTable('accounts').set({ email }).where('id', '=', id).returningAll().executeTakeFirst();
+    async updateAccount(
+      id: string,
+      changes: { email?: string | null; plan?: AccountRow['plan']; limits?: string },
+    ): Promise<AccountRow | undefined> {
+      if (Object.keys(changes).length === 0) return this.findAccount(id);
+      return db.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
     },
 
     async findAccount(id: string): Promise<AccountRow | undefined> {
@@ -71,13 +75,13 @@ export function createAccountStore(db: Database) {
     },
 
     /** Marks the key revoked; returns it, or undefined when there is no such key. Revoking twice keeps the first time. */
-    async revokeKey(id: string, at: Date): Promise<ApiKeyRow | undefined> {
-      return db
+    async revokeKey(id: string, at: Date, accountId?: string): Promise<ApiKeyRow | undefined> {
+      let query = db
         .updateTable('api_keys')
         .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(at)) }))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
+        .where('id', '=', id);
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      return query.returningAll().executeTakeFirst();
     },
 
     async findKeyByHash(hash: string): Promise<KeyWithAccount | undefined> {

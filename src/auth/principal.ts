@@ -10,6 +10,11 @@ export interface Principal {
   readonly environment: KeyEnvironment;
   readonly scopes: ReadonlySet<Scope>;
   readonly limits: AccountLimits;
+  /**
+   * Set when a signed-in dashboard user calls a /v1 route through /dashboard/api: the principal is the
+   * account itself, with every scope, both environments' networks, and the account's smart wallets.
+   */
+  readonly session?: { readonly userId: string };
 }
 
 export function assertScope(principal: Principal, scope: Scope): void {
@@ -18,6 +23,7 @@ export function assertScope(principal: Principal, scope: Scope): void {
 
 /** Test keys reach testnets only, live keys mainnets only (spec section 5). */
 export function assertNetworkAccess(principal: Principal, network: { chain: string; network: string; testnet: boolean }): void {
+  if (principal.session) return;
   const name = `${network.chain}/${network.network}`;
   if (principal.environment === 'test' && !network.testnet) {
     throw forbidden(`test keys (svc_test_) cannot use ${name}, which is a mainnet; use a svc_live_ key`);

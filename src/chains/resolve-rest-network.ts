@@ -26,7 +26,10 @@ export function resolveRestNetwork(networks: readonly Network[], principal: Prin
   const chosen =
     ofChain.find(
       (candidate) => candidate.config.testnet === wantTestnet && (wantTestnet || candidate.config.network === 'mainnet'),
-    ) ?? ofChain.find((candidate) => candidate.config.testnet === wantTestnet);
+    ) ??
+    ofChain.find((candidate) => candidate.config.testnet === wantTestnet) ??
+    // A dashboard session may use every network: a chain without a testnet gives its mainnet.
+    (principal.session ? ofChain[0] : undefined);
   if (!chosen) {
     throw forbidden(
       `${principal.environment} keys need a ${wantTestnet ? 'testnet' : 'mainnet'} of '${chain}', and none is configured (configured: ${ofChain.map((n) => n.config.network).join(', ')})`,

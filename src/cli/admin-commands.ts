@@ -34,7 +34,10 @@ interface AdminRequest {
  * `blockyard accounts …`, `blockyard keys …` and `blockyard index status`: thin wrappers over the admin API of a running server
  * (the server owns its embedded database). They print the JSON answer.
  */
-export async function runAdminCommand(group: 'accounts' | 'keys' | 'index' | 'webhooks', args: string[]): Promise<number> {
+export async function runAdminCommand(
+  group: 'accounts' | 'keys' | 'index' | 'webhooks' | 'users',
+  args: string[],
+): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
   const [action, target] = positionals;
   const request = buildRequest(group, action, target, values);
@@ -120,6 +123,10 @@ function buildRequest(
   if (group === 'keys' && action === 'list') {
     return { method: 'GET', path: `/admin/accounts/${encodeURIComponent(required(values.account, '--account'))}/keys${suffix}` };
   }
+  if (group === 'users' && action === 'add-operator') {
+    return { method: 'POST', path: '/admin/users', body: { email: required(target, 'EMAIL'), operator: true } };
+  }
+  if (group === 'users' && action === 'list') return { method: 'GET', path: `/admin/users${suffix}` };
   if (group === 'index' && action === 'status') return { method: 'GET', path: '/admin/index/status' };
   if (group === 'keys' && action === 'revoke')
     return { method: 'DELETE', path: `/admin/keys/${encodeURIComponent(required(target, 'KEY_ID'))}` };

@@ -18,6 +18,8 @@ Usage:
   blockyard webhooks list [--account ID] [--status active|paused|disabled] [--page N] [--limit N]
   blockyard webhooks disable WEBHOOK_ID [--reason TEXT]   (only an operator can enable it again)
   blockyard webhooks enable WEBHOOK_ID
+  blockyard users add-operator EMAIL   (a dashboard user who may use the admin view; made if new)
+  blockyard users list [--page N] [--limit N]
   blockyard index status          (per network: indexed block, head, blocks behind, blocks/s, transfers/s)
 
 Admin commands talk to a running server: --url (default from the config's host and port) and
@@ -34,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
     case 'keys':
     case 'index':
     case 'webhooks':
+    case 'users':
       return (await import('./admin-commands.ts')).runAdminCommand(command, rest);
     case undefined:
     case 'help':

@@ -45,7 +45,7 @@ export interface ConfigFlags {
 }
 
 type SettingKey =
-  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'gas'>
+  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas'>
   | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
@@ -166,6 +166,10 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     nfts: buildNfts(settings),
     webhooks: buildWebhooks(settings),
     email: { smtpUrl: settings.email?.smtp_url, from: settings.email?.from ?? 'Blockyard <blockyard@localhost>' },
+    dashboard: {
+      signup: settings.dashboard?.signup ?? (settings.mode === 'production' ? 'invite_only' : 'open'),
+      publicUrl: settings.dashboard?.public_url?.replace(/\/$/, ''),
+    },
     encryptionKey: settings.encryption_key?.toLowerCase(),
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     gas: buildGas(settings, origin, configFile, cwd),
@@ -200,7 +204,7 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'gas']);
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas']);
 
 /** One ETH: a paymaster deposit under this is worth a warning by default. */
 const defaultDepositWarningWei = 10n ** 18n;

@@ -163,6 +163,18 @@ const emailSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** YAML `dashboard:` section: who may sign up, and the URL links in mails point at. */
+const dashboardSettingsSchema = {
+  type: 'object',
+  properties: {
+    /** `open` (default in development mode) or `invite_only` (default in production). */
+    signup: { type: 'string', enum: ['open', 'invite_only'] },
+    /** The dashboard's address as people reach it (default: the service's own URL). */
+    public_url: { type: 'string', pattern: '^https?://[^/?#]+/?$' },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
 const gasSettingsSchema = {
   type: 'object',
@@ -203,6 +215,7 @@ export const settingsSchema = {
     nfts: nftSettingsSchema,
     webhooks: webhookSettingsSchema,
     email: emailSettingsSchema,
+    dashboard: dashboardSettingsSchema,
     gas: gasSettingsSchema,
     /** The gas sponsor's private key (BLOCKYARD_SPONSOR_KEY; never logged). */
     sponsor_key: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
@@ -316,6 +329,12 @@ export interface EmailConfig {
   readonly from: string;
 }
 
+export interface DashboardConfig {
+  readonly signup: 'open' | 'invite_only';
+  /** Origin of the dashboard as people reach it, no trailing slash; absent: the service's own URL. */
+  readonly publicUrl?: string;
+}
+
 /** Gas sponsorship: who signs for the verifying paymasters, and when their deposit is low. */
 export interface GasSponsorshipConfig {
   /** `gas.sponsor_key_file`: read at start, one key. */
@@ -352,6 +371,7 @@ export interface Config {
   readonly nfts: NftsConfig;
   readonly webhooks: WebhooksConfig;
   readonly email: EmailConfig;
+  readonly dashboard: DashboardConfig;
   /** Executor keys of every bundler (BLOCKYARD_BUNDLER_KEYS); a network's `executor_keys_file` comes first. */
   readonly bundlerKeys: readonly string[];
   readonly gas: GasSponsorshipConfig;

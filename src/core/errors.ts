@@ -8,6 +8,7 @@ export const errorStatus = {
   forbidden: 403,
   policy_violation: 403,
   not_found: 404,
+  conflict: 409,
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -40,6 +41,7 @@ export const invalidRequest = (param: string, problem: string) =>
 export const unauthorized = (message: string) => new AppError('unauthorized', message);
 export const forbidden = (message: string) => new AppError('forbidden', message);
 export const notFound = (message: string) => new AppError('not_found', message);
+export const conflict = (message: string) => new AppError('conflict', message);
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

@@ -332,6 +332,69 @@ export interface GasSponsorshipsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export type MemberRole = 'owner' | 'member';
+
+export interface UsersTable {
+  id: string;
+  /** Lower-case. */
+  email: string;
+  /** `scrypt$…` (src/dashboard/passwords.ts); null: signs in by a link only. */
+  password_hash: string | null;
+  operator: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+}
+
+export interface AccountMembersTable {
+  account_id: string;
+  user_id: string;
+  role: MemberRole;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  /** Hex SHA-256 of the cookie's token: the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  /** The account the dashboard shows; null when the user belongs to none. */
+  account_id: string | null;
+  csrf_token: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface InvitationsTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: MemberRole;
+  token_hash: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: 'password_reset' | 'sign_in';
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface SignInFailuresTable {
+  email: string;
+  ip: string;
+  failed_at: Timestamp;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -358,6 +421,12 @@ export interface Tables {
   bundler_reputation: BundlerReputationTable;
   gas_policies: GasPoliciesTable;
   gas_sponsorships: GasSponsorshipsTable;
+  users: UsersTable;
+  account_members: AccountMembersTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
+  user_tokens: UserTokensTable;
+  sign_in_failures: SignInFailuresTable;
 }
 
 export type UserOperationRow = Selectable<UserOperationsTable>;

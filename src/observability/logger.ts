@@ -3,7 +3,11 @@ import { type DestinationStream, destination as fileDestination, type Logger, pi
 /** Query parameters whose values are secrets and never reach a log line. */
 const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
 
+/** The dashboard's one-time sign-in links carry their token in the path. */
+const signInLinkPrefix = '/dashboard/sign-in/';
+
 export function redactUrl(url: string): string {
+  if (url.startsWith(signInLinkPrefix)) return `${signInLinkPrefix}[redacted]`;
   // Most URLs have no query: skip the regular expression for them (it runs for every access log line).
   return url.includes('?') ? url.replace(secretQueryParams, '$1[redacted]') : url;
 }

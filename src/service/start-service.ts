@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { ensureDevKey } from '../accounts/dev-key.ts';
 import { accountAdminRoutes } from '../accounts/routes.ts';
@@ -17,10 +18,19 @@ import type { Config, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
+import { dashboardApi, dashboardApiPrefix, setDashboardHeaders } from '../dashboard/dashboard-api.ts';
+import { ensureDevUser } from '../dashboard/dev-user.ts';
+import { createInvitationStore } from '../dashboard/invitation-store.ts';
+import { createSessionStore } from '../dashboard/session-store.ts';
+import { createSignInLimits } from '../dashboard/sign-in-limits.ts';
+import { signInLinkPath } from '../dashboard/sign-in-link.ts';
+import { userAdminRoutes } from '../dashboard/user-admin-routes.ts';
+import { createUserStore } from '../dashboard/user-store.ts';
+import { createUserTokenStore } from '../dashboard/user-token-store.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
-import { createMailer } from '../email/mailer.ts';
+import { createMailer, type Mailer } from '../email/mailer.ts';
 import { installErc4337Contracts } from '../erc4337/contracts/install.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';
@@ -78,6 +88,8 @@ export interface RunningService {
   readonly adminToken: string;
   /** The development key (development mode only). */
   readonly devKey?: { key: string; created: boolean; path: string };
+  /** Development mode: a one-time link that signs the dev user into the dashboard (24 h). */
+  readonly devSignInUrl?: string;
   readonly devnet?: Devnet;
   /** The embedded Postgres's URL (absent with DATABASE_URL): other processes of the deployment can share it. */
   readonly embeddedDatabaseUrl?: string;
@@ -230,14 +242,19 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     enricher,
     queued: () => webhookRole?.poke(),
   });
-  if (config.roles.includes('webhooks')) {
-    const mailer = createMailer({
+  // Webhook notices and the dashboard's password-reset mails.
+  let mailer: Mailer | undefined;
+  if (config.roles.includes('webhooks') || config.roles.includes('api')) {
+    mailer = createMailer({
       smtpUrl: config.email.smtpUrl,
       from: config.email.from,
       outboxDir: join(config.dataDir, 'outbox'),
       logger,
     });
-    shutdown.add('mailer', () => mailer.close());
+    const opened = mailer;
+    shutdown.add('mailer', () => opened.close());
+  }
+  if (mailer && config.roles.includes('webhooks')) {
     webhookRole = await startWebhookRole({ ctx, databaseUrl: database.url, chains, events, secrets, enricher, mailer });
     shutdown.add('webhook delivery', () => webhookRole?.close());
   }
@@ -293,6 +310,22 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     shutdown.add('gas sponsorship settler', () => settler.close());
     sponsorshipSettler = settler;
   }
+  const users = createUserStore(database.db);
+  const userTokens = createUserTokenStore(database.db);
+  // Links in mails point here; the service's own URL is known once it listens.
+  let publicUrl = config.dashboard.publicUrl ?? '';
+  const operatorRoutes = async (scope: FastifyInstance) => {
+    await accountAdminRoutes(scope, { accounts });
+    await webhookAdminRoutes(scope, { db: database.db, queued: () => webhookRole?.poke() });
+    await userAdminRoutes(scope, { users });
+  };
+  // The /v1 routes a dashboard session reaches (docs/dashboard-api.md, "The /v1 routes, on a session").
+  const sessionV1Routes = async (scope: FastifyInstance) => {
+    await webhookRoutes(scope, { webhooks, db: database.db });
+    await walletRoutes(scope, { wallets });
+    await policyRoutes(scope, { chains, db: database.db });
+    // The usage routes (GET /v1/usage) join here.
+  };
   const app = await buildServer({
     logger,
     metrics,
@@ -300,15 +333,34 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
       ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
+      ...(servesApi ? [{ prefix: dashboardApiPrefix, guard: setDashboardHeaders }] : []),
     ],
     corsOrigins: config.corsOrigins,
     plugins: [
       async (scope) => operationsRoutes(scope, { health, metrics }),
       async (scope) => {
         scope.addHook('onRequest', createAdminGuard(adminToken));
-        await accountAdminRoutes(scope, { accounts });
+        await operatorRoutes(scope);
         await indexAdminRoutes(scope, { store: indexStore });
-        await webhookAdminRoutes(scope, { db: database.db, queued: () => webhookRole?.poke() });
+      },
+      async (scope) => {
+        if (!servesApi || !mailer) return;
+        await dashboardApi(scope, {
+          db: database.db,
+          accounts,
+          users,
+          sessions: createSessionStore(database.db),
+          userTokens,
+          invitations: createInvitationStore(database.db),
+          signInLimits: createSignInLimits(database.db),
+          mailer,
+          logger,
+          settings: config.dashboard,
+          secureCookie: config.mode === 'production',
+          publicUrl: () => publicUrl,
+          v1Routes: sessionV1Routes,
+          operatorRoutes,
+        });
       },
       async (scope) => {
         if (!servesApi) return;
@@ -338,11 +390,21 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  publicUrl ||= url;
 
   const devKey =
     config.mode === 'development' && servesApi
       ? await ensureDevKey({ accounts, authenticator, dataDir: config.dataDir })
       : undefined;
+  const devSignInUrl = devKey
+    ? `${url}${signInLinkPath(
+        await ensureDevUser({
+          users,
+          userTokens,
+          accountId: (await authenticator.authenticate(devKey.key)).accountId,
+        }),
+      )}`
+    : undefined;
   lock?.update({ url });
   logger.info({ url, roles: config.roles }, 'blockyard ready');
 
@@ -362,6 +424,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     url,
     adminToken,
     devKey,
+    devSignInUrl,
     devnet,
     embeddedDatabaseUrl,
     ...(joined ? { joined } : {}),

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.ts';
 import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
-import { AppError, invalidRequest, notFound } from '../core/errors.ts';
+import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables, WalletRow } from '../db/tables.ts';
 import { entryPointNonceAbi, simpleAccountFactoryAbi } from './wallet-abis.ts';
 
@@ -112,8 +112,15 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
     };
   }
 
+  // A key sees the wallets it created; a dashboard session sees every wallet of the account.
+  const owned = (principal: Principal) =>
+    principal.session
+      ? db.selectFrom('wallets').where('account_id', '=', principal.accountId)
+      : db.selectFrom('wallets').where('key_id', '=', principal.keyId);
+
   return {
     async create(principal: Principal, input: CreateWalletInput): Promise<WalletView> {
+      if (principal.session) throw forbidden('smart wallets belong to the API key that creates them: create them with a key');
       if (!isAddress(input.owner, { strict: false })) throw invalidRequest('owner', 'must be a 0x address of 40 hex digits');
       const owner = getAddress(input.owner);
       const salt = parseSalt(input.salt);
@@ -164,11 +171,7 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
 
     async get(principal: Principal, address: string, filter: { chain?: string; network?: string }): Promise<WalletView> {
       if (!isAddress(address, { strict: false })) throw invalidRequest('address', 'must be a 0x address of 40 hex digits');
-      let query = db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('key_id', '=', principal.keyId)
-        .where('address', '=', getAddress(address));
+      let query = owned(principal).selectAll().where('address', '=', getAddress(address));
       if (filter.chain) {
         const network = evmNetwork(principal, filter.chain, filter.network);
         query = query.where('network', '=', `${network.config.chain}/${network.config.network}`);
@@ -180,7 +183,7 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
     },
 
     async list(principal: Principal, query: { chain?: string; offset: number; limit: number }) {
-      let base = db.selectFrom('wallets').where('key_id', '=', principal.keyId);
+      let base = owned(principal);
       if (query.chain) base = base.where('chain', '=', query.chain);
       const [rows, count] = await Promise.all([
         base.selectAll().orderBy('created_at', 'desc').orderBy('address').offset(query.offset).limit(query.limit).execute(),

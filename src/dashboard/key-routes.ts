@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { ApiKeyInfo, CreatedApiKey, CreateKeyBody, IdParams } from '../accounts/schemas.ts';
+import { errorResponses } from '../http/schemas.ts';
+import type { DashboardDeps } from './dashboard-deps.ts';
+import { lastUsedByKey } from './last-used.ts';
+import { currentAccountOf } from './session-guard.ts';
+
+// An account has a handful of keys; the dashboard lists them all at once.
+const allKeys = { offset: 0, limit: 1000 };
+
+/** The session account's API keys, through the same AccountService as the admin API. */
+export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  const { accounts } = deps;
+
+  app.get(
+    '/keys',
+    {
+      schema: {
+        response: {
+          200: Type.Object({
+            keys: Type.Array(
+              Type.Object({
+                ...ApiKeyInfo.properties,
+                last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async (request) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      const [{ keys }, lastUsed] = await Promise.all([
+        accounts.listKeys(account_id, allKeys),
+        lastUsedByKey(deps.db, account_id),
+      ]);
+      return { keys: keys.map((key) => ({ ...key, last_used_at: lastUsed.get(key.id)?.toISOString() ?? null })) };
+    },
+  );
+
+  app.post(
+    '/keys',
+    { schema: { body: CreateKeyBody, response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403) } } },
+    async (request, reply) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      const created = await accounts.createKey(account_id, request.body as Static<typeof CreateKeyBody>);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.delete(
+    '/keys/:id',
+    { schema: { params: IdParams, response: { 200: ApiKeyInfo, ...errorResponses(401, 403, 404) } } },
+    async (request) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      return accounts.revokeKey((request.params as { id: string }).id, account_id);
+    },
+  );
+}
