@@ -17,6 +17,7 @@ import type { Config, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
+import { webRoutes } from '../dashboard/web-routes.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
@@ -325,6 +326,10 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
+      },
+      // The dashboard's pages at `/` (and every path no route above takes, but the API's).
+      async (scope) => {
+        if (servesApi) await webRoutes(scope);
       },
     ],
   });

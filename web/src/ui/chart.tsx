@@ -1,0 +1,114 @@
+import { formatCompact, formatNumber } from './format.ts';
+
+export interface ChartPoint {
+  t: number;
+  value: number;
+}
+
+const width = 640;
+const height = 200;
+const pad = { top: 12, right: 12, bottom: 26, left: 48 };
+
+function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+function timeLabel(t: number, spanMs: number): string {
+  const date = new Date(t);
+  if (spanMs > 2 * 86_400_000) return date.toLocaleDateString('en-US', { month: 'short', day: 'numeric' });
+  return date.toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+/**
+ * A time series as a small SVG area chart: `points` over [from, to], bars of `bucketMs`. Each bucket
+ * has a hover title; the whole chart has a text summary for screen readers.
+ */
+export function TimeChart({
+  label,
+  points,
+  from,
+  to,
+  bucketMs,
+  tone = 'primary',
+}: {
+  label: string;
+  points: ChartPoint[];
+  from: number;
+  to: number;
+  bucketMs: number;
+  tone?: 'primary' | 'accent' | 'danger';
+}) {
+  const span = Math.max(1, to - from);
+  const plotW = width - pad.left - pad.right;
+  const plotH = height - pad.top - pad.bottom;
+  const max = niceMax(Math.max(0, ...points.map((point) => point.value)));
+  const x = (t: number) => pad.left + ((t - from) / span) * plotW;
+  const y = (value: number) => pad.top + plotH - (value / max) * plotH;
+  const barW = Math.max(1, (bucketMs / span) * plotW - 1);
+  const total = points.reduce((sum, point) => sum + point.value, 0);
+  const peak = points.reduce((best, point) => Math.max(best, point.value), 0);
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const timeTicks = [0, 0.25, 0.5, 0.75, 1].map((share) => from + share * span);
+
+  return (
+    <figure className={`chart chart-${tone}`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`${label}: ${formatNumber(total)} in total, at most ${formatNumber(peak)} in one interval`}
+      >
+        {ticks.map((share) => (
+          <g key={share}>
+            <line className="chart-grid" x1={pad.left} x2={width - pad.right} y1={y(share * max)} y2={y(share * max)} />
+            <text className="chart-axis" x={pad.left - 6} y={y(share * max) + 4} textAnchor="end">
+              {formatCompact(share * max)}
+            </text>
+          </g>
+        ))}
+        {timeTicks.map((t, index) => (
+          <text
+            key={t}
+            className="chart-axis"
+            x={x(t)}
+            y={height - 8}
+            textAnchor={index === 0 ? 'start' : index === timeTicks.length - 1 ? 'end' : 'middle'}
+          >
+            {timeLabel(t, span)}
+          </text>
+        ))}
+        {points.map((point) =>
+          point.value > 0 ? (
+            <rect
+              key={point.t}
+              className="chart-bar"
+              x={x(point.t)}
+              y={y(point.value)}
+              width={barW}
+              height={Math.max(1, pad.top + plotH - y(point.value))}
+              rx={Math.min(2, barW / 2)}
+            >
+              <title>{`${new Date(point.t).toLocaleString('en-US')}: ${formatNumber(point.value)}`}</title>
+            </rect>
+          ) : null,
+        )}
+        <line className="chart-baseline" x1={pad.left} x2={width - pad.right} y1={pad.top + plotH} y2={pad.top + plotH} />
+      </svg>
+    </figure>
+  );
+}
+
+/** A horizontal share bar (usage against a limit). */
+export function Meter({ value, max, label }: { value: number; max: number | null; label: string }) {
+  const share = max ? Math.min(1, value / max) : 0;
+  return (
+    <div className="meter">
+      <svg viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label={label}>
+        <rect className="meter-track" x="0" y="0" width="100" height="6" rx="3" />
+        <rect className={`meter-fill${share > 0.9 ? ' meter-hot' : ''}`} x="0" y="0" width={share * 100} height="6" rx="3" />
+      </svg>
+    </div>
+  );
+}
