@@ -67,7 +67,9 @@ export async function webRoutes(app: FastifyInstance, options: { root?: string |
   if (!indexHtml) app.log.warn('the dashboard is not built (dist/web is missing): run `npm run build`');
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!apiPrefixes.some((prefix) => isUnder(pathOf(request.url), prefix))) reply.headers(dashboardSecurityHeaders);
+    // Not on the API's own answers (JSON 404s of unknown API paths and missing assets pass through here).
+    const json = String(reply.getHeader('content-type') ?? '').startsWith('application/json');
+    if (!json && !apiPrefixes.some((prefix) => isUnder(pathOf(request.url), prefix))) reply.headers(dashboardSecurityHeaders);
     return payload;
   });
 

@@ -89,7 +89,7 @@ export default function UsagePage() {
         }
       />
       <ErrorMessage error={byKey.error} />
-      <div className="grid">
+      <div className="grid grid-stats">
         <Card>
           <div className="stat-label">Requests</div>
           <div className="stat-value">{usage ? formatNumber(usage.totals.requests) : '—'}</div>
@@ -107,13 +107,19 @@ export default function UsagePage() {
         </Card>
         <Card>
           <div className="stat-label">Plan limits ({session.account.plan})</div>
-          <dl className="details">
-            <dt>Requests per second</dt>
-            <dd>{formatLimit(limits.rps)}</dd>
-            <dt>Requests per day</dt>
-            <dd>{formatLimit(limits.rpd)}</dd>
-            <dt>Compute units per second</dt>
-            <dd>{formatLimit(limits.cups)}</dd>
+          <dl className="limits">
+            <div>
+              <dt>Requests / s</dt>
+              <dd>{formatLimit(limits.rps)}</dd>
+            </div>
+            <div>
+              <dt>Requests / day</dt>
+              <dd>{formatLimit(limits.rpd)}</dd>
+            </div>
+            <div>
+              <dt>Compute units / s</dt>
+              <dd>{formatLimit(limits.cups)}</dd>
+            </div>
           </dl>
           {range === '24h' && usage && limits.rpd !== null && (
             <Meter
@@ -124,9 +130,9 @@ export default function UsagePage() {
           )}
         </Card>
       </div>
-      <div className="grid">
+      <div className="grid grid-wide">
         {charts.map((chart) => (
-          <Card key={chart.metric} title={chart.label}>
+          <Card key={chart.metric} title={chart.label} className={chart.metric === 'requests' ? 'span-all' : undefined}>
             {byKey.loading && !usage ? (
               <Loading />
             ) : (
@@ -142,10 +148,8 @@ export default function UsagePage() {
           </Card>
         ))}
       </div>
-      <div className="grid">
-        <BreakdownTable title="By key" usage={usage} loading={byKey.loading} name={(group) => keyNames.get(group) ?? group} />
-        <BreakdownTable title="By method" usage={byMethod.data} loading={byMethod.loading} name={(group) => group} />
-      </div>
+      <BreakdownTable title="By key" usage={usage} loading={byKey.loading} name={(group) => keyNames.get(group) ?? group} />
+      <BreakdownTable title="By method" usage={byMethod.data} loading={byMethod.loading} name={(group) => group} />
       <ErrorMessage error={byMethod.error} />
     </>
   );

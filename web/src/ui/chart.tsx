@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { formatCompact, formatNumber } from './format.ts';
 
 export interface ChartPoint {
@@ -5,12 +6,12 @@ export interface ChartPoint {
   value: number;
 }
 
-const width = 640;
 const height = 200;
 const pad = { top: 12, right: 12, bottom: 26, left: 48 };
 
 function niceMax(value: number): number {
-  if (value <= 0) return 1;
+  // At least 4: counts get whole-number ticks.
+  if (value <= 4) return 4;
   const power = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
   return 10 * power;
@@ -29,8 +30,8 @@ function timeLabel(t: number, spanMs: number): string {
 export function TimeChart({
   label,
   points,
-  from,
-  to,
+  from: rawFrom,
+  to: rawTo,
   bucketMs,
   tone = 'primary',
 }: {
@@ -41,7 +42,23 @@ export function TimeChart({
   bucketMs: number;
   tone?: 'primary' | 'accent' | 'danger';
 }) {
-  const span = Math.max(1, to - from);
+  // Drawn at the width it is shown at, so the axis text keeps its size.
+  const figure = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(640);
+  useEffect(() => {
+    const element = figure.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      const measured = Math.round(entry?.contentRect.width ?? 0);
+      if (measured > 0) setWidth(measured);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  // Whole buckets: the first and last bars sit inside the axes.
+  const from = Math.floor(rawFrom / bucketMs) * bucketMs;
+  const to = Math.max(from + bucketMs, Math.ceil(rawTo / bucketMs) * bucketMs);
+  const span = to - from;
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const max = niceMax(Math.max(0, ...points.map((point) => point.value)));
@@ -51,10 +68,10 @@ export function TimeChart({
   const total = points.reduce((sum, point) => sum + point.value, 0);
   const peak = points.reduce((best, point) => Math.max(best, point.value), 0);
   const ticks = [0, 0.25, 0.5, 0.75, 1];
-  const timeTicks = [0, 0.25, 0.5, 0.75, 1].map((share) => from + share * span);
+  const timeTicks = (width < 420 ? [0, 0.5, 1] : [0, 0.25, 0.5, 0.75, 1]).map((share) => from + share * span);
 
   return (
-    <figure className={`chart chart-${tone}`}>
+    <figure className={`chart chart-${tone}`} ref={figure}>
       <svg
         viewBox={`0 0 ${width} ${height}`}
         role="img"

@@ -18,10 +18,23 @@ export function isAbout(error: ApiError | undefined, field: string): boolean {
   return param === field || param.startsWith(`${field}.`) || param.startsWith(`${field}[`);
 }
 
+/**
+ * The API's message for the field it sits next to: `invalid parameter 'config.addresses[2]': must be …`
+ * reads `Entry 3: must be …`, `missing required body 'name'` reads `Required.`
+ */
+export function fieldMessage(error: ApiError): string {
+  if (/^missing required /.test(error.message)) return 'Required.';
+  const match = /^(?:invalid|unknown) [a-z ]*?'[^']+':? ?(.*)$/.exec(error.message);
+  if (!match?.[1]) return error.message;
+  const entry = /\[(\d+)\]/.exec(error.param ?? '');
+  const text = match[1].charAt(0).toUpperCase() + match[1].slice(1);
+  return entry ? `Entry ${Number(entry[1]) + 1}: ${match[1]}` : text;
+}
+
 /** The error's message when it is about `field`, for the message next to that field. */
 export function errorFor(error: ApiError | undefined, field: string | readonly string[]): string | undefined {
   const fields = typeof field === 'string' ? [field] : field;
-  return fields.some((name) => isAbout(error, name)) ? error?.message : undefined;
+  return error && fields.some((name) => isAbout(error, name)) ? fieldMessage(error) : undefined;
 }
 
 /** An error shown in words, unless it is already shown next to one of `fields`. */
@@ -197,7 +210,7 @@ export function Card({
   className?: string;
 }) {
   return (
-    <section className={`card${className ? ` ${className}` : ''}`} aria-label={title}>
+    <section className={`card${className ? ` ${className}` : ''}`}>
       {(title || actions) && (
         <div className="card-header">
           {title && <h2>{title}</h2>}
