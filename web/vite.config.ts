@@ -12,9 +12,11 @@ const forward = {
   }) => proxy.on('proxyReq', (request) => request.setHeader('origin', service)),
 };
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
+  // A build is React's production build even when NODE_ENV says otherwise (vitest sets `test`).
+  define: command === 'build' ? { 'process.env.NODE_ENV': JSON.stringify('production') } : {},
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
@@ -36,4 +38,4 @@ export default defineConfig({
       '/healthz': forward,
     },
   },
-});
+}));

@@ -58,6 +58,8 @@ export async function ensureWebBuild(): Promise<void> {
         [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
         {
           cwd: root,
+          // vitest's NODE_ENV=test would otherwise ask Vite for React's development build.
+          env: { ...process.env, NODE_ENV: 'production' },
           stdio: 'inherit',
           timeout: 120_000,
         },

@@ -52,6 +52,7 @@ export default function ChainsPage() {
                       {network.indexer.behind > 0 ? `, ${formatNumber(network.indexer.behind)} behind` : ', up to date'}
                       {!network.indexer.running && ' (not running)'}
                       <Meter
+                        progress
                         value={network.indexer.indexed}
                         max={Math.max(1, network.indexer.head)}
                         label={`indexed ${network.indexer.indexed} of ${network.indexer.head} blocks`}

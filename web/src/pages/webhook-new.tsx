@@ -83,6 +83,7 @@ export default function NewWebhookPage() {
               onChange={(event) => setUrl(event.target.value)}
               error={errorFor(create.error, 'url')}
             />
+            <NetworkFields chain={chain} network={network} onChange={onNetwork} error={create.error} />
             <SelectField
               label="Payload format"
               name="payload_format"
@@ -93,7 +94,6 @@ export default function NewWebhookPage() {
               <option value="snake_case">snake_case (Variant A)</option>
               <option value="camelCase">camelCase (Variant B)</option>
             </SelectField>
-            <NetworkFields chain={chain} network={network} onChange={onNetwork} error={create.error} />
           </div>
         </Card>
         <Card title="Event">

@@ -117,14 +117,21 @@ export function TimeChart({
   );
 }
 
-/** A horizontal share bar (usage against a limit). */
-export function Meter({ value, max, label }: { value: number; max: number | null; label: string }) {
+/** A horizontal share bar: usage against a limit (red near the limit), or progress (green). */
+export function Meter({ value, max, label, progress }: { value: number; max: number | null; label: string; progress?: boolean }) {
   const share = max ? Math.min(1, value / max) : 0;
   return (
     <div className="meter">
       <svg viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label={label}>
         <rect className="meter-track" x="0" y="0" width="100" height="6" rx="3" />
-        <rect className={`meter-fill${share > 0.9 ? ' meter-hot' : ''}`} x="0" y="0" width={share * 100} height="6" rx="3" />
+        <rect
+          className={`meter-fill${progress ? ' meter-good' : share > 0.9 ? ' meter-hot' : ''}`}
+          x="0"
+          y="0"
+          width={share * 100}
+          height="6"
+          rx="3"
+        />
       </svg>
     </div>
   );
