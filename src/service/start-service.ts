@@ -27,6 +27,7 @@ import { signInLinkPath } from '../dashboard/sign-in-link.ts';
 import { userAdminRoutes } from '../dashboard/user-admin-routes.ts';
 import { createUserStore } from '../dashboard/user-store.ts';
 import { createUserTokenStore } from '../dashboard/user-token-store.ts';
+import { webRoutes } from '../dashboard/web-routes.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
@@ -377,6 +378,10 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
+      },
+      // The dashboard's pages at `/` (and every path no route above takes, but the API's).
+      async (scope) => {
+        if (servesApi) await webRoutes(scope);
       },
     ],
   });

@@ -1,0 +1,101 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnder } from '../http/path-prefix.ts';
+
+/** Paths the web app never answers: the API's own, whose unknown paths keep their JSON 404 (and guards). */
+export const apiPrefixes = [
+  '/v1',
+  '/admin',
+  '/dashboard/api',
+  '/dashboard/sign-in',
+  '/docs',
+  '/healthz',
+  '/metrics',
+  '/ws',
+] as const;
+
+/** Headers of every page and asset of the dashboard. */
+export const dashboardSecurityHeaders: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+/**
+ * Where the built web app is: `dist/web` beside the compiled service (`dist/dashboard/` -> `dist/web`),
+ * or the repository's `dist/web` when the service runs from `src/` under tsx. Undefined when not built.
+ */
+export function findWebRoot(): string | undefined {
+  const candidates = [new URL('../web/', import.meta.url), new URL('../../dist/web/', import.meta.url)];
+  for (const candidate of candidates) {
+    const dir = fileURLToPath(candidate);
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  return undefined;
+}
+
+const notBuiltPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Blockyard dashboard not built</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937">
+<h1>The dashboard is not built</h1>
+<p>This service runs without the dashboard's files (<code>dist/web</code>). Run <code>npm run build</code>
+(or <code>npm install</code>) in the service's folder and start it again. For development, <code>npm run dev:web</code>
+serves the dashboard with live reload.</p>
+<p>The API is running: <a href="/docs">/docs</a>, <a href="/healthz">/healthz</a>.</p>
+</body></html>
+`;
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * The dashboard (a single-page app) at `/`: hashed assets under `/assets/` cached for a year, every
+ * other page path answered with `index.html` (`no-cache`), the API's prefixes left to their own 404.
+ * Without a build: a 503 page saying to run `npm run build`.
+ */
+export async function webRoutes(app: FastifyInstance, options: { root?: string | null } = {}): Promise<void> {
+  const root = options.root === undefined ? findWebRoot() : (options.root ?? undefined);
+  const indexFile = root === undefined ? undefined : join(root, 'index.html');
+  const indexHtml = indexFile !== undefined && existsSync(indexFile) ? readFileSync(indexFile) : undefined;
+  if (!indexHtml) app.log.warn('the dashboard is not built (dist/web is missing): run `npm run build`');
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Not on the API's own answers (JSON 404s of unknown API paths and missing assets pass through here).
+    const json = String(reply.getHeader('content-type') ?? '').startsWith('application/json');
+    if (!json && !apiPrefixes.some((prefix) => isUnder(pathOf(request.url), prefix))) reply.headers(dashboardSecurityHeaders);
+    return payload;
+  });
+
+  if (indexHtml && root) {
+    await app.register(fastifyStatic, {
+      root: join(root, 'assets'),
+      prefix: '/assets/',
+      index: false,
+      list: false,
+      cacheControl: false,
+      etag: true,
+      lastModified: false,
+      // The files' names carry their content's hash: a new build is new names.
+      setHeaders: (reply) => {
+        reply.header('cache-control', 'public, max-age=31536000, immutable');
+      },
+    });
+  }
+
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = pathOf(request.url);
+    if (apiPrefixes.some((prefix) => isUnder(path, prefix)) || isUnder(path, '/assets')) return reply.callNotFound();
+    if (!indexHtml)
+      return reply.code(503).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(notBuiltPage);
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+  };
+  app.get('/', { schema: { hide: true } }, page);
+  app.get('/*', { schema: { hide: true } }, page);
+}

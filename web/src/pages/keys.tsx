@@ -1,0 +1,255 @@
+import { type FormEvent, useState } from 'react';
+import { createKey, listKeys, revokeKey } from '../api/client.ts';
+import { type ApiKey, type CreatedApiKey, type Environment, type Scope, scopes } from '../api/types.ts';
+import {
+  Badge,
+  Card,
+  Empty,
+  ErrorMessage,
+  errorFor,
+  Loading,
+  PageHeader,
+  SecretOnce,
+  SelectField,
+  TextField,
+} from '../ui/components.tsx';
+import { ConfirmDialog, Dialog } from '../ui/dialog.tsx';
+import { formatAgo, formatDate } from '../ui/format.ts';
+import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
+
+const scopeHelp: Record<Scope, string> = {
+  'rpc:read': 'JSON-RPC reads, WebSocket, bundler reads',
+  'rpc:write': 'eth_sendRawTransaction and other sends',
+  'data:read': 'tokens, NFTs, gas prices',
+  'wallets:manage': 'smart wallets',
+  'webhooks:manage': 'webhooks',
+  'gas:manage': 'gas policies and sponsorship',
+  'bundler:send': 'eth_sendUserOperation',
+};
+
+export default function KeysPage() {
+  useTitle('API keys');
+  const keys = useLoad(listKeys, []);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedApiKey | undefined>();
+  const [revoking, setRevoking] = useState<ApiKey | undefined>();
+  const revoke = useAction(revokeKey);
+  const list = keys.data?.keys ?? [];
+  const active = list.filter((key) => !key.revoked_at);
+  const revoked = list.filter((key) => key.revoked_at);
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys authenticate calls to /v1. Test keys reach testnets, live keys mainnets; scopes limit what a key may do."
+        actions={
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            Create key
+          </button>
+        }
+      />
+      {created && (
+        <Card title={`Key “${created.name}” created`} className="card-highlight">
+          <SecretOnce
+            label="Your new API key"
+            value={created.key}
+            warning="Copy this key now and keep it somewhere safe: it is shown only once. If you lose it, revoke it and create another."
+          />
+          <div className="button-row">
+            <button type="button" className="button button-secondary" onClick={() => setCreated(undefined)}>
+              I have copied it
+            </button>
+          </div>
+        </Card>
+      )}
+      <Card>
+        <ErrorMessage error={keys.error} />
+        {keys.loading && !keys.data ? (
+          <Loading what="Loading keys" />
+        ) : active.length === 0 ? (
+          <Empty>No keys yet. Create one to call the API.</Empty>
+        ) : (
+          <KeyTable keys={active} onRevoke={setRevoking} />
+        )}
+      </Card>
+      {revoked.length > 0 && (
+        <Card title="Revoked keys">
+          <KeyTable keys={revoked} />
+        </Card>
+      )}
+      {creating && (
+        <CreateKeyDialog
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+            keys.reload();
+          }}
+        />
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title="Revoke this key?"
+          confirmLabel="Revoke key"
+          danger
+          busy={revoke.busy}
+          error={revoke.error}
+          onClose={() => {
+            revoke.setError(undefined);
+            setRevoking(undefined);
+          }}
+          onConfirm={async () => {
+            if (await revoke.run(revoking.id)) {
+              setRevoking(undefined);
+              keys.reload();
+            }
+          }}
+        >
+          <p>
+            Calls with <strong>{revoking.name}</strong> (<code>{revoking.prefix}…</code>) are refused with 401 from now on. This
+            cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey) => void }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Environment</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">{onRevoke ? 'Last used' : 'Revoked'}</th>
+            {onRevoke && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>
+                <Badge tone={key.environment === 'live' ? 'info' : 'neutral'}>{key.environment}</Badge>
+              </td>
+              <td>
+                <div className="chips">
+                  {key.scopes.length === scopes.length ? (
+                    <span className="chip">all scopes</span>
+                  ) : (
+                    key.scopes.map((scope) => (
+                      <span className="chip" key={scope}>
+                        {scope}
+                      </span>
+                    ))
+                  )}
+                </div>
+              </td>
+              <td>{formatDate(key.created_at)}</td>
+              <td>{onRevoke ? formatAgo(key.last_used_at) : formatDate(key.revoked_at)}</td>
+              {onRevoke && (
+                <td className="actions">
+                  <button type="button" className="button button-danger-quiet button-small" onClick={() => onRevoke(key)}>
+                    Revoke<span className="visually-hidden"> {key.name}</span>
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (key: CreatedApiKey) => void }) {
+  const [name, setName] = useState('');
+  const [environment, setEnvironment] = useState<Environment>('test');
+  const [chosen, setChosen] = useState<Set<Scope>>(new Set(scopes));
+  const create = useAction(createKey);
+
+  const submit = async (_event: FormEvent) => {
+    const key = await create.run({ name: name.trim(), environment, scopes: scopes.filter((scope) => chosen.has(scope)) });
+    if (key) onCreated(key);
+  };
+  const toggle = (scope: Scope) =>
+    setChosen((previous) => {
+      const next = new Set(previous);
+      if (next.has(scope)) next.delete(scope);
+      else next.add(scope);
+      return next;
+    });
+
+  return (
+    <Dialog
+      title="Create an API key"
+      onClose={onClose}
+      onSubmit={submit}
+      footer={
+        <>
+          <button type="button" className="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button button-primary" disabled={create.busy}>
+            {create.busy ? 'Creating…' : 'Create key'}
+          </button>
+        </>
+      }
+    >
+      <ErrorMessage error={create.error} fields={['name', 'environment', 'scopes']} />
+      <TextField
+        label="Name"
+        name="name"
+        required
+        maxLength={200}
+        placeholder="e.g. backend production"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={errorFor(create.error, 'name')}
+      />
+      <SelectField
+        label="Environment"
+        name="environment"
+        value={environment}
+        onChange={(event) => setEnvironment(event.target.value as Environment)}
+        hint="Test keys reach testnets and devnets; live keys reach mainnets."
+        error={errorFor(create.error, 'environment')}
+      >
+        <option value="test">test</option>
+        <option value="live">live</option>
+      </SelectField>
+      <fieldset className={`field${errorFor(create.error, 'scopes') ? ' field-invalid' : ''}`} aria-describedby="scopes-error">
+        <legend>Scopes</legend>
+        <div className="checkbox-grid">
+          {scopes.map((scope) => (
+            <label key={scope} className="checkbox">
+              <input type="checkbox" name="scopes" value={scope} checked={chosen.has(scope)} onChange={() => toggle(scope)} />
+              <span>
+                <code>{scope}</code>
+                <span className="muted"> {scopeHelp[scope]}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+        {errorFor(create.error, 'scopes') && (
+          <div className="field-error" id="scopes-error" role="alert">
+            {errorFor(create.error, 'scopes')}
+          </div>
+        )}
+      </fieldset>
+    </Dialog>
+  );
+}

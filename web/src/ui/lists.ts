@@ -1,0 +1,19 @@
+/** Entries typed one per line or separated by commas or spaces. */
+export function parseList(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+export function listText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(String).join('\n');
+  return typeof value === 'string' ? value : '';
+}
+
+/** A number typed in a field: the number when it is one, else the text as typed (the API names what is wrong). */
+export function numberOrText(text: string): number | string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
