@@ -7,6 +7,7 @@ import * as userOperations from './migrations/2026-11-24T1500-user-operations.ts
 import * as bundlerReputation from './migrations/2026-11-24T1600-bundler-reputation.ts';
 import * as gasPolicies from './migrations/2026-11-24T1700-gas-policies.ts';
 import * as gasSponsorships from './migrations/2026-11-24T1800-gas-sponsorships.ts';
+import * as usageMinutes from './migrations/2026-11-25T1100-usage-minutes.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-24T1600-bundler-reputation': bundlerReputation,
   '2026-11-24T1700-gas-policies': gasPolicies,
   '2026-11-24T1800-gas-sponsorships': gasSponsorships,
+  '2026-11-25T1100-usage-minutes': usageMinutes,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -332,6 +332,20 @@ export interface GasSponsorshipsTable {
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Requests and compute units per account, key, network, method and status class, per minute. */
+export interface UsageMinutesTable {
+  minute: Timestamp;
+  account_id: string;
+  key_id: string;
+  /** `{chain}/{network}`, or '' when the request had none. */
+  network: string;
+  /** The JSON-RPC method, or the REST route as `GET /v1/...` (its pattern). */
+  method: string;
+  status_class: '2xx' | '4xx' | '429' | '5xx';
+  requests: BigNumeric;
+  compute_units: BigNumeric;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -358,6 +372,7 @@ export interface Tables {
   bundler_reputation: BundlerReputationTable;
   gas_policies: GasPoliciesTable;
   gas_sponsorships: GasSponsorshipsTable;
+  usage_minutes: UsageMinutesTable;
 }
 
 export type UserOperationRow = Selectable<UserOperationsTable>;

@@ -13,6 +13,7 @@ import { executorKeysFor } from '../bundler/executor-keys.ts';
 import { bundlerRoutes } from '../bundler/routes.ts';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
+import { chainStatusRoutes } from '../chains/status-routes.ts';
 import type { Config, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
@@ -57,6 +58,10 @@ import { createSponsorService } from '../sponsorship/sponsor-service.ts';
 import { startSponsorshipSettler } from '../sponsorship/sponsorship-settler.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
+import { createRestUsageHook } from '../usage/rest-usage.ts';
+import { usageRoutes } from '../usage/routes.ts';
+import { createUsageStore } from '../usage/store.ts';
 import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { createWalletService } from '../wallets/service.ts';
@@ -91,6 +96,8 @@ export interface RunningService {
   readonly paymasters: ReadonlyMap<string, NetworkPaymasters>;
   /** Settles gas sponsorships now (processes serving the API; it also runs every 2 s). */
   readonly sponsorshipSettler?: { settleNow(): Promise<void> };
+  /** Writes the usage counted so far to `usage_minutes` now (processes serving the API; it also runs every 5 s). */
+  readonly usage?: { flushNow(): Promise<void> };
   stop(reason?: string): Promise<void>;
 }
 
@@ -293,10 +300,18 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     shutdown.add('gas sponsorship settler', () => settler.close());
     sponsorshipSettler = settler;
   }
+  const usageStore = createUsageStore(database.db);
+  let usage: UsageRecorder | undefined;
+  if (servesApi) {
+    const recorder = createUsageRecorder({ write: usageStore.write, logger });
+    // Registered before the HTTP server, so it writes after the server has drained its last requests.
+    shutdown.add('usage recorder', () => recorder.close());
+    usage = recorder;
+  }
   const app = await buildServer({
     logger,
     metrics,
-    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache })] : [],
+    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache, usage })] : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
       ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
@@ -309,14 +324,21 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await accountAdminRoutes(scope, { accounts });
         await indexAdminRoutes(scope, { store: indexStore });
         await webhookAdminRoutes(scope, { db: database.db, queued: () => webhookRole?.poke() });
+        await scope.register(
+          async (status) => chainStatusRoutes(status, { chains, indexProgress: () => indexStore.progress() }),
+          {
+            prefix: '/admin',
+          },
+        );
       },
       async (scope) => {
         if (!servesApi) return;
         // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
         // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
+        if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
-        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache }));
+        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage }));
         await gasRoutes(scope, { chains, gas });
         await policyRoutes(scope, { chains, db: database.db });
         await sponsorRoutes(scope, { chains, db: database.db, sponsors });
@@ -325,6 +347,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
+        await usageRoutes(scope, { store: usageStore });
       },
     ],
   });
@@ -369,6 +392,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     events,
     paymasters,
     sponsorshipSettler,
+    usage,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
 }
