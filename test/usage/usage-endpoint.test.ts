@@ -291,4 +291,15 @@ describe('GET /v1/usage', () => {
     expect(rows.every((row) => row.network === 'ethereum/devnet' && row.status_class === '2xx')).toBe(true);
     expect(rows.every((row) => new Date(row.minute).getUTCSeconds() === 0)).toBe(true);
   });
+
+  it('writes what a process counted when it stops, before its database closes', async () => {
+    const third = await startTestService({ sharing: t });
+    const { key, accountId } = await third.createKey();
+    expect((await third.rpc(key, call('eth_chainId'))).status).toBe(200);
+    await third.stop();
+    const rows = await t.database.db.selectFrom('usage_minutes').selectAll().where('account_id', '=', accountId).execute();
+    expect(rows.map((row) => [row.method, row.status_class, Number(row.requests), Number(row.compute_units)])).toEqual([
+      ['eth_chainId', '2xx', 1, 1],
+    ]);
+  });
 });
