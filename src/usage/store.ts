@@ -25,6 +25,8 @@ export interface UsageStore {
   write: UsageWriter;
   /** Sums of one account's rows with `from <= minute < to`, by group and UTC bucket. */
   buckets(accountId: string, from: Date, to: Date, granularity: Granularity, groupBy: Grouping): Promise<UsageBucket[]>;
+  /** The latest minute with requests of each key of the account that has any (the dashboard's `last_used_at`). */
+  lastUsed(accountId: string): Promise<Map<string, Date>>;
 }
 
 /** Primary-key order: concurrent writers lock the rows they share in one order, so they cannot deadlock. */
@@ -84,6 +86,16 @@ export function createUsageStore(db: Database): UsageStore {
         computeUnits: Number(row.compute_units),
         rateLimited: Number(row.rate_limited),
       }));
+    },
+
+    async lastUsed(accountId) {
+      const rows = await db
+        .selectFrom('usage_minutes')
+        .select(['key_id', (eb) => eb.fn.max('minute').as('last')])
+        .where('account_id', '=', accountId)
+        .groupBy('key_id')
+        .execute();
+      return new Map(rows.map((row) => [row.key_id, new Date(row.last)]));
     },
   };
 }

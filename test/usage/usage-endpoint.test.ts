@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUsageStore } from '../../src/usage/store.ts';
 import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -290,6 +291,11 @@ describe('GET /v1/usage', () => {
     expect(rows.reduce((sum, row) => sum + Number(row.requests), 0)).toBe(5);
     expect(rows.every((row) => row.network === 'ethereum/devnet' && row.status_class === '2xx')).toBe(true);
     expect(rows.every((row) => new Date(row.minute).getUTCSeconds() === 0)).toBe(true);
+    const lastUsed = await createUsageStore(t.database.db).lastUsed(a.accountId);
+    // The reader's own reads are in only once a timed flush wrote them.
+    expect([...lastUsed.keys()]).toEqual(expect.arrayContaining([a.key1Id, a.key2Id]));
+    expect(lastUsed.has(b.keyId)).toBe(false);
+    expect(Date.now() - lastUsed.get(a.key1Id)!.getTime()).toBeLessThan(120_000);
   });
 
   it('writes what a process counted when it stops, before its database closes', async () => {
