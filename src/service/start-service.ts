@@ -324,12 +324,9 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await accountAdminRoutes(scope, { accounts });
         await indexAdminRoutes(scope, { store: indexStore });
         await webhookAdminRoutes(scope, { db: database.db, queued: () => webhookRole?.poke() });
-        await scope.register(
-          async (status) => chainStatusRoutes(status, { chains, indexProgress: () => indexStore.progress() }),
-          {
-            prefix: '/admin',
-          },
-        );
+        // `GET /admin/chains`: the same plugin the dashboard mounts at /dashboard/api/chains.
+        const chainStatus = { chains, indexProgress: () => indexStore.progress() };
+        await scope.register(async (status) => chainStatusRoutes(status, chainStatus), { prefix: '/admin' });
       },
       async (scope) => {
         if (!servesApi) return;
