@@ -3,6 +3,7 @@ import type { AccountService } from '../accounts/service.ts';
 import type { DashboardConfig } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
 import type { Mailer } from '../email/mailer.ts';
+import type { UsageStore } from '../usage/store.ts';
 import type { InvitationStore } from './invitation-store.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SignInLimits } from './sign-in-limits.ts';
@@ -18,6 +19,8 @@ export interface DashboardDeps {
   userTokens: UserTokenStore;
   invitations: InvitationStore;
   signInLimits: SignInLimits;
+  /** Each key's last request (the latest minute in `usage_minutes`): no write per request. */
+  usage: Pick<UsageStore, 'lastUsed'>;
   mailer: Mailer;
   logger: Logger;
   settings: DashboardConfig;

@@ -3,7 +3,6 @@ import { type Static, Type } from 'typebox';
 import { ApiKeyInfo, CreatedApiKey, CreateKeyBody, IdParams } from '../accounts/schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
-import { lastUsedByKey } from './last-used.ts';
 import { currentAccountOf } from './session-guard.ts';
 
 // An account has a handful of keys; the dashboard lists them all at once.
@@ -32,10 +31,7 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
     },
     async (request) => {
       const { account_id } = currentAccountOf(request.dashboard!);
-      const [{ keys }, lastUsed] = await Promise.all([
-        accounts.listKeys(account_id, allKeys),
-        lastUsedByKey(deps.db, account_id),
-      ]);
+      const [{ keys }, lastUsed] = await Promise.all([accounts.listKeys(account_id, allKeys), deps.usage.lastUsed(account_id)]);
       return { keys: keys.map((key) => ({ ...key, last_used_at: lastUsed.get(key.id)?.toISOString() ?? null })) };
     },
   );

@@ -395,6 +395,20 @@ export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
 
+/** Requests and compute units per account, key, network, method and status class, per minute. */
+export interface UsageMinutesTable {
+  minute: Timestamp;
+  account_id: string;
+  key_id: string;
+  /** `{chain}/{network}`, or '' when the request had none. */
+  network: string;
+  /** The JSON-RPC method, or the REST route as `GET /v1/...` (its pattern). */
+  method: string;
+  status_class: '2xx' | '4xx' | '429' | '5xx';
+  requests: BigNumeric;
+  compute_units: BigNumeric;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -427,6 +441,7 @@ export interface Tables {
   invitations: InvitationsTable;
   user_tokens: UserTokensTable;
   sign_in_failures: SignInFailuresTable;
+  usage_minutes: UsageMinutesTable;
 }
 
 export type UserOperationRow = Selectable<UserOperationsTable>;

@@ -135,6 +135,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'gas.policies.usage': 5,
   'gas.sponsor': 50,
   'bundler.rpc': 10,
+  'usage.get': 5,
 });
 
 const currentBlockTags = new Set(['latest', 'pending', 'safe', 'finalized']);

@@ -1,10 +1,14 @@
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { chargeRequest, type HeaderSink } from '../http/charge.ts';
+import { toAppError } from '../http/error-handler.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
+import { recordRpcUsage } from '../usage/rpc-usage.ts';
+import { statusClassOf } from '../usage/status-class.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { parseRpcBody } from './jsonrpc.ts';
+import { type ParsedRpcBody, parseRpcBody } from './jsonrpc.ts';
 import { forwardRpcRequest, planRpcRequest, type RpcPlan } from './proxy.ts';
 
 export interface RpcRouteDeps {
@@ -12,6 +16,8 @@ export interface RpcRouteDeps {
   limiter: RateLimiter;
   metrics: Metrics;
   rpcCache?: RpcCache;
+  /** Absent: requests are not counted for the usage endpoint. */
+  usage?: UsageRecorder;
 }
 
 /** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */
@@ -20,7 +26,8 @@ export const rpcBodyLimit = 5 * 1024 * 1024;
 /**
  * `POST /v1/rpc/{chain}/{network}` after authentication, whichever server path received it: looks the
  * network up, applies access, scopes and method policy, charges the request and forwards it. Returns
- * the JSON text to answer with ('' when there is none: notifications); refusals are thrown.
+ * the JSON text to answer with ('' when there is none: notifications); refusals are thrown. Each call
+ * is counted for the usage endpoint with the class of the HTTP status the request gets.
  */
 export async function answerRpc(
   deps: RpcRouteDeps,
@@ -30,18 +37,32 @@ export async function answerRpc(
   networkName: string,
   rawBody: string,
 ): Promise<string> {
-  let network: Network;
-  let plan: RpcPlan;
+  let network: Network | undefined;
+  let parsed: ParsedRpcBody | undefined;
+  let plan: RpcPlan | undefined;
+  let charged = false;
   try {
-    network = deps.chains.get(chain, networkName);
-    assertNetworkAccess(principal, network.config);
-    if (!principal.scopes.has('rpc:read') && !principal.scopes.has('rpc:write')) assertScope(principal, 'rpc:read');
-    plan = planRpcRequest(principal, network, parseRpcBody(rawBody));
+    try {
+      network = deps.chains.get(chain, networkName);
+      assertNetworkAccess(principal, network.config);
+      if (!principal.scopes.has('rpc:read') && !principal.scopes.has('rpc:write')) assertScope(principal, 'rpc:read');
+      parsed = parseRpcBody(rawBody);
+      plan = planRpcRequest(principal, network, parsed);
+    } catch (error) {
+      // A refused request still counts as a request (and answers with the limit headers).
+      await chargeRequest(deps, reply, principal, 0);
+      throw error;
+    }
+    await chargeRequest(deps, reply, principal, plan.computeUnits);
+    charged = true;
+    const answer = await forwardRpcRequest(deps, network, plan, rawBody);
+    if (deps.usage !== undefined) recordRpcUsage(deps.usage, principal, network, parsed, plan, '2xx', true);
+    return answer;
   } catch (error) {
-    // A refused request still counts as a request (and answers with the limit headers).
-    await chargeRequest(deps, reply, principal, 0);
+    if (deps.usage !== undefined) {
+      const statusClass = statusClassOf(toAppError(error as Error).status);
+      recordRpcUsage(deps.usage, principal, network, parsed, plan, statusClass, charged);
+    }
     throw error;
   }
-  await chargeRequest(deps, reply, principal, plan.computeUnits);
-  return forwardRpcRequest(deps, network, plan, rawBody);
 }

@@ -14,6 +14,7 @@ import { executorKeysFor } from '../bundler/executor-keys.ts';
 import { bundlerRoutes } from '../bundler/routes.ts';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import { createChainRegistry } from '../chains/registry.ts';
+import { chainStatusRoutes } from '../chains/status-routes.ts';
 import type { Config, UpstreamConfig } from '../config/schema.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import type { Context } from '../core/context.ts';
@@ -63,11 +64,16 @@ import { rpcFastRoute } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
 import { createErc7677Methods } from '../sponsorship/erc7677.ts';
 import { policyRoutes } from '../sponsorship/policy-routes.ts';
+import { policyUsageRoutes } from '../sponsorship/policy-usage-routes.ts';
 import { sponsorRoutes } from '../sponsorship/sponsor-routes.ts';
 import { createSponsorService } from '../sponsorship/sponsor-service.ts';
 import { startSponsorshipSettler } from '../sponsorship/sponsorship-settler.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
+import { createRestUsageHook } from '../usage/rest-usage.ts';
+import { usageRoutes } from '../usage/routes.ts';
+import { createUsageStore } from '../usage/store.ts';
 import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { createWalletService } from '../wallets/service.ts';
@@ -104,6 +110,8 @@ export interface RunningService {
   readonly paymasters: ReadonlyMap<string, NetworkPaymasters>;
   /** Settles gas sponsorships now (processes serving the API; it also runs every 2 s). */
   readonly sponsorshipSettler?: { settleNow(): Promise<void> };
+  /** Writes the usage counted so far to `usage_minutes` now (processes serving the API; it also runs every 5 s). */
+  readonly usage?: { flushNow(): Promise<void> };
   stop(reason?: string): Promise<void>;
 }
 
@@ -311,6 +319,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     shutdown.add('gas sponsorship settler', () => settler.close());
     sponsorshipSettler = settler;
   }
+  const usageStore = createUsageStore(database.db);
+  let usage: UsageRecorder | undefined;
+  if (servesApi) {
+    const recorder = createUsageRecorder({ write: usageStore.write, logger });
+    // Registered before the HTTP server, so it writes after the server has drained its last requests.
+    shutdown.add('usage recorder', () => recorder.close());
+    usage = recorder;
+  }
+  const chainStatus = { chains, indexProgress: () => indexStore.progress() };
   const users = createUserStore(database.db);
   const userTokens = createUserTokenStore(database.db);
   // Links in mails point here; the service's own URL is known once it listens.
@@ -325,12 +342,14 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     await webhookRoutes(scope, { webhooks, db: database.db });
     await walletRoutes(scope, { wallets });
     await policyRoutes(scope, { chains, db: database.db });
-    // The usage routes (GET /v1/usage) join here.
+    await policyUsageRoutes(scope, { db: database.db });
+    await usageRoutes(scope, { store: usageStore });
+    await scope.register(async (status) => chainStatusRoutes(status, chainStatus));
   };
   const app = await buildServer({
     logger,
     metrics,
-    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache })] : [],
+    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache, usage })] : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
       ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
@@ -343,6 +362,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await operatorRoutes(scope);
         await indexAdminRoutes(scope, { store: indexStore });
+        // `GET /admin/chains`: the same plugin the dashboard mounts at /dashboard/api/chains.
+        await scope.register(async (status) => chainStatusRoutes(status, chainStatus), { prefix: '/admin' });
       },
       async (scope) => {
         if (!servesApi || !mailer) return;
@@ -354,6 +375,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
           userTokens,
           invitations: createInvitationStore(database.db),
           signInLimits: createSignInLimits(database.db),
+          usage: usageStore,
           mailer,
           logger,
           settings: config.dashboard,
@@ -368,16 +390,19 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
         // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
+        if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
-        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache }));
+        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage }));
         await gasRoutes(scope, { chains, gas });
         await policyRoutes(scope, { chains, db: database.db });
         await sponsorRoutes(scope, { chains, db: database.db, sponsors });
+        await policyUsageRoutes(scope, { db: database.db });
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
+        await usageRoutes(scope, { store: usageStore });
       },
       // The dashboard's pages at `/` (and every path no route above takes, but the API's).
       async (scope) => {
@@ -437,6 +462,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     events,
     paymasters,
     sponsorshipSettler,
+    usage,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
 }

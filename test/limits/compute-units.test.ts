@@ -92,6 +92,7 @@ describe('compute units', () => {
         'gas.policies.delete',
         'gas.policies.usage',
         'gas.sponsor',
+        'usage.get',
       ].sort(),
     );
   });

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errorResponses, StringEnum } from '../http/schemas.ts';
+import { type IndexProgress, networkStatus } from './network-status.ts';
+import type { ChainRegistry } from './registry.ts';
+
+const UpstreamStatus = Type.Object({
+  url_host: Type.String({ description: 'Host and port of the upstream URL (never its path or query, where keys live)' }),
+  healthy: Type.Boolean({ description: 'Its circuit breaker is closed' }),
+  latency_ms: Type.Union([Type.Number(), Type.Null()], { description: 'Moving average of answers; null before the first' }),
+  state: StringEnum(['closed', 'open', 'half_open'] as const, { description: 'Circuit breaker state' }),
+});
+
+const IndexerStatus = Type.Union(
+  [
+    Type.Object({
+      head: Type.Integer({ description: 'The upstream head the indexer last saw (-1: not yet)' }),
+      indexed: Type.Integer({ description: 'Newest indexed block (-1: none yet)' }),
+      behind: Type.Integer(),
+      running: Type.Boolean({ description: 'A process saved progress in the last 30 s' }),
+    }),
+    Type.Null(),
+  ],
+  { description: 'null: the network is not indexed' },
+);
+
+const NetworkStatus = Type.Object({
+  chain: Type.String(),
+  network: Type.String(),
+  chain_id: Type.Integer(),
+  testnet: Type.Boolean(),
+  kind: Type.String({ description: 'evm or solana' }),
+  upstreams: Type.Array(UpstreamStatus),
+  indexer: IndexerStatus,
+  bundler: Type.Boolean({ description: 'The bundler is enabled on the network' }),
+});
+
+export interface ChainStatusDeps {
+  chains: ChainRegistry;
+  indexProgress(): Promise<readonly IndexProgress[]>;
+}
+
+/**
+ * `GET {prefix}/chains`: every configured network, its upstreams' health and its indexer's progress.
+ * No guard of its own: register it with a prefix inside a guarded scope (`/admin`, `/dashboard/api`).
+ */
+export async function chainStatusRoutes(app: FastifyInstance, deps: ChainStatusDeps) {
+  app.get(
+    '/chains',
+    {
+      schema: {
+        summary: 'Networks, upstream health and indexer progress',
+        tags: ['admin'],
+        response: { 200: Type.Object({ networks: Type.Array(NetworkStatus) }), ...errorResponses(401) },
+      },
+    },
+    async () => {
+      const progress = new Map((await deps.indexProgress()).map((row) => [row.network, row]));
+      const now = Date.now();
+      return {
+        networks: deps.chains
+          .list()
+          .map((network) => networkStatus(network, progress.get(`${network.config.chain}/${network.config.network}`), now)),
+      };
+    },
+  );
+}
