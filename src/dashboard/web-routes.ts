@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { isUnder } from '../http/path-prefix.ts';
 
 /** Paths the web app never answers: the API's own, whose unknown paths keep their JSON 404 (and guards). */
@@ -55,47 +56,59 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/**
- * The dashboard (a single-page app) at `/`: hashed assets under `/assets/` cached for a year, every
- * other page path answered with `index.html` (`no-cache`), the API's prefixes left to their own 404.
- * Without a build: a 503 page saying to run `npm run build`.
- */
-export async function webRoutes(app: FastifyInstance, options: { root?: string | null } = {}): Promise<void> {
+/** The dashboard, a single-page app: its routes, and the page answered for paths no route takes. */
+export interface WebApp {
+  /** `/` and the hashed assets under `/assets/` (cached for a year). */
+  routes(app: FastifyInstance): Promise<void>;
+  /**
+   * For a GET or HEAD no route takes: the app's `index.html` (`no-cache`; its router draws the page),
+   * unless the path is the API's, which keeps its JSON 404. Without a build: a 503 page saying to run
+   * `npm run build`. Returns whether it answered. Called from the server's not-found handler rather
+   * than declared as a `/*` route: a wildcard would take every URL the router refuses (a path
+   * parameter over its length limit gets its 414 only when no route matches).
+   */
+  page(request: FastifyRequest, reply: FastifyReply): boolean;
+}
+
+export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLogger | Logger } = {}): WebApp {
   const root = options.root === undefined ? findWebRoot() : (options.root ?? undefined);
   const indexFile = root === undefined ? undefined : join(root, 'index.html');
   const indexHtml = indexFile !== undefined && existsSync(indexFile) ? readFileSync(indexFile) : undefined;
-  if (!indexHtml) app.log.warn('the dashboard is not built (dist/web is missing): run `npm run build`');
+  if (!indexHtml) options.log?.warn('the dashboard is not built (dist/web is missing): run `npm run build`');
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    // Not on the API's own answers (JSON 404s of unknown API paths and missing assets pass through here).
-    const json = String(reply.getHeader('content-type') ?? '').startsWith('application/json');
-    if (!json && !apiPrefixes.some((prefix) => isUnder(pathOf(request.url), prefix))) reply.headers(dashboardSecurityHeaders);
-    return payload;
-  });
-
-  if (indexHtml && root) {
-    await app.register(fastifyStatic, {
-      root: join(root, 'assets'),
-      prefix: '/assets/',
-      index: false,
-      list: false,
-      cacheControl: false,
-      etag: true,
-      lastModified: false,
-      // The files' names carry their content's hash: a new build is new names.
-      setHeaders: (reply) => {
-        reply.header('cache-control', 'public, max-age=31536000, immutable');
-      },
-    });
-  }
-
-  const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const path = pathOf(request.url);
-    if (apiPrefixes.some((prefix) => isUnder(path, prefix)) || isUnder(path, '/assets')) return reply.callNotFound();
+  const answer = (reply: FastifyReply) => {
+    reply.headers(dashboardSecurityHeaders);
     if (!indexHtml)
       return reply.code(503).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(notBuiltPage);
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   };
-  app.get('/', { schema: { hide: true } }, page);
-  app.get('/*', { schema: { hide: true } }, page);
+
+  return {
+    async routes(app) {
+      if (indexHtml && root) {
+        await app.register(fastifyStatic, {
+          root: join(root, 'assets'),
+          prefix: '/assets/',
+          index: false,
+          list: false,
+          cacheControl: false,
+          etag: true,
+          lastModified: false,
+          // The files' names carry their content's hash: a new build is new names.
+          setHeaders: (reply) => {
+            reply.header('cache-control', 'public, max-age=31536000, immutable');
+            for (const [name, value] of Object.entries(dashboardSecurityHeaders)) reply.header(name, value);
+          },
+        });
+      }
+      app.get('/', { schema: { hide: true } }, async (_request, reply) => answer(reply));
+    },
+    page(request, reply) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+      const path = pathOf(request.url);
+      if (apiPrefixes.some((prefix) => isUnder(path, prefix)) || isUnder(path, '/assets')) return false;
+      answer(reply);
+      return true;
+    },
+  };
 }

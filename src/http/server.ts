@@ -42,6 +42,8 @@ export interface ServerOptions {
   /** Origins browsers may call /v1 from (`['*']`: any); empty: CORS is off (see cors.ts). */
   corsOrigins?: readonly string[];
   timeouts?: Partial<HttpTimeouts>;
+  /** Answers a GET no route takes with a page (the dashboard's single-page app), or returns false. */
+  pageFallback?: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -123,6 +125,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(async (request, reply) => {
+    if (options.pageFallback?.(request, reply)) return reply;
     await guardUnrouted(request, reply);
     throw new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });

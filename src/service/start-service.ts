@@ -28,7 +28,7 @@ import { signInLinkPath } from '../dashboard/sign-in-link.ts';
 import { userAdminRoutes } from '../dashboard/user-admin-routes.ts';
 import { createUserStore } from '../dashboard/user-store.ts';
 import { createUserTokenStore } from '../dashboard/user-token-store.ts';
-import { webRoutes } from '../dashboard/web-routes.ts';
+import { loadWebApp } from '../dashboard/web-routes.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { deployDemo } from '../demo/deploy-demo.ts';
@@ -346,9 +346,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     await usageRoutes(scope, { store: usageStore });
     await scope.register(async (status) => chainStatusRoutes(status, chainStatus));
   };
+  const web = servesApi ? loadWebApp({ log: logger }) : undefined;
   const app = await buildServer({
     logger,
     metrics,
+    ...(web ? { pageFallback: web.page } : {}),
     fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache, usage })] : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
@@ -406,7 +408,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       },
       // The dashboard's pages at `/` (and every path no route above takes, but the API's).
       async (scope) => {
-        if (servesApi) await webRoutes(scope);
+        if (web) await web.routes(scope);
       },
     ],
   });

@@ -2,13 +2,15 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { pageBudgetBytes, webBundleSizes } from '../../scripts/web-bundle-sizes.ts';
-import { webRoutes } from '../../src/dashboard/web-routes.ts';
+import { loadWebApp } from '../../src/dashboard/web-routes.ts';
 import { ensureWebBuild } from './browser-support.ts';
 
 describe('dashboard serving', () => {
   it('answers / and page paths with a 503 page saying to run npm run build when dist/web is missing', async () => {
     const app = Fastify();
-    await app.register(async (scope) => webRoutes(scope, { root: null }));
+    const web = loadWebApp({ root: null });
+    await app.register(async (scope) => web.routes(scope));
+    app.setNotFoundHandler(async (request, reply) => (web.page(request, reply) ? reply : reply.code(404).send({})));
     app.get('/v1/ping', async () => ({ ok: true }));
     for (const path of ['/', '/keys', '/webhooks/wh_1']) {
       const answer = await app.inject({ method: 'GET', url: path });
