@@ -1,24 +1,14 @@
 // End-to-end flows of the dashboard against the real session back end (docs/dashboard-api.md): a real
-// browser, a real service, no stand-ins. The back end (src/dashboard/ beside web-routes.ts) is being
-// written in parallel: until it is merged these flows are listed as todo, then they run.
-import { readdirSync } from 'node:fs';
+// browser, a real service, no stand-ins.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
 
-/** Whether the session back end is in this tree: files of src/dashboard/ other than the web app's serving. */
-const backEndMerged = readdirSync(fileURLToPath(new URL('../../src/dashboard/', import.meta.url))).some(
-  (file) => file !== 'web-routes.ts',
-);
-const waitsFor = ' (waits for the dashboard back end: docs/dashboard-api.md)';
-/** A flow: run once the back end is merged, a todo before. */
-const flow = (name: string, body: () => Promise<void>) =>
-  backEndMerged ? it(name, body, 90_000) : it.todo(`${name}${waitsFor}`);
+const flow = (name: string, body: () => Promise<void>) => it(name, body, 90_000);
 
 async function signUp(page: Page, email: string): Promise<void> {
   await page.goto('/sign-up');
@@ -47,7 +37,7 @@ describe('dashboard flows against the real back end', () => {
   const received: string[] = [];
 
   beforeAll(async () => {
-    if (chromiumBrowser.missing || !backEndMerged) return;
+    if (chromiumBrowser.missing) return;
     await ensureWebBuild();
     service = await startTestService();
     browser = await openBrowser(service.url);
@@ -130,19 +120,41 @@ describe('dashboard flows against the real back end', () => {
     await screenshot(page, 'e2e-gas-policy-field-error');
   });
 
-  flow("another account's webhook id in the URL: not found", async () => {
+  flow("another account's webhook or gas policy id in the URL: not found, and nothing changed", async () => {
     const { page } = browser;
     const other = await service.createKey();
-    const created = await fetch(`${service.url}/v1/webhooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': other.key },
-      body: JSON.stringify({ url: receiverUrl, chain: 'ethereum', network: 'devnet', event_type: 'new_block' }),
+    const asOther = (method: string, path: string, body?: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: { 'x-api-key': other.key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const webhook = await asOther('POST', '/v1/webhooks', {
+      url: receiverUrl,
+      chain: 'ethereum',
+      network: 'devnet',
+      event_type: 'new_block',
     });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    await page.goto(`/webhooks/${id}`);
+    expect(webhook.status).toBe(201);
+    const webhookBefore = (await webhook.json()) as { id: string; signing_secret?: string };
+    const policy = await asOther('POST', '/v1/gas/policies', { name: 'theirs', chain: 'ethereum', rules: { max_gas_usd: '5' } });
+    expect(policy.status).toBe(201);
+    const policyBefore = (await policy.json()) as { id: string };
+
+    await page.goto(`/webhooks/${webhookBefore.id}`);
     await page.getByRole('heading', { name: 'Webhook not found' }).waitFor();
-    await expect(page.getByRole('alert').first().textContent()).resolves.toMatch(/not found|no webhook/i);
+    await expect(page.getByRole('alert').first().textContent()).resolves.toMatch(/webhook '.+' does not exist/);
+    await page.goto(`/gas-policies/${policyBefore.id}`);
+    await page.getByRole('heading', { name: 'Gas policy not found' }).waitFor();
+    await page.goto(`/gas-policies/${policyBefore.id}/edit`);
+    await page.getByRole('heading', { name: 'Gas policy not found' }).waitFor();
+    await screenshot(page, 'e2e-other-account-policy');
+
+    const { signing_secret: _secret, ...webhookFields } = webhookBefore;
+    const webhookAfter = (await (await asOther('GET', `/v1/webhooks/${webhookBefore.id}`)).json()) as Record<string, unknown>;
+    expect(webhookAfter).toMatchObject({ ...webhookFields, status: 'active' });
+    const policyAfter = await (await asOther('GET', `/v1/gas/policies/${policyBefore.id}`)).json();
+    expect(policyAfter).toEqual(policyBefore);
   });
 
   flow('reported no console errors', async () => {
