@@ -1,0 +1,22 @@
+// Steps of the dashboard flows a user takes in the browser, shared by the end-to-end tests.
+import type { Page } from 'playwright-core';
+
+/** Signs up through the sign-up page (open sign-up: a new account, its owner) and lands on the keys page. */
+export async function signUp(page: Page, email: string): Promise<void> {
+  await page.goto('/sign-up');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill('a long enough password');
+  await page.getByLabel('Account name (optional)').fill(`${email.split('@')[0]}'s account`);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(/\/keys$/);
+}
+
+/** Creates a webhook on the new-webhook page; its detail page's URL id. */
+export async function createWebhook(page: Page, url: string, eventType: string): Promise<string> {
+  await page.goto('/webhooks/new');
+  await page.getByLabel('Endpoint URL').fill(url);
+  await page.getByLabel('Event type').selectOption(eventType);
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await page.waitForURL(/\/webhooks\/wh_/);
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
