@@ -116,6 +116,42 @@ describe('the /v1 routes on a dashboard session', () => {
     expect((await alice.api('POST', '/v1/wallets/create', { owner, chain: 'ethereum', salt: 3 })).status).toBe(403);
   });
 
+  it("reads the account's usage, a policy's usage and the chains' status on the session", async () => {
+    const { key } = (await alice.api('POST', '/keys', { name: 'usage', environment: 'test' })).body;
+    for (let id = 0; id < 2; id++) {
+      expect((await withKey(key, 'POST', '/v1/rpc/ethereum/devnet', { jsonrpc: '2.0', id, method: 'eth_chainId' })).status).toBe(
+        200,
+      );
+    }
+    await t.service.usage?.flushNow();
+    const usage = await alice.api(
+      'GET',
+      '/v1/usage?group_by=method&granularity=minute&from=' + new Date(Date.now() - 600_000).toISOString(),
+    );
+    expect(usage.status).toBe(200);
+    const chainIdCalls = usage.body.series.find((series: { group: string }) => series.group === 'eth_chainId');
+    expect(chainIdCalls.points.reduce((sum: number, point: { requests: number }) => sum + point.requests, 0)).toBe(2);
+    // Mallory's account has none of it.
+    expect((await mallory.api('GET', '/v1/usage?group_by=method')).body.series).toEqual([]);
+    const keys = await alice.api('GET', '/keys');
+    expect(keys.body.keys.find((listed: { name: string }) => listed.name === 'usage').last_used_at).toMatch(/^\d{4}-/);
+
+    const policy = await alice.api('POST', '/v1/gas/policies', { name: 'p', chain: 'ethereum', rules: { max_gas_usd: '5' } });
+    expect(policy.status).toBe(201);
+    const policyUsage = await alice.api('GET', `/v1/gas/policies/${policy.body.id}/usage`);
+    expect(policyUsage.status).toBe(200);
+    expect(policyUsage.body).toMatchObject({ policy_id: policy.body.id, ops: 0, by_sender: [], by_day: [] });
+    expect((await mallory.api('GET', `/v1/gas/policies/${policy.body.id}/usage`)).status).toBe(404);
+
+    const chains = await alice.api('GET', '/chains');
+    expect(chains.status).toBe(200);
+    expect(chains.body.networks.map((n: { chain: string; network: string }) => `${n.chain}/${n.network}`)).toContain(
+      'ethereum/devnet',
+    );
+    const unsigned = await fetch(`${t.url}/dashboard/api/chains`, { signal: AbortSignal.timeout(10_000) });
+    expect(unsigned.status).toBe(401);
+  });
+
   it('is absent from the OpenAPI document', async () => {
     const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/dashboard'))).toEqual([]);
