@@ -1,11 +1,19 @@
 // The dashboard in a real browser, served by a real service, with /dashboard/api stood in for inside
 // the browser (mock-api.ts): every page renders, behaves, and is screenshotted
 // (test-results/screenshots/). The flows against the real session back end are browser-flows.test.ts.
+
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { seriousAccessibilityProblems } from './accessibility.ts';
 import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
 import { csrfToken, type MockApi, mockDashboardApi } from './mock-api.ts';
+
+/** No serious or critical axe violation on the page as drawn; each one is printed on a line of its own. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  expect(await seriousAccessibilityProblems(page), `accessibility of ${name}`).toEqual([]);
+}
 
 describe('dashboard pages in a browser', () => {
   skipWithout(chromiumBrowser);
@@ -69,6 +77,7 @@ describe('dashboard pages in a browser', () => {
     await page.waitForURL(/\/sign-in\?next=%2Fusage/);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await screenshot(page, 'sign-in');
+    await expectAccessible(page, 'sign-in');
     api.failNext('POST', '/session', 401, 'unauthorized', 'email or password is wrong');
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByLabel('Password').fill('not the password');
@@ -95,6 +104,7 @@ describe('dashboard pages in a browser', () => {
       await page.goto(path);
       await page.getByRole('heading', { name: heading }).waitFor();
       await screenshot(page, name);
+      await expectAccessible(page, name);
     }
     // A short password: the API's 400 names `password`; the message sits at that field.
     api.failNext('POST', '/signup', 400, 'invalid_request', "invalid body 'password': must NOT have fewer than 10 characters");
@@ -114,6 +124,7 @@ describe('dashboard pages in a browser', () => {
     await page.goto('/keys');
     await page.getByRole('cell', { name: 'backend (production)', exact: true }).waitFor();
     await screenshot(page, 'keys');
+    await expectAccessible(page, 'keys');
 
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create an API key' });
@@ -125,6 +136,7 @@ describe('dashboard pages in a browser', () => {
     await dialog.getByLabel('Environment').selectOption('test');
     await dialog.getByRole('checkbox', { name: /rpc:write/ }).uncheck();
     await screenshot(page, 'keys-create-dialog');
+    await expectAccessible(page, 'keys-create-dialog');
     await dialog.getByRole('button', { name: 'Create key' }).click();
     await page.getByText('shown only once').waitFor();
     await expect(page.getByLabel('Your new API key').inputValue()).resolves.toBe(
@@ -167,6 +179,7 @@ describe('dashboard pages in a browser', () => {
     await expect(page.locator('figure.chart svg').count()).resolves.toBe(3);
     await expect(page.getByRole('cell', { name: /backend \(production\)/ }).count()).resolves.toBe(1);
     await screenshot(page, 'usage');
+    await expectAccessible(page, 'usage');
     await page.getByRole('button', { name: /7d/ }).click();
     await page.waitForFunction(`document.querySelector('button[aria-pressed="true"]')?.textContent?.startsWith('7d')`);
     const usageQueries = api.requests.filter((request) => request.path === '/v1/usage');
@@ -183,6 +196,7 @@ describe('dashboard pages in a browser', () => {
     await page.goto('/webhooks');
     await page.getByRole('link', { name: 'https://hooks.acme.dev/blockyard' }).waitFor();
     await screenshot(page, 'webhooks');
+    await expectAccessible(page, 'webhooks');
 
     await page.getByRole('link', { name: 'Create webhook' }).click();
     await page.getByRole('heading', { name: 'Create a webhook' }).waitFor();
@@ -209,6 +223,7 @@ describe('dashboard pages in a browser', () => {
     const addresses = page.locator('.field', { has: page.getByLabel(/^Addresses/) });
     await expect(addresses.locator('.field-error').textContent()).resolves.toBe('Entry 1: must be a 0x address of 40 hex digits');
     await screenshot(page, 'webhook-new-field-error');
+    await expectAccessible(page, 'webhook-new-field-error');
     await page.getByLabel(/^Addresses/).fill('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
     await page.getByLabel('Confirmations').fill('2');
     await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -228,6 +243,7 @@ describe('dashboard pages in a browser', () => {
     await page.getByRole('button', { name: /Show the request and response of dlv_2/ }).click();
     await page.getByText('timed out after 15 s').waitFor();
     await screenshot(page, 'webhook-detail');
+    await expectAccessible(page, 'webhook-detail');
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByText('Paused: events wait until you resume.').waitFor();
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -250,6 +266,7 @@ describe('dashboard pages in a browser', () => {
     await page.goto('/gas-policies');
     await page.getByRole('link', { name: 'Onboarding: first mint free' }).waitFor();
     await screenshot(page, 'gas-policies');
+    await expectAccessible(page, 'gas-policies');
 
     await page.goto('/gas-policies/new');
     await page.getByLabel('Name').fill('Launch week');
@@ -265,12 +282,14 @@ describe('dashboard pages in a browser', () => {
     const field = page.locator('.field', { has: page.getByLabel('Max gas, total (USD)') });
     await expect(field.locator('.field-error').textContent()).resolves.toMatch(/^Must be a USD amount greater than 0/);
     await screenshot(page, 'gas-policy-field-error');
+    await expectAccessible(page, 'gas-policy-field-error');
     const sent = api.requests.find((request) => request.method === 'POST' && request.path === '/v1/gas/policies');
     expect(sent?.body).toMatchObject({ name: 'Launch week', rules: { max_gas_usd: 'lots' } });
 
     await page.goto('/gas-policies/gp_71x');
     await page.getByRole('cell', { name: '0x6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c' }).waitFor();
     await screenshot(page, 'gas-policy-detail');
+    await expectAccessible(page, 'gas-policy-detail');
     await page.goto('/gas-policies/gp_71x/edit');
     await expect(page.getByLabel('Max gas per operation (USD)').inputValue()).resolves.toBe('0.5');
     await expect(page.getByLabel('Allowed methods').inputValue()).resolves.toBe('mint(address,uint256)');
@@ -288,10 +307,12 @@ describe('dashboard pages in a browser', () => {
     await page.goto('/wallets');
     await page.getByRole('heading', { name: 'Smart wallets' }).waitFor();
     await screenshot(page, 'wallets');
+    await expectAccessible(page, 'wallets');
 
     await page.goto('/chains');
     await page.getByText('eth-mainnet.provider-a.example').waitFor();
     await screenshot(page, 'chains');
+    await expectAccessible(page, 'chains');
 
     await page.goto('/members');
     await page.getByRole('cell', { name: 'linus@example.com', exact: true }).waitFor();
@@ -299,14 +320,17 @@ describe('dashboard pages in a browser', () => {
     await page.getByRole('button', { name: 'Create invitation link' }).click();
     await expect(page.getByLabel(/Invitation link for new.member@example.com/).inputValue()).resolves.toContain('/invite?token=');
     await screenshot(page, 'members');
+    await expectAccessible(page, 'members');
 
     await page.goto('/operator');
     await page.getByRole('cell', { name: /^Acme Labs/ }).waitFor();
     await page.getByRole('button', { name: 'Edit Acme Labs' }).click();
     await page.getByRole('dialog', { name: 'Edit Acme Labs' }).waitFor();
     await screenshot(page, 'operator-edit-account');
+    await expectAccessible(page, 'operator-edit-account');
     await page.keyboard.press('Escape');
     await screenshot(page, 'operator');
+    await expectAccessible(page, 'operator');
     await page.unrouteAll();
   });
 
@@ -318,9 +342,11 @@ describe('dashboard pages in a browser', () => {
       await narrow.page.getByRole('cell', { name: 'backend (production)', exact: true }).waitFor();
       await expect(narrow.page.getByRole('link', { name: 'Usage' }).isVisible()).resolves.toBe(false);
       await screenshot(narrow.page, 'narrow-keys');
+      await expectAccessible(narrow.page, 'narrow-keys');
       await narrow.page.getByRole('button', { name: 'Menu' }).click();
       await narrow.page.getByRole('link', { name: 'Usage' }).waitFor({ state: 'visible' });
       await screenshot(narrow.page, 'narrow-menu-open');
+      await expectAccessible(narrow.page, 'narrow-menu-open');
       await narrow.page.getByRole('link', { name: 'Usage' }).click();
       await narrow.page.getByRole('heading', { name: 'Usage' }).waitFor();
       expect(narrow.problems).toEqual([]);

@@ -2,7 +2,8 @@ import { type FormEvent, useState } from 'react';
 import { requestPasswordReset } from '../api/client.ts';
 import { AuthLayout } from '../layout/auth-layout.tsx';
 import { Link } from '../router.tsx';
-import { ErrorMessage, errorFor, TextField } from '../ui/components.tsx';
+import { EmailField } from '../ui/account-fields.tsx';
+import { ErrorMessage } from '../ui/components.tsx';
 import { useAction, useTitle } from '../ui/hooks.ts';
 
 export default function ForgotPasswordPage() {
@@ -27,16 +28,7 @@ export default function ForgotPasswordPage() {
         <form onSubmit={submit} noValidate className="form">
           <p className="muted">Give the email you sign in with; we send it a link to choose a new password.</p>
           <ErrorMessage error={action.error} fields={['email']} />
-          <TextField
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            error={errorFor(action.error, 'email')}
-          />
+          <EmailField autoComplete="email" value={email} onValue={setEmail} error={action.error} />
           <button type="submit" className="button button-primary button-block" disabled={action.busy}>
             {action.busy ? 'Sending…' : 'Send the link'}
           </button>

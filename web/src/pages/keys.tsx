@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { createKey, listKeys, revokeKey } from '../api/client.ts';
 import { type ApiKey, type CreatedApiKey, type Environment, type Scope, scopes } from '../api/types.ts';
 import {
+  ActionsHeader,
   Badge,
   Card,
   Empty,
@@ -11,11 +12,14 @@ import {
   PageHeader,
   SecretOnce,
   SelectField,
+  TableWrap,
   TextField,
 } from '../ui/components.tsx';
-import { ConfirmDialog, Dialog } from '../ui/dialog.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
+import { Dialog, DialogButtons } from '../ui/dialog.tsx';
 import { formatAgo, formatDate } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
+import { toggled } from '../ui/lists.ts';
 
 const scopeHelp: Record<Scope, string> = {
   'rpc:read': 'JSON-RPC reads, WebSocket, bundler reads',
@@ -32,8 +36,7 @@ export default function KeysPage() {
   const keys = useLoad(listKeys, []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | undefined>();
-  const [revoking, setRevoking] = useState<ApiKey | undefined>();
-  const revoke = useAction(revokeKey);
+  const revoke = useConfirmedAction((key: ApiKey) => revokeKey(key.id));
   const list = keys.data?.keys ?? [];
   const active = list.filter((key) => !key.revoked_at);
   const revoked = list.filter((key) => key.revoked_at);
@@ -70,7 +73,7 @@ export default function KeysPage() {
         ) : active.length === 0 ? (
           <Empty>No keys yet. Create one to call the API.</Empty>
         ) : (
-          <KeyTable keys={active} onRevoke={setRevoking} />
+          <KeyTable keys={active} onRevoke={revoke.ask} />
         )}
       </Card>
       {revoked.length > 0 && (
@@ -88,37 +91,21 @@ export default function KeysPage() {
           }}
         />
       )}
-      {revoking && (
-        <ConfirmDialog
-          title="Revoke this key?"
-          confirmLabel="Revoke key"
-          danger
-          busy={revoke.busy}
-          error={revoke.error}
-          onClose={() => {
-            revoke.setError(undefined);
-            setRevoking(undefined);
-          }}
-          onConfirm={async () => {
-            if (await revoke.run(revoking.id)) {
-              setRevoking(undefined);
-              keys.reload();
-            }
-          }}
-        >
+      <ConfirmActionDialog action={revoke} title="Revoke this key?" confirmLabel="Revoke key" danger onDone={keys.reload}>
+        {(key) => (
           <p>
-            Calls with <strong>{revoking.name}</strong> (<code>{revoking.prefix}…</code>) are refused with 401 from now on. This
-            cannot be undone.
+            Calls with <strong>{key.name}</strong> (<code>{key.prefix}…</code>) are refused with 401 from now on. This cannot be
+            undone.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </ConfirmActionDialog>
     </>
   );
 }
 
 function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey) => void }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label={onRevoke ? 'API keys' : 'Revoked keys'}>
       <table>
         <thead>
           <tr>
@@ -128,11 +115,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey)
             <th scope="col">Scopes</th>
             <th scope="col">Created</th>
             <th scope="col">{onRevoke ? 'Last used' : 'Revoked'}</th>
-            {onRevoke && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
+            {onRevoke && <ActionsHeader />}
           </tr>
         </thead>
         <tbody>
@@ -171,7 +154,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey)
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
@@ -185,29 +168,14 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
     const key = await create.run({ name: name.trim(), environment, scopes: scopes.filter((scope) => chosen.has(scope)) });
     if (key) onCreated(key);
   };
-  const toggle = (scope: Scope) =>
-    setChosen((previous) => {
-      const next = new Set(previous);
-      if (next.has(scope)) next.delete(scope);
-      else next.add(scope);
-      return next;
-    });
+  const toggle = (scope: Scope) => setChosen((previous) => toggled(previous, scope));
 
   return (
     <Dialog
       title="Create an API key"
       onClose={onClose}
       onSubmit={submit}
-      footer={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={create.busy}>
-            {create.busy ? 'Creating…' : 'Create key'}
-          </button>
-        </>
-      }
+      footer={<DialogButtons onCancel={onClose} label="Create key" busyLabel="Creating…" busy={create.busy} />}
     >
       <ErrorMessage error={create.error} fields={['name', 'environment', 'scopes']} />
       <TextField

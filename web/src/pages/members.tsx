@@ -1,8 +1,10 @@
-import { type FormEvent, useCallback, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../api/client.ts';
 import type { CreatedInvitation, Invitation, Member, Role } from '../api/types.ts';
 import { useSession } from '../session.tsx';
+import { EmailField } from '../ui/account-fields.tsx';
 import {
+  ActionsHeader,
   Badge,
   Card,
   Empty,
@@ -12,9 +14,9 @@ import {
   PageHeader,
   SecretOnce,
   SelectField,
-  TextField,
+  TableWrap,
 } from '../ui/components.tsx';
-import { ConfirmDialog } from '../ui/dialog.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
 
@@ -24,21 +26,8 @@ export default function MembersPage() {
   const owner = session.account.role === 'owner';
   const members = useLoad(listMembers, []);
   const invitations = useLoad(async () => (owner ? listInvitations() : { invitations: [] }), [owner]);
-  const [removing, setRemoving] = useState<Member | undefined>();
-  const [revoking, setRevoking] = useState<Invitation | undefined>();
-  // 204s: `true` tells a done removal from a refused one.
-  const remove = useAction(
-    useCallback(async (userId: string) => {
-      await removeMember(userId);
-      return true;
-    }, []),
-  );
-  const revoke = useAction(
-    useCallback(async (invitationId: string) => {
-      await revokeInvitation(invitationId);
-      return true;
-    }, []),
-  );
+  const remove = useConfirmedAction((member: Member) => removeMember(member.user_id));
+  const revoke = useConfirmedAction((invitation: Invitation) => revokeInvitation(invitation.id));
 
   return (
     <>
@@ -58,18 +47,14 @@ export default function MembersPage() {
         {members.loading && !members.data ? (
           <Loading what="Loading members" />
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Members">
             <table>
               <thead>
                 <tr>
                   <th scope="col">Email</th>
                   <th scope="col">Role</th>
                   <th scope="col">Joined</th>
-                  {owner && (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  )}
+                  {owner && <ActionsHeader />}
                 </tr>
               </thead>
               <tbody>
@@ -88,7 +73,7 @@ export default function MembersPage() {
                         <button
                           type="button"
                           className="button button-danger-quiet button-small"
-                          onClick={() => setRemoving(member)}
+                          onClick={() => remove.ask(member)}
                         >
                           Remove<span className="visually-hidden"> {member.email}</span>
                         </button>
@@ -98,7 +83,7 @@ export default function MembersPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </Card>
       {owner && (
@@ -107,7 +92,7 @@ export default function MembersPage() {
           {(invitations.data?.invitations ?? []).length === 0 ? (
             <Empty>No open invitations.</Empty>
           ) : (
-            <div className="table-wrap">
+            <TableWrap label="Open invitations">
               <table>
                 <thead>
                   <tr>
@@ -115,9 +100,7 @@ export default function MembersPage() {
                     <th scope="col">Role</th>
                     <th scope="col">Sent</th>
                     <th scope="col">Expires</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
+                    <ActionsHeader />
                   </tr>
                 </thead>
                 <tbody>
@@ -133,7 +116,7 @@ export default function MembersPage() {
                         <button
                           type="button"
                           className="button button-danger-quiet button-small"
-                          onClick={() => setRevoking(invitation)}
+                          onClick={() => revoke.ask(invitation)}
                         >
                           Revoke<span className="visually-hidden"> the invitation of {invitation.email}</span>
                         </button>
@@ -142,54 +125,32 @@ export default function MembersPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </Card>
       )}
-      {removing && (
-        <ConfirmDialog
-          title="Remove this member?"
-          confirmLabel="Remove member"
-          danger
-          busy={remove.busy}
-          error={remove.error}
-          onClose={() => {
-            remove.setError(undefined);
-            setRemoving(undefined);
-          }}
-          onConfirm={async () => {
-            if (await remove.run(removing.user_id)) {
-              setRemoving(undefined);
-              members.reload();
-            }
-          }}
-        >
+      <ConfirmActionDialog
+        action={remove}
+        title="Remove this member?"
+        confirmLabel="Remove member"
+        danger
+        onDone={members.reload}
+      >
+        {(member) => (
           <p>
-            <strong>{removing.email}</strong> loses access to {session.account.name} at once. The account's keys keep working.
+            <strong>{member.email}</strong> loses access to {session.account.name} at once. The account's keys keep working.
           </p>
-        </ConfirmDialog>
-      )}
-      {revoking && (
-        <ConfirmDialog
-          title="Revoke this invitation?"
-          confirmLabel="Revoke invitation"
-          danger
-          busy={revoke.busy}
-          error={revoke.error}
-          onClose={() => {
-            revoke.setError(undefined);
-            setRevoking(undefined);
-          }}
-          onConfirm={async () => {
-            if (await revoke.run(revoking.id)) {
-              setRevoking(undefined);
-              invitations.reload();
-            }
-          }}
-        >
-          <p>The link sent to {revoking.email} stops working.</p>
-        </ConfirmDialog>
-      )}
+        )}
+      </ConfirmActionDialog>
+      <ConfirmActionDialog
+        action={revoke}
+        title="Revoke this invitation?"
+        confirmLabel="Revoke invitation"
+        danger
+        onDone={invitations.reload}
+      >
+        {(invitation) => <p>The link sent to {invitation.email} stops working.</p>}
+      </ConfirmActionDialog>
     </>
   );
 }
@@ -212,15 +173,7 @@ function InviteCard({ onInvited }: { onInvited: () => void }) {
       <form onSubmit={submit} noValidate className="form">
         <ErrorMessage error={invite.error} fields={['email', 'role']} />
         <div className="form-grid">
-          <TextField
-            label="Email"
-            type="email"
-            name="email"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            error={errorFor(invite.error, 'email')}
-          />
+          <EmailField value={email} onValue={setEmail} error={invite.error} />
           <SelectField
             label="Role"
             name="role"

@@ -3,6 +3,7 @@ import { adminListAccounts, adminListWebhooks, adminSetWebhookStatus, adminUpdat
 import type { Account, Limits, Plan, Webhook } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import {
+  ActionsHeader,
   Badge,
   Card,
   Empty,
@@ -12,19 +13,21 @@ import {
   PageHeader,
   Pager,
   SelectField,
+  TableWrap,
   TextField,
 } from '../ui/components.tsx';
-import { ConfirmDialog, Dialog } from '../ui/dialog.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
+import { Dialog, DialogButtons } from '../ui/dialog.tsx';
 import { formatDate, formatLimit } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
 import { numberOrText } from '../ui/lists.ts';
 
 const limit = 25;
-const limitNames: { name: keyof Limits; label: string }[] = [
-  { name: 'rps', label: 'Requests per second' },
-  { name: 'rpd', label: 'Requests per day' },
-  { name: 'cups', label: 'Compute units per second' },
-  { name: 'webhook_deliveries_per_day', label: 'Webhook deliveries per day' },
+const limitNames: { name: keyof Limits; label: string; column: string }[] = [
+  { name: 'rps', label: 'Requests per second', column: 'Requests / s' },
+  { name: 'rpd', label: 'Requests per day', column: 'Requests / day' },
+  { name: 'cups', label: 'Compute units per second', column: 'CU / s' },
+  { name: 'webhook_deliveries_per_day', label: 'Webhook deliveries per day', column: 'Deliveries / day' },
 ];
 
 export default function OperatorPage() {
@@ -62,7 +65,7 @@ function Accounts() {
       ) : list.length === 0 ? (
         <Empty>No accounts.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Accounts">
           <table>
             <thead>
               <tr>
@@ -70,13 +73,11 @@ function Accounts() {
                 <th scope="col">Plan</th>
                 {limitNames.map((entry) => (
                   <th key={entry.name} scope="col" className="num">
-                    {entry.name}
+                    <abbr title={entry.label}>{entry.column}</abbr>
                   </th>
                 ))}
                 <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -104,7 +105,7 @@ function Accounts() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {accounts.data && <Pager page={page} limit={limit} total={accounts.data.total} onPage={setPage} />}
       {editing && (
@@ -146,16 +147,7 @@ function EditAccountDialog({ account, onClose, onSaved }: { account: Account; on
       title={`Edit ${account.name}`}
       onClose={onClose}
       onSubmit={submit}
-      footer={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={save.busy}>
-            {save.busy ? 'Saving…' : 'Save'}
-          </button>
-        </>
-      }
+      footer={<DialogButtons onCancel={onClose} label="Save" busyLabel="Saving…" busy={save.busy} />}
     >
       <ErrorMessage error={save.error} fields={['plan', 'email', 'limits']} />
       <SelectField
@@ -197,11 +189,17 @@ function EditAccountDialog({ account, onClose, onSaved }: { account: Account; on
 function Webhooks() {
   const [page, setPage] = useState(1);
   const webhooks = useLoad(() => adminListWebhooks({ page, limit }), [page]);
-  const [changing, setChanging] = useState<Webhook | undefined>();
   const [reason, setReason] = useState('');
-  const set = useAction(adminSetWebhookStatus);
+  const set = useConfirmedAction((webhook: Webhook) =>
+    adminSetWebhookStatus(
+      webhook.id,
+      webhook.status === 'disabled'
+        ? { status: 'active' }
+        : { status: 'disabled', ...(reason.trim() ? { reason: reason.trim() } : {}) },
+    ),
+  );
   const list = webhooks.data?.webhooks ?? [];
-  const disabling = changing?.status !== 'disabled';
+  const disabling = set.item?.status !== 'disabled';
   return (
     <Card title="Webhooks of every account">
       <ErrorMessage error={webhooks.error} />
@@ -210,7 +208,7 @@ function Webhooks() {
       ) : list.length === 0 ? (
         <Empty>No webhooks.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Webhooks of every account">
           <table>
             <thead>
               <tr>
@@ -218,9 +216,7 @@ function Webhooks() {
                 <th scope="col">Account</th>
                 <th scope="col">Event type</th>
                 <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -244,7 +240,7 @@ function Webhooks() {
                       className={`button button-small ${webhook.status === 'disabled' ? 'button-secondary' : 'button-danger-quiet'}`}
                       onClick={() => {
                         setReason('');
-                        setChanging(webhook);
+                        set.ask(webhook);
                       }}
                     >
                       {webhook.status === 'disabled' ? 'Enable' : 'Disable'}
@@ -255,43 +251,35 @@ function Webhooks() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {webhooks.data && <Pager page={page} limit={limit} total={webhooks.data.total} onPage={setPage} />}
-      {changing && (
-        <ConfirmDialog
-          title={disabling ? 'Disable this webhook?' : 'Enable this webhook?'}
-          confirmLabel={disabling ? 'Disable' : 'Enable'}
-          danger={disabling}
-          busy={set.busy}
-          error={set.error}
-          onClose={() => setChanging(undefined)}
-          onConfirm={async () => {
-            const body = disabling
-              ? { status: 'disabled' as const, ...(reason.trim() ? { reason: reason.trim() } : {}) }
-              : { status: 'active' as const };
-            if (await set.run(changing.id, body)) {
-              setChanging(undefined);
-              webhooks.reload();
-            }
-          }}
-        >
-          <p>
-            <code>{changing.url}</code>{' '}
-            {disabling
-              ? 'gets no deliveries until an operator enables it; its owners cannot resume it.'
-              : 'is delivered to again.'}
-          </p>
-          {disabling && (
-            <TextField
-              label="Reason (shown to the account)"
-              maxLength={500}
-              value={reason}
-              onChange={(event) => setReason(event.target.value)}
-            />
-          )}
-        </ConfirmDialog>
-      )}
+      <ConfirmActionDialog
+        action={set}
+        title={disabling ? 'Disable this webhook?' : 'Enable this webhook?'}
+        confirmLabel={disabling ? 'Disable' : 'Enable'}
+        danger={disabling}
+        onDone={webhooks.reload}
+      >
+        {(webhook) => (
+          <>
+            <p>
+              <code>{webhook.url}</code>{' '}
+              {disabling
+                ? 'gets no deliveries until an operator enables it; its owners cannot resume it.'
+                : 'is delivered to again.'}
+            </p>
+            {disabling && (
+              <TextField
+                label="Reason (shown to the account)"
+                maxLength={500}
+                value={reason}
+                onChange={(event) => setReason(event.target.value)}
+              />
+            )}
+          </>
+        )}
+      </ConfirmActionDialog>
     </Card>
   );
 }

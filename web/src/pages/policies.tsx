@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { listPolicies } from '../api/client.ts';
 import { Link } from '../router.tsx';
-import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager } from '../ui/components.tsx';
+import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, TableWrap } from '../ui/components.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 import { summary } from './policy-rules.ts';
@@ -31,7 +31,7 @@ export default function PoliciesPage() {
         ) : list.length === 0 ? (
           <Empty>No gas policies yet.</Empty>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Gas policies">
             <table>
               <thead>
                 <tr>
@@ -61,7 +61,7 @@ export default function PoliciesPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
         {policies.data && <Pager page={page} limit={limit} total={policies.data.total} onPage={setPage} />}
       </Card>

@@ -1,9 +1,8 @@
-import { useState } from 'react';
 import { deletePolicy, getPolicy, getPolicyUsage, updatePolicy } from '../api/client.ts';
 import { Link, navigate } from '../router.tsx';
 import { TimeChart } from '../ui/chart.tsx';
-import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader } from '../ui/components.tsx';
-import { ConfirmDialog } from '../ui/dialog.tsx';
+import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, TableWrap } from '../ui/components.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
 import { formatDate, formatNumber } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
 import { ruleFields } from './policy-rules.ts';
@@ -16,8 +15,7 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
   const policy = useLoad(() => getPolicy(id), [id]);
   const usage = useLoad(() => getPolicyUsage(id), [id]);
   const status = useAction(updatePolicy);
-  const remove = useAction(deletePolicy);
-  const [deleting, setDeleting] = useState(false);
+  const remove = useConfirmedAction(deletePolicy);
   const data = policy.data;
 
   if (!data) {
@@ -66,7 +64,7 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
             <Link to={`/gas-policies/${encodeURIComponent(id)}/edit`} className="button button-secondary">
               Edit
             </Link>
-            <button type="button" className="button button-danger-quiet" onClick={() => setDeleting(true)}>
+            <button type="button" className="button button-danger-quiet" onClick={() => remove.ask(id)}>
               Delete
             </button>
           </>
@@ -154,7 +152,7 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
           {days.length === 0 ? (
             <Empty>Nothing sponsored yet.</Empty>
           ) : (
-            <div className="table-wrap">
+            <TableWrap label="Sponsored by day">
               <table>
                 <thead>
                   <tr>
@@ -177,14 +175,14 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </Card>
         <Card title="By sender">
           {(usage.data?.by_sender ?? []).length === 0 ? (
             <Empty>No senders yet.</Empty>
           ) : (
-            <div className="table-wrap">
+            <TableWrap label="Sponsored by sender">
               <table>
                 <thead>
                   <tr>
@@ -201,7 +199,7 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
                   {usage.data?.by_sender.map((entry) => (
                     <tr key={entry.sender}>
                       <td>
-                        <code>{entry.sender}</code>
+                        <code className="wrap-anywhere">{entry.sender}</code>
                       </td>
                       <td className="num">{formatNumber(entry.ops)}</td>
                       <td className="num">${entry.usd}</td>
@@ -209,27 +207,23 @@ export default function PolicyDetailPage({ params }: { params: Record<string, st
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </Card>
       </div>
-      {deleting && (
-        <ConfirmDialog
-          title="Delete this policy?"
-          confirmLabel="Delete policy"
-          danger
-          busy={remove.busy}
-          error={remove.error}
-          onClose={() => setDeleting(false)}
-          onConfirm={async () => {
-            if (await remove.run(id)) navigate('/gas-policies');
-          }}
-        >
+      <ConfirmActionDialog
+        action={remove}
+        title="Delete this policy?"
+        confirmLabel="Delete policy"
+        danger
+        onDone={() => navigate('/gas-policies')}
+      >
+        {() => (
           <p>
             <strong>{data.name}</strong> stops sponsoring at once, and its usage is gone. This cannot be undone.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </ConfirmActionDialog>
     </>
   );
 }

@@ -3,7 +3,8 @@ import { confirmPasswordReset } from '../api/client.ts';
 import { AuthLayout } from '../layout/auth-layout.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useSessionState } from '../session.tsx';
-import { ErrorMessage, errorFor, TextField } from '../ui/components.tsx';
+import { PasswordField } from '../ui/account-fields.tsx';
+import { ErrorMessage, TextField } from '../ui/components.tsx';
 import { useAction, useTitle } from '../ui/hooks.ts';
 
 export default function ResetPasswordPage() {
@@ -39,17 +40,13 @@ export default function ResetPasswordPage() {
     <AuthLayout title="Choose a new password" footer={<Link to="/forgot-password">Ask for a new link</Link>}>
       <form onSubmit={submit} noValidate className="form">
         <ErrorMessage error={action.error} fields={['password']} />
-        <TextField
+        <PasswordField
+          choosing
           label="New password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          maxLength={200}
           hint="10 to 200 characters. Signing in elsewhere ends once you save it."
           value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          error={errorFor(action.error, 'password')}
+          onValue={setPassword}
+          error={action.error}
         />
         <TextField
           label="Repeat the new password"

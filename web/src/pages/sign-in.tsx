@@ -3,7 +3,8 @@ import { signIn } from '../api/client.ts';
 import { AuthLayout } from '../layout/auth-layout.tsx';
 import { Link, useLocation } from '../router.tsx';
 import { useSessionState } from '../session.tsx';
-import { ErrorMessage, errorFor, TextField } from '../ui/components.tsx';
+import { EmailField, PasswordField } from '../ui/account-fields.tsx';
+import { ErrorMessage } from '../ui/components.tsx';
 import { useAction, useTitle } from '../ui/hooks.ts';
 
 export default function SignInPage() {
@@ -41,26 +42,8 @@ export default function SignInPage() {
       )}
       <form onSubmit={submit} noValidate className="form">
         <ErrorMessage error={action.error} fields={['email', 'password']} />
-        <TextField
-          label="Email"
-          type="email"
-          name="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-          error={errorFor(action.error, 'email')}
-        />
-        <TextField
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          error={errorFor(action.error, 'password')}
-        />
+        <EmailField autoComplete="username" value={email} onValue={setEmail} error={action.error} />
+        <PasswordField value={password} onValue={setPassword} error={action.error} />
         <button type="submit" className="button button-primary button-block" disabled={action.busy}>
           {action.busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { signUp } from '../api/client.ts';
 import { navigate } from '../router.tsx';
 import { useSessionState } from '../session.tsx';
+import { EmailField, PasswordField } from '../ui/account-fields.tsx';
 import { ErrorMessage, errorFor, TextField } from '../ui/components.tsx';
 import { useAction } from '../ui/hooks.ts';
 
@@ -29,29 +30,8 @@ export function SignUpForm({ invitation }: { invitation?: string }) {
   return (
     <form onSubmit={submit} noValidate className="form">
       <ErrorMessage error={action.error} fields={['email', 'password', 'account_name']} />
-      <TextField
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        required
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-        error={errorFor(action.error, 'email')}
-      />
-      <TextField
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="new-password"
-        required
-        minLength={10}
-        maxLength={200}
-        hint="10 to 200 characters."
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
-        error={errorFor(action.error, 'password')}
-      />
+      <EmailField autoComplete="email" value={email} onValue={setEmail} error={action.error} />
+      <PasswordField choosing value={password} onValue={setPassword} error={action.error} />
       {!invitation && (
         <TextField
           label="Account name (optional)"

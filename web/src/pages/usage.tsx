@@ -3,7 +3,7 @@ import { getUsage, listKeys } from '../api/client.ts';
 import type { Granularity, Usage } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import { type ChartPoint, Meter, TimeChart } from '../ui/chart.tsx';
-import { Card, Empty, ErrorMessage, Loading, PageHeader } from '../ui/components.tsx';
+import { Card, Empty, ErrorMessage, Loading, PageHeader, TableWrap } from '../ui/components.tsx';
 import { formatLimit, formatNumber } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 
@@ -174,7 +174,7 @@ function BreakdownTable({
       ) : rows.length === 0 ? (
         <Empty>No requests in this range.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label={`Usage ${title.toLowerCase()}`}>
           <table>
             <thead>
               <tr>
@@ -203,7 +203,7 @@ function BreakdownTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Card>
   );

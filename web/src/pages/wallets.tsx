@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { listWallets } from '../api/client.ts';
 import { Link } from '../router.tsx';
-import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager } from '../ui/components.tsx';
+import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, TableWrap } from '../ui/components.tsx';
 import { formatDate, shorten } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 
@@ -30,7 +30,7 @@ export default function WalletsPage() {
         ) : list.length === 0 ? (
           <Empty>No smart wallets yet.</Empty>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Smart wallets">
             <table>
               <thead>
                 <tr>
@@ -65,7 +65,7 @@ export default function WalletsPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
         {wallets.data && <Pager page={page} limit={limit} total={wallets.data.total} onPage={setPage} />}
       </Card>

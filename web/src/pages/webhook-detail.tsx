@@ -12,6 +12,7 @@ import {
 import type { Delivery, DeliveryStatus } from '../api/types.ts';
 import { Link, navigate } from '../router.tsx';
 import {
+  ActionsHeader,
   Badge,
   Card,
   Empty,
@@ -22,12 +23,14 @@ import {
   Pager,
   SecretOnce,
   SelectField,
+  TableWrap,
   TextField,
 } from '../ui/components.tsx';
-import { ConfirmDialog } from '../ui/dialog.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
 import { takeHeld } from '../ui/flash.ts';
 import { formatDate } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
+import { toggled } from '../ui/lists.ts';
 import { eventTypes } from './webhook-types.ts';
 
 const limit = 25;
@@ -42,12 +45,11 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
     return held ? { value: held, rotated: false } : undefined;
   });
   const [notice, setNotice] = useState<string | undefined>();
-  const [confirm, setConfirm] = useState<'rotate' | 'delete' | undefined>();
   const [deliveryRound, setDeliveryRound] = useState(0);
   const status = useAction(updateWebhook);
   const test = useAction(sendTestEvent);
-  const rotate = useAction(rotateWebhookSecret);
-  const remove = useAction(deleteWebhook);
+  const rotate = useConfirmedAction(rotateWebhookSecret);
+  const remove = useConfirmedAction(deleteWebhook);
   const data = webhook.data;
 
   if (webhook.error && !data) {
@@ -100,10 +102,10 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
             <button type="button" className="button button-secondary" disabled={test.busy} onClick={sendTest}>
               {test.busy ? 'Sending…' : 'Send test event'}
             </button>
-            <button type="button" className="button button-secondary" onClick={() => setConfirm('rotate')}>
+            <button type="button" className="button button-secondary" onClick={() => rotate.ask(id)}>
               Rotate secret
             </button>
-            <button type="button" className="button button-danger-quiet" onClick={() => setConfirm('delete')}>
+            <button type="button" className="button button-danger-quiet" onClick={() => remove.ask(id)}>
               Delete
             </button>
           </>
@@ -180,39 +182,26 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
         <ReplayCard id={id} onQueued={() => setDeliveryRound((value) => value + 1)} />
       </div>
       <DeliveryLog id={id} round={deliveryRound} />
-      {confirm === 'rotate' && (
-        <ConfirmDialog
-          title="Rotate the signing secret?"
-          confirmLabel="Rotate secret"
-          busy={rotate.busy}
-          error={rotate.error}
-          onClose={() => setConfirm(undefined)}
-          onConfirm={async () => {
-            const rotated = await rotate.run(id);
-            if (!rotated) return;
-            setConfirm(undefined);
-            if (rotated.signing_secret) setSecret({ value: rotated.signing_secret, rotated: true });
-            webhook.reload();
-          }}
-        >
-          <p>Deliveries are signed with a new secret from now on; the current one keeps signing beside it for 24 hours.</p>
-        </ConfirmDialog>
-      )}
-      {confirm === 'delete' && (
-        <ConfirmDialog
-          title="Delete this webhook?"
-          confirmLabel="Delete webhook"
-          danger
-          busy={remove.busy}
-          error={remove.error}
-          onClose={() => setConfirm(undefined)}
-          onConfirm={async () => {
-            if (await remove.run(id)) navigate('/webhooks');
-          }}
-        >
-          <p>The webhook, its events and its delivery log are deleted. This cannot be undone.</p>
-        </ConfirmDialog>
-      )}
+      <ConfirmActionDialog
+        action={rotate}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        onDone={(rotated) => {
+          if (rotated.signing_secret) setSecret({ value: rotated.signing_secret, rotated: true });
+          webhook.reload();
+        }}
+      >
+        {() => <p>Deliveries are signed with a new secret from now on; the current one keeps signing beside it for 24 hours.</p>}
+      </ConfirmActionDialog>
+      <ConfirmActionDialog
+        action={remove}
+        title="Delete this webhook?"
+        confirmLabel="Delete webhook"
+        danger
+        onDone={() => navigate('/webhooks')}
+      >
+        {() => <p>The webhook, its events and its delivery log are deleted. This cannot be undone.</p>}
+      </ConfirmActionDialog>
     </>
   );
 }
@@ -281,13 +270,7 @@ function DeliveryLog({ id, round }: { id: string; round: number }) {
   const again = useAction(redeliver);
   const [notice, setNotice] = useState<string | undefined>();
   const list = deliveries.data?.deliveries ?? [];
-  const toggle = (deliveryId: string) =>
-    setOpen((previous) => {
-      const next = new Set(previous);
-      if (next.has(deliveryId)) next.delete(deliveryId);
-      else next.add(deliveryId);
-      return next;
-    });
+  const toggle = (deliveryId: string) => setOpen((previous) => toggled(previous, deliveryId));
 
   return (
     <Card
@@ -327,7 +310,7 @@ function DeliveryLog({ id, round }: { id: string; round: number }) {
       ) : list.length === 0 ? (
         <Empty>No deliveries yet. Send a test event to see one.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Delivery log">
           <table>
             <thead>
               <tr>
@@ -346,9 +329,7 @@ function DeliveryLog({ id, round }: { id: string; round: number }) {
                 <th scope="col" className="num">
                   Latency
                 </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -411,7 +392,7 @@ function DeliveryLog({ id, round }: { id: string; round: number }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {deliveries.data && <Pager page={page} limit={limit} total={deliveries.data.total} onPage={setPage} />}
     </Card>

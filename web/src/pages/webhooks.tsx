@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { listWebhooks } from '../api/client.ts';
 import type { WebhookStatus } from '../api/types.ts';
 import { Link } from '../router.tsx';
-import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, SelectField } from '../ui/components.tsx';
+import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, SelectField, TableWrap } from '../ui/components.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 import { eventTypes } from './webhook-types.ts';
@@ -52,7 +52,7 @@ export default function WebhooksPage() {
         ) : list.length === 0 ? (
           <Empty>No webhooks{status ? ` that are ${status}` : ''} yet.</Empty>
         ) : (
-          <div className="table-wrap">
+          <TableWrap label="Webhooks">
             <table>
               <thead>
                 <tr>
@@ -83,7 +83,7 @@ export default function WebhooksPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
         {webhooks.data && <Pager page={page} limit={limit} total={webhooks.data.total} onPage={setPage} />}
       </Card>

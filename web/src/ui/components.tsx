@@ -3,7 +3,9 @@ import {
   type ReactNode,
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
+  useEffect,
   useId,
+  useRef,
   useState,
 } from 'react';
 import type { ApiError } from '../api/client.ts';
@@ -219,6 +221,49 @@ export function Card({
       )}
       {children}
     </section>
+  );
+}
+
+/**
+ * A table that scrolls sideways when it is wider than its card. While it does, the scrolling box takes
+ * focus (a named region), so the keyboard can scroll it too; while it fits, it is no extra Tab stop.
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const box = ref.current;
+    if (!box) return;
+    const update = () => {
+      if (box.scrollWidth > box.clientWidth) {
+        box.tabIndex = 0;
+        box.setAttribute('role', 'region');
+        box.setAttribute('aria-label', label);
+      } else {
+        box.removeAttribute('tabindex');
+        box.removeAttribute('role');
+        box.removeAttribute('aria-label');
+      }
+    };
+    update();
+    // The box resizes with the window; the table inside it, with its rows.
+    const observer = new ResizeObserver(update);
+    observer.observe(box);
+    if (box.firstElementChild) observer.observe(box.firstElementChild);
+    return () => observer.disconnect();
+  }, [label]);
+  return (
+    <div ref={ref} className="table-wrap">
+      {children}
+    </div>
+  );
+}
+
+/** The header of a table's last column, which holds each row's buttons: named for screen readers only. */
+export function ActionsHeader() {
+  return (
+    <th scope="col">
+      <span className="visually-hidden">Actions</span>
+    </th>
   );
 }
 

@@ -121,23 +121,52 @@ export function ConfirmDialog({
       title={title}
       onClose={onClose}
       footer={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className={`button ${danger ? 'button-danger' : 'button-primary'}`}
-            disabled={busy}
-            onClick={onConfirm}
-          >
-            {busy ? 'Working…' : confirmLabel}
-          </button>
-        </>
+        <DialogButtons
+          onCancel={onClose}
+          label={confirmLabel}
+          busyLabel="Working…"
+          busy={busy}
+          danger={danger}
+          onClick={onConfirm}
+        />
       }
     >
       {children}
       <ErrorMessage error={error} />
     </Dialog>
+  );
+}
+
+/** A dialog's footer: Cancel, then its action, a submit button unless it has `onClick`. */
+export function DialogButtons({
+  onCancel,
+  label,
+  busyLabel,
+  busy,
+  danger,
+  onClick,
+}: {
+  onCancel: () => void;
+  label: string;
+  /** Shown instead of `label` while the action runs (`Saving…`). */
+  busyLabel: string;
+  busy?: boolean;
+  danger?: boolean;
+  onClick?: () => void;
+}) {
+  return (
+    <>
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+      <button
+        type={onClick ? 'button' : 'submit'}
+        className={`button ${danger ? 'button-danger' : 'button-primary'}`}
+        disabled={busy}
+        onClick={onClick}
+      >
+        {busy ? busyLabel : label}
+      </button>
+    </>
   );
 }

@@ -17,3 +17,11 @@ export function numberOrText(text: string): number | string | undefined {
   if (!trimmed) return undefined;
   return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
+
+/** A copy of `set` with `value` taken out when it is in, put in when it is not (a checkbox's or a row's toggle). */
+export function toggled<T>(set: ReadonlySet<T>, value: T): Set<T> {
+  const next = new Set(set);
+  if (next.has(value)) next.delete(value);
+  else next.add(value);
+  return next;
+}
