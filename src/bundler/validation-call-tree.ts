@@ -28,6 +28,11 @@ const depositToSelector = '0xb760faf9';
 const allowedPrecompiles = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 0x100]);
 /** EIP-7702's delegation designator: 0xef0100 and the delegate's address. */
 const delegationPrefix = '0xef0100';
+/**
+ * A frame halted by an unassigned opcode (ERC-7562 OP-013): anvil says "invalid opcode", geth "invalid
+ * opcode: opcode 0xc0 not defined"; the designated INVALID (0xfe) says "invalid opcode: INVALID".
+ */
+const ranUnassignedOpcode = (error: string) => /invalid opcode/i.test(error) && !/INVALID$/.test(error);
 const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
 
 /**
@@ -82,6 +87,8 @@ export function checkCallTree(
         rule: 'OP-020',
         detail: `a call to ${to} ran out of gas (which can depend on the gas limit)`,
       };
+    if (frame.error && ranUnassignedOpcode(frame.error))
+      return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `the code at ${to} ran an unassigned opcode` };
     if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
     if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
     if (type === 'CREATE2') {

@@ -158,6 +158,17 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       expect(await queuedFor(account)).toEqual([]);
     });
 
+    it('refuses an op whose validation calls code that runs an unassigned opcode, though the account goes on (OP-013)', async () => {
+      const helper = '0x00000000000000000000000000000000000057a3' as Address;
+      const account = '0x000000000000000000000000000000000000a773' as Address;
+      await chain.anvilRpc('anvil_setCode', [helper, '0x0c']);
+      // As readingAccount, with 0x1000 gas for the call instead of GAS, so the halted frame burns little.
+      const sent = await send(account, `0x602060006000600073${helper.slice(2)}611000fa50${payAndReturn}`);
+      expect(sent.error).toMatchObject({ code: -32502, data: { entity: 'account', opcode: 'UNASSIGNED', rule: 'OP-013' } });
+      expect(sent.error?.message).toMatch(/ran an unassigned opcode/);
+      expect(await queuedFor(account)).toEqual([]);
+    });
+
     it("accepts an op whose validation reads the sender's own entry of another contract's mapping (associated storage)", async () => {
       const reader = '0x00000000000000000000000000000000000057a2' as Address;
       const account = '0x000000000000000000000000000000000000a772' as Address;
@@ -301,6 +312,13 @@ describe('the quick check from the call tree and the touched state', () => {
     expect(rule(tree({ type: 'STATICCALL', from: account, to: '0x000000000000000000000000000000000000000a' }))).toBe('OP-062');
     expect(rule(tree({ type: 'CREATE', from: account, to: other }))).toBe('OP-011');
     expect(rule(tree({ type: 'CALL', from: account, to: '0x000000000000000000000000000000000000dead' }))).toBe('OP-041');
+  });
+  it('refuses a frame halted by an unassigned opcode (OP-013), as anvil and geth word it, not the designated INVALID', () => {
+    const halted = (error: string) => check(tree({ type: 'STATICCALL', from: account, to: other, error }));
+    expect(halted('invalid opcode')).toMatchObject({ kind: 'violation', violation: { rule: 'OP-013', entity: 'account' } });
+    expect(halted('invalid opcode: opcode 0xc0 not defined')).toMatchObject({ kind: 'violation', violation: { rule: 'OP-013' } });
+    expect(halted('invalid opcode: INVALID')).toEqual({ kind: 'ok' });
+    expect(halted('execution reverted')).toEqual({ kind: 'ok' });
   });
   it("asks for the step trace when code could reach a banned opcode or storage isn't the sender's", () => {
     expect(check(tree(), { ...prestate, [account]: { code: '0x4200' } })).toMatchObject({ kind: 'trace' });
