@@ -91,6 +91,8 @@ export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLog
           prefix: '/assets/',
           index: false,
           list: false,
+          // The build writes each asset's .br and .gz beside it (web/vite.config.ts).
+          preCompressed: true,
           cacheControl: false,
           etag: true,
           lastModified: false,
