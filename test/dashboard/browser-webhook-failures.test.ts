@@ -38,7 +38,7 @@ describe('a failing webhook receiver in the delivery log', () => {
     receiver?.close();
   });
 
-  it("shows each attempt of a block's delivery with the receiver's 503, then the delivery failed", async () => {
+  it("shows each attempt of a block's delivery with the receiver's 503, then the delivery failed and the webhook paused", async () => {
     const { page } = browser;
     await signUp(page, 'failing@example.com');
     await createWebhook(page, receiverUrl, 'new_block');
@@ -53,6 +53,8 @@ describe('a failing webhook receiver in the delivery log', () => {
       await page.waitForTimeout(500);
     }
     expect(calls).toBe(3);
+    // Its retries ran out, so the webhook paused; the refresh shows that in the header too.
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
     await expect(failed.first().getByRole('cell', { name: '3', exact: true }).count()).resolves.toBe(1);
     await expect(failed.first().getByRole('cell', { name: '503', exact: true }).count()).resolves.toBe(1);
     await failed

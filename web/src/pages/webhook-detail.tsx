@@ -181,7 +181,7 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
         </Card>
         <ReplayCard id={id} onQueued={() => setDeliveryRound((value) => value + 1)} />
       </div>
-      <DeliveryLog id={id} round={deliveryRound} />
+      <DeliveryLog id={id} round={deliveryRound} onRefresh={webhook.reload} />
       <ConfirmActionDialog
         action={rotate}
         title="Rotate the signing secret?"
@@ -258,7 +258,8 @@ function ReplayCard({ id, onQueued }: { id: string; onQueued: () => void }) {
   );
 }
 
-function DeliveryLog({ id, round }: { id: string; round: number }) {
+/** `onRefresh`: the webhook's own status is read again too (retries running out pause it). */
+function DeliveryLog({ id, round, onRefresh }: { id: string; round: number; onRefresh: () => void }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const [refresh, setRefresh] = useState(0);
@@ -293,7 +294,14 @@ function DeliveryLog({ id, round }: { id: string; round: number }) {
               </option>
             ))}
           </SelectField>
-          <button type="button" className="button button-secondary button-small" onClick={() => setRefresh((value) => value + 1)}>
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            onClick={() => {
+              setRefresh((value) => value + 1);
+              onRefresh();
+            }}
+          >
             Refresh
           </button>
         </div>
