@@ -19,6 +19,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { type CodeHashes, changedCode, currentCodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -270,8 +271,9 @@ export function startBundleLoop(deps: {
 
   /**
    * After each new block, the next op of each sender that has waited a block is checked again: an op
-   * whose nonce was used meanwhile (by another bundler, or a replaced op) or that no longer validates
-   * (its signature, prefund or time range) leaves the mempool with the reason, instead of waiting.
+   * whose nonce was used meanwhile (by another bundler, or a replaced op), whose validation's code
+   * changed (COD-010) or that no longer validates (its signature, prefund or time range) leaves the
+   * mempool with the reason, instead of waiting.
    */
   async function revalidate() {
     const head = await client.getBlockNumber({ cacheTime: 0 });
@@ -283,7 +285,14 @@ export function startBundleLoop(deps: {
     // An op checked at send is looked at again once it has waited a block.
     if (waited.length < waiting.length) revalidatedAt = -1n;
     const next = nextOfEachSender(waited);
+    // ERC-7562 COD-010: the code each op's first validation ran must still be there, in one call for all.
+    const current = await currentCodeHashes(client, [...new Set(next.flatMap((row) => Object.keys(row.code_hashes ?? {})))]);
     for (const row of next) {
+      const changed = row.code_hashes ? changedCode(row.code_hashes as CodeHashes, current) : undefined;
+      if (changed) {
+        await fail(row, `ERC-7562 COD-010: the code at ${changed} changed since the operation was validated`);
+        continue;
+      }
       const op = opOf(row);
       const onChain = await client.readContract({
         address: row.entry_point as Address,

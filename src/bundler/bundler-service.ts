@@ -16,6 +16,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
+import type { CodeHashes } from './code-hashes.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
@@ -148,7 +149,7 @@ export function createBundlerService(deps: BundlerDeps) {
       : simulateByCall();
     const isStaked = (info: StakeInfo) =>
       info.stake >= network.config.bundler.minStakeWei && info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
-    const rules: Promise<{ storageOwners: string[] } | 'untraceable' | 'skipped'> = traces
+    const rules: Promise<{ storageOwners: string[]; codeHashes: CodeHashes } | 'untraceable' | 'skipped'> = traces
       ? checkValidationRules(
           traces,
           simulation.then(
@@ -324,12 +325,16 @@ export function createBundlerService(deps: BundlerDeps) {
       if (!waitsForDeploy) throw error;
       validated = false;
     }
+    let codeHashes: CodeHashes | undefined;
     if (validated) {
       // A broken rule is reported before a failing call.
       const ruled = await validation.rules;
       if (!ruled.ok) throw ruled.error;
       if (ruled.value === 'untraceable') untraceable.add(network);
-      else if (ruled.value !== 'skipped') await refuseMempoolConflicts(name, op.sender, entities, ruled.value.storageOwners);
+      else if (ruled.value !== 'skipped') {
+        await refuseMempoolConflicts(name, op.sender, entities, ruled.value.storageOwners);
+        codeHashes = ruled.value.codeHashes;
+      }
       const executed = await validation.execution;
       if (!executed.ok) throw executed.error;
     }
@@ -348,6 +353,7 @@ export function createBundlerService(deps: BundlerDeps) {
       max_fee_per_gas: op.maxFeePerGas.toString(),
       max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
       status: 'pending' as const,
+      code_hashes: codeHashes === undefined ? null : JSON.stringify(codeHashes),
     };
     const insert = (executor: Kysely<Tables>) =>
       executor

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { createBytecodeScreenCache } from './bytecode-screen.ts';
+import { type CodeHashes, visitedCodeHashes } from './code-hashes.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { simulationCallData } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
@@ -101,6 +102,8 @@ export interface ValidationTraces {
   /** The call tree; its top frame's output is the simulation's own result (simulationOutcomeOfFrame). */
   readonly tree: Promise<CallFrame>;
   readonly prestate: Promise<Prestate>;
+  /** Addresses whose traced code is not theirs on chain (code overrides): left out of the code hashes. */
+  readonly overridden: readonly string[];
 }
 
 /** Starts tracing the op's validation call with `callTracer` and `prestateTracer`, side by side. */
@@ -121,7 +124,7 @@ export function traceValidation(
   // Awaited by checkValidationRules, unless the op is refused before (then nobody needs them).
   tree.catch(() => undefined);
   prestate.catch(() => undefined);
-  return { trace, call, overrides, tree, prestate };
+  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides) };
 }
 
 /**
@@ -132,16 +135,18 @@ export function traceValidation(
  * has none, the struct logger, opcodes only). Throws the broken rule as ERC-7769's -32502 error.
  * Returns 'untraceable' when the upstream offers no debug_traceCall (the rules are then not checked),
  * else the contracts (other than the sender and the EntryPoint) whose storage validation touched, for
- * the mempool-wide rule STO-041. `entities` may still be on its way (the stakes come from the
+ * the mempool-wide rule STO-041, and the code hashes of what ran (COD-010, checked again after each
+ * block). `entities` may still be on its way (the stakes come from the
  * simulation, which runs beside the traces): a failure there is thrown first.
  */
 export async function checkValidationRules(
   traces: ValidationTraces,
   entitiesOrPending: RuleEntities | Promise<RuleEntities>,
-): Promise<{ storageOwners: string[] } | 'untraceable'> {
+): Promise<{ storageOwners: string[]; codeHashes: CodeHashes } | 'untraceable'> {
   const { trace, call, overrides } = traces;
   let quick: ReturnType<typeof checkCallTree> | undefined;
   let storageOwners: string[] = [];
+  let codeHashes: CodeHashes = {};
   const [traced, known] = await Promise.allSettled([Promise.all([traces.tree, traces.prestate]), entitiesOrPending]);
   if (known.status === 'rejected') throw known.reason;
   const entities = known.value;
@@ -150,10 +155,11 @@ export async function checkValidationRules(
     const [tree, prestate] = traced.value;
     quick = checkCallTree(tree, prestate, entities, screen);
     storageOwners = storageOwnersOf(prestate, entities);
+    codeHashes = visitedCodeHashes(tree, prestate, traces.overridden);
   } catch (error) {
     if (!unsupported(error)) throw error;
   }
-  if (quick?.kind === 'ok') return { storageOwners };
+  if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
 
   let violation: RuleViolation | undefined;
@@ -180,7 +186,7 @@ export async function checkValidationRules(
     });
   }
   if (violation) throw ruleError(violation);
-  return { storageOwners };
+  return { storageOwners, codeHashes };
 }
 
 function storageOwnersOf(prestate: Prestate, entities: RuleEntities): string[] {

@@ -283,6 +283,8 @@ export interface UserOperationsTable {
   block_number: ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
   block_hash: Nullable<string>;
   receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** ERC-7562 COD-010: {address: code hash} of the code the first validation ran; null when not traced. */
+  code_hashes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

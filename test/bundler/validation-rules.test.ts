@@ -1,9 +1,10 @@
-import { type Address, createWalletClient, type Hex, http, keccak256, parseEther } from 'viem';
+import { type Address, createWalletClient, getAddress, type Hex, http, keccak256, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenBytecode } from '../../src/bundler/bytecode-screen.ts';
+import { changedCode, visitedCodeHashes } from '../../src/bundler/code-hashes.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { checkCallTree } from '../../src/bundler/validation-call-tree.ts';
 import { findRuleViolation } from '../../src/bundler/validation-rules.ts';
@@ -11,6 +12,7 @@ import { checkStepTrace } from '../../src/bundler/validation-step-trace.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { eventually } from '../support/cli.ts';
 
 /**
  * An account whose validateUserOp reads TIMESTAMP (banned by ERC-7562), pays its prefund to the
@@ -160,7 +162,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
 
     it('refuses an op whose validation calls code that runs an unassigned opcode, though the account goes on (OP-013)', async () => {
       const helper = '0x00000000000000000000000000000000000057a3' as Address;
-      const account = '0x000000000000000000000000000000000000a773' as Address;
+      const account = '0x000000000000000000000000000000000000a774' as Address;
       await chain.anvilRpc('anvil_setCode', [helper, '0x0c']);
       // As readingAccount, with 0x1000 gas for the call instead of GAS, so the halted frame burns little.
       const sent = await send(account, `0x602060006000600073${helper.slice(2)}611000fa50${payAndReturn}`);
@@ -231,6 +233,55 @@ describe('ERC-7562 validation rules (safe mode)', () => {
         expect(sent.error, JSON.stringify(sent.error)).toMatchObject({ code: -32502, data: { rule: 'STO-040' } });
         expect(sent.error?.message).toMatch(/its paymaster 0x0+d0a1 is the sender of another pending operation/);
         expect(await queuedFor(payer)).toEqual([]);
+      });
+
+      it('drops a pending op once the code its validation ran has changed (COD-010), after the next block', async () => {
+        const helper = '0x000000000000000000000000000000000000d0c2' as Address;
+        const account = '0x000000000000000000000000000000000000d0c1' as Address;
+        const returnsZero: Hex = '0x600060005260206000f3';
+        await chain.anvilRpc('anvil_setCode', [helper, returnsZero]);
+        const sent = await send(account, readingAccount(helper));
+        expect(sent.error, JSON.stringify(sent.error)).toBeUndefined();
+        const [row] = await chain.service.database.db
+          .selectFrom('user_operations')
+          .select(['hash', 'code_hashes'])
+          .where('sender', '=', getAddress(account))
+          .execute();
+        expect(row?.code_hashes).toMatchObject({ [helper]: keccak256(returnsZero) });
+        // An op is looked at again once it has waited a block (1 s here): then a block with the new code.
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        await chain.anvilRpc('anvil_setCode', [helper, '0x600160005260206000f3']);
+        await chain.anvilRpc('evm_mine');
+        const dropped = await eventually(
+          async () => {
+            const now = await chain.service.database.db
+              .selectFrom('user_operations')
+              .select(['status', 'reason'])
+              .where('hash', '=', row!.hash)
+              .executeTakeFirstOrThrow();
+            return now.status === 'failed' ? now : undefined;
+          },
+          { timeoutMs: 15_000, what: 'the op dropped after its code changed' },
+        );
+        expect(dropped.reason).toBe(`ERC-7562 COD-010: the code at ${helper} changed since the operation was validated`);
+      });
+
+      it('keeps a pending op whose code is unchanged across blocks', async () => {
+        const helper = '0x000000000000000000000000000000000000d0d2' as Address;
+        const account = '0x000000000000000000000000000000000000d0d1' as Address;
+        await chain.anvilRpc('anvil_setCode', [helper, '0x600060005260206000f3']);
+        const sent = await send(account, readingAccount(helper));
+        expect(sent.error, JSON.stringify(sent.error)).toBeUndefined();
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        await chain.anvilRpc('evm_mine');
+        await chain.anvilRpc('evm_mine');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        const rows = await chain.service.database.db
+          .selectFrom('user_operations')
+          .select(['status', 'reason'])
+          .where('sender', '=', getAddress(account))
+          .execute();
+        expect(rows).toEqual([{ status: 'pending', reason: null }]);
       });
 
       it("refuses an op whose validation touches a pending op's sender's storage (STO-041), though associated", async () => {
@@ -379,5 +430,52 @@ describe('the storage rules from a step trace', () => {
     };
     expect(checkStepTrace(balance, entities)).toMatchObject({ rule: 'OP-080' });
     expect(checkStepTrace(balance, { ...entities, staked: { sender: false, factory: false, paymaster: true } })).toBeUndefined();
+  });
+});
+
+describe('the code hashes of a validation (COD-010)', () => {
+  const entryPoint = '0x0000000071727de22e5e9d8baf0edac6f37da032';
+  const account = '0x000000000000000000000000000000000000a770';
+  const library = '0x000000000000000000000000000000000000c0de';
+  const created = '0x000000000000000000000000000000000000c4ea';
+  const tree = {
+    type: 'CALL',
+    from: '0x0000000000000000000000000000000000000000',
+    to: entryPoint,
+    calls: [
+      {
+        type: 'CALL',
+        from: entryPoint,
+        to: account,
+        calls: [
+          { type: 'DELEGATECALL', from: account, to: library },
+          { type: 'STATICCALL', from: account, to: '0x0000000000000000000000000000000000000001' },
+          { type: 'DELEGATECALL', from: account, to: library },
+        ],
+      },
+      { type: 'CREATE2', from: entryPoint, to: created },
+    ],
+  };
+  const prestate = { [entryPoint]: { code: '0x6001' }, [account]: { code: '0x6002' }, [library]: { code: '0x6003' } };
+
+  it('hashes each address whose code ran once, leaving out overridden code and addresses without code', () => {
+    expect(visitedCodeHashes(tree as never, prestate, [entryPoint])).toEqual({
+      [account]: keccak256('0x6002'),
+      [library]: keccak256('0x6003'),
+    });
+  });
+  it('names the first address whose code hash changed', () => {
+    const validated = { [account]: keccak256('0x6002'), [library]: keccak256('0x6003') };
+    expect(changedCode(validated, new Map(Object.entries(validated) as [string, Hex][]))).toBeUndefined();
+    expect(
+      changedCode(
+        validated,
+        new Map([
+          [account, keccak256('0x6002')],
+          [library, keccak256('0x6004')],
+        ]),
+      ),
+    ).toBe(library);
+    expect(changedCode(validated, new Map([[account, keccak256('0x6002')]]))).toBe(library);
   });
 });
