@@ -4,6 +4,20 @@ import type { CallFrame, Prestate } from './validation-call-tree.ts';
 /** Address -> keccak256 of its code, lower-case: what ERC-7562 COD-010 compares between two validations. */
 export type CodeHashes = Readonly<Record<string, Hex>>;
 
+/** keccak256 of codes seen before: a contract's code is tens of kilobytes, its hash a lookup the next time. */
+const knownHashes = new Map<string, Hex>();
+const maxKnownHashes = 2_000;
+
+function codeHash(code: string): Hex {
+  let hash = knownHashes.get(code);
+  if (hash === undefined) {
+    hash = keccak256(code as Hex);
+    if (knownHashes.size >= maxKnownHashes) knownHashes.delete(knownHashes.keys().next().value as string);
+    knownHashes.set(code, hash);
+  }
+  return hash;
+}
+
 /**
  * The code hash of every address whose code an op's validation ran (each frame's target with code in
  * the touched state). Left out: `skip` (the EntryPoint, whose code the simulation replaces; an EIP-7702
@@ -18,7 +32,7 @@ export function visitedCodeHashes(tree: CallFrame, prestate: Prestate, skip: rea
   const visit = (frame: CallFrame) => {
     const to = frame.to?.toLowerCase();
     const code = to === undefined ? undefined : codeOf.get(to);
-    if (to !== undefined && code && code !== '0x' && !skipped.has(to) && !(to in hashes)) hashes[to] = keccak256(code as Hex);
+    if (to !== undefined && code && code !== '0x' && !skipped.has(to) && !(to in hashes)) hashes[to] = codeHash(code);
     for (const child of frame.calls ?? []) visit(child);
   };
   visit(tree);
