@@ -2,31 +2,13 @@
 // browser, a real service, no stand-ins.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
+import { createKey, createWebhook, signUp } from './flow-steps.ts';
 
 const flow = (name: string, body: () => Promise<void>) => it(name, body, 90_000);
-
-async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto('/sign-up');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill('a long enough password');
-  await page.getByLabel('Account name (optional)').fill(`${email.split('@')[0]}'s account`);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/keys$/);
-}
-
-async function createKey(page: Page, name: string): Promise<string> {
-  await page.goto('/keys');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByRole('button', { name: 'Create key' }).click();
-  return page.getByRole('textbox', { name: 'Your new API key' }).inputValue();
-}
 
 describe('dashboard flows against the real back end', () => {
   skipWithout(chromiumBrowser);
@@ -83,11 +65,7 @@ describe('dashboard flows against the real back end', () => {
 
   flow('webhook: create, see the secret once, send a test event, see it in the delivery log, pause and resume', async () => {
     const { page } = browser;
-    await page.goto('/webhooks/new');
-    await page.getByLabel('Endpoint URL').fill(receiverUrl);
-    await page.getByLabel('Event type').selectOption('new_block');
-    await page.getByRole('button', { name: 'Create webhook' }).click();
-    await page.waitForURL(/\/webhooks\/wh_/);
+    await createWebhook(page, receiverUrl, 'new_block');
     await expect(page.getByRole('textbox', { name: 'Signing secret' }).inputValue()).resolves.toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Test event .* queued/).waitFor();

@@ -20,3 +20,13 @@ export async function createWebhook(page: Page, url: string, eventType: string):
   await page.waitForURL(/\/webhooks\/wh_/);
   return new URL(page.url()).pathname.split('/').pop()!;
 }
+
+/** Creates a test key in the dialog of the keys page; the key, shown once. */
+export async function createKey(page: Page, name: string): Promise<string> {
+  await page.goto('/keys');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  return page.getByRole('textbox', { name: 'Your new API key' }).inputValue();
+}
