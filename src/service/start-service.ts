@@ -21,6 +21,7 @@ import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import { dashboardApi, dashboardApiPrefix, setDashboardHeaders } from '../dashboard/dashboard-api.ts';
 import { ensureDevUser } from '../dashboard/dev-user.ts';
+import { type ExpiredRowsSweeper, startExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import { createInvitationStore } from '../dashboard/invitation-store.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSignInLimits } from '../dashboard/sign-in-limits.ts';
@@ -112,6 +113,8 @@ export interface RunningService {
   readonly sponsorshipSettler?: { settleNow(): Promise<void> };
   /** Writes the usage counted so far to `usage_minutes` now (processes serving the API; it also runs every 5 s). */
   readonly usage?: { flushNow(): Promise<void> };
+  /** Deletes expired dashboard sessions and one-time tokens now (processes serving the API; every 15 min too). */
+  readonly expiredRows?: Pick<ExpiredRowsSweeper, 'sweepNow'>;
   stop(reason?: string): Promise<void>;
 }
 
@@ -330,6 +333,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const chainStatus = { chains, indexProgress: () => indexStore.progress() };
   const users = createUserStore(database.db);
   const userTokens = createUserTokenStore(database.db);
+  const expiredRows = servesApi ? startExpiredRowsSweeper({ db: database.db, logger }) : undefined;
+  if (expiredRows) shutdown.add('expired dashboard rows', () => expiredRows.close());
   // Links in mails point here; the service's own URL is known once it listens.
   let publicUrl = config.dashboard.publicUrl ?? '';
   const operatorRoutes = async (scope: FastifyInstance) => {
@@ -464,6 +469,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     events,
     paymasters,
     sponsorshipSettler,
+    ...(expiredRows ? { expiredRows } : {}),
     usage,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
