@@ -1,3 +1,5 @@
+import type { Scope } from '../../../src/auth/scopes.ts';
+
 // The shapes of docs/dashboard-api.md and of the /v1 and /admin routes' schemas (src/**/schemas.ts).
 
 export type Role = 'owner' | 'member';
@@ -17,17 +19,8 @@ export interface Session {
   csrf_token: string;
 }
 
-/** The seven scopes of src/auth/scopes.ts. */
-export const scopes = [
-  'rpc:read',
-  'rpc:write',
-  'data:read',
-  'wallets:manage',
-  'webhooks:manage',
-  'gas:manage',
-  'bundler:send',
-] as const;
-export type Scope = (typeof scopes)[number];
+// The service's own list (a module with no imports), so the dashboard cannot offer a scope it lacks.
+export { type Scope, scopes } from '../../../src/auth/scopes.ts';
 export type Environment = 'test' | 'live';
 
 export interface ApiKey {
