@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { assertNetworkAccess, assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';

@@ -1,5 +1,6 @@
 // The typed client of docs/dashboard-api.md: one function per endpoint, every call same-origin with the
 // session cookie, every state change with the session's CSRF token.
+import type { Scope } from '../../../src/auth/scopes.ts';
 import type {
   Account,
   ApiKey,
@@ -17,7 +18,6 @@ import type {
   Plan,
   PolicyUsage,
   Role,
-  Scope,
   Session,
   Usage,
   UsageGroupBy,

@@ -19,8 +19,6 @@ export interface Session {
   csrf_token: string;
 }
 
-// The service's own list (a module with no imports), so the dashboard cannot offer a scope it lacks.
-export { type Scope, scopes } from '../../../src/auth/scopes.ts';
 export type Environment = 'test' | 'live';
 
 export interface ApiKey {

@@ -1,6 +1,8 @@
 import { type FormEvent, useState } from 'react';
+// The service's own scope list (a module with no imports): the dashboard cannot offer a scope it lacks.
+import { type Scope, scopes } from '../../../src/auth/scopes.ts';
 import { createKey, listKeys, revokeKey } from '../api/client.ts';
-import { type ApiKey, type CreatedApiKey, type Environment, type Scope, scopes } from '../api/types.ts';
+import type { ApiKey, CreatedApiKey, Environment } from '../api/types.ts';
 import {
   ActionsHeader,
   Badge,
