@@ -10,6 +10,8 @@ export class FastExchange implements HeaderSink {
   /** Lower-case names, like Fastify's reply headers. */
   readonly responseHeaders: Record<string, string>;
   readonly started = performance.now();
+  /** Set when the request arrives: the server was draining then, so the request is refused. */
+  arrivedWhileClosing = false;
 
   constructor(
     readonly req: IncomingMessage,

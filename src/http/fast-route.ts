@@ -98,7 +98,8 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
 
   const serve = async (bound: BoundRoute, exchange: FastExchange) => {
     try {
-      if (isClosing()) {
+      // Refused only when it arrived while the server drained: one that arrived before is in flight.
+      if (exchange.arrivedWhileClosing) {
         exchange.responseHeaders.connection = 'close';
         throw shuttingDown();
       }
@@ -140,6 +141,7 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
         const headers = bound.cors.responseHeaders(req.headers.origin);
         if (headers !== undefined) exchange.headers(headers);
       }
+      exchange.arrivedWhileClosing = isClosing();
       if (waiting.length === 0) setImmediate(serveWaiting);
       waiting.push(bound);
       waitingExchanges.push(exchange);
