@@ -26,9 +26,15 @@ export function createReputationStore(db: Kysely<Tables>) {
       return { address, opsSeen, opsIncluded, status: reputationStatus(opsSeen, opsIncluded) };
     },
 
-    async count(network: string, addresses: readonly string[], field: 'ops_seen' | 'ops_included'): Promise<void> {
+    /** `executor`: a transaction to count in (default: each count commits alone). */
+    async count(
+      network: string,
+      addresses: readonly string[],
+      field: 'ops_seen' | 'ops_included',
+      executor: Kysely<Tables> = db,
+    ): Promise<void> {
       for (const address of addresses) {
-        await db
+        await executor
           .insertInto('bundler_reputation')
           .values({ network, address, ops_seen: field === 'ops_seen' ? 1 : 0, ops_included: field === 'ops_included' ? 1 : 0 })
           .onConflict((oc) =>

@@ -25,13 +25,17 @@ export default function PolicyEditPage({ params }: { params: Record<string, stri
     setNetwork(nextNetwork);
   }, []);
 
+  // The policy the form was filled from: until it is the loaded one, the form is not shown (it would
+  // show empty fields for a render, which a quick edit could then save).
+  const [filledFrom, setFilledFrom] = useState<unknown>();
   useEffect(() => {
     if (!existing.data) return;
     setName(existing.data.name);
     setValues(valuesOf(existing.data.rules));
+    setFilledFrom(existing.data);
   }, [existing.data]);
 
-  if (id && !existing.data) {
+  if (id && (!existing.data || filledFrom !== existing.data)) {
     return existing.error ? (
       <>
         <PageHeader title="Gas policy not found" />
