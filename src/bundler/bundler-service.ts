@@ -20,6 +20,8 @@ import type { CodeHashes } from './code-hashes.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { admitToMempool } from './mempool-admission.ts';
+import { mempoolConflictError } from './mempool-conflict-error.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -326,13 +328,15 @@ export function createBundlerService(deps: BundlerDeps) {
       validated = false;
     }
     let codeHashes: CodeHashes | undefined;
+    /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
+    let storageOwners: readonly string[] | undefined;
     if (validated) {
       // A broken rule is reported before a failing call.
       const ruled = await validation.rules;
       if (!ruled.ok) throw ruled.error;
       if (ruled.value === 'untraceable') untraceable.add(network);
       else if (ruled.value !== 'skipped') {
-        await refuseMempoolConflicts(name, op.sender, entities, ruled.value.storageOwners);
+        storageOwners = ruled.value.storageOwners;
         codeHashes = ruled.value.codeHashes;
       }
       const executed = await validation.execution;
@@ -349,86 +353,22 @@ export function createBundlerService(deps: BundlerDeps) {
       nonce: op.nonce.toString(),
       factory: entities.factory,
       paymaster: entities.paymaster,
-      op: JSON.stringify(toRpcUserOperation(op)),
+      op: toRpcUserOperation(op),
       max_fee_per_gas: op.maxFeePerGas.toString(),
       max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
       status: 'pending' as const,
-      code_hashes: codeHashes === undefined ? null : JSON.stringify(codeHashes),
+      code_hashes: codeHashes ?? null,
     };
-    // The mempool row, the op it replaces, and the entities' "seen" counts, in one transaction that
-    // does not wait for its WAL flush (an fsync, 2 ms p50 and 9 ms p95 on the benchmark's VM, most
-    // of what a send waited for): the op survives any restart of the service or a clean one of
-    // Postgres, and only a crash of Postgres or the machine in the next few hundred milliseconds
-    // can lose it (docs/bundler.md). Bundles, receipts and the rest keep durable commits.
-    await db.transaction().execute(async (trx) => {
-      await sql`set local synchronous_commit = off`.execute(trx);
-      if (replacing) {
-        await trx
-          .updateTable('user_operations')
-          .set({ status: 'replaced', reason: `replaced by ${hash}`, updated_at: new Date() })
-          .where('hash', '=', replacing.hash)
-          .where('status', '=', 'pending')
-          .execute();
-      }
-      await trx
-        .insertInto('user_operations')
-        .values(row)
-        .onConflict((oc) => oc.column('hash').doNothing())
-        .execute();
-      await reputation.count(
-        name,
-        [entities.factory, entities.paymaster].filter((address): address is string => address !== null),
-        'ops_seen',
-        trx,
-      );
+    const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
+    const conflict = await admitToMempool(db, {
+      row,
+      conflictsWith: storageOwners === undefined ? undefined : [...new Set([...ours, ...storageOwners])],
+      seenEntities: ours,
+      replacing: replacing?.hash,
     });
+    if (conflict) throw mempoolConflictError(conflict, op.sender, entities);
     deps.queued(name);
     return hash as Hex;
-  }
-
-  /**
-   * ERC-7562's rules between ops in the mempool: an entity may not be another pending op's sender, nor a
-   * sender another op's entity (STO-040); validation may not touch the storage of another pending
-   * op's sender (STO-041). Either would let one op invalidate the other in the same bundle.
-   */
-  async function refuseMempoolConflicts(
-    name: string,
-    sender: string,
-    entities: { factory: string | null; paymaster: string | null },
-    storageOwners: readonly string[],
-  ) {
-    const self = sender.toLowerCase();
-    const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
-    const others = [...new Set([...ours, ...storageOwners])];
-    const conflict = await db
-      .selectFrom('user_operations')
-      .select(['sender', 'factory', 'paymaster'])
-      .where('network', '=', name)
-      .where('status', 'in', ['pending', 'submitted'])
-      .where(sql<string>`lower(sender)`, '!=', self)
-      .where((eb) =>
-        eb.or([
-          eb('factory', '=', self),
-          eb('paymaster', '=', self),
-          ...(others.length > 0 ? [eb(sql<string>`lower(sender)`, 'in', others)] : []),
-        ]),
-      )
-      .limit(1)
-      .executeTakeFirst();
-    if (!conflict) return;
-    const other = conflict.sender.toLowerCase();
-    const [rule, detail] =
-      conflict.factory === self || conflict.paymaster === self
-        ? ['STO-040', `this sender is the ${conflict.factory === self ? 'factory' : 'paymaster'} of another pending operation`]
-        : ours.includes(other)
-          ? [
-              'STO-040',
-              `its ${other === entities.factory ? 'factory' : 'paymaster'} ${other} is the sender of another pending operation`,
-            ]
-          : ['STO-041', `its validation touches the storage of ${other}, the sender of another pending operation`];
-    throw new BundlerRpcError(bundlerErrorCodes.bannedOpcode, `ERC-7562 ${rule}: ${detail}; send it once that one has landed`, {
-      rule,
-    });
   }
 
   /** ERC-7769's debug_bundler_* methods: only on networks with dev_methods (devnets). */

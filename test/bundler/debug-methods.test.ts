@@ -109,4 +109,48 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toEqual([]);
     expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
   });
+
+  it('replaces a pending op only at fees at least 10% higher; the replacement is what gets bundled', async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    // A nonce key of its own: sequence 0 is the next on chain whatever the other tests sent.
+    const base = {
+      sender,
+      nonce: `0x${(7n << 64n).toString(16)}`,
+      callData: '0x',
+      signature: '0x',
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x3b9aca00',
+    };
+    const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+    const first = { ...base, ...estimate.result };
+    const raised = (percent: bigint) => ({
+      ...first,
+      maxFeePerGas: `0x${((BigInt(first.maxFeePerGas) * (100n + percent)) / 100n).toString(16)}`,
+      maxPriorityFeePerGas: `0x${((BigInt(first.maxPriorityFeePerGas) * (100n + percent)) / 100n).toString(16)}`,
+    });
+    const queued = await bundler('eth_sendUserOperation', [first, entryPoint07Address]);
+    expect(queued.error, queued.error?.message).toBeUndefined();
+
+    const underpriced = await bundler('eth_sendUserOperation', [raised(5n), entryPoint07Address]);
+    expect(underpriced.error?.code).toBe(-32602);
+    expect(underpriced.error?.message).toMatch(
+      /^replacement underpriced: raise maxFeePerGas and maxPriorityFeePerGas by at least 10%/,
+    );
+
+    const replacement = await bundler('eth_sendUserOperation', [raised(10n), entryPoint07Address]);
+    expect(replacement.error, replacement.error?.message).toBeUndefined();
+    expect(replacement.result).not.toBe(queued.result);
+    const mempool = await bundler('debug_bundler_dumpMempool', [entryPoint07Address]);
+    expect(mempool.result).toHaveLength(1);
+    expect(BigInt(mempool.result[0].maxFeePerGas)).toBe(BigInt(raised(10n).maxFeePerGas));
+
+    const bundled = await bundler('debug_bundler_sendBundleNow', []);
+    expect(bundled.result).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await bundler('eth_getUserOperationReceipt', [replacement.result])).result).toMatchObject({
+      success: true,
+      receipt: { transactionHash: bundled.result },
+    });
+    expect((await bundler('eth_getUserOperationReceipt', [queued.result])).result).toBeNull();
+    expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+  });
 });
