@@ -26,15 +26,9 @@ export function createReputationStore(db: Kysely<Tables>) {
       return { address, opsSeen, opsIncluded, status: reputationStatus(opsSeen, opsIncluded) };
     },
 
-    /** `executor`: a transaction to count in (default: each count commits alone). */
-    async count(
-      network: string,
-      addresses: readonly string[],
-      field: 'ops_seen' | 'ops_included',
-      executor: Kysely<Tables> = db,
-    ): Promise<void> {
+    async count(network: string, addresses: readonly string[], field: 'ops_seen' | 'ops_included'): Promise<void> {
       for (const address of addresses) {
-        await executor
+        await db
           .insertInto('bundler_reputation')
           .values({ network, address, ops_seen: field === 'ops_seen' ? 1 : 0, ops_included: field === 'ops_included' ? 1 : 0 })
           .onConflict((oc) =>
