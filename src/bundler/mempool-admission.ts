@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { preparedComment } from '../db/prepared-statements.ts';
 import type { Tables } from '../db/tables.ts';
 
 /** A pending op's row as a send writes it (JSON members are objects; big numbers decimal strings). */
@@ -93,10 +94,12 @@ const rowColumns = [
   'code_hashes',
 ] as const satisfies readonly (keyof NewMempoolRow)[];
 
+const admissionStatement = preparedComment('mempool_admission');
+
 async function admit(db: Kysely<Tables>, { row, conflictsWith, seenEntities }: Admission): Promise<MempoolConflict | undefined> {
   const self = row.sender.toLowerCase();
   const columns = sql.join(rowColumns.map((column) => sql.ref(column)));
-  const { rows } = await sql<MempoolConflict>`
+  const { rows } = await sql<MempoolConflict>`${sql.raw(admissionStatement)}
     with conflict as (
       select sender, factory, paymaster from user_operations
       where ${conflictsWith !== undefined}

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { preparingPool } from './prepared-statements.ts';
 import type { Tables } from './tables.ts';
 
 export type Database = Kysely<Tables>;
@@ -44,7 +45,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     throw error;
   }
   client.release();
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, url: target.url, close: () => db.destroy() };
 }
 
