@@ -32,7 +32,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     let name = names.get(text);
     if (name === undefined) {
       name = statementNameOf(text);
-      names.set(text, name);
+      if (name !== undefined) names.set(text, name);
     }
     return name;
   };
