@@ -93,7 +93,7 @@ function originOf(url: string, functionName: string): string {
   if (functionName === '(garbage collector)') return '(garbage collector)';
   if (!url) return 'native (syscalls, VM)';
   if (url.startsWith('node:')) return 'node core';
-  if (url.startsWith('wasm:')) return 'wasm (PGlite)';
+  if (url.startsWith('wasm:')) return "wasm (undici's HTTP parser)";
   const inModules = url.lastIndexOf('node_modules/');
   if (inModules >= 0) {
     const parts = url.slice(inModules + 'node_modules/'.length).split('/');

@@ -9,7 +9,7 @@ export interface BenchSettings {
   connections: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
-  /** Run Blockyard on this Postgres instead of the embedded PGlite (BENCH_DATABASE_URL). */
+  /** Run Blockyard on this Postgres instead of the embedded Postgres (BENCH_DATABASE_URL). */
   databaseUrl?: string;
 }
 
