@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { loadConfig } from '../config/load.ts';
+import { limitHeapGrowth } from '../service/heap-growth.ts';
 import { startService } from '../service/start-service.ts';
 import { formatBanner } from './banner.ts';
 import { parseStartFlags } from './flags.ts';
@@ -15,6 +16,7 @@ const cleanupAllowanceMs = 15_000;
  * period) and stops everything. A second signal exits at once.
  */
 export async function runStart(args: string[]): Promise<number> {
+  limitHeapGrowth();
   const config = loadConfig({ flags: parseStartFlags(args) });
   const service = await startService(config);
   process.stdout.write(formatBanner(service));
