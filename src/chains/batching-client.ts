@@ -57,6 +57,11 @@ export function createBatchingClient(
   let queue: Queued[] = [];
   let scheduled = false;
   let batchesWork = true;
+  /** Exchanges under way: while there are none, a call goes at the end of the current task, not a loop turn later. */
+  let inFlight = 0;
+  const settled = () => {
+    inFlight -= 1;
+  };
 
   const flush = () => {
     scheduled = false;
@@ -65,7 +70,12 @@ export function createBatchingClient(
     for (let start = 0; start < calls.length; start += maxSize) send(calls.slice(start, start + maxSize));
   };
 
-  const sendAlone = (call: Queued) => inner.send(call.body).then(call.resolve, call.reject);
+  const sendAlone = (call: Queued) => {
+    inFlight += 1;
+    const answer = inner.send(call.body);
+    answer.then(settled, settled);
+    return answer.then(call.resolve, call.reject);
+  };
 
   const send = (calls: Queued[]) => {
     if (calls.length === 1 || !batchesWork) {
@@ -74,7 +84,10 @@ export function createBatchingClient(
     }
     const body = `[${calls.map(batchElement).join(',')}]`;
     onBatch?.(calls.length);
-    inner.send(body).then(
+    inFlight += 1;
+    const answer = inner.send(body);
+    answer.then(settled, settled);
+    answer.then(
       (text) => {
         const answers = splitBatchAnswer(text);
         if (answers === undefined) batchesWork = false;
@@ -99,7 +112,10 @@ export function createBatchingClient(
         queue.push({ body, method: call.method, params: call.params, idJson: call.idJson, resolve, reject });
         if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          // Idle (a lone client): the calls made in this task go together as soon as it ends. Busy: those of
+          // the whole event-loop turn, which under load is when many answers and requests arrive.
+          if (inFlight === 0) queueMicrotask(flush);
+          else setImmediate(flush);
         }
       });
     },

@@ -80,8 +80,36 @@ describe('calls that arrive together go to the node as one JSON-RPC batch', () =
     );
     await client.close();
   });
-});
 
+  it('idle, a call goes when its task ends; busy, the calls of a whole event-loop turn go together', async () => {
+    const client = createBatchingClient(createUpstreamClient({ url: proxy.url }), { maxSize: 20 });
+    /** Two calls made by two tasks of the same turn (as two sockets' requests are). */
+    const twoTasks = (first: number) =>
+      new Promise<Promise<string>[]>((resolve) => {
+        const sends: Promise<string>[] = [];
+        setImmediate(() => sends.push(client.send(call(first, 'eth_chainId', []))));
+        setImmediate(() => {
+          sends.push(client.send(call(first + 1, 'eth_chainId', [])));
+          resolve(sends);
+        });
+      });
+
+    let before = proxy.seen.length;
+    await Promise.all(await twoTasks(1));
+    // Idle: the first went alone at once, so the second found an exchange under way and went after it.
+    expect(proxy.seen.slice(before).map((seen) => seen.body)).toEqual([call(1, 'eth_chainId', []), call(2, 'eth_chainId', [])]);
+
+    before = proxy.seen.length;
+    const slow = client.send(call(3, 'eth_getBalance', [dev, 'latest']));
+    const answers = await Promise.all([slow, ...(await twoTasks(4))]);
+    // Busy (the first exchange still under way): the two tasks' calls went as one batch.
+    const sent = proxy.seen.slice(before).map((seen) => seen.body);
+    expect(sent).toHaveLength(2);
+    expect(JSON.parse(sent[1]!)).toHaveLength(2);
+    expect(answers.slice(1).map((answer) => JSON.parse(answer).id)).toEqual([4, 5]);
+    await client.close();
+  });
+});
 describe('nodes that do not batch well', () => {
   const servers: TestRpcServer[] = [];
   afterAll(async () => {
