@@ -121,7 +121,8 @@ export function createBundlerService(deps: BundlerDeps) {
   /**
    * The op's validation, started together: the EntryPoint's simulation, the ERC-7562 rules (their
    * traces run beside the simulation, whose stakes they then use) and the execution check. Each
-   * result is settled, so that one not awaited (an op found to be queued) rejects nobody.
+   * result is settled, so that one not awaited (an op found to be queued) rejects nobody. The traces
+   * run at `block` ('latest' unless a re-check pins them to one block).
    */
   function validate(
     network: Network,
@@ -129,12 +130,13 @@ export function createBundlerService(deps: BundlerDeps) {
     op: AnyUserOperation,
     entities: { factory: string | null; paymaster: string | null },
     override: StateOverride,
+    block: Hex | 'latest' = 'latest',
   ) {
     const client = clientOf(network);
     const traces =
       network.config.bundler.safeMode && !untraceable.has(network)
         ? traceValidation(
-            (call, options) => client.request({ method: 'debug_traceCall' as never, params: [call, 'latest', options] as never }),
+            (call, options) => client.request({ method: 'debug_traceCall' as never, params: [call, block, options] as never }),
             entryPoint.version,
             entryPoint.address,
             op,
@@ -332,7 +334,22 @@ export function createBundlerService(deps: BundlerDeps) {
     let storageOwners: readonly string[] | undefined;
     if (validated) {
       // A broken rule is reported before a failing call.
-      const ruled = await validation.rules;
+      let ruled = await validation.rules;
+      if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
+        // The traces ran side by side at 'latest': a block mined between them shows each a different
+        // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
+        const pinned = validate(
+          network,
+          entryPoint,
+          op,
+          entities,
+          override,
+          toHex(await client.getBlockNumber({ cacheTime: 0 })),
+        );
+        const again = await pinned.simulation;
+        if (!again.ok) throw again.error;
+        ruled = await pinned.rules;
+      }
       if (!ruled.ok) throw ruled.error;
       if (ruled.value === 'untraceable') untraceable.add(network);
       else if (ruled.value !== 'skipped') {

@@ -85,16 +85,16 @@ export function checkCallTree(
         entity,
         opcode: type,
         rule: 'OP-020',
-        detail: `a call to ${to} ran out of gas (which can depend on the gas limit)`,
+        detail: `runs out of gas in a call to ${to} (which can depend on the gas limit)`,
       };
     if (frame.error && ranUnassignedOpcode(frame.error))
-      return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `the code at ${to} ran an unassigned opcode` };
+      return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `runs an unassigned opcode in the code at ${to}` };
     if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
     if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
     if (type === 'CREATE2') {
       if (++creates > 1 || entity !== 'factory')
-        return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: 'CREATE2 is allowed once, by the factory' };
-      if (to !== sender) return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `it created ${to}, not the sender` };
+        return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: 'uses CREATE2, which only the factory may, and once' };
+      if (to !== sender) return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `creates ${to}, not the sender` };
     }
     if (to === entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE') {
       const input = (frame.input ?? '0x').toLowerCase();
@@ -102,14 +102,19 @@ export function checkCallTree(
         (input === '0x' && entity === 'account') ||
         (input.startsWith(depositToSelector) && (entity === 'account' || entity === 'factory'));
       if (!allowed)
-        return { entity, opcode: type, rule: 'OP-054', detail: 'it calls the EntryPoint other than depositTo or its fallback' };
+        return {
+          entity,
+          opcode: type,
+          rule: 'OP-054',
+          detail: 'calls the EntryPoint other than through depositTo or its fallback',
+        };
       return undefined; // the EntryPoint's own code runs from here
     }
     if (type !== 'CREATE2' && frame.value && BigInt(frame.value) > 0n)
-      return { entity, opcode: type, rule: 'OP-061', detail: `it sends value to ${to}` };
+      return { entity, opcode: type, rule: 'OP-061', detail: `sends value to ${to}` };
     if (type !== 'CREATE2' && isPrecompileAddress(to)) {
       if (!allowedPrecompiles.has(Number(BigInt(to))))
-        return { entity, opcode: type, rule: 'OP-062', detail: `it calls precompile ${to}` };
+        return { entity, opcode: type, rule: 'OP-062', detail: `calls precompile ${to}` };
       return undefined;
     }
     let code = type === 'CREATE2' ? frame.input : codeOf.get(to);
@@ -124,7 +129,7 @@ export function checkCallTree(
     }
     if (!code || code === '0x') {
       if (!(to === sender && entity === 'factory'))
-        return { entity, opcode: type, rule: 'OP-041', detail: `it calls ${to}, which has no code` };
+        return { entity, opcode: type, rule: 'OP-041', detail: `calls ${to}, which has no code` };
     } else {
       const found = screen(code);
       const staked = stakedOf(entity);

@@ -7,7 +7,7 @@ export interface RuleViolation {
   readonly opcode: string;
   /** The ERC-7562 rule id, e.g. OP-011 or STO-021. */
   readonly rule?: string;
-  /** What happened, in words, when the opcode alone does not say it. */
+  /** What the validation did, in words, when the opcode alone does not say it: a verb phrase that follows "the account's validation". */
   readonly detail?: string;
 }
 

@@ -97,7 +97,8 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
   for (const [address, opcode, next] of trace.ops) {
     const entity = entityOf(address.toLowerCase());
     if (opcode === 'GAS') {
-      if (!callOpcodes.has(next)) return { entity, opcode, rule: 'OP-012', detail: `GAS is followed by ${next}, not a call` };
+      if (!callOpcodes.has(next))
+        return { entity, opcode, rule: 'OP-012', detail: `uses GAS followed by ${next}, not by a call` };
       continue;
     }
     if ((opcode === 'BALANCE' || opcode === 'SELFBALANCE') && staked(entity)) continue;
@@ -107,7 +108,7 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
   for (const [address, opcode, target] of trace.noCode) {
     const entity = entityOf(address.toLowerCase());
     if (target.toLowerCase() === sender && entity === 'factory') continue; // OP-042
-    return { entity, opcode, rule: 'OP-041', detail: `it reads the code of ${target}, which has none` };
+    return { entity, opcode, rule: 'OP-041', detail: `reads the code of ${target}, which has none` };
   }
 
   // Associated slots: keccak(A || x) + n for n < 128, and A itself, for A the sender or an entity.
@@ -143,7 +144,7 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
         entity,
         opcode,
         rule: 'STO-031',
-        detail: `the unstaked ${entity} accesses its own storage (slot ${hexSlot(slot)})`,
+        detail: `accesses its own storage (slot ${hexSlot(slot)}), which an unstaked ${entity} may not`,
       };
     }
     if (staked(entity)) {
@@ -155,7 +156,7 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
       entity,
       opcode,
       rule: 'STO-021',
-      detail: `it ${write ? 'writes' : 'reads'} slot ${hexSlot(slot)} of ${contract}, which is not associated with the sender${staked(entity) ? '' : ` (an unstaked ${entity} may not)`}`,
+      detail: `${write ? 'writes' : 'reads'} slot ${hexSlot(slot)} of ${contract}, which is not associated with the sender${staked(entity) ? '' : ` (an unstaked ${entity} may not)`}`,
     };
   }
   return undefined;

@@ -156,7 +156,9 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       await chain.anvilRpc('anvil_setCode', [reader, unassociatedReader]);
       const sent = await send(account, readingAccount(reader));
       expect(sent.error).toMatchObject({ code: -32502, data: { entity: 'account', opcode: 'SLOAD', rule: 'STO-021' } });
-      expect(sent.error?.message).toMatch(/reads slot 0x5 of 0x0+57a1, which is not associated with the sender/);
+      expect(sent.error?.message).toMatch(
+        /account's validation reads slot 0x5 of 0x0+57a1, which is not associated with the sender/,
+      );
       expect(await queuedFor(account)).toEqual([]);
     });
 
@@ -167,7 +169,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       // As readingAccount, with 0x1000 gas for the call instead of GAS, so the halted frame burns little.
       const sent = await send(account, `0x602060006000600073${helper.slice(2)}611000fa50${payAndReturn}`);
       expect(sent.error).toMatchObject({ code: -32502, data: { entity: 'account', opcode: 'UNASSIGNED', rule: 'OP-013' } });
-      expect(sent.error?.message).toMatch(/ran an unassigned opcode/);
+      expect(sent.error?.message).toMatch(/validation runs an unassigned opcode in the code at 0x/);
       expect(await queuedFor(account)).toEqual([]);
     });
 
