@@ -5,6 +5,7 @@ import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { bareUserOperation } from './support.ts';
 
 /** Reads TIMESTAMP in validation (refused in safe mode), pays its prefund, accepts any call. */
 const timestampAccountCode: Hex = '0x42506000600060006000604435335af150600060005260206000f3';
@@ -43,14 +44,7 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
 
   it('manual mode holds ops in the mempool until sendBundleNow; clearState empties it', async () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
-    const base = {
-      sender,
-      nonce: '0x0',
-      callData: '0x',
-      signature: '0x',
-      maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x3b9aca00',
-    };
+    const base = bareUserOperation(sender);
     const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
     const op = { ...base, ...estimate.result };
     // Safe mode off: the TIMESTAMP in validation is not checked.
@@ -113,14 +107,7 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
   it('replaces a pending op only at fees at least 10% higher; the replacement is what gets bundled', async () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
     // A nonce key of its own: sequence 0 is the next on chain whatever the other tests sent.
-    const base = {
-      sender,
-      nonce: `0x${(7n << 64n).toString(16)}`,
-      callData: '0x',
-      signature: '0x',
-      maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x3b9aca00',
-    };
+    const base = bareUserOperation(sender, `0x${(7n << 64n).toString(16)}`);
     const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
     const first = { ...base, ...estimate.result };
     const raised = (percent: bigint) => ({

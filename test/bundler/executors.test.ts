@@ -8,10 +8,8 @@ import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-import { callBundler } from './support.ts';
+import { acceptingAccountCode, callBundler } from './support.ts';
 
-/** Pays its prefund and accepts any op (no signature check). */
-const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060005260206000f3';
 /** anvil's account #6: a bundler that is not this one. */
 const otherBundlerKey: Hex = '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e';
 

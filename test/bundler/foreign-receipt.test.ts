@@ -1,4 +1,4 @@
-import { type Address, createWalletClient, getAddress, type Hex, http, parseEther } from 'viem';
+import { type Address, createWalletClient, getAddress, http, parseEther } from 'viem';
 import { entryPoint07Address, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -7,9 +7,8 @@ import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { acceptingAccountCode } from './support.ts';
 
-/** Pays its prefund and accepts any op (no signature check): enough to land an op without this bundler. */
-const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060005260206000f3';
 const sender = '0x000000000000000000000000000000000000acc7' as Address;
 
 describe('receipts of ops another bundler sent', () => {

@@ -1,13 +1,12 @@
-import { type Address, type Hex, parseEther } from 'viem';
+import { type Address, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { acceptingAccountCode, bareUserOperation } from './support.ts';
 
-/** Pays its prefund and accepts any op (no signature check). */
-const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060005260206000f3';
 const sender = '0x000000000000000000000000000000000000acc8' as Address;
 
 describe('a bundle that is not mined', () => {
@@ -43,14 +42,7 @@ describe('a bundle that is not mined', () => {
   };
 
   it('is sent again with the same nonce and higher fees, and the op lands', async () => {
-    const base = {
-      sender,
-      nonce: '0x0',
-      callData: '0x',
-      signature: '0x',
-      maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x3b9aca00',
-    };
+    const base = bareUserOperation(sender);
     const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
     await chain.anvilRpc('evm_setAutomine', [false]);
     const sent = await bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);

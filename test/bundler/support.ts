@@ -168,3 +168,11 @@ export async function countUserOperations(db: Database): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Runtime code of an account that pays its prefund and accepts any op (no signature check). */
+export const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060005260206000f3';
+
+/** A v0.7 op of `sender` with no call and no signature, at fixed fees; its gas fields come from an estimate. */
+export function bareUserOperation(sender: Address, nonce: Hex = '0x0') {
+  return { sender, nonce, callData: '0x', signature: '0x', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x3b9aca00' };
+}

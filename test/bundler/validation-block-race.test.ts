@@ -1,13 +1,12 @@
-import { type Address, type Hex, parseEther } from 'viem';
+import { type Address, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { forwardTo, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { acceptingAccountCode, bareUserOperation } from './support.ts';
 
-/** Pays its prefund and accepts any op (no signature check). */
-const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060005260206000f3';
 const sender = '0x000000000000000000000000000000000000acc9' as Address;
 
 /**
@@ -90,14 +89,7 @@ describe('a block mined between the two validation traces', () => {
   };
 
   it('does not refuse the op for a rule that only the mix of two blocks broke', async () => {
-    const base = {
-      sender,
-      nonce: '0x0',
-      callData: '0x',
-      signature: '0x',
-      maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x3b9aca00',
-    };
+    const base = bareUserOperation(sender);
     await anvilRpc('anvil_setCode', [sender, acceptingAccountCode]);
     const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
     expect(estimate.error).toBeUndefined();

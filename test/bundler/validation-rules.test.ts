@@ -13,6 +13,7 @@ import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { bareUserOperation } from './support.ts';
 
 /**
  * An account whose validateUserOp reads TIMESTAMP (banned by ERC-7562), pays its prefund to the
@@ -108,14 +109,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     };
 
     it('refuses an op whose account reads TIMESTAMP in validation (-32502), and queues nothing', async () => {
-      const base = {
-        sender,
-        nonce: '0x0',
-        callData: '0x',
-        signature: '0x',
-        maxFeePerGas: '0x77359400',
-        maxPriorityFeePerGas: '0x3b9aca00',
-      };
+      const base = bareUserOperation(sender);
       const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
       expect(estimate.error).toBeUndefined();
       const sent = await bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);
@@ -135,14 +129,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     const send = async (account: Address, code: Hex) => {
       await chain.anvilRpc('anvil_setCode', [account, code]);
       await chain.anvilRpc('anvil_setBalance', [account, `0x${parseEther('1').toString(16)}`]);
-      const base = {
-        sender: account,
-        nonce: '0x0',
-        callData: '0x',
-        signature: '0x',
-        maxFeePerGas: '0x77359400',
-        maxPriorityFeePerGas: '0x3b9aca00',
-      };
+      const base = bareUserOperation(account);
       const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
       expect(estimate.error, JSON.stringify(estimate.error)).toBeUndefined();
       return bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);
