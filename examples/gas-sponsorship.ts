@@ -1,6 +1,7 @@
 // Gas sponsorship through Blockyard: a gas policy, then a smart account with no ETH sends with viem's
 // bundler client, Blockyard as its ERC-7677 paymaster. Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/gas-sponsorship.ts
+// It sponsors through the policy BLOCKYARD_POLICY names (gp_…), or through a new one it creates.
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createPublicClient, type Hex, http } from 'viem';
 import { createBundlerClient, createPaymasterClient, entryPoint07Address } from 'viem/account-abstraction';
@@ -65,7 +66,7 @@ export async function usage({ baseUrl, apiKey }: Endpoint, policyId: string) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const endpoint = { baseUrl: process.env.BLOCKYARD_URL ?? 'http://127.0.0.1:8080', apiKey: process.env.BLOCKYARD_KEY ?? '' };
   if (!endpoint.apiKey) throw new Error('set BLOCKYARD_KEY to an API key (e.g. $(cat .blockyard/dev-api-key))');
-  const policy = await createPolicy(endpoint);
+  const policy = process.env.BLOCKYARD_POLICY ? { id: process.env.BLOCKYARD_POLICY } : await createPolicy(endpoint);
   console.log('policy', policy.id);
   const sent = await sendSponsored(endpoint, policy.id, generatePrivateKey(), privateKeyToAccount(generatePrivateKey()).address);
   console.log('sponsored op', sent);
