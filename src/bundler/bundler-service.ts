@@ -121,8 +121,7 @@ export function createBundlerService(deps: BundlerDeps) {
   /**
    * The op's validation, started together: the EntryPoint's simulation, the ERC-7562 rules (their
    * traces run beside the simulation, whose stakes they then use) and the execution check. Each
-   * result is settled, so that one not awaited (an op found to be queued) rejects nobody. The traces
-   * run at `block` ('latest' unless a re-check pins them to one block).
+   * result is settled, so that one not awaited (an op found to be queued) rejects nobody.
    */
   function validate(
     network: Network,
@@ -130,7 +129,21 @@ export function createBundlerService(deps: BundlerDeps) {
     op: AnyUserOperation,
     entities: { factory: string | null; paymaster: string | null },
     override: StateOverride,
-    block: Hex | 'latest' = 'latest',
+  ) {
+    return {
+      ...simulateAndCheckRules(network, entryPoint, op, entities, override, 'latest'),
+      execution: settle(checkCallSucceeds(clientOf(network), entryPoint.address, op, deploysSender(op))),
+    };
+  }
+
+  /** The simulation and the ERC-7562 rules, their traces run at `block` ('latest', or one block for a re-check). */
+  function simulateAndCheckRules(
+    network: Network,
+    entryPoint: { version: EntryPointVersion; address: Address },
+    op: AnyUserOperation,
+    entities: { factory: string | null; paymaster: string | null },
+    override: StateOverride,
+    block: Hex | 'latest',
   ) {
     const client = clientOf(network);
     const traces =
@@ -172,11 +185,7 @@ export function createBundlerService(deps: BundlerDeps) {
           ),
         )
       : Promise.resolve('skipped' as const);
-    return {
-      simulation: settle(simulation),
-      rules: settle(rules),
-      execution: settle(checkCallSucceeds(client, entryPoint.address, op, deploysSender(op))),
-    };
+    return { simulation: settle(simulation), rules: settle(rules) };
   }
 
   async function sendUserOperation(network: Network, params: unknown[]): Promise<Hex> {
@@ -338,7 +347,7 @@ export function createBundlerService(deps: BundlerDeps) {
       if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
         // The traces ran side by side at 'latest': a block mined between them shows each a different
         // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
-        const pinned = validate(
+        const pinned = simulateAndCheckRules(
           network,
           entryPoint,
           op,

@@ -59,8 +59,11 @@ export function createBatchingClient(
   let batchesWork = true;
   /** Exchanges under way: while there are none, a call goes at the end of the current task, not a loop turn later. */
   let inFlight = 0;
-  const settled = () => {
-    inFlight -= 1;
+  const exchange = (body: string) => {
+    inFlight += 1;
+    return inner.send(body).finally(() => {
+      inFlight -= 1;
+    });
   };
 
   const flush = () => {
@@ -70,12 +73,7 @@ export function createBatchingClient(
     for (let start = 0; start < calls.length; start += maxSize) send(calls.slice(start, start + maxSize));
   };
 
-  const sendAlone = (call: Queued) => {
-    inFlight += 1;
-    const answer = inner.send(call.body);
-    answer.then(settled, settled);
-    return answer.then(call.resolve, call.reject);
-  };
+  const sendAlone = (call: Queued) => exchange(call.body).then(call.resolve, call.reject);
 
   const send = (calls: Queued[]) => {
     if (calls.length === 1 || !batchesWork) {
@@ -84,10 +82,7 @@ export function createBatchingClient(
     }
     const body = `[${calls.map(batchElement).join(',')}]`;
     onBatch?.(calls.length);
-    inFlight += 1;
-    const answer = inner.send(body);
-    answer.then(settled, settled);
-    answer.then(
+    exchange(body).then(
       (text) => {
         const answers = splitBatchAnswer(text);
         if (answers === undefined) batchesWork = false;

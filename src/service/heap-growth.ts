@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
  * again, in percent. V8 picks 100-300% for a busy, fast process: under a steady stream of requests the
  * service's old space then fills with short-lived garbage (answers cached for a block, access lines
  * waiting to be written) to three times its live size before a collection, and RSS follows. At 50% the
- * service held 196-201 MiB at most under the JSON-RPC benchmark's load instead of 226-261, at the same
+ * service held 196-206 MiB at most under the JSON-RPC benchmark's load instead of 226-263, at the same
  * throughput (docs/benchmarks.md).
  */
 export const heapGrowingPercent = 50;
