@@ -12,8 +12,8 @@ import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 const maxBatch = 50;
 
-/** Which scopes may call a method: sending needs bundler:send; reading, bundler:send or rpc:read. */
-function scopesFor(method: string): readonly Scope[] {
+/** Which scopes may call a method: sending needs bundler:send; reading, bundler:send or rpc:read (docs/scopes.md lists them). */
+export function bundlerMethodScopes(method: string): readonly Scope[] {
   if (method === 'eth_sendUserOperation') return ['bundler:send'];
   if (method.startsWith('pm_')) return ['gas:manage'];
   return ['bundler:send', 'rpc:read'];
@@ -58,7 +58,7 @@ export async function bundlerRoutes(
           if (typeof call !== 'object' || call === null || call.jsonrpc !== '2.0' || typeof call.method !== 'string') {
             throw new BundlerRpcError(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
           }
-          const allowed = scopesFor(call.method);
+          const allowed = bundlerMethodScopes(call.method);
           if (!allowed.some((scope) => principal.scopes.has(scope))) {
             throw new BundlerRpcError(-32010, `this API key lacks the scope '${allowed.join("' or '")}' for ${call.method}`);
           }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
@@ -27,7 +26,7 @@ export async function gasRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/gas/:chain/prices',
     {
-      config: { computeUnits: restComputeUnits['gas.prices'] },
+      config: { computeUnits: restComputeUnits['gas.prices'], scope: 'data:read' },
       schema: {
         summary: 'Gas prices: slow, standard and fast EIP-1559 fees',
         description:
@@ -44,7 +43,6 @@ export async function gasRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     },
     async (request) => {
       const principal = request.principal!;
-      assertScope(principal, 'data:read');
       const { chain } = request.params as { chain: string };
       const { network } = request.query as { network?: string };
       const target = resolveRestNetwork(deps.chains.list(), principal, chain, network);

@@ -30,3 +30,12 @@ export const openApiInfo = {
     { name: 'operations', description: 'Health and metrics' },
   ],
 };
+
+/**
+ * The swagger transform: an operation whose route declares a scope (`config.scope`, checked by the /v1
+ * guard) publishes it as `x-scope`, so docs/scopes.md and the authorization matrix test read it.
+ */
+export function publishRouteScope({ schema, url, route }: { schema: object; url: string; route: { config?: unknown } }) {
+  const scope = (route.config as { scope?: string } | undefined)?.scope;
+  return { schema: scope === undefined ? schema : { ...schema, 'x-scope': scope }, url };
+}

@@ -19,7 +19,7 @@ import { handleClientError } from './client-error.ts';
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
-import { openApiInfo } from './openapi.ts';
+import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { isUnder } from './path-prefix.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
@@ -156,7 +156,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   app.addHook('onResponse', async (request, reply) => record(request, reply, reply.elapsedTime));
 
-  await app.register(fastifySwagger, { openapi: openApiInfo });
+  await app.register(fastifySwagger, { openapi: openApiInfo, transform: publishRouteScope });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
-import type { Principal } from '../auth/principal.ts';
+import { assertScope, type Principal } from '../auth/principal.ts';
+import type { Scope } from '../auth/scopes.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
@@ -15,6 +16,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Compute units a REST route costs, charged before validation. Routes without it charge in their handler (JSON-RPC). */
     computeUnits?: number;
+    /**
+     * The scope an API key needs for this route, checked by the /v1 guard after authentication and
+     * published as the operation's `x-scope` (docs/scopes.md is generated from it). JSON-RPC routes
+     * have none: their methods map to scopes one by one (src/rpc/method-policy.ts).
+     */
+    scope?: Scope;
   }
 }
 
@@ -45,13 +52,14 @@ export async function authenticateV1(
   }
 }
 
-/** Authenticates every /v1 request (401 before anything else) and charges REST routes. */
+/** Authenticates every /v1 request (401 before anything else), charges REST routes, then checks the route's scope (403). */
 export function createV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
     const principal = await authenticateV1(deps, request.headers, request.ip, reply);
     request.principal = principal;
-    const computeUnits = request.routeOptions.config.computeUnits;
+    const { computeUnits, scope } = request.routeOptions.config;
     if (computeUnits !== undefined) await chargeRequest(deps, reply, principal, computeUnits);
+    if (scope !== undefined) assertScope(principal, scope);
   };
 }
 

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
@@ -27,7 +26,6 @@ const errors = errorResponses(400, 401, 403, 404, 429, 503);
 export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; nfts: NftService }) {
   function evmNetwork(request: FastifyRequest, chain: string): Network {
     const principal = request.principal!;
-    assertScope(principal, 'data:read');
     const { network } = request.query as { network?: string };
     const target = resolveRestNetwork(deps.chains.list(), principal, chain, network);
     if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
@@ -44,7 +42,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/metadata/:contract/:token_id',
     {
-      config: { computeUnits: restComputeUnits['nfts.metadata'] },
+      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
       schema: {
         summary: 'NFT metadata',
         description:
@@ -64,7 +62,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.post(
     '/v1/nfts/:chain/metadata/:contract/:token_id/refresh',
     {
-      config: { computeUnits: restComputeUnits['nfts.refresh'] },
+      config: { computeUnits: restComputeUnits['nfts.refresh'], scope: 'data:read' },
       schema: {
         summary: 'Fetch NFT metadata again',
         description:
@@ -85,7 +83,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/collection/:contract',
     {
-      config: { computeUnits: restComputeUnits['nfts.collection'] },
+      config: { computeUnits: restComputeUnits['nfts.collection'], scope: 'data:read' },
       schema: {
         summary: 'NFT collection',
         description:
@@ -106,7 +104,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/owned/:address',
     {
-      config: { computeUnits: restComputeUnits['nfts.owned'] },
+      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
       schema: {
         summary: 'NFTs owned by an address',
         description:

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { invalidRequest, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
@@ -25,12 +24,8 @@ const noSuchPolicy = (id: string) => notFound(`gas policy '${id}' does not exist
 /** `/v1/gas/policies` (scope gas:manage; a policy belongs to the account of the key that created it). */
 export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; db: Database }) {
   const { chains, db } = deps;
-  const principalOf = (request: FastifyRequest) => {
-    const principal = request.principal!;
-    assertScope(principal, 'gas:manage');
-    return principal;
-  };
-  const cu = (id: string) => ({ computeUnits: restComputeUnits[id] });
+  const principalOf = (request: FastifyRequest) => request.principal!;
+  const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'gas:manage' as const });
 
   app.post(
     '/v1/gas/policies',

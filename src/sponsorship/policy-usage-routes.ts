@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import { notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -27,7 +26,7 @@ export async function policyUsageRoutes(app: FastifyInstance, deps: { db: Databa
   app.get(
     '/v1/gas/policies/:id/usage',
     {
-      config: { computeUnits: restComputeUnits['gas.policies.usage'] },
+      config: { computeUnits: restComputeUnits['gas.policies.usage'], scope: 'gas:manage' },
       schema: {
         summary: 'What a gas policy sponsored: ops and USD, per sender and per UTC day',
         tags,
@@ -37,7 +36,6 @@ export async function policyUsageRoutes(app: FastifyInstance, deps: { db: Databa
     },
     async (request) => {
       const principal = request.principal!;
-      assertScope(principal, 'gas:manage');
       const { id } = request.params as Static<typeof PolicyIdParams>;
       const policy = await getPolicy(deps.db, principal.accountId, id);
       if (!policy) throw notFound(`gas policy '${id}' does not exist`);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { assertNetworkAccess, assertScope } from '../auth/principal.ts';
+import { assertNetworkAccess } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Database } from '../db/connect.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -44,16 +44,12 @@ export async function sponsorRoutes(
   app: FastifyInstance,
   deps: { chains: ChainRegistry; db: Database; sponsors: SponsorService },
 ) {
-  const principalOf = (request: FastifyRequest) => {
-    const principal = request.principal!;
-    assertScope(principal, 'gas:manage');
-    return principal;
-  };
+  const principalOf = (request: FastifyRequest) => request.principal!;
 
   app.post(
     '/v1/gas/sponsor',
     {
-      config: { computeUnits: restComputeUnits['gas.sponsor'] },
+      config: { computeUnits: restComputeUnits['gas.sponsor'], scope: 'gas:manage' },
       schema: {
         summary: "Sponsor a UserOperation under a gas policy: the verifying paymaster's signed data",
         tags,

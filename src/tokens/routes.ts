@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
@@ -61,7 +60,6 @@ const networkQuery = {
 export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; tokens: TokenService }) {
   function evmNetwork(request: FastifyRequest, chain: string, network: string | undefined) {
     const principal = request.principal!;
-    assertScope(principal, 'data:read');
     const target = resolveRestNetwork(deps.chains.list(), principal, chain, network);
     if (target.config.kind !== 'evm') throw notFound(`token data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
     return target;
@@ -70,7 +68,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
   app.get(
     '/v1/tokens/:chain/balances/:address',
     {
-      config: { computeUnits: restComputeUnits['tokens.balances'] },
+      config: { computeUnits: restComputeUnits['tokens.balances'], scope: 'data:read' },
       schema: {
         summary: 'ERC-20 token balances of an address',
         description:
@@ -95,7 +93,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
   app.get(
     '/v1/tokens/:chain/metadata/:contract',
     {
-      config: { computeUnits: restComputeUnits['tokens.metadata'] },
+      config: { computeUnits: restComputeUnits['tokens.metadata'], scope: 'data:read' },
       schema: {
         summary: 'ERC-20 token metadata, supply and price',
         description:

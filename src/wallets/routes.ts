@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import { pageWindow } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
@@ -12,16 +11,12 @@ const tags = ['wallets'];
 /** `/v1/wallets` (scope wallets:manage; wallets belong to the API key that created them). */
 export async function walletRoutes(app: FastifyInstance, deps: { wallets: WalletService }) {
   const { wallets } = deps;
-  const principalOf = (request: FastifyRequest) => {
-    const principal = request.principal!;
-    assertScope(principal, 'wallets:manage');
-    return principal;
-  };
+  const principalOf = (request: FastifyRequest) => request.principal!;
 
   app.post(
     '/v1/wallets/create',
     {
-      config: { computeUnits: restComputeUnits['wallets.create'] },
+      config: { computeUnits: restComputeUnits['wallets.create'], scope: 'wallets:manage' },
       schema: {
         summary: 'Create a smart wallet (SimpleAccount): its address is fixed now, it is deployed by its first UserOperation',
         tags,
@@ -36,7 +31,7 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.get(
     '/v1/wallets/:address',
     {
-      config: { computeUnits: restComputeUnits['wallets.get'] },
+      config: { computeUnits: restComputeUnits['wallets.get'], scope: 'wallets:manage' },
       schema: {
         summary: 'A wallet of this API key, with its nonce and deployment',
         tags,
@@ -54,7 +49,7 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.get(
     '/v1/wallets',
     {
-      config: { computeUnits: restComputeUnits['wallets.list'] },
+      config: { computeUnits: restComputeUnits['wallets.list'], scope: 'wallets:manage' },
       schema: {
         summary: 'The wallets of this API key',
         tags,

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { assertScope } from '../auth/principal.ts';
 import { invalidRequest } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { pageWindow } from '../http/pagination.ts';
@@ -26,12 +25,8 @@ const tags = ['webhooks'];
 /** `/v1/webhooks` (scope webhooks:manage; a webhook belongs to the account of the key that made it). */
 export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: WebhookService; db: Database }) {
   const { webhooks } = deps;
-  const principalOf = (request: FastifyRequest) => {
-    const principal = request.principal!;
-    assertScope(principal, 'webhooks:manage');
-    return principal;
-  };
-  const cu = (id: string) => ({ computeUnits: restComputeUnits[id] });
+  const principalOf = (request: FastifyRequest) => request.principal!;
+  const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'webhooks:manage' as const });
 
   app.post(
     '/v1/webhooks',

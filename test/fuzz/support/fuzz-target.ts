@@ -3,6 +3,7 @@ import { Pool } from 'undici';
 import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { type Receiver, startReceiver } from '../../webhooks/support.ts';
+import { withBundler } from './bundler-service.ts';
 import type { OpenApiDocument } from './operations.ts';
 import type { Hints } from './schema-values.ts';
 
@@ -51,7 +52,7 @@ const entryPointV07 = '0x0000000071727De22E5E9d8BAf0edAc6f37da032';
 
 /** Starts the service with a webhook receiver on 127.0.0.1, and makes the fixtures the hints name. */
 export async function startFuzzTarget(): Promise<FuzzTarget> {
-  const t = await startTestService();
+  const t = await startTestService(withBundler);
   await installErc4337Contracts(t.anvil.url);
   const receiver: Receiver = await startReceiver();
   const pool = new Pool(t.url, { connections: 4, headersTimeout: requestTimeoutMs, bodyTimeout: requestTimeoutMs });
