@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the /v1 guard before any /v1 handler runs. */
     principal?: Principal;
+    /** Set by routes that charge in their handler per call (the bundler): what was charged, for the usage count. */
+    computeUnitsCharged?: number;
   }
   interface FastifyContextConfig {
     /** Compute units a REST route costs, charged before validation. Routes without it charge in their handler (JSON-RPC). */

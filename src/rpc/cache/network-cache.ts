@@ -1,7 +1,7 @@
 import type { ChainConfig } from '../../config/schema.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import type { JsonRpcCall } from '../jsonrpc.ts';
-import { isDevMethod, scopeForMethod } from '../method-policy.ts';
+import { mayChangeState } from '../method-policy.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
@@ -103,7 +103,7 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
     async forward(call, body, send) {
       const method = call.method;
       if (!isCacheableMethod(method)) {
-        if (!changesState(method)) return send(body);
+        if (!mayChangeState(method)) return send(body);
         const text = await send(body);
         evictHeadEntries();
         void head.refresh();
@@ -137,9 +137,4 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
     },
     stop: () => head.stop(),
   };
-}
-
-/** Writes and node-control calls (evm_mine, anvil_setBalance…) may change what `latest` reads return. */
-function changesState(method: string): boolean {
-  return scopeForMethod('evm', method) === 'rpc:write' || isDevMethod('evm', method);
 }
