@@ -4,6 +4,7 @@ import { assertNetworkAccess } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { isAppError, notFound } from '../core/errors.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import type { Erc7677Methods } from '../sponsorship/erc7677.ts';
@@ -35,6 +36,7 @@ export async function bundlerRoutes(
     '/v1/bundler/:chain/:network',
     {
       config: { computeUnits: restComputeUnits['bundler.rpc'] },
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'ERC-4337 bundler JSON-RPC: eth_sendUserOperation, eth_estimateUserOperationGas, receipts, …',
         description: 'See docs/bundler.md. A failure of one call is a JSON-RPC error with HTTP 200 (ERC-7769 codes).',
