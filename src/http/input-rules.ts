@@ -113,11 +113,13 @@ export async function checkRequestInput(request: FastifyRequest): Promise<void> 
 }
 
 /**
- * `preParsing`: a route that takes no body ignores an empty one whatever its Content-Type (clients
+ * `preParsing`: a route that declares no body in its schema ignores an empty one whatever its Content-Type (clients
  * often send `application/json` with nothing), and refuses a body it would otherwise drop unread.
  */
 export async function refuseUnexpectedBody(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  if (request.is404 || request.routeOptions.schema?.body !== undefined) return;
+  // A route without any schema declares nothing about its body: left to read it as it will.
+  const { schema } = request.routeOptions;
+  if (request.is404 || schema === undefined || schema.body !== undefined) return;
   const { headers } = request;
   const length = headers['content-length'];
   if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
