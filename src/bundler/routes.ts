@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { assertNetworkAccess, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { isAppError, notFound } from '../core/errors.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { chargeRequest } from '../http/charge.ts';
 import { errorHandler } from '../http/error-handler.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -38,6 +39,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
   app.post(
     '/v1/bundler/:chain/:network',
     {
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'ERC-4337 bundler JSON-RPC: eth_sendUserOperation, eth_estimateUserOperationGas, receipts, …',
         description: 'See docs/bundler.md. A failure of one call is a JSON-RPC error with HTTP 200 (ERC-7769 codes).',

@@ -9,6 +9,7 @@ import {
   type Config,
   canonicalErc4337,
   type GasSponsorshipConfig,
+  type LimitsConfig,
   type NftsConfig,
   type Settings,
   type TokensConfig,
@@ -45,7 +46,7 @@ export interface ConfigFlags {
 }
 
 type SettingKey =
-  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas'>
+  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits'>
   | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
@@ -173,6 +174,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     encryptionKey: settings.encryption_key?.toLowerCase(),
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     gas: buildGas(settings, origin, configFile, cwd),
+    limits: buildLimits(settings),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
@@ -204,7 +206,22 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas']);
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas', 'limits']);
+
+/** Defaults of `limits:`, justified in docs/limits.md. */
+function buildLimits(settings: Settings): LimitsConfig {
+  const limits = settings.limits ?? {};
+  return {
+    maxConnections: limits.max_connections ?? 10_000,
+    maxConnectionsPerIp: limits.max_connections_per_ip ?? 1_000,
+    maxBodyBytes: limits.max_body_bytes ?? 64 * 1024,
+    wsMaxConnectionsPerAccount: limits.ws_max_connections_per_account ?? 1_000,
+    wsMaxConnectionsPerIp: limits.ws_max_connections_per_ip ?? 1_000,
+    wsMaxSubscriptionsPerConnection: limits.ws_max_subscriptions_per_connection ?? 100,
+    wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
+    wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
+  };
+}
 
 /** One ETH: a paymaster deposit under this is worth a warning by default. */
 const defaultDepositWarningWei = 10n ** 18n;

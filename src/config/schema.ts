@@ -187,6 +187,22 @@ const gasSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** YAML `limits:` section: connection, body and WebSocket caps (docs/limits.md gives the defaults and why). */
+const limitsSettingsSchema = {
+  type: 'object',
+  properties: {
+    max_connections: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
+    ws_max_connections_per_account: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_subscriptions_per_connection: { type: 'integer', minimum: 1, maximum: 100_000 },
+    ws_max_buffered_bytes: { type: 'integer', minimum: 16 * 1024, maximum: 1024 * 1024 * 1024 },
+    ws_max_message_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** Every setting, as it stands after merging flags, environment, YAML and defaults (snake_case, as in YAML). */
 export const settingsSchema = {
   type: 'object',
@@ -217,6 +233,7 @@ export const settingsSchema = {
     email: emailSettingsSchema,
     dashboard: dashboardSettingsSchema,
     gas: gasSettingsSchema,
+    limits: limitsSettingsSchema,
     /** The gas sponsor's private key (BLOCKYARD_SPONSOR_KEY; never logged). */
     sponsor_key: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     /** Comma-separated private keys the bundler sends bundles from (never logged). */
@@ -344,6 +361,22 @@ export interface GasSponsorshipConfig {
   readonly depositWarningWei: bigint;
 }
 
+/** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
+export interface LimitsConfig {
+  /** Open TCP connections (WebSockets included) in all, and from one client address. */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+  /** Largest REST body, but on routes with their own (list-bearing ones, JSON-RPC). */
+  readonly maxBodyBytes: number;
+  readonly wsMaxConnectionsPerAccount: number;
+  readonly wsMaxConnectionsPerIp: number;
+  readonly wsMaxSubscriptionsPerConnection: number;
+  /** Unread bytes a WebSocket client may let wait before it is closed with 4008. */
+  readonly wsMaxBufferedBytes: number;
+  /** Largest WebSocket message a client may send (a larger one closes with 1009). */
+  readonly wsMaxMessageBytes: number;
+}
+
 export interface Config {
   readonly mode: 'development' | 'production';
   readonly host: string;
@@ -375,6 +408,7 @@ export interface Config {
   /** Executor keys of every bundler (BLOCKYARD_BUNDLER_KEYS); a network's `executor_keys_file` comes first. */
   readonly bundlerKeys: readonly string[];
   readonly gas: GasSponsorshipConfig;
+  readonly limits: LimitsConfig;
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
   /** Where the YAML file was read from, if any. */

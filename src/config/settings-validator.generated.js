@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -3311,37 +3311,375 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sponsor_key !== undefined){
-let data89 = data.sponsor_key;
+if(data.limits !== undefined){
+let data89 = data.limits;
 const _errs194 = errors;
-if(typeof data89 !== "string"){
-let dataType68 = typeof data89;
+if(errors === _errs194){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+const _errs196 = errors;
+for(const key15 in data89){
+if(!((((((((key15 === "max_connections") || (key15 === "max_connections_per_ip")) || (key15 === "max_body_bytes")) || (key15 === "ws_max_connections_per_account")) || (key15 === "ws_max_connections_per_ip")) || (key15 === "ws_max_subscriptions_per_connection")) || (key15 === "ws_max_buffered_bytes")) || (key15 === "ws_max_message_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs196 === errors){
+if(data89.max_connections !== undefined){
+let data90 = data89.max_connections;
+const _errs197 = errors;
+if(!(((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90))) && (isFinite(data90)))){
+let dataType68 = typeof data90;
 let coerced68 = undefined;
 if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data89;
-}
-else if(data89 === null){
-coerced68 = "";
+if(dataType68 === "boolean" || data90 === null
+              || (dataType68 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced68 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
-data89 = coerced68;
-if(data !== undefined){
-data["sponsor_key"] = coerced68;
+data90 = coerced68;
+if(data89 !== undefined){
+data89["max_connections"] = coerced68;
 }
 }
 }
-if(errors === _errs194){
-if(typeof data89 === "string"){
-if(!pattern26.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(errors === _errs197){
+if((typeof data90 == "number") && (isFinite(data90))){
+if(data90 > 1000000 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
+else {
+if(data90 < 1 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs197 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.max_connections_per_ip !== undefined){
+let data91 = data89.max_connections_per_ip;
+const _errs199 = errors;
+if(!(((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91))) && (isFinite(data91)))){
+let dataType69 = typeof data91;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data91 === null
+              || (dataType69 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced69 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data91 = coerced69;
+if(data89 !== undefined){
+data89["max_connections_per_ip"] = coerced69;
+}
+}
+}
+if(errors === _errs199){
+if((typeof data91 == "number") && (isFinite(data91))){
+if(data91 > 1000000 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs199 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.max_body_bytes !== undefined){
+let data92 = data89.max_body_bytes;
+const _errs201 = errors;
+if(!(((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92))) && (isFinite(data92)))){
+let dataType70 = typeof data92;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data92 === null
+              || (dataType70 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
+coerced70 = +data92;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data92 = coerced70;
+if(data89 !== undefined){
+data89["max_body_bytes"] = coerced70;
+}
+}
+}
+if(errors === _errs201){
+if((typeof data92 == "number") && (isFinite(data92))){
+if(data92 > 104857600 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data92 < 1024 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs201 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.ws_max_connections_per_account !== undefined){
+let data93 = data89.ws_max_connections_per_account;
+const _errs203 = errors;
+if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
+let dataType71 = typeof data93;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data93 === null
+              || (dataType71 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced71 = +data93;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data93 = coerced71;
+if(data89 !== undefined){
+data89["ws_max_connections_per_account"] = coerced71;
+}
+}
+}
+if(errors === _errs203){
+if((typeof data93 == "number") && (isFinite(data93))){
+if(data93 > 1000000 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data93 < 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs203 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.ws_max_connections_per_ip !== undefined){
+let data94 = data89.ws_max_connections_per_ip;
+const _errs205 = errors;
+if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
+let dataType72 = typeof data94;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data94 === null
+              || (dataType72 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced72 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data94 = coerced72;
+if(data89 !== undefined){
+data89["ws_max_connections_per_ip"] = coerced72;
+}
+}
+}
+if(errors === _errs205){
+if((typeof data94 == "number") && (isFinite(data94))){
+if(data94 > 1000000 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs205 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.ws_max_subscriptions_per_connection !== undefined){
+let data95 = data89.ws_max_subscriptions_per_connection;
+const _errs207 = errors;
+if(!(((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95))) && (isFinite(data95)))){
+let dataType73 = typeof data95;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 === "boolean" || data95 === null
+              || (dataType73 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced73 = +data95;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data95 = coerced73;
+if(data89 !== undefined){
+data89["ws_max_subscriptions_per_connection"] = coerced73;
+}
+}
+}
+if(errors === _errs207){
+if((typeof data95 == "number") && (isFinite(data95))){
+if(data95 > 100000 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data95 < 1 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs207 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.ws_max_buffered_bytes !== undefined){
+let data96 = data89.ws_max_buffered_bytes;
+const _errs209 = errors;
+if(!(((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96))) && (isFinite(data96)))){
+let dataType74 = typeof data96;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 === "boolean" || data96 === null
+              || (dataType74 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced74 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data96 = coerced74;
+if(data89 !== undefined){
+data89["ws_max_buffered_bytes"] = coerced74;
+}
+}
+}
+if(errors === _errs209){
+if((typeof data96 == "number") && (isFinite(data96))){
+if(data96 > 1073741824 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+return false;
+}
+else {
+if(data96 < 16384 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs209 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data89.ws_max_message_bytes !== undefined){
+let data97 = data89.ws_max_message_bytes;
+const _errs211 = errors;
+if(!(((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97))) && (isFinite(data97)))){
+let dataType75 = typeof data97;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data97 === null
+              || (dataType75 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced75 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data97 = coerced75;
+if(data89 !== undefined){
+data89["ws_max_message_bytes"] = coerced75;
+}
+}
+}
+if(errors === _errs211){
+if((typeof data97 == "number") && (isFinite(data97))){
+if(data97 > 104857600 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data97 < 1024 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs211 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 }
 var valid0 = _errs194 === errors;
@@ -3350,82 +3688,122 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.bundler_keys !== undefined){
-let data90 = data.bundler_keys;
-const _errs196 = errors;
-if(typeof data90 !== "string"){
-let dataType69 = typeof data90;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data90;
+if(data.sponsor_key !== undefined){
+let data98 = data.sponsor_key;
+const _errs213 = errors;
+if(typeof data98 !== "string"){
+let dataType76 = typeof data98;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data98;
 }
-else if(data90 === null){
-coerced69 = "";
+else if(data98 === null){
+coerced76 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data98 = coerced76;
+if(data !== undefined){
+data["sponsor_key"] = coerced76;
+}
+}
+}
+if(errors === _errs213){
+if(typeof data98 === "string"){
+if(!pattern26.test(data98)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs213 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data99 = data.bundler_keys;
+const _errs215 = errors;
+if(typeof data99 !== "string"){
+let dataType77 = typeof data99;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data99;
+}
+else if(data99 === null){
+coerced77 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data90 = coerced69;
+if(coerced77 !== undefined){
+data99 = coerced77;
 if(data !== undefined){
-data["bundler_keys"] = coerced69;
+data["bundler_keys"] = coerced77;
 }
 }
 }
-if(errors === _errs196){
-if(typeof data90 === "string"){
-if(!pattern27.test(data90)){
+if(errors === _errs215){
+if(typeof data99 === "string"){
+if(!pattern27.test(data99)){
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs196 === errors;
+var valid0 = _errs215 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data91 = data.encryption_key;
-const _errs198 = errors;
-if(typeof data91 !== "string"){
-let dataType70 = typeof data91;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data91;
+let data100 = data.encryption_key;
+const _errs217 = errors;
+if(typeof data100 !== "string"){
+let dataType78 = typeof data100;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data100;
 }
-else if(data91 === null){
-coerced70 = "";
+else if(data100 === null){
+coerced78 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced70 !== undefined){
-data91 = coerced70;
+if(coerced78 !== undefined){
+data100 = coerced78;
 if(data !== undefined){
-data["encryption_key"] = coerced70;
+data["encryption_key"] = coerced78;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data91 === "string"){
-if(!pattern28.test(data91)){
+if(errors === _errs217){
+if(typeof data100 === "string"){
+if(!pattern28.test(data100)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs198 === errors;
+var valid0 = _errs217 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -33,6 +33,8 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
           ...errorResponses(400, 401, 403, 404, 413, 429),
         },
       },
+      // The parser's limit, stated on the route too so that a 413 names it.
+      bodyLimit: rpcBodyLimit,
       // Params are looked up (404), and the body is checked call by call in the handler.
       validatorCompiler: () => () => true,
     },

@@ -84,7 +84,7 @@ import { webhookRoutes } from '../webhooks/routes.ts';
 import { createSecretBox } from '../webhooks/secrets.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { startWebhookRole, type WebhookRole } from '../webhooks/start-webhooks.ts';
-import { createWsEndpoint } from '../ws/endpoint.ts';
+import { createWsEndpoint, wsLimits } from '../ws/endpoint.ts';
 import { acquireInstanceLock } from './instance-lock.ts';
 import { type JoinedService, joinRunningService } from './join-running-service.ts';
 import { openServiceDatabase } from './open-service-database.ts';
@@ -363,6 +363,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       ...(servesApi ? [{ prefix: dashboardApiPrefix, guard: setDashboardHeaders }] : []),
     ],
     corsOrigins: config.corsOrigins,
+    bodyLimit: config.limits.maxBodyBytes,
+    connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
     plugins: [
       async (scope) => operationsRoutes(scope, { health, metrics }),
       async (scope) => {
@@ -420,7 +422,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
   if (servesApi) {
-    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });
+    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains, options: wsLimits(config.limits) });
     shutdown.add('websocket endpoint', () => ws.close());
   }
   await app.listen({ host: config.host, port: config.port });

@@ -4,6 +4,7 @@ import { assertScope } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { invalidRequest, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import { resolvePolicyNetwork } from './policy-network.ts';
@@ -36,6 +37,7 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
     '/v1/gas/policies',
     {
       config: cu('gas.policies.create'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a gas sponsorship policy (status active)',
         tags,
@@ -105,6 +107,7 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
     '/v1/gas/policies/:id',
     {
       config: cu('gas.policies.update'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Update name, rules (replacing the whole set) or status (active or paused)',
         tags,

@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { assertScope } from '../auth/principal.ts';
 import { invalidRequest } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { pageWindow } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
@@ -37,6 +38,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     '/v1/webhooks',
     {
       config: cu('webhooks.create'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a webhook (the signing secret is shown only here)',
         tags,
@@ -87,6 +89,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     '/v1/webhooks/:id',
     {
       config: cu('webhooks.update'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Update url, config, or status (active or paused); resuming delivers the backlog in order',
         tags,
