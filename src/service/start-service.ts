@@ -364,7 +364,12 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     ],
     corsOrigins: config.corsOrigins,
     plugins: [
-      async (scope) => operationsRoutes(scope, { health, metrics }),
+      async (scope) =>
+        operationsRoutes(scope, {
+          health,
+          metrics,
+          metricsGuard: config.metricsRequireAdminToken ? createAdminGuard(adminToken) : undefined,
+        }),
       async (scope) => {
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await operatorRoutes(scope);
