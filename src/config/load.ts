@@ -68,6 +68,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
   bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
   sponsor_key: { env: 'BLOCKYARD_SPONSOR_KEY' },
+  metrics_require_admin_token: { env: 'BLOCKYARD_METRICS_REQUIRE_ADMIN_TOKEN' },
 };
 
 export const settingSources = sources;
@@ -172,6 +173,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
       publicUrl: settings.dashboard?.public_url?.replace(/\/$/, ''),
     },
     encryptionKey: settings.encryption_key?.toLowerCase(),
+    metricsRequireAdminToken: settings.metrics_require_admin_token ?? settings.mode === 'production',
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     gas: buildGas(settings, origin, configFile, cwd),
     limits: buildLimits(settings),

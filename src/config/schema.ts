@@ -240,6 +240,8 @@ export const settingsSchema = {
     bundler_keys: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$' },
     /** 64 hex characters: the key webhook signing secrets are encrypted with at rest. */
     encryption_key: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+    /** `GET /metrics` only with the admin token (default: on in production mode, off in development). */
+    metrics_require_admin_token: { type: 'boolean' },
   },
   required: ['mode', 'host', 'port', 'data_dir', 'log_level', 'roles', 'demo', 'shutdown_grace_s', 'cors_origins', 'devnet'],
   additionalProperties: false,
@@ -411,6 +413,8 @@ export interface Config {
   readonly limits: LimitsConfig;
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
+  /** `GET /metrics` answers 401 without `Authorization: Bearer <admin token>`. */
+  readonly metricsRequireAdminToken: boolean;
   /** Where the YAML file was read from, if any. */
   readonly configFile?: string;
 }

@@ -366,7 +366,12 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     bodyLimit: config.limits.maxBodyBytes,
     connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
     plugins: [
-      async (scope) => operationsRoutes(scope, { health, metrics }),
+      async (scope) =>
+        operationsRoutes(scope, {
+          health,
+          metrics,
+          metricsGuard: config.metricsRequireAdminToken ? createAdminGuard(adminToken) : undefined,
+        }),
       async (scope) => {
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await operatorRoutes(scope);

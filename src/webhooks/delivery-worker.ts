@@ -12,6 +12,7 @@ import { nextAttemptDelayMs, nextUtcDay, parseRetryAfter } from './retry-schedul
 import type { SecretBox } from './secrets.ts';
 import type { DeliverySender, SendResult } from './send-delivery.ts';
 import { signatureHeaders } from './signing.ts';
+import { openWebhookSecrets, unopenableSecretHoldMs } from './webhook-secrets.ts';
 
 /** Deliveries one claim takes from one webhook at most. */
 const batchSize = 200;
@@ -93,6 +94,16 @@ export function startDeliveryWorkers(deps: {
   let again = false;
   let listener: pg.Client | undefined;
 
+  /** Webhooks whose signing secret did not open, until when they are left alone (not logged every poll). */
+  const heldUntil = new Map<string, number>();
+  const isHeld = (id: string) => {
+    const until = heldUntil.get(id);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    heldUntil.delete(id);
+    return false;
+  };
+
   const timer = setInterval(() => tick(), pollMs);
   void listen();
 
@@ -122,7 +133,7 @@ export function startDeliveryWorkers(deps: {
       .then((ids) => {
         for (const id of ids) {
           if (serving.size >= deps.slots) break;
-          if (serving.has(id)) continue;
+          if (serving.has(id) || isHeld(id)) continue;
           const run = serve(id)
             .catch((error: unknown) => logger.error({ err: error, webhook: id }, 'webhook delivery round failed'))
             .then((full) => {
@@ -190,6 +201,11 @@ export function startDeliveryWorkers(deps: {
         .where('w.id', '=', webhookId)
         .executeTakeFirst();
       if (!webhook || webhook.status === 'disabled') return false;
+      const secrets = await openWebhookSecrets(trx, deps.secrets, webhook, logger);
+      if (!secrets) {
+        heldUntil.set(webhookId, Date.now() + unopenableSecretHoldMs);
+        return false;
+      }
       const { rows: claimed } = await sql<ClaimedDelivery>`
         select d.id, d.event_id, d.kind, d.attempts, d.network, e.event_type, e.data, e.removed,
                e.removes_event_id, e.test, e.created_at as event_created_at
@@ -207,14 +223,6 @@ export function startDeliveryWorkers(deps: {
       if (claimed.length === 0) return false;
 
       const toSend = await applyDailyCap(trx, webhook.account_id, webhook.plan, webhook.limits, claimed);
-      const secrets = [deps.secrets.open(webhook.secret_ciphertext)];
-      if (
-        webhook.previous_secret_ciphertext &&
-        webhook.previous_secret_expires_at &&
-        new Date(webhook.previous_secret_expires_at).getTime() > Date.now()
-      ) {
-        secrets.push(deps.secrets.open(webhook.previous_secret_ciphertext));
-      }
 
       let stop: 'gone' | 'paused' | undefined;
       const outcomes: {

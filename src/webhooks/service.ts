@@ -112,10 +112,11 @@ export function createWebhookService(deps: {
         .selectFrom('chain_events')
         .select((eb) => eb.fn.max('seq').as('seq'))
         .executeTakeFirst();
+      const id = newWebhookId();
       const row = await db
         .insertInto('webhooks')
         .values({
-          id: newWebhookId(),
+          id,
           account_id: principal.accountId,
           url,
           chain: network.config.chain,
@@ -124,7 +125,7 @@ export function createWebhookService(deps: {
           config: JSON.stringify(config),
           payload_format: input.payload_format ?? 'snake_case',
           status: 'active',
-          secret_ciphertext: secrets.seal(secret),
+          secret_ciphertext: secrets.seal(secret, id),
           start_seq: newest?.seq ? String(newest.seq) : '0',
         })
         .returningAll()
@@ -186,7 +187,7 @@ export function createWebhookService(deps: {
       const updated = await db
         .updateTable('webhooks')
         .set({
-          secret_ciphertext: secrets.seal(secret),
+          secret_ciphertext: secrets.seal(secret, id),
           previous_secret_ciphertext: row.secret_ciphertext,
           previous_secret_expires_at: expires,
           updated_at: new Date(),
