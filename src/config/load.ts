@@ -268,6 +268,8 @@ function buildWebhooks(settings: Settings): WebhooksConfig {
     maxInFlightPerEndpoint: webhooks.max_in_flight_per_endpoint ?? 16,
     maxPayloadBytes: webhooks.max_payload_bytes ?? 256 * 1024,
     pendingPollMs: webhooks.pending_poll_ms ?? 250,
+    replayMaxEvents: webhooks.replay_max_events ?? 10_000,
+    replayPageEvents: webhooks.replay_page_events ?? 1000,
   };
 }
 

@@ -149,6 +149,10 @@ const webhookSettingsSchema = {
     max_payload_bytes: { type: 'integer', minimum: 4096, maximum: 10 * 1024 * 1024 },
     /** How often the pending-transaction feed is read (default 250). */
     pending_poll_ms: { type: 'integer', minimum: 20, maximum: 60_000 },
+    /** Events one replay queues at most; past it the replay stops and answers where to go on (default 10000). */
+    replay_max_events: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    /** Chain events a replay reads and matches per page, in one transaction (default 1000). */
+    replay_page_events: { type: 'integer', minimum: 1, maximum: 10_000 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -322,6 +326,8 @@ export interface WebhooksConfig {
   readonly maxInFlightPerEndpoint: number;
   readonly maxPayloadBytes: number;
   readonly pendingPollMs: number;
+  readonly replayMaxEvents: number;
+  readonly replayPageEvents: number;
 }
 
 export interface EmailConfig {

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2732,7 +2732,7 @@ if(errors === _errs158){
 if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
 const _errs160 = errors;
 for(const key11 in data73){
-if(!(((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms"))){
+if(!(((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2983,6 +2983,94 @@ var valid19 = _errs171 === errors;
 else {
 var valid19 = true;
 }
+if(valid19){
+if(data73.replay_max_events !== undefined){
+let data80 = data73.replay_max_events;
+const _errs173 = errors;
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+let dataType62 = typeof data80;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data80 === null
+              || (dataType62 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced62 = +data80;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data80 = coerced62;
+if(data73 !== undefined){
+data73["replay_max_events"] = coerced62;
+}
+}
+}
+if(errors === _errs173){
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 > 1000000 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs173 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data73.replay_page_events !== undefined){
+let data81 = data73.replay_page_events;
+const _errs175 = errors;
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+let dataType63 = typeof data81;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data81 === null
+              || (dataType63 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced63 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data81 = coerced63;
+if(data73 !== undefined){
+data73["replay_page_events"] = coerced63;
+}
+}
+}
+if(errors === _errs175){
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 > 10000 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs175 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
 }
 }
 }
@@ -3001,92 +3089,92 @@ var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data80 = data.email;
-const _errs173 = errors;
-if(errors === _errs173){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-const _errs175 = errors;
-for(const key12 in data80){
+let data82 = data.email;
+const _errs177 = errors;
+if(errors === _errs177){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs179 = errors;
+for(const key12 in data82){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs175 === errors){
-if(data80.smtp_url !== undefined){
-let data81 = data80.smtp_url;
-const _errs176 = errors;
-if(typeof data81 !== "string"){
-let dataType62 = typeof data81;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data81;
+if(_errs179 === errors){
+if(data82.smtp_url !== undefined){
+let data83 = data82.smtp_url;
+const _errs180 = errors;
+if(typeof data83 !== "string"){
+let dataType64 = typeof data83;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data83;
 }
-else if(data81 === null){
-coerced62 = "";
+else if(data83 === null){
+coerced64 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data81 = coerced62;
-if(data80 !== undefined){
-data80["smtp_url"] = coerced62;
+if(coerced64 !== undefined){
+data83 = coerced64;
+if(data82 !== undefined){
+data82["smtp_url"] = coerced64;
 }
 }
 }
-if(errors === _errs176){
-if(typeof data81 === "string"){
-if(!pattern23.test(data81)){
+if(errors === _errs180){
+if(typeof data83 === "string"){
+if(!pattern23.test(data83)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid21 = _errs176 === errors;
+var valid21 = _errs180 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data80.from !== undefined){
-let data82 = data80.from;
-const _errs178 = errors;
-if(typeof data82 !== "string"){
-let dataType63 = typeof data82;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data82;
+if(data82.from !== undefined){
+let data84 = data82.from;
+const _errs182 = errors;
+if(typeof data84 !== "string"){
+let dataType65 = typeof data84;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data84;
 }
-else if(data82 === null){
-coerced63 = "";
+else if(data84 === null){
+coerced65 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data82 = coerced63;
-if(data80 !== undefined){
-data80["from"] = coerced63;
+if(coerced65 !== undefined){
+data84 = coerced65;
+if(data82 !== undefined){
+data82["from"] = coerced65;
 }
 }
 }
-if(errors === _errs178){
-if(typeof data82 === "string"){
-if(func3(data82) < 3){
+if(errors === _errs182){
+if(typeof data84 === "string"){
+if(func3(data84) < 3){
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs178 === errors;
+var valid21 = _errs182 === errors;
 }
 else {
 var valid21 = true;
@@ -3099,95 +3187,95 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs177 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data83 = data.dashboard;
-const _errs180 = errors;
-if(errors === _errs180){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-const _errs182 = errors;
-for(const key13 in data83){
+let data85 = data.dashboard;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs186 = errors;
+for(const key13 in data85){
 if(!((key13 === "signup") || (key13 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs182 === errors){
-if(data83.signup !== undefined){
-let data84 = data83.signup;
-const _errs183 = errors;
-if(typeof data84 !== "string"){
-let dataType64 = typeof data84;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data84;
+if(_errs186 === errors){
+if(data85.signup !== undefined){
+let data86 = data85.signup;
+const _errs187 = errors;
+if(typeof data86 !== "string"){
+let dataType66 = typeof data86;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data86;
 }
-else if(data84 === null){
-coerced64 = "";
+else if(data86 === null){
+coerced66 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data84 = coerced64;
-if(data83 !== undefined){
-data83["signup"] = coerced64;
+if(coerced66 !== undefined){
+data86 = coerced66;
+if(data85 !== undefined){
+data85["signup"] = coerced66;
 }
 }
 }
-if(!((data84 === "open") || (data84 === "invite_only"))){
+if(!((data86 === "open") || (data86 === "invite_only"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid22 = _errs183 === errors;
+var valid22 = _errs187 === errors;
 }
 else {
 var valid22 = true;
 }
 if(valid22){
-if(data83.public_url !== undefined){
-let data85 = data83.public_url;
-const _errs185 = errors;
-if(typeof data85 !== "string"){
-let dataType65 = typeof data85;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data85;
+if(data85.public_url !== undefined){
+let data87 = data85.public_url;
+const _errs189 = errors;
+if(typeof data87 !== "string"){
+let dataType67 = typeof data87;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data87;
 }
-else if(data85 === null){
-coerced65 = "";
+else if(data87 === null){
+coerced67 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data85 = coerced65;
-if(data83 !== undefined){
-data83["public_url"] = coerced65;
+if(coerced67 !== undefined){
+data87 = coerced67;
+if(data85 !== undefined){
+data85["public_url"] = coerced67;
 }
 }
 }
-if(errors === _errs185){
-if(typeof data85 === "string"){
-if(!pattern24.test(data85)){
+if(errors === _errs189){
+if(typeof data87 === "string"){
+if(!pattern24.test(data87)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid22 = _errs185 === errors;
+var valid22 = _errs189 === errors;
 }
 else {
 var valid22 = true;
@@ -3200,119 +3288,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs180 === errors;
+var valid0 = _errs184 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data86 = data.gas;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs189 = errors;
-for(const key14 in data86){
+let data88 = data.gas;
+const _errs191 = errors;
+if(errors === _errs191){
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+const _errs193 = errors;
+for(const key14 in data88){
 if(!((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs189 === errors){
-if(data86.sponsor_key_file !== undefined){
-let data87 = data86.sponsor_key_file;
-const _errs190 = errors;
-if(typeof data87 !== "string"){
-let dataType66 = typeof data87;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data87;
-}
-else if(data87 === null){
-coerced66 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data87 = coerced66;
-if(data86 !== undefined){
-data86["sponsor_key_file"] = coerced66;
-}
-}
-}
-if(errors === _errs190){
-if(typeof data87 === "string"){
-if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid23 = _errs190 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data86.deposit_warning_wei !== undefined){
-let data88 = data86.deposit_warning_wei;
-const _errs192 = errors;
-if(typeof data88 !== "string"){
-let dataType67 = typeof data88;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data88;
-}
-else if(data88 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data88 = coerced67;
-if(data86 !== undefined){
-data86["deposit_warning_wei"] = coerced67;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data88 === "string"){
-if(!pattern12.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs192 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs187 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sponsor_key !== undefined){
-let data89 = data.sponsor_key;
+if(_errs193 === errors){
+if(data88.sponsor_key_file !== undefined){
+let data89 = data88.sponsor_key_file;
 const _errs194 = errors;
 if(typeof data89 !== "string"){
 let dataType68 = typeof data89;
@@ -3325,33 +3322,33 @@ else if(data89 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data89 = coerced68;
-if(data !== undefined){
-data["sponsor_key"] = coerced68;
+if(data88 !== undefined){
+data88["sponsor_key_file"] = coerced68;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data89 === "string"){
-if(!pattern26.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(func3(data89) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid0 = _errs194 === errors;
+var valid23 = _errs194 === errors;
 }
 else {
-var valid0 = true;
+var valid23 = true;
 }
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data90 = data.bundler_keys;
+if(valid23){
+if(data88.deposit_warning_wei !== undefined){
+let data90 = data88.deposit_warning_wei;
 const _errs196 = errors;
 if(typeof data90 !== "string"){
 let dataType69 = typeof data90;
@@ -3364,33 +3361,46 @@ else if(data90 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data90 = coerced69;
-if(data !== undefined){
-data["bundler_keys"] = coerced69;
+if(data88 !== undefined){
+data88["deposit_warning_wei"] = coerced69;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data90 === "string"){
-if(!pattern27.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern12.test(data90)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs196 === errors;
+var valid23 = _errs196 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs191 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data91 = data.encryption_key;
+if(data.sponsor_key !== undefined){
+let data91 = data.sponsor_key;
 const _errs198 = errors;
 if(typeof data91 !== "string"){
 let dataType70 = typeof data91;
@@ -3403,26 +3413,104 @@ else if(data91 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data91 = coerced70;
 if(data !== undefined){
-data["encryption_key"] = coerced70;
+data["sponsor_key"] = coerced70;
 }
 }
 }
 if(errors === _errs198){
 if(typeof data91 === "string"){
-if(!pattern28.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern26.test(data91)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
 var valid0 = _errs198 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data92 = data.bundler_keys;
+const _errs200 = errors;
+if(typeof data92 !== "string"){
+let dataType71 = typeof data92;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data92;
+}
+else if(data92 === null){
+coerced71 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data92 = coerced71;
+if(data !== undefined){
+data["bundler_keys"] = coerced71;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data92 === "string"){
+if(!pattern27.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs200 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data93 = data.encryption_key;
+const _errs202 = errors;
+if(typeof data93 !== "string"){
+let dataType72 = typeof data93;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data93;
+}
+else if(data93 === null){
+coerced72 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data93 = coerced72;
+if(data !== undefined){
+data["encryption_key"] = coerced72;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data93 === "string"){
+if(!pattern28.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs202 === errors;
 }
 else {
 var valid0 = true;

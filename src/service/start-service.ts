@@ -253,6 +253,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     mode: config.mode,
     enricher,
     queued: () => webhookRole?.poke(),
+    replay: { maxEvents: config.webhooks.replayMaxEvents, pageEvents: config.webhooks.replayPageEvents },
   });
   // Webhook notices and the dashboard's password-reset mails.
   let mailer: Mailer | undefined;
