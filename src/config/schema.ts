@@ -179,6 +179,14 @@ const dashboardSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** A USD amount as a decimal string ("10", "2.50"), or null for no cap. */
+const usdCapSchema = { type: ['string', 'null'], pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$' } as const satisfies JSONSchema;
+const sponsorshipCapsSchema = {
+  type: 'object',
+  properties: { usd_per_day: usdCapSchema, usd_total: usdCapSchema },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
 const gasSettingsSchema = {
   type: 'object',
@@ -187,6 +195,16 @@ const gasSettingsSchema = {
     sponsor_key_file: { type: 'string', minLength: 1 },
     /** A paymaster's EntryPoint deposit below this (wei, decimal) logs a warning (default 1 ETH). */
     deposit_warning_wei: { type: 'string', pattern: '^[0-9]{1,78}$' },
+    /** USD an account of each plan may have sponsored per UTC day and in total (null: unlimited); accounts override them. */
+    sponsorship_caps: {
+      type: 'object',
+      properties: {
+        free: sponsorshipCapsSchema,
+        growth: sponsorshipCapsSchema,
+        enterprise: sponsorshipCapsSchema,
+      },
+      additionalProperties: false,
+    },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -348,6 +366,15 @@ export interface GasSponsorshipConfig {
   /** BLOCKYARD_SPONSOR_KEY (never logged). */
   readonly sponsorKey?: string;
   readonly depositWarningWei: bigint;
+  /** `gas.sponsorship_caps`: each plan's operator caps on what an account may have sponsored. */
+  readonly sponsorshipCaps: Readonly<Record<'free' | 'growth' | 'enterprise', SponsorshipCapsConfig>>;
+}
+
+/** Operator caps on an account's sponsored gas, USD as decimal strings; null: unlimited. */
+export interface SponsorshipCapsConfig {
+  /** Per UTC day. */
+  readonly usdPerDay: string | null;
+  readonly usdTotal: string | null;
 }
 
 export interface Config {
