@@ -247,7 +247,25 @@ function buildGas(
     sponsorKeyFile: gas.sponsor_key_file === undefined ? undefined : resolve(base, gas.sponsor_key_file),
     sponsorKey: settings.sponsor_key,
     depositWarningWei: gas.deposit_warning_wei === undefined ? defaultDepositWarningWei : BigInt(gas.deposit_warning_wei),
+    sponsorshipCaps: buildSponsorshipCaps(gas.sponsorship_caps ?? {}),
   };
+}
+
+/** A free account may burn little of the shared paymaster deposit; growth more; enterprise is unlimited unless set. */
+const defaultSponsorshipCaps: GasSponsorshipConfig['sponsorshipCaps'] = {
+  free: { usdPerDay: '10', usdTotal: '100' },
+  growth: { usdPerDay: '1000', usdTotal: null },
+  enterprise: { usdPerDay: null, usdTotal: null },
+};
+
+function buildSponsorshipCaps(
+  caps: NonNullable<NonNullable<Settings['gas']>['sponsorship_caps']>,
+): GasSponsorshipConfig['sponsorshipCaps'] {
+  const plan = (name: keyof typeof defaultSponsorshipCaps) => ({
+    usdPerDay: caps[name]?.usd_per_day !== undefined ? caps[name].usd_per_day : defaultSponsorshipCaps[name].usdPerDay,
+    usdTotal: caps[name]?.usd_total !== undefined ? caps[name].usd_total : defaultSponsorshipCaps[name].usdTotal,
+  });
+  return { free: plan('free'), growth: plan('growth'), enterprise: plan('enterprise') };
 }
 
 function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {
@@ -287,6 +305,8 @@ function buildWebhooks(settings: Settings): WebhooksConfig {
     maxInFlightPerEndpoint: webhooks.max_in_flight_per_endpoint ?? 16,
     maxPayloadBytes: webhooks.max_payload_bytes ?? 256 * 1024,
     pendingPollMs: webhooks.pending_poll_ms ?? 250,
+    replayMaxEvents: webhooks.replay_max_events ?? 10_000,
+    replayPageEvents: webhooks.replay_page_events ?? 1000,
   };
 }
 

@@ -149,6 +149,10 @@ const webhookSettingsSchema = {
     max_payload_bytes: { type: 'integer', minimum: 4096, maximum: 10 * 1024 * 1024 },
     /** How often the pending-transaction feed is read (default 250). */
     pending_poll_ms: { type: 'integer', minimum: 20, maximum: 60_000 },
+    /** Events one replay queues at most; past it the replay stops and answers where to go on (default 10000). */
+    replay_max_events: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    /** Chain events a replay reads and matches per page, in one transaction (default 1000). */
+    replay_page_events: { type: 'integer', minimum: 1, maximum: 10_000 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -175,6 +179,14 @@ const dashboardSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** A USD amount as a decimal string ("10", "2.50"), or null for no cap. */
+const usdCapSchema = { type: ['string', 'null'], pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$' } as const satisfies JSONSchema;
+const sponsorshipCapsSchema = {
+  type: 'object',
+  properties: { usd_per_day: usdCapSchema, usd_total: usdCapSchema },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
 const gasSettingsSchema = {
   type: 'object',
@@ -183,6 +195,16 @@ const gasSettingsSchema = {
     sponsor_key_file: { type: 'string', minLength: 1 },
     /** A paymaster's EntryPoint deposit below this (wei, decimal) logs a warning (default 1 ETH). */
     deposit_warning_wei: { type: 'string', pattern: '^[0-9]{1,78}$' },
+    /** USD an account of each plan may have sponsored per UTC day and in total (null: unlimited); accounts override them. */
+    sponsorship_caps: {
+      type: 'object',
+      properties: {
+        free: sponsorshipCapsSchema,
+        growth: sponsorshipCapsSchema,
+        enterprise: sponsorshipCapsSchema,
+      },
+      additionalProperties: false,
+    },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -341,6 +363,8 @@ export interface WebhooksConfig {
   readonly maxInFlightPerEndpoint: number;
   readonly maxPayloadBytes: number;
   readonly pendingPollMs: number;
+  readonly replayMaxEvents: number;
+  readonly replayPageEvents: number;
 }
 
 export interface EmailConfig {
@@ -361,6 +385,15 @@ export interface GasSponsorshipConfig {
   /** BLOCKYARD_SPONSOR_KEY (never logged). */
   readonly sponsorKey?: string;
   readonly depositWarningWei: bigint;
+  /** `gas.sponsorship_caps`: each plan's operator caps on what an account may have sponsored. */
+  readonly sponsorshipCaps: Readonly<Record<'free' | 'growth' | 'enterprise', SponsorshipCapsConfig>>;
+}
+
+/** Operator caps on an account's sponsored gas, USD as decimal strings; null: unlimited. */
+export interface SponsorshipCapsConfig {
+  /** Per UTC day. */
+  readonly usdPerDay: string | null;
+  readonly usdTotal: string | null;
 }
 
 /** Caps on what clients may hold or send (`limits:`; docs/limits.md). */

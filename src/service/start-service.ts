@@ -200,7 +200,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
 
   const store = createAccountStore(database.db);
   const authenticator = createAuthenticator({ store });
-  const accounts = createAccountService({ store, onKeyRevoked: (keyId) => authenticator.forget(keyId) });
+  const accounts = createAccountService({
+    store,
+    onKeyRevoked: (keyId) => authenticator.forget(keyId),
+    sponsorshipCaps: config.gas.sponsorshipCaps,
+  });
   const adminToken = resolveAdminToken(config);
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const events = createInProcessEventBus(logger);
@@ -253,6 +257,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     mode: config.mode,
     enricher,
     queued: () => webhookRole?.poke(),
+    replay: { maxEvents: config.webhooks.replayMaxEvents, pageEvents: config.webhooks.replayPageEvents },
   });
   // Webhook notices and the dashboard's password-reset mails.
   let mailer: Mailer | undefined;
@@ -310,6 +315,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     networks: chains.list(),
     paymasterOf: (network, version) => paymasters.get(`${network.config.chain}/${network.config.network}`)?.setups[version],
     nativeUsdPrice: (network) => tokens.nativeUsdPrice(network),
+    sponsorshipCaps: config.gas.sponsorshipCaps,
   });
   let sponsorshipSettler: ReturnType<typeof startSponsorshipSettler> | undefined;
   if (servesApi) {

@@ -193,7 +193,16 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
         params: WebhookIdParams,
         body: ReplayBody,
         response: {
-          202: Type.Object({ id: Type.String(), from_block: Type.Integer(), to_block: Type.Integer(), queued: Type.Integer() }),
+          202: Type.Object({
+            id: Type.String(),
+            from_block: Type.Integer(),
+            to_block: Type.Integer(),
+            queued: Type.Integer(),
+            complete: Type.Boolean({ description: 'false: the replay cap was reached; replay again from next_from_block' }),
+            next_from_block: Type.Union([Type.Integer(), Type.Null()], {
+              description: 'The first block not queued (null when complete): send it as from_block, with the same to_block',
+            }),
+          }),
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
