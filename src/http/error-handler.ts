@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
+import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -64,6 +65,8 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (fastifyError.code?.startsWith('HPE_'))
     return new AppError('invalid_request', 'the request is not valid HTTP', { cause: error });
   if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
+  // Raw driver errors that did not pass through the guarded pool (LISTEN clients, pg used directly).
+  if (isDatabaseUnreachable(error)) return databaseUnavailable(error);
   return new AppError('internal_error', 'internal error; retry with exponential backoff', { cause: error });
 }
 
