@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
+import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -100,6 +101,8 @@ export function toAppError(error: FastifyError | Error, bodyLimit?: number): App
   if (fastifyError.code?.startsWith('HPE_'))
     return new AppError('invalid_request', 'the request is not valid HTTP', { cause: error });
   if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
+  // Raw driver errors that did not pass through the guarded pool (LISTEN clients, pg used directly).
+  if (isDatabaseUnreachable(error)) return databaseUnavailable(error);
   // A library's own client error (e.g. the static files plugin's 403 for a path outside its root).
   const libraryStatus = fastifyError.statusCode ?? (error as { status?: number }).status;
   if (libraryStatus === 403 || libraryStatus === 404) return new AppError('not_found', 'not found', { cause: error });

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { WebhooksConfig } from '../config/schema.ts';
+import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { type Plan, resolveLimits } from '../limits/plans.ts';
 import { parseEventType, variantBName } from './event-types.ts';
@@ -92,7 +92,7 @@ export function startDeliveryWorkers(deps: {
   let closed = false;
   let ticking = false;
   let again = false;
-  let listener: pg.Client | undefined;
+  let listener: ListenConnection | undefined;
 
   /** Webhooks whose signing secret did not open, until when they are left alone (not logged every poll). */
   const heldUntil = new Map<string, number>();
@@ -105,21 +105,23 @@ export function startDeliveryWorkers(deps: {
   };
 
   const timer = setInterval(() => tick(), pollMs);
-  void listen();
+  listen();
 
-  async function listen() {
-    const client = new pg.Client({ connectionString: deps.databaseUrl });
-    client.on('error', (error) => logger.warn({ err: error }, 'webhook delivery LISTEN connection lost; polling only'));
-    client.on('notification', () => tick());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${deliveriesChannel}`);
-      if (closed) await client.end();
-      else listener = client;
-    } catch (error) {
-      logger.warn({ err: error }, 'webhook deliveries: no LISTEN connection; polling only');
-      await client.end().catch(() => undefined);
-    }
+  function listen() {
+    startListenConnection({
+      url: deps.databaseUrl,
+      channel: deliveriesChannel,
+      onNotification: tick,
+      onConnected: tick,
+      logger,
+      name: 'webhook deliveries',
+    }).then(
+      (connection) => {
+        if (closed) void connection.close();
+        else listener = connection;
+      },
+      (error: unknown) => logger.warn({ err: error }, 'webhook deliveries: no LISTEN connection; polling only'),
+    );
   }
 
   function tick() {
@@ -443,7 +445,7 @@ export function startDeliveryWorkers(deps: {
       closed = true;
       clearInterval(timer);
       await Promise.all(serving.values());
-      await listener?.end().catch(() => undefined);
+      await listener?.close();
     },
   };
 }
