@@ -53,7 +53,9 @@ describe('bundler endpoint: compute units per call', () => {
 
   it('10 eth_estimateUserOperationGas cost 10 x 50 CU; one eth_sendUserOperation 100; one eth_chainId 1', async () => {
     expect(await costOf(batchOf(10, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]))).toBe(500);
-    expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_sendUserOperation', params: [bogusOp, entryPoint07Address] })).toBe(100);
+    expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_sendUserOperation', params: [bogusOp, entryPoint07Address] })).toBe(
+      100,
+    );
     expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })).toBe(1);
   });
 
@@ -73,7 +75,9 @@ describe('bundler endpoint: compute units per call', () => {
     const tooCostly = await post(free, batchOf(50, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]));
     expect(tooCostly.status).toBe(400);
     expect(tooCostly.headers.get('retry-after')).toBeNull();
-    expect(tooCostly.body.error.message).toMatch(/^invalid parameter 'batch': this request costs 2500 compute units, more than the 200/);
+    expect(tooCostly.body.error.message).toMatch(
+      /^invalid parameter 'batch': this request costs 2500 compute units, more than the 200/,
+    );
   });
 
   it('a body that is not JSON still counts as one request, with the limit headers', async () => {
