@@ -6,7 +6,15 @@ import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { type CheckedCall, formatCall, isCacheableCall, paramsJsonOf, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
+import {
+  type CheckedCall,
+  formatCall,
+  isCacheableCall,
+  jsonRpcErrorCodes,
+  type ParsedRpcBody,
+  paramsJsonOf,
+  rpcErrorText,
+} from './jsonrpc.ts';
 import { isWriteMethod, methodAccess } from './method-policy.ts';
 import { clip } from './params-shape.ts';
 
