@@ -87,6 +87,22 @@ describe('bundler endpoint: compute units per call', () => {
     expect(answer.headers.get('x-ratelimit-remaining')).toBe('9');
   });
 
+  it('hostile bodies: params nested 50,000 deep, a body of nested arrays, a 100 KiB method: never a 5xx, nor a 100 KiB message', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    for (const body of [
+      `{"jsonrpc":"2.0","id":1,"method":"eth_estimateUserOperationGas","params":${deep}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"eth_sendUserOperation","params":[${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)},"0x"]}`,
+      deep,
+      `{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(100 * 1024)}","params":[]}`,
+      `{"jsonrpc":"2.0","id":{"__proto__":{"x":1}},"method":"eth_chainId","constructor":{"prototype":{}}}`,
+    ]) {
+      const { key } = await service.createKey();
+      const answer = await post(key, body);
+      expect(answer.status, body.slice(0, 40)).toBeLessThan(500);
+      expect(JSON.stringify(answer.body).length).toBeLessThan(4000);
+    }
+  });
+
   it('debug_bundler_* on a devnet need rpc:write: an rpc:read or bundler:send key gets -32010', async () => {
     const call = { jsonrpc: '2.0', id: 1, method: 'debug_bundler_setBundlingMode', params: ['auto'] };
     for (const scopes of [['rpc:read'], ['bundler:send']]) {
