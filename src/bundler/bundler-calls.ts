@@ -67,6 +67,8 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
     return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
   }
   const method = call.method;
+  // No method is this long: refused here so that no message quotes a client's megabyte back.
+  if (method.length > 64) return refuse(bundlerErrorCodes.methodNotFound, `the bundler has no method '${clip(method)}'`);
   if (method.startsWith('debug_bundler_') && !network.config.devMethods) {
     return refuse(bundlerErrorCodes.methodNotFound, `${clip(method)} is a devnet method (dev_methods: true)`);
   }

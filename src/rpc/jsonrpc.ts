@@ -47,8 +47,15 @@ export function isCacheableCall(call: JsonRpcCall): boolean {
  * The text forwarded upstream for a call: rebuilt from its four members, never the client's own text,
  * so the node cannot read anything the proxy did not check (see parse-call.ts).
  */
-export function formatCall(call: JsonRpcCall): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params });
+export function formatCall(call: JsonRpcCall, paramsJson = paramsJsonOf(call)): string {
+  const id = call.id === undefined ? '' : `"id":${JSON.stringify(call.id)},`;
+  const params = paramsJson === undefined ? '' : `,"params":${paramsJson}`;
+  return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify(call.method)}${params}}`;
+}
+
+/** A call's params as JSON text (undefined when absent): computed once per call, for its body and its cache key. */
+export function paramsJsonOf(call: JsonRpcCall): string | undefined {
+  return call.params === undefined ? undefined : JSON.stringify(call.params);
 }
 
 /** A JSON-RPC error response, as JSON text. */

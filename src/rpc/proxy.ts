@@ -6,7 +6,15 @@ import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { type CheckedCall, formatCall, isCacheableCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
+import {
+  type CheckedCall,
+  formatCall,
+  isCacheableCall,
+  jsonRpcErrorCodes,
+  type ParsedRpcBody,
+  paramsJsonOf,
+  rpcErrorText,
+} from './jsonrpc.ts';
 import { isWriteMethod, methodAccess } from './method-policy.ts';
 import { clip } from './params-shape.ts';
 
@@ -105,10 +113,11 @@ function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & 
     meters.calls.set(label, counter);
   }
   counter.inc();
-  const body = formatCall(checked.call);
+  const paramsJson = paramsJsonOf(checked.call);
+  const body = formatCall(checked.call, paramsJson);
   // Notifications (no id) get no answer: never cached or shared.
   if (!deps.rpcCache || !isCacheableCall(checked.call)) return sendUpstream(deps, network, checked, body);
-  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked));
+  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked), paramsJson);
 }
 
 /** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */

@@ -22,8 +22,9 @@ const localMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
 /**
  * The answer to one client message (a call or a batch), as JSON text. Other methods take the HTTP
- * proxy's path (scopes, method policy, upstream); the message is charged as one request with the sum
- * of its calls' compute units, and a message over a limit gets -32005 for each call, not a close.
+ * proxy's path (shape check, scopes, method policy, a rebuilt call upstream); the message is charged as
+ * one request with the sum of its calls' compute units, and a message over a limit gets -32005 for each
+ * call, not a close (-32600 when it costs more than the per-second budget: it could never pass).
  */
 export async function answerMessage(deps: AnswerDeps, text: string): Promise<string> {
   try {

@@ -53,7 +53,9 @@ describe('bundler endpoint: compute units per call', () => {
 
   it('10 eth_estimateUserOperationGas cost 10 x 50 CU; one eth_sendUserOperation 100; one eth_chainId 1', async () => {
     expect(await costOf(batchOf(10, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]))).toBe(500);
-    expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_sendUserOperation', params: [bogusOp, entryPoint07Address] })).toBe(100);
+    expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_sendUserOperation', params: [bogusOp, entryPoint07Address] })).toBe(
+      100,
+    );
     expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })).toBe(1);
   });
 
@@ -73,7 +75,9 @@ describe('bundler endpoint: compute units per call', () => {
     const tooCostly = await post(free, batchOf(50, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]));
     expect(tooCostly.status).toBe(400);
     expect(tooCostly.headers.get('retry-after')).toBeNull();
-    expect(tooCostly.body.error.message).toMatch(/^invalid parameter 'batch': this request costs 2500 compute units, more than the 200/);
+    expect(tooCostly.body.error.message).toMatch(
+      /^invalid parameter 'batch': this request costs 2500 compute units, more than the 200/,
+    );
   });
 
   it('a body that is not JSON still counts as one request, with the limit headers', async () => {
@@ -81,6 +85,22 @@ describe('bundler endpoint: compute units per call', () => {
     const answer = await post(key, '{"jsonrpc":');
     expect(answer.status).toBe(400);
     expect(answer.headers.get('x-ratelimit-remaining')).toBe('9');
+  });
+
+  it('hostile bodies: params nested 50,000 deep, a body of nested arrays, a 100 KiB method: never a 5xx, nor a 100 KiB message', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    for (const body of [
+      `{"jsonrpc":"2.0","id":1,"method":"eth_estimateUserOperationGas","params":${deep}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"eth_sendUserOperation","params":[${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)},"0x"]}`,
+      deep,
+      `{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(100 * 1024)}","params":[]}`,
+      `{"jsonrpc":"2.0","id":{"__proto__":{"x":1}},"method":"eth_chainId","constructor":{"prototype":{}}}`,
+    ]) {
+      const { key } = await service.createKey();
+      const answer = await post(key, body);
+      expect(answer.status, body.slice(0, 40)).toBeLessThan(500);
+      expect(JSON.stringify(answer.body).length).toBeLessThan(4000);
+    }
   });
 
   it('debug_bundler_* on a devnet need rpc:write: an rpc:read or bundler:send key gets -32010', async () => {

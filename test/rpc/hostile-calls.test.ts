@@ -11,7 +11,8 @@ interface RpcAnswer {
 }
 
 const nested = (depth: number, inner = '') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
-const call = (method: string, paramsText: string, id = '1') => `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsText}}`;
+const call = (method: string, paramsText: string, id = '1') =>
+  `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsText}}`;
 
 /** A JSON-RPC answer as the spec shapes it: jsonrpc "2.0", an id, exactly one of result and error. */
 function expectRpcShape(answer: RpcAnswer, where: string) {
@@ -67,7 +68,7 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
     const batch = await post(`[${deep},${call('eth_chainId', '[]', '2')}]`);
     expect(batch.body.map((a: RpcAnswer) => a.error?.code ?? a.result)).toEqual([-32602, '0x7a69']);
     // Deep objects too, and deep inside an otherwise ordinary call.
-    const objects = `{"a":`.repeat(50_000) + '1' + '}'.repeat(50_000);
+    const objects = `${`{"a":`.repeat(50_000)}1${'}'.repeat(50_000)}`;
     expect((await post(call('eth_call', `[${objects},"latest"]`))).body.error.code).toBe(-32602);
 
     const client = await connectRaw(`${t.url.replace('http', 'ws')}/v1/ws/ethereum/devnet?apiKey=${key}`);
@@ -89,7 +90,9 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
   it('a body that is nothing but 50,000 nested arrays is a batch of one bad call, not a crash', async () => {
     const answer = await expectSpecAnswer(nested(50_000), 'nested body');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a call must be a JSON object' } }]);
+    expect(answer.body).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a call must be a JSON object' } },
+    ]);
   });
 
   it('members of one params object whose names differ only in case are -32602: a Go node would read the last', async () => {
@@ -102,7 +105,10 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
 
   it('huge params: a 1 MiB string, a 4 MiB array, a 1 MiB method name: answered, never a 5xx', async () => {
     const mib = 'ab'.repeat(512 * 1024);
-    const data = await expectSpecAnswer(call('eth_call', `[{"to":"0x000000000000000000000000000000000000dead","data":"0x${mib}"},"latest"]`), 'data');
+    const data = await expectSpecAnswer(
+      call('eth_call', `[{"to":"0x000000000000000000000000000000000000dead","data":"0x${mib}"},"latest"]`),
+      'data',
+    );
     expect(data.status).toBe(200);
     await expectSpecAnswer(call('eth_getBalance', `[${'0,'.repeat(2 * 1024 * 1024)}0]`), 'array');
     const longMethod = await expectSpecAnswer(call(`eth_${'x'.repeat(1024 * 1024)}`, '[]'), 'method');
@@ -150,7 +156,15 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
     expect(tooMany.body.error.message).toMatch(/'batch'.*not 101/);
     const odd = await expectSpecAnswer(`[[1],[],[[[]]],1,"x",null,true,{},${call('eth_chainId', '[]', '"ok"')}]`, 'odd batch');
     expect(odd.body.map((a: RpcAnswer) => a.error?.code ?? a.result)).toEqual([
-      -32600, -32600, -32600, -32600, -32600, -32600, -32600, -32600, '0x7a69',
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      -32600,
+      '0x7a69',
     ]);
   });
 
@@ -163,7 +177,17 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
   });
 
   it('unknown methods of every kind are answered in shape (forwarded eth_*, refused others)', async () => {
-    for (const method of ['eth_noSuch', 'foo', 'FOO_bar', 'eth_', '_', 'trace_unknown', 'debug_unknown', 'rpc_modules', '\u00e9th_call']) {
+    for (const method of [
+      'eth_noSuch',
+      'foo',
+      'FOO_bar',
+      'eth_',
+      '_',
+      'trace_unknown',
+      'debug_unknown',
+      'rpc_modules',
+      '\u00e9th_call',
+    ]) {
       const answer = await expectSpecAnswer(call(method, '[]'), method);
       expect(answer.status).toBe(200);
       expect(answer.body.error, method).toBeDefined();

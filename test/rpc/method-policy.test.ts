@@ -26,7 +26,14 @@ const refusedOnRealNetworks: [string, unknown[]][] = [
 ];
 
 /** Reads every key with rpc:read reaches on any network. */
-const servedReads = ['eth_chainId', 'net_version', 'web3_clientVersion', 'eth_noSuchMethodYet', 'debug_traceTransaction', 'trace_block'];
+const servedReads = [
+  'eth_chainId',
+  'net_version',
+  'web3_clientVersion',
+  'eth_noSuchMethodYet',
+  'debug_traceTransaction',
+  'trace_block',
+];
 
 /** Node-control methods on the devnet (dev_methods: true): rpc:write only. */
 const nodeControl: [string, unknown[]][] = [
@@ -46,7 +53,14 @@ describe('method policy: an allowlist, node control behind rpc:write on devnets 
     upstream = await startRpcServer(async (body) => ({ body: rpcAnswer(body, { result: '0x7a69' }) }));
     t = await startTestService({
       chainsFor: (anvilUrl) => [
-        { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvilUrl }] },
+        {
+          chain: 'ethereum',
+          network: 'devnet',
+          chain_id: 31337,
+          testnet: true,
+          dev_methods: true,
+          upstreams: [{ url: anvilUrl }],
+        },
         { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
       ],
     });
@@ -77,26 +91,36 @@ describe('method policy: an allowlist, node control behind rpc:write on devnets 
     }
   });
 
-  it.each(nodeControl)('%s on the devnet: 403 for an rpc:read key (-32010 in a batch), served with rpc:write', async (method, params) => {
-    const alone = await t.rpc(readKey, { jsonrpc: '2.0', id: 1, method, params });
-    expect(alone.status).toBe(403);
-    expect(((await alone.json()) as { error: { message: string } }).error.message).toMatch(/lacks the scope 'rpc:write'/);
-    const batch = await t.rpc(readKey, [
-      { jsonrpc: '2.0', id: 1, method, params },
-      { jsonrpc: '2.0', id: 2, method: 'eth_chainId' },
-    ]);
-    const [refused, served] = (await batch.json()) as { result?: unknown; error?: { code: number } }[];
-    expect(refused!.error!.code).toBe(-32010);
-    expect(served!.result).toBe('0x7a69');
-    const allowed = await t.rpc(fullKey, { jsonrpc: '2.0', id: 1, method, params });
-    expect(allowed.status).toBe(200);
-    expect((await allowed.json()) as object).toHaveProperty('result');
-  });
+  it.each(nodeControl)(
+    '%s on the devnet: 403 for an rpc:read key (-32010 in a batch), served with rpc:write',
+    async (method, params) => {
+      const alone = await t.rpc(readKey, { jsonrpc: '2.0', id: 1, method, params });
+      expect(alone.status).toBe(403);
+      expect(((await alone.json()) as { error: { message: string } }).error.message).toMatch(/lacks the scope 'rpc:write'/);
+      const batch = await t.rpc(readKey, [
+        { jsonrpc: '2.0', id: 1, method, params },
+        { jsonrpc: '2.0', id: 2, method: 'eth_chainId' },
+      ]);
+      const [refused, served] = (await batch.json()) as { result?: unknown; error?: { code: number } }[];
+      expect(refused!.error!.code).toBe(-32010);
+      expect(served!.result).toBe('0x7a69');
+      const allowed = await t.rpc(fullKey, { jsonrpc: '2.0', id: 1, method, params });
+      expect(allowed.status).toBe(200);
+      expect((await allowed.json()) as object).toHaveProperty('result');
+    },
+  );
 
   it("the node's accounts on the devnet: eth_accounts and eth_sign for rpc:read, eth_sendTransaction for rpc:write", async () => {
-    const accounts = (await (await t.rpc(readKey, { jsonrpc: '2.0', id: 1, method: 'eth_accounts' })).json()) as { result: string[] };
+    const accounts = (await (await t.rpc(readKey, { jsonrpc: '2.0', id: 1, method: 'eth_accounts' })).json()) as {
+      result: string[];
+    };
     expect(accounts.result.length).toBeGreaterThan(0);
-    const signed = await t.rpc(readKey, { jsonrpc: '2.0', id: 2, method: 'eth_sign', params: [accounts.result[0], '0xdeadbeef'] });
+    const signed = await t.rpc(readKey, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'eth_sign',
+      params: [accounts.result[0], '0xdeadbeef'],
+    });
     expect(((await signed.json()) as { result: string }).result).toMatch(/^0x[0-9a-f]{130}$/);
     const send = { jsonrpc: '2.0', id: 3, method: 'eth_sendTransaction', params: [{ from: accounts.result[0], to: someone }] };
     expect((await t.rpc(readKey, send)).status).toBe(403);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRaw } from '../ws/support/ws-client.ts';
 import { rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { connectRaw } from '../ws/support/ws-client.ts';
 
 const sepolia = '/v1/rpc/ethereum/sepolia';
 const enode = 'enode://abc@127.0.0.1:30303';
@@ -18,7 +18,10 @@ const smuggled: [string, string][] = [
     `{"jsonrpc":"x","JSONRPC":"2.0","id":1,"method":"eth_chainId","METHOD":"admin_addPeer","params":["${enode}"]}`,
   ],
   ['Method after method', `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","Method":"admin_addPeer","params":["${enode}"]}`],
-  ['a send hidden from the scope check', '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","mEthod":"eth_sendRawTransaction","params":["0x00"]}'],
+  [
+    'a send hidden from the scope check',
+    '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","mEthod":"eth_sendRawTransaction","params":["0x00"]}',
+  ],
   ['Params beside params', `{"jsonrpc":"2.0","id":1,"method":"admin_addPeer","params":[],"Params":["${enode}"]}`],
   // U+017F (ſ) folds to "s" in Go's case-insensitive match.
   ['a Unicode fold of params', `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","paramſ":["${enode}"]}`],
@@ -41,7 +44,14 @@ describe('method smuggling: the upstream runs only the call the proxy checked', 
     upstream = await startRpcServer(async (body) => ({ body: rpcAnswer(body, { result: '0x7a69' }) }));
     t = await startTestService({
       chainsFor: (anvilUrl) => [
-        { chain: 'ethereum', network: 'devnet', chain_id: 31337, testnet: true, dev_methods: true, upstreams: [{ url: anvilUrl }] },
+        {
+          chain: 'ethereum',
+          network: 'devnet',
+          chain_id: 31337,
+          testnet: true,
+          dev_methods: true,
+          upstreams: [{ url: anvilUrl }],
+        },
         { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
       ],
     });
@@ -56,9 +66,10 @@ describe('method smuggling: the upstream runs only the call the proxy checked', 
   /** No call the upstream received has a member other than the four, nor a method the client did not send cleanly. */
   const expectNothingSmuggled = () => {
     for (const call of callsSeen(upstream)) {
-      expect(Object.keys(call).every((name) => ['jsonrpc', 'id', 'method', 'params'].includes(name)), JSON.stringify(call)).toBe(
-        true,
-      );
+      expect(
+        Object.keys(call).every((name) => ['jsonrpc', 'id', 'method', 'params'].includes(name)),
+        JSON.stringify(call),
+      ).toBe(true);
       expect(call.jsonrpc).toBe('2.0');
       expect(['admin_addPeer', 'eth_sendRawTransaction']).not.toContain(call.method);
     }
@@ -89,7 +100,11 @@ describe('method smuggling: the upstream runs only the call the proxy checked', 
 
   it('a clean call reaches the upstream as a rebuilt body, not the text the client sent', async () => {
     const before = upstream.seen.length;
-    const response = await t.rpc(fullKey, ' {"params":[ "0x1", false ],\n"method":"eth_getBlockByNumber","id":77,"jsonrpc":"2.0"} ', sepolia);
+    const response = await t.rpc(
+      fullKey,
+      ' {"params":[ "0x1", false ],\n"method":"eth_getBlockByNumber","id":77,"jsonrpc":"2.0"} ',
+      sepolia,
+    );
     expect(response.status).toBe(200);
     const received = upstream.seen.slice(before).map(({ body }) => body);
     expect(received).toContain('{"jsonrpc":"2.0","id":77,"method":"eth_getBlockByNumber","params":["0x1",false]}');

@@ -1,6 +1,6 @@
 import type { ChainConfig } from '../../config/schema.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
-import type { JsonRpcCall } from '../jsonrpc.ts';
+import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
 import { mayChangeState } from '../method-policy.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
@@ -24,7 +24,7 @@ export interface CachedResult {
 const finalEpoch = -1;
 
 export interface NetworkCache {
-  forward(call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  forward(call: JsonRpcCall, body: string, send: SendRpc, paramsJson?: string): Promise<string>;
   /** The chain changed by a path other than this cache (the bundler sent a bundle): drop head answers. */
   chainChanged(): Promise<void>;
   stop(): void;
@@ -100,7 +100,7 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
   };
 
   return {
-    async forward(call, body, send) {
+    async forward(call, body, send, paramsJson = paramsJsonOf(call)) {
       const method = call.method;
       if (!isCacheableMethod(method)) {
         if (!mayChangeState(method)) return send(body);
@@ -109,7 +109,7 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
         void head.refresh();
         return text;
       }
-      const key = `${prefix}${method}\n${call.params === undefined ? '' : JSON.stringify(call.params)}`;
+      const key = `${prefix}${method}\n${paramsJson ?? ''}`;
       const cached = lru.get(key);
       if (cached !== undefined && (cached.epoch === finalEpoch || (cached.epoch === epoch && Date.now() < cached.expiresAt))) {
         metrics.hit('memory');
