@@ -389,6 +389,9 @@ function settingError(error: ErrorObject | undefined, origin: Record<string, str
       .join('')}`;
     if (error.keyword === 'additionalProperties') setting += `.${String(error.params.additionalProperty)}`;
     setting += ` (in ${configFile})`;
+  } else if (top === 'limits') {
+    const extra = error.keyword === 'additionalProperties' ? [String(error.params.additionalProperty)] : [];
+    setting = `${[...path, ...extra].join('.')} (in ${configFile})`;
   } else if (top === 'devnet') {
     setting = origin.block_time_s ?? 'devnet.block_time_s';
   } else if (top === undefined && error.keyword === 'additionalProperties') {

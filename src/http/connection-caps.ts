@@ -30,8 +30,10 @@ export function enforceConnectionCaps(server: Server, caps: ConnectionCaps): Con
     open: 0,
     byAddress,
   };
-  // Before the HTTP server's own listener, so that a refused socket never reaches its parser.
-  server.prependListener('connection', (socket: Socket) => {
+  // The HTTP server's own listeners (its parser) see only the connections let in.
+  const serverListeners = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? 'unknown';
     const fromAddress = byAddress.get(address) ?? 0;
     if (counts.open >= caps.total) {
@@ -60,14 +62,16 @@ export function enforceConnectionCaps(server: Server, caps: ConnectionCaps): Con
       if (left === 0) byAddress.delete(address);
       else byAddress.set(address, left);
     });
+    for (const listener of serverListeners) listener.call(server, socket);
   });
   return counts;
 }
 
 function refuse(socket: Socket, error: AppError): void {
   socket.on('error', () => {});
-  // Nothing the client sends is read: the HTTP parser never sees this socket's bytes.
-  socket.pause();
+  // What the client sends is read and dropped (closing with unread bytes would reset the connection,
+  // and the client could lose the answer).
+  socket.resume();
   const body = JSON.stringify(errorBody(error));
   const headers = Object.entries(error.headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)

@@ -99,6 +99,8 @@ function checkUrlValues(where: string, values: unknown, schema: JsonSchema | und
 
 /** `preValidation`: path parameters, query values and every string of a JSON body, for every route. */
 export async function checkRequestInput(request: FastifyRequest): Promise<void> {
+  // No route: the not-found handler authenticates the request (as for any /v1 path) before its 404.
+  if (request.is404) return;
   const schema = request.routeOptions.schema as Record<string, JsonSchema | undefined> | undefined;
   checkUrlValues('path parameter', request.params, schema?.params);
   checkUrlValues('query parameter', request.query, schema?.querystring);

@@ -291,7 +291,6 @@ describe('hostile input on every route of the OpenAPI document', () => {
       ['POST', '/dashboard/api/session', json, '{"email":"a\\u0000@b.c","password":"xxxxxxxxxxxx"}', "'email'"],
       ['POST', '/dashboard/api/signup', json, '{"email":"a@b.c","password":"xxxxxxxxxxxx","name":"\\ud800"}', "'name'"],
       ['POST', '/dashboard/api/password-reset', json, '{"email":"a\\u0000@b.c"}', "'email'"],
-      ['GET', '/%00', {}, undefined, "'path'"],
     ];
     const problems: string[] = [];
     for (const [method, path, headers, body, mentions] of cases) {
@@ -302,6 +301,10 @@ describe('hostile input on every route of the OpenAPI document', () => {
       );
     }
     expect(problems).toEqual([]);
+    // A path no route takes is authenticated first, as every /v1 path: without a key, 401.
+    const unrouted = await rawRequest(t.url, 'GET', '/v1/nothing/%00');
+    expect(refusalProblem(unrouted, 401)).toBeUndefined();
+    expect(refusalProblem(await rawRequest(t.url, 'GET', '/v1/nothing/%00', { headers: v1 }), 404)).toBeUndefined();
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
   });
 });
