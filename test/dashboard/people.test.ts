@@ -17,7 +17,7 @@ describe('dashboard people: members, invitations, password reset', () => {
   }
 
   it('invites by link: the invitee signs up into the account, as a member who cannot manage people', async () => {
-    const owner = await signedUpClient(t.url, 'owner1@example.com');
+    const owner = await signedUpClient(t, 'owner1@example.com');
     const created = await owner.client.api('POST', '/invitations', { email: 'Member1@example.com', role: 'member' });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -90,8 +90,8 @@ describe('dashboard people: members, invitations, password reset', () => {
   });
 
   it('lets a signed-in user accept an invitation, switching to the joined account; owners remove members, never the last owner', async () => {
-    const owner = await signedUpClient(t.url, 'owner2@example.com');
-    const other = await signedUpClient(t.url, 'other2@example.com');
+    const owner = await signedUpClient(t, 'owner2@example.com');
+    const other = await signedUpClient(t, 'other2@example.com');
     const token = await invite(owner.client, 'other2@example.com', 'member');
     const accepted = await other.client.api('POST', '/invitations/accept', { token });
     expect(accepted.status).toBe(200);
@@ -114,7 +114,7 @@ describe('dashboard people: members, invitations, password reset', () => {
   });
 
   it('revokes an invitation: its link then fails', async () => {
-    const owner = await signedUpClient(t.url, 'owner3@example.com');
+    const owner = await signedUpClient(t, 'owner3@example.com');
     const created = await owner.client.api('POST', '/invitations', { email: 'late@example.com', role: 'owner' });
     expect((await owner.client.api('DELETE', `/invitations/${created.body.id}`)).status).toBe(204);
     expect((await owner.client.api('DELETE', `/invitations/${created.body.id}`)).status).toBe(404);
@@ -128,7 +128,7 @@ describe('dashboard people: members, invitations, password reset', () => {
   });
 
   it('resets a password through the mailed link (.eml outbox): single use, other sessions end', async () => {
-    const { client: oldSession } = await signedUpClient(t.url, 'judy@example.com', 'judys old password');
+    const { client: oldSession } = await signedUpClient(t, 'judy@example.com', 'judys old password');
     const anonymous = dashboardClient(t.url);
     expect((await anonymous.api('POST', '/password-reset', { email: 'nobody-here@example.com' })).status).toBe(202);
     const asked = await anonymous.api('POST', '/password-reset', { email: 'Judy@example.com' });
@@ -173,7 +173,7 @@ describe('dashboard people: members, invitations, password reset', () => {
       });
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('forbidden');
-      const owner = await signedUpClient(t.url, 'owner4@example.com');
+      const owner = await signedUpClient(t, 'owner4@example.com');
       const token = await invite(owner.client, 'kim@example.com', 'member');
       const joined = await dashboardClient(inviteOnly.url).api('POST', '/signup', {
         email: 'kim@example.com',
