@@ -10,6 +10,7 @@ import * as gasSponsorships from './migrations/2026-11-24T1800-gas-sponsorships.
 import * as dashboardUsers from './migrations/2026-11-25T1000-dashboard-users.ts';
 import * as usageMinutes from './migrations/2026-11-25T1100-usage-minutes.ts';
 import * as userOperationCodeHashes from './migrations/2026-11-25T1200-user-operation-code-hashes.ts';
+import * as emailVerifications from './migrations/2026-11-26T2300-email-verifications.ts';
 import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-sponsorships-by-account.ts';
 
 /**
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T1000-dashboard-users': dashboardUsers,
   '2026-11-25T1100-usage-minutes': usageMinutes,
   '2026-11-25T1200-user-operation-code-hashes': userOperationCodeHashes,
+  '2026-11-26T2300-email-verifications': emailVerifications,
   '2026-11-26T2300-gas-sponsorships-by-account': gasSponsorshipsByAccount,
 };
 

@@ -21,8 +21,10 @@ import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import { dashboardApi, dashboardApiPrefix, setDashboardHeaders } from '../dashboard/dashboard-api.ts';
 import { ensureDevUser } from '../dashboard/dev-user.ts';
+import { createEmailVerificationStore } from '../dashboard/email-verification-store.ts';
 import { type ExpiredRowsSweeper, startExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import { createInvitationStore } from '../dashboard/invitation-store.ts';
+import { createMailRequestLimits } from '../dashboard/mail-request-limits.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSignInLimits } from '../dashboard/sign-in-limits.ts';
 import { signInLinkPath } from '../dashboard/sign-in-link.ts';
@@ -395,6 +397,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
           userTokens,
           invitations: createInvitationStore(database.db),
           signInLimits: createSignInLimits(database.db),
+          emailVerifications: createEmailVerificationStore(database.db),
+          mailRequests: createMailRequestLimits(database.db),
           usage: usageStore,
           mailer,
           logger,
