@@ -201,7 +201,7 @@ export function createSponsorService(deps: SponsorDeps) {
       (usage, account) => {
         const violation =
           policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }) ??
-          operatorCapViolation(capsOf(account), account, costUsdPico);
+          operatorCapViolation(capsOf(network, account), account, costUsdPico);
         if (violation) return policyViolationError(violation);
         if (deposit < outstanding + costWei)
           return new AppError(
@@ -216,8 +216,9 @@ export function createSponsorService(deps: SponsorDeps) {
     return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
   }
 
-  const capsOf = (account: { plan: Plan; limits: unknown }) =>
-    resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
+  // The embedded devnet's paymasters are funded from anvil's free ETH: nothing there to protect.
+  const capsOf = (network: Network, account: { plan: Plan; limits: unknown }) =>
+    network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
 
   /**
    * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
@@ -230,10 +231,12 @@ export function createSponsorService(deps: SponsorDeps) {
     if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
     // Stub data comes before estimation: the gas fields may not be there yet.
     readOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
-    const account = await accountState(deps.db, request.accountId);
-    // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
-    const violation = operatorCapViolation(capsOf(account), account, 1n);
-    if (violation) throw policyViolationError(violation);
+    if (!network.config.embedded) {
+      const account = await accountState(deps.db, request.accountId);
+      // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
+      const violation = operatorCapViolation(capsOf(network, account), account, 1n);
+      if (violation) throw policyViolationError(violation);
+    }
     return stubPaymasterFields(setup);
   }
 
@@ -255,6 +258,8 @@ async function assertExecutionSucceeds(client: PublicClient, entryPoint: Address
     throw error;
   }
 }
+
+const noCaps = { usdPerDay: null, usdTotal: null } as const;
 
 const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
 
