@@ -197,19 +197,14 @@ export function createSponsorService(deps: SponsorDeps) {
         reservedUsdPico: costUsdPico,
         validUntil: new Date(validUntil * 1000),
       },
-      // The policy's and the operator's caps first: a refusal no funding would lift is not a 503.
-      (usage, account) => {
-        const violation =
-          policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }) ??
-          operatorCapViolation(capsOf(network, account), account, costUsdPico);
-        if (violation) return policyViolationError(violation);
-        if (deposit < outstanding + costWei)
-          return new AppError(
-            'service_unavailable',
-            `the paymaster's EntryPoint deposit (${deposit} wei) cannot cover this op (up to ${costWei} wei) beside the ${outstanding} wei already reserved: fund the paymaster`,
-          );
-        return undefined;
-      },
+      (usage, account) =>
+        refusalOf({
+          policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
+          operator: operatorCapViolation(capsOf(network, account), account, costUsdPico),
+          deposit,
+          outstanding,
+          costWei,
+        }),
       rules.rateLimit?.perSeconds ?? 1,
     );
     if (!outcome.reserved) throw outcome.refusal;
@@ -260,6 +255,27 @@ async function assertExecutionSucceeds(client: PublicClient, entryPoint: Address
 }
 
 const noCaps = { usdPerDay: null, usdTotal: null } as const;
+
+/**
+ * Why a sponsorship is refused, if it is: the policy's and the operator's caps first (403), since a
+ * refusal no funding would lift must not be a 503 to retry; then the deposit's shortfall (503).
+ */
+function refusalOf(facts: {
+  policy: string | undefined;
+  operator: string | undefined;
+  deposit: bigint;
+  outstanding: bigint;
+  costWei: bigint;
+}): AppError | undefined {
+  const violation = facts.policy ?? facts.operator;
+  if (violation) return policyViolationError(violation);
+  if (facts.deposit < facts.outstanding + facts.costWei)
+    return new AppError(
+      'service_unavailable',
+      `the paymaster's EntryPoint deposit (${facts.deposit} wei) cannot cover this op (up to ${facts.costWei} wei) beside the ${facts.outstanding} wei already reserved: fund the paymaster`,
+    );
+  return undefined;
+}
 
 const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
 
