@@ -197,27 +197,23 @@ export function createSponsorService(deps: SponsorDeps) {
         reservedUsdPico: costUsdPico,
         validUntil: new Date(validUntil * 1000),
       },
-      // The policy's and the operator's caps first: a refusal no funding would lift is not a 503.
-      (usage, account) => {
-        const violation =
-          policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }) ??
-          operatorCapViolation(capsOf(account), account, costUsdPico);
-        if (violation) return policyViolationError(violation);
-        if (deposit < outstanding + costWei)
-          return new AppError(
-            'service_unavailable',
-            `the paymaster's EntryPoint deposit (${deposit} wei) cannot cover this op (up to ${costWei} wei) beside the ${outstanding} wei already reserved: fund the paymaster`,
-          );
-        return undefined;
-      },
+      (usage, account) =>
+        refusalOf({
+          policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
+          operator: operatorCapViolation(capsOf(network, account), account, costUsdPico),
+          deposit,
+          outstanding,
+          costWei,
+        }),
       rules.rateLimit?.perSeconds ?? 1,
     );
     if (!outcome.reserved) throw outcome.refusal;
     return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
   }
 
-  const capsOf = (account: { plan: Plan; limits: unknown }) =>
-    resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
+  // The embedded devnet's paymasters are funded from anvil's free ETH: nothing there to protect.
+  const capsOf = (network: Network, account: { plan: Plan; limits: unknown }) =>
+    network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
 
   /**
    * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
@@ -230,10 +226,12 @@ export function createSponsorService(deps: SponsorDeps) {
     if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
     // Stub data comes before estimation: the gas fields may not be there yet.
     readOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
-    const account = await accountState(deps.db, request.accountId);
-    // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
-    const violation = operatorCapViolation(capsOf(account), account, 1n);
-    if (violation) throw policyViolationError(violation);
+    if (!network.config.embedded) {
+      const account = await accountState(deps.db, request.accountId);
+      // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
+      const violation = operatorCapViolation(capsOf(network, account), account, 1n);
+      if (violation) throw policyViolationError(violation);
+    }
     return stubPaymasterFields(setup);
   }
 
@@ -254,6 +252,29 @@ async function assertExecutionSucceeds(client: PublicClient, entryPoint: Address
       throw new AppError('invalid_request', `invalid parameter 'user_operation.callData': ${error.message}`, { cause: error });
     throw error;
   }
+}
+
+const noCaps = { usdPerDay: null, usdTotal: null } as const;
+
+/**
+ * Why a sponsorship is refused, if it is: the policy's and the operator's caps first (403), since a
+ * refusal no funding would lift must not be a 503 to retry; then the deposit's shortfall (503).
+ */
+function refusalOf(facts: {
+  policy: string | undefined;
+  operator: string | undefined;
+  deposit: bigint;
+  outstanding: bigint;
+  costWei: bigint;
+}): AppError | undefined {
+  const violation = facts.policy ?? facts.operator;
+  if (violation) return policyViolationError(violation);
+  if (facts.deposit < facts.outstanding + facts.costWei)
+    return new AppError(
+      'service_unavailable',
+      `the paymaster's EntryPoint deposit (${facts.deposit} wei) cannot cover this op (up to ${facts.costWei} wei) beside the ${facts.outstanding} wei already reserved: fund the paymaster`,
+    );
+  return undefined;
 }
 
 const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
