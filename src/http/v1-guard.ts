@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the /v1 guard before any /v1 handler runs. */
     principal?: Principal;
-    /** Set by routes that charge in their handler per call (the bundler): what was charged, for the usage count. */
+    /** What the request was charged (by the guard, or by a route that charges per call: the bundler), for the usage count. */
     computeUnitsCharged?: number;
   }
   interface FastifyContextConfig {
@@ -53,7 +53,12 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     const principal = await authenticateV1(deps, request.headers, request.ip, reply);
     request.principal = principal;
     const computeUnits = request.routeOptions.config.computeUnits;
-    if (computeUnits !== undefined) await chargeRequest(deps, reply, principal, computeUnits);
+    if (computeUnits !== undefined) {
+      // Refused by the charge (429, or 400 for a cost over the CU/s budget): nothing was spent.
+      request.computeUnitsCharged = 0;
+      await chargeRequest(deps, reply, principal, computeUnits);
+      request.computeUnitsCharged = computeUnits;
+    }
   };
 }
 
