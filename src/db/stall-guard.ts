@@ -47,22 +47,39 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
   let recheck: NodeJS.Timeout | undefined;
   let closed = false;
 
+  /** Kept between probes: a round trip on it costs less than a new session on a busy server. */
+  let probeClient: pg.Client | undefined;
+  const dropProbeClient = () => {
+    probeClient?.end().catch(() => undefined);
+    probeClient = undefined;
+  };
+
   async function probeOnce(): Promise<boolean> {
-    const client = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: probeTimeoutMs,
-      query_timeout: probeTimeoutMs,
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      // After this loop turn's I/O: an answer that waited behind a busy event loop still counts.
+      timer = setTimeout(() => setImmediate(() => resolve(false)), probeTimeoutMs);
     });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return true;
-    } catch {
-      return false;
-    } finally {
-      client.end().catch(() => undefined);
-    }
+    const answered = (async () => {
+      if (!probeClient) {
+        const client = new pg.Client({ connectionString: url, keepAlive: true });
+        client.on('error', () => {
+          if (probeClient === client) probeClient = undefined;
+          client.end().catch(() => undefined);
+        });
+        probeClient = client;
+        await client.connect();
+      }
+      await probeClient.query('select 1');
+      return true as const;
+    })().catch(() => {
+      dropProbeClient();
+      return false as const;
+    });
+    const alive = await Promise.race([answered, timedOut]);
+    clearTimeout(timer);
+    if (!alive) dropProbeClient();
+    return alive;
   }
 
   function probe(): Promise<boolean> {
@@ -174,6 +191,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
     close() {
       closed = true;
       clearTimeout(recheck);
+      dropProbeClient();
     },
   };
 }
