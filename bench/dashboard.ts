@@ -57,7 +57,7 @@ try {
   });
   children.push(staticServer);
   log(`blockyard at ${blockyard.server.url}, static baseline at ${staticServer.url}`);
-  const user = await signUpBenchUser(blockyard.server.url);
+  const user = await signUpBenchUser(blockyard.server.url, join(workDir, 'blockyard'));
   browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 
   const targets: [string, LoadTarget][] = [

@@ -1,5 +1,5 @@
-import { bundlerMethodScopes } from '../src/bundler/routes.ts';
-import { isDevMethod, scopeForMethod } from '../src/rpc/method-policy.ts';
+import { bundlerMethodScopes } from '../src/bundler/bundler-calls.ts';
+import { methodAccess } from '../src/rpc/method-policy.ts';
 
 interface DocumentOperation {
   'x-scope'?: string;
@@ -38,8 +38,8 @@ const bundlerFamilies: { family: string; example: string }[] = [
  * that reads the policy's exports: when the policy's shape changes, only this function follows it.
  */
 export function proxyMethodRule(kind: 'evm' | 'solana', method: string, devMethods: boolean): string {
-  if (isDevMethod(kind, method) && !devMethods) return 'refused';
-  return `\`${scopeForMethod(kind, method)}\``;
+  const access = methodAccess(kind, method, devMethods);
+  return access.allowed ? `\`${access.scope}\`` : 'refused';
 }
 
 function restScopeOf(path: string, operation: DocumentOperation): string {

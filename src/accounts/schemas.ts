@@ -6,12 +6,21 @@ import { plans } from '../limits/plans.ts';
 // A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0.
 const LimitValue = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, description: 'null means unlimited' });
 
+// The operator's caps on gas sponsorship: USD as a decimal string (as in gas policies).
+const UsdCapValue = Type.Unsafe<string | null>({
+  type: ['string', 'null'],
+  pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$',
+  description: 'USD as a decimal string ("10", "2.50"); null means unlimited',
+});
+
 export const Limits = Type.Object(
   {
     rps: Type.Optional(LimitValue),
     rpd: Type.Optional(LimitValue),
     cups: Type.Optional(LimitValue),
     webhook_deliveries_per_day: Type.Optional(LimitValue),
+    sponsorship_usd_per_day: Type.Optional(UsdCapValue),
+    sponsorship_usd_total: Type.Optional(UsdCapValue),
   },
   { additionalProperties: false },
 );
@@ -21,6 +30,8 @@ const ResolvedLimits = Type.Object({
   rpd: LimitValue,
   cups: LimitValue,
   webhook_deliveries_per_day: LimitValue,
+  sponsorship_usd_per_day: Type.Optional(UsdCapValue),
+  sponsorship_usd_total: Type.Optional(UsdCapValue),
 });
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Where notices (a paused webhook) go' });

@@ -1,7 +1,9 @@
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
+import type { GasSponsorshipConfig } from '../config/schema.ts';
 import { invalidRequest, notFound } from '../core/errors.ts';
 import type { AccountRow, ApiKeyRow } from '../db/tables.ts';
 import { type AccountLimits, type Plan, resolveLimits } from '../limits/plans.ts';
+import { resolveSponsorshipCaps } from '../sponsorship/operator-caps.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key.ts';
 import { newId } from './ids.ts';
 import type { AccountStore, Page } from './store.ts';
@@ -10,9 +12,15 @@ export interface Account {
   id: string;
   name: string;
   plan: Plan;
-  limits: AccountLimits;
+  limits: AccountLimits & Partial<SponsorshipCapLimits>;
   email: string | null;
   created_at: string;
+}
+
+/** The operator's caps on the account's gas sponsorship, as `limits` shows and takes them. */
+export interface SponsorshipCapLimits {
+  sponsorship_usd_per_day: string | null;
+  sponsorship_usd_total: string | null;
 }
 
 export interface ApiKeyInfo {
@@ -32,9 +40,17 @@ export interface CreatedApiKey extends ApiKeyInfo {
 }
 
 export interface AccountService {
-  createAccount(input: { name: string; plan: Plan; limits?: Partial<AccountLimits>; email?: string }): Promise<Account>;
+  createAccount(input: {
+    name: string;
+    plan: Plan;
+    limits?: Partial<AccountLimits & SponsorshipCapLimits>;
+    email?: string;
+  }): Promise<Account>;
   /** Changes what is given: `limits` replaces the overrides of the plan's limits (`{}`: the plan's own). */
-  updateAccount(id: string, changes: { email?: string | null; plan?: Plan; limits?: Partial<AccountLimits> }): Promise<Account>;
+  updateAccount(
+    id: string,
+    changes: { email?: string | null; plan?: Plan; limits?: Partial<AccountLimits & SponsorshipCapLimits> },
+  ): Promise<Account>;
   getAccount(id: string): Promise<Account>;
   findAccountByName(name: string): Promise<Account | undefined>;
   listAccounts(page: Page): Promise<{ accounts: Account[]; total: number }>;
@@ -44,8 +60,14 @@ export interface AccountService {
   revokeKey(id: string, accountId?: string): Promise<ApiKeyInfo>;
 }
 
-export function createAccountService(deps: { store: AccountStore; onKeyRevoked?: (keyId: string) => void }): AccountService {
+export function createAccountService(deps: {
+  store: AccountStore;
+  onKeyRevoked?: (keyId: string) => void;
+  /** Each plan's operator caps on sponsorship (`gas.sponsorship_caps`), to show an account's in its `limits`. */
+  sponsorshipCaps?: GasSponsorshipConfig['sponsorshipCaps'];
+}): AccountService {
   const { store } = deps;
+  const toAccount = (row: AccountRow) => accountView(row, deps.sponsorshipCaps);
 
   async function requireAccount(id: string): Promise<AccountRow> {
     const row = await store.findAccount(id);
@@ -122,12 +144,16 @@ export function createAccountService(deps: { store: AccountStore; onKeyRevoked?:
   };
 }
 
-function toAccount(row: AccountRow): Account {
+function accountView(row: AccountRow, sponsorshipCaps: GasSponsorshipConfig['sponsorshipCaps'] | undefined): Account {
+  const caps = sponsorshipCaps && resolveSponsorshipCaps(sponsorshipCaps[row.plan], row.limits);
   return {
     id: row.id,
     name: row.name,
     plan: row.plan,
-    limits: resolveLimits(row.plan, row.limits),
+    limits: {
+      ...resolveLimits(row.plan, row.limits),
+      ...(caps ? { sponsorship_usd_per_day: caps.usdPerDay, sponsorship_usd_total: caps.usdTotal } : {}),
+    },
     email: row.email,
     created_at: row.created_at.toISOString(),
   };

@@ -1,6 +1,6 @@
 import { hashApiKey, isWellFormedApiKey } from '../accounts/api-key.ts';
 import type { AccountStore } from '../accounts/store.ts';
-import { unauthorized } from '../core/errors.ts';
+import { isAppError, unauthorized } from '../core/errors.ts';
 import { resolveLimits } from '../limits/plans.ts';
 import type { Principal } from './principal.ts';
 import { isScope } from './scopes.ts';
@@ -25,10 +25,12 @@ interface CacheEntry {
 export function createAuthenticator(deps: {
   store: Pick<AccountStore, 'findKeyByHash'>;
   cacheTtlMs?: number;
+  /** How long past its expiry a cached key is still used while the database cannot be reached. */
+  staleForMs?: number;
   maxEntries?: number;
   now?: () => number;
 }): Authenticator {
-  const { store, cacheTtlMs = 10_000, maxEntries = 50_000, now = Date.now } = deps;
+  const { store, cacheTtlMs = 10_000, staleForMs = 15 * 60_000, maxEntries = 50_000, now = Date.now } = deps;
   const cache = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<CacheEntry['principal']>>();
 
@@ -61,9 +63,18 @@ export function createAuthenticator(deps: {
           pending = lookup(key).finally(() => inFlight.delete(key));
           inFlight.set(key, pending);
         }
-        const principal = await pending;
-        remember(key, principal);
-        entry = { principal, expiresAt: 0 };
+        const stale = entry;
+        try {
+          const principal = await pending;
+          remember(key, principal);
+          entry = { principal, expiresAt: 0 };
+        } catch (error) {
+          // The database is down: a key known a moment ago keeps working (up to `staleForMs`) rather than
+          // every call failing; unknown keys get the 503.
+          if (!stale || !isAppError(error) || error.code !== 'service_unavailable' || now() - stale.expiresAt > staleForMs)
+            throw error;
+          entry = stale;
+        }
       }
       if (entry.principal === 'unknown') throw unauthorized('invalid API key');
       if (entry.principal === 'revoked') throw unauthorized('this API key has been revoked');

@@ -1,6 +1,7 @@
 import { type CircuitBreaker, type CircuitBreakerOptions, createCircuitBreaker } from './circuit-breaker.ts';
 import { createLatencyStats, type LatencyStats } from './latency-stats.ts';
 import { answerError, isRetryableAnswerError, RetryableRpcError } from './retryable.ts';
+import { createStallWatch } from './stall-watch.ts';
 import { type UpstreamClient, UpstreamError, type UpstreamFailure } from './upstream-client.ts';
 import { breakerStateValue, type UpstreamMetrics } from './upstream-metrics.ts';
 
@@ -38,6 +39,8 @@ export interface PooledUpstreamOptions {
   breaker: CircuitBreakerOptions;
   metrics: UpstreamMetrics;
   labels: { chain: string; network: string };
+  /** A cheap call the node always answers (`eth_chainId`, Solana's `getHealth`): the stall probe. */
+  probeBody?: string;
 }
 
 export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpstream {
@@ -51,6 +54,8 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
     onStateChange: (state) => breakerGauge.set(breakerStateValue[state]),
   });
   const latency = createLatencyStats();
+  const probeBody = options.probeBody ?? '{"jsonrpc":"2.0","id":"stall-probe","method":"eth_chainId","params":[]}';
+  const stalls = createStallWatch({ probe: () => client.send(probeBody) });
   // A slot is handed from a finishing request to the next waiter, so the limit holds exactly.
   const waiting: (() => void)[] = [];
   let inFlight = 0;
@@ -95,7 +100,7 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
         if (!breaker.tryAcquire(started)) throw new UpstreamError('circuit_open', 'upstream circuit breaker is open');
         let text: string;
         try {
-          text = await client.send(body);
+          text = await stalls.watch(() => client.send(body));
         } catch (error) {
           return fail(error instanceof UpstreamError ? error.reason : 'connection', error as Error);
         }

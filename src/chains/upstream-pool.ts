@@ -86,6 +86,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       breaker: options.breaker ?? {},
       metrics,
       labels,
+      ...(options.kind === 'solana' ? { probeBody: '{"jsonrpc":"2.0","id":"stall-probe","method":"getHealth"}' } : {}),
     });
   });
   const heads = createHeadTracker({ upstreams, kind: options.kind ?? 'evm', intervalMs: options.headPollMs, metrics, labels });

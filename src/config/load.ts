@@ -9,6 +9,7 @@ import {
   type Config,
   canonicalErc4337,
   type GasSponsorshipConfig,
+  type LimitsConfig,
   type NftsConfig,
   type Settings,
   type TokensConfig,
@@ -45,7 +46,7 @@ export interface ConfigFlags {
 }
 
 type SettingKey =
-  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas'>
+  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits'>
   | 'block_time_s';
 
 /** Each top-level setting: its flag and its environment variable. */
@@ -67,6 +68,7 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
   bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
   sponsor_key: { env: 'BLOCKYARD_SPONSOR_KEY' },
+  metrics_require_admin_token: { env: 'BLOCKYARD_METRICS_REQUIRE_ADMIN_TOKEN' },
 };
 
 export const settingSources = sources;
@@ -171,8 +173,10 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
       publicUrl: settings.dashboard?.public_url?.replace(/\/$/, ''),
     },
     encryptionKey: settings.encryption_key?.toLowerCase(),
+    metricsRequireAdminToken: settings.metrics_require_admin_token ?? settings.mode === 'production',
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     gas: buildGas(settings, origin, configFile, cwd),
+    limits: buildLimits(settings),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
@@ -204,7 +208,22 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas']);
+const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas', 'limits']);
+
+/** Defaults of `limits:`, justified in docs/limits.md. */
+function buildLimits(settings: Settings): LimitsConfig {
+  const limits = settings.limits ?? {};
+  return {
+    maxConnections: limits.max_connections ?? 10_000,
+    maxConnectionsPerIp: limits.max_connections_per_ip ?? 1_000,
+    maxBodyBytes: limits.max_body_bytes ?? 64 * 1024,
+    wsMaxConnectionsPerAccount: limits.ws_max_connections_per_account ?? 1_000,
+    wsMaxConnectionsPerIp: limits.ws_max_connections_per_ip ?? 1_000,
+    wsMaxSubscriptionsPerConnection: limits.ws_max_subscriptions_per_connection ?? 100,
+    wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
+    wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
+  };
+}
 
 /** One ETH: a paymaster deposit under this is worth a warning by default. */
 const defaultDepositWarningWei = 10n ** 18n;
@@ -228,7 +247,25 @@ function buildGas(
     sponsorKeyFile: gas.sponsor_key_file === undefined ? undefined : resolve(base, gas.sponsor_key_file),
     sponsorKey: settings.sponsor_key,
     depositWarningWei: gas.deposit_warning_wei === undefined ? defaultDepositWarningWei : BigInt(gas.deposit_warning_wei),
+    sponsorshipCaps: buildSponsorshipCaps(gas.sponsorship_caps ?? {}),
   };
+}
+
+/** A free account may burn little of the shared paymaster deposit; growth more; enterprise is unlimited unless set. */
+const defaultSponsorshipCaps: GasSponsorshipConfig['sponsorshipCaps'] = {
+  free: { usdPerDay: '10', usdTotal: '100' },
+  growth: { usdPerDay: '1000', usdTotal: null },
+  enterprise: { usdPerDay: null, usdTotal: null },
+};
+
+function buildSponsorshipCaps(
+  caps: NonNullable<NonNullable<Settings['gas']>['sponsorship_caps']>,
+): GasSponsorshipConfig['sponsorshipCaps'] {
+  const plan = (name: keyof typeof defaultSponsorshipCaps) => ({
+    usdPerDay: caps[name]?.usd_per_day !== undefined ? caps[name].usd_per_day : defaultSponsorshipCaps[name].usdPerDay,
+    usdTotal: caps[name]?.usd_total !== undefined ? caps[name].usd_total : defaultSponsorshipCaps[name].usdTotal,
+  });
+  return { free: plan('free'), growth: plan('growth'), enterprise: plan('enterprise') };
 }
 
 function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {
@@ -268,6 +305,8 @@ function buildWebhooks(settings: Settings): WebhooksConfig {
     maxInFlightPerEndpoint: webhooks.max_in_flight_per_endpoint ?? 16,
     maxPayloadBytes: webhooks.max_payload_bytes ?? 256 * 1024,
     pendingPollMs: webhooks.pending_poll_ms ?? 250,
+    replayMaxEvents: webhooks.replay_max_events ?? 10_000,
+    replayPageEvents: webhooks.replay_page_events ?? 1000,
   };
 }
 
@@ -350,6 +389,9 @@ function settingError(error: ErrorObject | undefined, origin: Record<string, str
       .join('')}`;
     if (error.keyword === 'additionalProperties') setting += `.${String(error.params.additionalProperty)}`;
     setting += ` (in ${configFile})`;
+  } else if (top === 'limits') {
+    const extra = error.keyword === 'additionalProperties' ? [String(error.params.additionalProperty)] : [];
+    setting = `${[...path, ...extra].join('.')} (in ${configFile})`;
   } else if (top === 'devnet') {
     setting = origin.block_time_s ?? 'devnet.block_time_s';
   } else if (top === undefined && error.keyword === 'additionalProperties') {

@@ -149,6 +149,10 @@ const webhookSettingsSchema = {
     max_payload_bytes: { type: 'integer', minimum: 4096, maximum: 10 * 1024 * 1024 },
     /** How often the pending-transaction feed is read (default 250). */
     pending_poll_ms: { type: 'integer', minimum: 20, maximum: 60_000 },
+    /** Events one replay queues at most; past it the replay stops and answers where to go on (default 10000). */
+    replay_max_events: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    /** Chain events a replay reads and matches per page, in one transaction (default 1000). */
+    replay_page_events: { type: 'integer', minimum: 1, maximum: 10_000 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -175,6 +179,14 @@ const dashboardSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** A USD amount as a decimal string ("10", "2.50"), or null for no cap. */
+const usdCapSchema = { type: ['string', 'null'], pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$' } as const satisfies JSONSchema;
+const sponsorshipCapsSchema = {
+  type: 'object',
+  properties: { usd_per_day: usdCapSchema, usd_total: usdCapSchema },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 /** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
 const gasSettingsSchema = {
   type: 'object',
@@ -183,6 +195,32 @@ const gasSettingsSchema = {
     sponsor_key_file: { type: 'string', minLength: 1 },
     /** A paymaster's EntryPoint deposit below this (wei, decimal) logs a warning (default 1 ETH). */
     deposit_warning_wei: { type: 'string', pattern: '^[0-9]{1,78}$' },
+    /** USD an account of each plan may have sponsored per UTC day and in total (null: unlimited); accounts override them. */
+    sponsorship_caps: {
+      type: 'object',
+      properties: {
+        free: sponsorshipCapsSchema,
+        growth: sponsorshipCapsSchema,
+        enterprise: sponsorshipCapsSchema,
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** YAML `limits:` section: connection, body and WebSocket caps (docs/limits.md gives the defaults and why). */
+const limitsSettingsSchema = {
+  type: 'object',
+  properties: {
+    max_connections: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
+    ws_max_connections_per_account: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_subscriptions_per_connection: { type: 'integer', minimum: 1, maximum: 100_000 },
+    ws_max_buffered_bytes: { type: 'integer', minimum: 16 * 1024, maximum: 1024 * 1024 * 1024 },
+    ws_max_message_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -217,12 +255,15 @@ export const settingsSchema = {
     email: emailSettingsSchema,
     dashboard: dashboardSettingsSchema,
     gas: gasSettingsSchema,
+    limits: limitsSettingsSchema,
     /** The gas sponsor's private key (BLOCKYARD_SPONSOR_KEY; never logged). */
     sponsor_key: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     /** Comma-separated private keys the bundler sends bundles from (never logged). */
     bundler_keys: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$' },
     /** 64 hex characters: the key webhook signing secrets are encrypted with at rest. */
     encryption_key: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+    /** `GET /metrics` only with the admin token (default: on in production mode, off in development). */
+    metrics_require_admin_token: { type: 'boolean' },
   },
   required: ['mode', 'host', 'port', 'data_dir', 'log_level', 'roles', 'demo', 'shutdown_grace_s', 'cors_origins', 'devnet'],
   additionalProperties: false,
@@ -322,6 +363,8 @@ export interface WebhooksConfig {
   readonly maxInFlightPerEndpoint: number;
   readonly maxPayloadBytes: number;
   readonly pendingPollMs: number;
+  readonly replayMaxEvents: number;
+  readonly replayPageEvents: number;
 }
 
 export interface EmailConfig {
@@ -342,6 +385,31 @@ export interface GasSponsorshipConfig {
   /** BLOCKYARD_SPONSOR_KEY (never logged). */
   readonly sponsorKey?: string;
   readonly depositWarningWei: bigint;
+  /** `gas.sponsorship_caps`: each plan's operator caps on what an account may have sponsored. */
+  readonly sponsorshipCaps: Readonly<Record<'free' | 'growth' | 'enterprise', SponsorshipCapsConfig>>;
+}
+
+/** Operator caps on an account's sponsored gas, USD as decimal strings; null: unlimited. */
+export interface SponsorshipCapsConfig {
+  /** Per UTC day. */
+  readonly usdPerDay: string | null;
+  readonly usdTotal: string | null;
+}
+
+/** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
+export interface LimitsConfig {
+  /** Open TCP connections (WebSockets included) in all, and from one client address. */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+  /** Largest REST body, but on routes with their own (list-bearing ones, JSON-RPC). */
+  readonly maxBodyBytes: number;
+  readonly wsMaxConnectionsPerAccount: number;
+  readonly wsMaxConnectionsPerIp: number;
+  readonly wsMaxSubscriptionsPerConnection: number;
+  /** Unread bytes a WebSocket client may let wait before it is closed with 4008. */
+  readonly wsMaxBufferedBytes: number;
+  /** Largest WebSocket message a client may send (a larger one closes with 1009). */
+  readonly wsMaxMessageBytes: number;
 }
 
 export interface Config {
@@ -375,8 +443,11 @@ export interface Config {
   /** Executor keys of every bundler (BLOCKYARD_BUNDLER_KEYS); a network's `executor_keys_file` comes first. */
   readonly bundlerKeys: readonly string[];
   readonly gas: GasSponsorshipConfig;
+  readonly limits: LimitsConfig;
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
+  /** `GET /metrics` answers 401 without `Authorization: Bearer <admin token>`. */
+  readonly metricsRequireAdminToken: boolean;
   /** Where the YAML file was read from, if any. */
   readonly configFile?: string;
 }

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -19,9 +19,10 @@ const pattern15 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
 const pattern16 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
 const pattern23 = new RegExp("^smtps?://", "u");
 const pattern24 = new RegExp("^https?://[^/?#]+/?$", "u");
-const pattern26 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
-const pattern27 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern28 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern26 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
+const pattern32 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
+const pattern33 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern34 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2732,7 +2733,7 @@ if(errors === _errs158){
 if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
 const _errs160 = errors;
 for(const key11 in data73){
-if(!(((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms"))){
+if(!(((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2983,6 +2984,94 @@ var valid19 = _errs171 === errors;
 else {
 var valid19 = true;
 }
+if(valid19){
+if(data73.replay_max_events !== undefined){
+let data80 = data73.replay_max_events;
+const _errs173 = errors;
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+let dataType62 = typeof data80;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data80 === null
+              || (dataType62 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced62 = +data80;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data80 = coerced62;
+if(data73 !== undefined){
+data73["replay_max_events"] = coerced62;
+}
+}
+}
+if(errors === _errs173){
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 > 1000000 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs173 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data73.replay_page_events !== undefined){
+let data81 = data73.replay_page_events;
+const _errs175 = errors;
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+let dataType63 = typeof data81;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data81 === null
+              || (dataType63 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced63 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data81 = coerced63;
+if(data73 !== undefined){
+data73["replay_page_events"] = coerced63;
+}
+}
+}
+if(errors === _errs175){
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 > 10000 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid19 = _errs175 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
 }
 }
 }
@@ -3001,92 +3090,92 @@ var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data80 = data.email;
-const _errs173 = errors;
-if(errors === _errs173){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-const _errs175 = errors;
-for(const key12 in data80){
+let data82 = data.email;
+const _errs177 = errors;
+if(errors === _errs177){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs179 = errors;
+for(const key12 in data82){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs175 === errors){
-if(data80.smtp_url !== undefined){
-let data81 = data80.smtp_url;
-const _errs176 = errors;
-if(typeof data81 !== "string"){
-let dataType62 = typeof data81;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data81;
+if(_errs179 === errors){
+if(data82.smtp_url !== undefined){
+let data83 = data82.smtp_url;
+const _errs180 = errors;
+if(typeof data83 !== "string"){
+let dataType64 = typeof data83;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data83;
 }
-else if(data81 === null){
-coerced62 = "";
+else if(data83 === null){
+coerced64 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data81 = coerced62;
-if(data80 !== undefined){
-data80["smtp_url"] = coerced62;
+if(coerced64 !== undefined){
+data83 = coerced64;
+if(data82 !== undefined){
+data82["smtp_url"] = coerced64;
 }
 }
 }
-if(errors === _errs176){
-if(typeof data81 === "string"){
-if(!pattern23.test(data81)){
+if(errors === _errs180){
+if(typeof data83 === "string"){
+if(!pattern23.test(data83)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid21 = _errs176 === errors;
+var valid21 = _errs180 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data80.from !== undefined){
-let data82 = data80.from;
-const _errs178 = errors;
-if(typeof data82 !== "string"){
-let dataType63 = typeof data82;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data82;
+if(data82.from !== undefined){
+let data84 = data82.from;
+const _errs182 = errors;
+if(typeof data84 !== "string"){
+let dataType65 = typeof data84;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data84;
 }
-else if(data82 === null){
-coerced63 = "";
+else if(data84 === null){
+coerced65 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data82 = coerced63;
-if(data80 !== undefined){
-data80["from"] = coerced63;
+if(coerced65 !== undefined){
+data84 = coerced65;
+if(data82 !== undefined){
+data82["from"] = coerced65;
 }
 }
 }
-if(errors === _errs178){
-if(typeof data82 === "string"){
-if(func3(data82) < 3){
+if(errors === _errs182){
+if(typeof data84 === "string"){
+if(func3(data84) < 3){
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs178 === errors;
+var valid21 = _errs182 === errors;
 }
 else {
 var valid21 = true;
@@ -3099,95 +3188,95 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs177 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data83 = data.dashboard;
-const _errs180 = errors;
-if(errors === _errs180){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-const _errs182 = errors;
-for(const key13 in data83){
+let data85 = data.dashboard;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs186 = errors;
+for(const key13 in data85){
 if(!((key13 === "signup") || (key13 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs182 === errors){
-if(data83.signup !== undefined){
-let data84 = data83.signup;
-const _errs183 = errors;
-if(typeof data84 !== "string"){
-let dataType64 = typeof data84;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data84;
+if(_errs186 === errors){
+if(data85.signup !== undefined){
+let data86 = data85.signup;
+const _errs187 = errors;
+if(typeof data86 !== "string"){
+let dataType66 = typeof data86;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data86;
 }
-else if(data84 === null){
-coerced64 = "";
+else if(data86 === null){
+coerced66 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data84 = coerced64;
-if(data83 !== undefined){
-data83["signup"] = coerced64;
+if(coerced66 !== undefined){
+data86 = coerced66;
+if(data85 !== undefined){
+data85["signup"] = coerced66;
 }
 }
 }
-if(!((data84 === "open") || (data84 === "invite_only"))){
+if(!((data86 === "open") || (data86 === "invite_only"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid22 = _errs183 === errors;
+var valid22 = _errs187 === errors;
 }
 else {
 var valid22 = true;
 }
 if(valid22){
-if(data83.public_url !== undefined){
-let data85 = data83.public_url;
-const _errs185 = errors;
-if(typeof data85 !== "string"){
-let dataType65 = typeof data85;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data85;
+if(data85.public_url !== undefined){
+let data87 = data85.public_url;
+const _errs189 = errors;
+if(typeof data87 !== "string"){
+let dataType67 = typeof data87;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data87;
 }
-else if(data85 === null){
-coerced65 = "";
+else if(data87 === null){
+coerced67 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data85 = coerced65;
-if(data83 !== undefined){
-data83["public_url"] = coerced65;
+if(coerced67 !== undefined){
+data87 = coerced67;
+if(data85 !== undefined){
+data85["public_url"] = coerced67;
 }
 }
 }
-if(errors === _errs185){
-if(typeof data85 === "string"){
-if(!pattern24.test(data85)){
+if(errors === _errs189){
+if(typeof data87 === "string"){
+if(!pattern24.test(data87)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid22 = _errs185 === errors;
+var valid22 = _errs189 === errors;
 }
 else {
 var valid22 = true;
@@ -3200,119 +3289,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs180 === errors;
+var valid0 = _errs184 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data86 = data.gas;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs189 = errors;
-for(const key14 in data86){
-if(!((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei"))){
+let data88 = data.gas;
+const _errs191 = errors;
+if(errors === _errs191){
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+const _errs193 = errors;
+for(const key14 in data88){
+if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs189 === errors){
-if(data86.sponsor_key_file !== undefined){
-let data87 = data86.sponsor_key_file;
-const _errs190 = errors;
-if(typeof data87 !== "string"){
-let dataType66 = typeof data87;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data87;
-}
-else if(data87 === null){
-coerced66 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data87 = coerced66;
-if(data86 !== undefined){
-data86["sponsor_key_file"] = coerced66;
-}
-}
-}
-if(errors === _errs190){
-if(typeof data87 === "string"){
-if(func3(data87) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid23 = _errs190 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data86.deposit_warning_wei !== undefined){
-let data88 = data86.deposit_warning_wei;
-const _errs192 = errors;
-if(typeof data88 !== "string"){
-let dataType67 = typeof data88;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data88;
-}
-else if(data88 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data88 = coerced67;
-if(data86 !== undefined){
-data86["deposit_warning_wei"] = coerced67;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data88 === "string"){
-if(!pattern12.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs192 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs187 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sponsor_key !== undefined){
-let data89 = data.sponsor_key;
+if(_errs193 === errors){
+if(data88.sponsor_key_file !== undefined){
+let data89 = data88.sponsor_key_file;
 const _errs194 = errors;
 if(typeof data89 !== "string"){
 let dataType68 = typeof data89;
@@ -3325,33 +3323,33 @@ else if(data89 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data89 = coerced68;
-if(data !== undefined){
-data["sponsor_key"] = coerced68;
+if(data88 !== undefined){
+data88["sponsor_key_file"] = coerced68;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data89 === "string"){
-if(!pattern26.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(func3(data89) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid0 = _errs194 === errors;
+var valid23 = _errs194 === errors;
 }
 else {
-var valid0 = true;
+var valid23 = true;
 }
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data90 = data.bundler_keys;
+if(valid23){
+if(data88.deposit_warning_wei !== undefined){
+let data90 = data88.deposit_warning_wei;
 const _errs196 = errors;
 if(typeof data90 !== "string"){
 let dataType69 = typeof data90;
@@ -3364,68 +3362,930 @@ else if(data90 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data90 = coerced69;
-if(data !== undefined){
-data["bundler_keys"] = coerced69;
+if(data88 !== undefined){
+data88["deposit_warning_wei"] = coerced69;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data90 === "string"){
-if(!pattern27.test(data90)){
+if(!pattern12.test(data90)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs196 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data88.sponsorship_caps !== undefined){
+let data91 = data88.sponsorship_caps;
+const _errs198 = errors;
+if(errors === _errs198){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+const _errs200 = errors;
+for(const key15 in data91){
+if(!(((key15 === "free") || (key15 === "growth")) || (key15 === "enterprise"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs200 === errors){
+if(data91.free !== undefined){
+let data92 = data91.free;
+const _errs201 = errors;
+if(errors === _errs201){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+const _errs203 = errors;
+for(const key16 in data92){
+if(!((key16 === "usd_per_day") || (key16 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs203 === errors){
+if(data92.usd_per_day !== undefined){
+let data93 = data92.usd_per_day;
+const _errs204 = errors;
+if((typeof data93 !== "string") && (data93 !== null)){
+let dataType70 = typeof data93;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data93;
+}
+else if(data93 === null){
+coerced70 = "";
+}
+else if(data93 === "" || data93 === 0 || data93 === false){
+coerced70 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data93 = coerced70;
+if(data92 !== undefined){
+data92["usd_per_day"] = coerced70;
+}
+}
+}
+if(errors === _errs204){
+if(typeof data93 === "string"){
+if(!pattern26.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs204 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data92.usd_total !== undefined){
+let data94 = data92.usd_total;
+const _errs206 = errors;
+if((typeof data94 !== "string") && (data94 !== null)){
+let dataType71 = typeof data94;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data94;
+}
+else if(data94 === null){
+coerced71 = "";
+}
+else if(data94 === "" || data94 === 0 || data94 === false){
+coerced71 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data94 = coerced71;
+if(data92 !== undefined){
+data92["usd_total"] = coerced71;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data94 === "string"){
+if(!pattern26.test(data94)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs206 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid24 = _errs201 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data91.growth !== undefined){
+let data95 = data91.growth;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs210 = errors;
+for(const key17 in data95){
+if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs210 === errors){
+if(data95.usd_per_day !== undefined){
+let data96 = data95.usd_per_day;
+const _errs211 = errors;
+if((typeof data96 !== "string") && (data96 !== null)){
+let dataType72 = typeof data96;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data96;
+}
+else if(data96 === null){
+coerced72 = "";
+}
+else if(data96 === "" || data96 === 0 || data96 === false){
+coerced72 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data96 = coerced72;
+if(data95 !== undefined){
+data95["usd_per_day"] = coerced72;
+}
+}
+}
+if(errors === _errs211){
+if(typeof data96 === "string"){
+if(!pattern26.test(data96)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid26 = _errs211 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data95.usd_total !== undefined){
+let data97 = data95.usd_total;
+const _errs213 = errors;
+if((typeof data97 !== "string") && (data97 !== null)){
+let dataType73 = typeof data97;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data97;
+}
+else if(data97 === null){
+coerced73 = "";
+}
+else if(data97 === "" || data97 === 0 || data97 === false){
+coerced73 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data97 = coerced73;
+if(data95 !== undefined){
+data95["usd_total"] = coerced73;
+}
+}
+}
+if(errors === _errs213){
+if(typeof data97 === "string"){
+if(!pattern26.test(data97)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid26 = _errs213 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid24 = _errs208 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data91.enterprise !== undefined){
+let data98 = data91.enterprise;
+const _errs215 = errors;
+if(errors === _errs215){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs217 = errors;
+for(const key18 in data98){
+if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs217 === errors){
+if(data98.usd_per_day !== undefined){
+let data99 = data98.usd_per_day;
+const _errs218 = errors;
+if((typeof data99 !== "string") && (data99 !== null)){
+let dataType74 = typeof data99;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data99;
+}
+else if(data99 === null){
+coerced74 = "";
+}
+else if(data99 === "" || data99 === 0 || data99 === false){
+coerced74 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data99 = coerced74;
+if(data98 !== undefined){
+data98["usd_per_day"] = coerced74;
+}
+}
+}
+if(errors === _errs218){
+if(typeof data99 === "string"){
+if(!pattern26.test(data99)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs218 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data98.usd_total !== undefined){
+let data100 = data98.usd_total;
+const _errs220 = errors;
+if((typeof data100 !== "string") && (data100 !== null)){
+let dataType75 = typeof data100;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data100;
+}
+else if(data100 === null){
+coerced75 = "";
+}
+else if(data100 === "" || data100 === 0 || data100 === false){
+coerced75 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data100 = coerced75;
+if(data98 !== undefined){
+data98["usd_total"] = coerced75;
+}
+}
+}
+if(errors === _errs220){
+if(typeof data100 === "string"){
+if(!pattern26.test(data100)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs220 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid24 = _errs215 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid23 = _errs198 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs191 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limits !== undefined){
+let data101 = data.limits;
+const _errs222 = errors;
+if(errors === _errs222){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs224 = errors;
+for(const key19 in data101){
+if(!((((((((key19 === "max_connections") || (key19 === "max_connections_per_ip")) || (key19 === "max_body_bytes")) || (key19 === "ws_max_connections_per_account")) || (key19 === "ws_max_connections_per_ip")) || (key19 === "ws_max_subscriptions_per_connection")) || (key19 === "ws_max_buffered_bytes")) || (key19 === "ws_max_message_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs224 === errors){
+if(data101.max_connections !== undefined){
+let data102 = data101.max_connections;
+const _errs225 = errors;
+if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
+let dataType76 = typeof data102;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data102 === null
+              || (dataType76 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced76 = +data102;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data102 = coerced76;
+if(data101 !== undefined){
+data101["max_connections"] = coerced76;
+}
+}
+}
+if(errors === _errs225){
+if((typeof data102 == "number") && (isFinite(data102))){
+if(data102 > 1000000 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data102 < 1 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs225 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.max_connections_per_ip !== undefined){
+let data103 = data101.max_connections_per_ip;
+const _errs227 = errors;
+if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
+let dataType77 = typeof data103;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data103 === null
+              || (dataType77 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced77 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data103 = coerced77;
+if(data101 !== undefined){
+data101["max_connections_per_ip"] = coerced77;
+}
+}
+}
+if(errors === _errs227){
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 > 1000000 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data103 < 1 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs227 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.max_body_bytes !== undefined){
+let data104 = data101.max_body_bytes;
+const _errs229 = errors;
+if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+let dataType78 = typeof data104;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data104 === null
+              || (dataType78 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced78 = +data104;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data104 = coerced78;
+if(data101 !== undefined){
+data101["max_body_bytes"] = coerced78;
+}
+}
+}
+if(errors === _errs229){
+if((typeof data104 == "number") && (isFinite(data104))){
+if(data104 > 104857600 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data104 < 1024 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs229 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.ws_max_connections_per_account !== undefined){
+let data105 = data101.ws_max_connections_per_account;
+const _errs231 = errors;
+if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+let dataType79 = typeof data105;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data105 === null
+              || (dataType79 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced79 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data105 = coerced79;
+if(data101 !== undefined){
+data101["ws_max_connections_per_account"] = coerced79;
+}
+}
+}
+if(errors === _errs231){
+if((typeof data105 == "number") && (isFinite(data105))){
+if(data105 > 1000000 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data105 < 1 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs231 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.ws_max_connections_per_ip !== undefined){
+let data106 = data101.ws_max_connections_per_ip;
+const _errs233 = errors;
+if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
+let dataType80 = typeof data106;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data106 === null
+              || (dataType80 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced80 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data106 = coerced80;
+if(data101 !== undefined){
+data101["ws_max_connections_per_ip"] = coerced80;
+}
+}
+}
+if(errors === _errs233){
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 > 1000000 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data106 < 1 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs233 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.ws_max_subscriptions_per_connection !== undefined){
+let data107 = data101.ws_max_subscriptions_per_connection;
+const _errs235 = errors;
+if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
+let dataType81 = typeof data107;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data107 === null
+              || (dataType81 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced81 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data107 = coerced81;
+if(data101 !== undefined){
+data101["ws_max_subscriptions_per_connection"] = coerced81;
+}
+}
+}
+if(errors === _errs235){
+if((typeof data107 == "number") && (isFinite(data107))){
+if(data107 > 100000 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs235 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.ws_max_buffered_bytes !== undefined){
+let data108 = data101.ws_max_buffered_bytes;
+const _errs237 = errors;
+if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
+let dataType82 = typeof data108;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data108 === null
+              || (dataType82 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced82 = +data108;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data108 = coerced82;
+if(data101 !== undefined){
+data101["ws_max_buffered_bytes"] = coerced82;
+}
+}
+}
+if(errors === _errs237){
+if((typeof data108 == "number") && (isFinite(data108))){
+if(data108 > 1073741824 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+return false;
+}
+else {
+if(data108 < 16384 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs237 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data101.ws_max_message_bytes !== undefined){
+let data109 = data101.ws_max_message_bytes;
+const _errs239 = errors;
+if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
+let dataType83 = typeof data109;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data109 === null
+              || (dataType83 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced83 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data109 = coerced83;
+if(data101 !== undefined){
+data101["ws_max_message_bytes"] = coerced83;
+}
+}
+}
+if(errors === _errs239){
+if((typeof data109 == "number") && (isFinite(data109))){
+if(data109 > 104857600 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data109 < 1024 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs239 === errors;
+}
+else {
+var valid28 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs222 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sponsor_key !== undefined){
+let data110 = data.sponsor_key;
+const _errs241 = errors;
+if(typeof data110 !== "string"){
+let dataType84 = typeof data110;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data110;
+}
+else if(data110 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data110 = coerced84;
+if(data !== undefined){
+data["sponsor_key"] = coerced84;
+}
+}
+}
+if(errors === _errs241){
+if(typeof data110 === "string"){
+if(!pattern32.test(data110)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs241 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data111 = data.bundler_keys;
+const _errs243 = errors;
+if(typeof data111 !== "string"){
+let dataType85 = typeof data111;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data111;
+}
+else if(data111 === null){
+coerced85 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data111 = coerced85;
+if(data !== undefined){
+data["bundler_keys"] = coerced85;
+}
+}
+}
+if(errors === _errs243){
+if(typeof data111 === "string"){
+if(!pattern33.test(data111)){
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs196 === errors;
+var valid0 = _errs243 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data91 = data.encryption_key;
-const _errs198 = errors;
-if(typeof data91 !== "string"){
-let dataType70 = typeof data91;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data91;
+let data112 = data.encryption_key;
+const _errs245 = errors;
+if(typeof data112 !== "string"){
+let dataType86 = typeof data112;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data112;
 }
-else if(data91 === null){
-coerced70 = "";
+else if(data112 === null){
+coerced86 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced70 !== undefined){
-data91 = coerced70;
+if(coerced86 !== undefined){
+data112 = coerced86;
 if(data !== undefined){
-data["encryption_key"] = coerced70;
+data["encryption_key"] = coerced86;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data91 === "string"){
-if(!pattern28.test(data91)){
+if(errors === _errs245){
+if(typeof data112 === "string"){
+if(!pattern34.test(data112)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs198 === errors;
+var valid0 = _errs245 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data113 = data.metrics_require_admin_token;
+const _errs247 = errors;
+if(typeof data113 !== "boolean"){
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(data113 === "false" || data113 === 0 || data113 === null){
+coerced87 = false;
+}
+else if(data113 === "true" || data113 === 1){
+coerced87 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data113 = coerced87;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced87;
+}
+}
+}
+var valid0 = _errs247 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

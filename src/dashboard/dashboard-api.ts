@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { DashboardDeps } from './dashboard-deps.ts';
+import { emailVerificationRoutes } from './email-verification-routes.ts';
 import { invitationRoutes } from './invitation-routes.ts';
 import { keyRoutes } from './key-routes.ts';
 import { mountOperatorRoutes } from './mount-operator-routes.ts';
@@ -44,6 +45,7 @@ export async function dashboardApi(app: FastifyInstance, deps: DashboardApiDeps)
         own.addHook('onRequest', guard);
         await sessionRoutes(own, deps);
         await signupRoutes(own, deps);
+        await emailVerificationRoutes(own, deps);
         await passwordResetRoutes(own, deps);
         await peopleRoutes(own, deps);
         await invitationRoutes(own, deps);

@@ -4,7 +4,9 @@ import type { DashboardConfig } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
 import type { Mailer } from '../email/mailer.ts';
 import type { UsageStore } from '../usage/store.ts';
+import type { EmailVerificationStore } from './email-verification-store.ts';
 import type { InvitationStore } from './invitation-store.ts';
+import type { MailRequestLimits } from './mail-request-limits.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SignInLimits } from './sign-in-limits.ts';
 import type { UserStore } from './user-store.ts';
@@ -19,6 +21,10 @@ export interface DashboardDeps {
   userTokens: UserTokenStore;
   invitations: InvitationStore;
   signInLimits: SignInLimits;
+  /** Sign-ups and invitation acceptances waiting for their mailed link. */
+  emailVerifications: EmailVerificationStore;
+  /** Sign-ups and password-reset requests per email and per client address. */
+  mailRequests: MailRequestLimits;
   /** Each key's last request (the latest minute in `usage_minutes`): no write per request. */
   usage: Pick<UsageStore, 'lastUsed'>;
   mailer: Mailer;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/connect.ts';
+import { mailRequestLimits } from './mail-request-limits.ts';
 import { signInLimits } from './sign-in-limits.ts';
 
 /** Often enough that the tables stay small, rarely enough to cost nothing: one indexed delete each. */
@@ -7,14 +8,14 @@ const sweepEveryMs = 15 * 60 * 1000;
 
 export interface ExpiredRowsSweeper {
   /** Deletes what has expired now; how many rows of each kind. */
-  sweepNow(): Promise<{ sessions: number; tokens: number; signInFailures: number }>;
+  sweepNow(): Promise<{ sessions: number; tokens: number; signInFailures: number; verifications: number; mailRequests: number }>;
   close(): Promise<void>;
 }
 
 /**
  * Deletes the dashboard's expired rows: sessions past their idle expiry (a session is otherwise only
- * deleted when its cookie comes back), one-time tokens (password reset, sign-in links) past theirs, and
- * sign-in failures older than the limits' window. Every API process may run it: the deletes are idempotent.
+ * deleted when its cookie comes back), one-time tokens (password reset, sign-in links) and email
+ * verifications past theirs, and sign-in failures and mail requests older than their limits' windows. Every API process may run it: the deletes are idempotent.
  */
 export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; now?: () => number }): ExpiredRowsSweeper {
   const { db, logger } = deps;
@@ -23,18 +24,25 @@ export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; no
 
   const sweepNow: ExpiredRowsSweeper['sweepNow'] = async () => {
     const at = new Date(now());
-    const [sessions, tokens, signInFailures] = await Promise.all([
+    const [sessions, tokens, signInFailures, verifications, mailRequests] = await Promise.all([
       db.deleteFrom('sessions').where('expires_at', '<=', at).executeTakeFirst(),
       db.deleteFrom('user_tokens').where('expires_at', '<=', at).executeTakeFirst(),
       db
         .deleteFrom('sign_in_failures')
         .where('failed_at', '<', new Date(at.getTime() - signInLimits.windowMs))
         .executeTakeFirst(),
+      db.deleteFrom('email_verifications').where('expires_at', '<=', at).executeTakeFirst(),
+      db
+        .deleteFrom('mail_requests')
+        .where('requested_at', '<', new Date(at.getTime() - mailRequestLimits.windowMs))
+        .executeTakeFirst(),
     ]);
     return {
       sessions: Number(sessions.numDeletedRows),
       tokens: Number(tokens.numDeletedRows),
       signInFailures: Number(signInFailures.numDeletedRows),
+      verifications: Number(verifications.numDeletedRows),
+      mailRequests: Number(mailRequests.numDeletedRows),
     };
   };
 

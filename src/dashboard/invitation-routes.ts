@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { conflict, forbidden, notFound } from '../core/errors.ts';
+import { conflict, notFound } from '../core/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
-import { CreatedInvitation, Invitation, InvitationBody, Session, TokenBody } from './schemas.ts';
+import { CreatedInvitation, Invitation, InvitationBody, TokenBody, VerificationSent } from './schemas.ts';
 import { assertOwner } from './session-guard.ts';
-import { sessionView } from './session-view.ts';
-import { usableInvitation } from './signup-routes.ts';
+import { usableInvitation, verificationLink } from './signup-routes.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -68,19 +67,27 @@ export async function invitationRoutes(app: FastifyInstance, deps: DashboardDeps
     },
   );
 
+  // The link alone is no proof of the address (the owner may have pasted it anywhere), and a user's email
+  // may predate verification: joining completes from a link mailed to the invited address.
   app.post(
     '/invitations/accept',
-    { schema: { body: TokenBody, response: { 200: Session, ...errorResponses(400, 401, 403) } } },
-    async (request) => {
+    { schema: { body: TokenBody, response: { 202: VerificationSent, ...errorResponses(400, 401, 403) } } },
+    async (request, reply) => {
       const caller = request.dashboard!;
       const { token } = request.body as Static<typeof TokenBody>;
       const invitation = await usableInvitation(deps, token, caller.user.email);
-      if (!(await deps.invitations.markAccepted(invitation.id))) throw forbidden('the invitation was used meanwhile');
-      await deps.users.addMember(invitation.account_id, caller.user.id, invitation.role);
-      await deps.sessions.setAccount(caller.session.token_hash, invitation.account_id);
-      const memberships = await deps.users.membershipsOf(caller.user.id);
-      const current = memberships.find((m) => m.account_id === invitation.account_id);
-      return sessionView({ ...caller, memberships, current, session: { ...caller.session, account_id: invitation.account_id } });
+      const verification = await deps.emailVerifications.create({
+        purpose: 'join',
+        email: invitation.email,
+        userId: caller.user.id,
+        invitationId: invitation.id,
+      });
+      await deps.mailer.send({
+        to: invitation.email,
+        subject: 'Confirm joining a Blockyard account',
+        text: `You (${invitation.email}) accepted an invitation to join a Blockyard account as ${invitation.role}.\n\nConfirm it here within 24 hours (the link works once):\n\n${verificationLink(deps, verification)}\n\nIf it was not you, ignore this message: nothing changes.\n`,
+      });
+      return reply.code(202).send({ email: invitation.email });
     },
   );
 }

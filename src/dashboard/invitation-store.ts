@@ -64,6 +64,18 @@ export function createInvitationStore(db: Database, now: () => number = Date.now
         .executeTakeFirst();
     },
 
+    /** The open invitation of an id (a verified acceptance comes back with it), or undefined. */
+    async findOpenById(id: string): Promise<InvitationRow | undefined> {
+      return db
+        .selectFrom('invitations')
+        .selectAll()
+        .where('id', '=', id)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', new Date(now()))
+        .executeTakeFirst();
+    },
+
     /** Marks it accepted; false when it was accepted or revoked meanwhile. */
     async markAccepted(id: string): Promise<boolean> {
       const result = await db

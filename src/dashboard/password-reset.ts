@@ -28,10 +28,11 @@ export async function passwordResetRoutes(app: FastifyInstance, deps: DashboardD
     '/password-reset',
     {
       config: { withoutSession: true },
-      schema: { body: ResetRequestBody, response: { 202: { type: 'null' }, ...errorResponses(400) } },
+      schema: { body: ResetRequestBody, response: { 202: { type: 'null' }, ...errorResponses(400, 429) } },
     },
     async (request, reply) => {
       const email = (request.body as Static<typeof ResetRequestBody>).email.trim().toLowerCase();
+      await deps.mailRequests.take('password_reset', email, request.ip);
       // In the background: the answer neither waits for the mail nor, by its timing, tells whether the user exists.
       void mailResetLink(deps, email).catch((error: unknown) =>
         deps.logger.error({ err: error }, 'could not send a password reset mail'),

@@ -39,6 +39,9 @@ export const SignUpBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A sign-up or an invitation acceptance waiting for the link mailed to `email`. */
+export const VerificationSent = Type.Object({ email: Type.String() });
+
 export const SwitchAccountBody = Type.Object(
   { account_id: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },

@@ -31,7 +31,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: DashboardDeps) {
         await deps.signInLimits.recordFailure(email, request.ip);
         throw unauthorized('email or password is wrong');
       }
-      await deps.signInLimits.clearEmail(email);
+      await deps.signInLimits.clearAddress(email, request.ip);
       return sessionView(await openSession(deps, reply, user));
     },
   );

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
-import { conflict, forbidden } from '../core/errors.ts';
+import { forbidden } from '../core/errors.ts';
 import type { InvitationRow } from '../db/tables.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
-import { openSession } from './open-session.ts';
 import { hashPassword } from './passwords.ts';
-import { Session, SignUpBody } from './schemas.ts';
-import { sessionView } from './session-view.ts';
+import { SignUpBody, VerificationSent } from './schemas.ts';
 
 /** An open invitation addressed to this email, or 403. */
 export async function usableInvitation(deps: DashboardDeps, token: string, email: string): Promise<InvitationRow> {
@@ -18,39 +16,78 @@ export async function usableInvitation(deps: DashboardDeps, token: string, email
   return invitation;
 }
 
+/** The link in a verification mail: the web app's landing page, which confirms it by POST. */
+export function verificationLink(deps: DashboardDeps, token: string): string {
+  return `${deps.publicUrl()}/verify-email?token=${encodeURIComponent(token)}`;
+}
+
+interface SignUpRequest {
+  email: string;
+  passwordHash: string;
+  accountName?: string;
+  invitation?: InvitationRow;
+}
+
 /**
- * `POST /signup`: open sign-up makes a new account (plan free) with the user as its owner; with an
- * invitation the user joins the inviting account instead. Invite-only mode needs the invitation.
+ * A new address gets the link that completes the sign-up; a known one a note that someone tried (with
+ * the ways in), so the answer, and its timing, are the same either way.
+ */
+async function mailSignUp(deps: DashboardDeps, request: SignUpRequest): Promise<void> {
+  const base = deps.publicUrl();
+  if (await deps.users.findByEmail(request.email)) {
+    const joining = request.invitation
+      ? '\n\nYou were invited to an account: sign in, then open the invitation link again to join it.'
+      : '';
+    await deps.mailer.send({
+      to: request.email,
+      subject: 'You already have a Blockyard account',
+      text: `Someone (hopefully you) tried to create a Blockyard account with ${request.email}, which already has one.${joining}\n\nSign in: ${base}/sign-in\nForgot the password? ${base}/forgot-password\n\nIf it was not you, ignore this message: nothing changed.\n`,
+    });
+    return;
+  }
+  const token = await deps.emailVerifications.create({
+    purpose: 'signup',
+    email: request.email,
+    passwordHash: request.passwordHash,
+    accountName: request.accountName,
+    invitationId: request.invitation?.id,
+  });
+  await deps.mailer.send({
+    to: request.email,
+    subject: 'Confirm your email to finish signing up to Blockyard',
+    text: `Someone (hopefully you) signed up to Blockyard with ${request.email}.\n\nConfirm it here within 24 hours to ${request.invitation ? 'join the account you were invited to' : 'create your account'} (the link works once):\n\n${verificationLink(deps, token)}\n\nIf it was not you, ignore this message: nothing is created.\n`,
+  });
+}
+
+/**
+ * `POST /signup`: 202 and a mail, whether or not the email is known (no account enumeration). The mailed
+ * link completes it (`POST /signup/verify`): open sign-up makes a new account (plan free) with the user as
+ * its owner; with an invitation the user joins the inviting account instead. Invite-only mode needs the
+ * invitation.
  */
 export async function signupRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.post(
     '/signup',
     {
       config: { withoutSession: true },
-      schema: { body: SignUpBody, response: { 201: Session, ...errorResponses(400, 403, 409) } },
+      schema: { body: SignUpBody, response: { 202: VerificationSent, ...errorResponses(400, 403, 429) } },
     },
     async (request, reply) => {
       const body = request.body as Static<typeof SignUpBody>;
       const email = body.email.trim().toLowerCase();
+      await deps.mailRequests.take('signup', email, request.ip);
       if (body.invitation === undefined && deps.settings.signup === 'invite_only') {
         throw forbidden('sign-up is by invitation only: ask an owner of an account to invite you');
       }
       const invitation = body.invitation === undefined ? undefined : await usableInvitation(deps, body.invitation, email);
-      const user = await deps.users.insert({ email, passwordHash: await hashPassword(body.password) });
-      if (!user) throw conflict(`a user with the email ${email} already exists: sign in, or reset the password`);
-      let accountId: string;
-      if (invitation) {
-        // Taken by a concurrent request meanwhile: the user exists, without the account.
-        if (!(await deps.invitations.markAccepted(invitation.id))) throw forbidden('the invitation was used meanwhile');
-        await deps.users.addMember(invitation.account_id, user.id, invitation.role);
-        accountId = invitation.account_id;
-      } else {
-        const account = await deps.accounts.createAccount({ name: body.account_name ?? email, plan: 'free', email });
-        await deps.users.addMember(account.id, user.id, 'owner');
-        accountId = account.id;
-      }
-      const caller = await openSession(deps, reply, user, accountId);
-      return reply.code(201).send(sessionView(caller));
+      // Hashed for a known email too: the time taken does not tell them apart.
+      const passwordHash = await hashPassword(body.password);
+      const accountName = invitation ? undefined : body.account_name;
+      // In the background: the answer waits for neither the lookup nor the mail.
+      void mailSignUp(deps, { email, passwordHash, accountName, invitation }).catch((error: unknown) =>
+        deps.logger.error({ err: error }, 'could not send a sign-up mail'),
+      );
+      return reply.code(202).send({ email });
     },
   );
 }

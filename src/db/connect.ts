@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { preparingPool } from './prepared-statements.ts';
+import { createStallGuard } from './stall-guard.ts';
 import type { Tables } from './tables.ts';
 
 export type Database = Kysely<Tables>;
@@ -21,11 +22,22 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * A backstop only: a server that is stopped is noticed sooner by the stall guard, which probes it
+ * (a full pool on a live server, whose probe answers, is waited for).
+ */
+const connectTimeoutMs = 10_000;
+
 // numeric and int8 come back as strings: uint256 values must never pass through a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
 export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
-  const pool = new pg.Pool({ connectionString: target.url, max: target.maxConnections ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.maxConnections ?? 10,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+  });
   // A connection that breaks (the server restarted or ended the session) emits 'error' on its client,
   // and on the pool too while idle: without listeners that is an uncaught error that ends the
   // process. The query on it fails; the pool drops the connection and the next query opens another.
@@ -45,8 +57,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     throw error;
   }
   client.release();
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  return { db, url: target.url, close: () => db.destroy() };
+  const stalls = createStallGuard({ url: target.url });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: stalls.guard(preparingPool(pool)) }) });
+  return {
+    db,
+    url: target.url,
+    close: async () => {
+      stalls.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** The oldest Postgres Blockyard supports: CI runs the whole suite on it (Debian 12's). */

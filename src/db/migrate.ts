@@ -10,6 +10,8 @@ import * as gasSponsorships from './migrations/2026-11-24T1800-gas-sponsorships.
 import * as dashboardUsers from './migrations/2026-11-25T1000-dashboard-users.ts';
 import * as usageMinutes from './migrations/2026-11-25T1100-usage-minutes.ts';
 import * as userOperationCodeHashes from './migrations/2026-11-25T1200-user-operation-code-hashes.ts';
+import * as emailVerifications from './migrations/2026-11-26T2300-email-verifications.ts';
+import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-sponsorships-by-account.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -27,6 +29,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T1000-dashboard-users': dashboardUsers,
   '2026-11-25T1100-usage-minutes': usageMinutes,
   '2026-11-25T1200-user-operation-code-hashes': userOperationCodeHashes,
+  '2026-11-26T2300-email-verifications': emailVerifications,
+  '2026-11-26T2300-gas-sponsorships-by-account': gasSponsorshipsByAccount,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import type { GuardablePool } from './stall-guard.ts';
 
 /**
  * Statements on a hot path whose planning costs more than their run (the bundler's mempool write:
@@ -24,7 +25,7 @@ export function statementNameOf(text: string): string | undefined {
 }
 
 /** The pool Kysely's Postgres dialect is given: pg's own, with marked statements sent by name. */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: pg.Pool): GuardablePool {
   /** Only marked texts are kept: their set is the code's, bounded. */
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
@@ -45,7 +46,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
         if (name !== undefined) return client.query({ name, text: text as string, values: values as unknown[] });
         return values === undefined ? plain.query(text as never) : plain.query(text as string, values);
       };
-      return { query: query as PostgresPoolClient['query'], release: () => client.release() };
+      return { query: query as PostgresPoolClient['query'], release: (discard?: Error) => client.release(discard) };
     },
     end: () => pool.end(),
   };

@@ -387,6 +387,26 @@ export interface UserTokensTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface EmailVerificationsTable {
+  token_hash: string;
+  purpose: 'signup' | 'join';
+  email: string;
+  password_hash: Nullable<string>;
+  account_name: Nullable<string>;
+  invitation_id: Nullable<string>;
+  user_id: Nullable<string>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface MailRequestsTable {
+  action: 'signup' | 'password_reset';
+  email: string;
+  ip: string;
+  requested_at: Timestamp;
+}
+
 export interface SignInFailuresTable {
   email: string;
   ip: string;
@@ -443,6 +463,8 @@ export interface Tables {
   invitations: InvitationsTable;
   user_tokens: UserTokensTable;
   sign_in_failures: SignInFailuresTable;
+  email_verifications: EmailVerificationsTable;
+  mail_requests: MailRequestsTable;
   usage_minutes: UsageMinutesTable;
 }
 

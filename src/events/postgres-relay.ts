@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
+import { startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEventBus } from './chain-event.ts';
 import { readChainEvents } from './store.ts';
@@ -8,7 +8,6 @@ import { readChainEvents } from './store.ts';
 /** The channel every event writer notifies in the transaction that inserts events. */
 export const chainEventsChannel = 'blockyard_chain_events';
 const pageSize = 1000;
-const reconnectMs = 1000;
 
 export interface PostgresEventRelay {
   /** Read what was committed since the last read now (a local writer just committed). */
@@ -37,8 +36,6 @@ export async function startPostgresEventRelay(options: {
   let closed = false;
   let reading: Promise<void> | undefined;
   let again = false;
-  let client: pg.Client | undefined;
-  let reconnectTimer: NodeJS.Timeout | undefined;
 
   async function drain() {
     do {
@@ -66,30 +63,22 @@ export async function startPostgresEventRelay(options: {
       });
   }
 
-  async function connect() {
-    if (closed) return;
-    const current = new pg.Client({ connectionString: options.databaseUrl });
-    client = current;
-    current.on('notification', read);
-    current.on('error', (error) => {
-      logger.warn({ err: error }, 'chain event LISTEN connection lost; reconnecting');
-      current.end().catch(() => undefined);
-      if (!closed) reconnectTimer = setTimeout(() => void connect().catch(() => undefined), reconnectMs);
-    });
-    await current.connect();
-    await current.query(`LISTEN ${chainEventsChannel}`);
+  const listening = await startListenConnection({
+    url: options.databaseUrl,
+    channel: chainEventsChannel,
+    onNotification: read,
     // Whatever was committed while the connection was down.
-    read();
-  }
-  await connect();
+    onConnected: read,
+    logger,
+    name: 'chain event relay',
+  });
 
   return {
     poke: read,
     async close() {
       closed = true;
-      clearTimeout(reconnectTimer);
       await reading;
-      await client?.end().catch(() => undefined);
+      await listening.close();
     },
   };
 }

@@ -17,7 +17,8 @@ export interface LivenessProbe {
   alive(): boolean;
 }
 
-const chainProbeTimeoutMs = 2_000;
+/** Under the 2 s a client waits for any answer during an outage (issue 20). */
+const chainProbeTimeoutMs = 1_500;
 
 /**
  * Ready means: the database answers, and every chain's pool answers `eth_chainId` (or, for Solana,

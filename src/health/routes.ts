@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { errorResponses } from '../http/schemas.ts';
+import type { RequestGuard } from '../http/server.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { HealthCheck } from './health-check.ts';
 
@@ -8,8 +10,14 @@ const HealthReport = Type.Object({
   checks: Type.Record(Type.String(), Type.String()),
 });
 
-/** `GET /healthz` (200 when ready, 503 otherwise) and `GET /metrics` (Prometheus text). Not authenticated. */
-export async function operationsRoutes(app: FastifyInstance, deps: { health: HealthCheck; metrics: Metrics }) {
+/**
+ * `GET /healthz` (200 when ready, 503 otherwise; never authenticated) and `GET /metrics` (Prometheus
+ * text; behind `metricsGuard`, the admin token, when `metrics_require_admin_token` is on).
+ */
+export async function operationsRoutes(
+  app: FastifyInstance,
+  deps: { health: HealthCheck; metrics: Metrics; metricsGuard?: RequestGuard },
+) {
   app.get(
     '/healthz',
     {
@@ -28,10 +36,15 @@ export async function operationsRoutes(app: FastifyInstance, deps: { health: Hea
   app.get(
     '/metrics',
     {
+      ...(deps.metricsGuard ? { onRequest: deps.metricsGuard } : {}),
       schema: {
         summary: 'Prometheus metrics',
         tags: ['operations'],
-        response: { 200: Type.String({ description: 'Prometheus text exposition format' }) },
+        ...(deps.metricsGuard ? { security: [{ adminToken: [] }] } : {}),
+        response: {
+          200: Type.String({ description: 'Prometheus text exposition format' }),
+          ...(deps.metricsGuard ? errorResponses(401) : {}),
+        },
       },
     },
     async (_request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
+import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -34,9 +35,39 @@ export function describeValidationError(issues: ValidationIssue[], context: stri
   return new AppError('invalid_request', `invalid ${where} '${param}': ${issue.message ?? 'is not valid'}${allowed}`);
 }
 
+/**
+ * SQLSTATE classes a query fails with because of a value it was given: 22 (data exception: invalid
+ * byte sequence 22021, untranslatable character 22P05, invalid text representation 22P02, numeric
+ * value out of range 22003...) and 54 (program limit exceeded: statement too complex 54001...).
+ */
+const inputSqlStateClasses = new Set(['22', '54']);
+
+/** A Postgres refusal of a value, as a 400 that says nothing of SQL; undefined for any other error. */
+function postgresInputError(error: Error): AppError | undefined {
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || typeof severity !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+  if (!inputSqlStateClasses.has(code.slice(0, 2))) return undefined;
+  return new AppError('invalid_request', 'a value in the request is not valid text or is out of range', { cause: error });
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** 413 naming the limit: the route's (Fastify), or the one the fast path read with (`limit` on the error). */
+function bodyTooLarge(error: Error, bodyLimit: number | undefined): AppError {
+  const limit = (error as { limit?: number }).limit ?? bodyLimit;
+  const most = limit === undefined ? 'this endpoint accepts' : `the ${formatBytes(limit)} this endpoint accepts`;
+  return new AppError('payload_too_large', `the body is larger than ${most}`, { cause: error });
+}
+
 /** Maps every thrown error to the spec's error object; the only place errors become HTTP. */
-export function toAppError(error: FastifyError | Error): AppError {
+export function toAppError(error: FastifyError | Error, bodyLimit?: number): AppError {
   if (isAppError(error)) return error;
+  const refusedByPostgres = postgresInputError(error);
+  if (refusedByPostgres) return refusedByPostgres;
   const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (fastifyError.validation) return describeValidationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
   switch (fastifyError.code) {
@@ -44,9 +75,15 @@ export function toAppError(error: FastifyError | Error): AppError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_request', 'the body is not valid JSON', { cause: error });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'the body is larger than this endpoint accepts', { cause: error });
+      return bodyTooLarge(error, bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'the body must be sent as application/json', { cause: error });
+      return new AppError(
+        'unsupported_media_type',
+        'the body must be sent as application/json (Content-Type: application/json)',
+        {
+          cause: error,
+        },
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'the Content-Length header does not match the body', { cause: error });
     case 'FST_ERR_BAD_URL':
@@ -64,12 +101,22 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (fastifyError.code?.startsWith('HPE_'))
     return new AppError('invalid_request', 'the request is not valid HTTP', { cause: error });
   if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
+  // Raw driver errors that did not pass through the guarded pool (LISTEN clients, pg used directly).
+  if (isDatabaseUnreachable(error)) return databaseUnavailable(error);
+  // A library's own client error (e.g. the static files plugin's 403 for a path outside its root).
+  const libraryStatus = fastifyError.statusCode ?? (error as { status?: number }).status;
+  if (libraryStatus === 403 || libraryStatus === 404) return new AppError('not_found', 'not found', { cause: error });
+  if (libraryStatus !== undefined && libraryStatus >= 400 && libraryStatus < 500) {
+    return new AppError('invalid_request', 'the request is not valid', { cause: error });
+  }
   return new AppError('internal_error', 'internal error; retry with exponential backoff', { cause: error });
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
+  const appError = toAppError(error, request.routeOptions.bodyLimit);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  // Input that reached the database unchecked: the client's mistake, but a check is missing.
+  else if (postgresInputError(error)) request.log.warn({ err: error }, 'input refused by Postgres');
   else request.log.debug({ code: appError.code, msg: appError.message }, 'request refused');
   return reply.code(appError.status).headers(appError.headers).type('application/json').send(errorBody(appError));
 }

@@ -39,12 +39,12 @@ export class FastExchange implements HeaderSink {
   readBody(limit: number): Promise<string> {
     const req = this.req;
     const declared = Number(req.headers['content-length']);
-    if (declared > limit) return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+    if (declared > limit) return Promise.reject(this.bodyFailed(tooLarge(limit)));
     if (req.complete) {
       // Usually the whole (small) body came with the headers and is buffered already: take it at once.
       const buffered: Buffer | null = req.read();
       const received = buffered?.length ?? 0;
-      if (received > limit) return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+      if (received > limit) return Promise.reject(this.bodyFailed(tooLarge(limit)));
       if (!Number.isNaN(declared) && received !== declared) {
         return Promise.reject(this.bodyFailed(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()));
       }
@@ -67,6 +67,11 @@ export class FastExchange implements HeaderSink {
 }
 
 const reading = Symbol('body being read');
+
+/** Fastify's error, carrying the limit for the answer's message (src/http/error-handler.ts). */
+function tooLarge(limit: number): Error {
+  return Object.assign(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), { limit });
+}
 
 /** A body arriving in several chunks: its state rides on the request, so the listeners are shared functions. */
 interface BodyReading {
@@ -95,7 +100,7 @@ function onBodyData(this: ReadingRequest, chunk: Buffer): void {
   state.received += chunk.length;
   if (state.received > state.limit) {
     stopReading(this);
-    state.reject(state.exchange.bodyFailed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()));
+    state.reject(state.exchange.bodyFailed(tooLarge(state.limit)));
     return;
   }
   state.chunks.push(chunk);

@@ -15,10 +15,14 @@ import type { Logger } from 'pino';
 import { AppError } from '../core/errors.ts';
 import { createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { defaultRestBodyLimit } from './body-limits.ts';
 import { handleClientError } from './client-error.ts';
+import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } from './connection-caps.ts';
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
+import { checkRequestInput, refuseUnexpectedBody } from './input-rules.ts';
+import { readJsonBodiesStrictly } from './json-body.ts';
 import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { isUnder } from './path-prefix.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
@@ -42,6 +46,9 @@ export interface ServerOptions {
   /** Origins browsers may call /v1 from (`['*']`: any); empty: CORS is off (see cors.ts). */
   corsOrigins?: readonly string[];
   timeouts?: Partial<HttpTimeouts>;
+  /** Largest body a route takes unless it sets its own `bodyLimit` (src/http/body-limits.ts). */
+  bodyLimit?: number;
+  connectionCaps?: Partial<ConnectionCaps>;
   /** Answers a GET no route takes with a page (the dashboard's single-page app), or returns false. */
   pageFallback?: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
@@ -109,6 +116,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     genReqId: requestIdOf,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     forceCloseConnections: 'idle',
+    bodyLimit: options.bodyLimit ?? defaultRestBodyLimit,
     // Refused in our own error format by the hook below instead.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -123,7 +131,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     frameworkErrors: (error, request, reply) => void answerUnroutable(error, request, reply),
   });
 
+  enforceConnectionCaps(app.server, { ...defaultConnectionCaps, ...options.connectionCaps });
   app.setErrorHandler(errorHandler);
+  readJsonBodiesStrictly(app);
   app.setNotFoundHandler(async (request, reply) => {
     if (options.pageFallback?.(request, reply)) return reply;
     await guardUnrouted(request, reply);
@@ -148,6 +158,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         .send();
     }
   });
+  app.addHook('preParsing', refuseUnexpectedBody);
+  app.addHook('preValidation', checkRequestInput);
   // A response finishing while the server drains closes its connection, so close() need not wait
   // for the client's keep-alive to time out.
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the /v1 guard before any /v1 handler runs. */
     principal?: Principal;
+    /** What the request was charged (by the guard, or by a route that charges per call: the bundler), for the usage count. */
+    computeUnitsCharged?: number;
   }
   interface FastifyContextConfig {
     /** Compute units a REST route costs, charged before validation. Routes without it charge in their handler (JSON-RPC). */
@@ -58,7 +60,12 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     const principal = await authenticateV1(deps, request.headers, request.ip, reply);
     request.principal = principal;
     const { computeUnits, scope } = request.routeOptions.config;
-    if (computeUnits !== undefined) await chargeRequest(deps, reply, principal, computeUnits);
+    if (computeUnits !== undefined) {
+      // Refused by the charge (429, or 400 for a cost over the CU/s budget): nothing was spent.
+      request.computeUnitsCharged = 0;
+      await chargeRequest(deps, reply, principal, computeUnits);
+      request.computeUnitsCharged = computeUnits;
+    }
     if (scope !== undefined) assertScope(principal, scope);
   };
 }

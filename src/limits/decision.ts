@@ -18,6 +18,11 @@ export function assertComputeUnits(computeUnits: number): void {
   }
 }
 
+/** Whether a request's compute units alone exceed the per-second CU budget: it could never pass. */
+export function costExceedsBudget(computeUnits: number, limits: Pick<ConsumeLimits, 'cups'>): boolean {
+  return limits.cups !== null && computeUnits > limits.cups;
+}
+
 /** Which limit would refuse 1 more request and `cu` more CU, in the contract's order; undefined if all fit. */
 export function firstExceeded(
   limits: ConsumeLimits,

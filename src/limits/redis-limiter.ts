@@ -5,6 +5,7 @@ import type { ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 
 const keyPrefix = 'blockyard:rl:';
 const commandName = 'blockyardConsume';
+const commandTimeoutMs = 500;
 
 /**
  * One script checks and counts all three windows atomically (Redis runs a script to completion before
@@ -69,7 +70,17 @@ export type RedisLimiterOptions = { url: string } | { client: Redis };
 export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
   const ownsClient = 'url' in options;
   const client = (
-    ownsClient ? new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: 2 }) : options.client
+    ownsClient
+      ? new Redis(options.url, {
+          enableAutoPipelining: true,
+          maxRetriesPerRequest: 2,
+          // A Redis that is down or stopped (accepting, never answering) costs a request at most this:
+          // it is then the 503 below, within the 2 s a client waits during an outage.
+          commandTimeout: commandTimeoutMs,
+          // Back within a second of Redis's return.
+          retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
+        })
+      : options.client
   ) as ClientWithScript;
   client.defineCommand(commandName, { numberOfKeys: 2, lua: consumeScript });
   // A lost connection shows as the 503 of each request meanwhile (ioredis reconnects by itself);

@@ -8,7 +8,8 @@ import type { UsageRecorder } from '../usage/recorder.ts';
 import { recordRpcUsage } from '../usage/rpc-usage.ts';
 import { statusClassOf } from '../usage/status-class.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { type ParsedRpcBody, parseRpcBody } from './jsonrpc.ts';
+import type { ParsedRpcBody } from './jsonrpc.ts';
+import { parseRpcBody } from './parse-call.ts';
 import { forwardRpcRequest, planRpcRequest, type RpcPlan } from './proxy.ts';
 
 export interface RpcRouteDeps {
@@ -53,9 +54,9 @@ export async function answerRpc(
       await chargeRequest(deps, reply, principal, 0);
       throw error;
     }
-    await chargeRequest(deps, reply, principal, plan.computeUnits);
+    await chargeRequest(deps, reply, principal, plan.computeUnits, parsed.batch ? 'batch' : 'method');
     charged = true;
-    const answer = await forwardRpcRequest(deps, network, plan, rawBody);
+    const answer = await forwardRpcRequest(deps, network, plan);
     if (deps.usage !== undefined) recordRpcUsage(deps.usage, principal, network, parsed, plan, '2xx', true);
     return answer;
   } catch (error) {

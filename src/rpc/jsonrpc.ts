@@ -1,13 +1,11 @@
-import { AppError } from '../core/errors.ts';
-
 export type JsonRpcId = string | number | null;
 
-/** A call as the client sent it. Malformed calls are forwarded too, so treat `method` as a lookup key only. */
+/** A well-formed call (src/rpc/parse-call.ts checked its shape): these four members and no other. */
 export interface JsonRpcCall {
   jsonrpc: '2.0';
   id?: JsonRpcId;
   method: string;
-  params?: unknown;
+  params?: object | null;
 }
 
 export interface JsonRpcErrorObject {
@@ -38,61 +36,26 @@ export type CheckedCall = { ok: true; call: JsonRpcCall } | { ok: false; id: Jso
 export type ParsedRpcBody = { batch: false; call: CheckedCall } | { batch: true; calls: CheckedCall[] };
 
 /**
- * Parses a JSON-RPC request body. A body that is not JSON-RPC at all (not JSON, not an object or an
- * array, an empty or oversized batch) is a 400 for the whole request; a malformed call is a JSON-RPC
- * error for that call only.
- */
-export function parseRpcBody(text: string): ParsedRpcBody {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Only a body that failed to parse can be blank: the check costs nothing on the usual path.
-    if (text.trim() === '') throw new AppError('invalid_request', 'the body is empty: expected a JSON-RPC request');
-    throw new AppError('invalid_request', 'the body is not valid JSON');
-  }
-  if (Array.isArray(value)) {
-    if (value.length === 0)
-      throw new AppError('invalid_request', `invalid parameter 'batch': a batch must hold 1 to ${maxBatchSize} calls, not 0`);
-    if (value.length > maxBatchSize) {
-      throw new AppError(
-        'invalid_request',
-        `invalid parameter 'batch': a batch must hold 1 to ${maxBatchSize} calls, not ${value.length}`,
-      );
-    }
-    return { batch: true, calls: value.map(checkCall) };
-  }
-  if (value !== null && typeof value === 'object') return { batch: false, call: checkCall(value) };
-  throw new AppError('invalid_request', 'the body must be a JSON-RPC request object or a batch array');
-}
-
-/**
- * A batch element that is not an object cannot be forwarded as a call: it gets the answer a node gives
- * (`-32600 Invalid request`, id null). Every object is forwarded, even a malformed one (no method,
- * wrong `jsonrpc`, bad `params` or id): the node judges it, so the answer is exactly the node's.
- * Policy (scopes, node-control methods, compute units) still applies by method name; a call without a
- * string method is charged the default and needs `rpc:read`.
- */
-function checkCall(value: unknown): CheckedCall {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, id: null, error: { code: jsonRpcErrorCodes.invalid_request, message: 'Invalid request' } };
-  }
-  return { ok: true, call: value as JsonRpcCall };
-}
-
-/**
- * Whether a call is well formed JSON-RPC 2.0 with an id: only such calls may be answered from the
- * cache or merged with others (a malformed one must get the node's own error).
+ * Whether a call may be answered from the cache or merged with others: calls that passed
+ * `checkCallShape` are well formed, so only notifications (no id, no answer) are left out.
  */
 export function isCacheableCall(call: JsonRpcCall): boolean {
-  const { jsonrpc, id, method, params } = call as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-  return (
-    jsonrpc === '2.0' &&
-    typeof method === 'string' &&
-    method !== '' &&
-    (id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) &&
-    (params === undefined || (params !== null && typeof params === 'object'))
-  );
+  return call.id !== undefined;
+}
+
+/**
+ * The text forwarded upstream for a call: rebuilt from its four members, never the client's own text,
+ * so the node cannot read anything the proxy did not check (see parse-call.ts).
+ */
+export function formatCall(call: JsonRpcCall, paramsJson = paramsJsonOf(call)): string {
+  const id = call.id === undefined ? '' : `"id":${JSON.stringify(call.id)},`;
+  const params = paramsJson === undefined ? '' : `,"params":${paramsJson}`;
+  return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify(call.method)}${params}}`;
+}
+
+/** A call's params as JSON text (undefined when absent): computed once per call, for its body and its cache key. */
+export function paramsJsonOf(call: JsonRpcCall): string | undefined {
+  return call.params === undefined ? undefined : JSON.stringify(call.params);
 }
 
 /** A JSON-RPC error response, as JSON text. */

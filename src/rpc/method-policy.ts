@@ -1,5 +1,6 @@
 import type { Scope } from '../auth/scopes.ts';
 import type { ChainKind } from '../config/schema.ts';
+import { evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaWriteMethods } from '../limits/solana-compute-units.ts';
 
 /** Methods that change chain state: gated by `rpc:write`. Everything else needs `rpc:read`. */
@@ -14,14 +15,58 @@ const writeMethods = new Set([
   'eth_sendBundle',
 ]);
 
-export function scopeForMethod(kind: ChainKind, method: string): Scope {
-  const writes = kind === 'solana' ? solanaWriteMethods : writeMethods;
-  return writes.has(method) ? 'rpc:write' : 'rpc:read';
+/**
+ * eth_* methods that use the node's own accounts (sign with its keys, list them): a real node's
+ * accounts are the operator's, so only devnets (`dev_methods`) let them through.
+ */
+const nodeAccountMethods = new Set(['eth_accounts', 'eth_sendTransaction']);
+
+/** Namespaces served to every key with the scope. */
+const openNamespaces = /^(?:eth|net|web3)_/;
+
+/**
+ * Node-control namespaces: they change a node's state for everyone (balances, code, time, mining,
+ * peers, the mempool). Only devnets (`dev_methods`) let them through, and only to `rpc:write`.
+ */
+const nodeControlNamespaces = /^(?:anvil|hardhat|evm|personal|admin|miner|txpool|debug)_/;
+
+/** What a key may do with a method on a network. */
+export type MethodAccess = { readonly allowed: true; readonly scope: Scope } | { readonly allowed: false };
+
+const refused: MethodAccess = Object.freeze({ allowed: false });
+const read: MethodAccess = Object.freeze({ allowed: true, scope: 'rpc:read' });
+const write: MethodAccess = Object.freeze({ allowed: true, scope: 'rpc:write' });
+
+/**
+ * The method allowlist. EVM: `eth_*`, `net_*`, `web3_*`, and the `debug_*` and `trace_*` reads priced in
+ * src/limits/compute-units.ts; on a `dev_methods` network also the node's accounts (`eth_accounts`,
+ * `eth_sign*`, `eth_sendTransaction`) and, with `rpc:write`, the node-control namespaces (`anvil_*`,
+ * `evm_*`, `debug_setHead`…). `engine_*` and anything else never. Solana: every method, by its own table.
+ *
+ * @example methodAccess('evm', 'anvil_setBalance', false) // { allowed: false }
+ */
+export function methodAccess(kind: ChainKind, method: string, devMethods: boolean): MethodAccess {
+  if (kind === 'solana') return solanaWriteMethods.has(method) ? write : read;
+  if (openNamespaces.test(method)) {
+    if ((nodeAccountMethods.has(method) || method.startsWith('eth_sign')) && !devMethods) return refused;
+    return writeMethods.has(method) ? write : read;
+  }
+  if (isPricedTraceRead(method)) return read;
+  if (devMethods && nodeControlNamespaces.test(method)) return write;
+  return refused;
 }
 
-/** Node-control namespaces: only a devnet that allows them in config lets them through. */
-const devNamespaces = /^(anvil|hardhat|evm|personal|admin|miner)_/;
+/** The debug and trace reads with a compute-unit price: other debug methods (debug_setHead, debug_writeMemProfile…) control the node. */
+function isPricedTraceRead(method: string): boolean {
+  return (method.startsWith('debug_') || method.startsWith('trace_')) && Object.hasOwn(evmComputeUnits, method);
+}
 
-export function isDevMethod(kind: ChainKind, method: string): boolean {
-  return kind === 'evm' && devNamespaces.test(method);
+/** Whether forwarding the call may change what head-state reads return (a write or a node-control call). */
+export function mayChangeState(method: string): boolean {
+  return writeMethods.has(method) || (nodeControlNamespaces.test(method) && !isPricedTraceRead(method));
+}
+
+/** Writes go to every healthy upstream (more nodes gossip the transaction). */
+export function isWriteMethod(kind: ChainKind, method: string): boolean {
+  return (kind === 'solana' ? solanaWriteMethods : writeMethods).has(method);
 }

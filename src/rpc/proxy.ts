@@ -6,8 +6,17 @@ import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import { type CheckedCall, isCacheableCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from './jsonrpc.ts';
-import { isDevMethod, scopeForMethod } from './method-policy.ts';
+import {
+  type CheckedCall,
+  formatCall,
+  isCacheableCall,
+  jsonRpcErrorCodes,
+  type ParsedRpcBody,
+  paramsJsonOf,
+  rpcErrorText,
+} from './jsonrpc.ts';
+import { isWriteMethod, methodAccess } from './method-policy.ts';
+import { clip } from './params-shape.ts';
 
 /** A request after policy: what to forward, what to answer at once, and what it costs. */
 export interface RpcPlan {
@@ -34,42 +43,38 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
   if (!checked.ok) return checked;
   const { call } = checked;
   const id = call.id ?? null;
-  if (isDevMethod(network.config.kind, call.method) && !network.config.devMethods) {
-    const where = `${network.config.chain}/${network.config.network}`;
-    return {
-      ok: false,
-      id,
-      error: { code: jsonRpcErrorCodes.method_not_found, message: `the method ${call.method} is not available on ${where}` },
-    };
-  }
-  const scope = scopeForMethod(network.config.kind, call.method);
-  if (!principal.scopes.has(scope)) {
-    if (!batch) throw forbidden(`this API key lacks the scope '${scope}' needed for ${call.method}`);
+  const { kind, devMethods, chain, network: name } = network.config;
+  const access = methodAccess(kind, call.method, devMethods);
+  if (!access.allowed) {
     return {
       ok: false,
       id,
       error: {
-        code: jsonRpcErrorCodes.scope_missing,
-        message: `this API key lacks the scope '${scope}' needed for ${call.method}`,
+        code: jsonRpcErrorCodes.method_not_found,
+        message: `the method '${clip(call.method)}' is not available on ${chain}/${name}`,
       },
     };
+  }
+  if (!principal.scopes.has(access.scope)) {
+    const message = `this API key lacks the scope '${access.scope}' needed for ${clip(call.method)}`;
+    if (!batch) throw forbidden(message);
+    return { ok: false, id, error: { code: jsonRpcErrorCodes.scope_missing, message } };
   }
   return checked;
 }
 
 /**
- * Forwards the plan upstream and returns the JSON text to answer with ('' when there is none: notifications). A single call is forwarded as
- * the client sent it; a batch's calls run concurrently and the answers keep the request's order.
+ * Forwards the plan upstream and returns the JSON text to answer with ('' when there is none:
+ * notifications). Each call is forwarded as `formatCall` rebuilds it, never as the client's text; a
+ * batch's calls run concurrently and the answers keep the request's order.
  */
-export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan, rawBody: string): Promise<string> {
+export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan): Promise<string> {
   if (!plan.batch) {
     const only = plan.calls[0]!;
-    return only.ok ? forwardOne(deps, network, only, rawBody) : rpcErrorText(only.id, only.error);
+    return only.ok ? forwardOne(deps, network, only) : rpcErrorText(only.id, only.error);
   }
   const answers = await Promise.all(
-    plan.calls.map((checked) =>
-      checked.ok ? forwardOne(deps, network, checked, JSON.stringify(checked.call)) : rpcErrorText(checked.id, checked.error),
-    ),
+    plan.calls.map((checked) => (checked.ok ? forwardOne(deps, network, checked) : rpcErrorText(checked.id, checked.error))),
   );
   // Notifications have no place in a batch's answer; a batch of only notifications has no answer at all.
   const answered = answers.filter((answer) => answer !== '');
@@ -99,7 +104,7 @@ function metersFor(metrics: Metrics, network: Network): NetworkMeters {
   return meters;
 }
 
-function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }, body: string): Promise<string> {
+function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
   const meters = metersFor(deps.metrics, network);
   const label = methodLabel(checked.call.method);
   let counter = meters.calls.get(label);
@@ -108,9 +113,11 @@ function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & 
     meters.calls.set(label, counter);
   }
   counter.inc();
-  // Notifications (no id) get no answer and malformed calls the node's own error: neither is cached or shared.
+  const paramsJson = paramsJsonOf(checked.call);
+  const body = formatCall(checked.call, paramsJson);
+  // Notifications (no id) get no answer: never cached or shared.
   if (!deps.rpcCache || !isCacheableCall(checked.call)) return sendUpstream(deps, network, checked, body);
-  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked));
+  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked), paramsJson);
 }
 
 /** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */
@@ -123,10 +130,9 @@ async function sendUpstream(
   const started = performance.now();
   try {
     // Writes reach every healthy upstream (more nodes gossip the transaction); reads go to the best one.
-    const answer =
-      scopeForMethod(network.config.kind, checked.call.method) === 'rpc:write'
-        ? network.pool.broadcast(body)
-        : network.pool.send(body);
+    const answer = isWriteMethod(network.config.kind, checked.call.method)
+      ? network.pool.broadcast(body)
+      : network.pool.send(body);
     return (await answer).trim();
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;

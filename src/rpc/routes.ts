@@ -14,7 +14,7 @@ export type { RpcRouteDeps } from './answer-rpc.ts';
  */
 export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
   // The body is parsed here, not by Fastify: whatever the Content-Type (curl -d sends a form type), and
-  // so that a single call can be forwarded byte for byte.
+  // so that each call's shape is checked before it is rebuilt and forwarded (src/rpc/parse-call.ts).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: rpcBodyLimit }, (_request, body, done) => done(null, body));
 
@@ -23,7 +23,7 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
     {
       schema: {
         summary: 'JSON-RPC proxy',
-        description: `Forwards JSON-RPC 2.0 calls, single or batched (1-${maxBatchSize} calls), to the network's upstream. Results and chain errors are returned unchanged. Scope rpc:read; eth_sendRawTransaction needs rpc:write.`,
+        description: `Forwards JSON-RPC 2.0 calls, single or batched (1-${maxBatchSize} calls), to the network's upstream. Results and chain errors are returned unchanged. Methods: an allowlist (eth_*, net_*, web3_*, priced debug_/trace_ reads; node control only on dev_methods networks, with rpc:write), see docs/compute-units.md. Scope rpc:read; eth_sendRawTransaction needs rpc:write. A request costing more than the plan's CU per second is 400.`,
         tags: ['rpc'],
         params: RpcPathParams,
         body: Type.Union([JsonRpcRequest, Type.Array(JsonRpcRequest, { minItems: 1, maxItems: maxBatchSize })]),
@@ -33,6 +33,8 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
           ...errorResponses(400, 401, 403, 404, 413, 429),
         },
       },
+      // The parser's limit, stated on the route too so that a 413 names it.
+      bodyLimit: rpcBodyLimit,
       // Params are looked up (404), and the body is checked call by call in the handler.
       validatorCompiler: () => () => true,
     },

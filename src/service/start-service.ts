@@ -21,8 +21,10 @@ import type { Context } from '../core/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import { dashboardApi, dashboardApiPrefix, setDashboardHeaders } from '../dashboard/dashboard-api.ts';
 import { ensureDevUser } from '../dashboard/dev-user.ts';
+import { createEmailVerificationStore } from '../dashboard/email-verification-store.ts';
 import { type ExpiredRowsSweeper, startExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import { createInvitationStore } from '../dashboard/invitation-store.ts';
+import { createMailRequestLimits } from '../dashboard/mail-request-limits.ts';
 import { createSessionStore } from '../dashboard/session-store.ts';
 import { createSignInLimits } from '../dashboard/sign-in-limits.ts';
 import { signInLinkPath } from '../dashboard/sign-in-link.ts';
@@ -84,7 +86,7 @@ import { webhookRoutes } from '../webhooks/routes.ts';
 import { createSecretBox } from '../webhooks/secrets.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { startWebhookRole, type WebhookRole } from '../webhooks/start-webhooks.ts';
-import { createWsEndpoint } from '../ws/endpoint.ts';
+import { createWsEndpoint, wsLimits } from '../ws/endpoint.ts';
 import { acquireInstanceLock } from './instance-lock.ts';
 import { type JoinedService, joinRunningService } from './join-running-service.ts';
 import { openServiceDatabase } from './open-service-database.ts';
@@ -200,7 +202,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
 
   const store = createAccountStore(database.db);
   const authenticator = createAuthenticator({ store });
-  const accounts = createAccountService({ store, onKeyRevoked: (keyId) => authenticator.forget(keyId) });
+  const accounts = createAccountService({
+    store,
+    onKeyRevoked: (keyId) => authenticator.forget(keyId),
+    sponsorshipCaps: config.gas.sponsorshipCaps,
+  });
   const adminToken = resolveAdminToken(config);
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const events = createInProcessEventBus(logger);
@@ -253,6 +259,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     mode: config.mode,
     enricher,
     queued: () => webhookRole?.poke(),
+    replay: { maxEvents: config.webhooks.replayMaxEvents, pageEvents: config.webhooks.replayPageEvents },
   });
   // Webhook notices and the dashboard's password-reset mails.
   let mailer: Mailer | undefined;
@@ -310,6 +317,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     networks: chains.list(),
     paymasterOf: (network, version) => paymasters.get(`${network.config.chain}/${network.config.network}`)?.setups[version],
     nativeUsdPrice: (network) => tokens.nativeUsdPrice(network),
+    sponsorshipCaps: config.gas.sponsorshipCaps,
   });
   let sponsorshipSettler: ReturnType<typeof startSponsorshipSettler> | undefined;
   if (servesApi) {
@@ -363,8 +371,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       ...(servesApi ? [{ prefix: dashboardApiPrefix, guard: setDashboardHeaders }] : []),
     ],
     corsOrigins: config.corsOrigins,
+    bodyLimit: config.limits.maxBodyBytes,
+    connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
     plugins: [
-      async (scope) => operationsRoutes(scope, { health, metrics }),
+      async (scope) =>
+        operationsRoutes(scope, {
+          health,
+          metrics,
+          metricsGuard: config.metricsRequireAdminToken ? createAdminGuard(adminToken) : undefined,
+        }),
       async (scope) => {
         scope.addHook('onRequest', createAdminGuard(adminToken));
         await operatorRoutes(scope);
@@ -382,6 +397,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
           userTokens,
           invitations: createInvitationStore(database.db),
           signInLimits: createSignInLimits(database.db),
+          emailVerifications: createEmailVerificationStore(database.db),
+          mailRequests: createMailRequestLimits(database.db),
           usage: usageStore,
           mailer,
           logger,
@@ -408,7 +425,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
-        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors) });
+        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors), limiter, metrics });
         await usageRoutes(scope, { store: usageStore });
       },
       // The dashboard's pages at `/` (and every path no route above takes, but the API's).
@@ -420,7 +437,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
   if (servesApi) {
-    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains });
+    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains, options: wsLimits(config.limits) });
     shutdown.add('websocket endpoint', () => ws.close());
   }
   await app.listen({ host: config.host, port: config.port });

@@ -63,6 +63,8 @@ export function createErc7677Methods(sponsors: SponsorService) {
       }
     } catch (error) {
       if (!isAppError(error)) throw error;
+      // An op whose call reverts keeps the bundler's own error (-32521, the revert data in `data`).
+      if (error.cause instanceof BundlerRpcError) throw error.cause;
       // The REST errors in JSON-RPC form: a policy's refusal is the paymaster's (-32501), bad input -32602.
       const code =
         error.code === 'policy_violation'

@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { invalidRequest, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import { resolvePolicyNetwork } from './policy-network.ts';
@@ -31,6 +32,7 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
     '/v1/gas/policies',
     {
       config: cu('gas.policies.create'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a gas sponsorship policy (status active)',
         tags,
@@ -100,6 +102,7 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
     '/v1/gas/policies/:id',
     {
       config: cu('gas.policies.update'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Update name, rules (replacing the whole set) or status (active or paused)',
         tags,

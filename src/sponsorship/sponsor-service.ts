@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, type Hex, isAddress } from 'viem';
+import { type Address, getAddress, type Hex, isAddress, type PublicClient } from 'viem';
+import { checkCallSucceeds } from '../bundler/gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
 import {
   type AnyUserOperation,
+  deploysSender,
   type EntryPointVersion,
   estimationDefaults,
   parseUserOperation,
@@ -10,8 +12,10 @@ import {
 } from '../bundler/user-operation.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
+import type { GasSponsorshipConfig } from '../config/schema.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
+import type { Plan } from '../limits/plans.ts';
 import { paymasterDeposit } from '../paymaster/deposit.ts';
 import {
   type SponsoredFields,
@@ -22,11 +26,13 @@ import {
 import { readPaymasterSenderNonce } from '../paymaster/paymaster-reads.ts';
 import type { PaymasterSetup } from '../paymaster/paymaster-setup.ts';
 import { accountCallsOf } from './call-targets.ts';
+import { assertGasFieldBounds, assertSponsorableCost } from './operation-bounds.ts';
+import { operatorCapViolation, resolveSponsorshipCaps } from './operator-caps.ts';
 import { policyViolation, type SponsorRules } from './policy-check.ts';
 import type { PolicyRules } from './policy-rules.ts';
 import { getPolicy } from './policy-store.ts';
 import { maxCostWei } from './sponsorship-cost.ts';
-import { outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
+import { accountState, outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
 import { usdString, weiToPicoUsd } from './usd.ts';
 
 export interface SponsorRequest {
@@ -53,6 +59,8 @@ export interface SponsorDeps {
   /** The verifying paymaster of a network for an EntryPoint version, when the service runs one. */
   readonly paymasterOf: (network: Network, version: EntryPointVersion) => PaymasterSetup | undefined;
   readonly nativeUsdPrice: (network: Network) => Promise<string | null>;
+  /** The operator's caps of each plan (`gas.sponsorship_caps`); an account's `limits` override them. */
+  readonly sponsorshipCaps: GasSponsorshipConfig['sponsorshipCaps'];
 }
 
 /** A policy refusing an op: 403 with the rule and the figures. */
@@ -123,7 +131,9 @@ export function createSponsorService(deps: SponsorDeps) {
           }
         : { ...input, paymasterAndData: stub.paymasterAndData };
     try {
-      return parseUserOperation(version, withPaymaster, { signature: '0x', ...defaults });
+      const op = parseUserOperation(version, withPaymaster, { signature: '0x', ...defaults });
+      assertGasFieldBounds(op);
+      return op;
     } catch (error) {
       if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.invalidParams) {
         const field = (error.data as { field?: string } | undefined)?.field;
@@ -144,28 +154,26 @@ export function createSponsorService(deps: SponsorDeps) {
         `${policy.chain}/${policy.network} has no verifying paymaster for EntryPoint v${entryPoint.version} (gas.sponsor_key_file and the chain's erc4337 paymaster)`,
       );
     const op = readOperation(entryPoint.version, request.userOperation, setup);
-    const costWei = maxCostWei(op, entryPoint.version);
-    const [price, deposit, outstanding] = await Promise.all([
+    const client = clientOf(network);
+    const [price, deposit, outstanding, head] = await Promise.all([
       deps.nativeUsdPrice(network),
-      paymasterDeposit(clientOf(network), setup),
+      paymasterDeposit(client, setup),
       outstandingMaxCostWei(deps.db, networkKey(network), entryPoint.address),
+      client.getBlock({ blockTag: 'latest' }),
     ]);
+    assertSponsorableCost(op, entryPoint.version, head.gasLimit);
+    const costWei = maxCostWei(op, entryPoint.version);
     if (price === null)
       throw new AppError(
         'service_unavailable',
         `no USD price for ${policy.chain}/${policy.network}'s native coin: add a tokens.prices entry with contract: native`,
       );
-    if (deposit < outstanding + costWei)
-      throw new AppError(
-        'service_unavailable',
-        `the paymaster's EntryPoint deposit (${deposit} wei) cannot cover this op (up to ${costWei} wei) beside the ${outstanding} wei already reserved: fund the paymaster`,
-      );
+    await assertExecutionSucceeds(client, entryPoint.address, op);
     const costUsdPico = weiToPicoUsd(costWei, price);
     const rules = sponsorRulesOf(policy.rules);
     const nowS = Math.floor(Date.now() / 1000);
     const validUntil = nowS + policy.rules.sponsorship_expiry_s;
-    const senderNonce =
-      entryPoint.version === '0.6' ? await readPaymasterSenderNonce(clientOf(network), setup, op.sender) : undefined;
+    const senderNonce = entryPoint.version === '0.6' ? await readPaymasterSenderNonce(client, setup, op.sender) : undefined;
     const fields = await sponsoredPaymasterFields({
       setup,
       chainId: network.config.chainId,
@@ -189,21 +197,28 @@ export function createSponsorService(deps: SponsorDeps) {
         reservedUsdPico: costUsdPico,
         validUntil: new Date(validUntil * 1000),
       },
-      (usage) =>
-        policyViolation(rules, {
-          nowS,
-          sender: op.sender,
-          costUsdPico,
-          calls: accountCallsOf(op.callData),
-          usage,
+      (usage, account) =>
+        refusalOf({
+          policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
+          operator: operatorCapViolation(capsOf(network, account), account, costUsdPico),
+          deposit,
+          outstanding,
+          costWei,
         }),
       rules.rateLimit?.perSeconds ?? 1,
     );
-    if (!outcome.reserved) throw policyViolationError(outcome.violation);
+    if (!outcome.reserved) throw outcome.refusal;
     return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
   }
 
-  /** ERC-7677 pm_getPaymasterStubData: the policy checked as it stands, then data of the real length that fails only the signature. */
+  // The embedded devnet's paymasters are funded from anvil's free ETH: nothing there to protect.
+  const capsOf = (network: Network, account: { plan: Plan; limits: unknown }) =>
+    network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
+
+  /**
+   * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
+   * already used up), then data of the real length that fails only the signature.
+   */
   async function stub(request: SponsorRequest): Promise<SponsoredFields> {
     const { network } = await policyFor(request);
     const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
@@ -211,6 +226,12 @@ export function createSponsorService(deps: SponsorDeps) {
     if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
     // Stub data comes before estimation: the gas fields may not be there yet.
     readOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
+    if (!network.config.embedded) {
+      const account = await accountState(deps.db, request.accountId);
+      // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
+      const violation = operatorCapViolation(capsOf(network, account), account, 1n);
+      if (violation) throw policyViolationError(violation);
+    }
     return stubPaymasterFields(setup);
   }
 
@@ -218,6 +239,43 @@ export function createSponsorService(deps: SponsorDeps) {
 }
 
 export type SponsorService = ReturnType<typeof createSponsorService>;
+
+/**
+ * The op's execution simulated as the EntryPoint will make it (the bundler's own check): a call that
+ * reverts would burn the paymaster's deposit for nothing, so it is refused with its reason (400).
+ */
+async function assertExecutionSucceeds(client: PublicClient, entryPoint: Address, op: AnyUserOperation): Promise<void> {
+  try {
+    await checkCallSucceeds(client, entryPoint, op, deploysSender(op));
+  } catch (error) {
+    if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.executionReverted)
+      throw new AppError('invalid_request', `invalid parameter 'user_operation.callData': ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+const noCaps = { usdPerDay: null, usdTotal: null } as const;
+
+/**
+ * Why a sponsorship is refused, if it is: the policy's and the operator's caps first (403), since a
+ * refusal no funding would lift must not be a 503 to retry; then the deposit's shortfall (503).
+ */
+function refusalOf(facts: {
+  policy: string | undefined;
+  operator: string | undefined;
+  deposit: bigint;
+  outstanding: bigint;
+  costWei: bigint;
+}): AppError | undefined {
+  const violation = facts.policy ?? facts.operator;
+  if (violation) return policyViolationError(violation);
+  if (facts.deposit < facts.outstanding + facts.costWei)
+    return new AppError(
+      'service_unavailable',
+      `the paymaster's EntryPoint deposit (${facts.deposit} wei) cannot cover this op (up to ${facts.costWei} wei) beside the ${facts.outstanding} wei already reserved: fund the paymaster`,
+    );
+  return undefined;
+}
 
 const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { GasSponsorshipRow, Tables } from '../db/tables.ts';
+import type { Plan } from '../limits/plans.ts';
+import type { AccountSponsorshipUsage } from './operator-caps.ts';
 import type { PolicyUsage } from './policy-check.ts';
 import { parseUsd, usdString } from './usd.ts';
 
@@ -19,43 +21,42 @@ export interface NewSponsorship {
 /** A sponsorship's cost as the caps count it: the actual cost once settled, else the reserved maximum. */
 const countedUsd = sql<string>`case when status = 'settled' then actual_usd else reserved_usd end`;
 
+/** The account as the operator caps read it: its plan, its limit overrides and what it has had sponsored. */
+export interface AccountSponsorshipState extends AccountSponsorshipUsage {
+  readonly plan: Plan;
+  readonly limits: unknown;
+}
+
 /**
- * Reserves an op's most possible cost against its policy, or returns why the policy refuses it.
- * One sponsor call per policy at a time (a transaction-scoped advisory lock): the usage read and the
- * reservation written cannot interleave with another call's, so concurrent calls never overspend a cap.
+ * Reserves an op's most possible cost against its policy and its account, or returns why one refuses it.
+ * One sponsor call per account at a time, then per policy (transaction-scoped advisory locks, always in
+ * that order): the usage read and the reservation written cannot interleave with another call's, so
+ * concurrent calls never overspend a policy's cap or the operator's cap on the account.
  */
-export async function reserveSponsorship(
+export async function reserveSponsorship<Refusal>(
   db: Kysely<Tables>,
   sponsorship: NewSponsorship,
-  decide: (usage: PolicyUsage) => string | undefined,
+  decide: (usage: PolicyUsage, account: AccountSponsorshipState) => Refusal | undefined,
   rateWindowS: number,
-): Promise<{ reserved: true; id: string } | { reserved: false; violation: string }> {
+): Promise<{ reserved: true; id: string } | { reserved: false; refusal: Refusal }> {
   return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`gas_account:${sponsorship.accountId}`}))`.execute(trx);
     await sql`select pg_advisory_xact_lock(hashtext(${`gas_policy:${sponsorship.policyId}`}))`.execute(trx);
     const sender = sponsorship.sender.toLowerCase();
-    const row = await trx
-      .selectFrom('gas_sponsorships')
-      .select([
-        sql<string>`coalesce(sum(${countedUsd}) filter (where status <> 'released'), 0)`.as('usd'),
-        sql<string>`count(*) filter (where status <> 'released')`.as('ops'),
-        sql<string>`coalesce(sum(${countedUsd}) filter (where status <> 'released' and sender = ${sender}), 0)`.as('sender_usd'),
-        sql<string>`count(*) filter (where status <> 'released' and sender = ${sender})`.as('sender_ops'),
-        sql<string>`count(*) filter (where status <> 'released' and sender = ${sender} and created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc')`.as(
-          'sender_today',
-        ),
-        sql<string>`count(*) filter (where created_at > now() - make_interval(secs => ${rateWindowS}))`.as('in_window'),
-      ])
-      .where('policy_id', '=', sponsorship.policyId)
-      .executeTakeFirstOrThrow();
-    const violation = decide({
-      usdPico: parseUsd(row.usd),
-      ops: Number(row.ops),
-      senderUsdPico: parseUsd(row.sender_usd),
-      senderOps: Number(row.sender_ops),
-      senderOpsToday: Number(row.sender_today),
-      opsInWindow: Number(row.in_window),
-    });
-    if (violation) return { reserved: false, violation };
+    const row = await policyUsageRow(trx, sponsorship.policyId, sender, rateWindowS);
+    const account = await accountState(trx, sponsorship.accountId);
+    const refusal = decide(
+      {
+        usdPico: parseUsd(row.usd),
+        ops: Number(row.ops),
+        senderUsdPico: parseUsd(row.sender_usd),
+        senderOps: Number(row.sender_ops),
+        senderOpsToday: Number(row.sender_today),
+        opsInWindow: Number(row.in_window),
+      },
+      account,
+    );
+    if (refusal !== undefined) return { reserved: false, refusal };
     const id = `sp_${randomBytes(12).toString('hex')}`;
     await trx
       .insertInto('gas_sponsorships')
@@ -75,6 +76,48 @@ export async function reserveSponsorship(
       .execute();
     return { reserved: true, id };
   });
+}
+
+const utcDayStart = sql`date_trunc('day', now() at time zone 'utc') at time zone 'utc'`;
+
+async function policyUsageRow(trx: Kysely<Tables>, policyId: string, sender: string, rateWindowS: number) {
+  return trx
+    .selectFrom('gas_sponsorships')
+    .select([
+      sql<string>`coalesce(sum(${countedUsd}) filter (where status <> 'released'), 0)`.as('usd'),
+      sql<string>`count(*) filter (where status <> 'released')`.as('ops'),
+      sql<string>`coalesce(sum(${countedUsd}) filter (where status <> 'released' and sender = ${sender}), 0)`.as('sender_usd'),
+      sql<string>`count(*) filter (where status <> 'released' and sender = ${sender})`.as('sender_ops'),
+      sql<string>`count(*) filter (where status <> 'released' and sender = ${sender} and created_at >= ${utcDayStart})`.as(
+        'sender_today',
+      ),
+      sql<string>`count(*) filter (where created_at > now() - make_interval(secs => ${rateWindowS}))`.as('in_window'),
+    ])
+    .where('policy_id', '=', policyId)
+    .executeTakeFirstOrThrow();
+}
+
+/** An account's plan, limit overrides and sponsored USD (in total and today), across all its policies. */
+export async function accountState(db: Kysely<Tables>, accountId: string): Promise<AccountSponsorshipState> {
+  const [account, usage] = await Promise.all([
+    db.selectFrom('accounts').select(['plan', 'limits']).where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('gas_sponsorships')
+      .select([
+        sql<string>`coalesce(sum(${countedUsd}), 0)`.as('usd'),
+        sql<string>`coalesce(sum(${countedUsd}) filter (where created_at >= ${utcDayStart}), 0)`.as('today'),
+      ])
+      .where('account_id', '=', accountId)
+      .where('status', '<>', 'released')
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    // An account deleted under a live key is held to the smallest plan.
+    plan: account?.plan ?? 'free',
+    limits: account?.limits ?? {},
+    usdPico: parseUsd(usage.usd),
+    todayUsdPico: parseUsd(usage.today),
+  };
 }
 
 /** Reserved (not settled or released) sponsorships' most possible cost on one paymaster's network and EntryPoint. */

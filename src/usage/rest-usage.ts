@@ -8,12 +8,13 @@ import { statusClassOf } from './status-class.ts';
 /**
  * An onResponse hook for the /v1 REST routes: counts each answered request of an authenticated key,
  * named by its route pattern (`GET /v1/tokens/:chain/balances/:address`). Routes without
- * `config.computeUnits` charge, and count, in their handler (JSON-RPC).
+ * `config.computeUnits` charge in their handler: JSON-RPC counts itself, the bundler sets
+ * `request.computeUnitsCharged`.
  */
 export function createRestUsageHook(deps: { usage: UsageRecorder; chains: ChainRegistry }) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const principal = request.principal;
-    const computeUnits = request.routeOptions.config.computeUnits;
+    const computeUnits = request.computeUnitsCharged ?? request.routeOptions.config.computeUnits;
     if (principal !== undefined && computeUnits !== undefined) {
       const status = reply.statusCode;
       deps.usage.record(

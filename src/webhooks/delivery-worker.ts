@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { WebhooksConfig } from '../config/schema.ts';
+import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { type Plan, resolveLimits } from '../limits/plans.ts';
 import { parseEventType, variantBName } from './event-types.ts';
@@ -12,6 +12,7 @@ import { nextAttemptDelayMs, nextUtcDay, parseRetryAfter } from './retry-schedul
 import type { SecretBox } from './secrets.ts';
 import type { DeliverySender, SendResult } from './send-delivery.ts';
 import { signatureHeaders } from './signing.ts';
+import { openWebhookSecrets, unopenableSecretHoldMs } from './webhook-secrets.ts';
 
 /** Deliveries one claim takes from one webhook at most. */
 const batchSize = 200;
@@ -91,24 +92,36 @@ export function startDeliveryWorkers(deps: {
   let closed = false;
   let ticking = false;
   let again = false;
-  let listener: pg.Client | undefined;
+  let listener: ListenConnection | undefined;
+
+  /** Webhooks whose signing secret did not open, until when they are left alone (not logged every poll). */
+  const heldUntil = new Map<string, number>();
+  const isHeld = (id: string) => {
+    const until = heldUntil.get(id);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    heldUntil.delete(id);
+    return false;
+  };
 
   const timer = setInterval(() => tick(), pollMs);
-  void listen();
+  listen();
 
-  async function listen() {
-    const client = new pg.Client({ connectionString: deps.databaseUrl });
-    client.on('error', (error) => logger.warn({ err: error }, 'webhook delivery LISTEN connection lost; polling only'));
-    client.on('notification', () => tick());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${deliveriesChannel}`);
-      if (closed) await client.end();
-      else listener = client;
-    } catch (error) {
-      logger.warn({ err: error }, 'webhook deliveries: no LISTEN connection; polling only');
-      await client.end().catch(() => undefined);
-    }
+  function listen() {
+    startListenConnection({
+      url: deps.databaseUrl,
+      channel: deliveriesChannel,
+      onNotification: tick,
+      onConnected: tick,
+      logger,
+      name: 'webhook deliveries',
+    }).then(
+      (connection) => {
+        if (closed) void connection.close();
+        else listener = connection;
+      },
+      (error: unknown) => logger.warn({ err: error }, 'webhook deliveries: no LISTEN connection; polling only'),
+    );
   }
 
   function tick() {
@@ -122,7 +135,7 @@ export function startDeliveryWorkers(deps: {
       .then((ids) => {
         for (const id of ids) {
           if (serving.size >= deps.slots) break;
-          if (serving.has(id)) continue;
+          if (serving.has(id) || isHeld(id)) continue;
           const run = serve(id)
             .catch((error: unknown) => logger.error({ err: error, webhook: id }, 'webhook delivery round failed'))
             .then((full) => {
@@ -190,6 +203,11 @@ export function startDeliveryWorkers(deps: {
         .where('w.id', '=', webhookId)
         .executeTakeFirst();
       if (!webhook || webhook.status === 'disabled') return false;
+      const secrets = await openWebhookSecrets(trx, deps.secrets, webhook, logger);
+      if (!secrets) {
+        heldUntil.set(webhookId, Date.now() + unopenableSecretHoldMs);
+        return false;
+      }
       const { rows: claimed } = await sql<ClaimedDelivery>`
         select d.id, d.event_id, d.kind, d.attempts, d.network, e.event_type, e.data, e.removed,
                e.removes_event_id, e.test, e.created_at as event_created_at
@@ -207,14 +225,6 @@ export function startDeliveryWorkers(deps: {
       if (claimed.length === 0) return false;
 
       const toSend = await applyDailyCap(trx, webhook.account_id, webhook.plan, webhook.limits, claimed);
-      const secrets = [deps.secrets.open(webhook.secret_ciphertext)];
-      if (
-        webhook.previous_secret_ciphertext &&
-        webhook.previous_secret_expires_at &&
-        new Date(webhook.previous_secret_expires_at).getTime() > Date.now()
-      ) {
-        secrets.push(deps.secrets.open(webhook.previous_secret_ciphertext));
-      }
 
       let stop: 'gone' | 'paused' | undefined;
       const outcomes: {
@@ -435,7 +445,7 @@ export function startDeliveryWorkers(deps: {
       closed = true;
       clearInterval(timer);
       await Promise.all(serving.values());
-      await listener?.end().catch(() => undefined);
+      await listener?.close();
     },
   };
 }

@@ -48,27 +48,81 @@ export async function resolveReplayRange(
   return { fromBlock, toBlock };
 }
 
-/** The range's events that are still canonical (not taken back by a reorg), in seq order, a page at a time. */
+/** Matching events one replay queues at most (`webhooks.replay_max_events`): past it, it stops at a block boundary and says where to go on. */
+export const defaultReplayMaxEvents = 10_000;
+/** Chain events read (and matched) per page (`webhooks.replay_page_events`): what a replay holds in memory at once. */
+export const defaultReplayPageEvents = 1000;
+
+/**
+ * The range's events that are still canonical (not taken back by a reorg), in chain order (block,
+ * then seq), a page of at most `pageSize` at a time: a keyset over (block_number, seq), so no page
+ * costs more than the one before it and nothing is held between pages.
+ */
 export async function* readReplayEvents(
   db: Kysely<Tables>,
   network: string,
   range: { fromBlock: number; toBlock: number },
+  pageSize = defaultReplayPageEvents,
 ): AsyncGenerator<ChainEvent[]> {
-  let afterSeq = '0';
+  let after = { block: range.fromBlock, seq: '0' };
   for (;;) {
     const { rows } = await sql<ChainEventRow>`
       select e.* from chain_events e
       where e.network = ${network}
         and e.block_number between ${range.fromBlock} and ${range.toBlock}
+        and (e.block_number, e.seq) > (${after.block}, ${after.seq})
         and not e.removed
-        and e.seq > ${afterSeq}
         and not exists (select 1 from chain_events r where r.removes_seq = e.seq)
-      order by e.seq
+      order by e.block_number, e.seq
       limit ${pageSize}`.execute(db);
     if (rows.length === 0) return;
     const events = rows.map(toChainEvent);
     yield events;
-    afterSeq = events[events.length - 1]!.seq;
+    const last = events[events.length - 1]!;
+    after = { block: last.blockNumber, seq: last.seq };
     if (rows.length < pageSize) return;
   }
+}
+
+export interface ReplayOutcome {
+  /** Events queued. */
+  readonly queued: number;
+  /** The first block whose events were not queued because the cap was reached; undefined when the whole range was. */
+  readonly nextFromBlock?: number;
+}
+
+/**
+ * Streams a replay: each page's matching events are written in a transaction of their own, so memory
+ * and transactions stay bounded whatever the range. At most `maxEvents` are queued, whole blocks
+ * only: the replay stops before the block that would pass the cap (the first block with matches is
+ * always queued whole, however many, so every call gets on).
+ */
+export async function streamReplay<Match extends { readonly event: ChainEvent }>(options: {
+  readonly pages: AsyncIterable<ChainEvent[]>;
+  readonly match: (event: ChainEvent) => Match | undefined;
+  readonly write: (matches: readonly Match[]) => Promise<void>;
+  readonly maxEvents: number;
+}): Promise<ReplayOutcome> {
+  let queued = 0;
+  let firstBlock: number | undefined;
+  // A page may end inside a block: the block's rest, on the next page, is queued whatever the cap.
+  let lastBlock: number | undefined;
+  for await (const page of options.pages) {
+    const matches = page.flatMap((event) => options.match(event) ?? []);
+    if (matches.length === 0) continue;
+    firstBlock ??= matches[0]!.event.blockNumber;
+    const room = options.maxEvents - queued;
+    const firstOut = matches.length > room ? matches[Math.max(room, 0)]!.event.blockNumber : undefined;
+    const begun = (block: number) => block === firstBlock || block === lastBlock;
+    // Matches come in block order, so this keeps a prefix of them.
+    const taken =
+      firstOut === undefined ? matches : matches.filter(({ event }) => event.blockNumber < firstOut || begun(event.blockNumber));
+    if (taken.length > 0) {
+      await options.write(taken);
+      lastBlock = taken[taken.length - 1]!.event.blockNumber;
+    }
+    queued += taken.length;
+    if (taken.length < matches.length) return { queued, nextFromBlock: matches[taken.length]!.event.blockNumber };
+  }
+  return { queued };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { invalidRequest } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { pageWindow } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
@@ -32,6 +33,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     '/v1/webhooks',
     {
       config: cu('webhooks.create'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a webhook (the signing secret is shown only here)',
         tags,
@@ -82,6 +84,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     '/v1/webhooks/:id',
     {
       config: cu('webhooks.update'),
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Update url, config, or status (active or paused); resuming delivers the backlog in order',
         tags,
@@ -185,7 +188,16 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
         params: WebhookIdParams,
         body: ReplayBody,
         response: {
-          202: Type.Object({ id: Type.String(), from_block: Type.Integer(), to_block: Type.Integer(), queued: Type.Integer() }),
+          202: Type.Object({
+            id: Type.String(),
+            from_block: Type.Integer(),
+            to_block: Type.Integer(),
+            queued: Type.Integer(),
+            complete: Type.Boolean({ description: 'false: the replay cap was reached; replay again from next_from_block' }),
+            next_from_block: Type.Union([Type.Integer(), Type.Null()], {
+              description: 'The first block not queued (null when complete): send it as from_block, with the same to_block',
+            }),
+          }),
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },

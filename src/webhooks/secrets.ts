@@ -11,31 +11,44 @@ export function generateSigningSecret(): string {
  * Encrypts and decrypts webhook signing secrets at rest (AES-256-GCM). The key is the
  * `encryption_key` setting (`BLOCKYARD_ENCRYPTION_KEY`), else one generated once into
  * `<data dir>/encryption-key` (mode 0600): every process that delivers webhooks needs the same key.
+ *
+ * `v2.` ciphertexts are bound to their webhook's id (GCM associated data), so one copied onto another
+ * webhook's row does not open there. `v1.` ones (written before the binding) still open, for any id;
+ * the delivery worker rewrites them as `v2.` when it first reads them.
  */
 export interface SecretBox {
-  seal(plain: string): string;
-  open(sealed: string): string;
+  seal(plain: string, webhookId: string): string;
+  open(sealed: string, webhookId: string): string;
 }
+
+/** Sealed before secrets were bound to their webhook: opens without an id check (rewrite it). */
+export function isUnboundSecret(sealed: string): boolean {
+  return sealed.startsWith('v1.');
+}
+
+const associatedData = (webhookId: string) => Buffer.from(`blockyard webhook secret:${webhookId}`, 'utf8');
 
 export function createSecretBox(config: { encryptionKey?: string; dataDir: string }): SecretBox {
   const key = Buffer.from(config.encryptionKey ?? storedKey(config.dataDir), 'hex');
   return {
-    seal(plain) {
+    seal(plain, webhookId) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(associatedData(webhookId));
       const encrypted = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return `v1.${iv.toString('base64')}.${cipher.getAuthTag().toString('base64')}.${encrypted.toString('base64')}`;
+      return `v2.${iv.toString('base64')}.${cipher.getAuthTag().toString('base64')}.${encrypted.toString('base64')}`;
     },
-    open(sealed) {
+    open(sealed, webhookId) {
       const [version, iv, tag, data] = sealed.split('.');
-      if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+      if ((version !== 'v1' && version !== 'v2') || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      if (version === 'v2') decipher.setAAD(associatedData(webhookId));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       try {
         return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
       } catch (error) {
         throw new Error(
-          'a webhook signing secret cannot be decrypted: this process has another encryption key than the one that stored it (set BLOCKYARD_ENCRYPTION_KEY to the same value in every process)',
+          `the signing secret of webhook ${webhookId} cannot be decrypted: it was stored for another webhook (copied between rows), or this process has another encryption key than the one that stored it (set BLOCKYARD_ENCRYPTION_KEY to the same value in every process)`,
           { cause: error },
         );
       }

@@ -12,7 +12,7 @@ import { compileMatcher, type MatchedEvent, matchPendingTransaction } from './ma
 import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { PayloadFormat } from './payloads.ts';
-import { type ReplayRequest, readReplayEvents, resolveReplayRange } from './replay.ts';
+import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
 import { sampleChainEvent, samplePendingTransaction } from './sample-event.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
 import { assertWebhookUrl, type Mode } from './url-policy.ts';
@@ -60,6 +60,8 @@ export function createWebhookService(deps: {
   enricher: Enricher;
   /** Something was queued in this process (its workers look at once). */
   queued: () => void;
+  /** Replay's cap and page size (`webhooks.replay_max_events`, `webhooks.replay_page_events`). */
+  replay?: { maxEvents: number; pageEvents: number };
 }) {
   const { db, chains, secrets, mode } = deps;
 
@@ -112,10 +114,11 @@ export function createWebhookService(deps: {
         .selectFrom('chain_events')
         .select((eb) => eb.fn.max('seq').as('seq'))
         .executeTakeFirst();
+      const id = newWebhookId();
       const row = await db
         .insertInto('webhooks')
         .values({
-          id: newWebhookId(),
+          id,
           account_id: principal.accountId,
           url,
           chain: network.config.chain,
@@ -124,7 +127,7 @@ export function createWebhookService(deps: {
           config: JSON.stringify(config),
           payload_format: input.payload_format ?? 'snake_case',
           status: 'active',
-          secret_ciphertext: secrets.seal(secret),
+          secret_ciphertext: secrets.seal(secret, id),
           start_seq: newest?.seq ? String(newest.seq) : '0',
         })
         .returningAll()
@@ -186,7 +189,7 @@ export function createWebhookService(deps: {
       const updated = await db
         .updateTable('webhooks')
         .set({
-          secret_ciphertext: secrets.seal(secret),
+          secret_ciphertext: secrets.seal(secret, id),
           previous_secret_ciphertext: row.secret_ciphertext,
           previous_secret_expires_at: expires,
           updated_at: new Date(),
@@ -272,7 +275,10 @@ export function createWebhookService(deps: {
       return { delivery_id: newId, event_id: original.event_id };
     },
 
-    /** Every event of the range that the webhook's filter matches, queued again in chain order with the same ids. */
+    /**
+     * Every event of the range that the webhook's filter matches, queued again in chain order with the
+     * same ids, a page at a time; past the replay cap it stops at a block boundary and says where to go on.
+     */
     async replay(principal: Principal, id: string, request: ReplayRequest) {
       const row = await owned(principal, id);
       const type = eventTypeOf(row.event_type);
@@ -280,37 +286,41 @@ export function createWebhookService(deps: {
         throw invalidRequest('id', 'pending transactions are not kept: a pending_transaction webhook cannot be replayed');
       const range = await resolveReplayRange(db, row.network, request);
       const matcher = compileMatcher(type, row.config as WebhookConfig, facts(row));
-      const matched: { event: ChainEvent; match: MatchedEvent }[] = [];
-      for await (const page of readReplayEvents(db, row.network, range)) {
-        for (const event of page) {
-          const match = matcher(event);
-          if (match) matched.push({ event, match });
-        }
-      }
       const confirmations = (row.config as WebhookConfig).confirmations ?? 0;
-      const { eventIds } = await db.transaction().execute(async (trx) => {
-        // Already recorded events keep their data (the payload they were first sent with).
-        const outbox: OutboxEvent[] = [];
-        for (const { event, match } of matched) {
-          const data = { ...match.data };
-          if (match.nft) data.metadata = null;
-          outbox.push({
-            webhookId: id,
-            accountId: row.account_id,
-            network: row.network,
-            sourceKey: event.seq,
-            chainSeq: event.seq,
-            type,
-            blockNumber: event.blockNumber,
-            data,
-            readyBlock: confirmations > 0 ? event.blockNumber + confirmations : null,
-          });
-        }
-        await enrichOutbox(outbox, deps.enricher);
-        return writeOutbox(trx, outbox, 'replay');
+      // Already recorded events keep their data (the payload they were first sent with).
+      const toOutbox = ({ event, match }: { event: ChainEvent; match: MatchedEvent }): OutboxEvent => ({
+        webhookId: id,
+        accountId: row.account_id,
+        network: row.network,
+        sourceKey: event.seq,
+        chainSeq: event.seq,
+        type,
+        blockNumber: event.blockNumber,
+        data: match.nft ? { ...match.data, metadata: null } : { ...match.data },
+        readyBlock: confirmations > 0 ? event.blockNumber + confirmations : null,
       });
-      deps.queued();
-      return { id, from_block: range.fromBlock, to_block: range.toBlock, queued: eventIds.length };
+      const outcome = await streamReplay({
+        pages: readReplayEvents(db, row.network, range, deps.replay?.pageEvents),
+        match: (event) => {
+          const match = matcher(event);
+          return match ? { event, match } : undefined;
+        },
+        write: async (matches) => {
+          const outbox = matches.map(toOutbox);
+          await enrichOutbox(outbox, deps.enricher);
+          await db.transaction().execute((trx) => writeOutbox(trx, outbox, 'replay'));
+          deps.queued();
+        },
+        maxEvents: deps.replay?.maxEvents ?? defaultReplayMaxEvents,
+      });
+      return {
+        id,
+        from_block: range.fromBlock,
+        to_block: range.toBlock,
+        queued: outcome.queued,
+        complete: outcome.nextFromBlock === undefined,
+        next_from_block: outcome.nextFromBlock ?? null,
+      };
     },
   };
 }

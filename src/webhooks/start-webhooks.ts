@@ -11,6 +11,7 @@ import { startPendingFeed } from './pending-feed.ts';
 import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';
 import { createWebhookCache } from './webhook-cache.ts';
+import { bindAllUnboundSecrets } from './webhook-secrets.ts';
 
 /** Webhooks one process serves at once (each holds a database connection while its batch is sent). */
 const workerSlots = 8;
@@ -41,6 +42,9 @@ export async function startWebhookRole(deps: {
   const { config, logger } = ctx;
   const database = await openDatabase({ url: deps.databaseUrl, maxConnections: workerSlots + 3 });
   const db = database.db;
+  void bindAllUnboundSecrets(db, deps.secrets, logger).catch((error: unknown) =>
+    logger.warn({ err: error }, 'could not bind the stored webhook signing secrets to their webhooks'),
+  );
   const networks = chains.list().filter((network) => network.config.kind === 'evm');
   const factsOf = (name: string) => {
     const network = networks.find((candidate) => `${candidate.config.chain}/${candidate.config.network}` === name);

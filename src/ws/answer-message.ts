@@ -2,16 +2,11 @@ import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
 import { computeUnitsFor } from '../limits/compute-units.ts';
+import { costExceedsBudget } from '../limits/decision.ts';
 import type { LimitDecision, RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import {
-  type CheckedCall,
-  type JsonRpcCall,
-  jsonRpcErrorCodes,
-  type ParsedRpcBody,
-  parseRpcBody,
-  rpcErrorText,
-} from '../rpc/jsonrpc.ts';
+import { type CheckedCall, type JsonRpcCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from '../rpc/jsonrpc.ts';
+import { parseRpcBody } from '../rpc/parse-call.ts';
 import { forwardRpcRequest, planRpcRequest } from '../rpc/proxy.ts';
 
 export interface AnswerDeps {
@@ -27,8 +22,9 @@ const localMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
 /**
  * The answer to one client message (a call or a batch), as JSON text. Other methods take the HTTP
- * proxy's path (scopes, method policy, upstream); the message is charged as one request with the sum
- * of its calls' compute units, and a message over a limit gets -32005 for each call, not a close.
+ * proxy's path (shape check, scopes, method policy, a rebuilt call upstream); the message is charged as
+ * one request with the sum of its calls' compute units, and a message over a limit gets -32005 for each
+ * call, not a close (-32600 when it costs more than the per-second budget: it could never pass).
  */
 export async function answerMessage(deps: AnswerDeps, text: string): Promise<string> {
   try {
@@ -51,12 +47,13 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
   for (const checked of calls)
     if (checked.ok && isLocal(checked)) computeUnits += computeUnitsFor(checked.call.method, checked.call.params);
 
-  const decision = await deps.limiter.consume(deps.principal.accountId, deps.principal.limits, computeUnits);
-  if (!decision.allowed) {
-    deps.metrics.rateLimited.inc({ limit: decision.exceeded ?? 'rps' });
-    const refused = calls.map((checked) =>
-      rpcErrorText(checked.ok ? checked.call.id : checked.id, limitError(decision, computeUnits)),
-    );
+  // A message that costs more than the per-second budget can never pass: counted as 0 CU, refused as invalid.
+  const overBudget = costExceedsBudget(computeUnits, deps.principal.limits);
+  const decision = await deps.limiter.consume(deps.principal.accountId, deps.principal.limits, overBudget ? 0 : computeUnits);
+  if (!decision.allowed || overBudget) {
+    if (!decision.allowed) deps.metrics.rateLimited.inc({ limit: decision.exceeded ?? 'rps' });
+    const error = decision.allowed ? overBudgetError(computeUnits, deps.principal.limits.cups!) : limitError(decision);
+    const refused = calls.map((checked) => rpcErrorText(checked.ok ? checked.call.id : checked.id, error));
     return parsed.batch ? `[${refused.join(',')}]` : refused[0]!;
   }
 
@@ -66,8 +63,7 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
       if (isLocal(checked)) return undefined;
       const planned = plan.calls[next++]!;
       if (!planned.ok) return rpcErrorText(planned.id, planned.error);
-      const body = parsed.batch ? JSON.stringify(planned.call) : text;
-      return forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 }, body);
+      return forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 });
     }),
   );
   // Local calls last, synchronously before the answer goes out: a new subscription's first item
@@ -81,11 +77,16 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
 
 const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
 
-function limitError(decision: LimitDecision, computeUnits: number) {
+function limitError(decision: LimitDecision) {
   const exceeded = decision.exceeded ?? 'rps';
   const retryAfterS = decision.retryAfterS ?? 1;
-  const message = decision.costExceedsLimit
-    ? `this message costs ${computeUnits} compute units, more than the plan allows per second (${decision.cups.limit}); split it`
-    : `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfterS} s`;
+  const message = `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfterS} s`;
   return { code: jsonRpcErrorCodes.limit_exceeded, message, data: { limit: exceeded, retry_after_s: retryAfterS } };
+}
+
+function overBudgetError(computeUnits: number, budget: number) {
+  return {
+    code: jsonRpcErrorCodes.invalid_request,
+    message: `Invalid request: this message costs ${computeUnits} compute units, more than the ${budget} the plan allows per second, so it can never pass; split it into smaller messages`,
+  };
 }

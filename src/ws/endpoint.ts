@@ -3,17 +3,21 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
+import type { LimitsConfig } from '../config/schema.ts';
 import type { Context } from '../core/context.ts';
 import { AppError, errorBody } from '../core/errors.ts';
 import { toAppError } from '../http/error-handler.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
+import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
 import { createWsMetrics } from './metrics.ts';
 import { type Session, type SessionLimits, startSession } from './session.ts';
 
 export interface WsEndpointOptions extends Partial<SessionLimits> {
+  /** Open connections per account and per client address (default 1,000 each). */
+  connectionCaps?: Partial<WsConnectionCaps>;
   /** Largest client message; a larger frame closes the connection with 1009. */
   maxPayloadBytes?: number;
   /** Client pings; a client that has not answered the previous ping by the next is terminated. */
@@ -32,6 +36,17 @@ const defaultMaxPayloadBytes = 1024 * 1024;
 const defaultMaxBufferedBytes = 1024 * 1024;
 const defaultMaxSubscriptions = 100;
 const defaultPingIntervalMs = 30_000;
+const defaultConnectionCaps: WsConnectionCaps = { perAccount: 1_000, perAddress: 1_000 };
+
+/** The endpoint's options from the `limits:` settings. */
+export function wsLimits(limits: LimitsConfig): WsEndpointOptions {
+  return {
+    maxPayloadBytes: limits.wsMaxMessageBytes,
+    maxBufferedBytes: limits.wsMaxBufferedBytes,
+    maxSubscriptions: limits.wsMaxSubscriptionsPerConnection,
+    connectionCaps: { perAccount: limits.wsMaxConnectionsPerAccount, perAddress: limits.wsMaxConnectionsPerIp },
+  };
+}
 const drainGraceMs = 2_000;
 /** Blocks the upstream feed may trail the pool's best head (twice in a row) before it moves to another upstream. */
 const lagBlocks = 3;
@@ -63,6 +78,7 @@ export function createWsEndpoint(deps: {
     maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes,
     perMessageDeflate: false,
   });
+  const connectionCaps = createWsConnectionCaps({ ...defaultConnectionCaps, ...options.connectionCaps });
   const sessions = new Map<WebSocket, Session>();
   const feeds = new Map<Network, HeadFeed>();
   let closing = false;
@@ -91,9 +107,24 @@ export function createWsEndpoint(deps: {
     // A client that resets during the checks must not take the process down.
     socket.on('error', () => {});
     if (closing) return refuse(socket, shuttingDown());
+    const address = request.socket.remoteAddress ?? 'unknown';
+    try {
+      connectionCaps.checkAddress(address);
+    } catch (error) {
+      return refuse(socket, error as AppError);
+    }
     authorizeUpgrade({ ...deps, metrics }, request).then(
       ({ principal, network }) => {
         if (closing) return refuse(socket, shuttingDown());
+        let release: () => void;
+        try {
+          release = connectionCaps.admit(address, principal.accountId);
+        } catch (error) {
+          return refuse(socket, error as AppError);
+        }
+        // A client gone during the checks has closed already: its slot is not kept.
+        if (socket.destroyed) return release();
+        socket.once('close', release);
         wss.handleUpgrade(request, socket, head, (ws) => {
           const session = startSession({
             ws,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyMethodRule, renderScopeTable, type ScopedDocument } from '../../scripts/scope-table.ts';
 import { scopes } from '../../src/auth/scopes.ts';
-import { bundlerMethodScopes } from '../../src/bundler/routes.ts';
+import { bundlerMethodScopes } from '../../src/bundler/bundler-calls.ts';
 import type { Operation } from '../fuzz/support/operations.ts';
 import { type Matrix, namesAccountResource, pathFor, startMatrix } from './support/matrix-fixtures.ts';
 
@@ -25,7 +25,7 @@ const jsonRpcProbes: Record<string, { method: string; allowed: (scope: string) =
 };
 
 /** Routes of docs/dashboard-api.md a visitor reaches without a session (signing in, signing up, resetting). */
-const sessionless = /^POST \/dashboard\/api\/(session|signup|password-reset|password-reset\/confirm)$/;
+const sessionless = /^POST \/dashboard\/api\/(session|signup|signup\/verify|password-reset|password-reset\/confirm)$/;
 
 describe('authorization matrix, from the OpenAPI document', () => {
   let m: Matrix;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
-import { createKey, createWebhook, signUp } from './flow-steps.ts';
+import { createKey, createWebhook, followVerificationMail, signUp } from './flow-steps.ts';
 
 const flow = (name: string, body: () => Promise<void>) => it(name, body, 90_000);
 
@@ -44,7 +44,7 @@ describe('dashboard flows against the real back end', () => {
 
   flow('sign up, create a key, call /v1/rpc with it, and see the calls on the usage page', async () => {
     const { page } = browser;
-    await signUp(page, 'first@example.com');
+    await signUp(page, service, 'first@example.com');
     const key = await createKey(page, 'e2e');
     expect(key).toMatch(/^svc_test_/);
     for (let index = 0; index < 3; index++) {
@@ -133,6 +133,31 @@ describe('dashboard flows against the real back end', () => {
     expect(webhookAfter).toMatchObject({ ...webhookFields, status: 'active' });
     const policyAfter = await (await asOther('GET', `/v1/gas/policies/${policyBefore.id}`)).json();
     expect(policyAfter).toEqual(policyBefore);
+  });
+
+  flow('invitation: the invitee joins only through the link mailed to the invited address', async () => {
+    const { page } = browser;
+    const created = await page.evaluate(async () => {
+      const session = (await (await fetch('/dashboard/api/session')).json()) as { csrf_token: string; account: { id: string } };
+      const answer = await fetch('/dashboard/api/invitations', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token },
+        body: JSON.stringify({ email: 'invitee@example.com', role: 'member' }),
+      });
+      return { status: answer.status, link: ((await answer.json()) as { link: string }).link, account: session.account.id };
+    });
+    expect(created.status).toBe(201);
+    await page.context().clearCookies();
+    await page.goto(new URL(created.link).pathname + new URL(created.link).search);
+    await page.getByRole('heading', { name: 'Join the account' }).waitFor();
+    await page.getByLabel('Email').fill('invitee@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('the invitees password');
+    await page.getByRole('button', { name: 'Create account and join' }).click();
+    await page.getByText('Check your email.').waitFor();
+    await screenshot(page, 'e2e-invite-check-your-email');
+    await followVerificationMail(page, service, 'invitee@example.com');
+    const session = (await page.evaluate(async () => (await fetch('/dashboard/api/session')).json())) as { account: unknown };
+    expect(session.account).toMatchObject({ id: created.account, role: 'member' });
   });
 
   flow('reported no console errors', async () => {

@@ -100,6 +100,7 @@ describe('dashboard pages in a browser', () => {
       ['/forgot-password', 'Reset your password', 'forgot-password'],
       ['/reset-password?token=abc', 'Choose a new password', 'reset-password'],
       ['/invite?token=inv_tok_1', 'Join the account', 'invite-sign-up'],
+      ['/verify-email?token=abc', 'Confirm your email', 'verify-email'],
     ] as const) {
       await page.goto(path);
       await page.getByRole('heading', { name: heading }).waitFor();
@@ -115,6 +116,19 @@ describe('dashboard pages in a browser', () => {
     const field = page.locator('.field', { has: page.getByLabel('Password', { exact: true }) });
     await expect(field.locator('.field-error').textContent()).resolves.toBe('Must NOT have fewer than 10 characters');
     await expect(page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    // A good one: the page says to check the mail (nothing is signed in yet) ...
+    await page.getByLabel('Password', { exact: true }).fill('a long enough password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain(
+      'Check your email. We sent a link to new@example.com',
+    );
+    await screenshot(page, 'sign-up-check-your-email');
+    await expectAccessible(page, 'sign-up-check-your-email');
+    // ... and the mailed link's page confirms it, signed in, on the keys page.
+    await page.goto('/verify-email?token=tok_from_the_mail');
+    await page.getByRole('button', { name: 'Confirm my email' }).click();
+    await page.waitForURL(/\/keys$/);
+    expect(api.requests.filter((r) => r.path === '/signup/verify').map((r) => r.body)).toEqual([{ token: 'tok_from_the_mail' }]);
     await page.unrouteAll();
   });
 

@@ -40,7 +40,7 @@ describe('a failing webhook receiver in the delivery log', () => {
 
   it("shows each attempt of a block's delivery with the receiver's 503, then the delivery failed and the webhook paused", async () => {
     const { page } = browser;
-    await signUp(page, 'failing@example.com');
+    await signUp(page, chain.service, 'failing@example.com');
     await createWebhook(page, receiverUrl, 'new_block');
     await chain.anvilRpc('evm_mine');
     await chain.synced();

@@ -1,5 +1,5 @@
-// The sweep of expired dashboard rows: sessions and one-time tokens past their expiry and old sign-in
-// failures go; live ones stay and keep working.
+// The sweep of expired dashboard rows: sessions, one-time tokens and email verifications past their
+// expiry, old sign-in failures and mail requests go; live ones stay and keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signedUpClient } from './support.ts';
@@ -12,7 +12,7 @@ describe('expired dashboard rows', () => {
   afterAll(() => t?.stop());
 
   it('deletes expired sessions, tokens and old sign-in failures, and keeps live ones', async () => {
-    const { client, session } = await signedUpClient(t.url, 'sweep@example.com');
+    const { client, session } = await signedUpClient(t, 'sweep@example.com');
     const db = t.database.db;
     const userId = session.user.id as string;
     const hour = 60 * 60 * 1000;
@@ -37,7 +37,22 @@ describe('expired dashboard rows', () => {
       ])
       .execute();
 
-    expect(await t.service.expiredRows!.sweepNow()).toEqual({ sessions: 1, tokens: 1, signInFailures: 1 });
+    await db
+      .insertInto('email_verifications')
+      .values({ token_hash: 'expired-verification', purpose: 'signup', email: 'late@example.com', expires_at: past })
+      .execute();
+    await db
+      .insertInto('mail_requests')
+      .values({ action: 'signup', email: 'late@example.com', ip: '127.0.0.9', requested_at: new Date(Date.now() - 2 * hour) })
+      .execute();
+
+    expect(await t.service.expiredRows!.sweepNow()).toEqual({
+      sessions: 1,
+      tokens: 1,
+      signInFailures: 1,
+      verifications: 1,
+      mailRequests: 1,
+    });
 
     const sessions = await db.selectFrom('sessions').select('token_hash').where('user_id', '=', userId).execute();
     expect(sessions.map((row) => row.token_hash)).not.toContain('expired-session');
@@ -47,6 +62,15 @@ describe('expired dashboard rows', () => {
     expect(await db.selectFrom('sign_in_failures').select('failed_at').execute()).toHaveLength(1);
     // The live session still signs its requests in.
     expect((await client.api('GET', '/session')).status).toBe(200);
-    expect(await t.service.expiredRows!.sweepNow()).toEqual({ sessions: 0, tokens: 0, signInFailures: 0 });
+    expect(await t.service.expiredRows!.sweepNow()).toEqual({
+      sessions: 0,
+      tokens: 0,
+      signInFailures: 0,
+      verifications: 0,
+      mailRequests: 0,
+    });
+    // The sign-up's own (used, live) verification and its mail request stay.
+    expect(await db.selectFrom('email_verifications').select('email').execute()).toEqual([{ email: 'sweep@example.com' }]);
+    expect(await db.selectFrom('mail_requests').select('email').execute()).toEqual([{ email: 'sweep@example.com' }]);
   });
 });

@@ -298,15 +298,21 @@ export async function mockDashboardApi(page: Page, options: { signedIn?: boolean
       failures.delete(`${method} ${path}`);
       return error(route, failure.status, failure.code, failure.message);
     }
-    const open = ['POST /session', 'POST /signup', 'POST /password-reset', 'POST /password-reset/confirm'].includes(
-      `${method} ${path}`,
-    );
+    const open = [
+      'POST /session',
+      'POST /signup',
+      'POST /signup/verify',
+      'POST /password-reset',
+      'POST /password-reset/confirm',
+    ].includes(`${method} ${path}`);
     if (method !== 'GET' && !open && request.headers()['x-csrf-token'] !== csrfToken) {
       return error(route, 403, 'forbidden', 'CSRF token missing or wrong');
     }
-    if (method === 'POST' && (path === '/session' || path === '/signup')) {
+    // Sign-up mails a link; the link's page confirms it, which signs in.
+    if (method === 'POST' && path === '/signup') return json(route, 202, { email: String(body.email).toLowerCase() });
+    if (method === 'POST' && (path === '/session' || path === '/signup/verify')) {
       signedIn = true;
-      return json(route, path === '/signup' ? 201 : 200, session);
+      return json(route, 200, session);
     }
     if (!signedIn) return error(route, 401, 'unauthorized', 'sign in first');
     const key = `${method} ${path}`;

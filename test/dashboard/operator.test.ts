@@ -59,7 +59,7 @@ describe('dashboard operator view, admin users and the development sign-in link'
 
   it('lets an operator use the admin routes on a session (with CSRF), and refuses everyone else with 403', async () => {
     const operator = await devClient();
-    const { client: customer, session } = await signedUpClient(t.url, 'customer@example.com');
+    const { client: customer, session } = await signedUpClient(t, 'customer@example.com');
 
     const accounts = await operator.api('GET', '/admin/accounts?limit=100');
     expect(accounts.status).toBe(200);
@@ -107,7 +107,7 @@ describe('dashboard operator view, admin users and the development sign-in link'
   });
 
   it('makes operators with the admin API; the session gets the admin view at once', async () => {
-    const { client } = await signedUpClient(t.url, 'newop@example.com');
+    const { client } = await signedUpClient(t, 'newop@example.com');
     expect((await client.api('GET', '/admin/accounts')).status).toBe(403);
     const made = await t.admin('POST', '/admin/users', { email: 'NewOp@example.com', operator: true });
     expect(made.status).toBe(200);

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent, type Headers, fetch as undiciFetch } from 'undici';
 
 export interface DashboardAnswer {
   status: number;
@@ -16,11 +17,13 @@ export interface CallOptions {
 
 /**
  * A browser-like client of the dashboard API over real HTTP: it keeps the session cookie the server
- * sets, and the CSRF token of the last `Session` answer.
+ * sets, and the CSRF token of the last `Session` answer. `from` is the loopback address it connects
+ * from (e.g. `127.0.0.2`): the client address the service sees, for the per-address limits.
  */
-export function dashboardClient(baseUrl: string) {
+export function dashboardClient(baseUrl: string, options: { from?: string } = {}) {
   let cookie: string | undefined;
   let csrfToken: string | undefined;
+  const dispatcher = options.from ? new Agent({ localAddress: options.from }) : undefined;
 
   function keepCookie(headers: Headers) {
     for (const line of headers.getSetCookie()) {
@@ -37,12 +40,13 @@ export function dashboardClient(baseUrl: string) {
       ...(typeof csrf === 'string' ? { 'x-csrf-token': csrf } : csrf && csrfToken ? { 'x-csrf-token': csrfToken } : {}),
       ...options.headers,
     };
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await undiciFetch(`${baseUrl}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       redirect: 'manual',
       signal: AbortSignal.timeout(10_000),
+      dispatcher,
     });
     keepCookie(response.headers);
     const text = await response.text();
@@ -69,12 +73,47 @@ export function dashboardClient(baseUrl: string) {
 
 export type DashboardClient = ReturnType<typeof dashboardClient>;
 
-/** A new client signed up with a new account (open sign-up). */
-export async function signedUpClient(baseUrl: string, email: string, password = 'correct horse battery') {
-  const client = dashboardClient(baseUrl);
-  const answer = await client.api('POST', '/signup', { email, password, account_name: `${email}'s account` });
-  if (answer.status !== 201) throw new Error(`sign-up failed: ${answer.status} ${JSON.stringify(answer.body)}`);
-  return { client, session: answer.body };
+/** Where a test service writes its mails (no SMTP server configured). */
+export interface MailingService {
+  url: string;
+  dataDir: string;
+}
+
+const readLinks = new Set<string>();
+
+/**
+ * The token of the newest verification link mailed to `email` that no earlier call returned (the
+ * sign-up's, or an invitation acceptance's), from the service's .eml outbox.
+ */
+export async function mailedVerificationToken(service: MailingService, email: string, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = await waitForMail(join(service.dataDir, 'outbox'), `To: ${email.toLowerCase()}`, deadline - Date.now(), (mail) =>
+      [...mail.matchAll(/\/verify-email\?token=(\w+)/g)].some((match) => !readLinks.has(match[1]!)),
+    );
+    const token = [...text.matchAll(/\/verify-email\?token=(\w+)/g)].map((match) => match[1]!).find((t) => !readLinks.has(t));
+    if (token) {
+      readLinks.add(token);
+      return token;
+    }
+  }
+  throw new Error(`no new verification link mailed to ${email}`);
+}
+
+/** A new client signed up with a new account (open sign-up), through the mailed verification link. */
+export async function signedUpClient(
+  service: MailingService,
+  email: string,
+  password = 'correct horse battery',
+  body: Record<string, unknown> = { account_name: `${email}'s account` },
+) {
+  const client = dashboardClient(service.url);
+  const answer = await client.api('POST', '/signup', { email, password, ...body });
+  if (answer.status !== 202) throw new Error(`sign-up failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  const token = await mailedVerificationToken(service, email);
+  const verified = await client.api('POST', '/signup/verify', { token });
+  if (verified.status !== 200) throw new Error(`verification failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+  return { client, session: verified.body };
 }
 
 /** The text of a quoted-printable message, as a mail client shows it. */
@@ -84,8 +123,13 @@ function decodeQuotedPrintable(text: string): string {
     .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
-/** Waits for an .eml in the outbox whose text contains `needle`, and returns the text (decoded). */
-export async function waitForMail(outboxDir: string, needle: string, timeoutMs = 5000): Promise<string> {
+/** Waits for an .eml in the outbox whose text contains `needle` (and passes `accept`), and returns the text (decoded). */
+export async function waitForMail(
+  outboxDir: string,
+  needle: string,
+  timeoutMs = 5000,
+  accept: (text: string) => boolean = () => true,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     let names: string[] = [];
@@ -94,7 +138,7 @@ export async function waitForMail(outboxDir: string, needle: string, timeoutMs =
     } catch {}
     for (const name of names) {
       const text = decodeQuotedPrintable(readFileSync(join(outboxDir, name), 'utf8'));
-      if (text.includes(needle)) return text;
+      if (text.includes(needle) && accept(text)) return text;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -23,8 +23,8 @@ describe('the /v1 routes on a dashboard session', () => {
   beforeAll(async () => {
     t = await startTestService();
     await installErc4337Contracts(t.anvil.url);
-    alice = (await signedUpClient(t.url, 'alice@example.com')).client;
-    mallory = (await signedUpClient(t.url, 'mallory@example.com')).client;
+    alice = (await signedUpClient(t, 'alice@example.com')).client;
+    mallory = (await signedUpClient(t, 'mallory@example.com')).client;
   }, 120_000);
   afterAll(() => t?.stop());
 

@@ -145,13 +145,27 @@ describe('authentication and authorization', () => {
     it('creates accounts with plan limits and overrides', async () => {
       const free = await t.admin('POST', '/admin/accounts', { name: 'f', plan: 'free' });
       expect(free.status).toBe(201);
-      expect(free.body.limits).toEqual({ rps: 10, rpd: 100000, cups: 200, webhook_deliveries_per_day: 1000 });
+      expect(free.body.limits).toEqual({
+        rps: 10,
+        rpd: 100000,
+        cups: 200,
+        webhook_deliveries_per_day: 1000,
+        sponsorship_usd_per_day: '10',
+        sponsorship_usd_total: '100',
+      });
       const enterprise = await t.admin('POST', '/admin/accounts', {
         name: 'e',
         plan: 'enterprise',
         limits: { rps: 500, cups: null },
       });
-      expect(enterprise.body.limits).toEqual({ rps: 500, rpd: null, cups: null, webhook_deliveries_per_day: null });
+      expect(enterprise.body.limits).toEqual({
+        rps: 500,
+        rpd: null,
+        cups: null,
+        webhook_deliveries_per_day: null,
+        sponsorship_usd_per_day: null,
+        sponsorship_usd_total: null,
+      });
       expect(enterprise.body.id).toMatch(/^acc_/);
     });
   });

@@ -91,8 +91,12 @@ describe('rate limits over HTTP (in-memory counters)', () => {
     const { key } = await t.createKey({ plan: 'enterprise', limits: { cups: 30 } });
     const batch = Array.from({ length: 40 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_blockNumber', params: [] }));
     const refused = await t.rpc(key, batch);
-    expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/costs 40 compute units/);
+    // It can never pass: a 400 naming the cost and the budget, not a 429 a client would retry forever.
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /'batch'.*costs 40 compute units, more than the 30/,
+    );
   });
 
   it('enterprise accounts without limits are not limited, and send no per-second headers', async () => {

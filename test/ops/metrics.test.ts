@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { adminTokenForTests, startTestService, type TestService } from '../support/service.ts';
 
 /** A loopback port with nothing listening on it: an upstream that is down. */
 async function closedPort(): Promise<number> {
@@ -69,5 +73,47 @@ describe('/metrics', () => {
     expect(report.status).toBe('unavailable');
     expect(report.checks.database).toBe('ok');
     expect(report.checks['chain ethereum/sepolia']).toMatch(/^error/);
+  });
+
+  it('with metrics_require_admin_token, /metrics answers 401 in the spec shape without the admin token; /healthz stays open', async () => {
+    const guarded = await startTestService({ sharing: t, settings: { metrics_require_admin_token: true } });
+    try {
+      const withoutToken: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer not-the-admin-token' },
+        { authorization: adminTokenForTests },
+      ];
+      for (const headers of withoutToken) {
+        const refused = await fetch(`${guarded.url}/metrics`, { headers, signal: AbortSignal.timeout(10_000) });
+        expect(refused.status).toBe(401);
+        const body = (await refused.json()) as { error: { code: string; message: string; status: number } };
+        expect(body.error).toMatchObject({ code: 'unauthorized', status: 401 });
+        expect(body.error.message).toMatch(/admin token/);
+      }
+      const allowed = await fetch(`${guarded.url}/metrics`, {
+        headers: { authorization: `Bearer ${adminTokenForTests}` },
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain('blockyard_http_requests_total');
+      expect([200, 503]).toContain((await fetch(`${guarded.url}/healthz`)).status);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
+
+describe('metrics_require_admin_token', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'blockyard-metrics-config-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+  const load = (env: Record<string, string>) => loadConfig({ env: { BLOCKYARD_DATA_DIR: cwd, ...env }, cwd });
+
+  it('is on by default in production mode, off in development, and BLOCKYARD_METRICS_REQUIRE_ADMIN_TOKEN sets it', () => {
+    expect(load({}).metricsRequireAdminToken).toBe(false);
+    expect(load({ BLOCKYARD_MODE: 'production' }).metricsRequireAdminToken).toBe(true);
+    expect(load({ BLOCKYARD_MODE: 'production', BLOCKYARD_METRICS_REQUIRE_ADMIN_TOKEN: 'false' }).metricsRequireAdminToken).toBe(
+      false,
+    );
+    expect(load({ BLOCKYARD_METRICS_REQUIRE_ADMIN_TOKEN: 'true' }).metricsRequireAdminToken).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { type Address, createPublicClient, createWalletClient, http, parseAbi, p
 import { entryPoint06Address, entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
+import type { Config } from '../../src/config/schema.ts';
 import { entryPointV06Abi } from '../../src/erc4337/contracts/abis.ts';
 import { create2DeployerAddress, devnetInstaller } from '../../src/erc4337/contracts/create2-deployment.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
@@ -21,7 +22,7 @@ const embeddedChain = {
   embedded: true,
   erc4337: { entryPointV06: entryPoint06Address, entryPointV07: entryPoint07Address },
 } as never;
-const noSponsorSettings = { gas: { depositWarningWei: parseEther('1') } };
+const noSponsorSettings = { gas: { depositWarningWei: parseEther('1') } } as Pick<Config, 'gas'>;
 
 describe('the devnet verifying paymasters', () => {
   let anvil: Devnet;

@@ -37,6 +37,24 @@ const corpus: [string, unknown][] = [
   ['eth_syncing', { jsonrpc: '2.0', id: 20, method: 'eth_syncing', params: [] }],
   // Invalid: each must get exactly the node's error.
   ['unknown method', { jsonrpc: '2.0', id: 30, method: 'eth_noSuchMethod', params: [] }],
+  ['address of the wrong type', { jsonrpc: '2.0', id: 37, method: 'eth_getBalance', params: [1, 'latest'] }],
+  ['address too short', { jsonrpc: '2.0', id: 38, method: 'eth_getBalance', params: ['0x1234', 'latest'] }],
+  ['bad block tag', { jsonrpc: '2.0', id: 39, method: 'eth_getBalance', params: [account, 'yesterday'] }],
+  ['too few params', { jsonrpc: '2.0', id: 40, method: 'eth_getBlockByNumber', params: [] }],
+  ['bad hex data', { jsonrpc: '2.0', id: 41, method: 'eth_call', params: [{ to: contractless, data: '0xzz' }, 'latest'] }],
+  ['unknown transaction raw', { jsonrpc: '2.0', id: 42, method: 'eth_sendRawTransaction', params: ['0x00'] }],
+  ['negative id', { jsonrpc: '2.0', id: -7, method: 'eth_chainId' }],
+  ['empty string id', { jsonrpc: '2.0', id: '', method: 'eth_chainId' }],
+  ['params null', { jsonrpc: '2.0', id: 45, method: 'eth_chainId', params: null }],
+  ['a batch of one', [{ jsonrpc: '2.0', id: 60, method: 'eth_getBlockByNumber', params: ['0x0', true] }]],
+];
+
+/**
+ * Calls Blockyard refuses itself instead of forwarding (src/rpc/parse-call.ts, src/rpc/method-policy.ts):
+ * the same HTTP status, JSON-RPC code and id as anvil's answer, with a message that says what is wrong
+ * where anvil says only "Invalid request" or "Method not found".
+ */
+const refusedByUs: [string, unknown][] = [
   ['empty method', { jsonrpc: '2.0', id: 31, method: '' }],
   ['method not a string', { jsonrpc: '2.0', id: 32, method: 5 }],
   ['missing method', { jsonrpc: '2.0', id: 33, params: [] }],
@@ -44,12 +62,12 @@ const corpus: [string, unknown][] = [
   ['no jsonrpc member', { id: 35, method: 'eth_chainId' }],
   ['params a string', { jsonrpc: '2.0', id: 36, method: 'eth_chainId', params: 'x' }],
   ['id an object', { jsonrpc: '2.0', id: {}, method: 'eth_chainId' }],
-  ['address of the wrong type', { jsonrpc: '2.0', id: 37, method: 'eth_getBalance', params: [1, 'latest'] }],
-  ['address too short', { jsonrpc: '2.0', id: 38, method: 'eth_getBalance', params: ['0x1234', 'latest'] }],
-  ['bad block tag', { jsonrpc: '2.0', id: 39, method: 'eth_getBalance', params: [account, 'yesterday'] }],
-  ['too few params', { jsonrpc: '2.0', id: 40, method: 'eth_getBlockByNumber', params: [] }],
-  ['bad hex data', { jsonrpc: '2.0', id: 41, method: 'eth_call', params: [{ to: contractless, data: '0xzz' }, 'latest'] }],
-  ['unknown transaction raw', { jsonrpc: '2.0', id: 42, method: 'eth_sendRawTransaction', params: ['0x00'] }],
+  ['id an array', { jsonrpc: '2.0', id: [1], method: 'eth_chainId' }],
+  ['id fractional', { jsonrpc: '2.0', id: 1.5, method: 'eth_chainId' }],
+  ['id 1e300', { jsonrpc: '2.0', id: 1e300, method: 'eth_chainId' }],
+  ['id a boolean', { jsonrpc: '2.0', id: true, method: 'eth_chainId' }],
+  ['a member other than the four', { jsonrpc: '2.0', id: 43, method: 'eth_chainId', extra: 1 }],
+  ['a second method member in capitals', { jsonrpc: '2.0', id: 44, method: 'eth_chainId', METHOD: 'eth_blockNumber' }],
   [
     'a batch mixing valid and invalid calls',
     [
@@ -60,8 +78,18 @@ const corpus: [string, unknown][] = [
       { jsonrpc: '2.0', id: 54, method: 'eth_blockNumber', params: [] },
     ],
   ],
-  ['a batch of one', [{ jsonrpc: '2.0', id: 60, method: 'eth_getBlockByNumber', params: ['0x0', true] }]],
 ];
+
+/** Our refusals' messages as anvil words them, so the rest of the answer compares byte for byte. */
+function asAnvilWordsIt(text: string): string {
+  const reword = (answer: { error?: { message: string } }) => {
+    if (answer.error?.message.startsWith('Invalid request: ')) answer.error.message = 'Invalid request';
+    if (/^the method '.*' is not available on /.test(answer.error?.message ?? '')) answer.error!.message = 'Method not found';
+    return answer;
+  };
+  const parsed = JSON.parse(text) as { error?: { message: string } } | { error?: { message: string } }[];
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(reword) : reword(parsed));
+}
 
 describe('differential: the same requests to anvil directly and through Blockyard', () => {
   let t: TestService;
@@ -89,6 +117,15 @@ describe('differential: the same requests to anvil directly and through Blockyar
       expect(ours.status).toBe(theirs.status);
       expect(ours.text).toBe(theirs.text);
     }
+  });
+
+  it.each(refusedByUs)('%s: refused by Blockyard with the status, code and id anvil gives', async (_name, request) => {
+    const body = JSON.stringify(request);
+    const ours = await proxied(body);
+    const theirs = await direct(body);
+    expect(ours.status).toBe(theirs.status);
+    expect(ours.text).not.toBe(theirs.text);
+    expect(asAnvilWordsIt(ours.text)).toBe(theirs.text);
   });
 
   // design.md: a body that is not JSON-RPC at all fails the whole HTTP request with the REST error

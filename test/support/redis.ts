@@ -7,6 +7,8 @@ import { connect, createServer } from 'node:net';
  */
 export interface RunningRedis {
   url: string;
+  port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -14,10 +16,11 @@ const startTimeoutMs = 10_000;
 const stopTimeoutMs = 5_000;
 const attempts = 3;
 
-export async function startRedis(): Promise<RunningRedis> {
+/** On a free port, or on `port` (a server started again where the last one was: outage tests). */
+export async function startRedis(options: { port?: number } = {}): Promise<RunningRedis> {
   let lastError: unknown;
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const port = await freePort();
+  for (let attempt = 0; attempt < (options.port ? 1 : attempts); attempt++) {
+    const port = options.port ?? (await freePort());
     try {
       return await startOn(port);
     } catch (error) {
@@ -66,6 +69,8 @@ async function startOn(port: number): Promise<RunningRedis> {
 
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
     async stop() {
       process.removeListener('exit', killOnExit);
       await stopChild(child);

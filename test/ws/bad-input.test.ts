@@ -17,7 +17,7 @@ describe('bad input over the WebSocket gets a clear error or close code; everyon
     expect((await client.waitFor((m) => m.error?.code === -32700)).error.message).toMatch(/not valid JSON/);
     client.send({ jsonrpc: '2.0', id: 'x' });
     expect(await client.waitFor((m) => m.id === 'x')).toMatchObject({
-      error: { code: -32600, message: 'Invalid request' },
+      error: { code: -32600, message: "Invalid request: 'method' must be a string" },
     });
     client.send('[]');
     expect((await client.waitFor((m) => m.error?.code === -32600 && /batch/.test(m.error.message))).error.message).toMatch(

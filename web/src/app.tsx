@@ -24,6 +24,7 @@ const pages = {
   forgot: lazy(() => import('./pages/forgot-password.tsx')),
   reset: lazy(() => import('./pages/reset-password.tsx')),
   invite: lazy(() => import('./pages/invite.tsx')),
+  verifyEmail: lazy(() => import('./pages/verify-email.tsx')),
   keys: lazy(() => import('./pages/keys.tsx')),
   usage: lazy(() => import('./pages/usage.tsx')),
   webhooks: lazy(() => import('./pages/webhooks.tsx')),
@@ -40,7 +41,7 @@ const pages = {
   notFound: lazy(() => import('./pages/not-found.tsx')),
 } satisfies Record<string, Page>;
 
-/** Pages for people who are not signed in (the invitation page serves both). */
+/** Pages for people who are not signed in (the invitation and email-verification pages serve both). */
 const publicRoutes: [string, Page][] = [
   ['/sign-in', pages.signIn],
   ['/sign-up', pages.signUp],
@@ -92,13 +93,16 @@ export function App() {
 
   const publicMatch = find(publicRoutes, path);
   const isInvite = path === '/invite';
+  // Serves both: a signed-in user confirming an invitation, and a new user finishing the sign-up.
+  const isVerify = path === '/verify-email';
   const here = `${path}${query.size ? `?${query}` : ''}`;
 
   useEffect(() => {
-    if (session === null && !publicMatch && !isInvite) navigate(`/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
+    if (session === null && !publicMatch && !isInvite && !isVerify)
+      navigate(`/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
     else if (session && publicMatch && path !== '/reset-password') navigate(safeNext(query.get('next')), { replace: true });
     else if (session && path === '/') navigate('/keys', { replace: true });
-  }, [session, publicMatch, isInvite, here, path, query]);
+  }, [session, publicMatch, isInvite, isVerify, here, path, query]);
 
   if (loadError) {
     return (
@@ -115,6 +119,8 @@ export function App() {
   let content: ReactElement;
   if (isInvite) {
     content = <pages.invite />;
+  } else if (isVerify) {
+    content = <pages.verifyEmail />;
   } else if (!session) {
     const Page = publicMatch?.page ?? pages.signIn;
     content = <Page params={publicMatch?.params ?? {}} />;

@@ -40,6 +40,8 @@ export interface EmbeddedPostgres {
   urlFor(database: string): string;
   /** Fast shutdown (open transactions roll back, a checkpoint is written); idempotent. */
   stop(): Promise<void>;
+  /** Resolves when the server process has exited, stopped or not (a supervisor starts it again). */
+  readonly exited: Promise<void>;
 }
 
 /** The superuser initdb creates and the database Blockyard uses. */
@@ -228,6 +230,7 @@ async function startServer(options: {
     get alive() {
       return exited === undefined;
     },
+    exited: exit,
     urlFor,
     stop() {
       stopping ??= (async () => {

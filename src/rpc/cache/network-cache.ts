@@ -1,7 +1,7 @@
 import type { ChainConfig } from '../../config/schema.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
-import type { JsonRpcCall } from '../jsonrpc.ts';
-import { isDevMethod, scopeForMethod } from '../method-policy.ts';
+import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
+import { mayChangeState } from '../method-policy.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
@@ -24,7 +24,7 @@ export interface CachedResult {
 const finalEpoch = -1;
 
 export interface NetworkCache {
-  forward(call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  forward(call: JsonRpcCall, body: string, send: SendRpc, paramsJson?: string): Promise<string>;
   /** The chain changed by a path other than this cache (the bundler sent a bundle): drop head answers. */
   chainChanged(): Promise<void>;
   stop(): void;
@@ -100,16 +100,16 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
   };
 
   return {
-    async forward(call, body, send) {
+    async forward(call, body, send, paramsJson = paramsJsonOf(call)) {
       const method = call.method;
       if (!isCacheableMethod(method)) {
-        if (!changesState(method)) return send(body);
+        if (!mayChangeState(method)) return send(body);
         const text = await send(body);
         evictHeadEntries();
         void head.refresh();
         return text;
       }
-      const key = `${prefix}${method}\n${call.params === undefined ? '' : JSON.stringify(call.params)}`;
+      const key = `${prefix}${method}\n${paramsJson ?? ''}`;
       const cached = lru.get(key);
       if (cached !== undefined && (cached.epoch === finalEpoch || (cached.epoch === epoch && Date.now() < cached.expiresAt))) {
         metrics.hit('memory');
@@ -137,9 +137,4 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
     },
     stop: () => head.stop(),
   };
-}
-
-/** Writes and node-control calls (evm_mine, anvil_setBalance…) may change what `latest` reads return. */
-function changesState(method: string): boolean {
-  return scopeForMethod('evm', method) === 'rpc:write' || isDevMethod('evm', method);
 }

@@ -9,9 +9,10 @@ import { createRedisAnswerStore } from './redis-answer-store.ts';
 export interface RpcCache {
   /**
    * Answers `call` from the cache or through `send` (the upstream call, left to the caller), merging
-   * identical calls under way. Networks that are not EVM go straight to `send`.
+   * identical calls under way. Networks that are not EVM go straight to `send`. `paramsJson`: the
+   * call's params as JSON text when the caller has it already (the key is made of it).
    */
-  forward(network: Network, call: JsonRpcCall, body: string, send: SendRpc): Promise<string>;
+  forward(network: Network, call: JsonRpcCall, body: string, send: SendRpc, paramsJson?: string): Promise<string>;
   /** A write reached the network outside the proxy (a bundle): its head-dependent answers are dropped. */
   chainChanged(network: Network): Promise<void>;
   close(): Promise<void>;
@@ -50,9 +51,9 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
   }
 
   return {
-    forward(network, call, body, send) {
+    forward(network, call, body, send, paramsJson) {
       const cache = byNetwork.get(network);
-      return cache ? cache.forward(call, body, send) : send(body);
+      return cache ? cache.forward(call, body, send, paramsJson) : send(body);
     },
     async chainChanged(network) {
       await byNetwork.get(network)?.chainChanged();

@@ -7,7 +7,7 @@ export interface GetLogsRequest {
   readonly call: JsonRpcCall;
   /** The call's id as JSON text. */
   readonly idJson: string;
-  /** The call as the client sent it: forwarded unchanged when no split is needed. */
+  /** The call as the proxy rebuilt it (src/rpc/jsonrpc.ts formatCall): forwarded as it is when no split is needed. */
   readonly body: string;
   /** Latest known block number, to resolve `latest` (and a missing bound). */
   readonly head: number | undefined;

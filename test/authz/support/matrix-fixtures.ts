@@ -61,10 +61,10 @@ export async function startMatrix(): Promise<Matrix> {
       )
     ).key as string;
   // Sign-up makes each account; its keys are the admin API's, with the scopes asked for.
-  const aliceSignedUp = await signedUpClient(t.url, 'alice@example.com');
+  const aliceSignedUp = await signedUpClient(t, 'alice@example.com');
   await unlimit(aliceSignedUp.session.account.id);
   const aliceKey = await keyFor(aliceSignedUp.session.account.id);
-  const mallorySignedUp = await signedUpClient(t.url, 'mallory@example.com');
+  const mallorySignedUp = await signedUpClient(t, 'mallory@example.com');
   await unlimit(mallorySignedUp.session.account.id);
   const malloryKey = await keyFor(mallorySignedUp.session.account.id);
   const alice = await accountWithResources(t, aliceSignedUp, aliceKey);

@@ -25,7 +25,9 @@ export interface WsTestService {
  * `ethereum/devnet` has n upstreams on the same anvil, each WebSocket through its own proxy, and a 1 s
  * block time (head polls and the feed's lag check every second).
  */
-export async function startWsTestService(options: { viaProxy?: boolean; upstreams?: number } = {}): Promise<WsTestService> {
+export async function startWsTestService(
+  options: { viaProxy?: boolean; upstreams?: number; settings?: Record<string, unknown> } = {},
+): Promise<WsTestService> {
   const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
   const proxyCount = options.upstreams ?? (options.viaProxy ? 1 : 0);
   const proxies = await Promise.all(Array.from({ length: proxyCount }, () => startWsProxy(anvil.wsUrl)));
@@ -35,6 +37,7 @@ export async function startWsTestService(options: { viaProxy?: boolean; upstream
   const shared = { anvil, database } as unknown as TestService;
   const t = await startTestService({
     sharing: shared,
+    settings: options.settings,
     chains: [
       {
         chain: 'ethereum',

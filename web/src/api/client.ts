@@ -21,6 +21,7 @@ import type {
   Session,
   Usage,
   UsageGroupBy,
+  VerificationSent,
   Wallet,
   WalletListItem,
   Webhook,
@@ -113,7 +114,8 @@ export const signIn = (body: { email: string; password: string }) => call<Sessio
 export const signOut = () => call<void>('DELETE', '/session');
 export const switchAccount = (accountId: string) => call<Session>('PUT', '/session/account', { body: { account_id: accountId } });
 export const signUp = (body: { email: string; password: string; account_name?: string; invitation?: string }) =>
-  call<Session>('POST', '/signup', { body });
+  call<VerificationSent>('POST', '/signup', { body });
+export const verifyEmail = (token: string) => call<Session>('POST', '/signup/verify', { body: { token } });
 export const requestPasswordReset = (email: string) => call<void>('POST', '/password-reset', { body: { email } });
 export const confirmPasswordReset = (body: { token: string; password: string }) =>
   call<Session>('POST', '/password-reset/confirm', { body });
@@ -124,7 +126,7 @@ export const listInvitations = () => call<{ invitations: Invitation[] }>('GET', 
 export const createInvitation = (body: { email: string; role: Role }) =>
   call<CreatedInvitation>('POST', '/invitations', { body });
 export const revokeInvitation = (invitationId: string) => call<void>('DELETE', `/invitations/${id(invitationId)}`);
-export const acceptInvitation = (token: string) => call<Session>('POST', '/invitations/accept', { body: { token } });
+export const acceptInvitation = (token: string) => call<VerificationSent>('POST', '/invitations/accept', { body: { token } });
 
 // --- keys ---------------------------------------------------------------------------------------
 

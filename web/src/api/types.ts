@@ -19,6 +19,11 @@ export interface Session {
   csrf_token: string;
 }
 
+/** A sign-up or an invitation acceptance waiting for the link mailed to `email`. */
+export interface VerificationSent {
+  email: string;
+}
+
 export type Environment = 'test' | 'live';
 
 export interface ApiKey {

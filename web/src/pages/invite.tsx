@@ -1,18 +1,20 @@
+import { useState } from 'react';
 import { acceptInvitation } from '../api/client.ts';
 import { AuthLayout } from '../layout/auth-layout.tsx';
-import { Link, navigate, useLocation } from '../router.tsx';
+import { Link, useLocation } from '../router.tsx';
 import { useSessionState } from '../session.tsx';
 import { ErrorMessage } from '../ui/components.tsx';
 import { useAction, useTitle } from '../ui/hooks.ts';
-import { SignUpForm } from './sign-up-form.tsx';
+import { CheckYourEmail, SignUpForm } from './sign-up-form.tsx';
 
 /** `/invite?token=`: signed out, sign up into the inviting account; signed in, accept into this user. */
 export default function InvitePage() {
   useTitle('Invitation');
-  const { session, setSession } = useSessionState();
+  const { session } = useSessionState();
   const { path, query } = useLocation();
   const token = query.get('token') ?? '';
   const action = useAction(acceptInvitation);
+  const [sentTo, setSentTo] = useState<string | undefined>();
   const here = `${path}?token=${encodeURIComponent(token)}`;
 
   if (!token) {
@@ -26,17 +28,21 @@ export default function InvitePage() {
   }
   if (session) {
     const accept = async () => {
-      const joined = await action.run(token);
-      if (joined) {
-        setSession(joined);
-        navigate('/keys', { replace: true });
-      }
+      const sent = await action.run(token);
+      if (sent) setSentTo(sent.email);
     };
+    if (sentTo) {
+      return (
+        <AuthLayout title="Accept the invitation" footer={<Link to="/keys">Back to the dashboard</Link>}>
+          <CheckYourEmail email={sentTo} what="finish joining the account" />
+        </AuthLayout>
+      );
+    }
     return (
       <AuthLayout title="Accept the invitation">
         <p>
-          You are signed in as <strong>{session.user.email}</strong>. Accepting adds the inviting account to your accounts and
-          switches to it.
+          You are signed in as <strong>{session.user.email}</strong>. Accepting mails a link to that address; opening it adds the
+          inviting account to your accounts and switches to it.
         </p>
         <ErrorMessage error={action.error} />
         <div className="button-row">

@@ -1,0 +1,82 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Scope } from '../auth/scopes.ts';
+import type { Network } from '../chains/registry.ts';
+import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
+import { clip } from '../rpc/params-shape.ts';
+import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
+
+/** One element of a bundler request, as sent. */
+export interface BundlerCallInput {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+/** A call that may run: its answer's id, method and params, and what it costs. */
+export interface RunnableBundlerCall {
+  readonly ok: true;
+  readonly id: string | number | null;
+  readonly method: string;
+  readonly params: unknown[];
+  readonly computeUnits: number;
+}
+
+/** A call answered without running, with its JSON-RPC error. */
+export interface RefusedBundlerCall {
+  readonly ok: false;
+  readonly id: string | number | null;
+  readonly error: BundlerRpcError;
+}
+
+export type CheckedBundlerCall = RunnableBundlerCall | RefusedBundlerCall;
+
+/**
+ * Which scopes may call a method: sending needs bundler:send; pm_* (a sponsorship) gas:manage; ERC-7769's
+ * debug_bundler_* change the bundler's shared state (mempool, reputation, bundling mode): rpc:write,
+ * like the node-control methods of the JSON-RPC proxy; reading, bundler:send or rpc:read.
+ */
+export function bundlerMethodScopes(method: string): readonly Scope[] {
+  if (method === 'eth_sendUserOperation') return ['bundler:send'];
+  if (method.startsWith('pm_')) return ['gas:manage'];
+  if (method.startsWith('debug_bundler_')) return ['rpc:write'];
+  return ['bundler:send', 'rpc:read'];
+}
+
+/**
+ * The compute units of one call to the bundler's endpoint: `pm_*` at the price of `POST
+ * /v1/gas/sponsor` (each one checks a policy and may sign), methods the JSON-RPC table prices at that
+ * price (eth_sendUserOperation 100, eth_estimateUserOperationGas 50: each is a simulation), others at
+ * `bundler.rpc`. A batch costs the sum.
+ */
+export function bundlerComputeUnitsFor(method: string): number {
+  if (method.startsWith('pm_')) return restComputeUnits['gas.sponsor']!;
+  if (Object.hasOwn(evmComputeUnits, method)) return evmComputeUnits[method]!;
+  return restComputeUnits['bundler.rpc']!;
+}
+
+/** Shape, devnet-only methods and scope of one call, before anything is charged or run. */
+export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network): CheckedBundlerCall {
+  const id = typeof call?.id === 'string' || typeof call?.id === 'number' ? call.id : null;
+  const refuse = (code: number, message: string): RefusedBundlerCall => ({
+    ok: false,
+    id,
+    error: new BundlerRpcError(code, message),
+  });
+  if (typeof call !== 'object' || call === null || call.jsonrpc !== '2.0' || typeof call.method !== 'string') {
+    return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
+  }
+  const method = call.method;
+  // No method is this long: refused here so that no message quotes a client's megabyte back.
+  if (method.length > 64) return refuse(bundlerErrorCodes.methodNotFound, `the bundler has no method '${clip(method)}'`);
+  if (method.startsWith('debug_bundler_') && !network.config.devMethods) {
+    return refuse(bundlerErrorCodes.methodNotFound, `${clip(method)} is a devnet method (dev_methods: true)`);
+  }
+  const allowed = bundlerMethodScopes(method);
+  if (!allowed.some((scope) => principal.scopes.has(scope))) {
+    return refuse(-32010, `this API key lacks the scope '${allowed.join("' or '")}' for ${clip(method)}`);
+  }
+  const params = call.params === undefined ? [] : call.params;
+  if (!Array.isArray(params)) return refuse(bundlerErrorCodes.invalidParams, 'params must be an array');
+  return { ok: true, id, method, params, computeUnits: bundlerComputeUnitsFor(method) };
+}

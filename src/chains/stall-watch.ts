@@ -1,0 +1,92 @@
+import { UpstreamError } from './upstream-client.ts';
+
+/**
+ * A node that is stopped (SIGSTOP, a frozen VM, packets dropped) accepts connections and never
+ * answers: calls would wait for the whole upstream timeout (30 s). When a call has waited
+ * `suspectAfterMs` and the node has answered nothing meanwhile, one cheap probe is sent; if that gets
+ * no answer within `probeTimeoutMs` either, every waiting call fails as a timeout (failed over, or
+ * -32603 to the client) instead of waiting on. A node busy with one long call still answers the
+ * probe, so long calls on a live node are never cut.
+ */
+export interface StallWatch {
+  /** `send`, raced against the watch. */
+  watch(send: () => Promise<string>): Promise<string>;
+}
+
+export function createStallWatch(options: {
+  /** Sends the probe straight to the node. */
+  probe: () => Promise<unknown>;
+  suspectAfterMs?: number;
+  probeTimeoutMs?: number;
+}): StallWatch {
+  const { suspectAfterMs = 600, probeTimeoutMs = 800 } = options;
+  const waiting = new Set<(error: Error) => void>();
+  let lastAnswerAt = performance.now();
+  let probing: Promise<boolean> | undefined;
+
+  function probeAnswers(): Promise<boolean> {
+    probing ??= new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => setImmediate(() => resolve(false)), probeTimeoutMs);
+      // A refusal or an error answer is an answer too: the node is not stalled.
+      const answered = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      options.probe().then(answered, answered);
+    }).finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  }
+
+  function stalled() {
+    const error = new UpstreamError('timeout', 'upstream stopped answering');
+    for (const abandon of waiting) abandon(error);
+    waiting.clear();
+  }
+
+  return {
+    watch(send) {
+      const startedAt = performance.now();
+      return new Promise<string>((resolve, reject) => {
+        let settled = false;
+        const abandon = (error: Error) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(suspect);
+          reject(error);
+        };
+        const suspect = setTimeout(() => {
+          // After this loop turn's I/O: an answer that waited behind a busy event loop is not a stall.
+          setImmediate(() => {
+            if (settled || lastAnswerAt > startedAt) return;
+            void probeAnswers().then((answered) => {
+              if (answered) lastAnswerAt = performance.now();
+              else if (!settled) stalled();
+            });
+          });
+        }, suspectAfterMs);
+        suspect.unref();
+        waiting.add(abandon);
+        send().then(
+          (text) => {
+            lastAnswerAt = performance.now();
+            waiting.delete(abandon);
+            if (settled) return;
+            settled = true;
+            clearTimeout(suspect);
+            resolve(text);
+          },
+          (error: unknown) => {
+            lastAnswerAt = performance.now();
+            waiting.delete(abandon);
+            if (settled) return;
+            settled = true;
+            clearTimeout(suspect);
+            reject(error);
+          },
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../core/errors.ts';
+
+/**
+ * Rules every REST request's input follows, whatever its route: checked once here, before the route's
+ * schema, so that no handler, store or Postgres sees what none of them can take (Postgres refuses NUL
+ * in text, and an unpaired surrogate would be stored as U+FFFD: silently changed data).
+ */
+
+type JsonSchema = { type?: unknown; minimum?: number; maximum?: number; properties?: Record<string, JsonSchema> };
+
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be taken as text, or undefined when it can. */
+function textProblem(value: string): string | undefined {
+  if (value.includes('\0')) return 'must not contain NUL characters (U+0000)';
+  if (unpairedSurrogate.test(value)) return 'must be valid Unicode text (it has an unpaired UTF-16 surrogate)';
+  return undefined;
+}
+
+/** `config.addresses[0]` from the keys and indices walked. */
+function pathName(path: readonly (string | number)[]): string {
+  let name = '';
+  for (const part of path) name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+  return name;
+}
+
+/**
+ * The first string (value or key) of a parsed JSON body that is not text, or number that is not finite
+ * (`1e400` parses as Infinity), with its path. Walked without recursion: a body nested thousands of
+ * levels deep is read as any other.
+ */
+export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { path: pathName(path), problem };
+    } else if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return { path: pathName(path), problem: 'is a number too large to represent' };
+    } else if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: [...path, index] });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, child] = entries[index]!;
+        const problem = textProblem(key);
+        if (problem) return { path: pathName([...path, key]), problem: `has a field name that ${problem}` };
+        stack.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+const integerText = /^[+-]?\d{1,15}$/;
+const numberText = /^[+-]?(\d{1,15}(\.\d{1,15})?|\.\d{1,15})$/;
+
+function rangeText(schema: JsonSchema): string {
+  const { minimum, maximum } = schema;
+  if (minimum !== undefined && maximum !== undefined) return ` from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return ` >= ${minimum}`;
+  if (maximum !== undefined) return ` <= ${maximum}`;
+  return '';
+}
+
+/**
+ * A path or query value: text, given once (unless its schema is a list), and a plain decimal where its
+ * schema wants a number (the validator's coercion would take `1e400` as Infinity and `0x10` as 16).
+ */
+function checkUrlValue(where: string, name: string, value: unknown, schema: JsonSchema | undefined): void {
+  if (Array.isArray(value)) {
+    if (schema?.type !== 'array') throw new AppError('invalid_request', `${where} '${name}' is given more than once`);
+    for (const item of value) checkUrlValue(where, name, item, undefined);
+    return;
+  }
+  if (typeof value !== 'string') return;
+  const problem = textProblem(value);
+  if (problem) throw new AppError('invalid_request', `invalid ${where} '${name}': ${problem}`);
+  if (schema?.type === 'integer' && !integerText.test(value)) {
+    throw new AppError('invalid_request', `invalid ${where} '${name}': must be an integer${rangeText(schema)}`);
+  }
+  if (schema?.type === 'number' && !numberText.test(value)) {
+    throw new AppError('invalid_request', `invalid ${where} '${name}': must be a decimal number${rangeText(schema)}`);
+  }
+}
+
+function checkUrlValues(where: string, values: unknown, schema: JsonSchema | undefined): void {
+  if (values === null || typeof values !== 'object') return;
+  for (const [name, value] of Object.entries(values)) {
+    const problem = textProblem(name);
+    if (problem) throw new AppError('invalid_request', `a ${where} name ${problem}`);
+    // A wildcard's value is the rest of the path (static files, or a path no route takes).
+    if (name === '*') checkUrlValue('URL', 'path', value, undefined);
+    else checkUrlValue(where, name, value, schema?.properties?.[name]);
+  }
+}
+
+/** `preValidation`: path parameters, query values and every string of a JSON body, for every route. */
+export async function checkRequestInput(request: FastifyRequest): Promise<void> {
+  // No route: the not-found handler authenticates the request (as for any /v1 path) before its 404.
+  if (request.is404) return;
+  const schema = request.routeOptions.schema as Record<string, JsonSchema | undefined> | undefined;
+  checkUrlValues('path parameter', request.params, schema?.params);
+  checkUrlValues('query parameter', request.query, schema?.querystring);
+  // A string body is a route's own raw text (JSON-RPC), read by that route.
+  if (request.body !== null && typeof request.body === 'object') {
+    const bad = findBadJsonValue(request.body);
+    if (bad) {
+      const where = bad.path === '' ? 'the body' : `body '${bad.path}'`;
+      throw new AppError('invalid_request', `invalid ${where}: ${bad.problem}`);
+    }
+  }
+}
+
+/**
+ * `preParsing`: a route that declares no body in its schema ignores an empty one whatever its Content-Type (clients
+ * often send `application/json` with nothing), and refuses a body it would otherwise drop unread.
+ */
+export async function refuseUnexpectedBody(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  // A route without any schema declares nothing about its body: left to read it as it will.
+  const { schema } = request.routeOptions;
+  if (request.is404 || schema === undefined || schema.body !== undefined) return;
+  const { headers } = request;
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    delete headers['content-type'];
+    return;
+  }
+  throw new AppError('invalid_request', `${request.method} ${request.routeOptions.url} takes no body; send it without one`);
+}

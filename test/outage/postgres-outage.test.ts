@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type OutageService,
+  type OwnAnvil,
+  type OwnPostgres,
+  startOutageService,
+  startOwnAnvil,
+  startOwnPostgres,
+} from './outage-service.ts';
+import { probeAll, probeThroughout, recoveredWithin } from './probes.ts';
+import { watchProcessHealth } from './process-health.ts';
+
+/** Issue 20: the database killed, then started again on the same port, under a running service. */
+describe('outage: Postgres killed and started again', () => {
+  let anvil: OwnAnvil;
+  let postgres: OwnPostgres;
+  let s: OutageService;
+  const health = watchProcessHealth();
+  let listening: string[] = [];
+  /** The LISTEN sessions are back (a single process gets its own events without them: checked apart). */
+  const listenersBack = async (withinMs: number) => {
+    const deadline = Date.now() + withinMs;
+    while ((await postgres.listeners().catch(() => [])).join() !== listening.join()) {
+      if (Date.now() > deadline) throw new Error(`LISTEN sessions not back within ${withinMs} ms: ${await postgres.listeners()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  beforeAll(async () => {
+    [anvil, postgres] = await Promise.all([startOwnAnvil(), startOwnPostgres()]);
+    s = await startOutageService({ anvil, postgres });
+    await s.assertPipelineWorks(15_000);
+    listening = await postgres.listeners();
+    expect(listening).toHaveLength(2);
+  }, 90_000);
+  afterAll(async () => {
+    await s?.close();
+    await Promise.all([anvil?.close(), postgres?.stop()]);
+    health.stop();
+  }, 60_000);
+
+  it('answers within 2 s while it is down (503 with Retry-After), and works again within 10 s of its return', async () => {
+    postgres.kill();
+    const during = await probeThroughout(s.target, 4_000);
+    expect(during.some((result) => result.status === 503)).toBe(true);
+    await postgres.start();
+    const back = Date.now();
+    await recoveredWithin(s.target, 10_000);
+    await s.assertPipelineWorks(10_000 - (Date.now() - back));
+    await listenersBack(10_000 - (Date.now() - back));
+    expect(health.problems()).toEqual([]);
+  }, 60_000);
+
+  it('answers within 2 s while it is stopped (SIGSTOP: connections hang), and works again once it continues', async () => {
+    process.kill(postgres.server.pid, 'SIGSTOP');
+    try {
+      const during = await probeThroughout(s.target, 4_000);
+      expect(during.some((result) => result.status === 503)).toBe(true);
+    } finally {
+      process.kill(postgres.server.pid, 'SIGCONT');
+    }
+    const tookMs = await recoveredWithin(s.target, 10_000);
+    await s.assertPipelineWorks(10_000 - tookMs);
+    expect((await probeAll(s.target)).every((result) => result.status === 200)).toBe(true);
+    expect(health.problems()).toEqual([]);
+  }, 60_000);
+});
