@@ -132,7 +132,7 @@ function queryMutation(params: OperationParameter[]) {
 
 function bodyMutation(schema: JsonSchema): fc.Arbitrary<BodyMutation> {
   const props = propertyPaths(schema);
-  const options: fc.Arbitrary<BodyMutation>[] = [
+  const options: (fc.Arbitrary<BodyMutation> | fc.WeightedArbitrary<BodyMutation>)[] = [
     fc.constant({ kind: 'extra', at: ['unexpected_field'] } as const),
     fc.constantFrom(
       ...[
