@@ -18,10 +18,22 @@ function textProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** `config.addresses[0]` from the keys and indices walked. */
-function pathName(path: readonly (string | number)[]): string {
+/** A value met in the walk, with the way back to the root (copying the path at each level would cost depth squared). */
+interface Visit {
+  value: unknown;
+  key: string | number | undefined;
+  parent: Visit | undefined;
+}
+
+/** `config.addresses[0]` from the keys and indices walked to a visit. */
+function pathName(visit: Visit | undefined, lastKey?: string): string {
+  const parts: (string | number)[] = lastKey === undefined ? [] : [lastKey];
+  for (let at = visit; at?.key !== undefined; at = at.parent) parts.push(at.key);
   let name = '';
-  for (const part of path) name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+  for (let index = parts.length - 1; index >= 0; index--) {
+    const part = parts[index]!;
+    name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+  }
   return name;
 }
 
@@ -31,23 +43,24 @@ function pathName(path: readonly (string | number)[]): string {
  * levels deep is read as any other.
  */
 export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  const stack: Visit[] = [{ value: body, key: undefined, parent: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const visit = stack.pop()!;
+    const { value } = visit;
     if (typeof value === 'string') {
       const problem = textProblem(value);
-      if (problem) return { path: pathName(path), problem };
+      if (problem) return { path: pathName(visit), problem };
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { path: pathName(path), problem: 'is a number too large to represent' };
+      if (!Number.isFinite(value)) return { path: pathName(visit), problem: 'is a number too large to represent' };
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: [...path, index] });
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], key: index, parent: visit });
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
       for (let index = entries.length - 1; index >= 0; index--) {
         const [key, child] = entries[index]!;
         const problem = textProblem(key);
-        if (problem) return { path: pathName([...path, key]), problem: `has a field name that ${problem}` };
-        stack.push({ value: child, path: [...path, key] });
+        if (problem) return { path: pathName(visit, key), problem: `has a field name that ${problem}` };
+        stack.push({ value: child, key, parent: visit });
       }
     }
   }
