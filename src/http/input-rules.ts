@@ -18,21 +18,23 @@ function textProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** A value met in the walk, with the way back to the root (copying the path at each level would cost depth squared). */
-interface Visit {
-  value: unknown;
-  key: string | number | undefined;
-  parent: Visit | undefined;
+/** Where a value sits in the body: a link to its parent's place, so a deep body costs no path copies. */
+interface Place {
+  readonly parent: Place | undefined;
+  readonly key: string | number;
 }
 
-/** `config.addresses[0]` from the keys and indices walked to a visit. */
-function pathName(visit: Visit | undefined, lastKey?: string): string {
-  const parts: (string | number)[] = lastKey === undefined ? [] : [lastKey];
-  for (let at = visit; at?.key !== undefined; at = at.parent) parts.push(at.key);
+const maxPathName = 200;
+
+/** `config.addresses[0]` from the innermost place out. */
+function pathName(place: Place | undefined): string {
+  const parts: (string | number)[] = [];
+  for (let at = place; at !== undefined; at = at.parent) parts.push(at.key);
   let name = '';
-  for (let index = parts.length - 1; index >= 0; index--) {
-    const part = parts[index]!;
+  for (const part of parts.reverse()) {
     name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+    // A path thousands of levels deep is named by its start: the answer stays small.
+    if (name.length > maxPathName) return `${name.slice(0, maxPathName)}…`;
   }
   return name;
 }
@@ -40,27 +42,32 @@ function pathName(visit: Visit | undefined, lastKey?: string): string {
 /**
  * The first string (value or key) of a parsed JSON body that is not text, or number that is not finite
  * (`1e400` parses as Infinity), with its path. Walked without recursion: a body nested thousands of
- * levels deep is read as any other.
+ * levels deep is read in time linear in its size, as any other.
  */
 export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
-  const stack: Visit[] = [{ value: body, key: undefined, parent: undefined }];
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    const { value } = visit;
+  const values: unknown[] = [body];
+  const places: (Place | undefined)[] = [undefined];
+  while (values.length > 0) {
+    const value = values.pop();
+    const place = places.pop();
     if (typeof value === 'string') {
       const problem = textProblem(value);
-      if (problem) return { path: pathName(visit), problem };
+      if (problem) return { path: pathName(place), problem };
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { path: pathName(visit), problem: 'is a number too large to represent' };
+      if (!Number.isFinite(value)) return { path: pathName(place), problem: 'is a number too large to represent' };
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], key: index, parent: visit });
+      for (let index = value.length - 1; index >= 0; index--) {
+        values.push(value[index]);
+        places.push({ parent: place, key: index });
+      }
     } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        const [key, child] = entries[index]!;
+      const keys = Object.keys(value);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index]!;
         const problem = textProblem(key);
-        if (problem) return { path: pathName(visit, key), problem: `has a field name that ${problem}` };
-        stack.push({ value: child, key, parent: visit });
+        if (problem) return { path: pathName({ parent: place, key }), problem: `has a field name that ${problem}` };
+        values.push((value as Record<string, unknown>)[key]);
+        places.push({ parent: place, key });
       }
     }
   }
