@@ -18,36 +18,56 @@ function textProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** `config.addresses[0]` from the keys and indices walked. */
-function pathName(path: readonly (string | number)[]): string {
+/** Where a value sits in the body: a link to its parent's place, so a deep body costs no path copies. */
+interface Place {
+  readonly parent: Place | undefined;
+  readonly key: string | number;
+}
+
+const maxPathName = 200;
+
+/** `config.addresses[0]` from the innermost place out. */
+function pathName(place: Place | undefined): string {
+  const parts: (string | number)[] = [];
+  for (let at = place; at !== undefined; at = at.parent) parts.push(at.key);
   let name = '';
-  for (const part of path) name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+  for (const part of parts.reverse()) {
+    name += typeof part === 'number' ? `[${part}]` : name === '' ? part : `.${part}`;
+    // A path thousands of levels deep is named by its start: the answer stays small.
+    if (name.length > maxPathName) return `${name.slice(0, maxPathName)}…`;
+  }
   return name;
 }
 
 /**
  * The first string (value or key) of a parsed JSON body that is not text, or number that is not finite
  * (`1e400` parses as Infinity), with its path. Walked without recursion: a body nested thousands of
- * levels deep is read as any other.
+ * levels deep is read in time linear in its size, as any other.
  */
 export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
-  while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+  const values: unknown[] = [body];
+  const places: (Place | undefined)[] = [undefined];
+  while (values.length > 0) {
+    const value = values.pop();
+    const place = places.pop();
     if (typeof value === 'string') {
       const problem = textProblem(value);
-      if (problem) return { path: pathName(path), problem };
+      if (problem) return { path: pathName(place), problem };
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { path: pathName(path), problem: 'is a number too large to represent' };
+      if (!Number.isFinite(value)) return { path: pathName(place), problem: 'is a number too large to represent' };
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: [...path, index] });
+      for (let index = value.length - 1; index >= 0; index--) {
+        values.push(value[index]);
+        places.push({ parent: place, key: index });
+      }
     } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        const [key, child] = entries[index]!;
+      const keys = Object.keys(value);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index]!;
         const problem = textProblem(key);
-        if (problem) return { path: pathName([...path, key]), problem: `has a field name that ${problem}` };
-        stack.push({ value: child, path: [...path, key] });
+        if (problem) return { path: pathName({ parent: place, key }), problem: `has a field name that ${problem}` };
+        values.push((value as Record<string, unknown>)[key]);
+        places.push({ parent: place, key });
       }
     }
   }

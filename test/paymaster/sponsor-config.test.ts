@@ -40,7 +40,16 @@ describe('the sponsor key and the paymasters in the config', () => {
 
   it('the embedded devnet: anvil #4 and the computed addresses; deposit warning 1 ETH by default', () => {
     const config = loadConfig({ env: {}, cwd });
-    expect(config.gas).toEqual({ sponsorKeyFile: undefined, sponsorKey: undefined, depositWarningWei: parseEther('1') });
+    expect(config.gas).toEqual({
+      sponsorKeyFile: undefined,
+      sponsorKey: undefined,
+      depositWarningWei: parseEther('1'),
+      sponsorshipCaps: {
+        free: { usdPerDay: '10', usdTotal: '100' },
+        growth: { usdPerDay: '1000', usdTotal: null },
+        enterprise: { usdPerDay: null, usdTotal: null },
+      },
+    });
     const setups = setupsOf(config);
     expect(setups['0.6']?.address).toBe(devnetPaymasters.v06);
     expect(setups['0.7']?.address).toBe(devnetPaymasters.v07);
