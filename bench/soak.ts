@@ -93,7 +93,7 @@ try {
       join(root, 'docs', 'benchmarks.md'),
       [
         '',
-        `## Soak (issue 20), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: \`SOAK_MINUTES=${minutes} npm run soak\``,
+        `### Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: \`SOAK_MINUTES=${minutes} npm run soak\``,
         '',
         machine,
         '',
