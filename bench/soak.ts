@@ -7,7 +7,7 @@
 // group's p99 in the last minute is more than twice its p99 in that minute. Writes docs/soak.svg; with
 // SOAK_RECORD=1 it also appends the table to docs/benchmarks.md.
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBenchKey } from './support/admin.ts';
@@ -87,13 +87,18 @@ try {
     for (const [reason, count] of [...measured.failures].slice(0, 10)) console.log(`  ${count} x ${reason}`);
   }
   console.log(problems.length === 0 ? 'PASS: flat memory, handles and latency' : `FAIL:\n  ${problems.join('\n  ')}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('chart: docs/soak.svg');
   if (process.env.SOAK_RECORD === '1') {
     appendFileSync(
       join(root, 'docs', 'benchmarks.md'),
       [
         '',
-        `## Soak (issue 20), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: \`SOAK_MINUTES=${minutes} npm run soak\``,
+        `### Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: \`SOAK_MINUTES=${minutes} npm run soak\``,
         '',
         machine,
         '',

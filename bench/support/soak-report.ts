@@ -1,6 +1,6 @@
 // The soak's verdict, its per-minute table and its chart (an SVG written here, no plotting library).
 
-import { type RouteGroup, routeGroups, type Sample } from './soak-load.ts';
+import { type RouteGroup, routeGroups, type Sample, uncomparedGroups } from './soak-load.ts';
 import type { ProcessSample } from './soak-sampler.ts';
 
 /** Growth allowed between the baseline minute and the last one. */
@@ -70,6 +70,7 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
   grew('RSS (MiB)', base.rssMiB, last.rssMiB);
   grew('open handles (fds)', base.fds, last.fds);
   for (const group of routeGroups) {
+    if (uncomparedGroups.has(group)) continue;
     const from = base.p99[group];
     const to = last.p99[group];
     if (Number.isNaN(from) || Number.isNaN(to)) continue;
@@ -78,6 +79,12 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
         `${group} p99 went from ${from.toFixed(1)} ms (minute ${base.minute}) to ${to.toFixed(1)} ms (minute ${last.minute}), over ${maxP99Ratio}x`,
       );
   }
+  // Said, not excused: a p99 that rose with the event loop's own delay is most likely other processes
+  // taking the CPU (the machine is shared); rerun when it is quiet to tell noise from a trend.
+  if (problems.some((problem) => problem.includes('p99')) && last.loopP99Ms > base.loopP99Ms * maxP99Ratio)
+    problems.push(
+      `note: the event loop's delay p99 rose too (${base.loopP99Ms.toFixed(1)} -> ${last.loopP99Ms.toFixed(1)} ms): likely CPU contention, not the service`,
+    );
   const failed = last.failed / Math.max(1, last.requests);
   if (failed > 0.01) problems.push(`${(failed * 100).toFixed(1)}% of the last minute's requests failed`);
   return problems;

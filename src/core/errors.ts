@@ -24,7 +24,7 @@ export type ErrorCode = keyof typeof errorStatus;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  /** Extra response headers this error carries (Retry-After on 429). */
+  /** Extra response headers this error carries (Retry-After on 429 and 503). */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
@@ -32,7 +32,8 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.status = errorStatus[code];
-    this.headers = options.headers ?? {};
+    // Every 503 tells the client when to come back (docs/outages.md), whichever part refused.
+    this.headers = code === 'service_unavailable' ? { 'retry-after': '1', ...options.headers } : (options.headers ?? {});
   }
 }
 

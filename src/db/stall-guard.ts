@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
+import { isAppError } from '../core/errors.ts';
 import { asDatabaseError, databaseUnavailable } from './unavailable.ts';
 
 /**
@@ -16,6 +17,8 @@ export interface StallGuardOptions {
   probeTimeoutMs?: number;
   recheckMs?: number;
 }
+
+type ProbeKind = 'connect' | 'query';
 
 interface Waiting {
   abandon(error: Error): void;
@@ -43,7 +46,6 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
   const { url, suspectAfterMs = 600, probeTimeoutMs = 1_000, recheckMs = 500 } = options;
   const waiting = new Set<Waiting>();
   let down = false;
-  let probing: Promise<boolean> | undefined;
   let recheck: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -54,39 +56,53 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
     probeClient = undefined;
   };
 
-  async function probeOnce(): Promise<boolean> {
+  /**
+   * `query`: a round trip on the kept connection (a stalled query: is the server answering at all?).
+   * `connect`: a new session (a stalled connect: is the server accepting sessions? A stopped
+   * postmaster leaves the open sessions answering while new ones hang).
+   */
+  async function probeOnce(kind: ProbeKind): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
       // After this loop turn's I/O: an answer that waited behind a busy event loop still counts.
       timer = setTimeout(() => setImmediate(() => resolve(false)), probeTimeoutMs);
     });
+    let fresh: pg.Client | undefined;
     const answered = (async () => {
-      if (!probeClient) {
+      if (kind === 'connect' || !probeClient) {
         const client = new pg.Client({ connectionString: url, keepAlive: true });
         client.on('error', () => {
           if (probeClient === client) probeClient = undefined;
           client.end().catch(() => undefined);
         });
-        probeClient = client;
+        fresh = client;
         await client.connect();
+        await client.query('select 1');
+        if (kind === 'query' || !probeClient) probeClient = client;
+        else client.end().catch(() => undefined);
+        fresh = undefined;
+        return true as const;
       }
       await probeClient.query('select 1');
       return true as const;
-    })().catch(() => {
-      dropProbeClient();
-      return false as const;
-    });
+    })().catch(() => false as const);
     const alive = await Promise.race([answered, timedOut]);
     clearTimeout(timer);
-    if (!alive) dropProbeClient();
+    if (!alive) {
+      fresh?.end().catch(() => undefined);
+      dropProbeClient();
+    }
     return alive;
   }
 
-  function probe(): Promise<boolean> {
-    probing ??= probeOnce().finally(() => {
-      probing = undefined;
-    });
-    return probing;
+  const probing = new Map<ProbeKind, Promise<boolean>>();
+  function probe(kind: ProbeKind): Promise<boolean> {
+    let pending = probing.get(kind);
+    if (!pending) {
+      pending = probeOnce(kind).finally(() => probing.delete(kind));
+      probing.set(kind, pending);
+    }
+    return pending;
   }
 
   function markDown(): void {
@@ -98,7 +114,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
     const again = () => {
       recheck = setTimeout(async () => {
         if (closed) return;
-        if (await probe()) down = false;
+        if (await probe('connect')) down = false;
         else again();
       }, recheckMs);
       recheck.unref();
@@ -107,7 +123,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
   }
 
   /** Runs `start`; if it is still waiting after `suspectAfterMs` and a probe fails, it fails with 503. */
-  function run<T>(start: () => Promise<T>, onAbandon: () => void): Promise<T> {
+  function run<T>(kind: ProbeKind, start: () => Promise<T>, onAbandon: () => void): Promise<T> {
     if (down) return Promise.reject(databaseUnavailable(new Error('the database server does not answer')));
     return new Promise<T>((resolve, reject) => {
       let settled = false;
@@ -124,7 +140,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
         // After the I/O of this loop turn: an answer that waited behind a busy event loop is not a stall.
         setImmediate(() => {
           if (settled) return;
-          void probe().then((alive) => {
+          void probe(kind).then((alive) => {
             if (!alive && !settled) markDown();
           });
         });
@@ -159,6 +175,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
         async connect() {
           let gaveUp = false;
           const client = await run(
+            'connect',
             () =>
               inner.connect().then((connected) => {
                 // Connected after the guard gave up: nobody holds it, so it goes back discarded.
@@ -169,20 +186,26 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
               gaveUp = true;
             },
           );
-          let stalled = false;
+          // A session that failed a query for want of the server is never reused: it may still hold
+          // session state (an advisory lock, an open transaction) the caller believes gone.
+          let broken = false;
           const query = ((text: unknown, values?: readonly unknown[]) => {
             // A cursor (Kysely's stream()) is read in pages by its owner: not guarded here.
             if (typeof text !== 'string') return client.query(text as never);
             return run(
+              'query',
               () => client.query(text, values ?? []),
               () => {
-                stalled = true;
+                broken = true;
               },
-            );
+            ).catch((error: unknown) => {
+              if (isAppError(error) && error.code === 'service_unavailable') broken = true;
+              throw error;
+            });
           }) as PostgresPoolClient['query'];
           return {
             query,
-            release: () => client.release(stalled ? new Error('the database server stopped answering') : undefined),
+            release: () => client.release(broken ? new Error('the database server stopped answering') : undefined),
           };
         },
         end: () => inner.end(),

@@ -1,15 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { type Address, createWalletClient, http } from 'viem';
+import { entryPoint07Address } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { expect } from 'vitest';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/db/embedded/embedded-postgres.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { acceptingAccountCode, bareUserOperation } from '../bundler/support.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -29,6 +33,8 @@ export interface OwnPostgres {
   /** Starts the server again on the same port, with the same data (crash recovery included). */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGSTOP (or SIGCONT) to the postmaster and every server process it started: a frozen host. */
+  signalAll(signal: 'SIGSTOP' | 'SIGCONT'): void;
   /** Sessions waiting in LISTEN (the chain event relay's and the webhook workers'). */
   listeners(): Promise<string[]>;
 }
@@ -57,6 +63,16 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+    signalAll(signal) {
+      const pids = [server.pid, ...childrenOf(server.pid)];
+      for (const pid of signal === 'SIGSTOP' ? pids : pids.reverse()) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // Exited meanwhile.
+        }
+      }
+    },
     async listeners() {
       const client = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 2_000 });
       client.on('error', () => undefined);
@@ -72,6 +88,23 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     },
   };
   return own;
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return children;
 }
 
 /** An anvil the test may kill and start again on the same port, keeping its chain (its state file). */
@@ -111,7 +144,8 @@ export interface OutageService {
   readonly headsSubscription: string;
   /**
    * Everything works: a payment to the watched address is indexed, relayed (LISTEN/NOTIFY) and
-   * delivered to the webhook receiver, and its block reaches the WebSocket newHeads subscriber.
+   * delivered to the webhook receiver, its block reaches the WebSocket newHeads subscriber, and a
+   * UserOperation sent meanwhile is bundled (the bundle loop).
    */
   assertPipelineWorks(withinMs: number): Promise<void>;
   close(): Promise<void>;
@@ -140,7 +174,11 @@ export async function startOutageService(options: {
   const service = await startTestService({
     sharing: { anvil: options.anvil.devnet, database },
     redisUrl: options.redisUrl,
-    settings: { webhooks: { retry_schedule_s: [0.2, 0.5, 1, 1, 1, 2, 2, 2, 5, 5], timeout_s: 1 } },
+    logLevel: process.env.TEST_LOG_LEVEL,
+    settings: {
+      webhooks: { retry_schedule_s: [0.2, 0.5, 1, 1, 1, 2, 2, 2, 5, 5], timeout_s: 1 },
+      bundler_keys: devnetExecutorKeys[0],
+    },
     chainsFor: () => [
       {
         chain: 'ethereum',
@@ -152,9 +190,14 @@ export async function startOutageService(options: {
         finality_depth: 2,
         upstreams: [{ url: anvilUrl, ws_url: anvilUrl.replace('http://', 'ws://') }],
         indexer: { enabled: true },
+        bundler: { enabled: true },
       },
     ],
   });
+  await installErc4337Contracts(anvilUrl);
+  await anvilCall(anvilUrl, 'anvil_setCode', [opSender, acceptingAccountCode]);
+  await anvilCall(anvilUrl, 'anvil_setBalance', [opSender, '0xde0b6b3a7640000']);
+  let opNonce = 0;
   const receiver = await startReceiver();
   const { key } = await service.createKey();
   const created = await fetch(`${service.url}/v1/webhooks`, {
@@ -185,25 +228,24 @@ export async function startOutageService(options: {
     headsSubscription,
     async assertPipelineWorks(withinMs) {
       const deadline = Date.now() + withinMs;
+      const left = () => Math.max(1, deadline - Date.now());
       const hash = await wallet.sendTransaction({ to: watched, value: 1n });
-      const delivered = (requests: readonly { json: { data?: unknown } }[]) =>
+      const opHash = await sendOp(service.url, key, opNonce++);
+      const delivered = (requests: readonly { json: unknown }[]) =>
         requests.some((request) => JSON.stringify(request.json).includes(hash));
-      await receiver.waitFor(delivered, Math.max(1, deadline - Date.now()), `the webhook delivery of ${hash}`);
-      const block = (
-        await await fetch(anvilUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [hash] }),
-          signal: AbortSignal.timeout(5_000),
-        }).then((response) => response.json() as Promise<{ result: { blockNumber: string } }>)
-      ).result.blockNumber;
+      await receiver.waitFor(delivered, left(), `the webhook delivery of ${hash}`);
+      const receipt = (await anvilCall(anvilUrl, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string };
       await heads.waitFor(
         (message) =>
           message.method === 'eth_subscription' &&
           message.params?.subscription === headsSubscription &&
-          BigInt(message.params.result.number) >= BigInt(block),
-        Math.max(1, deadline - Date.now()),
+          BigInt(message.params.result.number) >= BigInt(receipt.blockNumber),
+        left(),
       );
+      while (!(await bundlerCall(service.url, key, 'eth_getUserOperationReceipt', [opHash])).result) {
+        if (Date.now() > deadline) throw new Error(`the UserOperation ${opHash} was not bundled within ${withinMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     },
     async close() {
       heads.close();
@@ -212,4 +254,43 @@ export async function startOutageService(options: {
       await database.close().catch(() => undefined);
     },
   };
+}
+
+/** An account whose code accepts any op (test/bundler/support.ts): the bundler loop's liveness check. */
+const opSender = '0x000000000000000000000000000000000000a0a1' as Address;
+
+async function anvilCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
+async function bundlerCall(serviceUrl: string, key: string, method: string, params: unknown[]): Promise<any> {
+  const response = await fetch(`${serviceUrl}/v1/bundler/ethereum/devnet`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  return response.json();
+}
+
+/** Estimates and sends one op of the accepting account; returns its hash. */
+async function sendOp(serviceUrl: string, key: string, nonce: number): Promise<string> {
+  const base = bareUserOperation(opSender, `0x${nonce.toString(16)}`);
+  const estimate = await bundlerCall(serviceUrl, key, 'eth_estimateUserOperationGas', [base, entryPoint07Address]);
+  if (!estimate.result) throw new Error(`estimate: ${JSON.stringify(estimate)}`);
+  const sent = await bundlerCall(serviceUrl, key, 'eth_sendUserOperation', [
+    { ...base, ...estimate.result },
+    entryPoint07Address,
+  ]);
+  if (typeof sent.result !== 'string') throw new Error(`send: ${JSON.stringify(sent)}`);
+  return sent.result;
 }

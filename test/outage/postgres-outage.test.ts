@@ -64,4 +64,18 @@ describe('outage: Postgres killed and started again', () => {
     expect((await probeAll(s.target)).every((result) => result.status === 200)).toBe(true);
     expect(health.problems()).toEqual([]);
   }, 60_000);
+
+  it('answers within 2 s while the whole server is frozen (its sessions too), and works again once it continues', async () => {
+    postgres.signalAll('SIGSTOP');
+    try {
+      const during = await probeThroughout(s.target, 4_000);
+      expect(during.some((result) => result.status === 503)).toBe(true);
+    } finally {
+      postgres.signalAll('SIGCONT');
+    }
+    const back = Date.now();
+    await recoveredWithin(s.target, 10_000);
+    await s.assertPipelineWorks(10_000 - (Date.now() - back));
+    expect(health.problems()).toEqual([]);
+  }, 60_000);
 });
