@@ -49,7 +49,7 @@ try {
   if (!blockyard.devnetUrl) throw new Error('the service printed no embedded devnet URL');
   log(`blockyard at ${url} (pid ${blockyard.server.pid}), devnet at ${blockyard.devnetUrl}; ${minutes} minutes`);
   const key = await createBenchKey(url, blockyard.adminToken);
-  const user = await signUpBenchUser(url);
+  const user = await signUpBenchUser(url, join(workDir, 'blockyard'));
   load = await startSoakLoad(
     { url, key, devnetUrl: blockyard.devnetUrl, cookie: `${user.cookie.name}=${user.cookie.value}` },
     log,
