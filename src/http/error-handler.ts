@@ -114,7 +114,10 @@ export function toAppError(error: FastifyError | Error, bodyLimit?: number): App
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error, request.routeOptions.bodyLimit);
-  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  // A 503 is a dependency that is down or a server draining: one line per request at warn, not error,
+  // so an outage does not bury the faults that are ours.
+  if (appError.status === 503) request.log.warn({ code: appError.code, msg: appError.message }, 'request refused: unavailable');
+  else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
   // Input that reached the database unchecked: the client's mistake, but a check is missing.
   else if (postgresInputError(error)) request.log.warn({ err: error }, 'input refused by Postgres');
   else request.log.debug({ code: appError.code, msg: appError.message }, 'request refused');
