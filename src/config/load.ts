@@ -3,19 +3,20 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parseCorsOrigins } from './cors-origins.ts';
+import { buildLimits } from './limits-settings.ts';
 import {
   type ChainConfig,
   type ChainEntry,
   type Config,
   canonicalErc4337,
   type GasSponsorshipConfig,
-  type LimitsConfig,
   type NftsConfig,
   type Settings,
   type TokensConfig,
   type WebhooksConfig,
 } from './schema.ts';
 import generatedValidator from './settings-validator.generated.js';
+import { buildSponsorshipCaps } from './sponsorship-caps-settings.ts';
 
 /** A setting that stops the start; the message names the setting and where it came from. */
 export class ConfigError extends Error {
@@ -210,21 +211,6 @@ function placeJoiningProcess(settings: Settings, origin: Record<string, string>,
 /** Sections only the YAML file sets (no flag or variable). */
 const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas', 'limits']);
 
-/** Defaults of `limits:`, justified in docs/limits.md. */
-function buildLimits(settings: Settings): LimitsConfig {
-  const limits = settings.limits ?? {};
-  return {
-    maxConnections: limits.max_connections ?? 10_000,
-    maxConnectionsPerIp: limits.max_connections_per_ip ?? 1_000,
-    maxBodyBytes: limits.max_body_bytes ?? 64 * 1024,
-    wsMaxConnectionsPerAccount: limits.ws_max_connections_per_account ?? 1_000,
-    wsMaxConnectionsPerIp: limits.ws_max_connections_per_ip ?? 1_000,
-    wsMaxSubscriptionsPerConnection: limits.ws_max_subscriptions_per_connection ?? 100,
-    wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
-    wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
-  };
-}
-
 /** One ETH: a paymaster deposit under this is worth a warning by default. */
 const defaultDepositWarningWei = 10n ** 18n;
 
@@ -249,23 +235,6 @@ function buildGas(
     depositWarningWei: gas.deposit_warning_wei === undefined ? defaultDepositWarningWei : BigInt(gas.deposit_warning_wei),
     sponsorshipCaps: buildSponsorshipCaps(gas.sponsorship_caps ?? {}),
   };
-}
-
-/** A free account may burn little of the shared paymaster deposit; growth more; enterprise is unlimited unless set. */
-const defaultSponsorshipCaps: GasSponsorshipConfig['sponsorshipCaps'] = {
-  free: { usdPerDay: '10', usdTotal: '100' },
-  growth: { usdPerDay: '1000', usdTotal: null },
-  enterprise: { usdPerDay: null, usdTotal: null },
-};
-
-function buildSponsorshipCaps(
-  caps: NonNullable<NonNullable<Settings['gas']>['sponsorship_caps']>,
-): GasSponsorshipConfig['sponsorshipCaps'] {
-  const plan = (name: keyof typeof defaultSponsorshipCaps) => ({
-    usdPerDay: caps[name]?.usd_per_day !== undefined ? caps[name].usd_per_day : defaultSponsorshipCaps[name].usdPerDay,
-    usdTotal: caps[name]?.usd_total !== undefined ? caps[name].usd_total : defaultSponsorshipCaps[name].usdTotal,
-  });
-  return { free: plan('free'), growth: plan('growth'), enterprise: plan('enterprise') };
 }
 
 function buildTokens(settings: Settings, configFile: string | undefined, cwd: string): TokensConfig {

@@ -1,7 +1,11 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { type LimitsConfig, limitsSettingsSchema } from './limits-settings.ts';
+import { type SponsorshipCaps, type SponsorshipCapsConfig, sponsorshipCapsSchema } from './sponsorship-caps-settings.ts';
 
 // Plain JSON Schema objects (`as const`, their types derived by json-schema-to-ts at compile time): the
 // config module loads in every CLI command, and a schema library costs a command more than its work.
+
+export type { LimitsConfig, SponsorshipCapsConfig };
 
 export const roles = ['api', 'indexer', 'webhooks', 'bundler'] as const;
 export type Role = (typeof roles)[number];
@@ -179,14 +183,6 @@ const dashboardSettingsSchema = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
-/** A USD amount as a decimal string ("10", "2.50"), or null for no cap. */
-const usdCapSchema = { type: ['string', 'null'], pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$' } as const satisfies JSONSchema;
-const sponsorshipCapsSchema = {
-  type: 'object',
-  properties: { usd_per_day: usdCapSchema, usd_total: usdCapSchema },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
-
 /** YAML `gas:` section: gas sponsorship (the verifying paymaster's signer and deposit). */
 const gasSettingsSchema = {
   type: 'object',
@@ -205,22 +201,6 @@ const gasSettingsSchema = {
       },
       additionalProperties: false,
     },
-  },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
-
-/** YAML `limits:` section: connection, body and WebSocket caps (docs/limits.md gives the defaults and why). */
-const limitsSettingsSchema = {
-  type: 'object',
-  properties: {
-    max_connections: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
-    ws_max_connections_per_account: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    ws_max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    ws_max_subscriptions_per_connection: { type: 'integer', minimum: 1, maximum: 100_000 },
-    ws_max_buffered_bytes: { type: 'integer', minimum: 16 * 1024, maximum: 1024 * 1024 * 1024 },
-    ws_max_message_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -386,30 +366,7 @@ export interface GasSponsorshipConfig {
   readonly sponsorKey?: string;
   readonly depositWarningWei: bigint;
   /** `gas.sponsorship_caps`: each plan's operator caps on what an account may have sponsored. */
-  readonly sponsorshipCaps: Readonly<Record<'free' | 'growth' | 'enterprise', SponsorshipCapsConfig>>;
-}
-
-/** Operator caps on an account's sponsored gas, USD as decimal strings; null: unlimited. */
-export interface SponsorshipCapsConfig {
-  /** Per UTC day. */
-  readonly usdPerDay: string | null;
-  readonly usdTotal: string | null;
-}
-
-/** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
-export interface LimitsConfig {
-  /** Open TCP connections (WebSockets included) in all, and from one client address. */
-  readonly maxConnections: number;
-  readonly maxConnectionsPerIp: number;
-  /** Largest REST body, but on routes with their own (list-bearing ones, JSON-RPC). */
-  readonly maxBodyBytes: number;
-  readonly wsMaxConnectionsPerAccount: number;
-  readonly wsMaxConnectionsPerIp: number;
-  readonly wsMaxSubscriptionsPerConnection: number;
-  /** Unread bytes a WebSocket client may let wait before it is closed with 4008. */
-  readonly wsMaxBufferedBytes: number;
-  /** Largest WebSocket message a client may send (a larger one closes with 1009). */
-  readonly wsMaxMessageBytes: number;
+  readonly sponsorshipCaps: SponsorshipCaps;
 }
 
 export interface Config {

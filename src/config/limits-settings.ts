@@ -1,0 +1,49 @@
+import type { JSONSchema } from 'json-schema-to-ts';
+import type { Settings } from './schema.ts';
+
+/** YAML `limits:` section: connection, body and WebSocket caps (docs/limits.md gives the defaults and why). */
+export const limitsSettingsSchema = {
+  type: 'object',
+  properties: {
+    max_connections: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
+    ws_max_connections_per_account: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    ws_max_subscriptions_per_connection: { type: 'integer', minimum: 1, maximum: 100_000 },
+    ws_max_buffered_bytes: { type: 'integer', minimum: 16 * 1024, maximum: 1024 * 1024 * 1024 },
+    ws_max_message_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
+export interface LimitsConfig {
+  /** Open TCP connections (WebSockets included) in all, and from one client address. */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+  /** Largest REST body, but on routes with their own (list-bearing ones, JSON-RPC). */
+  readonly maxBodyBytes: number;
+  readonly wsMaxConnectionsPerAccount: number;
+  readonly wsMaxConnectionsPerIp: number;
+  readonly wsMaxSubscriptionsPerConnection: number;
+  /** Unread bytes a WebSocket client may let wait before it is closed with 4008. */
+  readonly wsMaxBufferedBytes: number;
+  /** Largest WebSocket message a client may send (a larger one closes with 1009). */
+  readonly wsMaxMessageBytes: number;
+}
+
+export /** Defaults of `limits:`, justified in docs/limits.md. */
+function buildLimits(settings: Settings): LimitsConfig {
+  const limits = settings.limits ?? {};
+  return {
+    maxConnections: limits.max_connections ?? 10_000,
+    maxConnectionsPerIp: limits.max_connections_per_ip ?? 1_000,
+    maxBodyBytes: limits.max_body_bytes ?? 64 * 1024,
+    wsMaxConnectionsPerAccount: limits.ws_max_connections_per_account ?? 1_000,
+    wsMaxConnectionsPerIp: limits.ws_max_connections_per_ip ?? 1_000,
+    wsMaxSubscriptionsPerConnection: limits.ws_max_subscriptions_per_connection ?? 100,
+    wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
+    wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
+  };
+}
