@@ -12,6 +12,8 @@ const p99FloorMs = 20;
 export interface MinuteRow {
   minute: number;
   rssMiB: number;
+  /** The minute's lowest RSS sample: what stays after V8's collections. */
+  rssFloorMiB: number;
   heapMiB: number;
   fds: number;
   sockets: number;
@@ -43,6 +45,7 @@ export function minuteRows(process: ProcessSample[], samples: Sample[], minutes:
     rows.push({
       minute,
       rssMiB: mean(taken.map((sample) => sample.rssMiB)),
+      rssFloorMiB: Math.min(...taken.map((sample) => sample.rssMiB)),
       heapMiB: mean(taken.map((sample) => sample.heapMiB)),
       fds: mean(taken.map((sample) => sample.fds)),
       sockets: mean(taken.map((sample) => sample.sockets)),
@@ -67,7 +70,11 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
         `${name} grew ${(((to - from) / from) * 100).toFixed(1)}% (minute ${base.minute}: ${from.toFixed(1)}, minute ${last.minute}: ${to.toFixed(1)}), over ${maxGrowth * 100}%`,
       );
   };
-  grew('RSS (MiB)', base.rssMiB, last.rssMiB);
+  // RSS is a sawtooth (here 155-195 MiB over ~8 minutes: V8 lets the old space grow by half before
+  // it collects), so a minute's mean depends on where in the cycle it falls. A leak raises the floor:
+  // the baseline minute's lowest sample against the lowest of the run's last quarter.
+  const endRows = rows.slice(rows.length - Math.max(1, Math.floor(rows.length / 4)));
+  grew('RSS floor (MiB)', base.rssFloorMiB, Math.min(...endRows.map((row) => row.rssFloorMiB)));
   grew('open handles (fds)', base.fds, last.fds);
   for (const group of routeGroups) {
     if (uncomparedGroups.has(group)) continue;
@@ -94,6 +101,7 @@ export function formatTable(rows: MinuteRow[]): string {
   const header = [
     'minute',
     'RSS MiB',
+    'RSS floor MiB',
     'heap MiB',
     'fds',
     'sockets',
@@ -106,7 +114,7 @@ export function formatTable(rows: MinuteRow[]): string {
   const f = (value: number, digits = 1) => (Number.isNaN(value) ? '-' : value.toFixed(digits));
   for (const row of rows) {
     lines.push(
-      `| ${[row.minute, f(row.rssMiB), f(row.heapMiB), f(row.fds, 0), f(row.sockets, 0), f(row.loopP99Ms), ...routeGroups.map((g) => f(row.p99[g])), row.requests, row.failed].join(' | ')} |`,
+      `| ${[row.minute, f(row.rssMiB), f(row.rssFloorMiB), f(row.heapMiB), f(row.fds, 0), f(row.sockets, 0), f(row.loopP99Ms), ...routeGroups.map((g) => f(row.p99[g])), row.requests, row.failed].join(' | ')} |`,
     );
   }
   return lines.join('\n');
