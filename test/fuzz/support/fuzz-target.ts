@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { Pool } from 'undici';
 import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.ts';
+import { installDevnetPaymasters } from '../../../src/paymaster/install-devnet-paymasters.ts';
+import { paymasterSetupsOf } from '../../../src/paymaster/paymaster-setup.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { type Receiver, startReceiver } from '../../webhooks/support.ts';
 import { withBundler } from './bundler-service.ts';
@@ -54,6 +56,8 @@ const entryPointV07 = '0x0000000071727De22E5E9d8BAf0edAc6f37da032';
 export async function startFuzzTarget(): Promise<FuzzTarget> {
   const t = await startTestService(withBundler);
   await installErc4337Contracts(t.anvil.url);
+  const devnet = { config: t.service.ctx.config.chains[0]! };
+  await installDevnetPaymasters(t.anvil.url, paymasterSetupsOf(devnet, t.service.ctx.config));
   const receiver: Receiver = await startReceiver();
   const pool = new Pool(t.url, { connections: 4, headersTimeout: requestTimeoutMs, bodyTimeout: requestTimeoutMs });
 
