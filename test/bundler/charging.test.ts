@@ -2,7 +2,7 @@ import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { restComputeUnits } from '../../src/limits/compute-units.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 import { bundlerUrlOf } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000a77f';
@@ -15,17 +15,7 @@ describe('bundler endpoint: compute units per call', () => {
   beforeAll(async () => {
     service = await startTestService({
       settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          dev_methods: true,
-          upstreams: [{ url: anvilUrl }],
-          bundler: { enabled: true },
-        },
-      ],
+      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { bundler: { enabled: true } })],
     });
     url = bundlerUrlOf(service.url);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 import { connectRaw } from '../ws/support/ws-client.ts';
 
 const sepolia = '/v1/rpc/ethereum/sepolia';
@@ -44,14 +44,7 @@ describe('method smuggling: the upstream runs only the call the proxy checked', 
     upstream = await startRpcServer(async (body) => ({ body: rpcAnswer(body, { result: '0x7a69' }) }));
     t = await startTestService({
       chainsFor: (anvilUrl) => [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          dev_methods: true,
-          upstreams: [{ url: anvilUrl }],
-        },
+        devnetChain(anvilUrl),
         { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
       ],
     });

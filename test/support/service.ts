@@ -33,6 +33,19 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
+/** The test anvil as `ethereum/devnet` (a testnet with dev methods), with more settings of the entry (e.g. `bundler`). */
+export function devnetChain(anvilUrl: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    chain: 'ethereum',
+    network: 'devnet',
+    chain_id: 31337,
+    testnet: true,
+    dev_methods: true,
+    upstreams: [{ url: anvilUrl }],
+    ...more,
+  };
+}
+
 export const adminTokenForTests = 'test-admin-token-0123456789abcdef';
 
 /**
@@ -65,14 +78,7 @@ export async function startTestService(
     : await Promise.all([startTestAnvil(), createTestDatabase()]);
   const chains = options.chains ??
     options.chainsFor?.(anvil.url) ?? [
-      {
-        chain: 'ethereum',
-        network: 'devnet',
-        chain_id: 31337,
-        testnet: true,
-        dev_methods: true,
-        upstreams: [{ url: anvil.url }],
-      },
+      devnetChain(anvil.url),
       { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvil.url }] },
     ];
   for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), content);
