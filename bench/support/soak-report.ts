@@ -64,17 +64,25 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
   const last = rows[rows.length - 1];
   if (!base || !last || base === last) return [`the run is too short: it needs minute ${baselineMinute} and a later one`];
   const problems: string[] = [];
-  const grew = (name: string, from: number, to: number) => {
+  const grew = (name: string, from: number, to: number, fromWhen = `minute ${base.minute}`, toWhen = `minute ${last.minute}`) => {
     if (to > from * (1 + maxGrowth))
       problems.push(
-        `${name} grew ${(((to - from) / from) * 100).toFixed(1)}% (minute ${base.minute}: ${from.toFixed(1)}, minute ${last.minute}: ${to.toFixed(1)}), over ${maxGrowth * 100}%`,
+        `${name} grew ${(((to - from) / from) * 100).toFixed(1)}% (${fromWhen}: ${from.toFixed(1)}, ${toWhen}: ${to.toFixed(1)}), over ${maxGrowth * 100}%`,
       );
   };
-  // RSS is a sawtooth (here 155-195 MiB over ~8 minutes: V8 lets the old space grow by half before
-  // it collects), so a minute's mean depends on where in the cycle it falls. A leak raises the floor:
-  // the baseline minute's lowest sample against the lowest of the run's last quarter.
-  const endRows = rows.slice(rows.length - Math.max(1, Math.floor(rows.length / 4)));
-  grew('RSS floor (MiB)', base.rssFloorMiB, Math.min(...endRows.map((row) => row.rssFloorMiB)));
+  // RSS is a sawtooth: it climbs for 6-8 minutes (buffers promoted to the old space are freed only by
+  // a full collection) and falls back at each full collection, so a minute's figure depends on where
+  // in the cycle it falls. A leak raises the floor: the lowest RSS from the baseline minute to the
+  // run's middle against the lowest after it (each half of a 12-minute run or longer spans a collection).
+  const middle = Math.max(baselineMinute, Math.ceil(rows.length / 2));
+  const floorOf = (part: MinuteRow[]) => Math.min(...part.map((row) => row.rssFloorMiB));
+  grew(
+    'RSS floor (MiB)',
+    floorOf(rows.slice(baselineMinute - 1, middle)),
+    floorOf(rows.slice(middle)),
+    `minutes ${baselineMinute}-${middle}`,
+    `minutes ${middle + 1}-${rows.length}`,
+  );
   grew('open handles (fds)', base.fds, last.fds);
   for (const group of routeGroups) {
     if (uncomparedGroups.has(group)) continue;

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { routeGroups } from '../../bench/support/soak-load.ts';
+import { type MinuteRow, verdict } from '../../bench/support/soak-report.ts';
+
+/** Minute rows with these RSS floors; everything else flat. */
+function rowsWithFloors(floors: number[]): MinuteRow[] {
+  const p99 = Object.fromEntries(routeGroups.map((group) => [group, 5])) as MinuteRow['p99'];
+  return floors.map((floor, index) => ({
+    minute: index + 1,
+    rssMiB: floor + 4,
+    rssFloorMiB: floor,
+    heapMiB: 75,
+    fds: 242,
+    sockets: 223,
+    loopP99Ms: 12,
+    p99,
+    requests: 1385,
+    failed: 0,
+  }));
+}
+
+describe('the soak verdict on RSS', () => {
+  it('passes the sawtooth of a run without a leak, wherever its collections fall', () => {
+    // The 12-minute run of 2026-11-27 01:05 UTC (full collections in minutes 5 and after 12).
+    const cycleEndingHigh = [141.6, 147.4, 161.0, 176.7, 150.4, 155.1, 152.4, 157.2, 167.2, 183.1, 190.4, 194.0];
+    expect(verdict(rowsWithFloors(cycleEndingHigh), 3)).toEqual([]);
+    // The 20-minute run of 2026-11-27 00:36 UTC, its minute-end samples (collections near 8.5 and 16.5).
+    const twenty = [183, 152, 153.9, 158, 164, 180, 187, 190, 155.0, 160, 158, 163, 175, 186, 190, 191, 157.2, 162, 160, 164];
+    expect(verdict(rowsWithFloors(twenty), 3)).toEqual([]);
+  });
+
+  it('fails a floor that keeps rising', () => {
+    const leaking = Array.from({ length: 12 }, (_, index) => 150 + index * 4);
+    const problems = verdict(rowsWithFloors(leaking), 3);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^RSS floor \(MiB\) grew .* \(minutes 3-6: 158\.0, minutes 7-12: 174\.0\), over 10%$/);
+  });
+});
