@@ -1,9 +1,16 @@
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { Answer } from './fuzz-target.ts';
 import { nameableParts, type Operation } from './operations.ts';
 
+/** The checkout's own folder and the temp folder (the service's data directory): wherever they are. */
+const checkoutDir = fileURLToPath(new URL('../../../', import.meta.url));
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** What must never reach a client: stack frames, file paths, SQL and driver text. */
 const leaks: [RegExp, string][] = [
-  [/\/work\//, 'a file path (/work/)'],
+  [new RegExp(escapeRegExp(checkoutDir)), 'a file path (the checkout)'],
+  [new RegExp(escapeRegExp(`${tmpdir()}/`)), 'a file path (the temp folder)'],
   [/node_modules/, 'a file path (node_modules)'],
   [/\.[cm]?[jt]s:\d+/, 'a source position (.ts:line)'],
   [/\n\s+at \S/, 'a stack trace'],
