@@ -200,9 +200,10 @@ export function createBundlerService(deps: BundlerDeps) {
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
     // almost always is); an op queued behind others of its sender is validated again below.
     const firstTry = validate(network, entryPoint, op, entities, []);
+    // Reputation (ERC-7562) throttles and bans only in safe mode: without it no entity is refused for it.
     const standings = new Map(
       [entities.factory, entities.paymaster]
-        .filter((address): address is string => address !== null)
+        .filter((address): address is string => address !== null && network.config.bundler.safeMode)
         .map((address) => {
           const standing = reputation.get(name, address);
           standing.catch(() => undefined); // awaited below, unless the op is refused first
@@ -275,8 +276,9 @@ export function createBundlerService(deps: BundlerDeps) {
       );
     }
     for (const [role, address] of Object.entries(entities) as [string, string | null][]) {
-      if (!address) continue;
-      const standing = await standings.get(address)!;
+      const standingOf = address === null ? undefined : standings.get(address);
+      if (address === null || standingOf === undefined) continue;
+      const standing = await standingOf;
       if (standing.status === 'banned') {
         throw new BundlerRpcError(
           bundlerErrorCodes.throttled,
@@ -414,7 +416,8 @@ export function createBundlerService(deps: BundlerDeps) {
           address: entry.address,
           opsSeen: hex(entry.opsSeen),
           opsIncluded: hex(entry.opsIncluded),
-          status: entry.status,
+          // What is enforced: without safe mode, nobody is throttled or banned.
+          status: network.config.bundler.safeMode ? entry.status : 'ok',
         }));
       case 'debug_bundler_setReputation': {
         resolveEntryPoint(network, params[1]);
