@@ -93,5 +93,11 @@ export function renderScopeTable(doc: ScopedDocument): string {
         .join(', ')} |`,
     );
   }
+  // Every other method is the chain's, answered by the proxy's code (src/bundler/chain-calls.ts).
+  const read = proxyMethodRule('evm', 'eth_getBalance', false);
+  const write = proxyMethodRule('evm', 'eth_sendRawTransaction', false);
+  lines.push(
+    `| any other method: the chain’s JSON-RPC (\`eth_getBalance\`, \`eth_call\`, \`eth_feeHistory\`…), as the proxy answers it | as the proxy (above): ${read}, writes ${write} |`,
+  );
   return `${lines.join('\n')}\n`;
 }

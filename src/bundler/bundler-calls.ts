@@ -3,6 +3,7 @@ import type { Scope } from '../auth/scopes.ts';
 import type { Network } from '../chains/registry.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { clip } from '../rpc/params-shape.ts';
+import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 /** One element of a bundler request, as sent. */
@@ -15,6 +16,7 @@ export interface BundlerCallInput {
 
 /** A call that may run: its answer's id, method and params, and what it costs. */
 export interface RunnableBundlerCall {
+  readonly kind: 'bundler';
   readonly ok: true;
   readonly id: string | number | null;
   readonly method: string;
@@ -24,12 +26,33 @@ export interface RunnableBundlerCall {
 
 /** A call answered without running, with its JSON-RPC error. */
 export interface RefusedBundlerCall {
+  readonly kind: 'bundler';
   readonly ok: false;
   readonly id: string | number | null;
   readonly error: BundlerRpcError;
 }
 
 export type CheckedBundlerCall = RunnableBundlerCall | RefusedBundlerCall;
+
+/** A call of the bundler's endpoint: one of the bundler's own methods, or the chain's JSON-RPC. */
+export type EndpointCall = CheckedBundlerCall | ChainCall;
+
+/** The methods the bundler answers itself (ERC-7769's); with the namespaces below. Any other method is the chain's. */
+const bundlerMethods = new Set([
+  'eth_chainId',
+  'eth_supportedEntryPoints',
+  'eth_sendUserOperation',
+  'eth_estimateUserOperationGas',
+  'eth_getUserOperationByHash',
+  'eth_getUserOperationReceipt',
+]);
+/** Pimlico's extensions, ERC-7677's paymaster methods, ERC-7769's debug methods. */
+const bundlerNamespaces = /^(?:pimlico_|pm_|debug_bundler_)/;
+
+/** Whether the bundler answers a method itself; the others go to the chain as on /v1/rpc. */
+export function isBundlerMethod(method: string): boolean {
+  return bundlerMethods.has(method) || bundlerNamespaces.test(method);
+}
 
 /**
  * Which scopes may call a method: sending needs bundler:send; pm_* (a sponsorship) gas:manage; ERC-7769's
@@ -55,10 +78,14 @@ export function bundlerComputeUnitsFor(method: string): number {
   return restComputeUnits['bundler.rpc']!;
 }
 
-/** Shape, devnet-only methods and scope of one call, before anything is charged or run. */
-export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network): CheckedBundlerCall {
+/**
+ * Shape, devnet-only methods and scope of one call, before anything is charged or run. A method that
+ * is not the bundler's is checked as the JSON-RPC proxy checks it (src/bundler/chain-calls.ts).
+ */
+export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network): EndpointCall {
   const id = typeof call?.id === 'string' || typeof call?.id === 'number' ? call.id : null;
   const refuse = (code: number, message: string): RefusedBundlerCall => ({
+    kind: 'bundler',
     ok: false,
     id,
     error: new BundlerRpcError(code, message),
@@ -67,6 +94,7 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
     return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
   }
   const method = call.method;
+  if (!isBundlerMethod(method)) return checkChainCall(call, principal, network);
   // No method is this long: refused here so that no message quotes a client's megabyte back.
   if (method.length > 64) return refuse(bundlerErrorCodes.methodNotFound, `the bundler has no method '${clip(method)}'`);
   if (method.startsWith('debug_bundler_') && !network.config.devMethods) {
@@ -78,5 +106,5 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
   }
   const params = call.params === undefined ? [] : call.params;
   if (!Array.isArray(params)) return refuse(bundlerErrorCodes.invalidParams, 'params must be an array');
-  return { ok: true, id, method, params, computeUnits: bundlerComputeUnitsFor(method) };
+  return { kind: 'bundler', ok: true, id, method, params, computeUnits: bundlerComputeUnitsFor(method) };
 }

@@ -9,9 +9,11 @@ import { errorHandler } from '../http/error-handler.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { RpcCache } from '../rpc/cache/rpc-cache.ts';
 import type { Erc7677Methods } from '../sponsorship/erc7677.ts';
-import { type BundlerCallInput, type CheckedBundlerCall, checkBundlerCall } from './bundler-calls.ts';
+import { type BundlerCallInput, type CheckedBundlerCall, checkBundlerCall, type EndpointCall } from './bundler-calls.ts';
 import type { BundlerService } from './bundler-service.ts';
+import { answerChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 const maxBatch = 50;
@@ -22,12 +24,16 @@ export interface BundlerRouteDeps {
   paymaster?: Erc7677Methods;
   limiter: RateLimiter;
   metrics: Metrics;
+  /** The JSON-RPC proxy's cache, for the chain's methods answered here too; absent: every call goes upstream. */
+  rpcCache?: RpcCache;
 }
 
 /**
  * `POST /v1/bundler/{chain}/{network}`: the ERC-4337 bundler's JSON-RPC (ERC-7769), single calls or
- * batches. Charged in the handler, per call (src/bundler/bundler-calls.ts): a batch of 50 simulations
- * costs 50 simulations. A request refused before its calls are priced counts as one request of 0 CU.
+ * batches, and the chain's own JSON-RPC beside it, answered by the proxy's code as on /v1/rpc
+ * (src/bundler/chain-calls.ts): one URL is enough for a smart account client. Charged in the handler,
+ * per call (src/bundler/bundler-calls.ts): a batch of 50 simulations costs 50 simulations. A request
+ * refused before its calls are priced counts as one request of 0 CU.
  */
 export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps) {
   const charge = async (request: FastifyRequest, reply: FastifyReply, principal: Principal, cu: number, what?: string) => {
@@ -46,7 +52,11 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
         tags: ['bundler'],
         params: Type.Object({ chain: Type.String({ maxLength: 63 }), network: Type.String({ maxLength: 63 }) }),
         body: Type.Unknown({ description: 'A JSON-RPC 2.0 request or a batch of them' }),
-        response: { 200: Type.Unknown(), ...errorResponses(400, 401, 403, 404, 429) },
+        response: {
+          200: Type.Unknown(),
+          204: Type.Null({ description: 'Only notifications (calls without id) of chain methods were sent: no answer' }),
+          ...errorResponses(400, 401, 403, 404, 429),
+        },
       },
       // Whatever refuses the request before its handler charged it (a body that is not JSON, an unknown
       // network) still counts it as one request, with the limit headers on the answer.
@@ -77,7 +87,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
         return { jsonrpc: '2.0', id: null, error: { code: -32600, message: `a batch holds 1 to ${maxBatch} calls` } };
       }
       const calls = (batch ? body : [body]).map((call) => checkBundlerCall(call, principal, network));
-      const cost = calls.reduce((sum, call) => sum + (call.ok ? call.computeUnits : 0), 0);
+      const cost = calls.reduce((sum, call) => sum + (call.kind === 'chain' || call.ok ? call.computeUnits : 0), 0);
       await charge(request, reply, principal, cost, batch ? 'batch' : 'method');
 
       const answer = async (call: CheckedBundlerCall) => {
@@ -102,7 +112,12 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
           return { jsonrpc: '2.0', id: call.id, error: { code: bundlerErrorCodes.internal, message } };
         }
       };
-      return batch ? Promise.all(calls.map(answer)) : answer(calls[0]!);
+      // As JSON text: the chain's answers come as the upstream (or the cache) wrote them, as on /v1/rpc.
+      const answerText = async (call: EndpointCall): Promise<string> =>
+        call.kind === 'chain' ? answerChainCall(deps, network, call) : JSON.stringify(await answer(call));
+      const answered = (await Promise.all(calls.map(answerText))).filter((text) => text !== '');
+      if (answered.length === 0) return reply.code(204).send();
+      return reply.type('application/json').send(batch ? `[${answered.join(',')}]` : answered[0]);
     },
   );
 }

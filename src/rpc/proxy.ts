@@ -69,16 +69,19 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
  * batch's calls run concurrently and the answers keep the request's order.
  */
 export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan): Promise<string> {
-  if (!plan.batch) {
-    const only = plan.calls[0]!;
-    return only.ok ? forwardOne(deps, network, only) : rpcErrorText(only.id, only.error);
-  }
-  const answers = await Promise.all(
-    plan.calls.map((checked) => (checked.ok ? forwardOne(deps, network, checked) : rpcErrorText(checked.id, checked.error))),
-  );
+  if (!plan.batch) return answerRpcCall(deps, network, plan.calls[0]!);
+  const answers = await Promise.all(plan.calls.map((checked) => answerRpcCall(deps, network, checked)));
   // Notifications have no place in a batch's answer; a batch of only notifications has no answer at all.
   const answered = answers.filter((answer) => answer !== '');
   return answered.length === 0 ? '' : `[${answered.join(',')}]`;
+}
+
+/**
+ * One call of a plan as JSON text: forwarded (through the cache) when it passed, else its JSON-RPC
+ * error; '' for a notification. The bundler's endpoint answers the chain's methods with it too.
+ */
+export function answerRpcCall(deps: ForwardDeps, network: Network, checked: CheckedCall): Promise<string> | string {
+  return checked.ok ? forwardOne(deps, network, checked) : rpcErrorText(checked.id, checked.error);
 }
 
 export interface ForwardDeps {

@@ -425,7 +425,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await tokenRoutes(scope, { chains, tokens });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
-        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors), limiter, metrics });
+        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors), limiter, metrics, rpcCache });
         await usageRoutes(scope, { store: usageStore });
       },
       // The dashboard's pages at `/` (and every path no route above takes, but the API's).

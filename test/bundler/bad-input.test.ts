@@ -259,8 +259,11 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     expect(served.result).toEqual([entryPoint07Address, entryPoint06Address]);
   });
 
-  it('an unknown method is -32601 naming it', async () => {
-    await expectRefused([], -32601, /eth_fooBar/, { method: 'eth_fooBar' });
+  it('an unknown method is -32601 naming it; an unknown eth_ method is the chain’s, as on /v1/rpc', async () => {
+    await expectRefused([], -32601, /'foo_bar' is not available on ethereum\/devnet/, { method: 'foo_bar' });
+    await expectRefused([], -32601, /bundler has no method 'pimlico_fooBar'/, { method: 'pimlico_fooBar' });
+    // The eth_ namespace is open on the proxy: the node itself answers that it has no such method.
+    await expectRefused([], -32601, /not found/i, { method: 'eth_fooBar' });
   });
 
   it('a batch of two calls is answered in order, each with its id', async () => {
