@@ -8,7 +8,6 @@ import {
   type Hex,
   type PublicClient,
   parseEventLogs,
-  type TransactionReceipt,
   type Transport,
   type WalletClient,
 } from 'viem';
@@ -26,6 +25,7 @@ import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, explainAaReason, signatureFailure } from './rpc-errors.ts';
 import { revertOf, shortMessage, simulateValidation, v06Struct } from './simulation.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
+import { userOperationReceipt } from './user-operation-receipt.ts';
 
 const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
@@ -523,87 +523,7 @@ function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {
 
 const hex = (value: bigint | number) => `0x${value.toString(16)}`;
 
-/** viem's transaction type names as JSON-RPC's codes (a bundle with an EIP-7702 authorization is 0x4). */
-const transactionTypeCodes: Record<string, string> = {
-  legacy: '0x0',
-  eip2930: '0x1',
-  eip1559: '0x2',
-  eip4844: '0x3',
-  eip7702: '0x4',
-};
-
 /** JSON with bigints as 0x quantities (viem's receipts and logs carry bigints). */
 export function toJsonSafe<T>(value: T): unknown {
   return JSON.parse(JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? hex(inner) : inner)));
-}
-
-/** eth_getUserOperationReceipt's answer (ERC-7769): the op's event, its logs, and the bundle's receipt. */
-export function userOperationReceipt(
-  row: Pick<UserOperationRow, 'hash'>,
-  entryPoint: Address,
-  receipt: TransactionReceipt,
-  event: {
-    userOpHash: Hex;
-    sender: Address;
-    paymaster: Address;
-    nonce: bigint;
-    success: boolean;
-    actualGasCost: bigint;
-    actualGasUsed: bigint;
-  },
-  revertReason: Hex | undefined,
-) {
-  // The op's own logs sit between the previous op's event (or the bundle's start) and its event.
-  const index = receipt.logs.findIndex(
-    (log) => log.topics[1]?.toLowerCase() === row.hash && log.address.toLowerCase() === entryPoint.toLowerCase(),
-  );
-  let start = index;
-  while (
-    start > 0 &&
-    !(
-      receipt.logs[start - 1]!.address.toLowerCase() === entryPoint.toLowerCase() &&
-      receipt.logs[start - 1]!.topics[0] === receipt.logs[index]!.topics[0]
-    )
-  )
-    start--;
-  const logs = receipt.logs.slice(Math.max(0, start), Math.max(0, index));
-  const rpcReceipt = {
-    transactionHash: receipt.transactionHash,
-    transactionIndex: hex(receipt.transactionIndex),
-    blockHash: receipt.blockHash,
-    blockNumber: hex(receipt.blockNumber),
-    from: receipt.from,
-    to: receipt.to,
-    cumulativeGasUsed: hex(receipt.cumulativeGasUsed),
-    gasUsed: hex(receipt.gasUsed),
-    effectiveGasPrice: hex(receipt.effectiveGasPrice),
-    contractAddress: receipt.contractAddress ?? null,
-    logs: receipt.logs.map((log) => ({
-      ...log,
-      blockNumber: hex(log.blockNumber),
-      logIndex: hex(log.logIndex),
-      transactionIndex: hex(log.transactionIndex),
-    })),
-    logsBloom: receipt.logsBloom,
-    status: receipt.status === 'success' ? '0x1' : '0x0',
-    type: transactionTypeCodes[receipt.type] ?? receipt.type,
-  };
-  return {
-    userOpHash: row.hash,
-    entryPoint,
-    sender: event.sender,
-    nonce: hex(event.nonce),
-    paymaster: event.paymaster,
-    actualGasCost: hex(event.actualGasCost),
-    actualGasUsed: hex(event.actualGasUsed),
-    success: event.success,
-    reason: revertReason ?? null,
-    logs: logs.map((log) => ({
-      ...log,
-      blockNumber: hex(log.blockNumber),
-      logIndex: hex(log.logIndex),
-      transactionIndex: hex(log.transactionIndex),
-    })),
-    receipt: rpcReceipt,
-  };
 }

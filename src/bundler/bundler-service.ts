@@ -15,7 +15,7 @@ import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
-import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
+import { type BundleLoop, toJsonSafe } from './bundle-loop.ts';
 import type { CodeHashes } from './code-hashes.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
@@ -37,6 +37,7 @@ import {
   toRpcUserOperation,
   userOperationHash,
 } from './user-operation.ts';
+import { userOperationReceipt } from './user-operation-receipt.ts';
 import type { RuleEntities } from './validation-rule-types.ts';
 import { checkValidationRules, traceValidation } from './validation-rules.ts';
 
