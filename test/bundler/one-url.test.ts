@@ -1,7 +1,7 @@
 import { createSmartAccountClient } from 'permissionless';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { createPublicClient, http, type PublicClient, parseEther } from 'viem';
-import { entryPoint07Address } from 'viem/account-abstraction';
+import { entryPoint06Address, entryPoint07Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,23 +33,29 @@ describe('the bundler endpoint answers the chain’s JSON-RPC too', () => {
 
   const call = (id: number, method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
 
-  it('a permissionless smart account client given only the bundler URL (its public client too) sends an op that lands', async () => {
-    const transport = http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0 });
-    const publicClient = createPublicClient({ chain: foundry, transport }) as PublicClient;
-    // Defaults throughout, as a new user writes it: no nonce key, no fee function, no other URL.
-    const account = await toSimpleSmartAccount({
-      client: publicClient,
-      owner: privateKeyToAccount(generatePrivateKey()),
-      entryPoint: { address: entryPoint07Address, version: '0.7' },
-    });
-    await fund(service.anvil.url, [account.address], parseEther('1'));
-    const client = createSmartAccountClient({ account, chain: foundry, bundlerTransport: transport, pollingInterval: 100 });
-    const recipient = privateKeyToAccount(generatePrivateKey()).address;
-    const hash = await client.sendTransaction({ to: recipient, value: 1234n });
-    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await publicClient.getBalance({ address: recipient })).toBe(1234n);
-    expect(await publicClient.getCode({ address: account.address })).toMatch(/^0x[0-9a-f]+$/);
-  });
+  it.each([
+    ['0.7', entryPoint07Address],
+    ['0.6', entryPoint06Address],
+  ] as const)(
+    'v%s: a permissionless smart account client given only the bundler URL (its public client too) sends an op that lands',
+    async (version, entryPointAddress) => {
+      const transport = http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0 });
+      const publicClient = createPublicClient({ chain: foundry, transport }) as PublicClient;
+      // Defaults throughout, as a new user writes it: no nonce key, no fee function, no other URL.
+      const account = await toSimpleSmartAccount({
+        client: publicClient,
+        owner: privateKeyToAccount(generatePrivateKey()),
+        entryPoint: { address: entryPointAddress, version },
+      });
+      await fund(service.anvil.url, [account.address], parseEther('1'));
+      const client = createSmartAccountClient({ account, chain: foundry, bundlerTransport: transport, pollingInterval: 100 });
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const hash = await client.sendTransaction({ to: recipient, value: 1234n });
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await publicClient.getBalance({ address: recipient })).toBe(1234n);
+      expect(await publicClient.getCode({ address: account.address })).toMatch(/^0x[0-9a-f]+$/);
+    },
+  );
 
   it('a batch mixes chain and bundler calls, in order, each answered as its own endpoint answers it', async () => {
     const { status, body } = await postBundler(bundlerUrl, key, [

@@ -1,3 +1,4 @@
+import { toSimpleSmartAccount } from 'permissionless/accounts';
 import {
   type Address,
   createPublicClient,
@@ -11,7 +12,7 @@ import {
   toEventSelector,
   zeroAddress,
 } from 'viem';
-import { createBundlerClient } from 'viem/account-abstraction';
+import { createBundlerClient, entryPoint06Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,7 @@ describe('user operation receipts', () => {
   const receipts = new Map<string, any>();
   let hashes: { transfer: Hex; mint: Hex; reverting: Hex; sponsoredMint: Hex };
   let bundle: Hex;
+  let mint: (to: Address) => { to: Address; value: bigint; data: Hex };
 
   beforeAll(async () => {
     sponsored = await startSponsoredChain();
@@ -62,7 +64,7 @@ describe('user operation receipts', () => {
       args: ['Receipt Token', 'RCT', 18],
     });
     token = (await publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
-    const mint = (to: Address) =>
+    mint = (to: Address) =>
       ({
         to: token,
         value: 0n,
@@ -169,5 +171,30 @@ describe('user operation receipts', () => {
       const fromChain = await callBundler(url, key, 'eth_getUserOperationReceipt', [hash]);
       expect(fromChain.result).toEqual(receipts.get(hash));
     }
+  });
+
+  it('v0.6 frames them the same way: a bundle of a mint and a plain transfer, both deploying their account', async () => {
+    const v06 = (client: PublicClient) =>
+      toSimpleSmartAccount({
+        client,
+        owner: privateKeyToAccount(generatePrivateKey()),
+        entryPoint: { address: entryPoint06Address, version: '0.6' },
+        nonceKey: 0n,
+      });
+    const [minter, sender] = await Promise.all([v06(publicClient), v06(publicClient)]);
+    await fund(sponsored.chain.service.anvil.url, [minter.address, sender.address], parseEther('1'));
+    const bundler = bundlerClientFor(url, key, publicClient);
+    const fees = await generousFees(publicClient);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const minted = await bundler.sendUserOperation({ account: minter, calls: [mint(recipient)], ...fees });
+    const sent = await bundler.sendUserOperation({ account: sender, calls: [{ to: recipient, value: 7n }], ...fees });
+    const v06Bundle = (await callBundler(url, key, 'debug_bundler_sendBundleNow', [])).result;
+    const mintReceipt = (await callBundler(url, key, 'eth_getUserOperationReceipt', [minted])).result;
+    const sentReceipt = (await callBundler(url, key, 'eth_getUserOperationReceipt', [sent])).result;
+    expect(mintReceipt.receipt.transactionHash).toBe(v06Bundle);
+    expect(sentReceipt.receipt.transactionHash).toBe(v06Bundle);
+    expect(mintReceipt.logs.map((log: RpcLog) => [log.address, log.topics[0]])).toEqual([[token.toLowerCase(), transferTopic]]);
+    expect(sentReceipt).toMatchObject({ success: true, logs: [], entryPoint: entryPoint06Address });
+    expect(sentReceipt).not.toHaveProperty('reason');
   });
 });
