@@ -12,7 +12,12 @@ const outOfRange = (range: TimeRange, now: number) => range.validUntil < now + m
  * paymaster's; v0.6 reports one range for both). Undefined: the op validates.
  */
 export function outcomeError(outcome: ValidationOutcome, now: number): BundlerRpcError | undefined {
-  if (outcome.sigFailed) return new BundlerRpcError(bundlerErrorCodes.invalidSignature, signatureFailure(outcome.sigFailedBy));
+  if (outcome.sigFailed) {
+    const reason = { account: 'AA24', paymaster: 'AA34', unknown: 'AA24 or AA34' }[outcome.sigFailedBy ?? 'unknown'];
+    return new BundlerRpcError(bundlerErrorCodes.invalidSignature, signatureFailure(outcome.sigFailedBy), {
+      reason: `${reason} signature error`,
+    });
+  }
   if (!outOfRange(outcome, now)) return undefined;
   const reason = !outcome.ranges
     ? 'AA22 or AA32 expired or not due'

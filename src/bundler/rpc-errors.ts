@@ -48,7 +48,7 @@ const aaReasons: Record<string, string> = {
   AA22: 'the operation is expired or not valid yet (validUntil / validAfter)',
   AA23: "the account's validateUserOp reverted (for most accounts a signature of the wrong length or encoding)",
   AA24: 'the signature does not match the account (wrong owner key, chain id or EntryPoint)',
-  AA25: 'invalid account nonce: the nonce is not the next one for its key',
+  AA25: 'the nonce is not the next one for its key',
   AA26: 'verificationGasLimit is too low for the account validation (and its creation): raise it or estimate again',
   AA30: 'the paymaster is not deployed',
   AA31: "the paymaster's deposit cannot pay for the operation",
