@@ -23,6 +23,7 @@ import { checkCallSucceeds, estimateUserOperationGas } from './gas-estimation.ts
 import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
 import { outcomeError } from './outcome-errors.ts';
+import { maxCostOf, pendingDepositError, readPendingDeposit } from './paymaster-deposit-check.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
@@ -200,6 +201,10 @@ export function createBundlerService(deps: BundlerDeps) {
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
     // almost always is); an op queued behind others of its sender is validated again below.
     const firstTry = validate(network, entryPoint, op, entities, []);
+    const paymaster = entities.paymaster;
+    const pendingDeposit = paymaster
+      ? settle(readPendingDeposit(db, client, { network: name, entryPoint: entryPoint.address, paymaster }))
+      : undefined;
     const standings = new Map(
       [entities.factory, entities.paymaster]
         .filter((address): address is string => address !== null)
@@ -354,6 +359,16 @@ export function createBundlerService(deps: BundlerDeps) {
       }
       const executed = await validation.execution;
       if (!executed.ok) throw executed.error;
+    }
+    if (pendingDeposit && paymaster) {
+      const state = await pendingDeposit;
+      if (!state.ok) throw state.error;
+      const short = pendingDepositError(state.value, {
+        cost: maxCostOf(op, entryPoint.version),
+        paymaster,
+        replacing: replacing?.hash,
+      });
+      if (short) throw short;
     }
     if (floorError) throw floorError;
 

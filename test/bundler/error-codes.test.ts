@@ -26,6 +26,7 @@ import { sponsoredPaymasterFields, stubPaymasterFields } from '../../src/paymast
 import type { PaymasterSetup } from '../../src/paymaster/paymaster-setup.ts';
 import { type SponsoredChain, startSponsoredChain } from '../paymaster/support.ts';
 import {
+  acceptingAccountCode,
   bundlerClientFor,
   bundlerUrlOf,
   callBundler,
@@ -53,6 +54,8 @@ type PreVerificationGas = keyof typeof preVerificationGasOf;
 const gasBurningAccountCode: Hex = '0x5b6101005a1160005760206000f3';
 /** The same loop answering `validatePaymasterUserOp`: (context "", validationData 0). AA36 in v0.7. */
 const gasBurningPaymasterCode: Hex = '0x5b6101005a11600057604060005260606000f3';
+/** Answers `validatePaymasterUserOp` at once: (context "", validationData 0): it pays for any op. */
+const acceptingPaymasterCode: Hex = '0x604060005260606000f3';
 /** Answers `validateUserOp` with validUntil = 1 (1970): an account whose own time range has passed (AA22). */
 const expiredAccountCode: Hex = '0x600160a01b60005260206000f3';
 
@@ -117,8 +120,8 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     await sponsored?.chain.service.stop();
   });
 
-  /** 1 ETH of EntryPoint deposit for each address, from a funded throwaway key. */
-  async function depositFor(entries: [Version, Address][]) {
+  /** An EntryPoint deposit (1 ETH unless told) for each address, from a funded throwaway key. */
+  async function depositFor(entries: [Version, Address][], value = parseEther('1')) {
     const funder = privateKeyToAccount(generatePrivateKey());
     await fund(anvilUrl, [funder.address], parseEther('10'));
     const wallet = createWalletClient({ account: funder, chain: foundry, transport: http(anvilUrl) });
@@ -128,7 +131,7 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
         abi: version === '0.7' ? entryPointV07Abi : entryPointV06Abi,
         functionName: 'depositTo',
         args: [address],
-        value: parseEther('1'),
+        value,
       });
       await publicClient.waitForTransactionReceipt({ hash });
     }
@@ -438,6 +441,43 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     const both = await send({ ...draft, signature: '0xdeadbeef', fields: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } }, 'low');
     expect(both.error).toMatchObject({ code: -32507 });
     expect(both.error?.message).toMatch(/^AA23/);
+  });
+
+  it('a paymaster whose deposit cannot pay for an op beside its ops in the mempool is -32508 (AA31), before the floors', async () => {
+    const testClient = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvilUrl) });
+    const paymaster = privateKeyToAccount(generatePrivateKey()).address;
+    await testClient.setCode({ address: paymaster, bytecode: acceptingPaymasterCode });
+    const senders = [0, 1].map(() => privateKeyToAccount(generatePrivateKey()).address);
+    for (const sender of senders) await testClient.setCode({ address: sender, bytecode: acceptingAccountCode });
+    const fees = await generousFees(publicClient);
+    const draftOf = (sender: Address): Draft => ({
+      version: '0.7',
+      sender,
+      verificationGasLimit: 100_000n,
+      fields: fees,
+      paymaster: paymasterFields(paymaster, '0x', 50_000n),
+      signature: '0x',
+    });
+    // Gas limits of 10k + 100k + 50k + 150k: one op fits in 1.2 ops' worth, two do not.
+    const cost = 310_000n * fees.maxFeePerGas;
+    await depositFor([['0.7', paymaster]], (cost * 12n) / 10n);
+    expect((await callBundler(url, sponsored.key, 'debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    try {
+      const first = await send(draftOf(senders[0]!), 'enough');
+      expect(first.error, JSON.stringify(first.error)).toBeUndefined();
+      for (const preVerificationGas of ['enough', 'low'] as const) {
+        const second = await send(draftOf(senders[1]!), preVerificationGas);
+        expect(second.error, preVerificationGas).toMatchObject({ code: -32508, data: { pending: 1 } });
+        expect(second.error?.message).toMatch(
+          new RegExp(
+            `^AA31 paymaster deposit too low: the deposit of the paymaster ${paymaster.toLowerCase()} \\(\\d+ wei\\) cannot pay for this operation .* beside its 1 operations already in the mempool`,
+          ),
+        );
+      }
+    } finally {
+      await callBundler(url, sponsored.key, 'debug_bundler_clearState', []);
+      await callBundler(url, sponsored.key, 'debug_bundler_setBundlingMode', ['auto']);
+    }
   });
 
   it('nothing refused is in the mempool', async () => {
