@@ -360,10 +360,11 @@ export function createBundlerService(deps: BundlerDeps) {
       const executed = await validation.execution;
       if (!executed.ok) throw executed.error;
     }
-    if (pendingDeposit && paymaster) {
-      const state = await pendingDeposit;
-      if (!state.ok) throw state.error;
-      const short = pendingDepositError(state.value, {
+    // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
+    // deposit or the mempool does not refuse it.
+    const depositState = pendingDeposit && (await pendingDeposit);
+    if (depositState?.ok && paymaster) {
+      const short = pendingDepositError(depositState.value, {
         cost: maxCostOf(op, entryPoint.version),
         paymaster,
         replacing: replacing?.hash,
