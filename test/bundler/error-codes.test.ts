@@ -1,6 +1,7 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import {
   type Address,
+  BaseError,
   createPublicClient,
   createTestClient,
   createWalletClient,
@@ -8,6 +9,7 @@ import {
   http,
   type PublicClient,
   parseEther,
+  RpcRequestError,
 } from 'viem';
 import {
   entryPoint06Address,
@@ -169,7 +171,11 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
   }
 
   /** The op of `draft` with the given preVerificationGas, signed and sent: the JSON-RPC answer. */
-  async function send(draft: Draft, preVerificationGas: PreVerificationGas): Promise<JsonRpcAnswer> {
+  async function send(
+    draft: Draft,
+    preVerificationGas: PreVerificationGas,
+    method = 'eth_sendUserOperation',
+  ): Promise<JsonRpcAnswer> {
     const fees = await generousFees(publicClient);
     let op = {
       sender: draft.sender,
@@ -192,7 +198,7 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     });
     const signature =
       typeof draft.signature === 'string' ? draft.signature : await draft.signature.signMessage({ message: { raw: hash } });
-    return callBundler(url, sponsored.key, 'eth_sendUserOperation', [
+    return callBundler(url, sponsored.key, method, [
       formatUserOperationRequest({ ...op, signature } as UserOperation),
       entryPointOf[draft.version],
     ]);
@@ -427,6 +433,35 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
       },
       30_000,
     );
+  });
+
+  it.each(['AA30', 'AA31', 'AA33'])('estimating an op with %s gives the code and reason sending it gives', async (reason) => {
+    const entry = cases.find((candidate) => candidate.reason === reason && candidate.version === '0.7')!;
+    const answer = await send(await entry.draft(), 'enough', 'eth_estimateUserOperationGas');
+    expect(answer.error, JSON.stringify(answer)).toMatchObject({ code: entry.code });
+    expect(answer.error?.message).toMatch(new RegExp(`^${reason}`));
+  });
+
+  it("viem's bundler client gets the simulation's error (AA21, -32500) for an unfunded account with a low preVerificationGas", async () => {
+    const account = await simpleAccount('0.7');
+    const client = bundlerClientFor(url, sponsored.key, publicClient);
+    const error = await client
+      .sendUserOperation({
+        account,
+        calls: [{ to: account.address, value: 0n }],
+        callGasLimit: 50_000n,
+        verificationGasLimit: 600_000n,
+        preVerificationGas: 1_000n,
+        ...(await generousFees(publicClient)),
+      })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure as BaseError,
+      );
+    expect(error).toBeInstanceOf(BaseError);
+    expect(error?.details).toMatch(/^AA21 didn't pay prefund/);
+    const rpc = error?.walk((cause) => cause instanceof RpcRequestError) as RpcRequestError | null;
+    expect(rpc?.code).toBe(-32500);
   });
 
   it('an op that validates is still held to the floors: preVerificationGas, then maxFeePerGas under the base fee', async () => {
