@@ -19,13 +19,16 @@ import { type BundleLoop, toJsonSafe } from './bundle-loop.ts';
 import type { CodeHashes } from './code-hashes.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
-import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
+import { checkCallSucceeds, estimateUserOperationGas } from './gas-estimation.ts';
 import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
+import { outcomeError } from './outcome-errors.ts';
+import { maxCostOf, pendingDepositError, readPendingDeposit } from './paymaster-deposit-check.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
-import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
+import { alreadyKnown, BundlerRpcError, bundlerErrorCodes, invalidNonce, invalidParams } from './rpc-errors.ts';
+import { sendFloorError } from './send-floors.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
 import {
   type AnyUserOperation,
@@ -44,8 +47,6 @@ import { checkValidationRules, traceValidation } from './validation-rules.ts';
 const hex = (value: bigint | number) => toHex(value);
 /** A replacement must raise both fees by at least this (ERC-7562: 10%). */
 const replacementBumpPercent = 110n;
-/** An op must stay valid at least this long to be worth bundling. */
-const minValiditySeconds = 30;
 /** NonceManager's mapping sits in the EntryPoint's storage slot 1 (after StakeManager's deposits), in v0.6 and v0.7. */
 const nonceMappingSlot = 1n;
 
@@ -201,6 +202,10 @@ export function createBundlerService(deps: BundlerDeps) {
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
     // almost always is); an op queued behind others of its sender is validated again below.
     const firstTry = validate(network, entryPoint, op, entities, []);
+    const paymaster = entities.paymaster;
+    const pendingDeposit = paymaster
+      ? settle(readPendingDeposit(db, client, { network: name, entryPoint: entryPoint.address, paymaster }))
+      : undefined;
     // Reputation (ERC-7562) throttles and bans only in safe mode: without it no entity is refused for it.
     const standings = new Map(
       [entities.factory, entities.paymaster]
@@ -225,15 +230,8 @@ export function createBundlerService(deps: BundlerDeps) {
         .where('status', 'in', ['pending', 'submitted'])
         .execute(),
     ]);
-    if (baseFee !== null && op.maxFeePerGas < baseFee) {
-      throw invalidParams(`maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${baseFee}: it could not be included`);
-    }
-    const preVerificationGas = preVerificationGasOf(op, entryPoint.version);
-    if (op.preVerificationGas < preVerificationGas) {
-      throw invalidParams(
-        `preVerificationGas ${op.preVerificationGas} is below the ${preVerificationGas} this operation needs (eth_estimateUserOperationGas gives it)`,
-      );
-    }
+    // The floors are said only once the op validates: a failed simulation is the real problem.
+    const floorError = sendFloorError(op, entryPoint.version, baseFee);
 
     const readNonce = () =>
       client.readContract({
@@ -246,17 +244,18 @@ export function createBundlerService(deps: BundlerDeps) {
     const onChain = queuedNonces.size > 0 ? await readNonce() : undefined;
     /** Nonces: the next one for its key on chain, or the next after this sender's queued ops. */
     const checkNonce = (onChain: bigint) => {
-      if (op.nonce < onChain)
-        throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
+      if (op.nonce < onChain) throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
       let next = onChain;
       while (queuedNonces.has(next)) next++;
       if (!queuedNonces.has(op.nonce) && op.nonce > next)
-        throw invalidParams(
+        throw invalidNonce(
           `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
         );
     };
     if (onChain !== undefined) checkNonce(onChain);
+    const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
     const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
+    if (replacing?.hash === hash) throw alreadyKnown(hash);
     if (replacing) {
       if (replacing.status === 'submitted')
         throw invalidParams('an operation with this nonce is already in a bundle on its way: it cannot be replaced now');
@@ -318,15 +317,8 @@ export function createBundlerService(deps: BundlerDeps) {
     const simulated = await validation.simulation;
     try {
       if (!simulated.ok) throw simulated.error;
-      const outcome = simulated.value;
-      if (outcome.sigFailed) throw new BundlerRpcError(bundlerErrorCodes.invalidSignature, signatureFailure(outcome.sigFailedBy));
-      const now = Math.floor(Date.now() / 1000);
-      if (outcome.validUntil < now + minValiditySeconds || outcome.validAfter > now) {
-        throw new BundlerRpcError(
-          bundlerErrorCodes.outOfTimeRange,
-          `the operation is valid from ${outcome.validAfter} until ${outcome.validUntil} (Unix seconds); it must be valid now and for at least ${minValiditySeconds} s`,
-        );
-      }
+      const refused = outcomeError(simulated.value, Math.floor(Date.now() / 1000));
+      if (refused) throw refused;
     } catch (error) {
       // A nonce the simulation refused, said as the nonce check says it when ops are queued.
       if (
@@ -371,8 +363,19 @@ export function createBundlerService(deps: BundlerDeps) {
       const executed = await validation.execution;
       if (!executed.ok) throw executed.error;
     }
+    // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
+    // deposit or the mempool does not refuse it.
+    const depositState = pendingDeposit && (await pendingDeposit);
+    if (depositState?.ok && paymaster) {
+      const short = pendingDepositError(depositState.value, {
+        cost: maxCostOf(op, entryPoint.version),
+        paymaster,
+        replacing: replacing?.hash,
+      });
+      if (short) throw short;
+    }
+    if (floorError) throw floorError;
 
-    const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
     const row = {
       hash,
       network: name,

@@ -1,8 +1,8 @@
-import { type Address, encodeAbiParameters, type Hex, type PublicClient, parseAbiParameters } from 'viem';
+import { type Address, BaseError, encodeAbiParameters, type Hex, isHex, type PublicClient, parseAbiParameters } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { authorizationOf, delegationDesignator, eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
-import { accountImplementation, describeRevert, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
+import { accountImplementation, revertReasonOf, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
 export interface GasEstimate {
@@ -192,14 +192,30 @@ async function callOf(
   return { call: { from: entryPoint, to: op.sender, data: op.callData }, override, proxyOverhead };
 }
 
+/**
+ * A call that reverts, in the words Alto uses: "UserOperation reverted during simulation with reason:
+ * …" (the Error(string) message, a panic's code, else the revert data), the raw revert bytes in `data`.
+ */
 function callReverted(error: unknown): BundlerRpcError {
-  const data = (error as { data?: Hex; cause?: { data?: Hex } }).data ?? (error as { cause?: { data?: Hex } }).cause?.data;
-  const reason = typeof data === 'string' ? describeRevert(data) : shortMessage(error);
+  const data = revertDataOf(error);
+  const reason = data === undefined ? shortMessage(error) : revertReasonOf(data);
   return new BundlerRpcError(
     bundlerErrorCodes.executionReverted,
-    `the operation's call reverts: ${reason}`,
-    data ? { revertData: data } : undefined,
+    reason === undefined
+      ? 'UserOperation reverted during simulation with no reason'
+      : `UserOperation reverted during simulation with reason: ${reason}`,
+    data,
   );
+}
+
+/** The revert bytes a node gave with its error (viem keeps them on the error or its cause). */
+function revertDataOf(error: unknown): Hex | undefined {
+  const found =
+    error instanceof BaseError
+      ? (error.walk((cause) => typeof (cause as { data?: unknown }).data === 'string') as { data?: unknown } | null)
+      : (error as { data?: unknown } | null);
+  const data = found?.data;
+  return typeof data === 'string' && isHex(data) ? data : undefined;
 }
 
 /** eth_estimateGas of the op's call from the EntryPoint; a revert is -32521 with the reason. */

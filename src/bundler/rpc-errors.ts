@@ -11,7 +11,10 @@ export const bundlerErrorCodes = {
   outOfTimeRange: -32503,
   /** The sender, factory or paymaster is throttled or banned (ERC-7562 reputation, mempool limits). */
   throttled: -32504,
+  /** The signature of the account (AA23, AA24) or of the paymaster (AA34) does not verify. */
   invalidSignature: -32507,
+  /** The paymaster's deposit cannot pay for the op (AA31). */
+  paymasterDepositTooLow: -32508,
   /** The call of the UserOperation reverts. */
   executionReverted: -32521,
   methodNotFound: -32601,
@@ -43,18 +46,18 @@ const aaReasons: Record<string, string> = {
   AA20: 'the sender is not deployed and the operation has no initCode (factory) to deploy it',
   AA21: "the sender's deposit and balance cannot pay the prefund (gas limits x maxFeePerGas): send it ETH or use a paymaster",
   AA22: 'the operation is expired or not valid yet (validUntil / validAfter)',
-  AA23: "the account's validateUserOp reverted",
+  AA23: "the account's validateUserOp reverted (for most accounts a signature of the wrong length or encoding)",
   AA24: 'the signature does not match the account (wrong owner key, chain id or EntryPoint)',
-  AA25: 'invalid account nonce: the nonce is not the next one for its key',
-  AA26: 'verificationGasLimit is too low for the account validation',
+  AA25: 'the nonce is not the next one for its key',
+  AA26: 'verificationGasLimit is too low for the account validation (and its creation): raise it or estimate again',
   AA30: 'the paymaster is not deployed',
   AA31: "the paymaster's deposit cannot pay for the operation",
   AA32: 'the paymaster signature is expired or not valid yet',
   AA33: "the paymaster's validatePaymasterUserOp reverted",
   AA34: 'the paymaster signature does not verify (paymasterData was changed, or signed for other values)',
-  AA36: 'paymasterVerificationGasLimit is too low for the paymaster validation',
-  AA40: 'verification gas used is over verificationGasLimit',
-  AA41: 'paymaster verification gas used is over paymasterVerificationGasLimit',
+  AA36: 'paymasterVerificationGasLimit is too low for the paymaster validation: raise it or estimate again',
+  AA40: 'the validation of the account and the paymaster used more than verificationGasLimit: raise it or estimate again',
+  AA41: "the account's validation used all of verificationGasLimit, leaving none for the paymaster: raise it",
   AA50: 'the paymaster postOp reverted',
   AA51: 'the prefund is lower than the actual gas cost',
   AA90: 'the beneficiary (bundler) address is invalid',
@@ -75,12 +78,33 @@ export function explainAaReason(reason: string): string {
   return words ? `${reason}: ${words}` : reason;
 }
 
-/** ERC-7769's code for an EntryPoint reason: time ranges, signatures, the paymaster's, else the account's. */
+/**
+ * ERC-7769's code for an EntryPoint reason, as Alto and Rundler give it: a signature (the account's
+ * AA23/AA24, the paymaster's AA34), a time range (AA22, AA32), the paymaster's deposit (AA31), the
+ * paymaster's validation (the rest of AA3x), else the account's or its factory's (AA1x, AA2x, AA4x, AA9x).
+ */
 export function codeForAaReason(reason: string): number {
-  if (/^AA[23]2/.test(reason)) return bundlerErrorCodes.outOfTimeRange;
-  if (/^AA[23]4/.test(reason)) return bundlerErrorCodes.invalidSignature;
-  if (/^AA3\d/.test(reason)) return bundlerErrorCodes.rejectedByPaymaster;
+  const code = reason.match(/^AA\d\d/)?.[0];
+  if (code === 'AA23' || code === 'AA24' || code === 'AA34') return bundlerErrorCodes.invalidSignature;
+  if (code === 'AA22' || code === 'AA32') return bundlerErrorCodes.outOfTimeRange;
+  if (code === 'AA31') return bundlerErrorCodes.paymasterDepositTooLow;
+  if (code?.startsWith('AA3')) return bundlerErrorCodes.rejectedByPaymaster;
   return bundlerErrorCodes.rejectedByAccount;
+}
+
+/** An EntryPoint reason (`AA25 invalid account nonce`) as ERC-7769's error, explained, with more words after it. */
+export function aaError(reason: string, detail?: string): BundlerRpcError {
+  return new BundlerRpcError(codeForAaReason(reason), `${explainAaReason(reason)}${detail ? ` (${detail})` : ''}`, { reason });
+}
+
+/** The same op (same hash) sent again while it is pending: as Rundler and Alto say it. */
+export function alreadyKnown(hash: string): BundlerRpcError {
+  return invalidParams(`already known: the UserOperation ${hash} is already in the mempool`);
+}
+
+/** AA25, said with the nonce that would be accepted (the op's nonce is used, or past a gap). */
+export function invalidNonce(detail: string): BundlerRpcError {
+  return aaError('AA25 invalid account nonce', detail);
 }
 
 /** The EntryPoint's reason for a failed signature, explained: the account's (AA24), the paymaster's (AA34), or either. */

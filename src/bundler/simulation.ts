@@ -16,7 +16,7 @@ import { toPackedUserOperation, type UserOperation } from 'viem/account-abstract
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
-import { BundlerRpcError, bundlerErrorCodes, codeForAaReason, explainAaReason } from './rpc-errors.ts';
+import { aaError, BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { type AnyUserOperation, type EntryPointVersion, userOperationHash } from './user-operation.ts';
 
 export interface ValidationOutcome {
@@ -28,8 +28,15 @@ export interface ValidationOutcome {
   readonly sigFailedBy?: 'account' | 'paymaster';
   readonly validAfter: number;
   readonly validUntil: number;
+  /** The account's and the paymaster's own ranges (v0.7); v0.6 reports only their intersection. */
+  readonly ranges?: { readonly account: TimeRange; readonly paymaster: TimeRange };
   /** Each entity's stake in the EntryPoint (ERC-7562 treats staked entities more freely). */
   readonly stakes: { readonly sender: StakeInfo; readonly factory: StakeInfo; readonly paymaster: StakeInfo };
+}
+
+export interface TimeRange {
+  readonly validAfter: number;
+  readonly validUntil: number;
 }
 
 export interface StakeInfo {
@@ -48,14 +55,18 @@ export function revertOf(error: unknown): ContractFunctionRevertedError['data'] 
   return (reverted as ContractFunctionRevertedError | null)?.data;
 }
 
-/** An EntryPoint revert (FailedOp) as ERC-7769's error, with the AAxx reason in words. */
+/**
+ * An EntryPoint revert as ERC-7769's error, with the AAxx reason in words: FailedOp, FailedOpWithRevert,
+ * or a plain Error("AAxx …") (v0.6's `require`s: AA41, AA94).
+ */
 function failedOpOf(data: ContractFunctionRevertedError['data'] | undefined): BundlerRpcError | undefined {
   if (data?.errorName === 'FailedOp' || data?.errorName === 'FailedOpWithRevert') {
     const reason = String(data.args?.[1] ?? '');
     const inner = data.errorName === 'FailedOpWithRevert' ? decodeInnerRevert(data.args?.[2] as Hex) : '';
-    return new BundlerRpcError(codeForAaReason(reason), `${explainAaReason(reason)}${inner ? ` (${inner})` : ''}`, { reason });
+    return aaError(reason, inner || undefined);
   }
-  return undefined;
+  const message = data?.errorName === 'Error' ? String(data.args?.[0] ?? '') : '';
+  return /^AA\d\d/.test(message) ? aaError(message) : undefined;
 }
 
 function decodeInnerRevert(data: Hex | undefined): string {
@@ -172,6 +183,10 @@ function outcomeOfV07(result: V07ValidationResult): ValidationOutcome {
     sigFailedBy: account.sigFailed ? 'account' : paymaster.sigFailed ? 'paymaster' : undefined,
     validAfter: Math.max(account.validAfter, paymaster.validAfter),
     validUntil: Math.min(account.validUntil, paymaster.validUntil),
+    ranges: {
+      account: { validAfter: account.validAfter, validUntil: account.validUntil },
+      paymaster: { validAfter: paymaster.validAfter, validUntil: paymaster.validUntil },
+    },
     stakes: {
       sender: stakeOf(result.senderInfo),
       factory: stakeOf(result.factoryInfo),
@@ -318,6 +333,21 @@ export function v06Struct(op: AnyUserOperation) {
     paymasterAndData: v06.paymasterAndData ?? '0x',
     signature: v06.signature,
   } as const;
+}
+
+/**
+ * A revert's reason as bundlers give it: an Error(string)'s message, `Panic(0x11)`, else the raw data;
+ * undefined when there is no data at all.
+ */
+export function revertReasonOf(data: Hex): string | undefined {
+  if (data === '0x') return undefined;
+  try {
+    const decoded = decodeErrorResult({ abi: [], data });
+    if (decoded.errorName === 'Error') return String(decoded.args?.[0] ?? '');
+    return `${decoded.errorName}(${(decoded.args ?? []).map((arg) => (typeof arg === 'bigint' ? `0x${arg.toString(16)}` : String(arg))).join(', ')})`;
+  } catch {
+    return data;
+  }
 }
 
 /** A revert's reason in words: Error(string), Panic, or the raw data. */

@@ -195,13 +195,21 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     await expectRefused([op, entryPoint07Address], -32507, /AA24.*signature does not match/);
   });
 
-  it('a nonce already used is -32602 "nonce too low"', async () => {
+  it('a nonce already used is -32500 AA25 "nonce too low"', async () => {
     expect(await publicClient.getCode({ address: account.address })).toBeTruthy();
-    await expectRefused([await signedOp({ nonce: 0n }), entryPoint07Address], -32602, /nonce too low/);
+    await expectRefused(
+      [await signedOp({ nonce: 0n }), entryPoint07Address],
+      -32500,
+      /^AA25 invalid account nonce.*nonce too low/,
+    );
   });
 
-  it('a nonce past a gap is -32602 "nonce too high"', async () => {
-    await expectRefused([await signedOp({ nonce: 4n }), entryPoint07Address], -32602, /nonce too high/);
+  it('a nonce past a gap is -32500 AA25 "nonce too high"', async () => {
+    await expectRefused(
+      [await signedOp({ nonce: 4n }), entryPoint07Address],
+      -32500,
+      /^AA25 invalid account nonce.*nonce too high/,
+    );
   });
 
   it("a maxFeePerGas below the head's base fee is -32602 naming the base fee", async () => {
@@ -224,9 +232,11 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     const estimated = await expectRefused([op, entryPoint07Address], -32521, new RegExp(revertReason), {
       method: 'eth_estimateUserOperationGas',
     });
-    expect(estimated.message).toMatch(/reverts/);
+    expect(estimated.message).toBe(`UserOperation reverted during simulation with reason: ${revertReason}`);
+    expect(estimated.data).toMatch(/^0x08c379a0/);
     const sent = await expectRefused([op, entryPoint07Address], -32521, new RegExp(revertReason));
-    expect(sent.message).toMatch(/reverts/);
+    expect(sent.message).toBe(estimated.message);
+    expect(sent.data).toBe(estimated.data);
   });
 
   it('a key without bundler:send cannot send; without rpc:read or bundler:send it cannot read either', async () => {

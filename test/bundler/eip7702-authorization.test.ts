@@ -60,8 +60,26 @@ describe('parseEip7702Auth and formatEip7702Auth', () => {
     ['no yParity nor v', { ...rpcAuth, yParity: undefined }, /userOperation\.eip7702Auth\.yParity is missing/],
     ['yParity and v that disagree', { ...rpcAuth, v: '0x1b' }, /yParity \(1\) and v \(27\) disagree/],
     ['an r of 33 bytes', { ...rpcAuth, r: `0x${'11'.repeat(33)}` }, /userOperation\.eip7702Auth\.r must be a 0x hex number/],
+    ['an r of 0', { ...rpcAuth, r: '0x0' }, /userOperation\.eip7702Auth\.r is not a valid ECDSA signature value/],
+    ['an s of 0', { ...rpcAuth, s: '0x00' }, /userOperation\.eip7702Auth\.s is not a valid ECDSA signature value/],
+    [
+      'an r of secp256k1n',
+      { ...rpcAuth, r: '0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141' },
+      /userOperation\.eip7702Auth\.r is not a valid ECDSA signature value/,
+    ],
+    ['an s of 2^256-1', { ...rpcAuth, s: `0x${'ff'.repeat(32)}` }, /userOperation\.eip7702Auth\.s is not a valid ECDSA/],
+    [
+      'a high s (secp256k1n/2 + 1)',
+      { ...rpcAuth, s: '0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a1' },
+      /userOperation\.eip7702Auth\.s is above secp256k1n\/2/,
+    ],
   ])('refuses %s with -32602 naming the field', (_, input, message) => {
     expect(refusal(input)).toEqual({ code: -32602, message: expect.stringMatching(message) });
+  });
+
+  it('takes the largest low s (secp256k1n/2)', () => {
+    const s = '0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0';
+    expect(parseEip7702Auth({ ...rpcAuth, s }).s).toBe(s);
   });
 });
 

@@ -169,7 +169,7 @@ describe('gas sponsorship: operator caps per plan and account, reverting ops, bo
     expect(reverting.status).toBe(400);
     expect(reverting.body.error.code).toBe('invalid_request');
     expect(reverting.body.error.message).toMatch(
-      /^invalid parameter 'user_operation\.callData': the operation's call reverts: .*Withdraw amount too large/,
+      /^invalid parameter 'user_operation\.callData': UserOperation reverted during simulation with reason: Withdraw amount too large/,
     );
     const viaPm = await pm(key, 'pm_getPaymasterData', policyId, await opFor({ callData }));
     expect(viaPm.error?.code).toBe(-32521);

@@ -1,0 +1,30 @@
+import { preVerificationGasOf } from './gas-estimation.ts';
+import { type BundlerRpcError, invalidParams } from './rpc-errors.ts';
+import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+
+/**
+ * The bundler's own floors for an op (-32602): `maxFeePerGas` at least the head's base fee, and
+ * `preVerificationGas` at least what the op's share of the bundle costs. Checked only for an op that
+ * validates: an op that fails simulation is told that first (what the account or paymaster must fix),
+ * whatever its fees. Undefined: the op clears both.
+ */
+export function sendFloorError(
+  op: AnyUserOperation,
+  version: EntryPointVersion,
+  baseFee: bigint | null,
+): BundlerRpcError | undefined {
+  if (baseFee !== null && op.maxFeePerGas < baseFee) {
+    return invalidParams(
+      `maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${baseFee}: it could not be included`,
+      'maxFeePerGas',
+    );
+  }
+  const preVerificationGas = preVerificationGasOf(op, version);
+  if (op.preVerificationGas < preVerificationGas) {
+    return invalidParams(
+      `preVerificationGas ${op.preVerificationGas} is below the ${preVerificationGas} this operation needs (eth_estimateUserOperationGas gives it)`,
+      'preVerificationGas',
+    );
+  }
+  return undefined;
+}
