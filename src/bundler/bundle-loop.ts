@@ -168,11 +168,9 @@ export function startBundleLoop(deps: {
     rows = rows.filter((_, index) => !authorizations.refused.has(index));
     const authorizationList = (of: UserOperationRow[]) =>
       of.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []);
-    // The executor's next nonce and the next block's fees, asked while the bundle's gas is estimated.
+    // The executor's next nonce, asked while the bundle's gas is estimated.
     const pendingNonce = client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
     pendingNonce.catch(() => undefined);
-    const pendingFees = readPendingBlockFees(client);
-    pendingFees.catch(() => undefined);
     let gas: bigint | undefined;
     while (rows.length > 0 && gas === undefined) {
       try {
@@ -198,9 +196,11 @@ export function startBundleLoop(deps: {
       }
     }
     if (rows.length === 0 || gas === undefined) return;
-    // An op that cannot pay the next block's base fee waits in the mempool (the batch was chosen with
-    // a base fee up to 500 ms old); the gas estimated with it is enough for the others.
-    const pending = await pendingFees;
+    // The next block's fees, read after the estimate (as close to the send as can be: a block mined
+    // between them would be a target with a higher base fee). An op that cannot pay them waits in the
+    // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
+    // enough for the others.
+    const pending = await readPendingBlockFees(client);
     rows = rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
     if (rows.length === 0) return;
     const nonce = await pendingNonce;
