@@ -8,6 +8,9 @@ import { eventually } from '../support/cli.ts';
 import { acceptingAccountCode, bareUserOperation, executorAddress } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000acc8' as Address;
+/** The senders of the third case, with ops of nonce 0 whatever ran before. */
+const payingSender = '0x000000000000000000000000000000000000acc9' as Address;
+const otherSender = '0x000000000000000000000000000000000000acca' as Address;
 
 describe('a bundle that is not mined', () => {
   let chain: IndexedChain;
@@ -18,8 +21,10 @@ describe('a bundle that is not mined', () => {
       chainSettings: { bundler: { enabled: true } },
     });
     await installErc4337Contracts(chain.service.anvil.url);
-    await chain.anvilRpc('anvil_setCode', [sender, acceptingAccountCode]);
-    await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
+    for (const account of [sender, payingSender, otherSender]) {
+      await chain.anvilRpc('anvil_setCode', [account, acceptingAccountCode]);
+      await chain.anvilRpc('anvil_setBalance', [account, `0x${parseEther('1').toString(16)}`]);
+    }
     key = (await chain.service.createKey()).key;
   }, 120_000);
   afterAll(async () => {
@@ -140,5 +145,68 @@ describe('a bundle that is not mined', () => {
       },
     );
     expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: again } });
+  }, 60_000);
+
+  it('is replaced without the ops that cannot pay the raised fees; those wait and land in a later bundle', async () => {
+    await chain.anvilRpc('evm_setAutomine', [true]);
+    const paying = { ...bareUserOperation(payingSender), maxFeePerGas: '0xee6b2800', maxPriorityFeePerGas: '0x77359400' };
+    const notPaying = { ...bareUserOperation(otherSender), maxFeePerGas: '0xee6b2800', maxPriorityFeePerGas: '0x3b9aca00' };
+    const estimates = await Promise.all(
+      [paying, notPaying].map(async (op) => (await bundler('eth_estimateUserOperationGas', [op, entryPoint07Address])).result),
+    );
+    await chain.anvilRpc('evm_setAutomine', [false]);
+    // Both in one bundle: held in manual mode until both are in the mempool.
+    await bundler('debug_bundler_setBundlingMode', ['manual']);
+    const [payingHash, notPayingHash] = await Promise.all(
+      [paying, notPaying].map(
+        async (op, index) =>
+          (await bundler('eth_sendUserOperation', [{ ...op, ...estimates[index] }, entryPoint07Address])).result,
+      ),
+    );
+    await bundler('debug_bundler_setBundlingMode', ['auto']);
+    const txOf = async (hash: string) =>
+      ((await bundler('pimlico_getUserOperationStatus', [hash])).result as { transactionHash: string | null }).transactionHash;
+    const first = await eventually(async () => (await txOf(payingHash)) ?? undefined, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: 'the bundle',
+    });
+    expect(await txOf(notPayingHash)).toBe(first);
+    // After 5 s without a block: the replacement carries only the op whose tip leaves room for +10%.
+    const replaced = await eventually(
+      async () => {
+        const tx = await txOf(payingHash);
+        return tx && tx !== first ? tx : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the replacement' },
+    );
+    const [replacement] = await pendingTransactions();
+    expect(replacement).toMatchObject({ hash: replaced });
+    expect(replacement!.input).toContain(payingSender.slice(2).toLowerCase());
+    expect(replacement!.input).not.toContain(otherSender.slice(2).toLowerCase());
+    await chain.anvilRpc('evm_mine');
+    const receipt = await eventually(
+      async () => (await bundler('eth_getUserOperationReceipt', [payingHash])).result ?? undefined,
+      {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        what: "the paying op's receipt",
+      },
+    );
+    expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: replaced } });
+    // The op left out went back to the mempool, and a new bundle carries it.
+    const again = await eventually(
+      async () => {
+        const tx = await txOf(notPayingHash);
+        return tx && tx !== first ? tx : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the left-out op in a new bundle' },
+    );
+    await chain.anvilRpc('evm_mine');
+    const later = await eventually(
+      async () => (await bundler('eth_getUserOperationReceipt', [notPayingHash])).result ?? undefined,
+      { timeoutMs: 10_000, intervalMs: 100, what: "the left-out op's receipt" },
+    );
+    expect(later).toMatchObject({ success: true, receipt: { transactionHash: again } });
   }, 60_000);
 });
