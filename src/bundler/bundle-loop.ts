@@ -18,9 +18,13 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
+import { markSubmitted, returnToMempool } from './bundle-status.ts';
+import { submitBundle } from './bundle-submission.ts';
 import { type CodeHashes, changedCode, currentCodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
+import { createRecentBaseFee } from './recent-base-fee.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, explainAaReason, signatureFailure } from './rpc-errors.ts';
 import { revertOf, shortMessage, simulateValidation, v06Struct } from './simulation.ts';
@@ -31,7 +35,8 @@ const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
 const gatherMs = 2;
 const receiptTimeoutMs = 60_000;
-const maxResubmissions = 4;
+/** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
+const maxReplacements = 10;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
 const lowBalanceWei = 10n ** 17n;
 
@@ -81,6 +86,7 @@ export function startBundleLoop(deps: {
     };
   });
   const lease = acquireIndexerLease(db, name, logger, 'bundler');
+  const recentBaseFee = createRecentBaseFee();
   const reputation = createReputationStore(db);
   const balanceGauge =
     (deps.registry.getSingleMetric('blockyard_bundler_executor_balance_wei') as Gauge<'network' | 'executor'> | undefined) ??
@@ -127,9 +133,11 @@ export function startBundleLoop(deps: {
   }
 
   async function loadBatch(): Promise<UserOperationRow[]> {
-    const rows = await waitingOps(deps.maxBundleOps * 4);
+    const [rows, nextBaseFee] = await Promise.all([waitingOps(deps.maxBundleOps * 4), recentBaseFee(client)]);
     const entryPoint = rows[0]?.entry_point;
-    return nextOfEachSender(rows.filter((row) => row.entry_point === entryPoint)).slice(0, deps.maxBundleOps);
+    return nextOfEachSender(rows.filter((row) => row.entry_point === entryPoint))
+      .filter((row) => paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n }))
+      .slice(0, deps.maxBundleOps);
   }
 
   const opOf = (row: UserOperationRow) => parseUserOperation(row.entry_point_version, row.op);
@@ -158,7 +166,8 @@ export function startBundleLoop(deps: {
     const authorizations = await planAuthorizations(client, rows.map(opOf));
     for (const [index, reason] of authorizations.refused) await fail(rows[index]!, reason);
     rows = rows.filter((_, index) => !authorizations.refused.has(index));
-    const authorizationList = () => rows.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []);
+    const authorizationList = (of: UserOperationRow[]) =>
+      of.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []);
     // The executor's next nonce, asked while the bundle's gas is estimated.
     const pendingNonce = client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
     pendingNonce.catch(() => undefined);
@@ -171,7 +180,7 @@ export function startBundleLoop(deps: {
           functionName: 'handleOps',
           args: [handleOpsArgs(rows) as never, executor.account.address],
           account: executor.account,
-          ...withAuthorizations(authorizationList()),
+          ...withAuthorizations(authorizationList(rows)),
         });
       } catch (error) {
         const reverted = revertOf(error);
@@ -187,69 +196,54 @@ export function startBundleLoop(deps: {
       }
     }
     if (rows.length === 0 || gas === undefined) return;
-    const ops = rows.map(opOf);
-    const maxFeePerGas = ops.reduce((min, op) => (op.maxFeePerGas < min ? op.maxFeePerGas : min), ops[0]!.maxFeePerGas);
-    const maxPriorityFeePerGas = ops.reduce(
-      (min, op) => (op.maxPriorityFeePerGas < min ? op.maxPriorityFeePerGas : min),
-      ops[0]!.maxPriorityFeePerGas,
-    );
+    // The next block's fees, read after the estimate (as close to the send as can be: a block mined
+    // between them would be a target with a higher base fee). An op that cannot pay them waits in the
+    // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
+    // enough for the others.
+    const pending = await readPendingBlockFees(client);
+    rows = rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
+    if (rows.length === 0) return;
     const nonce = await pendingNonce;
-    const bundleAuthorizations = withAuthorizations(authorizationList());
-    const send = (bump: bigint) =>
-      executor.wallet.writeContract({
-        address: entryPoint,
-        abi: abi as typeof entryPointV07Abi,
-        functionName: 'handleOps',
-        args: [handleOpsArgs(rows) as never, executor.account.address],
-        gas: (gas * 12n) / 10n,
-        nonce,
-        maxFeePerGas: (maxFeePerGas * bump) / 100n,
-        maxPriorityFeePerGas: (maxPriorityFeePerGas * bump) / 100n,
-        ...bundleAuthorizations,
-      });
-    let txHash = await send(100n);
-    await db
-      .updateTable('user_operations')
-      .set({ status: 'submitted', tx_hash: txHash, updated_at: new Date() })
-      .where(
-        'hash',
-        'in',
-        rows.map((row) => row.hash),
-      )
-      .execute();
-    lastBundle = txHash;
-    logger.info({ network: name, ops: rows.length, tx: txHash, executor: executor.account.address }, 'bundle sent');
-    // A bundle not mined within a few blocks is sent again with the same nonce and fees raised by a
-    // quarter (no more than the ops' own maximum is lost: the executor is paid back at their price).
-    const stuckAfterMs = Math.max(5_000, network.config.blockTimeS * 3_000);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 25, timeout: stuckAfterMs });
-        break;
-      } catch (error) {
-        if (attempt > maxResubmissions) throw error;
-        const bumped = await send(100n + 25n * BigInt(attempt)).catch((sendError: unknown) => {
-          logger.warn({ err: sendError, tx: txHash }, 'stuck bundle not replaced');
-          return undefined;
-        });
-        if (!bumped) continue;
-        logger.warn({ network: name, stuck: txHash, replacement: bumped, attempt }, 'bundle stuck: sent again with higher fees');
-        txHash = bumped;
+    const gasLimit = (gas * 12n) / 10n;
+    const mined = await submitBundle<UserOperationRow>({
+      client,
+      logger,
+      rows,
+      feesOf: feesOfRow,
+      first: { fees: firstBundleFees(rows.map(feesOfRow), pending), pending },
+      send: (of, fees) =>
+        executor.wallet.writeContract({
+          address: entryPoint,
+          abi: abi as typeof entryPointV07Abi,
+          functionName: 'handleOps',
+          args: [handleOpsArgs(of) as never, executor.account.address],
+          gas: gasLimit,
+          nonce,
+          ...fees,
+          ...withAuthorizations(authorizationList(of)),
+        }),
+      cancel: (fees) =>
+        executor.wallet.sendTransaction({ to: executor.account.address, value: 0n, gas: 21_000n, nonce, ...fees }),
+      onSent: async (txHash, of, replaces) => {
         lastBundle = txHash;
-        await db
-          .updateTable('user_operations')
-          .set({ tx_hash: txHash, updated_at: new Date() })
-          .where(
-            'hash',
-            'in',
-            rows.map((row) => row.hash),
-          )
-          .execute();
-      }
+        if (of.length > 0) await markSubmitted(db, of, txHash);
+        if (!replaces)
+          logger.info({ network: name, ops: of.length, tx: txHash, executor: executor.account.address }, 'bundle sent');
+      },
+      stuckAfterMs: Math.max(5_000, network.config.blockTimeS * 3_000),
+      maxReplacements,
+      receiptTimeoutMs,
+    });
+    // Ops left out of the transaction that was mined (a replacement without them, a cancellation) wait again.
+    await returnToMempool(
+      db,
+      rows.filter((row) => !mined.rows.includes(row)),
+    );
+    if (mined.rows.length > 0) {
+      // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
+      await deps.chainChanged?.().catch(() => undefined);
+      await settle(mined.rows, mined.hash, entryPoint, version);
     }
-    // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
-    await deps.chainChanged?.().catch(() => undefined);
-    await settle(rows, txHash, entryPoint, version);
     await watchBalance(executor);
   }
 

@@ -20,6 +20,7 @@ import type { CodeHashes } from './code-hashes.ts';
 import { delegationTraceOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas } from './gas-estimation.ts';
+import { quoteUserOperationGasPrice } from './gas-price-quote.ts';
 import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
 import { outcomeError } from './outcome-errors.ts';
@@ -216,7 +217,7 @@ export function createBundlerService(deps: BundlerDeps) {
           return [address, standing] as const;
         }),
     );
-    // The head's base fee and the sender's queued ops, asked together. The nonce on chain is read only
+    // The next block's base fee and the sender's queued ops, asked together. The nonce on chain is read only
     // when the sender has ops queued on this key, or when the simulation refuses the nonce (AA25):
     // otherwise the op's nonce must be the next on chain, which the simulation itself checks.
     const [baseFee, queued] = await Promise.all([
@@ -567,19 +568,8 @@ export function createBundlerService(deps: BundlerDeps) {
           }[row.status];
           return { status, transactionHash: row.tx_hash };
         }
-        case 'pimlico_getUserOperationGasPrice': {
-          const client = clientOf(network);
-          const [block, tip] = await Promise.all([
-            client.getBlock({ blockTag: 'latest' }),
-            client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n),
-          ]);
-          const base = block.baseFeePerGas ?? 0n;
-          const tier = (percent: bigint) => ({
-            maxFeePerGas: hex((base * percent) / 100n + tip),
-            maxPriorityFeePerGas: hex(tip),
-          });
-          return { slow: tier(120n), standard: tier(150n), fast: tier(200n) };
-        }
+        case 'pimlico_getUserOperationGasPrice':
+          return quoteUserOperationGasPrice(clientOf(network));
         default:
           if (method.startsWith('debug_bundler_')) return debugMethod(network, method, params);
           throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `the bundler has no method '${method}'`);

@@ -7,13 +7,20 @@ import type { PublicClient } from 'viem';
  */
 const maxAgeMs = 500;
 
-/** The latest block's base fee (null before London), read at most once per `maxAgeMs` per client; concurrent reads share one call. */
+/**
+ * The base fee of the next block (the earliest an op sent now can land in; null before London), read
+ * at most once per `maxAgeMs` per client; concurrent reads share one call. It is eth_feeHistory's
+ * last entry, the same figure pimlico_getUserOperationGasPrice quotes from (gas-price-quote.ts), so a
+ * quote is judged at send against the base fee it was computed from, or a later one.
+ */
 export function createRecentBaseFee(now: () => number = performance.now.bind(performance)) {
   const recent = new WeakMap<PublicClient, { at: number; baseFee: Promise<bigint | null> }>();
   return (client: PublicClient): Promise<bigint | null> => {
     const cached = recent.get(client);
     if (cached && now() - cached.at < maxAgeMs) return cached.baseFee;
-    const baseFee = client.getBlock({ blockTag: 'latest' }).then((block) => block.baseFeePerGas ?? null);
+    const baseFee = client
+      .getFeeHistory({ blockCount: 1, blockTag: 'latest', rewardPercentiles: [] })
+      .then((history) => history.baseFeePerGas.at(-1) ?? null);
     const entry = { at: now(), baseFee };
     recent.set(client, entry);
     // A failed read is not kept: the next send asks again.

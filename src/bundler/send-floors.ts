@@ -3,7 +3,7 @@ import { type BundlerRpcError, invalidParams } from './rpc-errors.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
 /**
- * The bundler's own floors for an op (-32602): `maxFeePerGas` at least the head's base fee, and
+ * The bundler's own floors for an op (-32602): `maxFeePerGas` at least the next block's base fee (the earliest it can land in), and
  * `preVerificationGas` at least what the op's share of the bundle costs. Checked only for an op that
  * validates: an op that fails simulation is told that first (what the account or paymaster must fix),
  * whatever its fees. Undefined: the op clears both.
@@ -15,7 +15,7 @@ export function sendFloorError(
 ): BundlerRpcError | undefined {
   if (baseFee !== null && op.maxFeePerGas < baseFee) {
     return invalidParams(
-      `maxFeePerGas ${op.maxFeePerGas} is below the current base fee ${baseFee}: it could not be included`,
+      `maxFeePerGas ${op.maxFeePerGas} is below the next block's base fee ${baseFee}: it could not be included (pimlico_getUserOperationGasPrice quotes fees with room)`,
       'maxFeePerGas',
     );
   }

@@ -212,11 +212,11 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     );
   });
 
-  it("a maxFeePerGas below the head's base fee is -32602 naming the base fee", async () => {
+  it("a maxFeePerGas below the next block's base fee is -32602 naming the base fee", async () => {
     const { baseFeePerGas } = await publicClient.getBlock({ blockTag: 'latest' });
     expect(baseFeePerGas).toBeGreaterThan(1n);
     const op = await signedOp({ fees: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } });
-    await expectRefused([op, entryPoint07Address], -32602, /maxFeePerGas 1 is below the current base fee \d+/);
+    await expectRefused([op, entryPoint07Address], -32602, /maxFeePerGas 1 is below the next block's base fee \d+/);
   });
 
   it('an unfunded counterfactual account with real fees is -32500 with AA21 explained', async () => {

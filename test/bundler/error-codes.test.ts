@@ -71,7 +71,7 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     expect(low.error?.message).toMatch(/^preVerificationGas 1000 is below the \d+ this operation needs/);
     const cheap = await bench.send({ ...draft, fields: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } }, 'enough');
     expect(cheap.error).toMatchObject({ code: -32602 });
-    expect(cheap.error?.message).toMatch(/^maxFeePerGas 1 is below the current base fee/);
+    expect(cheap.error?.message).toMatch(/^maxFeePerGas 1 is below the next block's base fee/);
     // An op that fails simulation with fees under the base fee too: the simulation's error.
     const both = await bench.send(
       { ...draft, signature: '0xdeadbeef', fields: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } },
