@@ -73,14 +73,23 @@ export function createSenderTurns() {
     },
 
     /**
-     * Waits up to `graceMs` for a missing lower nonce to arrive: `filled` (a read of the mempool) is
-     * asked again whenever a send of the key ends here, and every 50 ms. True once it is filled.
+     * Waits for a missing lower nonce to arrive: `filled` (a read of the mempool) is asked again
+     * whenever a send of the key starts or ends here, and every 50 ms. While a send of a lower nonce
+     * is under way here (a busy validation can take seconds) the wait goes on; otherwise it ends
+     * `graceMs` after the last one did. True once filled.
      */
-    async waitForGap(key: string, filled: () => Promise<boolean>, graceMs: number): Promise<boolean> {
-      const deadline = Date.now() + graceMs;
+    async waitForGap(key: string, nonce: bigint, filled: () => Promise<boolean>, graceMs: number): Promise<boolean> {
+      const cap = Date.now() + earlierSendsTimeoutMs;
+      let deadline = Date.now() + graceMs;
       for (;;) {
         if (await filled()) return true;
-        const left = deadline - Date.now();
+        const before = [...(underWay.get(key) ?? [])].filter((other) => other.nonce < nonce);
+        if (before.length > 0 && Date.now() < cap) {
+          await Promise.race([Promise.all(before.map((other) => other.done)), change(key, cap - Date.now())]);
+          deadline = Date.now() + graceMs;
+          continue;
+        }
+        const left = Math.min(deadline, cap) - Date.now();
         if (left <= 0) return false;
         await change(key, Math.min(left, gapPollMs));
       }
