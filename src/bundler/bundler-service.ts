@@ -11,11 +11,12 @@ import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
-import { earlierOpsOf, nonceOverride, queuedStateOverride } from './queued-state.ts';
+import { earlierOpsOf, queuedStateOverride } from './queued-state.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
+import { earlierAllKnown, estimationState } from './sender-queue.ts';
 import { createSenderTurns } from './sender-turns.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
 import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
@@ -95,59 +96,6 @@ export function createBundlerService(deps: BundlerDeps) {
   const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
   const turns = createSenderTurns();
-
-  /** Whether every nonce of the op's key from `onChain` up to the op's is in the mempool (or landed through it). */
-  async function earlierAllKnown(name: string, entryPoint: Address, op: AnyUserOperation, onChain: bigint): Promise<boolean> {
-    const rows = await db
-      .selectFrom('user_operations')
-      .select('nonce')
-      .where('network', '=', name)
-      .where('entry_point', '=', entryPoint)
-      .where('sender', '=', op.sender)
-      .where('status', 'in', ['pending', 'submitted', 'included'])
-      .where('nonce', '>=', onChain.toString())
-      .where('nonce', '<', op.nonce.toString())
-      .execute();
-    const known = new Set(rows.map((row) => BigInt(row.nonce)));
-    for (let nonce = onChain; nonce < op.nonce; nonce++) if (!known.has(nonce)) return false;
-    return true;
-  }
-
-  /**
-   * The state an op is estimated in: for one that comes after the sender's queued ops on its key (the
-   * client prepares nonce N+3 while N to N+2 are pending), the state they leave, and its nonce next.
-   */
-  async function estimationState(
-    network: Network,
-    entryPoint: { version: EntryPointVersion; address: Address },
-    op: AnyUserOperation,
-  ): Promise<StateOverride> {
-    const key = op.nonce >> 64n;
-    const rows = await db
-      .selectFrom('user_operations')
-      .select(['nonce', 'op'])
-      .where('network', '=', networkName(network))
-      .where('entry_point', '=', entryPoint.address)
-      .where('sender', '=', op.sender)
-      .where('status', 'in', ['pending', 'submitted'])
-      .execute();
-    const onKey = rows.filter((row) => BigInt(row.nonce) >> 64n === key);
-    if (onKey.length === 0) return [];
-    const client = clientOf(network);
-    const onChain = await client.readContract({
-      address: entryPoint.address,
-      abi: entryPointV06Abi,
-      functionName: 'getNonce',
-      args: [op.sender, key],
-    });
-    if (op.nonce <= onChain) return [];
-    const earlier = earlierOpsOf(onKey, entryPoint.version, onChain, op.nonce);
-    const state =
-      earlier.length > 0
-        ? await queuedStateOverride({ client, version: entryPoint.version, entryPoint: entryPoint.address, op, earlier })
-        : 'stale';
-    return state === 'stale' ? nonceOverride(entryPoint.address, op.sender, op.nonce) : state;
-  }
 
   async function findOp(hash: unknown): Promise<UserOperationRow | undefined> {
     if (typeof hash !== 'string' || !isHex(hash) || hash.length !== 66)
@@ -315,7 +263,7 @@ export function createBundlerService(deps: BundlerDeps) {
       const turnKey = turnKeyOf(name, entryPoint.address, op);
       if (
         !retry.again &&
-        (await turns.waitForGap(turnKey, op.nonce, () => earlierAllKnown(name, entryPoint.address, op, onChain), gapGraceMs))
+        (await turns.waitForGap(turnKey, op.nonce, () => earlierAllKnown(db, name, entryPoint.address, op, onChain), gapGraceMs))
       )
         throw new SendAgain();
       throw invalidParams(
@@ -605,7 +553,7 @@ export function createBundlerService(deps: BundlerDeps) {
             entryPoint.version,
             entryPoint.address,
             op,
-            await estimationState(network, entryPoint, op),
+            await estimationState(db, clientOf(network), networkName(network), entryPoint, op),
           );
           return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, hex(value as bigint)]));
         }
