@@ -548,6 +548,8 @@ export function createBundlerService(deps: BundlerDeps) {
           const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
           // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
           await checkAuthorization(clientOf(network), op, network.config.chainId, { verifySigner: false });
+          // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
+          await turns.lowerDone(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
           const estimate = await estimateUserOperationGas(
             clientOf(network),
             entryPoint.version,

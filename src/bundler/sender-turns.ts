@@ -38,7 +38,24 @@ export function createSenderTurns() {
     });
   }
 
+  /** Waits (bounded) for the sends of lower nonces than `nonce` under way on the key. */
+  async function lowerDone(key: string, nonce: bigint): Promise<void> {
+    const before = [...(underWay.get(key) ?? [])].filter((other) => other.nonce < nonce).map((other) => other.done);
+    if (before.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(before),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, earlierSendsTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   return {
+    /** For an estimate: waits for the sends of lower nonces under way on the key, so it sees them queued. */
+    lowerDone,
+
     /** Registers a send; `leave` must be called when it ends (admitted or refused). */
     enter(key: string, nonce: bigint) {
       let finish = () => {};
@@ -48,21 +65,8 @@ export function createSenderTurns() {
       turns.add(turn);
       notify(key);
       return {
-        /** Whether a send of a lower nonce on the key is under way here. */
-        hasEarlier: () => [...turns].some((other) => other.nonce < nonce),
         /** Waits for the sends of lower nonces under way here to end (bounded). */
-        async earlierDone(): Promise<void> {
-          const before = [...turns].filter((other) => other.nonce < nonce).map((other) => other.done);
-          if (before.length === 0) return;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            Promise.all(before),
-            new Promise((resolve) => {
-              timer = setTimeout(resolve, earlierSendsTimeoutMs);
-            }),
-          ]);
-          clearTimeout(timer);
-        },
+        earlierDone: () => lowerDone(key, nonce),
         leave() {
           turns.delete(turn);
           if (turns.size === 0) underWay.delete(key);
