@@ -350,11 +350,13 @@ export function createBundlerService(deps: BundlerDeps) {
     } catch (error) {
       // A nonce the simulation refused, said as the nonce check says it when ops are queued. An
       // account not deployed (AA20, checked before the nonce) may be one whose deploying op, of a
-      // lower nonce, is on its way: the nonce tells.
+      // lower nonce, is on its way: the nonce tells. When the nonce is right, the chain moved under
+      // the simulation (the sender's earlier op landed meanwhile): the op is checked again, once.
       const reason =
         error instanceof BundlerRpcError ? String((error.data as { reason?: unknown } | undefined)?.reason ?? '') : '';
-      if (onChain === undefined && (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op)))) {
-        await checkNonce(await readNonce());
+      if (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op))) {
+        if (onChain === undefined) await checkNonce(await readNonce());
+        if (!retry.again) throw new SendAgain();
       }
       throw error;
     }

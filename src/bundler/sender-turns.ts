@@ -1,7 +1,11 @@
 /** How long a send waits for the sends of its sender's lower nonces under way in this process. */
 const earlierSendsTimeoutMs = 15_000;
-/** How often a send waiting for a missing lower nonce looks at the mempool again (another process may admit it). */
-const gapPollMs = 50;
+/**
+ * How often a send waiting for a missing lower nonce looks at the mempool again (another process may
+ * admit it); a send of the key starting or ending here makes it look at once. 50 ms overloaded the
+ * database pool with 150 sends waiting.
+ */
+const gapPollMs = 250;
 
 interface Turn {
   readonly nonce: bigint;
@@ -78,7 +82,7 @@ export function createSenderTurns() {
 
     /**
      * Waits for a missing lower nonce to arrive: `filled` (a read of the mempool) is asked again
-     * whenever a send of the key starts or ends here, and every 50 ms. While a send of a lower nonce
+     * whenever a send of the key starts or ends here, and every 250 ms. While a send of a lower nonce
      * is under way here (a busy validation can take seconds) the wait goes on; otherwise it ends
      * `graceMs` after the last one did. True once filled.
      */
