@@ -159,8 +159,9 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual']);
     let hashes: Hex[];
     try {
-      // Key 0: nonces 1 to 3 queued; keys 5 and 7 (as viem's time-based keys): their first nonce each.
-      const queued = await sendAtOnce(account, recipient, 1n, [2n, 3n, 4n], gas, fees);
+      // Key 0: nonces 1 and 2 queued; keys 5 and 7 (as viem's time-based keys): their first nonce each.
+      // Four pending ops in all: ERC-7562's limit for an unstaked sender.
+      const queued = await sendAtOnce(account, recipient, 1n, [2n, 3n], gas, fees);
       const otherKeys = await Promise.all(
         [5n, 7n].map((nonceKey) => sendAtOnce(account, recipient, nonceKey << 64n, [10n], keyedGas, fees)),
       );
@@ -175,9 +176,9 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
     const nonces = await landedNonces(account.address);
     const keyZero = nonces.filter((nonce) => nonce >> 64n === 0n);
-    expect(keyZero).toEqual([0n, 1n, 2n, 3n]);
-    expect(nonces).toHaveLength(6);
-    expect(await publicClient.getBalance({ address: recipient })).toBe(1n + 2n + 3n + 4n + 20n);
+    expect(keyZero).toEqual([0n, 1n, 2n]);
+    expect(nonces).toHaveLength(5);
+    expect(await publicClient.getBalance({ address: recipient })).toBe(1n + 2n + 3n + 20n);
   }, 60_000);
 
   it('estimates nonce N+3 while N to N+2 are pending, of an account their first op deploys', async () => {
@@ -225,6 +226,24 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
     expect(await landedNonces(account.address)).toEqual([0n, 1n, 2n, 3n]);
     expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
+  }, 60_000);
+
+  it("4 pending ops of an unstaked sender are accepted, a 5th is refused (ERC-7562's SAME_SENDER_MEMPOOL_COUNT)", async () => {
+    const account = await fundedAccount();
+    const fees = await generousFees(publicClient);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const gas = await gasOf(account, recipient, 0n, fees);
+    await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual']);
+    try {
+      const hashes = await sendAtOnce(account, recipient, 0n, [1n, 2n, 3n, 4n], gas, fees);
+      expect(new Set(hashes).size).toBe(4);
+      const fifth = await sendAtOnce(account, recipient, 4n, [5n], gas, fees).catch((error: Error) => error);
+      expect(fifth).toBeInstanceOf(Error);
+      expect(String((fifth as Error).message)).toMatch(/already has 4 operations pending/);
+    } finally {
+      await callBundler(url, key, 'debug_bundler_clearState');
+      await callBundler(url, key, 'debug_bundler_setBundlingMode', ['auto']);
+    }
   }, 60_000);
 
   it('a nonce that leaves a gap is refused as too high after a short wait', async () => {
