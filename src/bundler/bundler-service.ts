@@ -183,11 +183,12 @@ export function createBundlerService(deps: BundlerDeps) {
     const op = parseUserOperation(entryPoint.version, params[0]);
     const turn = turns.enter(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
     try {
-      await turn.earlierDone();
-      return await admitUserOperation(network, entryPoint, op, { again: false });
+      // After a lower nonce's send, this op is most likely queued behind it.
+      const likelyQueued = await turn.earlierDone();
+      return await admitUserOperation(network, entryPoint, op, { again: false, likelyQueued });
     } catch (error) {
       if (!(error instanceof SendAgain)) throw error;
-      return await admitUserOperation(network, entryPoint, op, { again: true });
+      return await admitUserOperation(network, entryPoint, op, { again: true, likelyQueued: true });
     } finally {
       turn.leave();
     }
@@ -197,7 +198,7 @@ export function createBundlerService(deps: BundlerDeps) {
     network: Network,
     entryPoint: { version: EntryPointVersion; address: Address },
     op: AnyUserOperation,
-    retry: { again: boolean },
+    retry: { again: boolean; likelyQueued: boolean },
   ): Promise<Hex> {
     const client = clientOf(network);
     const name = networkName(network);
@@ -206,8 +207,9 @@ export function createBundlerService(deps: BundlerDeps) {
     const key = op.nonce >> 64n;
     const entities = entitiesOf(op);
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
-    // almost always is); an op queued behind others of its sender is validated again below.
-    const firstTry = validate(network, entryPoint, op, entities, []);
+    // almost always is); an op queued behind others of its sender is validated again below. One that
+    // came right after a lower nonce's send is validated only once its place in the queue is known.
+    const firstTry = retry.likelyQueued ? undefined : validate(network, entryPoint, op, entities, []);
     const standings = new Map(
       [entities.factory, entities.paymaster]
         .filter((address): address is string => address !== null)
@@ -334,7 +336,10 @@ export function createBundlerService(deps: BundlerDeps) {
         throw invalidParams("the sender's earlier queued operations no longer run at the head; send this one again");
       throw new SendAgain();
     }
-    const validation = override.length === 0 ? firstTry : validate(network, entryPoint, op, entities, override);
+    const validation =
+      override.length === 0
+        ? (firstTry ?? validate(network, entryPoint, op, entities, []))
+        : validate(network, entryPoint, op, entities, override);
     const simulated = await validation.simulation;
     try {
       if (!simulated.ok) throw simulated.error;

@@ -42,10 +42,10 @@ export function createSenderTurns() {
     });
   }
 
-  /** Waits (bounded) for the sends of lower nonces than `nonce` under way on the key. */
-  async function lowerDone(key: string, nonce: bigint): Promise<void> {
+  /** Waits (bounded) for the sends of lower nonces than `nonce` under way on the key; whether there were any. */
+  async function lowerDone(key: string, nonce: bigint): Promise<boolean> {
     const before = [...(underWay.get(key) ?? [])].filter((other) => other.nonce < nonce).map((other) => other.done);
-    if (before.length === 0) return;
+    if (before.length === 0) return false;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(before),
@@ -54,6 +54,7 @@ export function createSenderTurns() {
       }),
     ]);
     clearTimeout(timer);
+    return true;
   }
 
   return {
@@ -69,7 +70,7 @@ export function createSenderTurns() {
       turns.add(turn);
       notify(key);
       return {
-        /** Waits for the sends of lower nonces under way here to end (bounded). */
+        /** Waits for the sends of lower nonces under way here to end (bounded); whether there were any. */
         earlierDone: () => lowerDone(key, nonce),
         leave() {
           turns.delete(turn);
