@@ -1,23 +1,12 @@
-import { type Kysely, sql } from 'kysely';
-import {
-  type Address,
-  encodeAbiParameters,
-  getAddress,
-  type Hex,
-  isAddress,
-  isHex,
-  keccak256,
-  parseEventLogs,
-  type StateOverride,
-  toHex,
-} from 'viem';
+import type { Kysely } from 'kysely';
+import { type Address, getAddress, type Hex, isAddress, isHex, parseEventLogs, type StateOverride, toHex } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { type BundleLoop, toJsonSafe } from './bundle-loop.ts';
 import type { CodeHashes } from './code-hashes.ts';
-import { delegationTraceOverride } from './eip7702-authorization.ts';
+import { delegationOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas } from './gas-estimation.ts';
 import { quoteUserOperationGasPrice } from './gas-price-quote.ts';
@@ -25,12 +14,16 @@ import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
 import { outcomeError } from './outcome-errors.ts';
 import { maxCostOf, pendingDepositError, readPendingDeposit } from './paymaster-deposit-check.ts';
+import { earlierOpsOf, queuedStateOverride } from './queued-state.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { alreadyKnown, BundlerRpcError, bundlerErrorCodes, invalidNonce, invalidParams } from './rpc-errors.ts';
 import { sendFloorError } from './send-floors.ts';
+import { earlierAllKnown, estimationState } from './sender-queue.ts';
+import { createSenderTurns } from './sender-turns.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
+import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
 import {
   type AnyUserOperation,
   deploysSender,
@@ -48,8 +41,18 @@ import { checkValidationRules, traceValidation } from './validation-rules.ts';
 const hex = (value: bigint | number) => toHex(value);
 /** A replacement must raise both fees by at least this (ERC-7562: 10%). */
 const replacementBumpPercent = 110n;
-/** NonceManager's mapping sits in the EntryPoint's storage slot 1 (after StakeManager's deposits), in v0.6 and v0.7. */
-const nonceMappingSlot = 1n;
+/**
+ * How long a send whose nonce leaves a gap waits for the missing lower nonces to arrive. A client
+ * sending several at once may send the first last (viem looks up the account's deployment for it
+ * only): 2.4 s late was seen with 200 ops sent at once on the test machine.
+ */
+const gapGraceMs = 5_000;
+
+/** Thrown inside a send to check it again from the start (what it is queued behind changed). */
+class SendAgain extends Error {}
+
+const turnKeyOf = (network: string, entryPoint: Address, op: AnyUserOperation) =>
+  `${network}|${entryPoint}|${op.sender.toLowerCase()}|${op.nonce >> 64n}`;
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
@@ -87,25 +90,6 @@ const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
     (error: unknown) => ({ ok: false as const, error }),
   );
 
-/** viem's state override as debug_traceCall's `stateOverrides` object. */
-function traceOverrideOf(override: StateOverride): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(
-    override.map((entry) => [
-      entry.address,
-      {
-        ...(entry.code ? { code: entry.code } : {}),
-        ...(entry.stateDiff ? { stateDiff: Object.fromEntries(entry.stateDiff.map((diff) => [diff.slot, diff.value])) } : {}),
-      },
-    ]),
-  );
-}
-
-/** The storage slot of nonceSequenceNumber[sender][key]: overridden to validate an op queued behind pending ones. */
-function nonceSlot(sender: Address, key: bigint): Hex {
-  const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [sender, nonceMappingSlot]));
-  return keccak256(encodeAbiParameters([{ type: 'uint192' }, { type: 'bytes32' }], [key, inner]));
-}
-
 export function createBundlerService(deps: BundlerDeps) {
   const { db } = deps;
   const reputation = createReputationStore(db);
@@ -114,6 +98,7 @@ export function createBundlerService(deps: BundlerDeps) {
   /** Networks whose upstream has no debug_traceCall: the ERC-7562 rules cannot be checked there. */
   const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
+  const turns = createSenderTurns();
 
   async function findOp(hash: unknown): Promise<UserOperationRow | undefined> {
     if (typeof hash !== 'string' || !isHex(hash) || hash.length !== 66)
@@ -135,7 +120,7 @@ export function createBundlerService(deps: BundlerDeps) {
   ) {
     return {
       ...simulateAndCheckRules(network, entryPoint, op, entities, override, 'latest'),
-      execution: settle(checkCallSucceeds(clientOf(network), entryPoint.address, op, deploysSender(op))),
+      execution: settle(checkCallSucceeds(clientOf(network), entryPoint.address, op, deploysSender(op), override)),
     };
   }
 
@@ -156,7 +141,7 @@ export function createBundlerService(deps: BundlerDeps) {
             entryPoint.version,
             entryPoint.address,
             op,
-            { ...traceOverrideOf(override), ...delegationTraceOverride(op) },
+            rpcStateOverride(mergeStateOverrides(override, delegationOverride(op))),
           )
         : undefined;
     const simulateByCall = () => simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
@@ -191,9 +176,33 @@ export function createBundlerService(deps: BundlerDeps) {
     return { simulation: settle(simulation), rules: settle(rules) };
   }
 
+  /**
+   * A send takes its turn among the sends of its sender's nonce key under way here (lower nonces
+   * first), and is checked again from the start once when what it was queued behind changed (a
+   * missing lower nonce arrived, or the earlier ops landed).
+   */
   async function sendUserOperation(network: Network, params: unknown[]): Promise<Hex> {
     const entryPoint = resolveEntryPoint(network, params[1]);
     const op = parseUserOperation(entryPoint.version, params[0]);
+    const turn = turns.enter(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
+    try {
+      // After a lower nonce's send, this op is most likely queued behind it.
+      const likelyQueued = await turn.earlierDone();
+      return await admitUserOperation(network, entryPoint, op, { again: false, likelyQueued });
+    } catch (error) {
+      if (!(error instanceof SendAgain)) throw error;
+      return await admitUserOperation(network, entryPoint, op, { again: true, likelyQueued: true });
+    } finally {
+      turn.leave();
+    }
+  }
+
+  async function admitUserOperation(
+    network: Network,
+    entryPoint: { version: EntryPointVersion; address: Address },
+    op: AnyUserOperation,
+    retry: { again: boolean; likelyQueued: boolean },
+  ): Promise<Hex> {
     const client = clientOf(network);
     const name = networkName(network);
     if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
@@ -201,8 +210,9 @@ export function createBundlerService(deps: BundlerDeps) {
     const key = op.nonce >> 64n;
     const entities = entitiesOf(op);
     // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
-    // almost always is); an op queued behind others of its sender is validated again below.
-    const firstTry = validate(network, entryPoint, op, entities, []);
+    // almost always is); an op queued behind others of its sender is validated again below. One that
+    // came right after a lower nonce's send is validated only once its place in the queue is known.
+    const firstTry = retry.likelyQueued ? undefined : validate(network, entryPoint, op, entities, []);
     const paymaster = entities.paymaster;
     const pendingDeposit = paymaster
       ? settle(readPendingDeposit(db, client, { network: name, entryPoint: entryPoint.address, paymaster }))
@@ -224,7 +234,7 @@ export function createBundlerService(deps: BundlerDeps) {
       recentBaseFee(client),
       db
         .selectFrom('user_operations')
-        .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
+        .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status', 'op'])
         .where('network', '=', name)
         .where('entry_point', '=', entryPoint.address)
         .where('sender', '=', op.sender)
@@ -243,17 +253,27 @@ export function createBundlerService(deps: BundlerDeps) {
       });
     const queuedNonces = new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce)));
     const onChain = queuedNonces.size > 0 ? await readNonce() : undefined;
-    /** Nonces: the next one for its key on chain, or the next after this sender's queued ops. */
-    const checkNonce = (onChain: bigint) => {
-      if (op.nonce < onChain) throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
+    /**
+     * Nonces: the next one for its key on chain, or the next after this sender's queued ops. A gap
+     * is waited on a little (its lower nonce may be on its way, sent at the same time), once.
+     */
+    const checkNonce = async (onChain: bigint) => {
+      if (op.nonce < onChain)
+        throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
       let next = onChain;
       while (queuedNonces.has(next)) next++;
-      if (!queuedNonces.has(op.nonce) && op.nonce > next)
-        throw invalidNonce(
-          `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
-        );
+      if (queuedNonces.has(op.nonce) || op.nonce <= next) return;
+      const turnKey = turnKeyOf(name, entryPoint.address, op);
+      if (
+        !retry.again &&
+        (await turns.waitForGap(turnKey, op.nonce, () => earlierAllKnown(db, name, entryPoint.address, op, onChain), gapGraceMs))
+      )
+        throw new SendAgain();
+      throw invalidNonce(
+        `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
+      );
     };
-    if (onChain !== undefined) checkNonce(onChain);
+    if (onChain !== undefined) await checkNonce(onChain);
     const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
     const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
     if (replacing?.hash === hash) throw alreadyKnown(hash);
@@ -304,66 +324,72 @@ export function createBundlerService(deps: BundlerDeps) {
     }
 
     // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
-    const override: StateOverride =
+    const override =
       onChain !== undefined && op.nonce > onChain
-        ? [
-            {
-              address: entryPoint.address,
-              stateDiff: [{ slot: nonceSlot(op.sender, key), value: toHex(op.nonce & ((1n << 64n) - 1n), { size: 32 }) }],
-            },
-          ]
+        ? await queuedStateOverride({
+            client,
+            version: entryPoint.version,
+            entryPoint: entryPoint.address,
+            op,
+            earlier: earlierOpsOf(queued, entryPoint.version, onChain, op.nonce),
+          })
         : [];
-    const validation = override.length === 0 ? firstTry : validate(network, entryPoint, op, entities, override);
-    let validated = true;
+    // The earlier ops no longer run as they did (one landed, or was dropped): everything is read again.
+    if (override === 'stale') {
+      if (retry.again)
+        throw invalidParams("the sender's earlier queued operations no longer run at the head; send this one again");
+      throw new SendAgain();
+    }
+    const validation =
+      override.length === 0
+        ? (firstTry ?? validate(network, entryPoint, op, entities, []))
+        : validate(network, entryPoint, op, entities, override);
     const simulated = await validation.simulation;
     try {
       if (!simulated.ok) throw simulated.error;
       const refused = outcomeError(simulated.value, Math.floor(Date.now() / 1000));
       if (refused) throw refused;
     } catch (error) {
-      // A nonce the simulation refused, said as the nonce check says it when ops are queued.
-      if (
-        onChain === undefined &&
-        error instanceof BundlerRpcError &&
-        /^AA25/.test(String((error.data as { reason?: unknown } | undefined)?.reason ?? ''))
-      ) {
-        checkNonce(await readNonce());
+      // A nonce the simulation refused, said as the nonce check says it when ops are queued. An
+      // account not deployed (AA20, checked before the nonce) may be one whose deploying op, of a
+      // lower nonce, is on its way: the nonce tells. When the nonce is right, the chain moved under
+      // the simulation (the sender's earlier op landed meanwhile): the op is checked again, once.
+      const reason =
+        error instanceof BundlerRpcError ? String((error.data as { reason?: unknown } | undefined)?.reason ?? '') : '';
+      if (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op))) {
+        if (onChain === undefined) await checkNonce(await readNonce());
+        if (!retry.again) throw new SendAgain();
       }
-      // The first op of a queued sender deploys it: a later one validates once that is on chain.
-      const waitsForDeploy = error instanceof BundlerRpcError && /^AA20/.test(error.message) && queued.length > 0;
-      if (!waitsForDeploy) throw error;
-      validated = false;
+      throw error;
     }
     let codeHashes: CodeHashes | undefined;
     /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
     let storageOwners: readonly string[] | undefined;
-    if (validated) {
-      // A broken rule is reported before a failing call.
-      let ruled = await validation.rules;
-      if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
-        // The traces ran side by side at 'latest': a block mined between them shows each a different
-        // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
-        const pinned = simulateAndCheckRules(
-          network,
-          entryPoint,
-          op,
-          entities,
-          override,
-          toHex(await client.getBlockNumber({ cacheTime: 0 })),
-        );
-        const again = await pinned.simulation;
-        if (!again.ok) throw again.error;
-        ruled = await pinned.rules;
-      }
-      if (!ruled.ok) throw ruled.error;
-      if (ruled.value === 'untraceable') untraceable.add(network);
-      else if (ruled.value !== 'skipped') {
-        storageOwners = ruled.value.storageOwners;
-        codeHashes = ruled.value.codeHashes;
-      }
-      const executed = await validation.execution;
-      if (!executed.ok) throw executed.error;
+    // A broken rule is reported before a failing call.
+    let ruled = await validation.rules;
+    if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
+      // The traces ran side by side at 'latest': a block mined between them shows each a different
+      // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
+      const pinned = simulateAndCheckRules(
+        network,
+        entryPoint,
+        op,
+        entities,
+        override,
+        toHex(await client.getBlockNumber({ cacheTime: 0 })),
+      );
+      const again = await pinned.simulation;
+      if (!again.ok) throw again.error;
+      ruled = await pinned.rules;
     }
+    if (!ruled.ok) throw ruled.error;
+    if (ruled.value === 'untraceable') untraceable.add(network);
+    else if (ruled.value !== 'skipped') {
+      storageOwners = ruled.value.storageOwners;
+      codeHashes = ruled.value.codeHashes;
+    }
+    const executed = await validation.execution;
+    if (!executed.ok) throw executed.error;
     // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
     // deposit or the mempool does not refuse it.
     const depositState = pendingDeposit && (await pendingDeposit);
@@ -538,7 +564,15 @@ export function createBundlerService(deps: BundlerDeps) {
           const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
           // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
           await checkAuthorization(clientOf(network), op, network.config.chainId, { verifySigner: false });
-          const estimate = await estimateUserOperationGas(clientOf(network), entryPoint.version, entryPoint.address, op);
+          // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
+          await turns.lowerDone(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
+          const estimate = await estimateUserOperationGas(
+            clientOf(network),
+            entryPoint.version,
+            entryPoint.address,
+            op,
+            await estimationState(db, clientOf(network), networkName(network), entryPoint, op),
+          );
           return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, hex(value as bigint)]));
         }
         case 'eth_sendUserOperation':
