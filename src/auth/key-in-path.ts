@@ -8,6 +8,8 @@ const keyPathForm = /^(\/v1\/(?:rpc|bundler|ws)\/[^/?#]*\/[^/?#]*\/)([^/?#]+)/i;
 
 /** Anything shaped like one of our keys, anywhere in a URL (also percent-encoded, `svc%5Ftest%5F…`). */
 const keyLookalike = /svc(?:_|%5f)(?:test|live)(?:_|%5f)[^/?#&]*/gi;
+const mayHoldKey = /svc/i;
+const ourKeyPrefix = /^svc(?:_|%5f)(?:test|live)(?:_|%5f)/i;
 
 /** As long as the prefix the dashboard shows for a key (`svc_test_` and 4 characters): it identifies, it does not unlock. */
 const keyPrefixLength = 13;
@@ -29,17 +31,22 @@ export function apiKeyInPath(url: string): string | undefined {
  * @example maskApiKey('svc_test_4fRk…50 characters') // 'svc_test_4fRk…'
  */
 export function maskApiKey(key: string): string {
-  const shown = /^svc(?:_|%5f)(?:test|live)(?:_|%5f)/i.test(key) ? keyPrefixLength : Math.min(4, Math.floor(key.length / 4));
+  const shown = ourKeyPrefix.test(key) ? keyPrefixLength : Math.min(4, Math.floor(key.length / 4));
   return `${key.slice(0, shown)}…`;
 }
 
 /**
  * The URL with the key of the path form, and anything else shaped like one of our keys, masked.
+ * Runs for every access log line: the common cases (no key, the URL form) take no regular-expression replace.
  * @example maskKeysInUrl('/v1/rpc/ethereum/devnet/svc_test_4fRk…') // '/v1/rpc/ethereum/devnet/svc_test_4fRk…'
  */
 export function maskKeysInUrl(url: string): string {
-  let masked = url.replace(keyPathForm, (_, head: string, key: string) => `${head}${maskApiKey(key)}`);
-  // Cheap test first: this runs for every access log line.
-  if (/svc/i.test(masked)) masked = masked.replace(keyLookalike, (key) => (key.endsWith('…') ? key : maskApiKey(key)));
-  return masked;
+  const found = keyPathForm.exec(url);
+  if (found === null) return maskKeyLookalikes(url);
+  const [whole, head, key] = found as unknown as [string, string, string];
+  return `${maskKeyLookalikes(head)}${maskApiKey(key)}${maskKeyLookalikes(url.slice(whole.length))}`;
+}
+
+function maskKeyLookalikes(text: string): string {
+  return mayHoldKey.test(text) ? text.replace(keyLookalike, maskApiKey) : text;
 }
