@@ -189,6 +189,6 @@ describe('the API key in the path', () => {
     expect(urls).toContain(`/v1/rpc/ethereum/devnet/${keyPrefix}…/getNothing`);
     expect(urls).toContain('/v1/rpc/ethereum/devnet/no…');
     const statuses = new Set(requests.filter((entry) => entry.req.url.includes('…')).map((entry) => entry.res.status));
-    for (const status of [200, 401, 404, 429]) expect(statuses.has(status), `a ${status} line`).toBe(true);
+    for (const status of [200, 400, 401, 404, 429]) expect(statuses.has(status), `a ${status} line`).toBe(true);
   });
 });
