@@ -58,9 +58,10 @@ function connectLines(service: RunningService): string[] {
   const lines = [
     '  Connect (paste this URL into MetaMask, Foundry --rpc-url, Hardhat, ethers, viem):',
     `    ${service.url}/v1/rpc/${path}`,
-    `    ${service.url.replace(/^http/, 'ws')}/v1/ws/${path}   (WebSocket)`,
   ];
-  if (chain.kind === 'evm' && chain.bundler.enabled) lines.push(`    ${service.url}/v1/bundler/${path}   (ERC-4337 bundler)`);
+  if (chain.kind !== 'evm') return lines;
+  lines.push(`    ${service.url.replace(/^http/, 'ws')}/v1/ws/${path}   (WebSocket)`);
+  if (chain.bundler.enabled) lines.push(`    ${service.url}/v1/bundler/${path}   (ERC-4337 bundler)`);
   return lines;
 }
 
