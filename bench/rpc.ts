@@ -33,6 +33,7 @@ const names = {
   helloAfter: 'fastify hello-world (after)',
   miss: 'blockyard (cache miss)',
   hit: 'blockyard (cache hit)',
+  hitKeyInPath: 'blockyard (cache hit, key in the path)',
 } as const;
 const pending: PendingRow[] = [];
 
@@ -40,7 +41,7 @@ const settings = readBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
 const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
 /** The whole run, build, start-ups and shutdowns included, is bounded. */
-const deadlineMs = (5 * perTargetS + 400) * 1000;
+const deadlineMs = (6 * perTargetS + 400) * 1000;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
 const children: ChildServer[] = [];
@@ -84,6 +85,14 @@ try {
     await measure({ name: names.hit, url: rpcUrl, headers: authed, body: hitBody, pid: blockyard.server.pid }, settings, log),
   );
   const hitToUs = monotonicUs();
+  // The URL form (`/v1/rpc/{chain}/{network}/{apiKey}`, no header) takes the same fast path.
+  results.push(
+    await measure(
+      { name: names.hitKeyInPath, url: `${rpcUrl}/${key}`, headers: json, body: hitBody, pid: blockyard.server.pid },
+      settings,
+      log,
+    ),
+  );
   const rssAfterMiB = readRssMiB(blockyard.server.pid);
   await blockyard.server.stop();
   // The baseline is measured again after Blockyard's rows, and the faster of the two counts: on this

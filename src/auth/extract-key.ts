@@ -1,11 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { unauthorized } from '../core/errors.ts';
 
+/** Where else than the headers a request may carry its key. */
+export interface KeyOutsideHeaders {
+  /** The URL form: `/v1/{rpc|bundler|ws}/{chain}/{network}/{apiKey}` (src/auth/key-in-path.ts). */
+  readonly path?: string;
+  /** WebSocket upgrades: the `apiKey` query parameter. */
+  readonly query?: string;
+}
+
 /**
- * The API key of a request: `X-API-Key: <key>` or `Authorization: Bearer <key>` (equivalent), or for
- * WebSocket upgrades the `apiKey` query parameter. Two different keys in one request are refused.
+ * The API key of a request: `X-API-Key: <key>` or `Authorization: Bearer <key>` (equivalent), the
+ * path of the URL form, or for WebSocket upgrades the `apiKey` query parameter. Two different keys in
+ * one request are refused; the same key twice is one key.
  */
-export function apiKeyFromRequest(headers: IncomingHttpHeaders, queryApiKey?: string): string | undefined {
+export function apiKeyFromRequest(headers: IncomingHttpHeaders, outside: KeyOutsideHeaders = {}): string | undefined {
   const fromHeader = headerValue(headers['x-api-key']);
   const authorization = headerValue(headers.authorization);
   let fromBearer: string | undefined;
@@ -14,7 +23,9 @@ export function apiKeyFromRequest(headers: IncomingHttpHeaders, queryApiKey?: st
     if (!match) throw unauthorized('malformed Authorization header: expected "Bearer <API key>"');
     fromBearer = match[1];
   }
-  const found = [fromHeader, fromBearer, queryApiKey].filter((key): key is string => key !== undefined && key !== '');
+  const found = [outside.path, fromHeader, fromBearer, outside.query].filter(
+    (key): key is string => key !== undefined && key !== '',
+  );
   if (found.some((key) => key !== found[0])) throw unauthorized('the request carries two different API keys');
   return found[0];
 }

@@ -4,7 +4,7 @@ import type { RunningService } from '../service/start-service.ts';
 /** What `blockyard start` prints for a person: where the API is and a key that works now. */
 export function formatBanner(service: RunningService): string {
   const { config } = service.ctx;
-  const lines = ['', `Blockyard is running at ${service.url}`, `  API reference:  ${service.url}/docs`];
+  const lines = ['', `Blockyard is running at ${service.url}`, ...connectLines(service), `  API reference:  ${service.url}/docs`];
   if (service.devSignInUrl) lines.push(`  Dashboard:      ${service.url}/ (sign in: ${service.devSignInUrl})`);
   for (const chain of config.chains) {
     const devnetUrl = service.devnet?.url ?? service.joined?.devnet?.url;
@@ -45,6 +45,24 @@ export function formatBanner(service: RunningService): string {
   }
   lines.push('', `Admin token: ${config.adminToken ? 'from BLOCKYARD_ADMIN_TOKEN' : `in ${config.dataDir}/admin-token`}`, '');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The URL forms first, key included: what a person pastes into MetaMask, Foundry (`--rpc-url`),
+ * Hardhat, ethers or viem, none of which need a header then.
+ */
+function connectLines(service: RunningService): string[] {
+  const chain = service.ctx.config.chains[0];
+  if (!service.devKey || !chain) return [];
+  const path = `${chain.chain}/${chain.network}/${service.devKey.key}`;
+  const lines = [
+    '  Connect (paste this URL into MetaMask, Foundry --rpc-url, Hardhat, ethers, viem):',
+    `    ${service.url}/v1/rpc/${path}`,
+  ];
+  if (chain.kind !== 'evm') return lines;
+  lines.push(`    ${service.url.replace(/^http/, 'ws')}/v1/ws/${path}   (WebSocket)`);
+  if (chain.bundler.enabled) lines.push(`    ${service.url}/v1/bundler/${path}   (ERC-4337 bundler)`);
+  return lines;
 }
 
 /** The URL with its password as a shell command reading the password file: the secret stays off the screen and out of logs. */

@@ -9,7 +9,8 @@ export const openApiInfo = {
     title: 'Blockyard API',
     version,
     description:
-      'Self-hostable blockchain infrastructure API. Authenticate /v1 with `X-API-Key: <key>` or `Authorization: Bearer <key>`; ' +
+      'Self-hostable blockchain infrastructure API. Authenticate /v1 with `X-API-Key: <key>` or `Authorization: Bearer <key>` ' +
+      '(the JSON-RPC, bundler and WebSocket endpoints also take the key in the path, `/v1/rpc/{chain}/{network}/{apiKey}`: see docs/drop-in.md); ' +
       'the admin API with `Authorization: Bearer <admin token>`. Errors: `{error: {code, message, status}}` (see docs/errors.md).',
   },
   components: {

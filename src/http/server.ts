@@ -12,6 +12,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { maskKeysInUrl } from '../auth/key-in-path.ts';
 import { AppError } from '../core/errors.ts';
 import { createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -137,7 +138,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setNotFoundHandler(async (request, reply) => {
     if (options.pageFallback?.(request, reply)) return reply;
     await guardUnrouted(request, reply);
-    throw new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    throw new AppError('not_found', `no route ${request.method} ${maskKeysInUrl(request.url.split('?')[0]!)}`);
   });
 
   app.addHook('preClose', async () => {

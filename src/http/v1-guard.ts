@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
+import { apiKeyInPath } from '../auth/key-in-path.ts';
 import { assertScope, type Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
@@ -38,16 +39,18 @@ const anonymousLimits = { rps: 20, rpd: null, cups: null };
 
 /**
  * The caller of a /v1 request, or `unauthorized` (after spending the client address's budget, whose
- * headers go on the refusal). Shared by the guard below and the JSON-RPC fast path.
+ * headers go on the refusal). Shared by the guard below and the JSON-RPC fast path. `pathKey`: the key
+ * of the URL form (`/v1/rpc/{chain}/{network}/{apiKey}`); a different key in a header is refused.
  */
 export async function authenticateV1(
   deps: V1GuardDeps,
   headers: IncomingHttpHeaders,
   ip: string | undefined,
   reply: HeaderSink,
+  pathKey?: string,
 ): Promise<Principal> {
   try {
-    return await deps.authenticator.authenticate(apiKeyFromRequest(headers));
+    return await deps.authenticator.authenticate(apiKeyFromRequest(headers, { path: pathKey }));
   } catch (error) {
     await chargeRequest(deps, reply, { accountId: `ip:${ip}`, limits: anonymousLimits }, 0);
     throw error;
@@ -57,7 +60,8 @@ export async function authenticateV1(
 /** Authenticates every /v1 request (401 before anything else), charges REST routes, then checks the route's scope (403). */
 export function createV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
-    const principal = await authenticateV1(deps, request.headers, request.ip, reply);
+    const { apiKey } = request.params as { apiKey?: string };
+    const principal = await authenticateV1(deps, request.headers, request.ip, reply, apiKey);
     request.principal = principal;
     const { computeUnits, scope } = request.routeOptions.config;
     if (computeUnits !== undefined) {
@@ -72,12 +76,13 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
 
 /**
  * For a /v1 request no route takes (unknown path, bad URL): authenticated like the others (401
- * first), then counted as one request of 0 compute units, so its 404/400/414 carries the limit
- * headers every /v1 answer has, and a client cannot send such requests past its limits.
+ * first, the key of a URL-form path included), then counted as one request of 0 compute units, so
+ * its 404/400/414 carries the limit headers every /v1 answer has, and a client cannot send such
+ * requests past its limits.
  */
 export function createUnroutedV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
-    const principal = await authenticateV1(deps, request.headers, request.ip, reply);
+    const principal = await authenticateV1(deps, request.headers, request.ip, reply, apiKeyInPath(request.url));
     await chargeRequest(deps, reply, principal, 0);
   };
 }

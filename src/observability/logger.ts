@@ -1,4 +1,5 @@
 import { type DestinationStream, destination as fileDestination, type Logger, pino, stdSerializers } from 'pino';
+import { maskKeysInUrl } from '../auth/key-in-path.ts';
 
 /** Query parameters whose values are secrets and never reach a log line. */
 const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
@@ -6,10 +7,12 @@ const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
 /** The dashboard's one-time sign-in links carry their token in the path. */
 const signInLinkPrefix = '/dashboard/sign-in/';
 
+/** The URL as a log line may show it: secret query parameters masked, an API key in the path cut to its prefix. */
 export function redactUrl(url: string): string {
   if (url.startsWith(signInLinkPrefix)) return `${signInLinkPrefix}[redacted]`;
+  const masked = maskKeysInUrl(url);
   // Most URLs have no query: skip the regular expression for them (it runs for every access log line).
-  return url.includes('?') ? url.replace(secretQueryParams, '$1[redacted]') : url;
+  return masked.includes('?') ? masked.replace(secretQueryParams, '$1[redacted]') : masked;
 }
 
 /**

@@ -8,6 +8,8 @@ import { answerRpc, type RpcRouteDeps, rpcBodyLimit } from './answer-rpc.ts';
  * Fastify route, which decodes it.
  */
 const plainRpcPath = /^\/v1\/rpc\/([A-Za-z0-9_-]{1,100})\/([A-Za-z0-9_-]{1,100})\/?(?:\?|$)/;
+/** The same with the key in the path (`/v1/rpc/{chain}/{network}/{apiKey}`); any key-like text, the authenticator judges it. */
+const plainRpcKeyPath = /^\/v1\/rpc\/([A-Za-z0-9_-]{1,100})\/([A-Za-z0-9_-]{1,100})\/([A-Za-z0-9_-]{1,100})\/?(?:\?|$)/;
 
 /**
  * Content types Fastify's catch-all parser takes (`type/subtype`, any parameters). Requests without
@@ -16,23 +18,32 @@ const plainRpcPath = /^\/v1\/rpc\/([A-Za-z0-9_-]{1,100})\/([A-Za-z0-9_-]{1,100})
 const parsableContentType = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(?:;|$)/;
 
 /**
- * `POST /v1/rpc/{chain}/{network}` before Fastify: the /v1 guard's authentication, then the route's
- * own logic (`answerRpc`), in the order the Fastify route runs them (401 before the body is read).
+ * `POST /v1/rpc/{chain}/{network}` and its URL form `POST /v1/rpc/{chain}/{network}/{apiKey}` before
+ * Fastify: the /v1 guard's authentication, then the route's own logic (`answerRpc`), in the order the
+ * Fastify routes run them (401 before the body is read).
  */
-export function rpcFastRoute(deps: RpcRouteDeps & V1GuardDeps): FastRoute {
+export function rpcFastRoutes(deps: RpcRouteDeps & V1GuardDeps): FastRoute[] {
+  return [
+    rpcFastRoute(deps, '/v1/rpc/:chain/:network', plainRpcPath),
+    rpcFastRoute(deps, '/v1/rpc/:chain/:network/:apiKey', plainRpcKeyPath),
+  ];
+}
+
+function rpcFastRoute(deps: RpcRouteDeps & V1GuardDeps, url: string, plainPath: RegExp): FastRoute {
   return {
     method: 'POST',
-    url: '/v1/rpc/:chain/:network',
+    url,
     match(url, req) {
       const contentType = req.headers['content-type'];
       if (contentType === undefined || !parsableContentType.test(contentType)) return undefined;
-      const found = plainRpcPath.exec(url);
-      return found ? [found[1]!, found[2]!] : undefined;
+      const found = plainPath.exec(url);
+      return found ? found.slice(1) : undefined;
     },
     async handle(exchange) {
-      const principal = await authenticateV1(deps, exchange.req.headers, exchange.ip, exchange);
+      const [chain, network, pathKey] = exchange.params as [string, string, string | undefined];
+      const principal = await authenticateV1(deps, exchange.req.headers, exchange.ip, exchange, pathKey);
       const body = await exchange.readBody(rpcBodyLimit);
-      return answerRpc(deps, exchange, principal, exchange.params[0]!, exchange.params[1]!, body);
+      return answerRpc(deps, exchange, principal, chain, network, body);
     },
   };
 }

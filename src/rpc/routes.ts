@@ -8,7 +8,8 @@ import { JsonRpcRequest, JsonRpcResponse, RpcPathParams } from './schemas.ts';
 export type { RpcRouteDeps } from './answer-rpc.ts';
 
 /**
- * `POST /v1/rpc/{chain}/{network}`: the JSON-RPC proxy. Must be registered inside the /v1 guard's scope.
+ * `POST /v1/rpc/{chain}/{network}` (and `/{apiKey}` after it: src/http/key-in-path-routes.ts): the
+ * JSON-RPC proxy. Must be registered inside the /v1 guard's scope.
  * Requests in the usual form are answered before Fastify by the fast path (src/rpc/fast-route.ts) with
  * the same logic; this route documents the endpoint and answers the other forms (e.g. encoded paths).
  */
@@ -33,6 +34,8 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
           ...errorResponses(400, 401, 403, 404, 413, 429),
         },
       },
+      // Also at /v1/rpc/{chain}/{network}/{apiKey}, for wallets and tools that take only a URL.
+      config: { keyInPath: true },
       // The parser's limit, stated on the route too so that a 413 names it.
       bodyLimit: rpcBodyLimit,
       // Params are looked up (404), and the body is checked call by call in the handler.

@@ -46,6 +46,7 @@ import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts
 import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
 import { closeServer } from '../http/close-server.ts';
+import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { buildServer } from '../http/server.ts';
 import { createUnroutedV1Guard, createV1Guard } from '../http/v1-guard.ts';
 import type { Indexer } from '../indexer/indexer.ts';
@@ -63,7 +64,7 @@ import { installDevnetPaymasters } from '../paymaster/install-devnet-paymasters.
 import { paymasterSetupsOf } from '../paymaster/paymaster-setup.ts';
 import { type NetworkPaymasters, startPaymasters } from '../paymaster/start-paymasters.ts';
 import { createRpcCache } from '../rpc/cache/rpc-cache.ts';
-import { rpcFastRoute } from '../rpc/fast-route.ts';
+import { rpcFastRoutes } from '../rpc/fast-route.ts';
 import { rpcRoutes } from '../rpc/routes.ts';
 import { createErc7677Methods } from '../sponsorship/erc7677.ts';
 import { policyRoutes } from '../sponsorship/policy-routes.ts';
@@ -364,7 +365,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     logger,
     metrics,
     ...(web ? { pageFallback: web.page } : {}),
-    fastRoutes: servesApi ? [rpcFastRoute({ authenticator, chains, limiter, metrics, rpcCache, usage })] : [],
+    fastRoutes: servesApi ? rpcFastRoutes({ authenticator, chains, limiter, metrics, rpcCache, usage }) : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
       ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
@@ -414,6 +415,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
         // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
         scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
+        serveKeyInPathForms(scope);
         if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
         await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage }));

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
+import { apiKeyInPath, maskKeysInUrl } from '../auth/key-in-path.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
@@ -17,11 +18,12 @@ export interface UpgradeAuthDeps {
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
 const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
-const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)\/?$/;
+/** `/v1/ws/{chain}/{network}`, or with the key: `/v1/ws/{chain}/{network}/{apiKey}`. */
+const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 /**
  * Decides an upgrade request before any WebSocket exists, with the HTTP API's rules and messages:
- * 404 unknown path, chain or network; 401 missing or bad key (`?apiKey=`, X-API-Key or Bearer);
+ * 404 unknown path, chain or network; 401 missing or bad key (in the path, `?apiKey=`, X-API-Key or Bearer);
  * 403 wrong environment or no rpc:read; 429 over the limits (opening a connection is one request).
  */
 export async function authorizeUpgrade(
@@ -30,11 +32,14 @@ export async function authorizeUpgrade(
 ): Promise<{ principal: Principal; network: Network }> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const match = wsPath.exec(url.pathname);
-  if (!match) throw notFound(`no route GET ${url.pathname}`);
+  if (!match) throw notFound(`no route GET ${maskKeysInUrl(url.pathname)}`);
   let principal: Principal;
   try {
     principal = await deps.authenticator.authenticate(
-      apiKeyFromRequest(request.headers, url.searchParams.get('apiKey') ?? undefined),
+      apiKeyFromRequest(request.headers, {
+        path: match[3] === undefined ? undefined : apiKeyInPath(url.pathname),
+        query: url.searchParams.get('apiKey') ?? undefined,
+      }),
     );
   } catch (error) {
     await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);

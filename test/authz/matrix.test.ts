@@ -23,6 +23,8 @@ const jsonRpcProbes: Record<string, { method: string; allowed: (scope: string) =
     allowed: (scope) => (bundlerMethodScopes('eth_supportedEntryPoints') as readonly string[]).includes(scope),
   },
 };
+// The URL forms (the key in the path): the same endpoints, the same probes.
+for (const path of Object.keys(jsonRpcProbes)) jsonRpcProbes[`${path}/{apiKey}`] = jsonRpcProbes[path]!;
 
 /** Routes of docs/dashboard-api.md a visitor reaches without a session (signing in, signing up, resetting). */
 const sessionless = /^POST \/dashboard\/api\/(session|signup|signup\/verify|password-reset|password-reset\/confirm)$/;
@@ -45,14 +47,16 @@ describe('authorization matrix, from the OpenAPI document', () => {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
   /** One request of the operation: alice's resources in the path, an empty body (the scope is checked before it). */
-  const requestOf = (operation: Operation, owner = m.alice) => {
+  /** `key`: the key sent, also put in the path of the URL forms (`{apiKey}`). */
+  const requestOf = (operation: Operation, owner = m.alice, key?: string) => {
     const query = operation.parameters.some((p) => p.name === 'network' && p.in === 'query') ? '?network=devnet' : '';
     const probe = jsonRpcProbes[operation.path];
     const body = probe ? { jsonrpc: '2.0', id: 1, method: probe.method, params: [] } : operation.body ? {} : undefined;
-    return { path: `${pathFor(operation.path, owner)}${query}`, body };
+    const template = key === undefined ? operation.path : operation.path.replace('{apiKey}', key);
+    return { path: `${pathFor(template, owner)}${query}`, body };
   };
   const withKey = (key: string, operation: Operation, owner = m.alice) => {
-    const { path, body } = requestOf(operation, owner);
+    const { path, body } = requestOf(operation, owner, key);
     return send(operation.method, path, { 'x-api-key': key }, body);
   };
   const v1 = () => m.operations.filter((o) => o.auth === 'key');

@@ -88,6 +88,21 @@ describe('blockyard start (embedded devnet, real process)', () => {
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
   });
 
+  it('prints the URL with the key in its path first, and that URL alone is enough', async () => {
+    const printed = server.cli.stdout();
+    const rpcUrl = `${server.url}/v1/rpc/ethereum/devnet/${server.key}`;
+    expect(printed).toContain(`    ${rpcUrl}\n`);
+    expect(printed).toContain(`${server.url.replace('http', 'ws')}/v1/ws/ethereum/devnet/${server.key}`);
+    expect(printed.indexOf(rpcUrl)).toBeLessThan(printed.indexOf('API reference'));
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(((await response.json()) as JsonRpcAnswer).result).toBe('0x7a69');
+  });
+
   it('proxies eth_blockNumber with the printed key, and the devnet mines a block a second', async () => {
     const first = await rpc(server.key, 'eth_blockNumber');
     expect(first.status).toBe(200);

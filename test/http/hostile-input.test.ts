@@ -24,7 +24,7 @@ interface Operation {
 }
 
 /** JSON-RPC over HTTP takes its body as text whatever its type; its calls are the proxy's to check. */
-const rawTextRoutes = new Set(['POST /v1/rpc/{chain}/{network}']);
+const rawTextRoutes = new Set(['POST /v1/rpc/{chain}/{network}', 'POST /v1/rpc/{chain}/{network}/{apiKey}']);
 /** Routes whose bodies carry long lists (src/http/body-limits.ts) and JSON-RPC's own limit. */
 const bodyLimits: Record<string, number> = {
   'POST /v1/webhooks': 1024 * 1024,
@@ -33,9 +33,12 @@ const bodyLimits: Record<string, number> = {
   'PATCH /v1/gas/policies/{id}': 1024 * 1024,
   'POST /v1/bundler/{chain}/{network}': 1024 * 1024,
   'POST /v1/rpc/{chain}/{network}': 5 * 1024 * 1024,
+  'POST /v1/bundler/{chain}/{network}/{apiKey}': 1024 * 1024,
+  'POST /v1/rpc/{chain}/{network}/{apiKey}': 5 * 1024 * 1024,
 };
 const limitText = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
 
+/** `apiKey` (the URL forms' key in the path) is the test's key, set once it exists. */
 const placeholders: Record<string, string> = {
   chain: 'ethereum',
   network: 'devnet',
@@ -96,6 +99,7 @@ describe('hostile input on every route of the OpenAPI document', () => {
     const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as OpenApiDocument;
     operations = operationsOf(doc);
     apiKey = (await t.createKey()).key;
+    placeholders.apiKey = apiKey;
   });
   afterAll(() => t?.stop());
 
@@ -126,16 +130,27 @@ describe('hostile input on every route of the OpenAPI document', () => {
     expect(operations.filter((op) => op.pathParams.length > 0).length).toBeGreaterThan(20);
   });
 
-  it('a NUL (%00) in any path parameter: 400 naming it', async () => {
+  it('a NUL (%00) in any path parameter: 400 naming it (in the key of the URL forms: 401)', async () => {
+    const keyCases = operations.filter((op) => op.pathParams.includes('apiKey'));
+    expect(keyCases.length).toBeGreaterThan(1);
+    for (const op of keyCases) {
+      const answer = await rawRequest(t.url, op.method, pathOf(op, { apiKey: 'a%00b' }), {
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(refusalProblem(answer, 401), label(op)).toBeUndefined();
+    }
     const cases = operations.flatMap((op) =>
-      op.pathParams.map((name) => ({
-        name: `${label(op)} {${name}}`,
-        method: op.method,
-        path: pathOf(op, { [name]: `a%00b` }),
-        headers: { ...headersFor(op), ...(op.body ? { 'content-type': 'application/json' } : {}) },
-        body: op.body ? '{}' : undefined,
-        param: name,
-      })),
+      op.pathParams
+        .filter((name) => name !== 'apiKey')
+        .map((name) => ({
+          name: `${label(op)} {${name}}`,
+          method: op.method,
+          path: pathOf(op, { [name]: `a%00b` }),
+          headers: { ...headersFor(op), ...(op.body ? { 'content-type': 'application/json' } : {}) },
+          body: op.body ? '{}' : undefined,
+          param: name,
+        })),
     );
     expect(cases.length).toBeGreaterThan(30);
     const problems: string[] = [];

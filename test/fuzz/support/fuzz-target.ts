@@ -114,6 +114,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     email: ['fuzz@example.com'],
     rules: [{}, { max_ops: 10 }],
     config: [{}],
+    // The URL forms' key in the path: the key the fuzz sends in its header (another one is 401).
+    apiKey: [main.key],
   };
 
   const doc = JSON.parse((await send({ method: 'GET', target: '/v1/openapi.json' })).text) as OpenApiDocument;

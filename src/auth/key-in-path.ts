@@ -1,0 +1,52 @@
+/**
+ * The URL form of the JSON-RPC, bundler and WebSocket endpoints: `/v1/{rpc|bundler|ws}/{chain}/{network}/{apiKey}`
+ * (wallets and tools such as MetaMask or Foundry take a URL and nothing else). The key is the fifth
+ * segment whatever follows it; these helpers find it and mask it, so no log line, metric label or
+ * error message shows more than its prefix.
+ */
+const keyPathForm = /^(\/v1\/(?:rpc|bundler|ws)\/[^/?#]*\/[^/?#]*\/)([^/?#]+)/i;
+
+/** Anything shaped like one of our keys, anywhere in a URL (also percent-encoded, `svc%5Ftest%5F…`). */
+const keyLookalike = /svc(?:_|%5f)(?:test|live)(?:_|%5f)[^/?#&]*/gi;
+const mayHoldKey = /svc/i;
+const ourKeyPrefix = /^svc(?:_|%5f)(?:test|live)(?:_|%5f)/i;
+
+/** As long as the prefix the dashboard shows for a key (`svc_test_` and 4 characters): it identifies, it does not unlock. */
+const keyPrefixLength = 13;
+
+/** The key segment of a path-form URL (percent-decoded as the router decodes it), or undefined for any other URL. */
+export function apiKeyInPath(url: string): string | undefined {
+  const segment = keyPathForm.exec(url)?.[2];
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * What of a key a log line may show: our keys' prefix, and of anything else (a mistyped key, another
+ * provider's) at most 4 characters and never more than a quarter of it, then `…`.
+ * @example maskApiKey('svc_test_4fRk…50 characters') // 'svc_test_4fRk…'
+ */
+export function maskApiKey(key: string): string {
+  const shown = ourKeyPrefix.test(key) ? keyPrefixLength : Math.min(4, Math.floor(key.length / 4));
+  return `${key.slice(0, shown)}…`;
+}
+
+/**
+ * The URL with the key of the path form, and anything else shaped like one of our keys, masked.
+ * Runs for every access log line: the common cases (no key, the URL form) take no regular-expression replace.
+ * @example maskKeysInUrl('/v1/rpc/ethereum/devnet/svc_test_4fRk…') // '/v1/rpc/ethereum/devnet/svc_test_4fRk…'
+ */
+export function maskKeysInUrl(url: string): string {
+  const found = keyPathForm.exec(url);
+  if (found === null) return maskKeyLookalikes(url);
+  const [whole, head, key] = found as unknown as [string, string, string];
+  return `${maskKeyLookalikes(head)}${maskApiKey(key)}${maskKeyLookalikes(url.slice(whole.length))}`;
+}
+
+function maskKeyLookalikes(text: string): string {
+  return mayHoldKey.test(text) ? text.replace(keyLookalike, maskApiKey) : text;
+}
