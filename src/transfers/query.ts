@@ -112,6 +112,8 @@ export async function queryTransfers(
     sides.map((side) => branchSql(shape, standards, branchFilter(filter, side, page.after, limit + 1))),
   );
   const direction = sql.raw(filter.order);
+  // Lateral lookups (LIMIT keeps the planner from flattening them into a join over all the network's
+  // blocks): one primary-key probe per row of the page.
   const result = await sql<Row>`
     with page as (
       select * from (${sql.join(branches, sql` union all `)}) u
@@ -120,8 +122,13 @@ export async function queryTransfers(
     )
     select page.*, b.timestamp, m.symbol, m.decimals
     from page
-    join index_blocks b on b.network = ${filter.network} and b.number = page.block_number
-    left join token_metadata m on page.category = 'erc20' and m.network = ${filter.network} and m.contract = page.contract
+    cross join lateral (
+      select timestamp from index_blocks where network = ${filter.network} and number = page.block_number limit 1
+    ) b
+    left join lateral (
+      select symbol, decimals from token_metadata
+      where page.category = 'erc20' and network = ${filter.network} and contract = page.contract limit 1
+    ) m on true
     order by page.block_number ${direction}, page.position ${direction}, page.tx_hash ${direction}, page.trace_path ${direction}, page.batch_index ${direction}`.execute(
     db,
   );

@@ -53,12 +53,17 @@ export async function transferOnChain(
   }
   const receipt = await client.getTransactionReceipt({ hash: item.tx_hash });
   const log = receipt.logs.find((entry) => entry.logIndex === item.log_index)!;
-  const event = decodeEventLog({ abi: abiOf(log.address.toLowerCase()), data: log.data, topics: log.topics }) as {
+  const event = decodeEventLog({ abi: abiOf(log.address.toLowerCase()), data: log.data, topics: log.topics }) as unknown as {
     eventName: string;
     args: Record<string, unknown>;
   };
   const args = event.args;
-  const base = { ...when, contract: log.address.toLowerCase(), from: String(args.from).toLowerCase(), to: String(args.to).toLowerCase() };
+  const base = {
+    ...when,
+    contract: log.address.toLowerCase(),
+    from: String(args.from).toLowerCase(),
+    to: String(args.to).toLowerCase(),
+  };
   if (event.eventName === 'TransferBatch') {
     const index = Number(item.id.split(':').at(-1));
     return { ...base, token_id: String((args.ids as bigint[])[index]), value: String((args.values as bigint[])[index]) };

@@ -2,8 +2,8 @@ import { type Abi, type Address, type Hex, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileContracts } from '../../src/contracts/compile.ts';
-import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { demoAccounts, demoItems, demoNft, demoToken } from '../../src/demo/demo-plan.ts';
+import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { type ApiTransfer, forwarderInitCode, transferOnChain } from './chain-check.ts';
 
@@ -64,7 +64,9 @@ describe('GET /v1/transfers/{chain}/{address}', () => {
     await chain.wallet.sendTransaction({ to: forwarder as Address, value: 123n });
     await chain.synced();
     // The token's metadata, read once through the tokens API: from then on the service knows it.
-    const metadata = await fetch(`${chain.service.url}/v1/tokens/ethereum/metadata/${demo.token}`, { headers: { 'x-api-key': key } });
+    const metadata = await fetch(`${chain.service.url}/v1/tokens/ethereum/metadata/${demo.token}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(metadata.status).toBe(200);
   }, 180_000);
   afterAll(() => chain?.service.stop());
