@@ -132,7 +132,7 @@ try {
   console.log(
     `settings: blockyard as npm start runs it (build, log level info, embedded Postgres, embedded devnet + indexer); ` +
       `${total.toLocaleString('en-US')} transfers of one address (40% ERC-20, 20% native, 15% internal, 15% ERC-721, 10% ERC-1155, ` +
-      `half sent, half received) and ${noise.toLocaleString('en-US')} ERC-20 transfers of other addresses over ${blocks} indexed blocks; ` +
+      `half sent, half received) and ${noise.toLocaleString('en-US')} ERC-20 and native transfers of other addresses over ${blocks} indexed blocks; ` +
       `${samples} sequential requests per row at one keep-alive connection, round-robin, after ${warmupRounds} discarded rounds`,
   );
   console.log('');

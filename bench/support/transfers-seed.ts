@@ -65,13 +65,21 @@ export async function seedTransfers(url: string, seed: TransferSeed): Promise<nu
        from generate_series(1, $1::int) i`,
       params(nfts),
     );
-    // Other addresses' transfers in the same blocks: the indexes hold more than the measured address.
+    // Other addresses' transfers in the same blocks (half ERC-20, half native): the indexes hold more
+    // than the measured address, and the planner must pick the address's index to skip them.
+    const otherAddress = (offset: number) => `'0x' || lpad(to_hex(i + ${offset}), 40, '0')`;
+    const half = Math.round(seed.noise / 2);
     await client.query(
       `insert into token_transfers (network, block_number, log_index, tx_hash, contract, from_address, to_address, value)
-       select $2, 1 + ((i - 1) * ${seed.blocks}) / $1, 600000 + i, ${hash(5)}, '${seededToken}',
-         '0x' || lpad(to_hex(i), 40, '0'), '0x' || lpad(to_hex(i + 1), 40, '0'), i
+       select $2, 1 + ((i - 1) * ${seed.blocks}) / $1, 600000 + i, ${hash(5)}, '${seededToken}', ${otherAddress(0)}, ${otherAddress(1)}, i
        from generate_series(1, $1::int) i`,
-      [seed.noise, seed.network],
+      [half, seed.network],
+    );
+    await client.query(
+      `insert into native_transfers (network, block_number, tx_hash, from_address, to_address, value)
+       select $2, 1 + ((i - 1) * ${seed.blocks}) / $1, ${hash(6)}, ${otherAddress(0)}, ${otherAddress(1)}, i
+       from generate_series(1, $1::int) i`,
+      [seed.noise - half, seed.network],
     );
     await client.query(
       `insert into token_metadata (network, contract, name, symbol, decimals) values ($1, $2, 'Seeded', 'SEED', 18)
