@@ -219,7 +219,7 @@ describe('transfers query layer', () => {
     expect(none.rows).toEqual([]);
   });
 
-  it('reads no more than a page of index entries per branch: the plan uses the address indexes', async () => {
+  it('has the migration’s (network, address, sort columns) indexes on every transfers table', async () => {
     const { sql } = await import('kysely');
     for (const table of ['token_transfers', 'nft_transfers', 'native_transfers', 'internal_transfers']) {
       const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = ${table}`.execute(t.db);

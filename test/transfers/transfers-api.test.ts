@@ -5,6 +5,8 @@ import { compileContracts } from '../../src/contracts/compile.ts';
 import { demoAccounts, demoItems, demoNft, demoToken } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
+import { startTestService } from '../support/service.ts';
 import { type ApiTransfer, forwarderInitCode, transferOnChain } from './chain-check.ts';
 
 const bob = demoAccounts.bob.toLowerCase();
@@ -17,6 +19,7 @@ describe('GET /v1/transfers/{chain}/{address}', () => {
   let demo: DemoDeployment;
   let abis: Map<string, Abi>;
   let forwarder: string;
+  let check: ReturnType<typeof createResponseChecker>;
 
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected freely in tests
   async function get(address: string, query = ''): Promise<{ status: number; body: any }> {
@@ -24,7 +27,10 @@ describe('GET /v1/transfers/{chain}/{address}', () => {
       headers: { 'x-api-key': key },
       signal: AbortSignal.timeout(10_000),
     });
-    return { status: response.status, body: await response.json() };
+    const body = await response.json();
+    // Every answer, 200 or error, matches the OpenAPI document the service publishes.
+    check('GET', '/v1/transfers/{chain}/{address}', response.status, body);
+    return { status: response.status, body };
   }
   async function list(address: string, query = ''): Promise<ApiTransfer[]> {
     const answer = await get(address, `limit=100${query ? `&${query}` : ''}`);
@@ -49,6 +55,8 @@ describe('GET /v1/transfers/{chain}/{address}', () => {
   beforeAll(async () => {
     chain = await startIndexedChain();
     key = (await chain.service.createKey()).key;
+    const doc = (await (await fetch(`${chain.service.url}/v1/openapi.json`)).json()) as OpenApiDocument;
+    check = createResponseChecker(doc);
     const rpcUrl = chain.service.anvil.url;
     demo = await deployDemo({ rpcUrl, log: { info: () => undefined } });
     const artifacts = await compileContracts();
@@ -194,5 +202,22 @@ describe('GET /v1/transfers/{chain}/{address}', () => {
     const after = await list(someone);
     expect(after.map((t) => [t.tx_hash, t.value])).toEqual([[kept, '222']]);
     expect(after[0]).toMatchObject(await onChain(after[0]!));
+  }, 60_000);
+});
+
+describe('GET /v1/transfers on a chain without its index', () => {
+  it('answers 404 naming the setting', async () => {
+    const t = await startTestService();
+    try {
+      const { key } = await t.createKey();
+      const response = await fetch(`${t.url}/v1/transfers/ethereum/${bob}`, {
+        headers: { 'x-api-key': key },
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/indexer\.enabled/);
+    } finally {
+      await t.stop();
+    }
   }, 60_000);
 });
