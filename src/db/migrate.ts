@@ -12,6 +12,7 @@ import * as usageMinutes from './migrations/2026-11-25T1100-usage-minutes.ts';
 import * as userOperationCodeHashes from './migrations/2026-11-25T1200-user-operation-code-hashes.ts';
 import * as emailVerifications from './migrations/2026-11-26T2300-email-verifications.ts';
 import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-sponsorships-by-account.ts';
+import * as transfersByAddress from './migrations/2026-11-27T0300-transfers-by-address.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25T1200-user-operation-code-hashes': userOperationCodeHashes,
   '2026-11-26T2300-email-verifications': emailVerifications,
   '2026-11-26T2300-gas-sponsorships-by-account': gasSponsorshipsByAccount,
+  '2026-11-27T0300-transfers-by-address': transfersByAddress,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

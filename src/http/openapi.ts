@@ -26,6 +26,7 @@ export const openApiInfo = {
     { name: 'gas', description: 'Gas prices' },
     { name: 'tokens', description: 'ERC-20 balances and metadata, from the index' },
     { name: 'nfts', description: 'NFT metadata, collections and ownership' },
+    { name: 'transfers', description: 'Native, internal, ERC-20 and NFT transfers of an address, from the index' },
     { name: 'usage', description: "The account's requests and compute units over time" },
     { name: 'admin', description: 'Accounts and API keys, index status (admin token)' },
     { name: 'operations', description: 'Health and metrics' },

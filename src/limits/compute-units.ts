@@ -113,6 +113,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'nfts.refresh': 50,
   'nfts.collection': 10,
   'nfts.owned': 20,
+  'transfers.list': 20,
   'wallets.create': 50,
   'wallets.get': 5,
   'wallets.list': 10,

@@ -74,6 +74,8 @@ import { createSponsorService } from '../sponsorship/sponsor-service.ts';
 import { startSponsorshipSettler } from '../sponsorship/sponsorship-settler.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { transferRoutes } from '../transfers/routes.ts';
+import { createTransferService } from '../transfers/service.ts';
 import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
 import { createRestUsageHook } from '../usage/rest-usage.ts';
 import { usageRoutes } from '../usage/routes.ts';
@@ -425,6 +427,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await policyUsageRoutes(scope, { db: database.db });
         await nftRoutes(scope, { chains, nfts });
         await tokenRoutes(scope, { chains, tokens });
+        await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db }) });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors), limiter, metrics, rpcCache });

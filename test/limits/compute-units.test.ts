@@ -70,6 +70,7 @@ describe('compute units', () => {
         'nfts.refresh',
         'nfts.collection',
         'nfts.owned',
+        'transfers.list',
         'wallets.create',
         'wallets.get',
         'wallets.list',
