@@ -19,6 +19,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { bundleAlone } from './bundle-alone.ts';
 import { type CodeHashes, changedCode, currentCodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
@@ -48,6 +49,13 @@ export interface BundleLoop {
   setMode(mode: 'auto' | 'manual'): void;
   /** Bundles what is pending now; the bundle transaction's hash, or undefined when nothing was pending. */
   bundleNow(): Promise<Hex | undefined>;
+  /**
+   * Bundles the given ops by themselves, at once, on the first free executor: they and their senders
+   * are kept out of the loop's own bundles from before `admit` puts them in the mempool until their
+   * receipts are recorded. The bundle transaction's hash, or undefined when the EntryPoint refused them
+   * all (each then failed with its reason).
+   */
+  bundleAlone(ops: readonly { hash: string; sender: string }[], admit: () => Promise<void>): Promise<Hex | undefined>;
   close(): Promise<void>;
 }
 
@@ -148,8 +156,11 @@ export function startBundleLoop(deps: {
     logger.info({ userOpHash: row.hash, reason }, 'user operation dropped');
   }
 
-  /** One bundle of the given ops from one executor: estimate (dropping ops the EntryPoint refuses), send, wait, record receipts. */
-  async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<void> {
+  /**
+   * One bundle of the given ops from one executor: estimate (dropping ops the EntryPoint refuses), send,
+   * wait, record receipts. The bundle transaction's hash, once mined (undefined: every op was refused).
+   */
+  async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<Hex | undefined> {
     let rows = batch;
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
@@ -186,7 +197,7 @@ export function startBundleLoop(deps: {
         throw error;
       }
     }
-    if (rows.length === 0 || gas === undefined) return;
+    if (rows.length === 0 || gas === undefined) return undefined;
     const ops = rows.map(opOf);
     const maxFeePerGas = ops.reduce((min, op) => (op.maxFeePerGas < min ? op.maxFeePerGas : min), ops[0]!.maxFeePerGas);
     const maxPriorityFeePerGas = ops.reduce(
@@ -251,10 +262,11 @@ export function startBundleLoop(deps: {
     await deps.chainChanged?.().catch(() => undefined);
     await settle(rows, txHash, entryPoint, version);
     await watchBalance(executor);
+    return txHash;
   }
 
   /** Marks ops as taken by a bundle of this process until `release`. */
-  function claim(rows: UserOperationRow[]) {
+  function claim(rows: readonly Pick<UserOperationRow, 'hash' | 'sender'>[]) {
     for (const row of rows) {
       inFlightOps.add(row.hash);
       inFlightSenders.set(row.sender, (inFlightSenders.get(row.sender) ?? 0) + 1);
@@ -431,7 +443,7 @@ export function startBundleLoop(deps: {
       });
   }
 
-  function startBundle(executor: Executor, rows: UserOperationRow[]): Promise<void> {
+  function startBundle(executor: Executor, rows: UserOperationRow[]): Promise<unknown> {
     executor.busy = true;
     bundlesInFlight++;
     const release = claim(rows);
@@ -493,6 +505,19 @@ export function startBundleLoop(deps: {
       }
       return lastBundle === before ? undefined : lastBundle;
     },
+    bundleAlone: (ops, admit) =>
+      bundleAlone({
+        ops,
+        admit,
+        claim,
+        load: (hashes) => db.selectFrom('user_operations').selectAll().where('hash', 'in', hashes).execute(),
+        executors,
+        bundleWith,
+        isClosed: () => closed,
+        inFlight: (change) => {
+          bundlesInFlight += change;
+        },
+      }),
     async close() {
       closed = true;
       clearInterval(timer);

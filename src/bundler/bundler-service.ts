@@ -26,6 +26,7 @@ import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
+import { createSendNow } from './send-now.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
 import {
   type AnyUserOperation,
@@ -518,6 +519,19 @@ export function createBundlerService(deps: BundlerDeps) {
     return null;
   }
 
+  const sendNow = createSendNow({
+    db,
+    loopOf: deps.loopOf,
+    identify(network, params) {
+      const entryPoint = resolveEntryPoint(network, params[1]);
+      const op = parseUserOperation(entryPoint.version, params[0]);
+      const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId);
+      return { hash: hash.toLowerCase(), sender: op.sender, nonce: op.nonce };
+    },
+    send: sendUserOperation,
+    receipt: receiptOf,
+  });
+
   return {
     async call(network: Network, method: string, params: unknown[]): Promise<unknown> {
       switch (method) {
@@ -535,6 +549,8 @@ export function createBundlerService(deps: BundlerDeps) {
         }
         case 'eth_sendUserOperation':
           return sendUserOperation(network, params);
+        case 'pimlico_sendUserOperationNow':
+          return sendNow(network, params);
         case 'eth_getUserOperationByHash': {
           const row = await findOp(params[0]);
           if (!row || row.status === 'replaced') return null;
