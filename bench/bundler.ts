@@ -35,6 +35,7 @@ import { entryPoint07Address } from 'viem/account-abstraction';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { devnetExecutorKeys } from '../src/bundler/executor-keys.ts';
+import { createBenchKey } from './support/admin.ts';
 import { anvilCall } from './support/anvil-rpc.ts';
 import { type BlockyardService, startBlockyardService } from './support/blockyard-service.ts';
 import { type AltoProcess, startAlto } from './support/bundler-alto.ts';
@@ -145,7 +146,9 @@ try {
     anvilUrl: devnetUrl,
     cpuProfile: settings.cpuProfile,
   });
-  const rulesOffKey = readFileSync(join(workDir, 'rules-off', 'blockyard', 'dev-api-key'), 'utf8').trim();
+  // Keys of enterprise accounts (no compute-unit limits): the queued burst is 300+ calls a second.
+  const benchKey = await createBenchKey(blockyard.server.url, blockyard.adminToken);
+  const rulesOffKey = await createBenchKey(rulesOff.server.url, rulesOff.adminToken);
   log(`blockyard with its rules off at ${rulesOff.server.url}`);
   alto = await startAlto({
     anvilUrl: devnetUrl,
@@ -157,7 +160,7 @@ try {
   });
   log(`alto ${alto.version} at ${alto.rpcUrl}`);
   const targets: BundlerTarget[] = [
-    { name: subject, rpcUrl: `${blockyard.server.url}/v1/bundler/ethereum/devnet`, headers: { 'x-api-key': apiKey } },
+    { name: subject, rpcUrl: `${blockyard.server.url}/v1/bundler/ethereum/devnet`, headers: { 'x-api-key': benchKey } },
     { name: subjectRulesOff, rpcUrl: `${rulesOff.server.url}/v1/bundler/ethereum/devnet`, headers: { 'x-api-key': rulesOffKey } },
     { name: peer, rpcUrl: alto.rpcUrl, headers: {} },
   ];
