@@ -23,7 +23,7 @@
 // Then gas sponsorship on the rules-on service (bench/support/bundler-sponsorship.ts): POST /v1/gas/sponsor
 // and pm_getPaymasterData one call at a time beside the endpoint's floor, and sponsored ops of accounts
 // with no ETH sent through viem's bundler client with Blockyard as its ERC-7677 paymaster.
-// Run: npm run bench:bundler   (BENCH_BUNDLER_OPS (20 per kind), BENCH_BUNDLER_WARMUP, BENCH_BUNDLER_POLL_MS,
+// Run: npm run bench:bundler   (BENCH_BUNDLER_OPS (30 per kind), BENCH_BUNDLER_WARMUP, BENCH_BUNDLER_POLL_MS,
 // BENCH_BUNDLER_QUEUED_SENDERS (50), BENCH_BUNDLER_QUEUED_OPS (4), BENCH_BUNDLER_SPONSOR_CALLS,
 // BENCH_BUNDLER_SPONSORED_OPS; BENCH_CPU_PROF=1 profiles both Blockyard processes)
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

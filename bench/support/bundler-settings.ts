@@ -22,7 +22,7 @@ export interface BundlerBenchSettings {
 
 export function readBundlerBenchSettings(env: Record<string, string | undefined> = process.env): BundlerBenchSettings {
   return {
-    opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 20, 5, 60),
+    opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 30, 5, 60),
     warmupAccounts: wholeNumber(env, 'BENCH_BUNDLER_WARMUP', 2, 0, 10),
     receiptPollMs: wholeNumber(env, 'BENCH_BUNDLER_POLL_MS', 20, 5, 500),
     queuedSenders: wholeNumber(env, 'BENCH_BUNDLER_QUEUED_SENDERS', 50, 1, 100),
