@@ -61,8 +61,8 @@ export interface BundleLoop {
 
 /**
  * The bundler of one network (one active process per network, through a lease like the indexer's):
- * takes pending ops from the mempool (one per sender per bundle, lowest nonce first, one EntryPoint
- * per bundle), drops any the EntryPoint refuses (handleOps' FailedOp in the gas estimate) and
+ * takes pending ops from the mempool (each sender's consecutive nonces from its lowest, in nonce
+ * order, one EntryPoint per bundle), drops any the EntryPoint refuses (handleOps' FailedOp in the gas estimate) and
  * bundles again, sends handleOps from an executor key, and records each op's receipt from its
  * UserOperationEvent. Ops in the table survive restarts; a bundle sent before one is checked again.
  */
@@ -137,7 +137,7 @@ export function startBundleLoop(deps: {
   async function loadBatch(): Promise<UserOperationRow[]> {
     const rows = await waitingOps(deps.maxBundleOps * 4);
     const entryPoint = rows[0]?.entry_point;
-    return nextOfEachSender(rows.filter((row) => row.entry_point === entryPoint)).slice(0, deps.maxBundleOps);
+    return queuedRunsInNonceOrder(rows.filter((row) => row.entry_point === entryPoint)).slice(0, deps.maxBundleOps);
   }
 
   const opOf = (row: UserOperationRow) => parseUserOperation(row.entry_point_version, row.op);
@@ -527,14 +527,36 @@ export function startBundleLoop(deps: {
   };
 }
 
-/** Each sender's lowest-nonce op, in the order the rows come (one op per sender per bundle, nonce order). */
+/** Each sender's lowest-nonce op on each nonce key, in the order the rows come. */
 function nextOfEachSender(rows: readonly UserOperationRow[]): UserOperationRow[] {
-  const chosen = new Map<string, UserOperationRow>();
+  return [...runsBySenderKey(rows).values()].map((run) => run[0]!);
+}
+
+/**
+ * The ops of a bundle: for each sender and nonce key, its lowest pending nonce and the consecutive
+ * ones after it (each was validated in the state the earlier ones leave), a run kept together in
+ * nonce order; runs in the order their first op came.
+ */
+function queuedRunsInNonceOrder(rows: readonly UserOperationRow[]): UserOperationRow[] {
+  return [...runsBySenderKey(rows).values()].flatMap((run) => {
+    const consecutive = [run[0]!];
+    for (const row of run.slice(1)) {
+      if (BigInt(row.nonce) !== BigInt(consecutive[consecutive.length - 1]!.nonce) + 1n) break;
+      consecutive.push(row);
+    }
+    return consecutive;
+  });
+}
+
+/** Rows by sender and nonce key, each group in nonce order; groups in the order their first row comes. */
+function runsBySenderKey(rows: readonly UserOperationRow[]): Map<string, UserOperationRow[]> {
+  const groups = new Map<string, UserOperationRow[]>();
   for (const row of rows) {
-    const current = chosen.get(row.sender);
-    if (!current || BigInt(row.nonce) < BigInt(current.nonce)) chosen.set(row.sender, row);
+    const key = `${row.sender.toLowerCase()}|${BigInt(row.nonce) >> 64n}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  return [...chosen.values()];
+  for (const group of groups.values()) group.sort((a, b) => (BigInt(a.nonce) < BigInt(b.nonce) ? -1 : 1));
+  return groups;
 }
 
 function groupByTx(rows: UserOperationRow[]): Map<string, UserOperationRow[]> {

@@ -1,33 +1,26 @@
-import { type Kysely, sql } from 'kysely';
-import {
-  type Address,
-  encodeAbiParameters,
-  getAddress,
-  type Hex,
-  isAddress,
-  isHex,
-  keccak256,
-  parseEventLogs,
-  type StateOverride,
-  toHex,
-} from 'viem';
+import type { Kysely } from 'kysely';
+import { type Address, getAddress, type Hex, isAddress, isHex, parseEventLogs, type StateOverride, toHex } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { type BundleLoop, toJsonSafe, userOperationReceipt } from './bundle-loop.ts';
 import type { CodeHashes } from './code-hashes.ts';
-import { delegationTraceOverride } from './eip7702-authorization.ts';
+import { delegationOverride } from './eip7702-authorization.ts';
 import { checkAuthorization } from './eip7702-chain.ts';
 import { checkCallSucceeds, estimateUserOperationGas, preVerificationGasOf } from './gas-estimation.ts';
 import { admitToMempool } from './mempool-admission.ts';
 import { mempoolConflictError } from './mempool-conflict-error.ts';
+import { earlierOpsOf, queuedStateOverride } from './queued-state.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams, signatureFailure } from './rpc-errors.ts';
 import { createSendNow } from './send-now.ts';
+import { earlierAllKnown, estimationState } from './sender-queue.ts';
+import { createSenderTurns } from './sender-turns.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
+import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
 import {
   type AnyUserOperation,
   deploysSender,
@@ -46,8 +39,18 @@ const hex = (value: bigint | number) => toHex(value);
 const replacementBumpPercent = 110n;
 /** An op must stay valid at least this long to be worth bundling. */
 const minValiditySeconds = 30;
-/** NonceManager's mapping sits in the EntryPoint's storage slot 1 (after StakeManager's deposits), in v0.6 and v0.7. */
-const nonceMappingSlot = 1n;
+/**
+ * How long a send whose nonce leaves a gap waits for the missing lower nonces to arrive. A client
+ * sending several at once may send the first last (viem looks up the account's deployment for it
+ * only): 2.4 s late was seen with 200 ops sent at once on the test machine.
+ */
+const gapGraceMs = 5_000;
+
+/** Thrown inside a send to check it again from the start (what it is queued behind changed). */
+class SendAgain extends Error {}
+
+const turnKeyOf = (network: string, entryPoint: Address, op: AnyUserOperation) =>
+  `${network}|${entryPoint}|${op.sender.toLowerCase()}|${op.nonce >> 64n}`;
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
@@ -85,25 +88,6 @@ const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
     (error: unknown) => ({ ok: false as const, error }),
   );
 
-/** viem's state override as debug_traceCall's `stateOverrides` object. */
-function traceOverrideOf(override: StateOverride): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(
-    override.map((entry) => [
-      entry.address,
-      {
-        ...(entry.code ? { code: entry.code } : {}),
-        ...(entry.stateDiff ? { stateDiff: Object.fromEntries(entry.stateDiff.map((diff) => [diff.slot, diff.value])) } : {}),
-      },
-    ]),
-  );
-}
-
-/** The storage slot of nonceSequenceNumber[sender][key]: overridden to validate an op queued behind pending ones. */
-function nonceSlot(sender: Address, key: bigint): Hex {
-  const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [sender, nonceMappingSlot]));
-  return keccak256(encodeAbiParameters([{ type: 'uint192' }, { type: 'bytes32' }], [key, inner]));
-}
-
 export function createBundlerService(deps: BundlerDeps) {
   const { db } = deps;
   const reputation = createReputationStore(db);
@@ -112,6 +96,7 @@ export function createBundlerService(deps: BundlerDeps) {
   /** Networks whose upstream has no debug_traceCall: the ERC-7562 rules cannot be checked there. */
   const untraceable = new Set<Network>();
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
+  const turns = createSenderTurns();
 
   async function findOp(hash: unknown): Promise<UserOperationRow | undefined> {
     if (typeof hash !== 'string' || !isHex(hash) || hash.length !== 66)
@@ -133,7 +118,7 @@ export function createBundlerService(deps: BundlerDeps) {
   ) {
     return {
       ...simulateAndCheckRules(network, entryPoint, op, entities, override, 'latest'),
-      execution: settle(checkCallSucceeds(clientOf(network), entryPoint.address, op, deploysSender(op))),
+      execution: settle(checkCallSucceeds(clientOf(network), entryPoint.address, op, deploysSender(op), override)),
     };
   }
 
@@ -154,7 +139,7 @@ export function createBundlerService(deps: BundlerDeps) {
             entryPoint.version,
             entryPoint.address,
             op,
-            { ...traceOverrideOf(override), ...delegationTraceOverride(op) },
+            rpcStateOverride(mergeStateOverrides(override, delegationOverride(op))),
           )
         : undefined;
     const simulateByCall = () => simulateValidation(client, entryPoint.version, entryPoint.address, op, override);
@@ -189,9 +174,32 @@ export function createBundlerService(deps: BundlerDeps) {
     return { simulation: settle(simulation), rules: settle(rules) };
   }
 
+  /**
+   * A send takes its turn among the sends of its sender's nonce key under way here (lower nonces
+   * first), and is checked again from the start once when what it was queued behind changed (a
+   * missing lower nonce arrived, or the earlier ops landed).
+   */
   async function sendUserOperation(network: Network, params: unknown[]): Promise<Hex> {
     const entryPoint = resolveEntryPoint(network, params[1]);
     const op = parseUserOperation(entryPoint.version, params[0]);
+    const turn = turns.enter(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
+    try {
+      await turn.earlierDone();
+      return await admitUserOperation(network, entryPoint, op, { again: false });
+    } catch (error) {
+      if (!(error instanceof SendAgain)) throw error;
+      return await admitUserOperation(network, entryPoint, op, { again: true });
+    } finally {
+      turn.leave();
+    }
+  }
+
+  async function admitUserOperation(
+    network: Network,
+    entryPoint: { version: EntryPointVersion; address: Address },
+    op: AnyUserOperation,
+    retry: { again: boolean },
+  ): Promise<Hex> {
     const client = clientOf(network);
     const name = networkName(network);
     if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
@@ -217,7 +225,7 @@ export function createBundlerService(deps: BundlerDeps) {
       recentBaseFee(client),
       db
         .selectFrom('user_operations')
-        .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status'])
+        .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status', 'op'])
         .where('network', '=', name)
         .where('entry_point', '=', entryPoint.address)
         .where('sender', '=', op.sender)
@@ -243,18 +251,27 @@ export function createBundlerService(deps: BundlerDeps) {
       });
     const queuedNonces = new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce)));
     const onChain = queuedNonces.size > 0 ? await readNonce() : undefined;
-    /** Nonces: the next one for its key on chain, or the next after this sender's queued ops. */
-    const checkNonce = (onChain: bigint) => {
+    /**
+     * Nonces: the next one for its key on chain, or the next after this sender's queued ops. A gap
+     * is waited on a little (its lower nonce may be on its way, sent at the same time), once.
+     */
+    const checkNonce = async (onChain: bigint) => {
       if (op.nonce < onChain)
         throw invalidParams(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain} (AA25)`);
       let next = onChain;
       while (queuedNonces.has(next)) next++;
-      if (!queuedNonces.has(op.nonce) && op.nonce > next)
-        throw invalidParams(
-          `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
-        );
+      if (queuedNonces.has(op.nonce) || op.nonce <= next) return;
+      const turnKey = turnKeyOf(name, entryPoint.address, op);
+      if (
+        !retry.again &&
+        (await turns.waitForGap(turnKey, op.nonce, () => earlierAllKnown(db, name, entryPoint.address, op, onChain), gapGraceMs))
+      )
+        throw new SendAgain();
+      throw invalidParams(
+        `nonce too high: ${op.nonce}; the next for this key is ${next} (on chain ${onChain}, ${next - onChain} queued)`,
+      );
     };
-    if (onChain !== undefined) checkNonce(onChain);
+    if (onChain !== undefined) await checkNonce(onChain);
     const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
     if (replacing) {
       if (replacing.status === 'submitted')
@@ -302,17 +319,23 @@ export function createBundlerService(deps: BundlerDeps) {
     }
 
     // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
-    const override: StateOverride =
+    const override =
       onChain !== undefined && op.nonce > onChain
-        ? [
-            {
-              address: entryPoint.address,
-              stateDiff: [{ slot: nonceSlot(op.sender, key), value: toHex(op.nonce & ((1n << 64n) - 1n), { size: 32 }) }],
-            },
-          ]
+        ? await queuedStateOverride({
+            client,
+            version: entryPoint.version,
+            entryPoint: entryPoint.address,
+            op,
+            earlier: earlierOpsOf(queued, entryPoint.version, onChain, op.nonce),
+          })
         : [];
+    // The earlier ops no longer run as they did (one landed, or was dropped): everything is read again.
+    if (override === 'stale') {
+      if (retry.again)
+        throw invalidParams("the sender's earlier queued operations no longer run at the head; send this one again");
+      throw new SendAgain();
+    }
     const validation = override.length === 0 ? firstTry : validate(network, entryPoint, op, entities, override);
-    let validated = true;
     const simulated = await validation.simulation;
     try {
       if (!simulated.ok) throw simulated.error;
@@ -326,49 +349,44 @@ export function createBundlerService(deps: BundlerDeps) {
         );
       }
     } catch (error) {
-      // A nonce the simulation refused, said as the nonce check says it when ops are queued.
-      if (
-        onChain === undefined &&
-        error instanceof BundlerRpcError &&
-        /^AA25/.test(String((error.data as { reason?: unknown } | undefined)?.reason ?? ''))
-      ) {
-        checkNonce(await readNonce());
+      // A nonce the simulation refused, said as the nonce check says it when ops are queued. An
+      // account not deployed (AA20, checked before the nonce) may be one whose deploying op, of a
+      // lower nonce, is on its way: the nonce tells.
+      const reason =
+        error instanceof BundlerRpcError ? String((error.data as { reason?: unknown } | undefined)?.reason ?? '') : '';
+      if (onChain === undefined && (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op)))) {
+        await checkNonce(await readNonce());
       }
-      // The first op of a queued sender deploys it: a later one validates once that is on chain.
-      const waitsForDeploy = error instanceof BundlerRpcError && /^AA20/.test(error.message) && queued.length > 0;
-      if (!waitsForDeploy) throw error;
-      validated = false;
+      throw error;
     }
     let codeHashes: CodeHashes | undefined;
     /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
     let storageOwners: readonly string[] | undefined;
-    if (validated) {
-      // A broken rule is reported before a failing call.
-      let ruled = await validation.rules;
-      if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
-        // The traces ran side by side at 'latest': a block mined between them shows each a different
-        // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
-        const pinned = simulateAndCheckRules(
-          network,
-          entryPoint,
-          op,
-          entities,
-          override,
-          toHex(await client.getBlockNumber({ cacheTime: 0 })),
-        );
-        const again = await pinned.simulation;
-        if (!again.ok) throw again.error;
-        ruled = await pinned.rules;
-      }
-      if (!ruled.ok) throw ruled.error;
-      if (ruled.value === 'untraceable') untraceable.add(network);
-      else if (ruled.value !== 'skipped') {
-        storageOwners = ruled.value.storageOwners;
-        codeHashes = ruled.value.codeHashes;
-      }
-      const executed = await validation.execution;
-      if (!executed.ok) throw executed.error;
+    // A broken rule is reported before a failing call.
+    let ruled = await validation.rules;
+    if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
+      // The traces ran side by side at 'latest': a block mined between them shows each a different
+      // chain (an account deployed in one, not in the other). A broken rule is confirmed at one block.
+      const pinned = simulateAndCheckRules(
+        network,
+        entryPoint,
+        op,
+        entities,
+        override,
+        toHex(await client.getBlockNumber({ cacheTime: 0 })),
+      );
+      const again = await pinned.simulation;
+      if (!again.ok) throw again.error;
+      ruled = await pinned.rules;
     }
+    if (!ruled.ok) throw ruled.error;
+    if (ruled.value === 'untraceable') untraceable.add(network);
+    else if (ruled.value !== 'skipped') {
+      storageOwners = ruled.value.storageOwners;
+      codeHashes = ruled.value.codeHashes;
+    }
+    const executed = await validation.execution;
+    if (!executed.ok) throw executed.error;
 
     const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
     const row = {
@@ -544,7 +562,13 @@ export function createBundlerService(deps: BundlerDeps) {
           const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
           // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
           await checkAuthorization(clientOf(network), op, network.config.chainId, { verifySigner: false });
-          const estimate = await estimateUserOperationGas(clientOf(network), entryPoint.version, entryPoint.address, op);
+          const estimate = await estimateUserOperationGas(
+            clientOf(network),
+            entryPoint.version,
+            entryPoint.address,
+            op,
+            await estimationState(db, clientOf(network), networkName(network), entryPoint, op),
+          );
           return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, hex(value as bigint)]));
         }
         case 'eth_sendUserOperation':

@@ -1,8 +1,9 @@
-import { type Address, encodeAbiParameters, type Hex, type PublicClient, parseAbiParameters } from 'viem';
+import { type Address, encodeAbiParameters, type Hex, type PublicClient, parseAbiParameters, type StateOverride } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
-import { authorizationOf, delegationDesignator, eip7702AuthorizationGas } from './eip7702-authorization.ts';
+import { authorizationOf, delegationOverride, eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { accountImplementation, describeRevert, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
+import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
 export interface GasEstimate {
@@ -63,12 +64,15 @@ export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVe
  * Estimates an op's gas right the first time: validation gas from the EntryPoint's own simulation,
  * call gas from eth_estimateGas of the call as the EntryPoint makes it (for an account not deployed
  * yet, with its implementation's code in place), and a call that reverts is refused with its reason.
+ * `override`: the state the op runs in when it is queued behind pending ops of its sender. A v0.7
+ * estimate always has the paymaster's two limits (0 without a paymaster), as clients expect.
  */
 export async function estimateUserOperationGas(
   client: PublicClient,
   version: EntryPointVersion,
   entryPoint: Address,
   op: AnyUserOperation,
+  override: StateOverride = [],
 ): Promise<GasEstimate> {
   const preVerificationGas = preVerificationGasOf(op, version);
   const deploying = 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
@@ -87,24 +91,27 @@ export async function estimateUserOperationGas(
       ? { paymasterVerificationGasLimit: 1_000_000n, paymasterPostOpGasLimit: 200_000n }
       : {}),
   } as AnyUserOperation;
-  const simulated = await simulateHandleOp(client, version, entryPoint, probeOp);
+  const simulated = await simulateHandleOp(client, version, entryPoint, probeOp, undefined, override);
   const verificationUsed = simulated.preOpGas - preVerificationGas;
   const verificationGasLimit = verificationUsed + verificationUsed / 10n + 1_000n;
   // The call: a revert is refused with its reason (eth_estimateGas from the EntryPoint), and the gas
   // it takes is measured where it runs, in the EntryPoint after validation (warm), from what it pays.
   const [, executionUsed] = await Promise.all([
-    estimateCallGas(client, entryPoint, op, deploying),
+    estimateCallGas(client, entryPoint, op, deploying, override),
     op.callData === '0x'
       ? Promise.resolve(0n)
-      : measureExecution(client, version, entryPoint, { ...probeOp, verificationGasLimit }),
+      : measureExecution(client, version, entryPoint, { ...probeOp, verificationGasLimit }, override),
   ]);
   const callGasLimit = op.callData === '0x' ? 0n : executionUsed + executionUsed / 10n + 2_000n;
   return {
     preVerificationGas,
     verificationGasLimit,
     callGasLimit,
-    ...(version === '0.7' && hasPaymaster
-      ? { paymasterVerificationGasLimit: verificationGasLimit, paymasterPostOpGasLimit: 50_000n }
+    ...(version === '0.7'
+      ? {
+          paymasterVerificationGasLimit: hasPaymaster ? verificationGasLimit : 0n,
+          paymasterPostOpGasLimit: hasPaymaster ? 50_000n : 0n,
+        }
       : {}),
   };
 }
@@ -122,10 +129,11 @@ async function measureExecution(
   version: EntryPointVersion,
   entryPoint: Address,
   op: AnyUserOperation,
+  override: StateOverride,
 ): Promise<bigint> {
   const price = 1_000_000_000n;
   const probe = { ...op, callGasLimit: probeCallGas, maxFeePerGas: price, maxPriorityFeePerGas: price } as AnyUserOperation;
-  const { preOpGas, paid } = await simulateHandleOp(client, version, entryPoint, probe);
+  const { preOpGas, paid } = await simulateHandleOp(client, version, entryPoint, probe, undefined, override);
   const actual = paid / price - preOpGas;
   const postOpLimit = version === '0.7' ? ((probe as UserOperation<'0.7'>).paymasterPostOpGasLimit ?? 0n) : 0n;
   const execution = version === '0.7' ? (10n * actual - (probeCallGas + postOpLimit)) / 9n : actual;
@@ -174,19 +182,19 @@ async function callOf(
   entryPoint: Address,
   op: AnyUserOperation,
   deploying: boolean,
+  queued: StateOverride,
 ): Promise<
-  { call: { from: Address; to: Address; data: Hex }; override: Record<string, { code: Hex }>; proxyOverhead: bigint } | undefined
+  | { call: { from: Address; to: Address; data: Hex }; override: Record<string, Record<string, unknown>>; proxyOverhead: bigint }
+  | undefined
 > {
-  const override: Record<string, { code: Hex }> = {};
-  const authorization = authorizationOf(op);
-  if (authorization) override[op.sender] = { code: delegationDesignator(authorization.address) };
+  const override: Record<string, Record<string, unknown>> = rpcStateOverride(mergeStateOverrides(queued, delegationOverride(op)));
   let proxyOverhead = 0n;
   if (deploying) {
     const factory =
       'initCode' in op ? ((op.initCode ?? '0x').slice(0, 42) as Address) : ((op as UserOperation<'0.7'>).factory as Address);
     const code = await implementationCodeOf(client, factory);
     if (!code) return undefined;
-    override[op.sender] = { code };
+    override[op.sender] = { ...override[op.sender], code };
     proxyOverhead = 10_000n;
   }
   return { call: { from: entryPoint, to: op.sender, data: op.callData }, override, proxyOverhead };
@@ -208,9 +216,10 @@ export async function estimateCallGas(
   entryPoint: Address,
   op: AnyUserOperation,
   deploying: boolean,
+  queued: StateOverride = [],
 ): Promise<bigint> {
   if (op.callData === '0x') return 0n;
-  const prepared = await callOf(client, entryPoint, op, deploying);
+  const prepared = await callOf(client, entryPoint, op, deploying, queued);
   if (!prepared) return 500_000n;
   let estimate: bigint;
   try {
@@ -235,9 +244,10 @@ export async function checkCallSucceeds(
   entryPoint: Address,
   op: AnyUserOperation,
   deploying: boolean,
+  queued: StateOverride = [],
 ): Promise<void> {
   if (op.callData === '0x') return;
-  const prepared = await callOf(client, entryPoint, op, deploying);
+  const prepared = await callOf(client, entryPoint, op, deploying, queued);
   if (!prepared) return;
   try {
     await client.request({ method: 'eth_call', params: [prepared.call, 'latest', prepared.override] as never });

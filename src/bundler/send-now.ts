@@ -68,11 +68,13 @@ export function createSendNow(deps: SendNowDeps) {
       bundled = {
         tx: await loop.bundleAlone([op], async () => {
           admitted.hash = await deps.send(network, params);
+          // An earlier op of its sender was admitted while this one was (sent beside it): that goes first.
+          if (await hasEarlierOps(name, op)) throw new Error('queued behind an earlier op of its sender');
         }),
       };
     } catch (error) {
-      // Refused at admission: that is the answer. Admitted, but no executor was free or its bundle
-      // failed (the node): the loop bundles it as any other.
+      // Refused at admission: that is the answer. Admitted, but behind an earlier op, or no executor
+      // was free, or its bundle failed (the node): the loop bundles it as any other.
       if (admitted.hash === undefined) throw error;
     }
     if (bundled && bundled.tx === undefined) {

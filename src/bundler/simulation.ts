@@ -17,6 +17,7 @@ import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { BundlerRpcError, bundlerErrorCodes, codeForAaReason, explainAaReason } from './rpc-errors.ts';
+import { mergeStateOverrides } from './state-override.ts';
 import { type AnyUserOperation, type EntryPointVersion, userOperationHash } from './user-operation.ts';
 
 export interface ValidationOutcome {
@@ -114,7 +115,11 @@ export async function simulateValidation(
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateValidation',
         args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
-        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), [...delegationOverride(op), ...extraOverride]),
+        stateOverride: withCodeAt(
+          entryPoint,
+          getEntryPointSimulationsV07Code(),
+          mergeStateOverrides(extraOverride, delegationOverride(op)),
+        ),
       });
       return outcomeOfV07(result);
     }
@@ -263,9 +268,10 @@ export async function simulateHandleOp(
   entryPoint: Address,
   op: AnyUserOperation,
   probe: { target: Address; data: Hex } = { target: zeroAddress, data: '0x' },
+  extraOverride: StateOverride = [],
 ): Promise<{ preOpGas: bigint; paid: bigint; targetSuccess: boolean; targetResult: Hex }> {
   // An EIP-7702 sender also gets its delegation, as its bundle will give it.
-  const funded: StateOverride = [{ ...delegationOverride(op)[0], address: op.sender, balance: 10n ** 24n }];
+  const funded = mergeStateOverrides(extraOverride, [{ ...delegationOverride(op)[0], address: op.sender, balance: 10n ** 24n }]);
   try {
     if (version === '0.7') {
       const { result } = await client.simulateContract({
@@ -273,7 +279,7 @@ export async function simulateHandleOp(
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateHandleOp',
         args: [toPackedUserOperation(op as UserOperation<'0.7'>), probe.target, probe.data],
-        stateOverride: [{ address: entryPoint, code: getEntryPointSimulationsV07Code() }, ...funded],
+        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), funded),
       });
       return {
         preOpGas: result.preOpGas,

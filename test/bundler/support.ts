@@ -82,6 +82,7 @@ export async function generousFees(publicClient: PublicClient) {
  * Sends `values.length` ops of one account with the explicit nonces 0, 1, … without waiting for any to
  * land: each pays `values[i]` wei to `recipient`. The first (which deploys the account) is estimated by
  * the bundler; the later ones reuse its gas (the deploying op needs the most) and carry no factory.
+ * `atOnce`: all sent together, none waiting for another's answer (else each after the previous one's).
  */
 export async function sendConsecutiveOps(
   bundlerClient: BundlerClient,
@@ -89,6 +90,7 @@ export async function sendConsecutiveOps(
   recipient: Address,
   values: readonly bigint[],
   fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  options: { atOnce?: boolean } = {},
 ): Promise<Hex[]> {
   const gas = await bundlerClient.estimateUserOperationGas({
     account,
@@ -96,22 +98,21 @@ export async function sendConsecutiveOps(
     nonce: 0n,
     ...fees,
   });
+  const send = (value: bigint, index: number) =>
+    bundlerClient.sendUserOperation({
+      account,
+      calls: [{ to: recipient, value }],
+      nonce: BigInt(index),
+      callGasLimit: gas.callGasLimit,
+      verificationGasLimit: gas.verificationGasLimit,
+      preVerificationGas: gas.preVerificationGas,
+      ...fees,
+      // Later ops must not deploy again (AA10): viem adds the factory while the account has no code yet.
+      ...(index === 0 ? {} : { parameters: ['fees', 'gas', 'nonce', 'signature'] as const }),
+    });
+  if (options.atOnce) return Promise.all(values.map(send));
   const hashes: Hex[] = [];
-  for (const [index, value] of values.entries()) {
-    hashes.push(
-      await bundlerClient.sendUserOperation({
-        account,
-        calls: [{ to: recipient, value }],
-        nonce: BigInt(index),
-        callGasLimit: gas.callGasLimit,
-        verificationGasLimit: gas.verificationGasLimit,
-        preVerificationGas: gas.preVerificationGas,
-        ...fees,
-        // Later ops must not deploy again (AA10): viem adds the factory while the account has no code yet.
-        ...(index === 0 ? {} : { parameters: ['fees', 'gas', 'nonce', 'signature'] as const }),
-      }),
-    );
-  }
+  for (const [index, value] of values.entries()) hashes.push(await send(value, index));
   return hashes;
 }
 

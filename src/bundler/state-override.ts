@@ -1,0 +1,86 @@
+import { type Address, getAddress, type Hex, type StateOverride, toHex } from 'viem';
+
+type StateOverrideEntry = StateOverride[number];
+/**
+ * State overrides put together, one entry per address (viem and the nodes refuse two): a later list's
+ * code, balance and nonce win, storage slots are merged (a later value wins). Full `state`
+ * replacements are not used here and are left out.
+ */
+export function mergeStateOverrides(...lists: StateOverride[]): StateOverride {
+  const byAddress = new Map<
+    string,
+    { address: Address; code?: Hex; balance?: bigint; nonce?: number; slots: Map<string, Hex> }
+  >();
+  for (const entry of lists.flat()) {
+    const key = entry.address.toLowerCase();
+    const merged = byAddress.get(key) ?? { address: getAddress(entry.address), slots: new Map<string, Hex>() };
+    if (entry.code !== undefined) merged.code = entry.code;
+    if (entry.balance !== undefined) merged.balance = entry.balance;
+    if (entry.nonce !== undefined) merged.nonce = entry.nonce;
+    for (const diff of entry.stateDiff ?? []) merged.slots.set(diff.slot.toLowerCase(), diff.value);
+    byAddress.set(key, merged);
+  }
+  return [...byAddress.values()].map(({ slots, ...entry }) => ({
+    ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)),
+    address: entry.address,
+    ...(slots.size > 0 ? { stateDiff: [...slots].map(([slot, value]) => ({ slot: slot as Hex, value })) } : {}),
+  }));
+}
+
+/** viem's state override in JSON-RPC's form (eth_call's third parameter, debug_traceCall's `stateOverrides`). */
+export function rpcStateOverride(override: StateOverride): Record<Address, Record<string, unknown>> {
+  return Object.fromEntries(
+    override.map((entry) => [
+      getAddress(entry.address),
+      {
+        ...(entry.code !== undefined ? { code: entry.code } : {}),
+        ...(entry.balance !== undefined ? { balance: toHex(entry.balance) } : {}),
+        ...(entry.nonce !== undefined ? { nonce: toHex(entry.nonce) } : {}),
+        ...(entry.state ? { state: Object.fromEntries(entry.state.map((diff) => [diff.slot, diff.value])) } : {}),
+        ...(entry.stateDiff ? { stateDiff: Object.fromEntries(entry.stateDiff.map((diff) => [diff.slot, diff.value])) } : {}),
+      },
+    ]),
+  );
+}
+
+/** One account in a `prestateTracer` answer. */
+interface PrestateAccount {
+  balance?: Hex;
+  nonce?: number;
+  code?: Hex;
+  storage?: Record<Hex, Hex>;
+}
+
+const zeroWord = toHex(0n, { size: 32 });
+
+/**
+ * A `prestateTracer` answer in diff mode (`{pre, post}`) as the state override that puts the call's
+ * effects in place: each changed account's new code, balance, nonce and storage. A slot in `pre` that
+ * `post` leaves out was cleared (the tracer drops zeroes). `ignore`: accounts left out (the caller's).
+ */
+export function overrideOfStateDiff(
+  diff: { pre: Record<string, PrestateAccount>; post: Record<string, PrestateAccount> },
+  ignore: readonly Address[] = [],
+): StateOverride {
+  const ignored = new Set(ignore.map((address) => address.toLowerCase()));
+  const addresses = new Set([...Object.keys(diff.post), ...Object.keys(diff.pre)].map((address) => address.toLowerCase()));
+  const lower = (accounts: Record<string, PrestateAccount>) =>
+    new Map(Object.entries(accounts).map(([address, account]) => [address.toLowerCase(), account]));
+  const pre = lower(diff.pre);
+  const post = lower(diff.post);
+  const override: StateOverride = [];
+  for (const address of addresses) {
+    if (ignored.has(address)) continue;
+    const after = post.get(address) ?? {};
+    const slots = new Map<string, Hex>();
+    for (const slot of Object.keys(pre.get(address)?.storage ?? {})) slots.set(slot.toLowerCase(), zeroWord);
+    for (const [slot, value] of Object.entries(after.storage ?? {})) slots.set(slot.toLowerCase(), value);
+    const entry: StateOverrideEntry = { address: getAddress(address) };
+    if (after.code !== undefined) entry.code = after.code;
+    if (after.balance !== undefined) entry.balance = BigInt(after.balance);
+    if (after.nonce !== undefined) entry.nonce = Number(after.nonce);
+    if (slots.size > 0) entry.stateDiff = [...slots].map(([slot, value]) => ({ slot: slot as Hex, value }));
+    if (Object.keys(entry).length > 1) override.push(entry);
+  }
+  return override;
+}
