@@ -124,7 +124,6 @@ try {
   blockyard = await startBlockyardService({ workDir: join(workDir, 'rules-on'), cpuProfile: settings.cpuProfile });
   const devnetUrl = blockyard.devnetUrl;
   if (!devnetUrl) throw new Error('the service printed no embedded devnet URL');
-  const apiKey = readFileSync(join(workDir, 'rules-on', 'blockyard', 'dev-api-key'), 'utf8').trim();
   log(`blockyard at ${blockyard.server.url}, devnet at ${devnetUrl}`);
   const client = createPublicClient({ chain: foundry, transport: http(devnetUrl), pollingInterval: 100 });
 
@@ -299,7 +298,7 @@ try {
   const sponsorshipFrom = performance.now();
   const sponsorship: SponsorshipResult | undefined = await measureSponsorship({
     baseUrl: blockyard.server.url,
-    apiKey,
+    apiKey: benchKey,
     anvilUrl: devnetUrl,
     client,
     recipient,

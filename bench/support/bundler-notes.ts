@@ -28,7 +28,7 @@ export function queuedNotes(settings: BundlerBenchSettings, timeoutS: number): s
 
 export function sponsorshipNotes(settings: BundlerBenchSettings, sponsorship: SponsorshipResult, tookS: number): string[] {
   return [
-    `sponsorship: a gas policy of the dev key's account (rules ${JSON.stringify(sponsorshipPolicyRules)}), ETH at the devnet's ` +
+    `sponsorship: a gas policy of the bench's enterprise account (rules ${JSON.stringify(sponsorshipPolicyRules)}), ETH at the devnet's ` +
       `price; sponsor calls: ${settings.sponsorCalls} iterations (after 5 unmeasured) of the five calls above, one at a time, ` +
       `each on a fresh counterfactual SimpleAccount v0.7 op (factory args, a 0-wei call, gas from one estimate with stub data: ` +
       `preVerificationGas ${sponsorship.latency.gas.preVerificationGas}, verificationGasLimit ` +
