@@ -56,6 +56,8 @@ export interface BundleLoop {
    * all (each then failed with its reason).
    */
   bundleAlone(ops: readonly { hash: string; sender: string }[], admit: () => Promise<void>): Promise<Hex | undefined>;
+  /** Whether this process holds the network's bundler lease: another process bundles until it does. */
+  readonly active: boolean;
   close(): Promise<void>;
 }
 
@@ -464,8 +466,10 @@ export function startBundleLoop(deps: {
     while (running || bundlesInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   };
 
+  let active = false;
   void lease.acquired.then(async () => {
     if (closed) return;
+    active = true;
     await resumeSubmitted().catch((error: unknown) =>
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
@@ -504,6 +508,9 @@ export function startBundleLoop(deps: {
         running = false;
       }
       return lastBundle === before ? undefined : lastBundle;
+    },
+    get active() {
+      return active && !closed;
     },
     bundleAlone: (ops, admit) =>
       bundleAlone({

@@ -24,8 +24,8 @@ export interface SendNowDeps {
  * `pimlico_sendUserOperationNow` (Alto's extension): the op is validated and admitted exactly as
  * eth_sendUserOperation does, then bundled by itself at once, and the answer is its receipt (the shape
  * of eth_getUserOperationReceipt). An op that cannot go alone now, because an earlier op of its sender
- * is still pending or because this process does not run the network's bundler, is queued as usual and
- * its receipt awaited (60 s at most).
+ * is still pending or because this process does not run the network's bundler (no loop here, or
+ * another process holds the bundler lease), is queued as usual and its receipt awaited (60 s at most).
  */
 export function createSendNow(deps: SendNowDeps) {
   const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
@@ -61,7 +61,7 @@ export function createSendNow(deps: SendNowDeps) {
     const op = deps.identify(network, params);
     const name = networkName(network);
     const loop = deps.loopOf(name);
-    if (!loop || (await hasEarlierOps(name, op))) return awaitReceipt(network, await deps.send(network, params));
+    if (!loop?.active || (await hasEarlierOps(name, op))) return awaitReceipt(network, await deps.send(network, params));
     const admitted: { hash?: Hex } = {};
     let bundled: { tx: Hex | undefined } | undefined;
     try {
