@@ -351,11 +351,13 @@ export function createBundlerService(deps: BundlerDeps) {
     } catch (error) {
       // A nonce the simulation refused, said as the nonce check says it when ops are queued. An
       // account not deployed (AA20, checked before the nonce) may be one whose deploying op, of a
-      // lower nonce, is on its way: the nonce tells.
+      // lower nonce, is on its way: the nonce tells. When the nonce is right, the chain moved under
+      // the simulation (the sender's earlier op landed meanwhile): the op is checked again, once.
       const reason =
         error instanceof BundlerRpcError ? String((error.data as { reason?: unknown } | undefined)?.reason ?? '') : '';
-      if (onChain === undefined && (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op)))) {
-        await checkNonce(await readNonce());
+      if (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(op))) {
+        if (onChain === undefined) await checkNonce(await readNonce());
+        if (!retry.again) throw new SendAgain();
       }
       throw error;
     }
@@ -562,6 +564,8 @@ export function createBundlerService(deps: BundlerDeps) {
           const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
           // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
           await checkAuthorization(clientOf(network), op, network.config.chainId, { verifySigner: false });
+          // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
+          await turns.lowerDone(turnKeyOf(networkName(network), entryPoint.address, op), op.nonce);
           const estimate = await estimateUserOperationGas(
             clientOf(network),
             entryPoint.version,

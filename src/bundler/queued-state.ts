@@ -18,6 +18,8 @@ import { type AnyUserOperation, deploysSender, type EntryPointVersion, parseUser
 
 /** NonceManager's mapping sits in the EntryPoint's storage slot 1 (after StakeManager's deposits), in v0.6 and v0.7. */
 const nonceMappingSlot = 1n;
+/** How many times the earlier ops are run when some of them land meanwhile. */
+const maxRuns = 3;
 /** The caller of the traced handleOps (and its beneficiary): left out of the state it yields. */
 const tracingCaller: Address = '0x000000000000000000000000000000000000bEEF';
 
@@ -53,14 +55,30 @@ export interface QueuedStateInput {
  * nonce for the key, overridden. Otherwise the later op runs code that is not on chain yet: the
  * earlier ops are run in one `handleOps` (debug_traceCall with `prestateTracer` in diff mode) and
  * everything they change (the account's code and storage, the EntryPoint's nonce and deposits, the
- * balances) is put in place. That holds for any factory, not only SimpleAccount's.
+ * balances) is put in place. That holds for any factory, not only SimpleAccount's. 'stale' when the
+ * earlier ops do not run and none of them landed (one no longer validates).
  */
 export async function queuedStateOverride(input: QueuedStateInput): Promise<StateOverride | 'stale'> {
-  const { entryPoint, op, earlier } = input;
-  if (earlier.length === 0) return [];
+  const { client, entryPoint, op } = input;
+  let { earlier } = input;
   const nonce = nonceOverride(entryPoint, op.sender, op.nonce);
-  if (!earlier.some((before) => deploysSender(before) || authorizationOf(before))) return nonce;
-  const ran = await runEarlierOps(input);
+  let ran: StateOverride | 'stale' = 'stale';
+  // Earlier ops may land while this runs (their bundle is on its way): those are dropped from the run.
+  for (let attempt = 0; attempt < maxRuns; attempt++) {
+    if (earlier.length === 0) return [];
+    if (!earlier.some((before) => deploysSender(before) || authorizationOf(before))) return nonce;
+    ran = await runEarlierOps({ ...input, earlier });
+    if (ran !== 'stale') break;
+    const onChain = await client.readContract({
+      address: entryPoint,
+      abi: entryPointV06Abi,
+      functionName: 'getNonce',
+      args: [op.sender, op.nonce >> 64n],
+    });
+    const left = earlier.filter((before) => before.nonce >= onChain);
+    if (left.length === earlier.length) return 'stale';
+    earlier = left;
+  }
   if (ran === 'stale') return ran;
   // The op's own authorization, when it carries one, replaces an earlier delegation: it is added by the simulation.
   const withoutSenderCode = authorizationOf(op)

@@ -1,7 +1,11 @@
 /** How long a send waits for the sends of its sender's lower nonces under way in this process. */
 const earlierSendsTimeoutMs = 15_000;
-/** How often a send waiting for a missing lower nonce looks at the mempool again (another process may admit it). */
-const gapPollMs = 50;
+/**
+ * How often a send waiting for a missing lower nonce looks at the mempool again (another process may
+ * admit it); a send of the key starting or ending here makes it look at once. 50 ms overloaded the
+ * database pool with 150 sends waiting.
+ */
+const gapPollMs = 250;
 
 interface Turn {
   readonly nonce: bigint;
@@ -38,7 +42,24 @@ export function createSenderTurns() {
     });
   }
 
+  /** Waits (bounded) for the sends of lower nonces than `nonce` under way on the key. */
+  async function lowerDone(key: string, nonce: bigint): Promise<void> {
+    const before = [...(underWay.get(key) ?? [])].filter((other) => other.nonce < nonce).map((other) => other.done);
+    if (before.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(before),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, earlierSendsTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   return {
+    /** For an estimate: waits for the sends of lower nonces under way on the key, so it sees them queued. */
+    lowerDone,
+
     /** Registers a send; `leave` must be called when it ends (admitted or refused). */
     enter(key: string, nonce: bigint) {
       let finish = () => {};
@@ -48,21 +69,8 @@ export function createSenderTurns() {
       turns.add(turn);
       notify(key);
       return {
-        /** Whether a send of a lower nonce on the key is under way here. */
-        hasEarlier: () => [...turns].some((other) => other.nonce < nonce),
         /** Waits for the sends of lower nonces under way here to end (bounded). */
-        async earlierDone(): Promise<void> {
-          const before = [...turns].filter((other) => other.nonce < nonce).map((other) => other.done);
-          if (before.length === 0) return;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            Promise.all(before),
-            new Promise((resolve) => {
-              timer = setTimeout(resolve, earlierSendsTimeoutMs);
-            }),
-          ]);
-          clearTimeout(timer);
-        },
+        earlierDone: () => lowerDone(key, nonce),
         leave() {
           turns.delete(turn);
           if (turns.size === 0) underWay.delete(key);
@@ -74,7 +82,7 @@ export function createSenderTurns() {
 
     /**
      * Waits for a missing lower nonce to arrive: `filled` (a read of the mempool) is asked again
-     * whenever a send of the key starts or ends here, and every 50 ms. While a send of a lower nonce
+     * whenever a send of the key starts or ends here, and every 250 ms. While a send of a lower nonce
      * is under way here (a busy validation can take seconds) the wait goes on; otherwise it ends
      * `graceMs` after the last one did. True once filled.
      */

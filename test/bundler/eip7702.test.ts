@@ -174,6 +174,62 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
     expect(withAuthorization.preVerificationGas - without.preVerificationGas).toBe(25_000n);
   }, 60_000);
 
+  it('an op queued behind the pending op that carries the authorization is validated as delegated, and both land in one bundle', async () => {
+    const { owner, account } = await freshEoa();
+    const authorization = await authorize(owner);
+    const fees = await generousFees(publicClient);
+    const payee = privateKeyToAccount(generatePrivateKey()).address;
+    const gas = await bundlerClient.estimateUserOperationGas({
+      account,
+      authorization,
+      calls: [{ to: payee, value: 1n }],
+      nonce: 0n,
+      ...fees,
+    });
+    await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual']);
+    try {
+      const first = await bundlerClient.sendUserOperation({
+        account,
+        authorization,
+        calls: [{ to: payee, value: 1n }],
+        nonce: 0n,
+        ...fees,
+      });
+      // No authorization on the later op: the EOA is delegated once the first has run.
+      const later = await bundlerClient.prepareUserOperation({
+        account,
+        calls: [{ to: payee, value: 2n }],
+        nonce: 1n,
+        callGasLimit: gas.callGasLimit,
+        verificationGasLimit: gas.verificationGasLimit,
+        preVerificationGas: gas.preVerificationGas,
+        ...fees,
+        parameters: ['fees', 'gas', 'nonce'],
+      });
+      const signature = await account.signUserOperation(later as never);
+      const forged = await privateKeyToAccount(generatePrivateKey()).signMessage({ message: 'not the owner' });
+      const refused = await callBundler(url, key, 'eth_sendUserOperation', [
+        formatUserOperationRequest({ ...later, signature: forged } as UserOperation),
+        entryPoint07Address,
+      ]);
+      expect(refused.error?.code).toBe(-32507);
+      const accepted = await callBundler(url, key, 'eth_sendUserOperation', [
+        formatUserOperationRequest({ ...later, signature } as UserOperation),
+        entryPoint07Address,
+      ]);
+      expect(accepted.error).toBeUndefined();
+      expect((await callBundler(url, key, 'debug_bundler_sendBundleNow')).result).toMatch(/^0x[0-9a-f]{64}$/);
+      const receipts = await Promise.all(
+        [first, accepted.result].map((hash) => bundlerClient.waitForUserOperationReceipt({ hash, timeout: 30_000 })),
+      );
+      expect(receipts.map((receipt) => receipt.success)).toEqual([true, true]);
+      expect(receipts[0]!.receipt.transactionHash).toBe(receipts[1]!.receipt.transactionHash);
+      expect(await publicClient.getBalance({ address: payee })).toBe(3n);
+    } finally {
+      await callBundler(url, key, 'debug_bundler_setBundlingMode', ['auto']);
+    }
+  }, 60_000);
+
   it('ERC-7562 rules run on the delegated code: an implementation that reads TIMESTAMP in validation is -32502', async () => {
     const { owner, account } = await freshEoa();
     // validateUserOp of this code: TIMESTAMP, then return 32 zero bytes (valid). Its EntryPoint deposit pays the prefund.

@@ -1,10 +1,17 @@
+import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createPublicClient, type Hex, http, type PublicClient, parseEther } from 'viem';
-import { type BundlerClient, entryPoint07Address, formatUserOperationRequest, type SmartAccount } from 'viem/account-abstraction';
+import {
+  type BundlerClient,
+  entryPoint06Address,
+  entryPoint07Address,
+  formatUserOperationRequest,
+  type SmartAccount,
+} from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
+import { entryPointV06Abi, entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import {
@@ -49,6 +56,18 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     return account;
   }
 
+  /** A SimpleAccount of EntryPoint v0.6 (nonce key 0), funded, not deployed. */
+  async function fundedV06Account(): Promise<SmartAccount> {
+    const account = await toSimpleSmartAccount({
+      client: publicClient,
+      owner: privateKeyToAccount(generatePrivateKey()),
+      entryPoint: { address: entryPoint06Address, version: '0.6' },
+      nonceKey: 0n,
+    });
+    await fund(chain.service.anvil.url, [account.address], parseEther('1'));
+    return account;
+  }
+
   /** The gas of the account's op of nonce `nonce` paying 1 wei to `recipient` (the deploying one when it is not deployed yet). */
   async function gasOf(account: SmartAccount, recipient: Address, nonce: bigint, fees: Fees): Promise<Gas> {
     return bundlerClient.estimateUserOperationGas({ account, calls: [{ to: recipient, value: 1n }], nonce, ...fees });
@@ -74,10 +93,10 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
   }
 
   /** The nonces of the sender's UserOperationEvents in chain order (block, then position in the block). */
-  async function landedNonces(sender: Address): Promise<bigint[]> {
+  async function landedNonces(sender: Address, version: '0.6' | '0.7' = '0.7'): Promise<bigint[]> {
     const events = await publicClient.getContractEvents({
-      address: entryPoint07Address,
-      abi: entryPointV07Abi,
+      address: version === '0.7' ? entryPoint07Address : entryPoint06Address,
+      abi: version === '0.7' ? entryPointV07Abi : entryPointV06Abi,
       eventName: 'UserOperationEvent',
       args: { sender },
       fromBlock: 0n,
@@ -108,6 +127,17 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     const receipts = await waitForReceipts(url, key, hashes, 30_000);
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
     expect(await landedNonces(account.address)).toEqual([0n, 1n, 2n, 3n]);
+    expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
+  }, 60_000);
+
+  it('v0.6: 4 ops of an account not deployed yet sent at once all land in nonce order', async () => {
+    const account = await fundedV06Account();
+    const fees = await generousFees(publicClient);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const hashes = await sendAtOnce(account, recipient, 0n, [1n, 2n, 3n, 4n], await gasOf(account, recipient, 0n, fees), fees);
+    const receipts = await waitForReceipts(url, key, hashes, 30_000);
+    expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
+    expect(await landedNonces(account.address, '0.6')).toEqual([0n, 1n, 2n, 3n]);
     expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
   }, 60_000);
 
@@ -159,8 +189,9 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual']);
     let hashes: Hex[];
     try {
-      // Key 0: nonces 1 to 3 queued; keys 5 and 7 (as viem's time-based keys): their first nonce each.
-      const queued = await sendAtOnce(account, recipient, 1n, [2n, 3n, 4n], gas, fees);
+      // Key 0: nonces 1 and 2 queued; keys 5 and 7 (as viem's time-based keys): their first nonce each.
+      // Four pending ops in all: ERC-7562's limit for an unstaked sender.
+      const queued = await sendAtOnce(account, recipient, 1n, [2n, 3n], gas, fees);
       const otherKeys = await Promise.all(
         [5n, 7n].map((nonceKey) => sendAtOnce(account, recipient, nonceKey << 64n, [10n], keyedGas, fees)),
       );
@@ -175,9 +206,9 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
     const nonces = await landedNonces(account.address);
     const keyZero = nonces.filter((nonce) => nonce >> 64n === 0n);
-    expect(keyZero).toEqual([0n, 1n, 2n, 3n]);
-    expect(nonces).toHaveLength(6);
-    expect(await publicClient.getBalance({ address: recipient })).toBe(1n + 2n + 3n + 4n + 20n);
+    expect(keyZero).toEqual([0n, 1n, 2n]);
+    expect(nonces).toHaveLength(5);
+    expect(await publicClient.getBalance({ address: recipient })).toBe(1n + 2n + 3n + 20n);
   }, 60_000);
 
   it('estimates nonce N+3 while N to N+2 are pending, of an account their first op deploys', async () => {
@@ -225,6 +256,24 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
     expect(await landedNonces(account.address)).toEqual([0n, 1n, 2n, 3n]);
     expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
+  }, 60_000);
+
+  it("4 pending ops of an unstaked sender are accepted, a 5th is refused (ERC-7562's SAME_SENDER_MEMPOOL_COUNT)", async () => {
+    const account = await fundedAccount();
+    const fees = await generousFees(publicClient);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const gas = await gasOf(account, recipient, 0n, fees);
+    await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual']);
+    try {
+      const hashes = await sendAtOnce(account, recipient, 0n, [1n, 2n, 3n, 4n], gas, fees);
+      expect(new Set(hashes).size).toBe(4);
+      const fifth = await sendAtOnce(account, recipient, 4n, [5n], gas, fees).catch((error: Error) => error);
+      expect(fifth).toBeInstanceOf(Error);
+      expect(String((fifth as Error).message)).toMatch(/already has 4 operations pending/);
+    } finally {
+      await callBundler(url, key, 'debug_bundler_clearState');
+      await callBundler(url, key, 'debug_bundler_setBundlingMode', ['auto']);
+    }
   }, 60_000);
 
   it('a nonce that leaves a gap is refused as too high after a short wait', async () => {

@@ -98,6 +98,9 @@ export async function sendConsecutiveOps(
     nonce: 0n,
     ...fees,
   });
+  // Sent at once, the first op names its factory itself: viem would otherwise look up the account's
+  // code first and send it after the others.
+  const deploy = options.atOnce ? await account.getFactoryArgs() : {};
   const send = (value: bigint, index: number) =>
     bundlerClient.sendUserOperation({
       account,
@@ -107,8 +110,9 @@ export async function sendConsecutiveOps(
       verificationGasLimit: gas.verificationGasLimit,
       preVerificationGas: gas.preVerificationGas,
       ...fees,
+      ...(index === 0 ? deploy : {}),
       // Later ops must not deploy again (AA10): viem adds the factory while the account has no code yet.
-      ...(index === 0 ? {} : { parameters: ['fees', 'gas', 'nonce', 'signature'] as const }),
+      ...(index === 0 && !options.atOnce ? {} : { parameters: ['fees', 'gas', 'nonce', 'signature'] as const }),
     });
   if (options.atOnce) return Promise.all(values.map(send));
   const hashes: Hex[] = [];
