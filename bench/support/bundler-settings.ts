@@ -8,11 +8,10 @@ export interface BundlerBenchSettings {
   warmupAccounts: number;
   /** How often eth_getUserOperationReceipt is asked, in ms (BENCH_BUNDLER_POLL_MS). */
   receiptPollMs: number;
-  /**
-   * Blockyard's ERC-7562 checks (bundler.safe_mode, on by default); BENCH_BUNDLER_SAFE_MODE=0 turns them
-   * off on the embedded devnet, as Alto must run on anvil, for a like-for-like send.
-   */
-  safeMode: boolean;
+  /** Senders in the queued-op section, per bundler (BENCH_BUNDLER_QUEUED_SENDERS). */
+  queuedSenders: number;
+  /** Ops with consecutive nonces per sender there (BENCH_BUNDLER_QUEUED_OPS). */
+  queuedOpsPerSender: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
   /** Measured calls of each kind in the sponsorship latency loop (BENCH_BUNDLER_SPONSOR_CALLS). */
@@ -26,7 +25,8 @@ export function readBundlerBenchSettings(env: Record<string, string | undefined>
     opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 30, 5, 60),
     warmupAccounts: wholeNumber(env, 'BENCH_BUNDLER_WARMUP', 2, 0, 10),
     receiptPollMs: wholeNumber(env, 'BENCH_BUNDLER_POLL_MS', 20, 5, 500),
-    safeMode: env.BENCH_BUNDLER_SAFE_MODE !== '0',
+    queuedSenders: wholeNumber(env, 'BENCH_BUNDLER_QUEUED_SENDERS', 50, 1, 100),
+    queuedOpsPerSender: wholeNumber(env, 'BENCH_BUNDLER_QUEUED_OPS', 4, 1, 4),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     sponsorCalls: wholeNumber(env, 'BENCH_BUNDLER_SPONSOR_CALLS', 60, 10, 300),
     sponsoredOps: evenNumber(env, 'BENCH_BUNDLER_SPONSORED_OPS', 30, 4, 60),

@@ -1,5 +1,5 @@
 // Gas sponsorship on the bundler benchmark's service and devnet (issue 11's two targets), after its
-// rounds. One gas policy of the dev key's account with a few caps (every call goes through the
+// rounds. One gas policy of the bench's enterprise account with a few caps (every call goes through the
 // reservation's checks). Then:
 // - sponsor calls: fresh counterfactual SimpleAccount v0.7 ops (permissionless `toSimpleSmartAccount`,
 //   factory args, a 0-wei call to the recipient, the gas fields of one eth_estimateUserOperationGas made
@@ -204,8 +204,8 @@ export async function measureSponsorship(options: SponsorshipOptions): Promise<S
     });
   log(`sponsorship: policy ${policy.id}, ${ops.length * 2} ops for the sponsor calls`);
 
-  // The latency loop: one call at a time, a short random pause between iterations (the dev key's
-  // 2,000 CU/s stays far away: an iteration costs about 100 CU).
+  // The latency loop: one call at a time, a short random pause between iterations (an enterprise key:
+  // no compute-unit limit; a growth key's 2,000 CU/s was hit at about 156 CU an iteration).
   const calls: Record<SponsorCall, number[]> = { chainId: [], policy: [], stub: [], sponsor: [], paymasterData: [] };
   const sponsoredUsd: number[] = [];
   latency: for (let index = 0; index < iterations; index++) {

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Bounds a benchmark run: Ctrl-C or the deadline runs `stop` (stopping every child) and exits.
@@ -33,4 +35,19 @@ export function describeMachine(): string {
     .map((value) => value.toFixed(2))
     .join(' ');
   return `machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, load average ${load}`;
+}
+
+/** The commit and branch measured, and whether src/ differs from it (the build is made from the working tree). */
+export function describeSource(checkout: URL): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: fileURLToPath(checkout), encoding: 'utf8', timeout: 10_000 }).trim();
+  try {
+    const changed = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).length;
+    return (
+      `source: commit ${git('rev-parse', '--short', 'HEAD')} on ${git('rev-parse', '--abbrev-ref', 'HEAD')}` +
+      `${changed > 0 ? `, ${changed} file(s) under src/ changed since` : ''}`
+    );
+  } catch {
+    return 'source: not a git checkout';
+  }
 }

@@ -18,6 +18,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { bundleAlone } from './bundle-alone.ts';
 import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
 import { markSubmitted, returnToMempool } from './bundle-status.ts';
 import { submitBundle } from './bundle-submission.ts';
@@ -53,6 +54,15 @@ export interface BundleLoop {
   setMode(mode: 'auto' | 'manual'): void;
   /** Bundles what is pending now; the bundle transaction's hash, or undefined when nothing was pending. */
   bundleNow(): Promise<Hex | undefined>;
+  /**
+   * Bundles the given ops by themselves, at once, on the first free executor: they and their senders
+   * are kept out of the loop's own bundles from before `admit` puts them in the mempool until their
+   * receipts are recorded. The bundle transaction's hash, or undefined when the EntryPoint refused them
+   * all (each then failed with its reason).
+   */
+  bundleAlone(ops: readonly { hash: string; sender: string }[], admit: () => Promise<void>): Promise<Hex | undefined>;
+  /** Whether this process holds the network's bundler lease: another process bundles until it does. */
+  readonly active: boolean;
   close(): Promise<void>;
 }
 
@@ -159,8 +169,11 @@ export function startBundleLoop(deps: {
     logger.info({ userOpHash: row.hash, reason }, 'user operation dropped');
   }
 
-  /** One bundle of the given ops from one executor: estimate (dropping ops the EntryPoint refuses), send, wait, record receipts. */
-  async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<void> {
+  /**
+   * One bundle of the given ops from one executor: estimate (dropping ops the EntryPoint refuses), send,
+   * wait, record receipts. The bundle transaction's hash, once mined (undefined: every op was refused).
+   */
+  async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<Hex | undefined> {
     let rows = batch;
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
@@ -198,14 +211,14 @@ export function startBundleLoop(deps: {
         throw error;
       }
     }
-    if (rows.length === 0 || gas === undefined) return;
+    if (rows.length === 0 || gas === undefined) return undefined;
     // The next block's fees, read after the estimate (as close to the send as can be: a block mined
     // between them would be a target with a higher base fee). An op that cannot pay them waits in the
     // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
     // enough for the others.
     const pending = await readPendingBlockFees(client);
     rows = rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
-    if (rows.length === 0) return;
+    if (rows.length === 0) return undefined;
     const nonce = await pendingNonce;
     const gasLimit = (gas * 12n) / 10n;
     const mined = await submitBundle<UserOperationRow>({
@@ -248,10 +261,11 @@ export function startBundleLoop(deps: {
       await settle(mined.rows, mined.hash, entryPoint, version);
     }
     await watchBalance(executor);
+    return mined.rows.length > 0 ? mined.hash : undefined;
   }
 
   /** Marks ops as taken by a bundle of this process until `release`. */
-  function claim(rows: UserOperationRow[]) {
+  function claim(rows: readonly Pick<UserOperationRow, 'hash' | 'sender'>[]) {
     for (const row of rows) {
       inFlightOps.add(row.hash);
       inFlightSenders.set(row.sender, (inFlightSenders.get(row.sender) ?? 0) + 1);
@@ -428,7 +442,7 @@ export function startBundleLoop(deps: {
       });
   }
 
-  function startBundle(executor: Executor, rows: UserOperationRow[]): Promise<void> {
+  function startBundle(executor: Executor, rows: UserOperationRow[]): Promise<unknown> {
     executor.busy = true;
     bundlesInFlight++;
     const release = claim(rows);
@@ -449,8 +463,10 @@ export function startBundleLoop(deps: {
     while (running || bundlesInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   };
 
+  let active = false;
   void lease.acquired.then(async () => {
     if (closed) return;
+    active = true;
     await resumeSubmitted().catch((error: unknown) =>
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
@@ -490,6 +506,22 @@ export function startBundleLoop(deps: {
       }
       return lastBundle === before ? undefined : lastBundle;
     },
+    get active() {
+      return active && !closed;
+    },
+    bundleAlone: (ops, admit) =>
+      bundleAlone({
+        ops,
+        admit,
+        claim,
+        load: (hashes) => db.selectFrom('user_operations').selectAll().where('hash', 'in', hashes).execute(),
+        executors,
+        bundleWith,
+        isClosed: () => closed,
+        inFlight: (change) => {
+          bundlesInFlight += change;
+        },
+      }),
     async close() {
       closed = true;
       clearInterval(timer);

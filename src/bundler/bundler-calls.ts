@@ -60,7 +60,7 @@ export function isBundlerMethod(method: string): boolean {
  * like the node-control methods of the JSON-RPC proxy; reading, bundler:send or rpc:read.
  */
 export function bundlerMethodScopes(method: string): readonly Scope[] {
-  if (method === 'eth_sendUserOperation') return ['bundler:send'];
+  if (method === 'eth_sendUserOperation' || method === 'pimlico_sendUserOperationNow') return ['bundler:send'];
   if (method.startsWith('pm_')) return ['gas:manage'];
   if (method.startsWith('debug_bundler_')) return ['rpc:write'];
   return ['bundler:send', 'rpc:read'];
@@ -70,10 +70,12 @@ export function bundlerMethodScopes(method: string): readonly Scope[] {
  * The compute units of one call to the bundler's endpoint: `pm_*` at the price of `POST
  * /v1/gas/sponsor` (each one checks a policy and may sign), methods the JSON-RPC table prices at that
  * price (eth_sendUserOperation 100, eth_estimateUserOperationGas 50: each is a simulation), others at
- * `bundler.rpc`. A batch costs the sum.
+ * `bundler.rpc`; pimlico_sendUserOperationNow as eth_sendUserOperation. A batch costs the sum.
  */
 export function bundlerComputeUnitsFor(method: string): number {
   if (method.startsWith('pm_')) return restComputeUnits['gas.sponsor']!;
+  // A send that also waits for its bundle: priced as the send.
+  if (method === 'pimlico_sendUserOperationNow') return evmComputeUnits.eth_sendUserOperation!;
   if (Object.hasOwn(evmComputeUnits, method)) return evmComputeUnits[method]!;
   return restComputeUnits['bundler.rpc']!;
 }

@@ -20,6 +20,7 @@ import { reputationParams } from './reputation.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { alreadyKnown, BundlerRpcError, bundlerErrorCodes, invalidNonce, invalidParams } from './rpc-errors.ts';
 import { sendFloorError } from './send-floors.ts';
+import { createSendNow } from './send-now.ts';
 import { earlierAllKnown, estimationState } from './sender-queue.ts';
 import { createSenderTurns } from './sender-turns.ts';
 import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './simulation.ts';
@@ -258,8 +259,7 @@ export function createBundlerService(deps: BundlerDeps) {
      * is waited on a little (its lower nonce may be on its way, sent at the same time), once.
      */
     const checkNonce = async (onChain: bigint) => {
-      if (op.nonce < onChain)
-        throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
+      if (op.nonce < onChain) throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
       let next = onChain;
       while (queuedNonces.has(next)) next++;
       if (queuedNonces.has(op.nonce) || op.nonce <= next) return;
@@ -552,6 +552,19 @@ export function createBundlerService(deps: BundlerDeps) {
     return null;
   }
 
+  const sendNow = createSendNow({
+    db,
+    loopOf: deps.loopOf,
+    identify(network, params) {
+      const entryPoint = resolveEntryPoint(network, params[1]);
+      const op = parseUserOperation(entryPoint.version, params[0]);
+      const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId);
+      return { hash: hash.toLowerCase(), sender: op.sender, nonce: op.nonce };
+    },
+    send: sendUserOperation,
+    receipt: receiptOf,
+  });
+
   return {
     async call(network: Network, method: string, params: unknown[]): Promise<unknown> {
       switch (method) {
@@ -577,6 +590,8 @@ export function createBundlerService(deps: BundlerDeps) {
         }
         case 'eth_sendUserOperation':
           return sendUserOperation(network, params);
+        case 'pimlico_sendUserOperationNow':
+          return sendNow(network, params);
         case 'eth_getUserOperationByHash': {
           const row = await findOp(params[0]);
           if (!row || row.status === 'replaced') return null;
