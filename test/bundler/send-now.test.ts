@@ -107,7 +107,8 @@ describe('pimlico_sendUserOperationNow', () => {
         entryPoint07Address,
       ]);
       expect(answer.error).toBeUndefined();
-      expect(answer.result).toMatchObject({ userOpHash: hash, success: true, reason: null });
+      expect(answer.result).toMatchObject({ userOpHash: hash, success: true });
+      expect(answer.result).not.toHaveProperty('reason'); // ERC-7769: only on failure
       expect(answer.result.sender.toLowerCase()).toBe(account.address.toLowerCase());
       // The same answer as eth_getUserOperationReceipt, and the account now exists.
       expect((await callBundler(url, key, 'eth_getUserOperationReceipt', [hash])).result).toEqual(answer.result);
