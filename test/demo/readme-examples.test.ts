@@ -14,7 +14,10 @@ function readmeDemoCalls(): { line: string; path: string }[] {
   return block
     .split('\n')
     .filter((line) => line.startsWith('curl '))
-    .map((line) => ({ line, path: new URL(line.match(/http:\/\/127\.0\.0\.1:8080(\S+)/)![0]).pathname }));
+    .map((line) => {
+      const url = new URL(line.match(/http:\/\/127\.0\.0\.1:8080[^\s"]+/)![0]);
+      return { line, path: `${url.pathname}${url.search}` };
+    });
 }
 
 describe('the README --demo examples', () => {
@@ -39,9 +42,9 @@ describe('the README --demo examples', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('lists six calls, and each answers 200 with the demo data', async () => {
+  it('lists seven calls, and each answers 200 with the demo data', async () => {
     const calls = readmeDemoCalls();
-    expect(calls).toHaveLength(6);
+    expect(calls).toHaveLength(7);
     const answers: Record<string, Record<string, unknown>> = {};
     for (const { line, path } of calls) {
       const response = await fetch(`${service.url}${path}`, {
@@ -51,7 +54,7 @@ describe('the README --demo examples', () => {
       expect(response.status, line).toBe(200);
       answers[path] = (await response.json()) as Record<string, unknown>;
     }
-    const [balances, metadata, owned, ape, collection, item] = calls.map(({ path }) => answers[path]!);
+    const [balances, metadata, owned, ape, collection, item, transfers] = calls.map(({ path }) => answers[path]!);
     expect(balances!.tokens).toEqual([
       expect.objectContaining({
         contract: '0x2c557e17c11a17fa0862602f544885f183e680fb',
@@ -66,5 +69,10 @@ describe('the README --demo examples', () => {
     expect((ape!.traits as unknown[]).length).toBeGreaterThan(0);
     expect(collection).toMatchObject({ name: 'Blockyard Demo Apes', standard: 'ERC721', total_supply: 6 });
     expect(item).toMatchObject({ token_id: '2', standard: 'ERC1155', name: expect.stringContaining('Blockyard Demo Item') });
+    const listed = transfers!.transfers as { category: string; to: string; from: string }[];
+    expect(listed).toHaveLength(5);
+    const dev = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+    for (const transfer of listed) expect([transfer.from.toLowerCase(), transfer.to.toLowerCase()]).toContain(dev);
+    expect(transfers!.page_key).toEqual(expect.any(String));
   }, 120_000);
 });

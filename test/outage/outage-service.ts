@@ -37,6 +37,11 @@ export interface OwnPostgres {
   signalAll(signal: 'SIGSTOP' | 'SIGCONT'): void;
   /** Sessions waiting in LISTEN (the chain event relay's and the webhook workers'). */
   listeners(): Promise<string[]>;
+  /**
+   * Ends the service's idle pooled sessions (not those in LISTEN or holding an advisory-lock lease),
+   * so that its next queries need new connections: what a stopped postmaster leaves hanging.
+   */
+  endIdleSessions(): Promise<number>;
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
@@ -82,6 +87,22 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
           "select query from pg_stat_activity where query ilike 'LISTEN %' and pid <> pg_backend_pid()",
         );
         return rows.map((row) => row.query).sort();
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    async endIdleSessions() {
+      const client = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 2_000 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        const { rows } = await client.query<{ ended: boolean }>(
+          `select pg_terminate_backend(pid) as ended from pg_stat_activity
+           where backend_type = 'client backend' and state = 'idle' and pid <> pg_backend_pid()
+             and query not ilike 'LISTEN %'
+             and pid not in (select pid from pg_locks where locktype = 'advisory')`,
+        );
+        return rows.filter((row) => row.ended).length;
       } finally {
         await client.end().catch(() => undefined);
       }
