@@ -165,6 +165,7 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
       });
       expect(nft.raw.metadata.attributes).toEqual(record.traits);
     }
+    // refreshCache is accepted (the answer comes from the cache).
     const refreshed = await alchemy.nft.getNftMetadata(demo.nft, 6, { refreshCache: true });
     expect(refreshed.name).toBe('Blockyard Demo Ape #6');
   });
@@ -239,7 +240,10 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     expect(missing.body.error.message).toMatch(/'owner'/);
     await expect(alchemy.nft.getNftMetadata('0x1234', 1)).rejects.toThrow(/400.*contractAddress/);
     expect((await v3('getNFTMetadata', `contractAddress=${demo.nft}&tokenId=-1`)).body.error.message).toMatch(/'tokenId'/);
-    expect((await v3('getNFTsForOwner', `owner=${dev}&pageSize=101`)).status).toBe(400);
+    const tooLarge = await v3('getNFTsForOwner', `owner=${dev}&pageSize=101`);
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.error.message).toMatch(/pageSize/);
+    expect((await v3('getNFTsForOwner', `owner=${dev}&withMetadata=maybe`)).body.error.message).toMatch(/withMetadata/);
     const foreignKey = (await v3('getNFTsForOwner', `owner=${dev}&pageSize=1`)).body.pageKey;
     const otherQuery = await v3('getNFTsForOwner', `owner=${alice}&pageKey=${foreignKey}`);
     expect(otherQuery.status).toBe(400);

@@ -93,7 +93,8 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
       const query = request.query as Query;
       const contract = requiredAddress('contractAddress', query.contractAddress);
       const tokenId = requiredTokenId(query.tokenId);
-      return deps.v3.nftMetadata(evmNetwork(request), contract, tokenId, query.refreshCache === true);
+      // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
+      return deps.v3.nftMetadata(evmNetwork(request), contract, tokenId);
     },
   );
 

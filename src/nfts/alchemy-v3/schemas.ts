@@ -35,7 +35,9 @@ export const TokenQuery = Type.Object({
   contractAddress: address('The NFT contract (required)'),
   tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Decimal or 0x-hex token id (required)' })),
   tokenType: ignored('ERC721 or ERC1155: accepted; the standard is read from the contract (ERC-165)'),
-  refreshCache: flag('true fetches the metadata again, like POST /v1/nfts/.../refresh'),
+  refreshCache: flag(
+    'Accepted, but the answer comes from the metadata cache: POST /v1/nfts/{chain}/metadata/{contract}/{token_id}/refresh fetches again (nfts.refresh compute units)',
+  ),
   tokenUriTimeoutInMs: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Accepted; the nfts.metadata_timeout_ms setting bounds the fetch' }),
   ),

@@ -57,8 +57,8 @@ export function createAlchemyV3Nfts({ nfts, reads, gateways }: V3Deps) {
   }
 
   return {
-    async nftMetadata(network: Network, contract: Address, tokenId: bigint, refresh: boolean) {
-      const record = refresh ? await nfts.refresh(network, contract, tokenId) : await nfts.metadata(network, contract, tokenId);
+    async nftMetadata(network: Network, contract: Address, tokenId: bigint) {
+      const record = await nfts.metadata(network, contract, tokenId);
       const collection = await nfts.collection(network, contract).catch(() => null);
       return v3Nft(factsOfMetadata(record), v3NftContract(record.contract, record.standard, collection), gateways);
     },
