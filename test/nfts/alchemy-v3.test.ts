@@ -1,4 +1,4 @@
-import { Alchemy, type Nft, type OwnedNft } from 'alchemy-sdk';
+import { Alchemy, type Nft, NftFilters, type OwnedNft } from 'alchemy-sdk';
 import { type Address, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
@@ -138,6 +138,13 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
         { contractAddress: lower(demo.items), tokenId: '1', balance: '250' },
       ].sort((a, b) => (a.contractAddress < b.contractAddress ? -1 : 1)),
     );
+    // Nothing is classified as spam or airdrop: excluding them keeps all, asking for only them finds none.
+    const excluded = await alchemy.nft.getNftsForOwner(dev, { excludeFilters: [NftFilters.SPAM, NftFilters.AIRDROPS] });
+    expect(excluded.ownedNfts.map((nft) => `${nft.contract.address}/${nft.tokenId}`)).toEqual(all);
+    expect(await alchemy.nft.getNftsForOwner(dev, { includeFilters: [NftFilters.SPAM] })).toMatchObject({
+      ownedNfts: [],
+      totalCount: 0,
+    });
     const onlyItems = await alchemy.nft.getNftsForOwner(bob, { contractAddresses: [demo.items] });
     expect(onlyItems.totalCount).toBe(2);
     expect(onlyItems.ownedNfts.map((nft) => [nft.tokenId, nft.balance])).toEqual([

@@ -30,7 +30,7 @@ export function contractFilter(query: Record<string, unknown>): Address[] | unde
   return [...new Set(values.map((value) => parseAddressParam('contractAddresses', value)))];
 }
 
-/** The first of a parameter sent with or without `[]` (axios adds it to arrays). */
+/** Every value of a list parameter, sent with or without `[]` (axios adds it to arrays). */
 export function listParam(query: Record<string, unknown>, name: string): string[] {
   return [query[`${name}[]`], query[name]].flat().filter((v) => v !== undefined) as string[];
 }
