@@ -43,8 +43,9 @@ export function proxyMethodRule(kind: 'evm' | 'solana', method: string, devMetho
 }
 
 function restScopeOf(path: string, operation: DocumentOperation): string {
-  if (jsonRpcPath.test(path)) return 'per method (below)';
+  // A declared scope first: Alchemy's NFT names (`/v1/rpc/.../{apiKey}/getNFTsForOwner`) sit under the JSON-RPC path.
   if (operation['x-scope']) return `\`${operation['x-scope']}\``;
+  if (jsonRpcPath.test(path)) return 'per method (below)';
   if (path.startsWith('/admin')) return 'admin token';
   if (path.startsWith('/v1')) return 'any key';
   return 'none (public)';

@@ -56,6 +56,9 @@ import { createIndexStore } from '../indexer/store.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { createMemoryLimiter } from '../limits/memory-limiter.ts';
 import { createRedisLimiter } from '../limits/redis-limiter.ts';
+import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
+import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
+import { createNftIndexReads } from '../nfts/index-reads.ts';
 import { nftRoutes } from '../nfts/routes.ts';
 import { createNftService } from '../nfts/service.ts';
 import { createLogger } from '../observability/logger.ts';
@@ -426,6 +429,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await sponsorRoutes(scope, { chains, db: database.db, sponsors });
         await policyUsageRoutes(scope, { db: database.db });
         await nftRoutes(scope, { chains, nfts });
+        const v3 = createAlchemyV3Nfts({ nfts, reads: createNftIndexReads(database.db), gateways: config.nfts });
+        await alchemyV3NftRoutes(scope, { chains, v3 });
         await tokenRoutes(scope, { chains, tokens });
         await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db }) });
         await webhookRoutes(scope, { webhooks, db: database.db });

@@ -1,0 +1,183 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ChainRegistry, Network } from '../../chains/registry.ts';
+import { resolveRestNetwork } from '../../chains/resolve-rest-network.ts';
+import { invalidRequest, notFound } from '../../core/errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { restComputeUnits } from '../../limits/compute-units.ts';
+import { parseTokenId } from '../params.ts';
+import { contractFilter, listParam, requiredAddress, requiredTokenId } from './params.ts';
+import {
+  ContractNftsQuery,
+  ContractQuery,
+  OwnerQuery,
+  OwnersForContractQuery,
+  OwnersForNftQuery,
+  TokenQuery,
+  V3ContractNftsResponse,
+  V3ContractResponse,
+  V3NftResponse,
+  V3OwnedResponse,
+  V3OwnersForContractResponse,
+  V3OwnersForNftResponse,
+  V3Params,
+} from './schemas.ts';
+import type { AlchemyV3Nfts } from './service.ts';
+
+const errors = errorResponses(400, 401, 403, 404, 429, 503);
+const base = '/v1/rpc/:chain/:network/:apiKey';
+// biome-ignore lint/suspicious/noExplicitAny: query strings are read by name after schema validation
+type Query = Record<string, any>;
+
+const doc = (summary: string, description: string) => ({
+  summary,
+  description: `${description} Alchemy's NFT API v3 name and answer shape, for alchemy-sdk's nft namespace with \`new Alchemy({ url })\`: see docs/drop-in.md.`,
+  tags: ['nfts'],
+});
+
+/**
+ * Alchemy's NFT API v3 method names under the JSON-RPC URL form (`GET {url}/getNFTsForOwner?...`, as
+ * alchemy-sdk sends them when given a `url`), scope data:read. Registered inside the /v1 guard's scope.
+ */
+export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; v3: AlchemyV3Nfts }) {
+  function evmNetwork(request: FastifyRequest): Network {
+    const { chain, network } = request.params as { chain: string; network: string };
+    const target = resolveRestNetwork(deps.chains.list(), request.principal!, chain, network);
+    if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
+    return target;
+  }
+  const withMetadata = (query: Query) => query.withMetadata !== false;
+
+  app.get(
+    `${base}/getNFTsForOwner`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      schema: {
+        ...doc(
+          'NFTs of an owner (Alchemy v3)',
+          "The index's ownership, as GET /v1/nfts/{chain}/owned/{address}, keyset-paged by pageKey.",
+        ),
+        params: V3Params,
+        querystring: OwnerQuery,
+        response: { 200: V3OwnedResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query as Query;
+      const owner = requiredAddress('owner', query.owner);
+      if (query.orderBy !== undefined)
+        throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
+      const network = evmNetwork(request);
+      const answer = await deps.v3.nftsForOwner(network, owner, {
+        contracts: contractFilter(query),
+        pageKey: query.pageKey,
+        pageSize: query.pageSize,
+        withMetadata: withMetadata(query),
+      });
+      // Nothing is classified as spam or as an airdrop: asking for only those finds none.
+      return listParam(query, 'includeFilters').length > 0 ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
+    },
+  );
+
+  app.get(
+    `${base}/getNFTMetadata`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
+      schema: {
+        ...doc('NFT metadata (Alchemy v3)', 'One token, as GET /v1/nfts/{chain}/metadata/{contract}/{token_id}.'),
+        params: V3Params,
+        querystring: TokenQuery,
+        response: { 200: V3NftResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query as Query;
+      const contract = requiredAddress('contractAddress', query.contractAddress);
+      const tokenId = requiredTokenId(query.tokenId);
+      // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
+      return deps.v3.nftMetadata(evmNetwork(request), contract, tokenId);
+    },
+  );
+
+  app.get(
+    `${base}/getContractMetadata`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.collection'], scope: 'data:read' },
+      schema: {
+        ...doc('NFT contract metadata (Alchemy v3)', 'One collection, as GET /v1/nfts/{chain}/collection/{contract}.'),
+        params: V3Params,
+        querystring: ContractQuery,
+        response: { 200: V3ContractResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const contract = requiredAddress('contractAddress', (request.query as Query).contractAddress);
+      return deps.v3.contractMetadata(evmNetwork(request), contract);
+    },
+  );
+
+  app.get(
+    `${base}/getNFTsForContract`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      schema: {
+        ...doc('NFTs of a contract (Alchemy v3)', 'Token ids someone holds according to the index, in token id order.'),
+        params: V3Params,
+        querystring: ContractNftsQuery,
+        response: { 200: V3ContractNftsResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query as Query;
+      const contract = requiredAddress('contractAddress', query.contractAddress);
+      const start = query.pageKey ?? query.startToken;
+      const from = start === undefined ? 0n : parseTokenId(start, query.pageKey === undefined ? 'startToken' : 'pageKey');
+      return deps.v3.nftsForContract(evmNetwork(request), contract, {
+        from,
+        limit: query.limit,
+        withMetadata: withMetadata(query),
+      });
+    },
+  );
+
+  app.get(
+    `${base}/getOwnersForNFT`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
+      schema: {
+        ...doc('Owners of an NFT (Alchemy v3)', 'Holders of one token according to the index, by address.'),
+        params: V3Params,
+        querystring: OwnersForNftQuery,
+        response: { 200: V3OwnersForNftResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query as Query;
+      const contract = requiredAddress('contractAddress', query.contractAddress);
+      const tokenId = requiredTokenId(query.tokenId);
+      return deps.v3.ownersForNft(evmNetwork(request), contract, tokenId, { pageKey: query.pageKey, pageSize: query.pageSize });
+    },
+  );
+
+  app.get(
+    `${base}/getOwnersForContract`,
+    {
+      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      schema: {
+        ...doc('Owners of a collection (Alchemy v3)', 'Holders of any token of the contract according to the index, by address.'),
+        params: V3Params,
+        querystring: OwnersForContractQuery,
+        response: { 200: V3OwnersForContractResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query as Query;
+      const contract = requiredAddress('contractAddress', query.contractAddress);
+      return deps.v3.ownersForContract(evmNetwork(request), contract, {
+        pageKey: query.pageKey,
+        pageSize: query.pageSize,
+        withTokenBalances: query.withTokenBalances === true,
+        includeCount: query.includeCount === true,
+      });
+    },
+  );
+}

@@ -1,0 +1,191 @@
+import { type TSchema, Type } from 'typebox';
+
+// Type lists, not anyOf, for nullable fields, as in the other routes' schemas.
+const Nullable = (type: 'string' | 'number' | 'integer', description?: string) =>
+  Type.Unsafe<string | number | null>({ type: [type, 'null'], ...(description ? { description } : {}) });
+const AlwaysNull = (description: string) => Type.Unsafe<null>({ type: 'null', description });
+
+export const V3Params = Type.Object({
+  chain: Type.String({ description: 'Chain, e.g. ethereum' }),
+  network: Type.String({ description: 'Network of the chain, e.g. mainnet or devnet' }),
+  apiKey: Type.String({ description: 'Your API key (alchemy-sdk: new Alchemy({ url }) with this path as url)' }),
+});
+
+const address = (description: string) => Type.Optional(Type.String({ maxLength: 100, description }));
+const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+const pageKey = Type.Optional(Type.String({ maxLength: 512, description: 'The pageKey of the previous page, unchanged' }));
+const stringList = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, description }));
+const ignored = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+
+export const OwnerQuery = Type.Object({
+  owner: address('The owner, 0x-prefixed (required)'),
+  'contractAddresses[]': stringList('Only these contracts (at most 45)'),
+  contractAddresses: stringList('Same as contractAddresses[]'),
+  withMetadata: flag('Default true; false gives contractAddress, tokenId and balance only'),
+  pageKey,
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
+  orderBy: ignored('Not supported (400): the order is contract address, then token id'),
+  'excludeFilters[]': stringList('SPAM or AIRDROPS: accepted, nothing is classified as either, so nothing is excluded'),
+  'includeFilters[]': stringList('SPAM or AIRDROPS: nothing is classified as either, so the list is empty'),
+  tokenUriTimeoutInMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; lists read the metadata cache' })),
+});
+
+export const TokenQuery = Type.Object({
+  contractAddress: address('The NFT contract (required)'),
+  tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Decimal or 0x-hex token id (required)' })),
+  tokenType: ignored('ERC721 or ERC1155: accepted; the standard is read from the contract (ERC-165)'),
+  refreshCache: flag(
+    'Accepted, but the answer comes from the metadata cache: POST /v1/nfts/{chain}/metadata/{contract}/{token_id}/refresh fetches again (nfts.refresh compute units)',
+  ),
+  tokenUriTimeoutInMs: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Accepted; the nfts.metadata_timeout_ms setting bounds the fetch' }),
+  ),
+});
+
+export const ContractQuery = Type.Object({ contractAddress: address('The NFT contract (required)') });
+
+export const ContractNftsQuery = Type.Object({
+  contractAddress: address('The NFT contract (required)'),
+  withMetadata: flag('Default true; false gives contractAddress and tokenId only'),
+  pageKey: Type.Optional(Type.String({ maxLength: 100, description: "The previous page's pageKey (the next token id, hex)" })),
+  startToken: Type.Optional(
+    Type.String({ maxLength: 100, description: "First token id, decimal or 0x-hex (Alchemy's name for pageKey)" }),
+  ),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
+  tokenUriTimeoutInMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; lists read the metadata cache' })),
+});
+
+export const OwnersForNftQuery = Type.Object({
+  contractAddress: address('The NFT contract (required)'),
+  tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Decimal or 0x-hex token id (required)' })),
+  pageKey,
+  pageSize: Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'Owners per page (1-1000)' }),
+});
+
+export const OwnersForContractQuery = Type.Object({
+  contractAddress: address('The NFT contract (required)'),
+  withTokenBalances: flag('Default false; true gives each owner with its token ids and balances'),
+  includeCount: flag('Adds totalCount (distinct owners) when withTokenBalances is not true'),
+  pageKey,
+  pageSize: Type.Integer({
+    minimum: 1,
+    maximum: 50_000,
+    default: 50_000,
+    description: 'Owners per page (1-50000); Alchemy pages at 50,000 and takes no pageSize',
+  }),
+});
+
+const OpenSeaMetadata = Type.Object(
+  {
+    floorPrice: Nullable('number', 'From the configured floor price source, in ETH'),
+    collectionName: Nullable('string', 'name(), else the contractURI name'),
+    collectionSlug: AlwaysNull('No OpenSea data'),
+    safelistRequestStatus: AlwaysNull('No OpenSea data'),
+    imageUrl: Nullable('string', 'The contractURI image, through the configured gateway'),
+    description: Nullable('string', 'From the contractURI document'),
+    externalUrl: AlwaysNull('No OpenSea data'),
+    twitterUsername: AlwaysNull('No OpenSea data'),
+    discordUrl: AlwaysNull('No OpenSea data'),
+    bannerImageUrl: Nullable('string', 'From the contractURI document'),
+    lastIngestedAt: AlwaysNull('No OpenSea data'),
+  },
+  { description: "The collection's contractURI document (OpenSea's contract-level metadata standard)" },
+);
+
+const contractFields = {
+  address: Type.String({ description: 'Lower-case' }),
+  name: Nullable('string'),
+  symbol: Nullable('string'),
+  totalSupply: Nullable('string', 'totalSupply(), else token ids in the index; decimal'),
+  tokenType: Type.Unsafe<string>({ type: 'string', enum: ['ERC721', 'ERC1155'] }),
+  contractDeployer: AlwaysNull('Not tracked'),
+  deployedBlockNumber: AlwaysNull('Not tracked'),
+  openSeaMetadata: OpenSeaMetadata,
+};
+
+export const V3ContractResponse = Type.Object(contractFields);
+
+const NftContract = Type.Object({
+  ...contractFields,
+  isSpam: Type.Boolean({ description: 'Always false: nothing is classified as spam' }),
+  spamClassifications: Type.Array(Type.String()),
+});
+
+const nftFields = {
+  contract: NftContract,
+  tokenId: Type.String({ description: 'Decimal' }),
+  tokenType: Type.Unsafe<string>({ type: 'string', enum: ['ERC721', 'ERC1155'] }),
+  name: Nullable('string'),
+  description: Nullable('string'),
+  tokenUri: Nullable('string', 'The token URI through the configured IPFS/Arweave gateway'),
+  image: Type.Object({
+    cachedUrl: Nullable('string', 'The image through the configured gateway'),
+    thumbnailUrl: AlwaysNull('No image cache'),
+    pngUrl: AlwaysNull('No image cache'),
+    contentType: AlwaysNull('No image cache'),
+    size: AlwaysNull('No image cache'),
+    originalUrl: Nullable('string', 'As the metadata gives it'),
+  }),
+  raw: Type.Object({
+    tokenUri: Nullable('string', 'tokenURI(id), or uri(id) with {id} substituted'),
+    metadata: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description: 'name, description, image and attributes as read from the document',
+    }),
+    error: Nullable('string', 'Why the metadata could not be read; null when it was'),
+  }),
+  collection: AlwaysNull('No OpenSea collection data'),
+  mint: Type.Object({
+    mintAddress: AlwaysNull('Not tracked'),
+    blockNumber: AlwaysNull('Not tracked'),
+    timestamp: AlwaysNull('Not tracked'),
+    transactionHash: AlwaysNull('Not tracked'),
+  }),
+  owners: AlwaysNull('See getOwnersForNFT'),
+  timeLastUpdated: Nullable('string', 'When the metadata was fetched (ISO 8601); null until it was'),
+};
+
+export const V3NftResponse = Type.Object(nftFields);
+
+const balance = Type.String({ description: 'Units held, decimal' });
+const BaseOwnedNft = Type.Object({ contractAddress: Type.String(), tokenId: Type.String(), balance });
+const OwnedNft = Type.Object({ ...nftFields, balance });
+
+export const V3OwnedResponse = Type.Object({
+  ownedNfts: Type.Array(Type.Union([OwnedNft, BaseOwnedNft]) as TSchema),
+  totalCount: Type.Integer({ description: 'NFTs (contract and token id pairs) the owner holds, for the contract filter' }),
+  pageKey: Nullable('string', 'Pass back as pageKey for the next page; null on the last'),
+  validAt: Type.Object({
+    blockNumber: Nullable('integer', 'The newest indexed block'),
+    blockHash: Nullable('string'),
+    blockTimestamp: Nullable('string'),
+  }),
+});
+
+export const V3ContractNftsResponse = Type.Object({
+  nfts: Type.Array(
+    Type.Union([V3NftResponse, Type.Object({ contractAddress: Type.String(), tokenId: Type.String() })]) as TSchema,
+  ),
+  pageKey: Nullable('string', 'The next token id (hex), to pass back as pageKey or startToken; null on the last page'),
+});
+
+export const V3OwnersForNftResponse = Type.Object({
+  owners: Type.Array(Type.String()),
+  pageKey: Nullable('string', 'null on the last page'),
+});
+
+export const V3OwnersForContractResponse = Type.Object({
+  owners: Type.Array(
+    Type.Union([
+      Type.String(),
+      Type.Object({
+        ownerAddress: Type.String(),
+        tokenBalances: Type.Array(Type.Object({ tokenId: Type.String(), balance })),
+      }),
+    ]) as TSchema,
+  ),
+  pageKey: Nullable('string', 'null on the last page'),
+  totalCount: Type.Optional(Type.Integer({ description: 'With includeCount=true' })),
+});

@@ -1,0 +1,149 @@
+import type { Address } from 'viem';
+import type { Network } from '../../chains/registry.ts';
+import { networkName } from '../contract-info.ts';
+import type { IndexedToken, NftIndexReads } from '../index-reads.ts';
+import type { Gateways } from '../metadata/resolve-uri.ts';
+import type { NftCollection } from '../responses.ts';
+import type { NftService } from '../service.ts';
+import { decodeV3PageKey, encodeV3PageKey } from './params.ts';
+import {
+  factsOfIndexed,
+  factsOfMetadata,
+  type V3Nft,
+  type V3NftContract,
+  v3Contract,
+  v3Nft,
+  v3NftContract,
+  v3ValidAt,
+} from './shapes.ts';
+
+export interface V3Deps {
+  nfts: NftService;
+  reads: NftIndexReads;
+  gateways: Gateways;
+}
+
+const baseNft = (token: IndexedToken) => ({ contractAddress: token.contract, tokenId: token.tokenId });
+
+/** The next page's first item, if the read found one more row than the page holds. */
+function split<T>(rows: T[], limit: number): { page: T[]; more: boolean } {
+  return { page: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/**
+ * Alchemy's NFT API v3 methods over the NFT service of /v1/nfts and the index: the same records,
+ * in Alchemy's shapes. Lists read the metadata cache and queue what is missing, as /v1/nfts/owned does.
+ */
+export function createAlchemyV3Nfts({ nfts, reads, gateways }: V3Deps) {
+  /** Each distinct contract of a page described once; a contract that cannot be read is given with what the index knows. */
+  async function contractsOf(network: Network, tokens: readonly IndexedToken[]): Promise<Map<string, V3NftContract>> {
+    const distinct = new Map(tokens.map((token) => [token.contract, token.standard]));
+    const described = await Promise.all(
+      [...distinct].map(async ([address, standard]) => {
+        const collection: NftCollection | null = await nfts.collection(network, address as Address).catch(() => null);
+        return [address, v3NftContract(address, standard, collection)] as const;
+      }),
+    );
+    return new Map(described);
+  }
+
+  async function withMetadata(network: Network, tokens: readonly IndexedToken[]): Promise<V3Nft[]> {
+    const contracts = await contractsOf(network, tokens);
+    for (const token of tokens) {
+      if (!token.metadata)
+        nfts.fetcher.enqueue({ network, contract: token.contract, tokenId: token.tokenId, standard: token.standard });
+    }
+    return tokens.map((token) => v3Nft(factsOfIndexed(token), contracts.get(token.contract)!, gateways));
+  }
+
+  return {
+    async nftMetadata(network: Network, contract: Address, tokenId: bigint) {
+      const record = await nfts.metadata(network, contract, tokenId);
+      const collection = await nfts.collection(network, contract).catch(() => null);
+      return v3Nft(factsOfMetadata(record), v3NftContract(record.contract, record.standard, collection), gateways);
+    },
+
+    async contractMetadata(network: Network, contract: Address) {
+      return v3Contract(await nfts.collection(network, contract));
+    },
+
+    async nftsForOwner(
+      network: Network,
+      owner: Address,
+      options: { contracts?: Address[]; pageKey?: string; pageSize: number; withMetadata: boolean },
+    ) {
+      const name = networkName(network);
+      const fingerprint = { method: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
+      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
+      const [rows, totalCount, head] = await Promise.all([
+        reads.ownedBy(name, owner, {
+          after: after && { contract: after[0]!, tokenId: after[1]! },
+          limit: options.pageSize,
+          contracts: options.contracts,
+        }),
+        reads.countOwnedBy(name, owner, options.contracts),
+        reads.head(name),
+      ]);
+      const { page, more } = split(rows, options.pageSize);
+      const last = page.at(-1);
+      const ownedNfts = options.withMetadata
+        ? (await withMetadata(network, page)).map((nft, i) => ({ ...nft, balance: page[i]!.amount }))
+        : page.map((token) => ({ ...baseNft(token), balance: token.amount }));
+      return {
+        ownedNfts,
+        totalCount,
+        pageKey: more && last ? encodeV3PageKey([last.contract, last.tokenId], fingerprint) : null,
+        validAt: v3ValidAt(head),
+      };
+    },
+
+    async nftsForContract(network: Network, contract: Address, options: { from: bigint; limit: number; withMetadata: boolean }) {
+      // A contract that is not an NFT contract is a 404, as for getContractMetadata.
+      await nfts.collection(network, contract);
+      const rows = await reads.tokensOf(networkName(network), contract, { from: options.from, limit: options.limit });
+      const { page, more } = split(rows, options.limit);
+      const last = page.at(-1);
+      return {
+        nfts: options.withMetadata ? await withMetadata(network, page) : page.map(baseNft),
+        // Alchemy's form: the next startToken, in hex.
+        pageKey: more && last ? `0x${(BigInt(last.tokenId) + 1n).toString(16)}` : null,
+      };
+    },
+
+    async ownersForNft(network: Network, contract: Address, tokenId: bigint, options: { pageKey?: string; pageSize: number }) {
+      const name = networkName(network);
+      const id = tokenId.toString();
+      const fingerprint = { method: 'getOwnersForNFT', network: name, contract, tokenId: id };
+      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+      const rows = await reads.ownersOf(name, contract, id, { after, limit: options.pageSize });
+      const { page, more } = split(rows, options.pageSize);
+      return { owners: page, pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
+    },
+
+    async ownersForContract(
+      network: Network,
+      contract: Address,
+      options: { pageKey?: string; pageSize: number; withTokenBalances: boolean; includeCount: boolean },
+    ) {
+      const name = networkName(network);
+      const fingerprint = { method: 'getOwnersForContract', network: name, contract };
+      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+      const collection = await nfts.collection(network, contract);
+      const rows = await reads.holdersOf(name, contract, { after, limit: options.pageSize });
+      const { page, more } = split(rows, options.pageSize);
+      const owners = options.withTokenBalances
+        ? page.map((holder) => ({
+            ownerAddress: holder.owner,
+            tokenBalances: holder.balances.map((b) => ({ tokenId: b.tokenId, balance: b.amount })),
+          }))
+        : page.map((holder) => holder.owner);
+      return {
+        owners,
+        pageKey: more ? encodeV3PageKey([page.at(-1)!.owner], fingerprint) : null,
+        ...(options.includeCount && !options.withTokenBalances ? { totalCount: collection.num_owners } : {}),
+      };
+    },
+  };
+}
+
+export type AlchemyV3Nfts = ReturnType<typeof createAlchemyV3Nfts>;

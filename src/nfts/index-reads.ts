@@ -1,0 +1,167 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/connect.ts';
+import type { NftStandard } from '../db/tables.ts';
+import type { Trait } from './metadata/parse-metadata.ts';
+import type { NftMetadataRecord } from './store.ts';
+
+/** A token of the index with its cached metadata (null until it was fetched or tried once). */
+export interface IndexedToken {
+  readonly contract: string;
+  readonly tokenId: string;
+  readonly standard: NftStandard;
+  /** Units the owner holds; for a contract's token list, the units all owners hold. */
+  readonly amount: string;
+  readonly metadata: NftMetadataRecord | null;
+}
+
+export interface IndexedHead {
+  readonly number: number;
+  readonly hash: string;
+  readonly timestamp: Date;
+}
+
+export interface OwnerBalances {
+  readonly owner: string;
+  readonly balances: { tokenId: string; amount: string }[];
+}
+
+interface TokenRow {
+  contract: string;
+  token_id: string;
+  standard: NftStandard;
+  amount: string;
+  token_uri: string | null;
+  name: string | null;
+  description: string | null;
+  image_url: string | null;
+  traits: Trait[] | null;
+  metadata_error: string | null;
+  fetched_at: Date | string | null;
+}
+
+function toIndexedToken(row: TokenRow): IndexedToken {
+  const metadata =
+    row.fetched_at === null
+      ? null
+      : {
+          tokenUri: row.token_uri,
+          name: row.name,
+          description: row.description,
+          imageUrl: row.image_url,
+          traits: row.traits ?? [],
+          metadataError: row.metadata_error,
+          fetchedAt: new Date(row.fetched_at),
+        };
+  return { contract: row.contract, tokenId: String(row.token_id), standard: row.standard, amount: String(row.amount), metadata };
+}
+
+const metadataColumns = sql`m.token_uri, m.name, m.description, m.image_url, m.traits, m.metadata_error, m.fetched_at`;
+
+/**
+ * Keyset-paged reads of the NFT index (`nft_ownership`, joined with the `nft_metadata` cache), for
+ * the lists of Alchemy's NFT API names: a deep page costs what the first does. Each asks for one row
+ * more than `limit`, so the caller knows whether another page follows.
+ */
+export function createNftIndexReads(db: Database) {
+  return {
+    /** Tokens the owner holds, by contract then token id, after `after` (exclusive). */
+    async ownedBy(
+      network: string,
+      owner: string,
+      page: { after?: { contract: string; tokenId: string }; limit: number; contracts?: readonly string[] },
+    ): Promise<IndexedToken[]> {
+      const contracts = page.contracts?.length ? sql`and o.contract in (${sql.join(page.contracts)})` : sql``;
+      const after = page.after
+        ? sql`and (o.contract, o.token_id) > (${page.after.contract}, ${page.after.tokenId}::numeric)`
+        : sql``;
+      const { rows } = await sql<TokenRow>`
+        select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, ${metadataColumns}
+        from nft_ownership o
+        left join nft_metadata m on m.network = o.network and m.contract = o.contract and m.token_id = o.token_id
+        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${contracts} ${after}
+        order by o.contract, o.token_id
+        limit ${page.limit + 1}`.execute(db);
+      return rows.map(toIndexedToken);
+    },
+
+    async countOwnedBy(network: string, owner: string, contracts?: readonly string[]): Promise<number> {
+      const filter = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
+      const { rows } = await sql<{ total: string }>`
+        select count(*) as total from nft_ownership
+        where network = ${network} and owner = ${owner} and amount > 0 ${filter}`.execute(db);
+      return Number(rows[0]?.total ?? 0);
+    },
+
+    /** Token ids of a contract someone holds, from `from` (inclusive), in token id order. */
+    async tokensOf(network: string, contract: string, page: { from: bigint; limit: number }): Promise<IndexedToken[]> {
+      const { rows } = await sql<TokenRow>`
+        select t.contract, t.token_id::text as token_id, t.standard, t.amount::text as amount, ${metadataColumns}
+        from (
+          select contract, token_id, min(standard) as standard, sum(amount) as amount
+          from nft_ownership
+          where network = ${network} and contract = ${contract} and amount > 0 and token_id >= ${page.from.toString()}::numeric
+          group by contract, token_id
+          order by token_id
+          limit ${page.limit + 1}
+        ) t
+        left join nft_metadata m on m.network = ${network} and m.contract = t.contract and m.token_id = t.token_id
+        order by t.token_id`.execute(db);
+      return rows.map(toIndexedToken);
+    },
+
+    /** Holders of one token, by address, after `after` (exclusive). */
+    async ownersOf(network: string, contract: string, tokenId: string, page: { after?: string; limit: number }) {
+      let query = db
+        .selectFrom('nft_ownership')
+        .select('owner')
+        .where('network', '=', network)
+        .where('contract', '=', contract)
+        .where('token_id', '=', tokenId)
+        .where('amount', '>', '0');
+      if (page.after !== undefined) query = query.where('owner', '>', page.after);
+      const rows = await query
+        .orderBy('owner')
+        .limit(page.limit + 1)
+        .execute();
+      return rows.map((row) => row.owner);
+    },
+
+    /** Holders of any token of a contract, by address, after `after` (exclusive), with their balances. */
+    async holdersOf(network: string, contract: string, page: { after?: string; limit: number }): Promise<OwnerBalances[]> {
+      const after = page.after === undefined ? sql`` : sql`and owner > ${page.after}`;
+      const { rows } = await sql<{ owner: string; token_id: string; amount: string }>`
+        select o.owner, o.token_id::text as token_id, o.amount::text as amount
+        from nft_ownership o
+        join (
+          select distinct owner from nft_ownership
+          where network = ${network} and contract = ${contract} and amount > 0 ${after}
+          order by owner
+          limit ${page.limit + 1}
+        ) h on h.owner = o.owner
+        where o.network = ${network} and o.contract = ${contract} and o.amount > 0
+        order by o.owner, o.token_id`.execute(db);
+      const holders: OwnerBalances[] = [];
+      for (const row of rows) {
+        const last = holders.at(-1);
+        const balance = { tokenId: String(row.token_id), amount: String(row.amount) };
+        if (last?.owner === row.owner) last.balances.push(balance);
+        else holders.push({ owner: row.owner, balances: [balance] });
+      }
+      return holders;
+    },
+
+    /** The newest block of the index (number, hash, time), or null before the first. */
+    async head(network: string): Promise<IndexedHead | null> {
+      const row = await db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash', 'timestamp'])
+        .where('network', '=', network)
+        .orderBy('number', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? { number: Number(row.number), hash: row.hash, timestamp: new Date(row.timestamp) } : null;
+    },
+  };
+}
+
+export type NftIndexReads = ReturnType<typeof createNftIndexReads>;
