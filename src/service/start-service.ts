@@ -453,7 +453,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
   if (servesApi) {
-    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains, options: wsLimits(config.limits) });
+    const ws = createWsEndpoint({
+      ctx,
+      server: app.server,
+      authenticator,
+      limiter,
+      chains,
+      options: wsLimits(config.limits),
+      enhanced,
+    });
     shutdown.add('websocket endpoint', () => ws.close());
   }
   await app.listen({ host: config.host, port: config.port });

@@ -1,8 +1,10 @@
 import { Alchemy } from 'alchemy-sdk';
 import { type Abi, type Address, parseEther } from 'viem';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { compileContracts } from '../../src/contracts/compile.ts';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { forwarderInitCode } from '../transfers/chain-check.ts';
 
@@ -21,11 +23,14 @@ export interface AlchemyChain {
 }
 
 /**
- * The service with its indexer on a devnet, the demo deployed, plus the transfers the demo does not
+ * The service with its indexer on a devnet (and its bundler when asked), the demo deployed, plus the transfers the demo does not
  * make: 1.5 ETH to bob (native) and 123 wei through a forwarder contract to bob (internal).
  */
-export async function startAlchemyChain(): Promise<AlchemyChain> {
-  const chain = await startIndexedChain();
+export async function startAlchemyChain(options: { bundler?: boolean } = {}): Promise<AlchemyChain> {
+  const chain = await startIndexedChain(
+    options.bundler ? { settings: { bundler_keys: devnetExecutorKeys[0] }, chainSettings: { bundler: { enabled: true } } } : {},
+  );
+  if (options.bundler) await installErc4337Contracts(chain.service.anvil.url);
   const { key } = await chain.service.createKey();
   const url = `${chain.service.url}/v1/rpc/ethereum/devnet/${key}`;
   const demo = await deployDemo({ rpcUrl: chain.service.anvil.url, log: { info: () => undefined } });
