@@ -2,6 +2,7 @@ import { TokenBalanceType } from 'alchemy-sdk';
 import { type Address, erc20Abi, type Hex, numberToHex, pad, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { receiptsOfBlock, receivedTransfers, tokenHoldings } from '../../examples/alchemy-sdk.ts';
 import { compileContracts } from '../../src/contracts/compile.ts';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { type AlchemyChain, startAlchemyChain } from './support.ts';
@@ -135,6 +136,19 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
     const [metadata, blockNumber] = (await answered.json()) as { id: number; result?: unknown; error?: { code: number } }[];
     expect(metadata!.result).toMatchObject({ symbol: 'BDUSD' });
     expect(blockNumber!.error?.code).toBe(-32010);
+  });
+
+  it('examples/alchemy-sdk.ts runs as written: transfers by pageKey, holdings, receipts', async () => {
+    const transfers = await receivedTransfers(t.alchemy, bob);
+    expect(new Set(transfers.map((item) => item.category))).toEqual(
+      new Set(['external', 'internal', 'erc20', 'erc721', 'erc1155']),
+    );
+    const holdings = await tokenHoldings(t.alchemy, bob);
+    expect(holdings.map((token) => token.symbol).sort()).toEqual(['BDUSD', 'EX1', 'EX2']);
+    for (const token of holdings) expect(token.amount).toBe(await balanceOf(token.contract as Address, bob));
+    const last = transfers.at(-1)!;
+    const receipts = await receiptsOfBlock(t.alchemy, last.blockNum);
+    expect(receipts.map((receipt) => receipt.transactionHash)).toContain(last.hash);
   });
 
   it('is served on the bundler URL and the WebSocket URL too', async () => {
