@@ -66,7 +66,8 @@ export async function parseAssetTransfersParams(
   const [raw] = positionalParams(params, 1, 1);
   const p = paramsObject('params[0]', raw, members);
   const fromBlock = await parseBlock('fromBlock', p.fromBlock, head);
-  const toBlock = p.toBlock === 'latest' ? undefined : await parseBlock('toBlock', p.toBlock, head);
+  // Every indexed transfer is at or below the newest indexed block: `latest` as toBlock bounds nothing.
+  const toBlock = p.toBlock === 'latest' || p.toBlock === 'indexed' ? undefined : await parseBlock('toBlock', p.toBlock, head);
   if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock) {
     throw invalidRequest('toBlock', `block ${toBlock} is below fromBlock ${fromBlock}`);
   }
@@ -102,11 +103,15 @@ function parseWholeCount(value: unknown): number {
   return count;
 }
 
-/** A block bound: hex or number, `earliest` (0), `latest` (the newest indexed block); absent: no bound. */
+/**
+ * A block bound: hex, a number or decimal digits, `earliest` (0), `latest` or `indexed` (both the newest
+ * indexed block: transfers exist here only once indexed); absent: no bound.
+ */
 async function parseBlock(name: string, value: unknown, head: () => Promise<number>): Promise<number | undefined> {
   if (value === undefined || value === null) return undefined;
   if (value === 'earliest') return 0;
-  if (value === 'latest') return head();
+  if (value === 'latest' || value === 'indexed') return head();
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
   return parseQuantity(name, value);
 }
 
