@@ -56,6 +56,12 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
         expect(BigInt(entry.tokenBalance!)).toBe(await balanceOf(entry.contractAddress as Address, holder));
       }
     }
+    // getTokensForOwner: the SDK's own mix of getTokenBalances and getTokenMetadata.
+    const owned = await t.alchemy.core.getTokensForOwner(bob);
+    expect(owned.tokens.map((token) => token.symbol).sort()).toEqual(['BDUSD', 'EX1', 'EX2']);
+    for (const token of owned.tokens) {
+      expect(BigInt(token.rawBalance!)).toBe(await balanceOf(token.contractAddress as Address, bob));
+    }
     const all = await t.alchemy.core.getTokenBalances(bob);
     expect(all.tokenBalances.map((entry) => entry.contractAddress).sort()).toEqual(
       tokens.map((token) => token.toLowerCase()).sort(),
