@@ -29,6 +29,8 @@ export interface ItemContext {
   readonly withMetadata: boolean;
   /** Facts of ERC-20 tokens the query found no metadata for. */
   readonly learned: ReadonlyMap<string, TokenFacts>;
+  /** `symbol()` of the page's NFT contracts that have one. */
+  readonly nftSymbols: ReadonlyMap<string, string>;
 }
 
 /** Token ids as Alchemy writes them: 32 bytes of hex. */
@@ -78,13 +80,17 @@ function amountFields(group: TransferGroup, context: ItemContext): AmountFields 
     }
     case 'erc721': {
       const id = tokenIdHex(row.tokenId);
-      return { value: null, erc721TokenId: id, erc1155Metadata: null, tokenId: id, asset: null };
+      return { value: null, erc721TokenId: id, erc1155Metadata: null, tokenId: id, asset: nftSymbolOf(row, context) };
     }
     case 'erc1155': {
       const erc1155Metadata = group.map((entry) => ({ tokenId: tokenIdHex(entry.tokenId), value: quantityHex(entry.value) }));
-      return { value: null, erc721TokenId: null, erc1155Metadata, tokenId: null, asset: null };
+      return { value: null, erc721TokenId: null, erc1155Metadata, tokenId: null, asset: nftSymbolOf(row, context) };
     }
   }
+}
+
+function nftSymbolOf(row: TransferRow, context: ItemContext): string | null {
+  return row.contract === null ? null : (context.nftSymbols.get(row.contract) ?? null);
 }
 
 function factsOf(row: TransferRow, context: ItemContext): TokenFacts | undefined {

@@ -11,6 +11,7 @@ import { getTokenBalances } from './get-token-balances.ts';
 import { getTokenMetadata } from './get-token-metadata.ts';
 import { getTransactionReceipts } from './get-transaction-receipts.ts';
 import type { EnhancedMethodName } from './method-names.ts';
+import { createNftSymbolLookup } from './nft-symbols.ts';
 import { createTokenFactsLookup } from './token-facts.ts';
 
 export interface EnhancedMethods {
@@ -34,8 +35,9 @@ export function createEnhancedMethods(deps: EnhancedMethodsDeps): EnhancedMethod
   const logger = deps.logger.child({ component: 'alchemy-methods' });
   const tokenFacts = createTokenFactsLookup(deps.tokens);
   const clientFor = publicClientsByNetwork();
+  const nftSymbols = createNftSymbolLookup(clientFor);
   const handlers: Record<EnhancedMethodName, Handler> = {
-    alchemy_getAssetTransfers: (network, params) => getAssetTransfers({ db: deps.db, tokenFacts }, network, params),
+    alchemy_getAssetTransfers: (network, params) => getAssetTransfers({ db: deps.db, tokenFacts, nftSymbols }, network, params),
     alchemy_getTokenBalances: (network, params) => getTokenBalances({ db: deps.db, clientFor }, network, params),
     alchemy_getTokenMetadata: (network, params) => getTokenMetadata(deps.tokens, network, params),
     alchemy_getTransactionReceipts: (_network, params, chain) => getTransactionReceipts(chain, params),

@@ -7,6 +7,7 @@ import { transferFingerprint } from '../transfers/query.ts';
 import { type AssetTransferItem, formatAssetTransfer } from './asset-transfer-items.ts';
 import { readAssetTransfers } from './asset-transfers-page.ts';
 import { parseAssetTransfersParams } from './asset-transfers-params.ts';
+import type { NftSymbolLookup } from './nft-symbols.ts';
 import type { TokenFactsLookup } from './token-facts.ts';
 
 export interface AssetTransfersResult {
@@ -17,6 +18,7 @@ export interface AssetTransfersResult {
 export interface AssetTransfersDeps {
   readonly db: Database;
   readonly tokenFacts: TokenFactsLookup;
+  readonly nftSymbols: NftSymbolLookup;
 }
 
 /**
@@ -47,8 +49,14 @@ export async function getAssetTransfers(
   const unknownTokens = page.groups.flatMap(([row]) =>
     row!.category === 'erc20' && row!.decimals === null && row!.contract !== null ? [row!.contract] : [],
   );
-  const learned = unknownTokens.length === 0 ? new Map() : await deps.tokenFacts.lookup(network, unknownTokens);
-  const context = { nativeSymbol: network.config.nativeSymbol, withMetadata: request.withMetadata, learned };
+  const nftContracts = page.groups.flatMap(([row]) =>
+    (row!.category === 'erc721' || row!.category === 'erc1155') && row!.contract !== null ? [row!.contract] : [],
+  );
+  const [learned, nftSymbols] = await Promise.all([
+    unknownTokens.length === 0 ? new Map() : deps.tokenFacts.lookup(network, unknownTokens),
+    nftContracts.length === 0 ? new Map() : deps.nftSymbols.lookup(network, nftContracts),
+  ]);
+  const context = { nativeSymbol: network.config.nativeSymbol, withMetadata: request.withMetadata, learned, nftSymbols };
   const transfers = page.groups.map((group) => formatAssetTransfer(group, context));
   return page.next === undefined ? { transfers } : { transfers, pageKey: encodePageKey(page.next, fingerprint) };
 }

@@ -131,7 +131,12 @@ describe('alchemy_getAssetTransfers through alchemy-sdk (new Alchemy({ url }))',
       value: Number(formatUnits(demoToken.transfers[1]!.amount, 6)),
       rawContract: { address: t.demo.token.toLowerCase(), decimal: '0x6' },
     });
-    expect(byCategory('erc721')).toMatchObject({ tokenId: tokenId(demoNft.transfers[2]!.id), erc1155Metadata: null });
+    expect(byCategory('erc721')).toMatchObject({
+      tokenId: tokenId(demoNft.transfers[2]!.id),
+      erc1155Metadata: null,
+      asset: 'BDAPE',
+    });
+    expect(byCategory('erc1155').asset).toBe('BDITEM');
     expect(byCategory('erc1155').erc1155Metadata).toEqual(
       demoItems.batchTransfer.ids.map((id, i) => ({
         tokenId: tokenId(id),
