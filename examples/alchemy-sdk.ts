@@ -2,26 +2,10 @@
 // Run it: BLOCKYARD_URL=http://127.0.0.1:8080/v1/rpc/ethereum/devnet/svc_test_… \
 //   node --import tsx examples/alchemy-sdk.ts [address]
 // (the address defaults to the demo's dev account, 0xf39F…2266: start Blockyard with --demo to see its tokens).
+// examples/alchemy-sdk-transfers.ts pages through every transfer, holdings and a block's receipts.
 import { Alchemy, AssetTransfersCategory } from 'alchemy-sdk';
 
 const demoDevAccount = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-/** JSON-RPC's "method not found": this Blockyard does not serve that enhanced method (yet). */
-function isMethodNotFound(error: unknown): boolean {
-  const { message, body } = error as { message?: string; body?: string };
-  return /-32601/.test(`${message ?? ''} ${body ?? ''}`);
-}
-
-/** Calls `call`; a method the service does not have prints a line and gives undefined instead of failing. */
-async function ifServed<T>(name: string, call: () => Promise<T>, print: (line: string) => void): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!isMethodNotFound(error)) throw error;
-    print(`${name}: skipped, this Blockyard does not serve it`);
-    return undefined;
-  }
-}
 
 /** What a dapp typically asks: the head, an address's tokens and NFTs, its recent incoming transfers. */
 export async function runAlchemySdkExample(url: string, address = demoDevAccount, print = console.log): Promise<void> {
@@ -30,8 +14,8 @@ export async function runAlchemySdkExample(url: string, address = demoDevAccount
 
   print(`block number: ${await alchemy.core.getBlockNumber()}`);
 
-  const balances = await ifServed('core.getTokenBalances', () => alchemy.core.getTokenBalances(address), print);
-  for (const token of balances?.tokenBalances ?? []) {
+  const balances = await alchemy.core.getTokenBalances(address);
+  for (const token of balances.tokenBalances) {
     print(`token ${token.contractAddress}: ${BigInt(token.tokenBalance ?? '0x0')}`);
   }
 
@@ -41,17 +25,12 @@ export async function runAlchemySdkExample(url: string, address = demoDevAccount
     print(`nft ${nft.contract.address} #${nft.tokenId} x${nft.balance}: ${nft.name ?? '(no name yet)'} (${nft.tokenType})`);
   }
 
-  const transfers = await ifServed(
-    'core.getAssetTransfers',
-    () =>
-      alchemy.core.getAssetTransfers({
-        toAddress: address,
-        category: [AssetTransfersCategory.EXTERNAL, AssetTransfersCategory.ERC20, AssetTransfersCategory.ERC721],
-        maxCount: 5,
-      }),
-    print,
-  );
-  for (const transfer of transfers?.transfers ?? []) {
+  const transfers = await alchemy.core.getAssetTransfers({
+    toAddress: address,
+    category: [AssetTransfersCategory.EXTERNAL, AssetTransfersCategory.ERC20, AssetTransfersCategory.ERC721],
+    maxCount: 5,
+  });
+  for (const transfer of transfers.transfers) {
     print(`transfer ${transfer.category} from ${transfer.from}: ${transfer.value ?? transfer.tokenId} ${transfer.asset ?? ''}`);
   }
 }

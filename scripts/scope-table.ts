@@ -21,6 +21,13 @@ const proxyFamilies: { family: string; example: string; kind: 'evm' | 'solana' }
   { family: '`txpool_*`', example: 'txpool_content', kind: 'evm' },
   { family: '`anvil_*`, `evm_*`, `hardhat_*` (node control)', example: 'anvil_setBalance', kind: 'evm' },
   { family: '`admin_*`, `personal_*`, `miner_*`', example: 'admin_addPeer', kind: 'evm' },
+  {
+    family:
+      'Alchemy’s enhanced methods (`alchemy_getAssetTransfers`, `alchemy_getTokenBalances`, `alchemy_getTokenMetadata`, `alchemy_getTransactionReceipts`)',
+    example: 'alchemy_getAssetTransfers',
+    kind: 'evm',
+  },
+  { family: 'any other `alchemy_*`', example: 'alchemy_simulateAssetChanges', kind: 'evm' },
   { family: '`engine_*`', example: 'engine_newPayloadV3', kind: 'evm' },
   { family: 'Solana reads', example: 'getBalance', kind: 'solana' },
   { family: 'Solana `sendTransaction`', example: 'sendTransaction', kind: 'solana' },

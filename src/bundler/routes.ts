@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import { assertNetworkAccess, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { isAppError, notFound } from '../core/errors.ts';
@@ -26,6 +27,8 @@ export interface BundlerRouteDeps {
   metrics: Metrics;
   /** The JSON-RPC proxy's cache, for the chain's methods answered here too; absent: every call goes upstream. */
   rpcCache?: RpcCache;
+  /** Alchemy's enhanced methods, answered here as on /v1/rpc; absent: -32601. */
+  enhanced?: EnhancedMethods;
 }
 
 /**

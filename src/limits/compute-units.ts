@@ -103,6 +103,12 @@ export const evmComputeUnits: Readonly<Record<string, number>> = Object.freeze({
   trace_filter: 150,
   trace_replayTransaction: 150,
   trace_replayBlockTransactions: 200,
+  // Alchemy's enhanced methods, answered by Blockyard (src/alchemy): priced as the REST routes that
+  // read the same data, and receipts as eth_getBlockReceipts.
+  alchemy_getAssetTransfers: 20,
+  alchemy_getTokenBalances: 20,
+  alchemy_getTokenMetadata: 5,
+  alchemy_getTransactionReceipts: 50,
 });
 
 /** REST routes by route id (the `<folder>.<operation>` the route registers with). */

@@ -1,3 +1,4 @@
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { chargeRequest, type HeaderSink } from '../http/charge.ts';
@@ -19,6 +20,8 @@ export interface RpcRouteDeps {
   rpcCache?: RpcCache;
   /** Absent: requests are not counted for the usage endpoint. */
   usage?: UsageRecorder;
+  /** Alchemy's enhanced methods (alchemy_getAssetTransfers…); absent: they answer -32601. */
+  enhanced?: EnhancedMethods;
 }
 
 /** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */
@@ -46,7 +49,9 @@ export async function answerRpc(
     try {
       network = deps.chains.get(chain, networkName);
       assertNetworkAccess(principal, network.config);
-      if (!principal.scopes.has('rpc:read') && !principal.scopes.has('rpc:write')) assertScope(principal, 'rpc:read');
+      // A data:read key reaches the endpoint for Alchemy's enhanced methods; each call is checked for its own scope.
+      const { scopes } = principal;
+      if (!scopes.has('rpc:read') && !scopes.has('rpc:write') && !scopes.has('data:read')) assertScope(principal, 'rpc:read');
       parsed = parseRpcBody(rawBody);
       plan = planRpcRequest(principal, network, parsed);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { isEnhancedMethod } from '../alchemy/method-names.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { ChainKind } from '../config/schema.ts';
 import { evmComputeUnits } from '../limits/compute-units.ts';
@@ -36,10 +37,13 @@ export type MethodAccess = { readonly allowed: true; readonly scope: Scope } | {
 const refused: MethodAccess = Object.freeze({ allowed: false });
 const read: MethodAccess = Object.freeze({ allowed: true, scope: 'rpc:read' });
 const write: MethodAccess = Object.freeze({ allowed: true, scope: 'rpc:write' });
+/** Alchemy's enhanced methods read Blockyard's own data (transfers, token balances): the data APIs' scope. */
+const dataRead: MethodAccess = Object.freeze({ allowed: true, scope: 'data:read' });
 
 /**
  * The method allowlist. EVM: `eth_*`, `net_*`, `web3_*`, and the `debug_*` and `trace_*` reads priced in
- * src/limits/compute-units.ts; on a `dev_methods` network also the node's accounts (`eth_accounts`,
+ * src/limits/compute-units.ts, Alchemy's enhanced methods Blockyard answers itself (src/alchemy, `data:read`);
+ * on a `dev_methods` network also the node's accounts (`eth_accounts`,
  * `eth_sign*`, `eth_sendTransaction`) and, with `rpc:write`, the node-control namespaces (`anvil_*`,
  * `evm_*`, `debug_setHead`…). `engine_*` and anything else never. Solana: every method, by its own table.
  *
@@ -52,6 +56,7 @@ export function methodAccess(kind: ChainKind, method: string, devMethods: boolea
     return writeMethods.has(method) ? write : read;
   }
   if (isPricedTraceRead(method)) return read;
+  if (isEnhancedMethod(method)) return dataRead;
   if (devMethods && nodeControlNamespaces.test(method)) return write;
   return refused;
 }

@@ -1,3 +1,6 @@
+import { type ChainCaller, resultOf } from '../alchemy/chain-caller.ts';
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
+import { enhancedMethodUnavailable, isEnhancedMethod } from '../alchemy/method-names.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { UpstreamError } from '../chains/upstream-client.ts';
@@ -10,6 +13,7 @@ import {
   type CheckedCall,
   formatCall,
   isCacheableCall,
+  type JsonRpcCall,
   jsonRpcErrorCodes,
   type ParsedRpcBody,
   paramsJsonOf,
@@ -55,6 +59,11 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
       },
     };
   }
+  const unavailable = isEnhancedMethod(call.method) ? enhancedMethodUnavailable(call.method, network.config) : undefined;
+  if (unavailable !== undefined) {
+    const message = `the method '${call.method}' is not available on ${chain}/${name}: ${unavailable}`;
+    return { ok: false, id, error: { code: jsonRpcErrorCodes.method_not_found, message } };
+  }
   if (!principal.scopes.has(access.scope)) {
     const message = `this API key lacks the scope '${access.scope}' needed for ${clip(call.method)}`;
     if (!batch) throw forbidden(message);
@@ -77,17 +86,36 @@ export async function forwardRpcRequest(deps: ForwardDeps, network: Network, pla
 }
 
 /**
- * One call of a plan as JSON text: forwarded (through the cache) when it passed, else its JSON-RPC
- * error; '' for a notification. The bundler's endpoint answers the chain's methods with it too.
+ * One call of a plan as JSON text: forwarded (through the cache) when it passed, answered here when it
+ * is one of Alchemy's enhanced methods, else its JSON-RPC error; '' for a notification. The bundler's
+ * endpoint answers the chain's methods with it too.
  */
 export function answerRpcCall(deps: ForwardDeps, network: Network, checked: CheckedCall): Promise<string> | string {
-  return checked.ok ? forwardOne(deps, network, checked) : rpcErrorText(checked.id, checked.error);
+  if (!checked.ok) return rpcErrorText(checked.id, checked.error);
+  if (isEnhancedMethod(checked.call.method)) return answerEnhanced(deps, network, checked.call);
+  return forwardOne(deps, network, checked);
 }
 
 export interface ForwardDeps {
   metrics: Metrics;
   /** Absent: every call goes upstream. */
   rpcCache?: RpcCache;
+  /** Alchemy's enhanced methods; absent: they answer -32601 on this endpoint. */
+  enhanced?: EnhancedMethods;
+}
+
+/** An enhanced method, answered by Blockyard itself: its chain reads go through `forwardOne` (cache, pool). */
+async function answerEnhanced(deps: ForwardDeps, network: Network, call: JsonRpcCall): Promise<string> {
+  countCall(deps, network, call.method);
+  if (call.id === undefined) return '';
+  const { chain, network: name } = network.config;
+  if (deps.enhanced === undefined || !isEnhancedMethod(call.method)) {
+    const message = `the method '${call.method}' is not available on this endpoint of ${chain}/${name}: use POST /v1/rpc/${chain}/${name}`;
+    return rpcErrorText(call.id, { code: jsonRpcErrorCodes.method_not_found, message });
+  }
+  const chainCall: ChainCaller = async (method, params) =>
+    resultOf(await forwardOne(deps, network, { ok: true, call: { jsonrpc: '2.0', id: 1, method, params: [...params] } }));
+  return deps.enhanced.answer(network, { ...call, method: call.method }, chainCall);
 }
 
 /** Per network: the call counters by method label and the upstream timer, bound once (network objects live as long as their service). */
@@ -107,15 +135,19 @@ function metersFor(metrics: Metrics, network: Network): NetworkMeters {
   return meters;
 }
 
-function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
+function countCall(deps: ForwardDeps, network: Network, method: string): void {
   const meters = metersFor(deps.metrics, network);
-  const label = methodLabel(checked.call.method);
+  const label = methodLabel(method);
   let counter = meters.calls.get(label);
   if (counter === undefined) {
     counter = deps.metrics.rpcCallsChild(network.config.chain, network.config.network, label);
     meters.calls.set(label, counter);
   }
   counter.inc();
+}
+
+function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
+  countCall(deps, network, checked.call.method);
   const paramsJson = paramsJsonOf(checked.call);
   const body = formatCall(checked.call, paramsJson);
   // Notifications (no id) get no answer: never cached or shared.

@@ -6,6 +6,7 @@ import { ensureDevKey } from '../accounts/dev-key.ts';
 import { accountAdminRoutes } from '../accounts/routes.ts';
 import { createAccountService } from '../accounts/service.ts';
 import { createAccountStore } from '../accounts/store.ts';
+import { createEnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import { resolveAdminToken } from '../auth/admin-token.ts';
 import { createAuthenticator } from '../auth/authenticator.ts';
 import { type BundleLoop, startBundleLoop } from '../bundler/bundle-loop.ts';
@@ -337,6 +338,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     sponsorshipSettler = settler;
   }
   const usageStore = createUsageStore(database.db);
+  // Alchemy's enhanced JSON-RPC methods, on /v1/rpc and the bundler's endpoint (src/alchemy).
+  const enhanced = createEnhancedMethods({ db: database.db, tokens, logger });
   let usage: UsageRecorder | undefined;
   if (servesApi) {
     const recorder = createUsageRecorder({ write: usageStore.write, logger });
@@ -370,7 +373,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     logger,
     metrics,
     ...(web ? { pageFallback: web.page } : {}),
-    fastRoutes: servesApi ? rpcFastRoutes({ authenticator, chains, limiter, metrics, rpcCache, usage }) : [],
+    fastRoutes: servesApi ? rpcFastRoutes({ authenticator, chains, limiter, metrics, rpcCache, usage, enhanced }) : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
       ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
@@ -423,7 +426,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         serveKeyInPathForms(scope);
         if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
-        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage }));
+        await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage, enhanced }));
         await gasRoutes(scope, { chains, gas });
         await policyRoutes(scope, { chains, db: database.db });
         await sponsorRoutes(scope, { chains, db: database.db, sponsors });
@@ -435,7 +438,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db }) });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
-        await bundlerRoutes(scope, { chains, bundler, paymaster: createErc7677Methods(sponsors), limiter, metrics, rpcCache });
+        await bundlerRoutes(scope, {
+          chains,
+          bundler,
+          paymaster: createErc7677Methods(sponsors),
+          limiter,
+          metrics,
+          rpcCache,
+          enhanced,
+        });
         await usageRoutes(scope, { store: usageStore });
       },
       // The dashboard's pages at `/` (and every path no route above takes, but the API's).
@@ -447,7 +458,15 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));
   // Registered after the HTTP server so it closes first: open WebSockets would hold the server's close.
   if (servesApi) {
-    const ws = createWsEndpoint({ ctx, server: app.server, authenticator, limiter, chains, options: wsLimits(config.limits) });
+    const ws = createWsEndpoint({
+      ctx,
+      server: app.server,
+      authenticator,
+      limiter,
+      chains,
+      options: wsLimits(config.limits),
+      enhanced,
+    });
     shutdown.add('websocket endpoint', () => ws.close());
   }
   await app.listen({ host: config.host, port: config.port });

@@ -1,3 +1,4 @@
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
@@ -14,6 +15,8 @@ export interface AnswerDeps {
   network: Network;
   limiter: RateLimiter;
   metrics: Metrics;
+  /** Alchemy's enhanced methods (src/alchemy); absent: they answer -32601. */
+  enhanced?: EnhancedMethods;
   /** Answers the calls the socket itself serves (eth_subscribe, eth_unsubscribe), synchronously. */
   answerLocal(call: JsonRpcCall): string;
 }

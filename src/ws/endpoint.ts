@@ -1,6 +1,7 @@
 import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { LimitsConfig } from '../config/schema.ts';
@@ -63,6 +64,8 @@ export function createWsEndpoint(deps: {
   limiter: RateLimiter;
   chains: ChainRegistry;
   options?: WsEndpointOptions;
+  /** Alchemy's enhanced methods, answered over the socket as on /v1/rpc; absent: -32601. */
+  enhanced?: EnhancedMethods;
 }): WsEndpoint {
   const { ctx, server, options = {} } = deps;
   const { logger, metrics } = ctx;
@@ -133,6 +136,7 @@ export function createWsEndpoint(deps: {
             network,
             limiter: deps.limiter,
             metrics,
+            enhanced: deps.enhanced,
             wsMetrics,
             logger,
             limits,

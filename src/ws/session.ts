@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
+import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
@@ -28,6 +29,7 @@ export interface SessionDeps {
   network: Network;
   limiter: RateLimiter;
   metrics: Metrics;
+  enhanced?: EnhancedMethods;
   wsMetrics: WsMetrics;
   logger: Logger;
   limits: SessionLimits;

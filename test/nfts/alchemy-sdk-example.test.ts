@@ -15,18 +15,6 @@ describe('examples/alchemy-sdk.ts', () => {
   let url: string;
   let demo: DemoDeployment;
 
-  /** Whether the service answers an enhanced JSON-RPC method (other than with -32601). */
-  async function serves(method: string, params: unknown[]): Promise<boolean> {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = (await response.json()) as { error?: { code: number } };
-    return body.error?.code !== -32601;
-  }
-
   beforeAll(async () => {
     chain = await startIndexedChain();
     const { key } = await chain.service.createKey();
@@ -47,7 +35,7 @@ describe('examples/alchemy-sdk.ts', () => {
   }, 180_000);
   afterAll(() => chain?.service.stop());
 
-  it('prints the head, the dev account tokens and NFTs, and its transfers (or that they are not served)', async () => {
+  it('prints the head, the dev account tokens and NFTs, and its transfers', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', exampleFile, demoAccounts.dev], {
       env: { ...process.env, BLOCKYARD_URL: url },
       timeout: 60_000,
@@ -57,11 +45,7 @@ describe('examples/alchemy-sdk.ts', () => {
     expect(lines[0]).toBe(`block number: ${head}`);
 
     const token = demo.token.toLowerCase();
-    if (await serves('alchemy_getTokenBalances', [demoAccounts.dev, 'erc20'])) {
-      expect(lines.some((line) => line.toLowerCase() === `token ${token}: ${parseUnits('996707.75', 6)}`)).toBe(true);
-    } else {
-      expect(lines).toContain('core.getTokenBalances: skipped, this Blockyard does not serve it');
-    }
+    expect(lines.some((line) => line.toLowerCase() === `token ${token}: ${parseUnits('996707.75', 6)}`)).toBe(true);
 
     // The dev account keeps apes 1-3 and items 1-3.
     expect(lines).toContain('NFTs: 6');
@@ -70,10 +54,6 @@ describe('examples/alchemy-sdk.ts', () => {
     expect(nftLines).toContain(`nft ${demo.nft.toLowerCase()} #3 x1: Blockyard Demo Ape #3 (ERC721)`);
     expect(nftLines.some((line) => line.startsWith(`nft ${demo.items.toLowerCase()} #1 x650: `))).toBe(true);
 
-    if (await serves('alchemy_getAssetTransfers', [{ toAddress: demoAccounts.dev, category: ['external'] }])) {
-      expect(lines.some((line) => line.startsWith('transfer '))).toBe(true);
-    } else {
-      expect(lines).toContain('core.getAssetTransfers: skipped, this Blockyard does not serve it');
-    }
+    expect(lines.some((line) => line.startsWith('transfer '))).toBe(true);
   }, 90_000);
 });

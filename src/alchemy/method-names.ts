@@ -1,0 +1,31 @@
+import type { ChainConfig } from '../config/schema.ts';
+
+/**
+ * Alchemy's enhanced JSON-RPC methods Blockyard answers itself (from its index and its token reads),
+ * never forwarded upstream. Any other `alchemy_*` method is outside the allowlist: -32601 naming it.
+ */
+export const enhancedMethodNames = [
+  'alchemy_getAssetTransfers',
+  'alchemy_getTokenBalances',
+  'alchemy_getTokenMetadata',
+  'alchemy_getTransactionReceipts',
+] as const;
+
+export type EnhancedMethodName = (typeof enhancedMethodNames)[number];
+
+const names = new Set<string>(enhancedMethodNames);
+
+export function isEnhancedMethod(method: string): method is EnhancedMethodName {
+  return names.has(method);
+}
+
+/**
+ * Why the method cannot be served on this network, or undefined when it can: the transfers come only
+ * from the chain index, so a network without one has no alchemy_getAssetTransfers.
+ */
+export function enhancedMethodUnavailable(method: EnhancedMethodName, config: ChainConfig): string | undefined {
+  if (method === 'alchemy_getAssetTransfers' && !config.indexer.enabled) {
+    return 'it reads the chain index, which is off for this network (indexer.enabled)';
+  }
+  return undefined;
+}
