@@ -1,8 +1,8 @@
 import { formatUnits, type Hex, numberToHex, pad } from 'viem';
+import type { TokenFacts } from '../tokens/token-facts.ts';
 import type { TransferRow } from '../transfers/query.ts';
 import type { TransferGroup } from './asset-transfers-page.ts';
 import { alchemyCategoryOf } from './asset-transfers-params.ts';
-import type { TokenFacts } from './token-facts.ts';
 
 const nativeDecimals = 18;
 

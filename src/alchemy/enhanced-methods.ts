@@ -5,6 +5,7 @@ import { isAppError } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { type JsonRpcCall, type JsonRpcErrorObject, jsonRpcErrorCodes, rpcErrorText } from '../rpc/jsonrpc.ts';
 import type { TokenService } from '../tokens/service.ts';
+import { createTokenFactsLookup } from '../tokens/token-facts.ts';
 import { type ChainCaller, ChainRpcError } from './chain-caller.ts';
 import { getAssetTransfers } from './get-asset-transfers.ts';
 import { getTokenBalances } from './get-token-balances.ts';
@@ -12,7 +13,6 @@ import { getTokenMetadata } from './get-token-metadata.ts';
 import { getTransactionReceipts } from './get-transaction-receipts.ts';
 import type { EnhancedMethodName } from './method-names.ts';
 import { createNftSymbolLookup } from './nft-symbols.ts';
-import { createTokenFactsLookup } from './token-facts.ts';
 
 export interface EnhancedMethods {
   /**

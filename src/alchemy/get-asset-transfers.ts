@@ -2,13 +2,13 @@ import type { Network } from '../chains/registry.ts';
 import { AppError } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { createTokenStore } from '../tokens/store.ts';
+import type { TokenFactsLookup } from '../tokens/token-facts.ts';
 import { decodePageKey, encodePageKey } from '../transfers/page-key.ts';
 import { transferFingerprint } from '../transfers/query.ts';
 import { type AssetTransferItem, formatAssetTransfer } from './asset-transfer-items.ts';
 import { readAssetTransfers } from './asset-transfers-page.ts';
 import { parseAssetTransfersParams } from './asset-transfers-params.ts';
 import type { NftSymbolLookup } from './nft-symbols.ts';
-import type { TokenFactsLookup } from './token-facts.ts';
 
 export interface AssetTransfersResult {
   transfers: AssetTransferItem[];

@@ -78,6 +78,7 @@ import { createSponsorService } from '../sponsorship/sponsor-service.ts';
 import { startSponsorshipSettler } from '../sponsorship/sponsorship-settler.ts';
 import { tokenRoutes } from '../tokens/routes.ts';
 import { createTokenService } from '../tokens/service.ts';
+import { createTokenFactsLookup } from '../tokens/token-facts.ts';
 import { transferRoutes } from '../transfers/routes.ts';
 import { createTransferService } from '../transfers/service.ts';
 import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
@@ -435,7 +436,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         const v3 = createAlchemyV3Nfts({ nfts, reads: createNftIndexReads(database.db), gateways: config.nfts });
         await alchemyV3NftRoutes(scope, { chains, v3 });
         await tokenRoutes(scope, { chains, tokens });
-        await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db }) });
+        const tokenFacts = createTokenFactsLookup(tokens);
+        await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db, tokenFacts }) });
         await webhookRoutes(scope, { webhooks, db: database.db });
         await walletRoutes(scope, { wallets });
         await bundlerRoutes(scope, {

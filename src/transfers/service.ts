@@ -1,6 +1,7 @@
 import type { Network } from '../chains/registry.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
+import type { TokenFactsLookup } from '../tokens/token-facts.ts';
 import type { TransferCategory } from './categories.ts';
 import { decodePageKey, encodePageKey } from './page-key.ts';
 import { queryTransfers, type TransferFilter, type TransferRow, transferFingerprint } from './query.ts';
@@ -45,8 +46,12 @@ export interface TransfersAnswer {
 const nativeDecimals = 18;
 const tokenCategories = new Set<TransferCategory>(['erc20', 'erc721', 'erc1155']);
 
-/** The transfers API over the index's transfer tables (src/transfers/query.ts). */
-export function createTransferService(deps: { db: Database }) {
+/**
+ * The transfers API over the index's transfer tables (src/transfers/query.ts). ERC-20 rows whose token
+ * the service has not described yet get their symbol and decimals from `tokenFacts` (read and stored
+ * once per token), so the next pages join them from the table.
+ */
+export function createTransferService(deps: { db: Database; tokenFacts?: TokenFactsLookup }) {
   return {
     async list(network: Network, request: TransfersRequest): Promise<TransfersAnswer> {
       if (!network.config.indexer.enabled) throw notIndexed(network);
@@ -57,7 +62,8 @@ export function createTransferService(deps: { db: Database }) {
       if (page.rows.length === 0 && after === undefined && !(await hasIndexedBlock(deps.db, filter.network))) {
         throw new AppError('service_unavailable', `the index of ${filter.network} has not started yet; retry in a few seconds`);
       }
-      const transfers = page.rows.map((row) => toItem(row, network.config.nativeSymbol));
+      const rows = deps.tokenFacts ? await withTokenFacts(deps.tokenFacts, network, page.rows) : page.rows;
+      const transfers = rows.map((row) => toItem(row, network.config.nativeSymbol));
       return page.next ? { transfers, page_key: encodePageKey(page.next, fingerprint) } : { transfers };
     },
   };
@@ -81,6 +87,22 @@ function filterOf(network: Network, request: TransfersRequest): TransferFilter {
     toBlock: request.toBlock,
     order: request.order,
   };
+}
+
+/** ERC-20 rows without symbol or decimals, completed from the token's metadata where it is a token. */
+async function withTokenFacts(tokenFacts: TokenFactsLookup, network: Network, rows: readonly TransferRow[]) {
+  const unknown = rows.filter(
+    (row) => row.category === 'erc20' && row.contract && (row.decimals === null || row.symbol === null),
+  );
+  if (unknown.length === 0) return rows;
+  const facts = await tokenFacts.lookup(
+    network,
+    unknown.map((row) => row.contract!),
+  );
+  return rows.map((row) => {
+    const known = row.category === 'erc20' && row.contract ? facts.get(row.contract) : undefined;
+    return known ? { ...row, decimals: row.decimals ?? known.decimals, symbol: row.symbol ?? known.symbol } : row;
+  });
 }
 
 async function hasIndexedBlock(db: Database, network: string): Promise<boolean> {
