@@ -119,26 +119,23 @@ describe('queued ops: a sender sends several nonces without waiting', () => {
     expect(await publicClient.getBalance({ address: recipient })).toBe(15n);
   }, 60_000);
 
-  it('4 ops of an account not deployed yet (the first deploys it) sent at once all land in nonce order', async () => {
-    const account = await fundedAccount();
+  /** Ops 0-3 of a fresh, undeployed account sent at once (the first deploys it): all land, in nonce order. */
+  async function fourUndeployedOpsLand(account: SmartAccount, version?: '0.6') {
     const fees = await generousFees(publicClient);
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     const hashes = await sendAtOnce(account, recipient, 0n, [1n, 2n, 3n, 4n], await gasOf(account, recipient, 0n, fees), fees);
     const receipts = await waitForReceipts(url, key, hashes, 30_000);
     expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
-    expect(await landedNonces(account.address)).toEqual([0n, 1n, 2n, 3n]);
+    expect(await landedNonces(account.address, version)).toEqual([0n, 1n, 2n, 3n]);
     expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
+  }
+
+  it('4 ops of an account not deployed yet (the first deploys it) sent at once all land in nonce order', async () => {
+    await fourUndeployedOpsLand(await fundedAccount());
   }, 60_000);
 
   it('v0.6: 4 ops of an account not deployed yet sent at once all land in nonce order', async () => {
-    const account = await fundedV06Account();
-    const fees = await generousFees(publicClient);
-    const recipient = privateKeyToAccount(generatePrivateKey()).address;
-    const hashes = await sendAtOnce(account, recipient, 0n, [1n, 2n, 3n, 4n], await gasOf(account, recipient, 0n, fees), fees);
-    const receipts = await waitForReceipts(url, key, hashes, 30_000);
-    expect([...receipts.values()].every((receipt) => receipt.success)).toBe(true);
-    expect(await landedNonces(account.address, '0.6')).toEqual([0n, 1n, 2n, 3n]);
-    expect(await publicClient.getBalance({ address: recipient })).toBe(10n);
+    await fourUndeployedOpsLand(await fundedV06Account(), '0.6');
   }, 60_000);
 
   it('an op queued behind the deploying op is validated in the state that op leaves: a bad signature is refused', async () => {
