@@ -14,6 +14,7 @@ export const apiPrefixes = [
   '/dashboard/sign-in',
   '/docs',
   '/healthz',
+  '/livez',
   '/metrics',
   '/ws',
 ] as const;

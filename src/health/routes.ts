@@ -10,14 +10,30 @@ const HealthReport = Type.Object({
   checks: Type.Record(Type.String(), Type.String()),
 });
 
+const LivenessReport = Type.Object({ status: Type.Literal('ok') });
+
 /**
- * `GET /healthz` (200 when ready, 503 otherwise; never authenticated) and `GET /metrics` (Prometheus
+ * `GET /livez` (200 whenever the process serves HTTP; checks no dependency), `GET /healthz` (200 when ready, 503 otherwise; never authenticated) and `GET /metrics` (Prometheus
  * text; behind `metricsGuard`, the admin token, when `metrics_require_admin_token` is on).
  */
 export async function operationsRoutes(
   app: FastifyInstance,
   deps: { health: HealthCheck; metrics: Metrics; metricsGuard?: RequestGuard },
 ) {
+  // A load balancer checks this one: with /healthz it would drop every API node while the database is
+  // down and answer with its own page, where each node answers the spec's 503 with Retry-After itself.
+  app.get(
+    '/livez',
+    {
+      schema: {
+        summary: 'Liveness: the process serves HTTP (no dependency is checked; never authenticated)',
+        tags: ['operations'],
+        response: { 200: LivenessReport },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
   app.get(
     '/healthz',
     {

@@ -45,6 +45,7 @@ describe('OpenAPI document', () => {
         'POST /admin/accounts/{id}/keys',
         'DELETE /admin/keys/{id}',
         'GET /healthz',
+        'GET /livez',
       ]),
     );
     for (const { path, method, op } of operations) {
@@ -69,6 +70,7 @@ describe('OpenAPI document', () => {
   it('every answer of every route matches the declared schema', async () => {
     const admin = { authorization: `Bearer ${t.adminToken}` };
     expect((await call('GET', '/healthz', '/healthz')).status).toBe(200);
+    expect((await call('GET', '/livez', '/livez')).body).toEqual({ status: 'ok' });
 
     const account = await call('POST', '/admin/accounts', '/admin/accounts', {
       headers: admin,

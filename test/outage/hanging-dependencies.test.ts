@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DeliveryCheck, type Deployment, startDeliveryCheck, startDeployment } from './deployment.ts';
+import { type HangTarget, normalWithin, problemsDuring } from './hang-probes.ts';
+
+/** How long each hang is probed: several rounds past every deadline of the service. */
+const hangMs = Number(process.env.HANG_MS ?? 4_000);
+/** JSON-RPC calls sent beside each round of requests: a hang under load, as a deployment sees it. */
+const loadPerRound = Number(process.env.HANG_BURST ?? 20);
+/** Every answer is normal again within this of the dependency's return (issue 23, item 5). */
+const recoveryMs = 10_000;
+
+/**
+ * Issue 23, item 5: a dependency that hangs (its processes stopped with SIGSTOP: connections are
+ * accepted and never answered, nothing is refused) while the service runs as a deployment does, in
+ * separate processes (`--roles api` and a worker) on a real Postgres and Redis. Every answer comes
+ * within 2 s (503 with Retry-After), and everything works within 10 s of the dependency's return.
+ */
+describe('outage across processes: a dependency hangs', () => {
+  let deployment: Deployment;
+  let delivery: DeliveryCheck;
+  let freeKey: string;
+  let restKey: string;
+  /** Keys nobody has used: each round of requests takes the next (a key cache miss every time). */
+  let unseenKeys: string[] = [];
+  const target = (): HangTarget => ({
+    url: deployment.api.url,
+    freeKey,
+    restKey,
+    unseenKey: unseenKeys.shift() ?? restKey,
+  });
+  const prepareUnseenKeys = async () => {
+    unseenKeys = await deployment.createKeys('growth', 20);
+  };
+
+  beforeAll(async () => {
+    deployment = await startDeployment();
+    [freeKey = ''] = await deployment.createKeys('free');
+    [restKey = ''] = await deployment.createKeys('growth');
+    await normalWithin(target, 30_000);
+    delivery = await startDeliveryCheck(deployment);
+    await delivery.assertDeliveredWithin(30_000);
+  }, 180_000);
+  afterAll(async () => {
+    await delivery?.close();
+    await deployment?.close();
+  }, 90_000);
+
+  /** Stops the dependency's processes, probes, lets them continue, and requires normal answers again. */
+  async function hang(stop: () => void, resume: () => void, keysReady = false): Promise<void> {
+    if (!keysReady) await prepareUnseenKeys();
+    stop();
+    let problems: string[];
+    try {
+      problems = await problemsDuring(target, hangMs, loadPerRound);
+    } finally {
+      resume();
+    }
+    // Back to normal first: the next test starts on a working deployment even when this one fails.
+    const back = Date.now();
+    const recovery = await normalWithin(target, recoveryMs).catch((error: Error) => error.message);
+    const delivered = await delivery
+      .assertDeliveredWithin(Math.max(1, recoveryMs - (Date.now() - back)))
+      .then(() => 'delivered')
+      .catch((error: Error) => error.message);
+    expect(problems, 'answers during the hang').toEqual([]);
+    expect(recovery, 'API answers after the return').toBeTypeOf('number');
+    expect(delivered, 'the worker delivers after the return').toBe('delivered');
+  }
+
+  const stopRedis = () => process.kill(deployment.redis.pid, 'SIGSTOP');
+  const resumeRedis = () => process.kill(deployment.redis.pid, 'SIGCONT');
+  const stopPostgres = () => deployment.postgres.signalAll('SIGSTOP');
+  const resumePostgres = () => deployment.postgres.signalAll('SIGCONT');
+
+  it('Redis stopped', async () => {
+    await hang(stopRedis, resumeRedis);
+  }, 90_000);
+
+  it('Postgres stopped', async () => {
+    await hang(stopPostgres, resumePostgres);
+  }, 90_000);
+
+  it('Redis restarted, then stopped before the clients reconnect (their connections freshly broken)', async () => {
+    await prepareUnseenKeys();
+    await deployment.restartRedis();
+    await hang(stopRedis, resumeRedis, true);
+  }, 90_000);
+
+  it('Postgres restarted, then stopped at once (the pool holds only broken connections)', async () => {
+    await prepareUnseenKeys();
+    deployment.postgres.kill();
+    await deployment.postgres.start();
+    await hang(stopPostgres, resumePostgres, true);
+  }, 90_000);
+
+  it('a fresh API process: Postgres stopped right after it started', async () => {
+    await prepareUnseenKeys();
+    await deployment.restartApi();
+    await hang(stopPostgres, resumePostgres, true);
+  }, 150_000);
+
+  it('a fresh API process: Redis stopped right after it started', async () => {
+    await prepareUnseenKeys();
+    await deployment.restartApi();
+    await hang(stopRedis, resumeRedis, true);
+  }, 150_000);
+
+  it('the chain upstream stopped', async () => {
+    const anvilPid = deployment.anvil.devnet.pid;
+    await hang(
+      () => process.kill(anvilPid, 'SIGSTOP'),
+      () => process.kill(anvilPid, 'SIGCONT'),
+    );
+  }, 90_000);
+
+  it('GET /livez answers 200 while Postgres is stopped, where /healthz answers 503', async () => {
+    stopPostgres();
+    try {
+      const get = (path: string) => fetch(`${deployment.api.url}${path}`, { signal: AbortSignal.timeout(5_000) });
+      const live = await get('/livez');
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'ok' });
+      const ready = await get('/healthz');
+      expect(ready.status).toBe(503);
+    } finally {
+      resumePostgres();
+    }
+  }, 30_000);
+
+  it('the worker process lived through every hang', () => {
+    expect(deployment.worker.exitInfo).toBeUndefined();
+    expect(deployment.api.cli.exitInfo).toBeUndefined();
+  });
+});
