@@ -8,6 +8,12 @@ export interface ListenConnection {
 /** Between attempts to reconnect: the connection is back within this of the server's return. */
 const reconnectMs = 1_000;
 const connectTimeoutMs = 5_000;
+/**
+ * LISTEN answers in milliseconds on a live server. Without a deadline, a server that stopped right
+ * after accepting the session (SIGSTOP, a frozen host) would hold the reconnect for ever and the
+ * connection would never come back; past this it is dropped and tried again a second later.
+ */
+const listenTimeoutMs = 5_000;
 
 /**
  * A `LISTEN` connection that comes back by itself: when it breaks, or a reconnect fails (the server is
@@ -42,7 +48,12 @@ export async function startListenConnection(options: {
 
   async function connect() {
     if (closed) return;
-    const current = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true });
+    const current = new pg.Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: listenTimeoutMs,
+      keepAlive: true,
+    });
     let broken = false;
     current.on('notification', options.onNotification);
     current.on('error', (error) => {
@@ -57,7 +68,8 @@ export async function startListenConnection(options: {
       await current.query(`LISTEN ${options.channel}`);
     } catch (error) {
       broken = true;
-      await current.end().catch(() => undefined);
+      // Not awaited: a server that does not answer would not answer the goodbye either.
+      current.end().catch(() => undefined);
       throw error;
     }
     if (closed) {
