@@ -6,6 +6,12 @@ import type { ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 const keyPrefix = 'blockyard:rl:';
 const commandName = 'blockyardConsume';
 const commandTimeoutMs = 500;
+/**
+ * A TCP connect that gets no answer (the host is down or cut off: packets dropped) is given up after
+ * this and tried again (ioredis's default is 10 s): Redis is used again within a few seconds of its
+ * return. Requests meanwhile wait only `commandTimeoutMs` (queued commands time out too).
+ */
+export const redisConnectTimeoutMs = 2_000;
 
 /**
  * One script checks and counts all three windows atomically (Redis runs a script to completion before
@@ -77,6 +83,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
           // A Redis that is down or stopped (accepting, never answering) costs a request at most this:
           // it is then the 503 below, within the 2 s a client waits during an outage.
           commandTimeout: commandTimeoutMs,
+          connectTimeout: redisConnectTimeoutMs,
           // Back within a second of Redis's return.
           retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
         })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { redisConnectTimeoutMs } from '../../limits/redis-limiter.ts';
 
 /** Final answers shared by every API process: a second layer behind the in-process LRU. */
 export interface RedisAnswerStore {
@@ -26,6 +27,7 @@ export function createRedisAnswerStore(url: string): RedisAnswerStore {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: commandTimeoutMs,
+    connectTimeout: redisConnectTimeoutMs,
   });
   client.on('error', () => {
     // Reconnects on its own; meanwhile every lookup is a miss.
