@@ -4,6 +4,7 @@ import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath } from '../auth/key-in-path.ts';
 import { assertScope, type Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
+import { isAppError } from '../core/errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
@@ -34,7 +35,7 @@ export interface V1GuardDeps {
   metrics: Metrics;
 }
 
-/** Refused authentications spend a per-address budget, so guessing keys is throttled too. */
+/** Refused authentications spend a per-address budget, so guessing keys is throttled too (not keys unchecked for an outage). */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
 
 /**
@@ -52,7 +53,11 @@ export async function authenticateV1(
   try {
     return await deps.authenticator.authenticate(apiKeyFromRequest(headers, { path: pathKey }));
   } catch (error) {
-    await chargeRequest(deps, reply, { accountId: `ip:${ip}`, limits: anonymousLimits }, 0);
+    // A key that could not be checked (the database is down: 503) was not refused: charging the
+    // address for it turned an outage into 429s for every client behind one address (a load balancer).
+    if (!(isAppError(error) && error.code === 'service_unavailable')) {
+      await chargeRequest(deps, reply, { accountId: `ip:${ip}`, limits: anonymousLimits }, 0);
+    }
     throw error;
   }
 }

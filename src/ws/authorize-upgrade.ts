@@ -42,7 +42,9 @@ export async function authorizeUpgrade(
       }),
     );
   } catch (error) {
-    await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);
+    // As for /v1 (src/http/v1-guard.ts): a key unchecked for a database outage was not refused.
+    const unchecked = error instanceof AppError && error.code === 'service_unavailable';
+    if (!unchecked) await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);
     throw error;
   }
   try {

@@ -130,7 +130,7 @@ export function hangProblem(answer: HangAnswer): string | undefined {
     return answer.retryAfter ? undefined : `${where}: no Retry-After`;
   }
   if (!answeredNormally(answer)) return `${where}: neither the data nor 503`;
-  const rpcError = answer.name.startsWith('json-rpc') ? answer.body?.error : undefined;
+  const rpcError = answer.name.startsWith('json-rpc') && answer.status === 200 ? answer.body?.error : undefined;
   if (rpcError && rpcError.code !== -32603) return `${where}: a JSON-RPC error other than -32603`;
   return undefined;
 }
