@@ -105,6 +105,21 @@ describe('outage across processes: a dependency hangs', () => {
     await hang(stopRedis, resumeRedis, true);
   }, 150_000);
 
+  it('an API process started while Redis is stopped serves (503 for /v1) and uses Redis once it continues', async () => {
+    await prepareUnseenKeys();
+    stopRedis();
+    let problems: string[];
+    try {
+      await deployment.restartApi();
+      problems = await problemsDuring(target, 2_000, loadPerRound);
+    } finally {
+      resumeRedis();
+    }
+    const recovery = await normalWithin(target, recoveryMs).catch((error: Error) => error.message);
+    expect(problems, 'answers during the hang').toEqual([]);
+    expect(recovery, 'API answers after the return').toBeTypeOf('number');
+  }, 150_000);
+
   it('the chain upstream stopped', async () => {
     const anvilPid = deployment.anvil.devnet.pid;
     await hang(
