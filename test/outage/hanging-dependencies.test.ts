@@ -14,6 +14,8 @@ const recoveryMs = 10_000;
  * accepted and never answered, nothing is refused) while the service runs as a deployment does, in
  * separate processes (`--roles api` and a worker) on a real Postgres and Redis. Every answer comes
  * within 2 s (503 with Retry-After), and everything works within 10 s of the dependency's return.
+ * For exploring: HANG_MS (how long each hang lasts), HANG_BURST (load per round), HANG_SUMMARY=1
+ * (prints each request's statuses and slowest answer per hang).
  */
 describe('outage across processes: a dependency hangs', () => {
   let deployment: Deployment;
