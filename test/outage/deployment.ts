@@ -86,8 +86,9 @@ export async function startDeployment(): Promise<Deployment> {
       deployment.redis = await startRedis({ port: deployment.redis.port });
     },
     async close() {
-      await Promise.all([deployment.api?.cli.stop(10_000), deployment.worker?.stop(10_000)]);
-      await Promise.all([anvil.close(), postgres.stop(), deployment.redis.stop()]);
+      // Every part is stopped even when another fails to: nothing outlives the test.
+      await Promise.allSettled([deployment.api?.cli.stop(10_000), deployment.worker?.stop(10_000)]);
+      await Promise.allSettled([anvil.close(), postgres.stop(), deployment.redis.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
