@@ -17,7 +17,7 @@ import { chainOf, poolTransport, publicClientFor } from '../chains/public-client
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
-import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { acquireIndexerLease, type IndexerLease } from '../indexer/leader-lease.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
 import { markSubmitted, returnToMempool } from './bundle-status.ts';
@@ -36,6 +36,8 @@ const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
 const gatherMs = 2;
 const receiptTimeoutMs = 60_000;
+/** Pause before asking again for a lease that was lost. */
+const leaseRetryMs = 1_000;
 /** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
 const maxReplacements = 10;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
@@ -75,6 +77,8 @@ export interface BundleLoop {
  */
 export function startBundleLoop(deps: {
   db: Kysely<Tables>;
+  /** The database's URL: the bundler lease holds a connection of its own. */
+  databaseUrl: string;
   network: Network;
   executorKeys: readonly Hex[];
   maxBundleOps: number;
@@ -95,7 +99,6 @@ export function startBundleLoop(deps: {
       warnedLow: false,
     };
   });
-  const lease = acquireIndexerLease(db, name, logger, 'bundler');
   const recentBaseFee = createRecentBaseFee();
   const reputation = createReputationStore(db);
   const balanceGauge =
@@ -412,7 +415,7 @@ export function startBundleLoop(deps: {
 
   /** Starts a bundle on each free executor while ops are waiting; each bundle, when done, looks again. */
   function run() {
-    if (closed) return;
+    if (closed || !active) return;
     if (running) {
       again = true;
       return;
@@ -425,14 +428,14 @@ export function startBundleLoop(deps: {
         // The mode is read at each step: debug_bundler_setBundlingMode('manual') stops bundling at once.
         if (mode === 'auto') await resumeSubmitted();
         for (const executor of executors) {
-          if (closed || executor.busy || mode !== 'auto') continue;
+          if (closed || !active || executor.busy || mode !== 'auto') continue;
           const rows = await loadBatch();
           if (rows.length === 0) break;
           void startBundle(executor, rows);
         }
         // After the bundles are on their way: it must not delay them.
         await revalidate();
-      } while (again && !closed);
+      } while (again && !closed && active);
     })()
       .catch((error: unknown) =>
         logger.warn({ err: error, network: name, reason: shortMessage(error) }, 'bundling round failed; retried'),
@@ -464,17 +467,32 @@ export function startBundleLoop(deps: {
   };
 
   let active = false;
-  void lease.acquired.then(async () => {
-    if (closed) return;
+  let lease: IndexerLease | undefined;
+  /** Bundles while this process holds the lease; a lost lease stops bundling at once (another process may take over). */
+  async function follow() {
+    while (!closed) {
+      const current = acquireIndexerLease({ url: deps.databaseUrl, registry: deps.registry }, name, logger, 'bundler');
+      lease = current;
+      const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
+      if (held && !closed) await startActive();
+      await current.ended;
+      active = false;
+      clearInterval(timer);
+      if (!closed) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
+    }
+  }
+  async function startActive() {
     active = true;
     await resumeSubmitted().catch((error: unknown) =>
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
+    if (!active || closed) return;
     timer = setInterval(run, pollMs);
     for (const executor of executors)
       await watchBalance(executor).catch((error: unknown) => logger.warn({ err: error }, 'executor balance unknown'));
     run();
-  });
+  }
+  const following = follow();
 
   return {
     poke() {
@@ -517,7 +535,7 @@ export function startBundleLoop(deps: {
         load: (hashes) => db.selectFrom('user_operations').selectAll().where('hash', 'in', hashes).execute(),
         executors,
         bundleWith,
-        isClosed: () => closed,
+        isClosed: () => closed || !active,
         inFlight: (change) => {
           bundlesInFlight += change;
         },
@@ -526,7 +544,8 @@ export function startBundleLoop(deps: {
       closed = true;
       clearInterval(timer);
       await idle();
-      await lease.release();
+      await lease?.release();
+      await following;
     },
   };
 }

@@ -33,7 +33,7 @@ export function startIndexers(options: {
     // at once, since another process may take over, and this one stands by to take it again.
     const follow = async () => {
       while (!stopping) {
-        const current = acquireIndexerLease(database.db, indexer.network, ctx.logger);
+        const current = acquireIndexerLease({ url: database.url, registry: ctx.metrics.registry }, indexer.network, ctx.logger);
         lease = current;
         const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
         if (held && !stopping) indexer.start();

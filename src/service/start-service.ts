@@ -305,6 +305,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       }
       const loop = startBundleLoop({
         db: database.db,
+        databaseUrl: database.url,
         network,
         executorKeys,
         maxBundleOps: network.config.bundler.maxBundleOps,
