@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import {
@@ -293,12 +293,23 @@ export function startBundleLoop(deps: {
     const head = await client.getBlockNumber({ cacheTime: 0 });
     if (head === revalidatedAt) return;
     revalidatedAt = head;
-    const before = Date.now() - Math.max(1_000, network.config.blockTimeS * 1_000);
     const waiting = await waitingOps(200);
+    if (waiting.length === 0) return;
+    // created_at is the database's time (another process wrote it): compared with the database's clock.
+    const { rows: clock } = await sql<{ now_ms: number }>`select (extract(epoch from now()) * 1000)::float8 as now_ms`.execute(
+      db,
+    );
+    const before = clock[0]!.now_ms - Math.max(1_000, network.config.blockTimeS * 1_000);
     const waited = waiting.filter((row) => new Date(row.created_at).getTime() <= before);
     // An op checked at send is looked at again once it has waited a block.
     if (waited.length < waiting.length) revalidatedAt = -1n;
     const next = nextOfEachSender(waited);
+    // An op's time range is checked on chain against block timestamps: so is it here, not this host's clock.
+    let chainNowS: number | undefined;
+    const chainNow = async () => {
+      chainNowS ??= Number((await client.getBlock({ blockTag: 'latest' })).timestamp);
+      return chainNowS;
+    };
     // ERC-7562 COD-010: the code each op's first validation ran must still be there, in one call for all.
     const current = await currentCodeHashes(client, [...new Set(next.flatMap((row) => Object.keys(row.code_hashes ?? {})))]);
     for (const row of next) {
@@ -331,7 +342,7 @@ export function startBundleLoop(deps: {
           delegationOverride(op),
         );
         if (outcome.sigFailed) await fail(row, `no longer valid: ${signatureFailure(outcome.sigFailedBy)}`);
-        else if (outcome.validUntil < Math.floor(Date.now() / 1000))
+        else if (outcome.validUntil < (await chainNow()))
           await fail(row, `expired: valid until ${outcome.validUntil} (Unix seconds)`);
       } catch (error) {
         if (error instanceof BundlerRpcError) await fail(row, `no longer valid: ${error.message}`);
