@@ -185,19 +185,23 @@ export function createWebhookService(deps: {
     async rotateSecret(principal: Principal, id: string) {
       const row = await owned(principal, id);
       const secret = generateSigningSecret();
-      const expires = new Date(Date.now() + previousSecretLifetimeMs);
       const updated = await db
         .updateTable('webhooks')
         .set({
           secret_ciphertext: secrets.seal(secret, id),
           previous_secret_ciphertext: row.secret_ciphertext,
-          previous_secret_expires_at: expires,
+          // The database's clock: the workers that stop signing with it compare with that clock.
+          previous_secret_expires_at: sql`now() + ${`${previousSecretLifetimeMs} milliseconds`}::interval`,
           updated_at: new Date(),
         })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...view(updated), signing_secret: secret, previous_secret_expires_at: expires.toISOString() };
+      return {
+        ...view(updated),
+        signing_secret: secret,
+        previous_secret_expires_at: new Date(updated.previous_secret_expires_at!).toISOString(),
+      };
     },
 
     /** Queues a test event built by the webhook's own matcher (so shaped like a real one), marked `test: true`. */
