@@ -18,6 +18,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease, type IndexerLease } from '../indexer/leader-lease.ts';
+import { registerDatabaseGauge } from '../observability/database-gauge.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
 import { markSubmitted, returnToMempool } from './bundle-status.ts';
@@ -109,6 +110,22 @@ export function startBundleLoop(deps: {
       labelNames: ['network', 'executor'],
       registers: [deps.registry],
     });
+  registerDatabaseGauge({
+    registry: deps.registry,
+    name: 'blockyard_bundler_mempool_ops',
+    help: "UserOperations waiting in the bundler's mempool for a bundle, by network (from the database: every bundler process reports the same)",
+    labelNames: ['network'],
+    // Pending only: the partial index user_operations_queue_idx counts them without reading the table.
+    read: async () => {
+      const rows = await db
+        .selectFrom('user_operations')
+        .select(['network', (eb) => eb.fn.countAll<string>().as('ops')])
+        .where('status', '=', 'pending')
+        .groupBy('network')
+        .execute();
+      return rows.map((row) => ({ labels: { network: row.network }, value: Number(row.ops) }));
+    },
+  });
   async function watchBalance(executor: Executor) {
     const balance = await client.getBalance({ address: executor.account.address });
     balanceGauge.set({ network: name, executor: executor.account.address }, Number(balance));

@@ -5,6 +5,7 @@ import type { WebhooksConfig } from '../config/schema.ts';
 import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { type Plan, resolveLimits } from '../limits/plans.ts';
+import { registerDatabaseGauge } from '../observability/database-gauge.ts';
 import { parseEventType, variantBName } from './event-types.ts';
 import { deliveriesChannel } from './outbox.ts';
 import { renderPayload } from './payloads.ts';
@@ -88,6 +89,22 @@ export function startDeliveryWorkers(deps: {
 }): DeliveryWorkers {
   const { db, config, logger } = deps;
   const metrics = createWorkerMetrics(deps.registry);
+  registerDatabaseGauge({
+    registry: deps.registry,
+    name: 'blockyard_webhook_pending_deliveries',
+    help: 'Webhook deliveries waiting to be sent (all webhooks): due now, or scheduled later (retries, confirmations, the daily cap)',
+    labelNames: ['state'],
+    read: async () => {
+      const { rows } = await sql<{ due: number; scheduled: number }>`
+        select count(*) filter (where next_attempt_at <= now())::int as due,
+               count(*) filter (where next_attempt_at > now())::int as scheduled
+        from webhook_deliveries where status = 'pending'`.execute(db);
+      return [
+        { labels: { state: 'due' }, value: rows[0]?.due ?? 0 },
+        { labels: { state: 'scheduled' }, value: rows[0]?.scheduled ?? 0 },
+      ];
+    },
+  });
   const serving = new Map<string, Promise<void>>();
   let closed = false;
   let ticking = false;

@@ -26,6 +26,24 @@ async function timeUntil(cli: CliProcess, pattern: RegExp, times: number, timeou
   return performance.now() - started;
 }
 
+/** The process's /metrics (the URL it printed at start). */
+async function scrape(cli: CliProcess): Promise<string> {
+  const [, url] = (await cli.waitForOutput(/Blockyard is running at (http:\/\/127\.0\.0\.1:\d+)/, 60_000)) as unknown as [
+    string,
+    string,
+  ];
+  const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+function metricValue(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
 const indexerAcquired = /indexer lease acquired/;
 const bundlerAcquired = /bundler lease acquired/;
 
@@ -100,6 +118,16 @@ describe('indexer and bundler leases across processes', () => {
     const second = startWorker('second');
     await second.waitForOutput(/standing by[\s\S]*standing by/, 60_000);
     expect(count(second, indexerAcquired) + count(second, bundlerAcquired)).toBe(0);
+    // What an operator watches: who holds each lease, the indexer's lag, the mempool.
+    const [firstMetrics, secondMetrics] = await Promise.all([scrape(first), scrape(second)]);
+    for (const role of ['indexer', 'bundler']) {
+      expect(metricValue(firstMetrics, 'blockyard_lease_held', { role, network: 'ethereum/devnet' }), role).toBe(1);
+      expect(metricValue(secondMetrics, 'blockyard_lease_held', { role, network: 'ethereum/devnet' }), role).toBe(0);
+    }
+    expect(firstMetrics).toMatch(/^blockyard_indexer_indexed_block\{/m);
+    expect(firstMetrics).toMatch(/^blockyard_indexer_head_block\{/m);
+    expect(firstMetrics).toMatch(/^# TYPE blockyard_bundler_mempool_ops gauge/m);
+    expect(firstMetrics).toMatch(/^blockyard_upstream_breaker_state\{/m);
 
     // Right after the standby was refused: a standby that asks every 5 s would take 5 s.
     first.child.kill('SIGKILL');
@@ -130,7 +158,11 @@ describe('indexer and bundler leases across processes', () => {
       );
       expect(indexerLost).toBeLessThan(5_000);
       expect(bundlerLost).toBeLessThan(5_000);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // /metrics answers while the database does not (its database-read gauges wait 1 s at most).
+      const scrapeStarted = performance.now();
+      const frozen = await scrape(second);
+      expect(performance.now() - scrapeStarted).toBeLessThan(2_500);
+      expect(metricValue(frozen, 'blockyard_lease_held', { role: 'indexer', network: 'ethereum/devnet' })).toBe(0);
       postgres.signalAll('SIGCONT');
       resumed = true;
     } finally {
@@ -144,6 +176,8 @@ describe('indexer and bundler leases across processes', () => {
       timeoutMs: 20_000,
       what: 'indexing to resume after the database came back',
     });
+    const after = await scrape(second);
+    expect(metricValue(after, 'blockyard_lease_held', { role: 'indexer', network: 'ethereum/devnet' })).toBe(1);
     expect(second.exitInfo).toBeUndefined();
   }, 180_000);
 });

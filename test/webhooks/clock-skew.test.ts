@@ -125,6 +125,14 @@ describe.skipIf(!existsSync(libfaketime))('webhook delivery with a worker whose 
         expect(Math.abs(signedAtMs - request.at), `webhook-timestamp of ${id}`).toBeLessThan(3_000);
       }
     }
+    // Nothing left to send: the queue-depth gauge an operator watches says so (read from the database).
+    const [, url] = (await normal.waitForOutput(/Blockyard is running at (http:\/\/127\.0\.0\.1:\d+)/, 1_000)) as unknown as [
+      string,
+      string,
+    ];
+    const metrics = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    expect(metrics).toMatch(/^blockyard_webhook_pending_deliveries\{state="due"\} 0$/m);
+    expect(metrics).toMatch(/^blockyard_webhook_pending_deliveries\{state="scheduled"\} 0$/m);
     expect(skewed.exitInfo).toBeUndefined();
     expect(normal.exitInfo).toBeUndefined();
   }, 180_000);
