@@ -265,6 +265,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     chains,
     secrets,
     mode: config.mode,
+    privateDestinations: config.webhooks.privateDestinations,
     enricher,
     queued: () => webhookRole?.poke(),
     replay: { maxEvents: config.webhooks.replayMaxEvents, pageEvents: config.webhooks.replayPageEvents },

@@ -15,6 +15,7 @@ import type { PayloadFormat } from './payloads.ts';
 import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
 import { sampleChainEvent, samplePendingTransaction } from './sample-event.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
+import { privateDestinations } from './private-destinations.ts';
 import { assertWebhookUrl, type Mode } from './url-policy.ts';
 import { parseWebhookConfig, type WebhookConfig } from './webhook-config.ts';
 
@@ -57,6 +58,8 @@ export function createWebhookService(deps: {
   chains: ChainRegistry;
   secrets: SecretBox;
   mode: Mode;
+  /** `webhooks.private_destinations`: private ranges webhook URLs may point at. */
+  privateDestinations?: readonly string[];
   enricher: Enricher;
   /** Something was queued in this process (its workers look at once). */
   queued: () => void;
@@ -64,6 +67,7 @@ export function createWebhookService(deps: {
   replay?: { maxEvents: number; pageEvents: number };
 }) {
   const { db, chains, secrets, mode } = deps;
+  const allowedPrivate = privateDestinations(deps.privateDestinations);
 
   async function owned(principal: Principal, id: string): Promise<WebhookRow> {
     const row = await db
@@ -105,7 +109,7 @@ export function createWebhookService(deps: {
     async create(principal: Principal, input: CreateWebhookInput): Promise<WebhookView> {
       const type = eventTypeOf(input.event_type);
       const config = parseWebhookConfig(type, input.config);
-      const url = assertWebhookUrl(input.url, mode);
+      const url = assertWebhookUrl(input.url, mode, 'url', allowedPrivate);
       const network = resolveRestNetwork(chains.list(), principal, input.chain, input.network);
       if (network.config.kind !== 'evm')
         throw invalidRequest('chain', `webhooks watch EVM chains; ${input.chain} is ${network.config.kind}`);
@@ -152,7 +156,7 @@ export function createWebhookService(deps: {
     async update(principal: Principal, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
       const row = await owned(principal, id);
       const changes: Record<string, unknown> = {};
-      if (input.url !== undefined) changes.url = assertWebhookUrl(input.url, mode);
+      if (input.url !== undefined) changes.url = assertWebhookUrl(input.url, mode, 'url', allowedPrivate);
       if (input.config !== undefined)
         changes.config = JSON.stringify(parseWebhookConfig(eventTypeOf(row.event_type), input.config));
       if (input.status !== undefined && input.status !== row.status) {

@@ -9,6 +9,7 @@ import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
 import { startPendingFeed } from './pending-feed.ts';
 import type { SecretBox } from './secrets.ts';
+import { privateDestinations } from './private-destinations.ts';
 import { createDeliverySender } from './send-delivery.ts';
 import { createWebhookCache } from './webhook-cache.ts';
 import { bindAllUnboundSecrets } from './webhook-secrets.ts';
@@ -54,7 +55,11 @@ export async function startWebhookRole(deps: {
     networks.map((network) => [`${network.config.chain}/${network.config.network}`, network.config.chainId]),
   );
   const cache = createWebhookCache(db, factsOf);
-  const sender = createDeliverySender({ mode: config.mode, timeoutMs: config.webhooks.timeoutMs });
+  const sender = createDeliverySender({
+    mode: config.mode,
+    timeoutMs: config.webhooks.timeoutMs,
+    privateDestinations: privateDestinations(config.webhooks.privateDestinations),
+  });
   const workers: DeliveryWorkers = startDeliveryWorkers({
     db,
     databaseUrl: deps.databaseUrl,
