@@ -1,8 +1,8 @@
-import { parseCidr } from '../webhooks/private-destinations.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { parseCidr } from '../webhooks/private-destinations.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
 import { buildLimits } from './limits-settings.ts';
 import {
@@ -279,7 +279,10 @@ function buildWebhooks(settings: Settings): WebhooksConfig {
     replayPageEvents: webhooks.replay_page_events ?? 1000,
     privateDestinations: (webhooks.private_destinations ?? []).map((cidr, index) => {
       if (!parseCidr(cidr))
-        throw new ConfigError(`webhooks.private_destinations[${index}]`, `${JSON.stringify(cidr)} is not a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
+        throw new ConfigError(
+          `webhooks.private_destinations[${index}]`,
+          `${JSON.stringify(cidr)} is not a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`,
+        );
       return cidr.trim();
     }),
   };

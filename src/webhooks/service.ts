@@ -12,10 +12,10 @@ import { compileMatcher, type MatchedEvent, matchPendingTransaction } from './ma
 import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { PayloadFormat } from './payloads.ts';
+import { privateDestinations } from './private-destinations.ts';
 import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
 import { sampleChainEvent, samplePendingTransaction } from './sample-event.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
-import { privateDestinations } from './private-destinations.ts';
 import { assertWebhookUrl, type Mode } from './url-policy.ts';
 import { parseWebhookConfig, type WebhookConfig } from './webhook-config.ts';
 

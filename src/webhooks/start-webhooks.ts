@@ -8,8 +8,8 @@ import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
 import { startPendingFeed } from './pending-feed.ts';
-import type { SecretBox } from './secrets.ts';
 import { privateDestinations } from './private-destinations.ts';
+import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';
 import { createWebhookCache } from './webhook-cache.ts';
 import { bindAllUnboundSecrets } from './webhook-secrets.ts';

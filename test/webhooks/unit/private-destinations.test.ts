@@ -105,7 +105,11 @@ describe('webhooks.private_destinations', () => {
     });
 
     it('in production, a name resolving inside a listed range is delivered to; outside them it is refused after DNS', async () => {
-      const allowed = createDeliverySender({ mode: 'production', timeoutMs: 2000, privateDestinations: privateDestinations(['127.0.0.0/8']) });
+      const allowed = createDeliverySender({
+        mode: 'production',
+        timeoutMs: 2000,
+        privateDestinations: privateDestinations(['127.0.0.0/8']),
+      });
       const refused = createDeliverySender({ mode: 'production', timeoutMs: 2000, privateDestinations: internal });
       try {
         expect(await allowed.send(`http://localhost:${port}/hook`, {}, '{}')).toMatchObject({ ok: true, status: 200 });
