@@ -194,6 +194,7 @@ export function startBundleLoop(deps: {
    * wait, record receipts. The bundle transaction's hash, once mined (undefined: every op was refused).
    */
   async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<Hex | undefined> {
+    const lossesAtStart = leaseLosses;
     let rows = batch;
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
@@ -240,6 +241,14 @@ export function startBundleLoop(deps: {
     rows = rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
     if (rows.length === 0) return undefined;
     const nonce = await pendingNonce;
+    // The lease was lost while this bundle was prepared: another process may be bundling these ops now.
+    if (leaseLosses !== lossesAtStart) {
+      logger.warn(
+        { network: name, ops: rows.length },
+        'bundler lease lost before sending: bundle not sent, its ops left to the holder',
+      );
+      return undefined;
+    }
     const gasLimit = (gas * 12n) / 10n;
     const mined = await submitBundle<UserOperationRow>({
       client,
@@ -495,6 +504,8 @@ export function startBundleLoop(deps: {
   };
 
   let active = false;
+  /** Held leases lost so far: a bundle prepared across a loss is not sent. */
+  let leaseLosses = 0;
   let lease: IndexerLease | undefined;
   /** Bundles while this process holds the lease; a lost lease stops bundling at once (another process may take over). */
   async function follow() {
@@ -504,6 +515,7 @@ export function startBundleLoop(deps: {
       const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
       if (held && !closed) await startActive();
       await current.ended;
+      if (held) leaseLosses++;
       active = false;
       clearInterval(timer);
       if (!closed) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
