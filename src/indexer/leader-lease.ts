@@ -72,6 +72,7 @@ export function acquireIndexerLease(
 
   async function hold(): Promise<void> {
     let announcedStandby = false;
+    let announcedUnreachable = false;
     while (!releaseRequested) {
       let client: pg.Client | undefined;
       try {
@@ -80,13 +81,17 @@ export function acquireIndexerLease(
           const { rows } = await withDeadline(
             client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [key]),
           );
+          announcedUnreachable = false;
           if (rows[0]?.ok) break;
           if (!announcedStandby) logger.info({ network, role }, `another process runs the ${role} of this network; standing by`);
           announcedStandby = true;
           await pause(standbyRetryMs);
         }
       } catch (error) {
-        logger.warn({ err: error, network, role }, `${role} lease: the database did not answer; asking again`);
+        // Once per outage: a standby asks every second.
+        if (!announcedUnreachable)
+          logger.warn({ err: error, network, role }, `${role} lease: the database did not answer; asking again every second`);
+        announcedUnreachable = true;
         drop(client);
         await pause(standbyRetryMs);
         continue;
