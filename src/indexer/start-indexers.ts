@@ -39,6 +39,9 @@ export function startIndexers(options: {
         if (held && !stopping) indexer.start();
         await current.ended;
         await indexer.stop();
+        // A standby reports no progress of its own: the holder's gauges are the ones to read.
+        metrics.indexedBlock.remove({ network: indexer.network });
+        metrics.headBlock.remove({ network: indexer.network });
         if (!stopping) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
       }
     };

@@ -125,6 +125,7 @@ describe('indexer and bundler leases across processes', () => {
       expect(metricValue(secondMetrics, 'blockyard_lease_held', { role, network: 'ethereum/devnet' }), role).toBe(0);
     }
     expect(firstMetrics).toMatch(/^blockyard_indexer_indexed_block\{/m);
+    expect(secondMetrics).not.toMatch(/^blockyard_indexer_indexed_block\{/m);
     expect(firstMetrics).toMatch(/^blockyard_indexer_head_block\{/m);
     expect(firstMetrics).toMatch(/^# TYPE blockyard_bundler_mempool_ops gauge/m);
     expect(firstMetrics).toMatch(/^blockyard_upstream_breaker_state\{/m);
@@ -163,6 +164,7 @@ describe('indexer and bundler leases across processes', () => {
       const frozen = await scrape(second);
       expect(performance.now() - scrapeStarted).toBeLessThan(2_500);
       expect(metricValue(frozen, 'blockyard_lease_held', { role: 'indexer', network: 'ethereum/devnet' })).toBe(0);
+      expect(metricValue(frozen, 'blockyard_indexer_indexed_block', { network: 'ethereum/devnet' })).toBeUndefined();
       postgres.signalAll('SIGCONT');
       resumed = true;
     } finally {
