@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -44,6 +44,9 @@ function metricValue(text: string, name: string, labels: Record<string, string>)
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
+const libfaketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+const skewedClock = { LD_PRELOAD: libfaketime, FAKETIME: '+30s', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+
 const indexerAcquired = /indexer lease acquired/;
 const bundlerAcquired = /bundler lease acquired/;
 
@@ -72,7 +75,7 @@ describe('indexer and bundler leases across processes', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  const startWorker = (name: string) => {
+  const startWorker = (name: string, extraEnv: Record<string, string> = {}) => {
     const dir = join(dataDir, name);
     return spawnCli(['start', '--roles', 'indexer,bundler'], {
       cwd: dataDir,
@@ -85,6 +88,7 @@ describe('indexer and bundler leases across processes', () => {
         BLOCKYARD_BUNDLER_KEYS: devnetExecutorKeys[0],
         PORT: '0',
         LOG_LEVEL: 'info',
+        ...extraEnv,
       }),
     });
   };
@@ -115,9 +119,22 @@ describe('indexer and bundler leases across processes', () => {
     const first = startWorker('first');
     await first.waitForOutput(indexerAcquired, 60_000);
     await first.waitForOutput(bundlerAcquired, 10_000);
-    const second = startWorker('second');
+    // The standby's wall clock is 30 s ahead (libfaketime, when installed): leases do not read clocks.
+    const second = startWorker('second', existsSync(libfaketime) ? skewedClock : {});
     await second.waitForOutput(/standing by[\s\S]*standing by/, 60_000);
     expect(count(second, indexerAcquired) + count(second, bundlerAcquired)).toBe(0);
+    if (existsSync(libfaketime)) {
+      // The skew is real: its log lines are stamped 30 s ahead.
+      const stamped = Date.parse(
+        JSON.parse(
+          second
+            .stdout()
+            .split('\n')
+            .find((line) => line.includes('standing by'))!,
+        ).time,
+      );
+      expect(stamped - Date.now()).toBeGreaterThan(25_000);
+    }
     // What an operator watches: who holds each lease, the indexer's lag, the mempool.
     const [firstMetrics, secondMetrics] = await Promise.all([scrape(first), scrape(second)]);
     for (const role of ['indexer', 'bundler']) {
