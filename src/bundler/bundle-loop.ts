@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import {
@@ -17,7 +17,8 @@ import { chainOf, poolTransport, publicClientFor } from '../chains/public-client
 import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
-import { acquireIndexerLease } from '../indexer/leader-lease.ts';
+import { acquireIndexerLease, type IndexerLease } from '../indexer/leader-lease.ts';
+import { registerDatabaseGauge } from '../observability/database-gauge.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
 import { markSubmitted, returnToMempool } from './bundle-status.ts';
@@ -36,6 +37,8 @@ const pollMs = 250;
 /** Ops arriving together go in one bundle: wait this long after the first before bundling. */
 const gatherMs = 2;
 const receiptTimeoutMs = 60_000;
+/** Pause before asking again for a lease that was lost. */
+const leaseRetryMs = 1_000;
 /** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
 const maxReplacements = 10;
 /** Below this an executor is warned about: a bundle of a few ops costs around 0.001 ETH at 1 gwei. */
@@ -75,6 +78,8 @@ export interface BundleLoop {
  */
 export function startBundleLoop(deps: {
   db: Kysely<Tables>;
+  /** The database's URL: the bundler lease holds a connection of its own. */
+  databaseUrl: string;
   network: Network;
   executorKeys: readonly Hex[];
   maxBundleOps: number;
@@ -95,7 +100,6 @@ export function startBundleLoop(deps: {
       warnedLow: false,
     };
   });
-  const lease = acquireIndexerLease(db, name, logger, 'bundler');
   const recentBaseFee = createRecentBaseFee();
   const reputation = createReputationStore(db);
   const balanceGauge =
@@ -106,6 +110,22 @@ export function startBundleLoop(deps: {
       labelNames: ['network', 'executor'],
       registers: [deps.registry],
     });
+  registerDatabaseGauge({
+    registry: deps.registry,
+    name: 'blockyard_bundler_mempool_ops',
+    help: "UserOperations waiting in the bundler's mempool for a bundle, by network (from the database: every bundler process reports the same)",
+    labelNames: ['network'],
+    // Pending only: the partial index user_operations_queue_idx counts them without reading the table.
+    read: async () => {
+      const rows = await db
+        .selectFrom('user_operations')
+        .select(['network', (eb) => eb.fn.countAll<string>().as('ops')])
+        .where('status', '=', 'pending')
+        .groupBy('network')
+        .execute();
+      return rows.map((row) => ({ labels: { network: row.network }, value: Number(row.ops) }));
+    },
+  });
   async function watchBalance(executor: Executor) {
     const balance = await client.getBalance({ address: executor.account.address });
     balanceGauge.set({ network: name, executor: executor.account.address }, Number(balance));
@@ -174,6 +194,7 @@ export function startBundleLoop(deps: {
    * wait, record receipts. The bundle transaction's hash, once mined (undefined: every op was refused).
    */
   async function bundleWith(executor: Executor, batch: UserOperationRow[]): Promise<Hex | undefined> {
+    const lossesAtStart = leaseLosses;
     let rows = batch;
     const entryPoint = rows[0]!.entry_point as Address;
     const version = rows[0]!.entry_point_version as EntryPointVersion;
@@ -220,6 +241,14 @@ export function startBundleLoop(deps: {
     rows = rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
     if (rows.length === 0) return undefined;
     const nonce = await pendingNonce;
+    // The lease was lost while this bundle was prepared: another process may be bundling these ops now.
+    if (leaseLosses !== lossesAtStart) {
+      logger.warn(
+        { network: name, ops: rows.length },
+        'bundler lease lost before sending: bundle not sent, its ops left to the holder',
+      );
+      return undefined;
+    }
     const gasLimit = (gas * 12n) / 10n;
     const mined = await submitBundle<UserOperationRow>({
       client,
@@ -290,12 +319,23 @@ export function startBundleLoop(deps: {
     const head = await client.getBlockNumber({ cacheTime: 0 });
     if (head === revalidatedAt) return;
     revalidatedAt = head;
-    const before = Date.now() - Math.max(1_000, network.config.blockTimeS * 1_000);
     const waiting = await waitingOps(200);
+    if (waiting.length === 0) return;
+    // created_at is the database's time (another process wrote it): compared with the database's clock.
+    const { rows: clock } = await sql<{ now_ms: number }>`select (extract(epoch from now()) * 1000)::float8 as now_ms`.execute(
+      db,
+    );
+    const before = clock[0]!.now_ms - Math.max(1_000, network.config.blockTimeS * 1_000);
     const waited = waiting.filter((row) => new Date(row.created_at).getTime() <= before);
     // An op checked at send is looked at again once it has waited a block.
     if (waited.length < waiting.length) revalidatedAt = -1n;
     const next = nextOfEachSender(waited);
+    // An op's time range is checked on chain against block timestamps: so is it here, not this host's clock.
+    let chainNowS: number | undefined;
+    const chainNow = async () => {
+      chainNowS ??= Number((await client.getBlock({ blockTag: 'latest' })).timestamp);
+      return chainNowS;
+    };
     // ERC-7562 COD-010: the code each op's first validation ran must still be there, in one call for all.
     const current = await currentCodeHashes(client, [...new Set(next.flatMap((row) => Object.keys(row.code_hashes ?? {})))]);
     for (const row of next) {
@@ -328,7 +368,7 @@ export function startBundleLoop(deps: {
           delegationOverride(op),
         );
         if (outcome.sigFailed) await fail(row, `no longer valid: ${signatureFailure(outcome.sigFailedBy)}`);
-        else if (outcome.validUntil < Math.floor(Date.now() / 1000))
+        else if (outcome.validUntil < (await chainNow()))
           await fail(row, `expired: valid until ${outcome.validUntil} (Unix seconds)`);
       } catch (error) {
         if (error instanceof BundlerRpcError) await fail(row, `no longer valid: ${error.message}`);
@@ -412,7 +452,7 @@ export function startBundleLoop(deps: {
 
   /** Starts a bundle on each free executor while ops are waiting; each bundle, when done, looks again. */
   function run() {
-    if (closed) return;
+    if (closed || !active) return;
     if (running) {
       again = true;
       return;
@@ -425,14 +465,14 @@ export function startBundleLoop(deps: {
         // The mode is read at each step: debug_bundler_setBundlingMode('manual') stops bundling at once.
         if (mode === 'auto') await resumeSubmitted();
         for (const executor of executors) {
-          if (closed || executor.busy || mode !== 'auto') continue;
+          if (closed || !active || executor.busy || mode !== 'auto') continue;
           const rows = await loadBatch();
           if (rows.length === 0) break;
           void startBundle(executor, rows);
         }
         // After the bundles are on their way: it must not delay them.
         await revalidate();
-      } while (again && !closed);
+      } while (again && !closed && active);
     })()
       .catch((error: unknown) =>
         logger.warn({ err: error, network: name, reason: shortMessage(error) }, 'bundling round failed; retried'),
@@ -464,17 +504,35 @@ export function startBundleLoop(deps: {
   };
 
   let active = false;
-  void lease.acquired.then(async () => {
-    if (closed) return;
+  /** Held leases lost so far: a bundle prepared across a loss is not sent. */
+  let leaseLosses = 0;
+  let lease: IndexerLease | undefined;
+  /** Bundles while this process holds the lease; a lost lease stops bundling at once (another process may take over). */
+  async function follow() {
+    while (!closed) {
+      const current = acquireIndexerLease({ url: deps.databaseUrl, registry: deps.registry }, name, logger, 'bundler');
+      lease = current;
+      const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
+      if (held && !closed) await startActive();
+      await current.ended;
+      if (held) leaseLosses++;
+      active = false;
+      clearInterval(timer);
+      if (!closed) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
+    }
+  }
+  async function startActive() {
     active = true;
     await resumeSubmitted().catch((error: unknown) =>
       logger.warn({ err: error }, 'could not check bundles sent before the restart'),
     );
+    if (!active || closed) return;
     timer = setInterval(run, pollMs);
     for (const executor of executors)
       await watchBalance(executor).catch((error: unknown) => logger.warn({ err: error }, 'executor balance unknown'));
     run();
-  });
+  }
+  const following = follow();
 
   return {
     poke() {
@@ -517,7 +575,7 @@ export function startBundleLoop(deps: {
         load: (hashes) => db.selectFrom('user_operations').selectAll().where('hash', 'in', hashes).execute(),
         executors,
         bundleWith,
-        isClosed: () => closed,
+        isClosed: () => closed || !active,
         inFlight: (change) => {
           bundlesInFlight += change;
         },
@@ -526,7 +584,8 @@ export function startBundleLoop(deps: {
       closed = true;
       clearInterval(timer);
       await idle();
-      await lease.release();
+      await lease?.release();
+      await following;
     },
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { parseCidr } from '../webhooks/private-destinations.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
 import { buildLimits } from './limits-settings.ts';
 import {
@@ -276,6 +277,14 @@ function buildWebhooks(settings: Settings): WebhooksConfig {
     pendingPollMs: webhooks.pending_poll_ms ?? 250,
     replayMaxEvents: webhooks.replay_max_events ?? 10_000,
     replayPageEvents: webhooks.replay_page_events ?? 1000,
+    privateDestinations: (webhooks.private_destinations ?? []).map((cidr, index) => {
+      if (!parseCidr(cidr))
+        throw new ConfigError(
+          `webhooks.private_destinations[${index}]`,
+          `${JSON.stringify(cidr)} is not a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`,
+        );
+      return cidr.trim();
+    }),
   };
 }
 

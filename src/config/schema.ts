@@ -157,6 +157,8 @@ const webhookSettingsSchema = {
     replay_max_events: { type: 'integer', minimum: 1, maximum: 1_000_000 },
     /** Chain events a replay reads and matches per page, in one transaction (default 1000). */
     replay_page_events: { type: 'integer', minimum: 1, maximum: 10_000 },
+    /** Private address ranges (CIDR) webhooks may be sent to, in any mode: internal receivers (default none). */
+    private_destinations: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 100 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -345,6 +347,8 @@ export interface WebhooksConfig {
   readonly pendingPollMs: number;
   readonly replayMaxEvents: number;
   readonly replayPageEvents: number;
+  /** CIDR ranges (validated) whose private addresses webhooks may go to. */
+  readonly privateDestinations: readonly string[];
 }
 
 export interface EmailConfig {

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2733,7 +2733,7 @@ if(errors === _errs158){
 if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
 const _errs160 = errors;
 for(const key11 in data73){
-if(!(((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events"))){
+if(!((((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events")) || (key11 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3070,6 +3070,76 @@ var valid19 = _errs175 === errors;
 else {
 var valid19 = true;
 }
+if(valid19){
+if(data73.private_destinations !== undefined){
+let data82 = data73.private_destinations;
+const _errs177 = errors;
+if(errors === _errs177){
+if(Array.isArray(data82)){
+if(data82.length > 100){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+var valid21 = true;
+const len7 = data82.length;
+for(let i9=0; i9<len7; i9++){
+let data83 = data82[i9];
+const _errs179 = errors;
+if(typeof data83 !== "string"){
+let dataType64 = typeof data83;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data83;
+}
+else if(data83 === null){
+coerced64 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data83 = coerced64;
+if(data82 !== undefined){
+data82[i9] = coerced64;
+}
+}
+}
+if(errors === _errs179){
+if(typeof data83 === "string"){
+if(func3(data83) > 64){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func3(data83) < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs179 === errors;
+if(!valid21){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid19 = _errs177 === errors;
+}
+else {
+var valid19 = true;
+}
+}
 }
 }
 }
@@ -3090,127 +3160,61 @@ var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data82 = data.email;
-const _errs177 = errors;
-if(errors === _errs177){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-const _errs179 = errors;
-for(const key12 in data82){
+let data84 = data.email;
+const _errs181 = errors;
+if(errors === _errs181){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+const _errs183 = errors;
+for(const key12 in data84){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs179 === errors){
-if(data82.smtp_url !== undefined){
-let data83 = data82.smtp_url;
-const _errs180 = errors;
-if(typeof data83 !== "string"){
-let dataType64 = typeof data83;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data83;
+if(_errs183 === errors){
+if(data84.smtp_url !== undefined){
+let data85 = data84.smtp_url;
+const _errs184 = errors;
+if(typeof data85 !== "string"){
+let dataType65 = typeof data85;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data85;
 }
-else if(data83 === null){
-coerced64 = "";
+else if(data85 === null){
+coerced65 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data83 = coerced64;
-if(data82 !== undefined){
-data82["smtp_url"] = coerced64;
+if(coerced65 !== undefined){
+data85 = coerced65;
+if(data84 !== undefined){
+data84["smtp_url"] = coerced65;
 }
 }
 }
-if(errors === _errs180){
-if(typeof data83 === "string"){
-if(!pattern23.test(data83)){
+if(errors === _errs184){
+if(typeof data85 === "string"){
+if(!pattern23.test(data85)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid21 = _errs180 === errors;
+var valid22 = _errs184 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data82.from !== undefined){
-let data84 = data82.from;
-const _errs182 = errors;
-if(typeof data84 !== "string"){
-let dataType65 = typeof data84;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data84;
-}
-else if(data84 === null){
-coerced65 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data84 = coerced65;
-if(data82 !== undefined){
-data82["from"] = coerced65;
-}
-}
-}
-if(errors === _errs182){
-if(typeof data84 === "string"){
-if(func3(data84) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid21 = _errs182 === errors;
-}
-else {
-var valid21 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs177 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.dashboard !== undefined){
-let data85 = data.dashboard;
-const _errs184 = errors;
-if(errors === _errs184){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(valid22){
+if(data84.from !== undefined){
+let data86 = data84.from;
 const _errs186 = errors;
-for(const key13 in data85){
-if(!((key13 === "signup") || (key13 === "public_url"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs186 === errors){
-if(data85.signup !== undefined){
-let data86 = data85.signup;
-const _errs187 = errors;
 if(typeof data86 !== "string"){
 let dataType66 = typeof data86;
 let coerced66 = undefined;
@@ -3222,61 +3226,26 @@ else if(data86 === null){
 coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data86 = coerced66;
-if(data85 !== undefined){
-data85["signup"] = coerced66;
+if(data84 !== undefined){
+data84["from"] = coerced66;
 }
 }
 }
-if(!((data86 === "open") || (data86 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid22 = _errs187 === errors;
-}
-else {
-var valid22 = true;
-}
-if(valid22){
-if(data85.public_url !== undefined){
-let data87 = data85.public_url;
-const _errs189 = errors;
-if(typeof data87 !== "string"){
-let dataType67 = typeof data87;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data87;
-}
-else if(data87 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data87 = coerced67;
-if(data85 !== undefined){
-data85["public_url"] = coerced67;
-}
-}
-}
-if(errors === _errs189){
-if(typeof data87 === "string"){
-if(!pattern24.test(data87)){
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+if(errors === _errs186){
+if(typeof data86 === "string"){
+if(func3(data86) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid22 = _errs189 === errors;
+var valid22 = _errs186 === errors;
 }
 else {
 var valid22 = true;
@@ -3285,33 +3254,68 @@ var valid22 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs184 === errors;
+var valid0 = _errs181 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.gas !== undefined){
-let data88 = data.gas;
-const _errs191 = errors;
-if(errors === _errs191){
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-const _errs193 = errors;
-for(const key14 in data88){
-if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+if(data.dashboard !== undefined){
+let data87 = data.dashboard;
+const _errs188 = errors;
+if(errors === _errs188){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+const _errs190 = errors;
+for(const key13 in data87){
+if(!((key13 === "signup") || (key13 === "public_url"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs193 === errors){
-if(data88.sponsor_key_file !== undefined){
-let data89 = data88.sponsor_key_file;
-const _errs194 = errors;
+if(_errs190 === errors){
+if(data87.signup !== undefined){
+let data88 = data87.signup;
+const _errs191 = errors;
+if(typeof data88 !== "string"){
+let dataType67 = typeof data88;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data88;
+}
+else if(data88 === null){
+coerced67 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data88 = coerced67;
+if(data87 !== undefined){
+data87["signup"] = coerced67;
+}
+}
+}
+if(!((data88 === "open") || (data88 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid23 = _errs191 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data87.public_url !== undefined){
+let data89 = data87.public_url;
+const _errs193 = errors;
 if(typeof data89 !== "string"){
 let dataType68 = typeof data89;
 let coerced68 = undefined;
@@ -3323,212 +3327,209 @@ else if(data89 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data89 = coerced68;
-if(data88 !== undefined){
-data88["sponsor_key_file"] = coerced68;
+if(data87 !== undefined){
+data87["public_url"] = coerced68;
 }
 }
 }
-if(errors === _errs194){
+if(errors === _errs193){
 if(typeof data89 === "string"){
-if(func3(data89) < 1){
+if(!pattern24.test(data89)){
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs193 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs188 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data90 = data.gas;
+const _errs195 = errors;
+if(errors === _errs195){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs197 = errors;
+for(const key14 in data90){
+if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs197 === errors){
+if(data90.sponsor_key_file !== undefined){
+let data91 = data90.sponsor_key_file;
+const _errs198 = errors;
+if(typeof data91 !== "string"){
+let dataType69 = typeof data91;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data91;
+}
+else if(data91 === null){
+coerced69 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data91 = coerced69;
+if(data90 !== undefined){
+data90["sponsor_key_file"] = coerced69;
+}
+}
+}
+if(errors === _errs198){
+if(typeof data91 === "string"){
+if(func3(data91) < 1){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid23 = _errs194 === errors;
+var valid24 = _errs198 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data88.deposit_warning_wei !== undefined){
-let data90 = data88.deposit_warning_wei;
-const _errs196 = errors;
-if(typeof data90 !== "string"){
-let dataType69 = typeof data90;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data90;
+if(valid24){
+if(data90.deposit_warning_wei !== undefined){
+let data92 = data90.deposit_warning_wei;
+const _errs200 = errors;
+if(typeof data92 !== "string"){
+let dataType70 = typeof data92;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data92;
 }
-else if(data90 === null){
-coerced69 = "";
+else if(data92 === null){
+coerced70 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data90 = coerced69;
-if(data88 !== undefined){
-data88["deposit_warning_wei"] = coerced69;
+if(coerced70 !== undefined){
+data92 = coerced70;
+if(data90 !== undefined){
+data90["deposit_warning_wei"] = coerced70;
 }
 }
 }
-if(errors === _errs196){
-if(typeof data90 === "string"){
-if(!pattern12.test(data90)){
+if(errors === _errs200){
+if(typeof data92 === "string"){
+if(!pattern12.test(data92)){
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs196 === errors;
+var valid24 = _errs200 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data88.sponsorship_caps !== undefined){
-let data91 = data88.sponsorship_caps;
-const _errs198 = errors;
-if(errors === _errs198){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-const _errs200 = errors;
-for(const key15 in data91){
+if(valid24){
+if(data90.sponsorship_caps !== undefined){
+let data93 = data90.sponsorship_caps;
+const _errs202 = errors;
+if(errors === _errs202){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+const _errs204 = errors;
+for(const key15 in data93){
 if(!(((key15 === "free") || (key15 === "growth")) || (key15 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs200 === errors){
-if(data91.free !== undefined){
-let data92 = data91.free;
-const _errs201 = errors;
-if(errors === _errs201){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-const _errs203 = errors;
-for(const key16 in data92){
+if(_errs204 === errors){
+if(data93.free !== undefined){
+let data94 = data93.free;
+const _errs205 = errors;
+if(errors === _errs205){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs207 = errors;
+for(const key16 in data94){
 if(!((key16 === "usd_per_day") || (key16 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs203 === errors){
-if(data92.usd_per_day !== undefined){
-let data93 = data92.usd_per_day;
-const _errs204 = errors;
-if((typeof data93 !== "string") && (data93 !== null)){
-let dataType70 = typeof data93;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data93;
+if(_errs207 === errors){
+if(data94.usd_per_day !== undefined){
+let data95 = data94.usd_per_day;
+const _errs208 = errors;
+if((typeof data95 !== "string") && (data95 !== null)){
+let dataType71 = typeof data95;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data95;
 }
-else if(data93 === null){
-coerced70 = "";
+else if(data95 === null){
+coerced71 = "";
 }
-else if(data93 === "" || data93 === 0 || data93 === false){
-coerced70 = null;
+else if(data95 === "" || data95 === 0 || data95 === false){
+coerced71 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced70 !== undefined){
-data93 = coerced70;
-if(data92 !== undefined){
-data92["usd_per_day"] = coerced70;
+if(coerced71 !== undefined){
+data95 = coerced71;
+if(data94 !== undefined){
+data94["usd_per_day"] = coerced71;
 }
 }
 }
-if(errors === _errs204){
-if(typeof data93 === "string"){
-if(!pattern26.test(data93)){
+if(errors === _errs208){
+if(typeof data95 === "string"){
+if(!pattern26.test(data95)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs204 === errors;
+var valid26 = _errs208 === errors;
 }
 else {
-var valid25 = true;
+var valid26 = true;
 }
-if(valid25){
-if(data92.usd_total !== undefined){
-let data94 = data92.usd_total;
-const _errs206 = errors;
-if((typeof data94 !== "string") && (data94 !== null)){
-let dataType71 = typeof data94;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data94;
-}
-else if(data94 === null){
-coerced71 = "";
-}
-else if(data94 === "" || data94 === 0 || data94 === false){
-coerced71 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data94 = coerced71;
-if(data92 !== undefined){
-data92["usd_total"] = coerced71;
-}
-}
-}
-if(errors === _errs206){
-if(typeof data94 === "string"){
-if(!pattern26.test(data94)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs206 === errors;
-}
-else {
-var valid25 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid24 = _errs201 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data91.growth !== undefined){
-let data95 = data91.growth;
-const _errs208 = errors;
-if(errors === _errs208){
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(valid26){
+if(data94.usd_total !== undefined){
+let data96 = data94.usd_total;
 const _errs210 = errors;
-for(const key17 in data95){
-if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs210 === errors){
-if(data95.usd_per_day !== undefined){
-let data96 = data95.usd_per_day;
-const _errs211 = errors;
 if((typeof data96 !== "string") && (data96 !== null)){
 let dataType72 = typeof data96;
 let coerced72 = undefined;
@@ -3543,103 +3544,103 @@ else if(data96 === "" || data96 === 0 || data96 === false){
 coerced72 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data96 = coerced72;
-if(data95 !== undefined){
-data95["usd_per_day"] = coerced72;
+if(data94 !== undefined){
+data94["usd_total"] = coerced72;
 }
 }
 }
-if(errors === _errs211){
+if(errors === _errs210){
 if(typeof data96 === "string"){
 if(!pattern26.test(data96)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid26 = _errs210 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid25 = _errs205 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data93.growth !== undefined){
+let data97 = data93.growth;
+const _errs212 = errors;
+if(errors === _errs212){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+const _errs214 = errors;
+for(const key17 in data97){
+if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs214 === errors){
+if(data97.usd_per_day !== undefined){
+let data98 = data97.usd_per_day;
+const _errs215 = errors;
+if((typeof data98 !== "string") && (data98 !== null)){
+let dataType73 = typeof data98;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data98;
+}
+else if(data98 === null){
+coerced73 = "";
+}
+else if(data98 === "" || data98 === 0 || data98 === false){
+coerced73 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data98 = coerced73;
+if(data97 !== undefined){
+data97["usd_per_day"] = coerced73;
+}
+}
+}
+if(errors === _errs215){
+if(typeof data98 === "string"){
+if(!pattern26.test(data98)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid26 = _errs211 === errors;
+var valid27 = _errs215 === errors;
 }
 else {
-var valid26 = true;
+var valid27 = true;
 }
-if(valid26){
-if(data95.usd_total !== undefined){
-let data97 = data95.usd_total;
-const _errs213 = errors;
-if((typeof data97 !== "string") && (data97 !== null)){
-let dataType73 = typeof data97;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data97;
-}
-else if(data97 === null){
-coerced73 = "";
-}
-else if(data97 === "" || data97 === 0 || data97 === false){
-coerced73 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data97 = coerced73;
-if(data95 !== undefined){
-data95["usd_total"] = coerced73;
-}
-}
-}
-if(errors === _errs213){
-if(typeof data97 === "string"){
-if(!pattern26.test(data97)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs213 === errors;
-}
-else {
-var valid26 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid24 = _errs208 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data91.enterprise !== undefined){
-let data98 = data91.enterprise;
-const _errs215 = errors;
-if(errors === _errs215){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(valid27){
+if(data97.usd_total !== undefined){
+let data99 = data97.usd_total;
 const _errs217 = errors;
-for(const key18 in data98){
-if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs217 === errors){
-if(data98.usd_per_day !== undefined){
-let data99 = data98.usd_per_day;
-const _errs218 = errors;
 if((typeof data99 !== "string") && (data99 !== null)){
 let dataType74 = typeof data99;
 let coerced74 = undefined;
@@ -3654,71 +3655,140 @@ else if(data99 === "" || data99 === 0 || data99 === false){
 coerced74 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data99 = coerced74;
-if(data98 !== undefined){
-data98["usd_per_day"] = coerced74;
+if(data97 !== undefined){
+data97["usd_total"] = coerced74;
 }
 }
 }
-if(errors === _errs218){
+if(errors === _errs217){
 if(typeof data99 === "string"){
 if(!pattern26.test(data99)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs217 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid25 = _errs212 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data93.enterprise !== undefined){
+let data100 = data93.enterprise;
+const _errs219 = errors;
+if(errors === _errs219){
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs221 = errors;
+for(const key18 in data100){
+if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs221 === errors){
+if(data100.usd_per_day !== undefined){
+let data101 = data100.usd_per_day;
+const _errs222 = errors;
+if((typeof data101 !== "string") && (data101 !== null)){
+let dataType75 = typeof data101;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data101;
+}
+else if(data101 === null){
+coerced75 = "";
+}
+else if(data101 === "" || data101 === 0 || data101 === false){
+coerced75 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data101 = coerced75;
+if(data100 !== undefined){
+data100["usd_per_day"] = coerced75;
+}
+}
+}
+if(errors === _errs222){
+if(typeof data101 === "string"){
+if(!pattern26.test(data101)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid27 = _errs218 === errors;
+var valid28 = _errs222 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
-if(valid27){
-if(data98.usd_total !== undefined){
-let data100 = data98.usd_total;
-const _errs220 = errors;
-if((typeof data100 !== "string") && (data100 !== null)){
-let dataType75 = typeof data100;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data100;
+if(valid28){
+if(data100.usd_total !== undefined){
+let data102 = data100.usd_total;
+const _errs224 = errors;
+if((typeof data102 !== "string") && (data102 !== null)){
+let dataType76 = typeof data102;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data102;
 }
-else if(data100 === null){
-coerced75 = "";
+else if(data102 === null){
+coerced76 = "";
 }
-else if(data100 === "" || data100 === 0 || data100 === false){
-coerced75 = null;
+else if(data102 === "" || data102 === 0 || data102 === false){
+coerced76 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced75 !== undefined){
-data100 = coerced75;
-if(data98 !== undefined){
-data98["usd_total"] = coerced75;
+if(coerced76 !== undefined){
+data102 = coerced76;
+if(data100 !== undefined){
+data100["usd_total"] = coerced76;
 }
 }
 }
-if(errors === _errs220){
-if(typeof data100 === "string"){
-if(!pattern26.test(data100)){
+if(errors === _errs224){
+if(typeof data102 === "string"){
+if(!pattern26.test(data102)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid27 = _errs220 === errors;
+var valid28 = _errs224 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
 }
 }
@@ -3728,10 +3798,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid24 = _errs215 === errors;
+var valid25 = _errs219 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
 }
 }
@@ -3742,10 +3812,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid23 = _errs198 === errors;
+var valid24 = _errs202 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
 }
 }
@@ -3756,368 +3826,368 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs191 === errors;
+var valid0 = _errs195 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data101 = data.limits;
-const _errs222 = errors;
-if(errors === _errs222){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-const _errs224 = errors;
-for(const key19 in data101){
+let data103 = data.limits;
+const _errs226 = errors;
+if(errors === _errs226){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+const _errs228 = errors;
+for(const key19 in data103){
 if(!((((((((key19 === "max_connections") || (key19 === "max_connections_per_ip")) || (key19 === "max_body_bytes")) || (key19 === "ws_max_connections_per_account")) || (key19 === "ws_max_connections_per_ip")) || (key19 === "ws_max_subscriptions_per_connection")) || (key19 === "ws_max_buffered_bytes")) || (key19 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs224 === errors){
-if(data101.max_connections !== undefined){
-let data102 = data101.max_connections;
-const _errs225 = errors;
-if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
-let dataType76 = typeof data102;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data102 === null
-              || (dataType76 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced76 = +data102;
+if(_errs228 === errors){
+if(data103.max_connections !== undefined){
+let data104 = data103.max_connections;
+const _errs229 = errors;
+if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+let dataType77 = typeof data104;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data104 === null
+              || (dataType77 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced77 = +data104;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced76 !== undefined){
-data102 = coerced76;
-if(data101 !== undefined){
-data101["max_connections"] = coerced76;
+if(coerced77 !== undefined){
+data104 = coerced77;
+if(data103 !== undefined){
+data103["max_connections"] = coerced77;
 }
 }
 }
-if(errors === _errs225){
-if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 1000000 || isNaN(data102)){
+if(errors === _errs229){
+if((typeof data104 == "number") && (isFinite(data104))){
+if(data104 > 1000000 || isNaN(data104)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data102 < 1 || isNaN(data102)){
+if(data104 < 1 || isNaN(data104)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs225 === errors;
+var valid29 = _errs229 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data101.max_connections_per_ip !== undefined){
-let data103 = data101.max_connections_per_ip;
-const _errs227 = errors;
-if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
-let dataType77 = typeof data103;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data103 === null
-              || (dataType77 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced77 = +data103;
+if(valid29){
+if(data103.max_connections_per_ip !== undefined){
+let data105 = data103.max_connections_per_ip;
+const _errs231 = errors;
+if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+let dataType78 = typeof data105;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data105 === null
+              || (dataType78 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced78 = +data105;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced77 !== undefined){
-data103 = coerced77;
-if(data101 !== undefined){
-data101["max_connections_per_ip"] = coerced77;
-}
-}
-}
-if(errors === _errs227){
-if((typeof data103 == "number") && (isFinite(data103))){
-if(data103 > 1000000 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid28 = _errs227 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data101.max_body_bytes !== undefined){
-let data104 = data101.max_body_bytes;
-const _errs229 = errors;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
-let dataType78 = typeof data104;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data104 === null
-              || (dataType78 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced78 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced78 !== undefined){
-data104 = coerced78;
-if(data101 !== undefined){
-data101["max_body_bytes"] = coerced78;
-}
-}
-}
-if(errors === _errs229){
-if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 > 104857600 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
-return false;
-}
-else {
-if(data104 < 1024 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-}
-var valid28 = _errs229 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data101.ws_max_connections_per_account !== undefined){
-let data105 = data101.ws_max_connections_per_account;
-const _errs231 = errors;
-if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
-let dataType79 = typeof data105;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data105 === null
-              || (dataType79 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced79 = +data105;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data105 = coerced79;
-if(data101 !== undefined){
-data101["ws_max_connections_per_account"] = coerced79;
+data105 = coerced78;
+if(data103 !== undefined){
+data103["max_connections_per_ip"] = coerced78;
 }
 }
 }
 if(errors === _errs231){
 if((typeof data105 == "number") && (isFinite(data105))){
 if(data105 > 1000000 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data105 < 1 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid29 = _errs231 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data103.max_body_bytes !== undefined){
+let data106 = data103.max_body_bytes;
+const _errs233 = errors;
+if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
+let dataType79 = typeof data106;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data106 === null
+              || (dataType79 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced79 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data106 = coerced79;
+if(data103 !== undefined){
+data103["max_body_bytes"] = coerced79;
+}
+}
+}
+if(errors === _errs233){
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 > 104857600 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data106 < 1024 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid29 = _errs233 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data103.ws_max_connections_per_account !== undefined){
+let data107 = data103.ws_max_connections_per_account;
+const _errs235 = errors;
+if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
+let dataType80 = typeof data107;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data107 === null
+              || (dataType80 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced80 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data107 = coerced80;
+if(data103 !== undefined){
+data103["ws_max_connections_per_account"] = coerced80;
+}
+}
+}
+if(errors === _errs235){
+if((typeof data107 == "number") && (isFinite(data107))){
+if(data107 > 1000000 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data107 < 1 || isNaN(data107)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs231 === errors;
+var valid29 = _errs235 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data101.ws_max_connections_per_ip !== undefined){
-let data106 = data101.ws_max_connections_per_ip;
-const _errs233 = errors;
-if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
-let dataType80 = typeof data106;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data106 === null
-              || (dataType80 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
-coerced80 = +data106;
+if(valid29){
+if(data103.ws_max_connections_per_ip !== undefined){
+let data108 = data103.ws_max_connections_per_ip;
+const _errs237 = errors;
+if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
+let dataType81 = typeof data108;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data108 === null
+              || (dataType81 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced81 = +data108;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data106 = coerced80;
-if(data101 !== undefined){
-data101["ws_max_connections_per_ip"] = coerced80;
+if(coerced81 !== undefined){
+data108 = coerced81;
+if(data103 !== undefined){
+data103["ws_max_connections_per_ip"] = coerced81;
 }
 }
 }
-if(errors === _errs233){
-if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 1000000 || isNaN(data106)){
+if(errors === _errs237){
+if((typeof data108 == "number") && (isFinite(data108))){
+if(data108 > 1000000 || isNaN(data108)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data106 < 1 || isNaN(data106)){
+if(data108 < 1 || isNaN(data108)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs233 === errors;
+var valid29 = _errs237 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data101.ws_max_subscriptions_per_connection !== undefined){
-let data107 = data101.ws_max_subscriptions_per_connection;
-const _errs235 = errors;
-if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
-let dataType81 = typeof data107;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data107 === null
-              || (dataType81 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced81 = +data107;
+if(valid29){
+if(data103.ws_max_subscriptions_per_connection !== undefined){
+let data109 = data103.ws_max_subscriptions_per_connection;
+const _errs239 = errors;
+if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
+let dataType82 = typeof data109;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data109 === null
+              || (dataType82 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced82 = +data109;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data107 = coerced81;
-if(data101 !== undefined){
-data101["ws_max_subscriptions_per_connection"] = coerced81;
+if(coerced82 !== undefined){
+data109 = coerced82;
+if(data103 !== undefined){
+data103["ws_max_subscriptions_per_connection"] = coerced82;
 }
 }
 }
-if(errors === _errs235){
-if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 > 100000 || isNaN(data107)){
+if(errors === _errs239){
+if((typeof data109 == "number") && (isFinite(data109))){
+if(data109 > 100000 || isNaN(data109)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data107 < 1 || isNaN(data107)){
+if(data109 < 1 || isNaN(data109)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs235 === errors;
+var valid29 = _errs239 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data101.ws_max_buffered_bytes !== undefined){
-let data108 = data101.ws_max_buffered_bytes;
-const _errs237 = errors;
-if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
-let dataType82 = typeof data108;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data108 === null
-              || (dataType82 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced82 = +data108;
+if(valid29){
+if(data103.ws_max_buffered_bytes !== undefined){
+let data110 = data103.ws_max_buffered_bytes;
+const _errs241 = errors;
+if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
+let dataType83 = typeof data110;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data110 === null
+              || (dataType83 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced83 = +data110;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data108 = coerced82;
-if(data101 !== undefined){
-data101["ws_max_buffered_bytes"] = coerced82;
+if(coerced83 !== undefined){
+data110 = coerced83;
+if(data103 !== undefined){
+data103["ws_max_buffered_bytes"] = coerced83;
 }
 }
 }
-if(errors === _errs237){
-if((typeof data108 == "number") && (isFinite(data108))){
-if(data108 > 1073741824 || isNaN(data108)){
+if(errors === _errs241){
+if((typeof data110 == "number") && (isFinite(data110))){
+if(data110 > 1073741824 || isNaN(data110)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data108 < 16384 || isNaN(data108)){
+if(data110 < 16384 || isNaN(data110)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs237 === errors;
+var valid29 = _errs241 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data101.ws_max_message_bytes !== undefined){
-let data109 = data101.ws_max_message_bytes;
-const _errs239 = errors;
-if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
-let dataType83 = typeof data109;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data109 === null
-              || (dataType83 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced83 = +data109;
+if(valid29){
+if(data103.ws_max_message_bytes !== undefined){
+let data111 = data103.ws_max_message_bytes;
+const _errs243 = errors;
+if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
+let dataType84 = typeof data111;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data111 === null
+              || (dataType84 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced84 = +data111;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data109 = coerced83;
-if(data101 !== undefined){
-data101["ws_max_message_bytes"] = coerced83;
+if(coerced84 !== undefined){
+data111 = coerced84;
+if(data103 !== undefined){
+data103["ws_max_message_bytes"] = coerced84;
 }
 }
 }
-if(errors === _errs239){
-if((typeof data109 == "number") && (isFinite(data109))){
-if(data109 > 104857600 || isNaN(data109)){
+if(errors === _errs243){
+if((typeof data111 == "number") && (isFinite(data111))){
+if(data111 > 104857600 || isNaN(data111)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data109 < 1024 || isNaN(data109)){
+if(data111 < 1024 || isNaN(data111)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs239 === errors;
+var valid29 = _errs243 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
 }
 }
@@ -4133,119 +4203,41 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs222 === errors;
+var valid0 = _errs226 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data110 = data.sponsor_key;
-const _errs241 = errors;
-if(typeof data110 !== "string"){
-let dataType84 = typeof data110;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data110;
+let data112 = data.sponsor_key;
+const _errs245 = errors;
+if(typeof data112 !== "string"){
+let dataType85 = typeof data112;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data112;
 }
-else if(data110 === null){
-coerced84 = "";
+else if(data112 === null){
+coerced85 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data110 = coerced84;
-if(data !== undefined){
-data["sponsor_key"] = coerced84;
-}
-}
-}
-if(errors === _errs241){
-if(typeof data110 === "string"){
-if(!pattern32.test(data110)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs241 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data111 = data.bundler_keys;
-const _errs243 = errors;
-if(typeof data111 !== "string"){
-let dataType85 = typeof data111;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data111;
-}
-else if(data111 === null){
-coerced85 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced85 !== undefined){
-data111 = coerced85;
+data112 = coerced85;
 if(data !== undefined){
-data["bundler_keys"] = coerced85;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data111 === "string"){
-if(!pattern33.test(data111)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs243 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.encryption_key !== undefined){
-let data112 = data.encryption_key;
-const _errs245 = errors;
-if(typeof data112 !== "string"){
-let dataType86 = typeof data112;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data112;
-}
-else if(data112 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data112 = coerced86;
-if(data !== undefined){
-data["encryption_key"] = coerced86;
+data["sponsor_key"] = coerced85;
 }
 }
 }
 if(errors === _errs245){
 if(typeof data112 === "string"){
-if(!pattern34.test(data112)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern32.test(data112)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -4256,31 +4248,109 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data113 = data.metrics_require_admin_token;
+if(data.bundler_keys !== undefined){
+let data113 = data.bundler_keys;
 const _errs247 = errors;
-if(typeof data113 !== "boolean"){
+if(typeof data113 !== "string"){
+let dataType86 = typeof data113;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data113;
+}
+else if(data113 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data113 = coerced86;
+if(data !== undefined){
+data["bundler_keys"] = coerced86;
+}
+}
+}
+if(errors === _errs247){
+if(typeof data113 === "string"){
+if(!pattern33.test(data113)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs247 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data114 = data.encryption_key;
+const _errs249 = errors;
+if(typeof data114 !== "string"){
+let dataType87 = typeof data114;
 let coerced87 = undefined;
 if(!(coerced87 !== undefined)){
-if(data113 === "false" || data113 === 0 || data113 === null){
-coerced87 = false;
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data114;
 }
-else if(data113 === "true" || data113 === 1){
-coerced87 = true;
+else if(data114 === null){
+coerced87 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data114 = coerced87;
+if(data !== undefined){
+data["encryption_key"] = coerced87;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data114 === "string"){
+if(!pattern34.test(data114)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs249 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data115 = data.metrics_require_admin_token;
+const _errs251 = errors;
+if(typeof data115 !== "boolean"){
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(data115 === "false" || data115 === 0 || data115 === null){
+coerced88 = false;
+}
+else if(data115 === "true" || data115 === 1){
+coerced88 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data113 = coerced87;
+if(coerced88 !== undefined){
+data115 = coerced88;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced87;
+data["metrics_require_admin_token"] = coerced88;
 }
 }
 }
-var valid0 = _errs247 === errors;
+var valid0 = _errs251 === errors;
 }
 else {
 var valid0 = true;

@@ -33,12 +33,15 @@ export function startIndexers(options: {
     // at once, since another process may take over, and this one stands by to take it again.
     const follow = async () => {
       while (!stopping) {
-        const current = acquireIndexerLease(database.db, indexer.network, ctx.logger);
+        const current = acquireIndexerLease({ url: database.url, registry: ctx.metrics.registry }, indexer.network, ctx.logger);
         lease = current;
         const held = await Promise.race([current.acquired.then(() => true), current.ended.then(() => false)]);
         if (held && !stopping) indexer.start();
         await current.ended;
         await indexer.stop();
+        // A standby reports no progress of its own: the holder's gauges are the ones to read.
+        metrics.indexedBlock.remove({ network: indexer.network });
+        metrics.headBlock.remove({ network: indexer.network });
         if (!stopping) await new Promise((resolve) => setTimeout(resolve, leaseRetryMs));
       }
     };

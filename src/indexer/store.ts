@@ -137,7 +137,8 @@ export function createIndexStore(db: Kysely<Tables>): IndexStore {
         final_block: progress.finalBlock,
         blocks_per_second: progress.blocksPerSecond,
         transfers_per_second: progress.transfersPerSecond,
-        updated_at: new Date(),
+        // The database's clock: other processes (the API's status) judge whether the indexer runs by it.
+        updated_at: sql<Date>`now()`,
       };
       await db
         .insertInto('index_progress')

@@ -265,6 +265,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     chains,
     secrets,
     mode: config.mode,
+    privateDestinations: config.webhooks.privateDestinations,
     enricher,
     queued: () => webhookRole?.poke(),
     replay: { maxEvents: config.webhooks.replayMaxEvents, pageEvents: config.webhooks.replayPageEvents },
@@ -305,6 +306,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       }
       const loop = startBundleLoop({
         db: database.db,
+        databaseUrl: database.url,
         network,
         executorKeys,
         maxBundleOps: network.config.bundler.maxBundleOps,

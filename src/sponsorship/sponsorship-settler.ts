@@ -53,10 +53,15 @@ export function startSponsorshipSettler(deps: {
       const cost = (row.receipt as { actualGasCost?: string } | null)?.actualGasCost;
       if (cost !== undefined) costs.set(row.hash, BigInt(cost));
     }
-    const expired = open.filter((row) => !costs.has(row.user_op_hash) && row.valid_until.getTime() < Date.now() - graceMs);
-    if (expired.length > 0) {
-      const client = clientOf(network);
-      const head = await client.getBlockNumber({ cacheTime: 0 });
+    const client = clientOf(network);
+    // This host's clock only picks candidates: whether a signature expired is the chain's time (the
+    // EntryPoint checks it against block timestamps), so a host whose clock is ahead releases nothing early.
+    const byLocalClock = open.filter((row) => !costs.has(row.user_op_hash) && row.valid_until.getTime() < Date.now() - graceMs);
+    const latest = byLocalClock.length > 0 ? await client.getBlock({ blockTag: 'latest' }) : undefined;
+    const chainNowMs = Number(latest?.timestamp ?? 0n) * 1000;
+    const expired = byLocalClock.filter((row) => row.valid_until.getTime() < chainNowMs - graceMs);
+    if (latest && expired.length > 0) {
+      const head = latest.number;
       for (let i = 0; i < expired.length; i += 50) {
         const chunk = expired.slice(i, i + 50);
         const logs = await client.getLogs({

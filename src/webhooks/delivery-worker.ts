@@ -5,6 +5,7 @@ import type { WebhooksConfig } from '../config/schema.ts';
 import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { type Plan, resolveLimits } from '../limits/plans.ts';
+import { registerDatabaseGauge } from '../observability/database-gauge.ts';
 import { parseEventType, variantBName } from './event-types.ts';
 import { deliveriesChannel } from './outbox.ts';
 import { renderPayload } from './payloads.ts';
@@ -88,6 +89,22 @@ export function startDeliveryWorkers(deps: {
 }): DeliveryWorkers {
   const { db, config, logger } = deps;
   const metrics = createWorkerMetrics(deps.registry);
+  registerDatabaseGauge({
+    registry: deps.registry,
+    name: 'blockyard_webhook_pending_deliveries',
+    help: 'Webhook deliveries waiting to be sent (all webhooks): due now, or scheduled later (retries, confirmations, the daily cap)',
+    labelNames: ['state'],
+    read: async () => {
+      const { rows } = await sql<{ due: number; scheduled: number }>`
+        select count(*) filter (where next_attempt_at <= now())::int as due,
+               count(*) filter (where next_attempt_at > now())::int as scheduled
+        from webhook_deliveries where status = 'pending'`.execute(db);
+      return [
+        { labels: { state: 'due' }, value: rows[0]?.due ?? 0 },
+        { labels: { state: 'scheduled' }, value: rows[0]?.scheduled ?? 0 },
+      ];
+    },
+  });
   const serving = new Map<string, Promise<void>>();
   let closed = false;
   let ticking = false;
@@ -182,9 +199,14 @@ export function startDeliveryWorkers(deps: {
   async function serve(webhookId: string): Promise<boolean> {
     const paused: PausedNotice[] = [];
     const full = await db.transaction().execute(async (trx) => {
-      const { rows: lock } = await sql<{ locked: boolean }>`
-        select pg_try_advisory_xact_lock(hashtext(${`webhook:${webhookId}`})) as locked`.execute(trx);
+      // The database's clock, read with the lock: schedules, signature timestamps and day windows
+      // compare with times other processes wrote, so they come from one clock, not this host's.
+      const { rows: lock } = await sql<{ locked: boolean; db_ms: number }>`
+        select pg_try_advisory_xact_lock(hashtext(${`webhook:${webhookId}`})) as locked,
+               (extract(epoch from clock_timestamp()) * 1000)::float8 as db_ms`.execute(trx);
       if (!lock[0]?.locked) return false;
+      const skewMs = lock[0].db_ms - Date.now();
+      const now = () => new Date(Date.now() + skewMs);
       const webhook = await trx
         .selectFrom('webhooks as w')
         .innerJoin('accounts as a', 'a.id', 'w.account_id')
@@ -203,7 +225,7 @@ export function startDeliveryWorkers(deps: {
         .where('w.id', '=', webhookId)
         .executeTakeFirst();
       if (!webhook || webhook.status === 'disabled') return false;
-      const secrets = await openWebhookSecrets(trx, deps.secrets, webhook, logger);
+      const secrets = await openWebhookSecrets(trx, deps.secrets, webhook, logger, now().getTime());
       if (!secrets) {
         heldUntil.set(webhookId, Date.now() + unopenableSecretHoldMs);
         return false;
@@ -224,7 +246,7 @@ export function startDeliveryWorkers(deps: {
         for update of d skip locked`.execute(trx);
       if (claimed.length === 0) return false;
 
-      const toSend = await applyDailyCap(trx, webhook.account_id, webhook.plan, webhook.limits, claimed);
+      const toSend = await applyDailyCap(trx, webhook.account_id, webhook.plan, webhook.limits, claimed, now());
 
       let stop: 'gone' | 'paused' | undefined;
       const outcomes: {
@@ -251,7 +273,7 @@ export function startDeliveryWorkers(deps: {
           webhook.payload_format,
           config.maxPayloadBytes,
         );
-        const at = new Date();
+        const at = now();
         const headers = {
           'content-type': 'application/json',
           'user-agent': 'Blockyard-Webhooks/1',
@@ -275,7 +297,7 @@ export function startDeliveryWorkers(deps: {
         const attempt = delivery.attempts + 1;
         if (result.ok) {
           metrics.attempts.inc({ outcome: 'delivered' });
-          updates.push({ id: delivery.id, status: 'succeeded', next: new Date(), note: null });
+          updates.push({ id: delivery.id, status: 'succeeded', next: now(), note: null });
           continue;
         }
         if (result.status === 410) {
@@ -283,7 +305,7 @@ export function startDeliveryWorkers(deps: {
           updates.push({
             id: delivery.id,
             status: 'failed',
-            next: new Date(),
+            next: now(),
             note: 'the endpoint answered 410 Gone: the webhook is disabled',
           });
           continue;
@@ -298,7 +320,7 @@ export function startDeliveryWorkers(deps: {
           updates.push({
             id: delivery.id,
             status: 'failed',
-            next: new Date(),
+            next: now(),
             note:
               delivery.kind === 'test'
                 ? `test event not delivered: ${result.error}`
@@ -317,7 +339,7 @@ export function startDeliveryWorkers(deps: {
           continue;
         }
         metrics.attempts.inc({ outcome: 'retrying' });
-        const next = new Date(Date.now() + delay);
+        const next = new Date(now().getTime() + delay);
         updates.push({
           id: delivery.id,
           status: 'pending',
@@ -360,7 +382,7 @@ export function startDeliveryWorkers(deps: {
             status: 'disabled',
             disabled_by: 'endpoint',
             status_reason: 'the endpoint answered 410 Gone',
-            updated_at: new Date(),
+            updated_at: now(),
           })
           .where('id', '=', webhookId)
           .execute();
@@ -372,7 +394,7 @@ export function startDeliveryWorkers(deps: {
           .set({
             status: 'paused',
             status_reason: `a delivery failed after ${notice.attempts} attempts: ${notice.lastError}`,
-            updated_at: new Date(),
+            updated_at: now(),
           })
           .where('id', '=', webhookId)
           .where('status', '=', 'active')
@@ -399,11 +421,12 @@ export function startDeliveryWorkers(deps: {
     plan: string,
     limits: Record<string, number | null>,
     claimed: ClaimedDelivery[],
+    now: Date,
   ): Promise<ClaimedDelivery[]> {
     const cap = resolveLimits(plan as Plan, limits).webhook_deliveries_per_day;
     const counted = claimed.filter((delivery) => delivery.attempts === 0 && delivery.kind !== 'test');
     if (cap === null || counted.length === 0) return claimed;
-    const day = new Date().toISOString().slice(0, 10);
+    const day = now.toISOString().slice(0, 10);
     await trx
       .insertInto('webhook_daily_usage')
       .values({ account_id: accountId, day, deliveries: 0 })
@@ -425,13 +448,13 @@ export function startDeliveryWorkers(deps: {
       .where('day', '=', day)
       .execute();
     if (over.size > 0) {
-      const tomorrow = nextUtcDay(new Date());
+      const tomorrow = nextUtcDay(now);
       await trx
         .updateTable('webhook_deliveries')
         .set({
           next_attempt_at: tomorrow,
           note: `waiting: the plan's ${cap} webhook deliveries a day are used; sent from ${tomorrow.toISOString()}`,
-          updated_at: new Date(),
+          updated_at: now,
         })
         .where('id', 'in', [...over])
         .execute();

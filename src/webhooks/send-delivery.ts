@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { refusedAddressReason } from '../nfts/metadata/address-policy.ts';
+import { type PrivateDestinations, privateDestinations } from './private-destinations.ts';
 import type { Mode } from './url-policy.ts';
 
 export interface SendResult {
@@ -32,11 +33,20 @@ class RefusedAddress extends Error {
  * allows loopback), then connects to the address it checked, so a second DNS answer cannot move it.
  * Redirects are not followed (a 3xx is a failed attempt). One deadline bounds the whole exchange.
  */
-export function createDeliverySender(options: { mode: Mode; timeoutMs: number; connections?: number }): DeliverySender {
+export function createDeliverySender(options: {
+  mode: Mode;
+  timeoutMs: number;
+  connections?: number;
+  /** Private ranges webhooks may go to (`webhooks.private_destinations`). */
+  privateDestinations?: PrivateDestinations;
+}): DeliverySender {
+  const inPrivateDestination = options.privateDestinations ?? privateDestinations();
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const allowed = addresses.filter((entry) => refusedAddressReason(entry.address, options.mode) === undefined);
+      const allowed = addresses.filter(
+        (entry) => refusedAddressReason(entry.address, options.mode) === undefined || inPrivateDestination.allows(entry.address),
+      );
       if (allowed.length === 0) {
         const reason = refusedAddressReason(addresses[0]?.address ?? hostname, options.mode) ?? 'no address';
         return callback(new RefusedAddress(`${hostname}: ${reason}; webhooks go to public endpoints`), '', 0);

@@ -12,6 +12,7 @@ import { compileMatcher, type MatchedEvent, matchPendingTransaction } from './ma
 import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { PayloadFormat } from './payloads.ts';
+import { privateDestinations } from './private-destinations.ts';
 import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
 import { sampleChainEvent, samplePendingTransaction } from './sample-event.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
@@ -57,6 +58,8 @@ export function createWebhookService(deps: {
   chains: ChainRegistry;
   secrets: SecretBox;
   mode: Mode;
+  /** `webhooks.private_destinations`: private ranges webhook URLs may point at. */
+  privateDestinations?: readonly string[];
   enricher: Enricher;
   /** Something was queued in this process (its workers look at once). */
   queued: () => void;
@@ -64,6 +67,7 @@ export function createWebhookService(deps: {
   replay?: { maxEvents: number; pageEvents: number };
 }) {
   const { db, chains, secrets, mode } = deps;
+  const allowedPrivate = privateDestinations(deps.privateDestinations);
 
   async function owned(principal: Principal, id: string): Promise<WebhookRow> {
     const row = await db
@@ -105,7 +109,7 @@ export function createWebhookService(deps: {
     async create(principal: Principal, input: CreateWebhookInput): Promise<WebhookView> {
       const type = eventTypeOf(input.event_type);
       const config = parseWebhookConfig(type, input.config);
-      const url = assertWebhookUrl(input.url, mode);
+      const url = assertWebhookUrl(input.url, mode, 'url', allowedPrivate);
       const network = resolveRestNetwork(chains.list(), principal, input.chain, input.network);
       if (network.config.kind !== 'evm')
         throw invalidRequest('chain', `webhooks watch EVM chains; ${input.chain} is ${network.config.kind}`);
@@ -152,7 +156,7 @@ export function createWebhookService(deps: {
     async update(principal: Principal, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
       const row = await owned(principal, id);
       const changes: Record<string, unknown> = {};
-      if (input.url !== undefined) changes.url = assertWebhookUrl(input.url, mode);
+      if (input.url !== undefined) changes.url = assertWebhookUrl(input.url, mode, 'url', allowedPrivate);
       if (input.config !== undefined)
         changes.config = JSON.stringify(parseWebhookConfig(eventTypeOf(row.event_type), input.config));
       if (input.status !== undefined && input.status !== row.status) {
@@ -185,19 +189,23 @@ export function createWebhookService(deps: {
     async rotateSecret(principal: Principal, id: string) {
       const row = await owned(principal, id);
       const secret = generateSigningSecret();
-      const expires = new Date(Date.now() + previousSecretLifetimeMs);
       const updated = await db
         .updateTable('webhooks')
         .set({
           secret_ciphertext: secrets.seal(secret, id),
           previous_secret_ciphertext: row.secret_ciphertext,
-          previous_secret_expires_at: expires,
+          // The database's clock: the workers that stop signing with it compare with that clock.
+          previous_secret_expires_at: sql`now() + ${`${previousSecretLifetimeMs} milliseconds`}::interval`,
           updated_at: new Date(),
         })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...view(updated), signing_secret: secret, previous_secret_expires_at: expires.toISOString() };
+      return {
+        ...view(updated),
+        signing_secret: secret,
+        previous_secret_expires_at: new Date(updated.previous_secret_expires_at!).toISOString(),
+      };
     },
 
     /** Queues a test event built by the webhook's own matcher (so shaped like a real one), marked `test: true`. */

@@ -8,6 +8,7 @@ import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
 import { startPendingFeed } from './pending-feed.ts';
+import { privateDestinations } from './private-destinations.ts';
 import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';
 import { createWebhookCache } from './webhook-cache.ts';
@@ -54,7 +55,11 @@ export async function startWebhookRole(deps: {
     networks.map((network) => [`${network.config.chain}/${network.config.network}`, network.config.chainId]),
   );
   const cache = createWebhookCache(db, factsOf);
-  const sender = createDeliverySender({ mode: config.mode, timeoutMs: config.webhooks.timeoutMs });
+  const sender = createDeliverySender({
+    mode: config.mode,
+    timeoutMs: config.webhooks.timeoutMs,
+    privateDestinations: privateDestinations(config.webhooks.privateDestinations),
+  });
   const workers: DeliveryWorkers = startDeliveryWorkers({
     db,
     databaseUrl: deps.databaseUrl,

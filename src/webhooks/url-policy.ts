@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { invalidRequest } from '../core/errors.ts';
 import { refusedAddressReason } from '../nfts/metadata/address-policy.ts';
+import { type PrivateDestinations, privateDestinations } from './private-destinations.ts';
 
 export type Mode = 'development' | 'production';
 
@@ -11,8 +12,15 @@ const maxUrlLength = 2048;
  * Checks a webhook URL when it is given (create and update): https only, and no private, loopback or
  * link-local host, unless the service runs in development mode, which allows http and loopback.
  * Host names are checked again after DNS resolution on every delivery (send-delivery.ts).
+ * An address inside `webhooks.private_destinations` is allowed in any mode, over http too; a host
+ * name may then be any name (it may resolve into them: checked at delivery), with https in production.
  */
-export function assertWebhookUrl(input: string, mode: Mode, param = 'url'): string {
+export function assertWebhookUrl(
+  input: string,
+  mode: Mode,
+  param = 'url',
+  allowed: PrivateDestinations = privateDestinations(),
+): string {
   if (input.length > maxUrlLength) throw invalidRequest(param, `is longer than ${maxUrlLength} characters`);
   let url: URL;
   try {
@@ -20,12 +28,14 @@ export function assertWebhookUrl(input: string, mode: Mode, param = 'url'): stri
   } catch {
     throw invalidRequest(param, 'is not a URL');
   }
-  if (url.protocol !== 'https:' && !(mode === 'development' && url.protocol === 'http:')) {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const inPrivateDestination = isIP(host) !== 0 && allowed.allows(host);
+  if (url.protocol !== 'https:' && !((mode === 'development' || inPrivateDestination) && url.protocol === 'http:')) {
     throw invalidRequest(param, mode === 'development' ? 'must be an http or https URL' : 'must be an https URL');
   }
   if (url.username || url.password) throw invalidRequest(param, 'must not carry a user name or password');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const reason = isIP(host) ? refusedAddressReason(host, mode) : refusedHostName(host, mode);
+  if (inPrivateDestination) return url.toString();
+  const reason = isIP(host) ? refusedAddressReason(host, mode) : allowed.size > 0 ? undefined : refusedHostName(host, mode);
   if (reason)
     throw invalidRequest(
       param,

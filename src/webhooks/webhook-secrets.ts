@@ -24,6 +24,8 @@ export async function openWebhookSecrets(
   box: SecretBox,
   webhook: SecretColumns,
   logger: Logger,
+  /** Now by the database's clock (the rotation's expiry was written by another process). */
+  nowMs: number = Date.now(),
 ): Promise<string[] | undefined> {
   let current: string;
   try {
@@ -40,7 +42,7 @@ export async function openWebhookSecrets(
   const previousValid =
     webhook.previous_secret_ciphertext !== null &&
     webhook.previous_secret_expires_at !== null &&
-    new Date(webhook.previous_secret_expires_at).getTime() > Date.now();
+    new Date(webhook.previous_secret_expires_at).getTime() > nowMs;
   if (previousValid) {
     try {
       previous = box.open(webhook.previous_secret_ciphertext!, webhook.id);

@@ -17,6 +17,8 @@ export interface DeliveryProcessOptions {
   encryptionKey: string;
   /** The YAML `webhooks:` section. */
   webhooks?: Record<string, unknown>;
+  /** More environment (e.g. libfaketime's, for a process whose clock is off). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function startDeliveryProcess(options: DeliveryProcessOptions, time
       BLOCKYARD_ENCRYPTION_KEY: options.encryptionKey,
       PORT: '0',
       LOG_LEVEL: 'warn',
+      ...options.env,
     }),
   });
   try {
