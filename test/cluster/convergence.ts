@@ -1,0 +1,66 @@
+import type { Cluster } from './cluster.ts';
+import { chainHead } from './infrastructure.ts';
+import { type BlockyardNode, holdsLeases, metricsOf, metricValue } from './nodes.ts';
+import { pollUntil, sleep } from './shell.ts';
+
+/** The recovery bound of the issue: everything converges within 30 s of a fault's end. */
+export const recoveryLimitS = 30;
+/** The failover bound: the standby holds the leases within 5 s of the holder's death. */
+export const failoverLimitS = 5;
+/** How long a recovery is waited for before it is reported as not recovered. */
+const recoveryWaitS = 60;
+
+/** The worker holding both leases now, if one does. */
+export async function leaseHolder(cluster: Cluster): Promise<BlockyardNode | undefined> {
+  for (const node of [cluster.nodes.work1, cluster.nodes.work2]) if (await holdsLeases(node)) return node;
+  return undefined;
+}
+
+/** Seconds until `node` holds both leases, measured from `since` (undefined: not within 20 s). */
+export async function secondsUntilHolder(node: BlockyardNode, since: number): Promise<number | undefined> {
+  const held = await pollUntil(async () => ((await holdsLeases(node)) ? true : undefined), 20_000, 100);
+  return held ? (Date.now() - since) / 1000 : undefined;
+}
+
+/**
+ * The lease holder's indexed block is within 2 of anvil's head, and past the head when the fault
+ * ended: a holder that has not noticed the fault yet (its gauge from before) does not pass.
+ */
+async function indexerAtHead(cluster: Cluster, headAtFaultEnd: number): Promise<boolean> {
+  const holder = await leaseHolder(cluster);
+  if (!holder) return false;
+  const metrics = await metricsOf(holder);
+  const indexed = metrics ? metricValue(metrics, 'blockyard_indexer_indexed_block') : undefined;
+  if (indexed === undefined || indexed <= headAtFaultEnd) return false;
+  return (await chainHead()) - indexed <= 2;
+}
+
+/** What held back convergence at the last look (for the report when it never came). */
+export interface Recovery {
+  seconds: number | undefined;
+  lastState: string;
+}
+
+/**
+ * Seconds from now until the load sees everything healthy (recent requests fine, nothing undelivered,
+ * no op pending) and the indexer is at the head; undefined when that takes over a minute.
+ */
+export async function measureRecovery(cluster: Cluster): Promise<Recovery> {
+  const started = Date.now();
+  const headAtFaultEnd = await chainHead();
+  let lastState = '';
+  while (Date.now() - started < recoveryWaitS * 1000) {
+    try {
+      const health = await (cluster.load?.health() ?? Promise.resolve({ recentOk: true, undelivered: 0, opsPending: 0 }));
+      const atHead = await indexerAtHead(cluster, headAtFaultEnd);
+      lastState = `recentOk=${health.recentOk} undelivered=${health.undelivered} opsPending=${health.opsPending} indexerAtHead=${atHead}`;
+      if (health.recentOk && health.undelivered === 0 && health.opsPending === 0 && atHead) {
+        return { seconds: (Date.now() - started) / 1000, lastState };
+      }
+    } catch (error) {
+      lastState = `error: ${(error as Error).message}`;
+    }
+    await sleep(500);
+  }
+  return { seconds: undefined, lastState };
+}
