@@ -1,0 +1,74 @@
+/**
+ * The contract between the cluster harness (test/cluster/) and the load with its observers
+ * (test/cluster/load/): what the harness gives, the messages over the IPC channel, what comes back.
+ * See /work/briefs/h23/interface.md; the harness imports these types.
+ */
+export interface ClusterTargets {
+  /** haproxy, e.g. http://10.231.0.13:8080 (all load goes through it). */
+  lbUrl: string;
+  /** api1, api2 directly, e.g. http://10.231.0.21:8080 (the rate-limit probe only). */
+  apiUrls: string[];
+  /** anvil directly, http://10.231.0.12:8545: the independent observer and the transaction sender. */
+  chainRpcUrl: string;
+  /** 'ethereum' */
+  chain: string;
+  /** 'devnet' */
+  network: string;
+  adminToken: string;
+  /** rx's address, 10.231.0.40: the webhook receivers listen there. */
+  bindHost: string;
+}
+
+export interface PhaseStats {
+  name: string;
+  /** By HTTP status ('200','429','503',...), JSON-RPC over HTTP included; a WebSocket upgrade is '101'. */
+  answered: Record<string, number>;
+  /** Network error or no answer within 5 s. */
+  noAnswer: number;
+  slowestMs: number;
+  /** 500s, any other 5xx not in the spec's error shape, 503 without Retry-After. */
+  badErrors: number;
+  /** Times a WebSocket subscriber saw no newHeads for more than 5 s while the chain made blocks (reported, not a failure). */
+  wsGaps: number;
+}
+
+export interface LoadHealth {
+  /** The last few requests of every kind (JSON-RPC, REST, WS newHeads) succeeded. */
+  recentOk: boolean;
+  /** Matching transfers mined >= 3 s ago that some webhook has not received. */
+  undelivered: number;
+  /** Accepted UserOperations not yet seen landed on chain. */
+  opsPending: number;
+}
+
+export interface Verdict {
+  phases: PhaseStats[];
+  deliveries: { expected: number; sent: number; unique: number; duplicates: number; missing: number; outOfOrder: number };
+  ops: { accepted: number; landed: number; twice: number; revertedBundles: number };
+  limit: { limit: number; maxAcceptedInAWindow: number; windows: number };
+  ws: { subscribers: number; headsReceived: number; reconnects: number };
+  /** Human-readable: every broken invariant (empty = all held). */
+  violations: string[];
+}
+
+export interface DrainReport {
+  seconds: number;
+  converged: boolean;
+  health: LoadHealth;
+}
+
+export type HarnessMessage =
+  | { type: 'start'; targets: ClusterTargets }
+  | { type: 'phase'; name: string }
+  | { type: 'health' }
+  | { type: 'drain'; timeoutMs: number }
+  | { type: 'verdict' }
+  | { type: 'stop' };
+
+export type LoadMessage =
+  | { type: 'started' }
+  | { type: 'health'; health: LoadHealth }
+  | { type: 'drained'; report: DrainReport }
+  | { type: 'verdict'; verdict: Verdict }
+  | { type: 'stopped' }
+  | { type: 'error'; message: string };

@@ -1,0 +1,175 @@
+import type { Hex } from 'viem';
+import { entryPoint07Address } from 'viem/account-abstraction';
+import { ChainClient } from './chain-client.ts';
+import { ChainScanner } from './chain-scanner.ts';
+import type { ClusterTargets, DrainReport, LoadHealth, Verdict } from './contract.ts';
+import { checkDeliveries, undeliveredTransfers } from './deliveries.ts';
+import { PhaseRecorder } from './phase-stats.ts';
+import { startRateProbe } from './rate-probe.ts';
+import { type Receivers, startReceivers } from './receivers.ts';
+import { RecentResults } from './recent-results.ts';
+import { type RequestLoadOptions, startRequestLoad } from './request-load.ts';
+import { callWithRetry, createLoadAccounts, deployLoadToken } from './setup.ts';
+import { sleep } from './timed-request.ts';
+import { startTokenTransfers } from './transfers.ts';
+import { startUserOps, type UserOpsOptions } from './user-ops.ts';
+import { checkLimit, checkOps } from './verdict.ts';
+import { startHeadSubscribers } from './ws-subscribers.ts';
+
+export interface LoadOptions extends RequestLoadOptions {
+  /** Token transfers per second, sent to the chain directly (default 2). */
+  transfersPerSecond?: number;
+  /** Per webhook, the share of first attempts its receiver answers 503 (default: five, the last refusing 10%). */
+  failFirstAttempts?: number[];
+  wsSubscribers?: number;
+  ops?: UserOpsOptions;
+  rateProbe?: { everyMs?: number; burst?: number };
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+}
+
+export interface LoadRun {
+  /** What setup made: the webhooks (in receiver order) and the keys, for tests that break something on purpose. */
+  readonly setup: { key: string; freeKey: string; token: Hex; webhookIds: string[] };
+  /** Later stats count toward this phase. */
+  phase(name: string): void;
+  health(): LoadHealth;
+  /** Stops making new transfers, ops and requests, then waits (bounded) until everything is delivered and landed. */
+  drain(timeoutMs: number): Promise<DrainReport>;
+  verdict(): Verdict;
+  stop(): Promise<void>;
+}
+
+/** Matching transfers mined this long ago and not yet at every receiver count as undelivered. */
+const deliveryGraceMs = 3_000;
+
+/**
+ * Sets up (accounts and keys, a token, five webhooks with their receivers here, funded senders) and
+ * starts the whole load against a running deployment, with the observers that judge it from outside:
+ * the receivers and the chain. See test/cluster/load/contract.ts and docs/operations.md.
+ */
+export async function startLoad(targets: ClusterTargets, options: LoadOptions = {}): Promise<LoadRun> {
+  const log = options.log ?? (() => undefined);
+  const chain = new ChainClient(targets.chainRpcUrl);
+  const chainId = Number(BigInt(await chain.call<string>('eth_chainId', [], 10_000)));
+  const { key, freeKey } = await createLoadAccounts(targets);
+  const token = await deployLoadToken(chain);
+  log(`setup: token ${token.address} in block ${token.deployedIn}`);
+
+  const receivers: Receivers = await startReceivers(targets.bindHost, options.failFirstAttempts ?? [0, 0, 0, 0, 0.1]);
+  const webhookIds: string[] = [];
+  for (const inbox of receivers.inboxes) {
+    const created = await callWithRetry(
+      `${targets.lbUrl}/v1/webhooks`,
+      'POST',
+      { 'x-api-key': key },
+      {
+        url: receivers.urlOf(inbox.index),
+        chain: targets.chain,
+        network: targets.network,
+        event_type: 'token_transfer',
+        config: { contracts: [token.address] },
+      },
+    );
+    inbox.secret = created.signing_secret;
+    webhookIds.push(created.id);
+  }
+  // Transfers start after every webhook exists: the expected ones are those of later blocks.
+  const fromBlock = (await chain.blockNumber()) + 1n;
+  const scanner = new ChainScanner(chain, token.address, entryPoint07Address, fromBlock);
+  scanner.start();
+  log(`setup: ${webhookIds.length} webhooks; observing the chain from block ${fromBlock}`);
+
+  const recorder = new PhaseRecorder();
+  const recent = new RecentResults();
+  const landed = (hash: Hex) => scanner.landed.has(hash);
+  const requests = startRequestLoad(
+    { targets, key, holder: token.minter.address, token: token.address, recorder, recent },
+    options,
+  );
+  const ws = startHeadSubscribers({
+    url: `${targets.lbUrl.replace(/^http/, 'ws')}/v1/ws/${targets.chain}/${targets.network}?apiKey=${key}`,
+    count: options.wsSubscribers ?? 3,
+    recorder,
+    chainMovedAt: () => scanner.lastHeadMovedAt,
+  });
+  const startNonce = Number(BigInt(await chain.call<string>('eth_getTransactionCount', [token.minter.address, 'pending'])));
+  const transfers = startTokenTransfers({
+    chain,
+    token: token.address,
+    minter: token.minter,
+    startNonce,
+    chainId,
+    perSecond: options.transfersPerSecond ?? 2,
+  });
+  const ops = await startUserOps(
+    {
+      bundlerUrl: `${targets.lbUrl}/v1/bundler/${targets.chain}/${targets.network}`,
+      key,
+      chain,
+      chainId,
+      recorder,
+      landed,
+    },
+    options.ops,
+  );
+  const probe = startRateProbe({ targets, freeKey }, options.rateProbe);
+  log('load running');
+
+  const health = (): LoadHealth => ({
+    recentOk: recent.allOk(['json-rpc', 'rest']) && ws.allFresh(),
+    undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, deliveryGraceMs),
+    opsPending: [...ops.accepted].filter((hash) => !landed(hash)).length,
+  });
+
+  let stopped = false;
+  return {
+    setup: { key, freeKey, token: token.address, webhookIds },
+    phase(name) {
+      recorder.begin(name);
+      log(`phase ${name}`);
+    },
+    health,
+    async drain(timeoutMs) {
+      const started = Date.now();
+      const deadline = started + timeoutMs;
+      transfers.stop();
+      ops.stop();
+      await Promise.all([requests.stop(), probe.stop()]);
+      let converged = false;
+      while (!converged && Date.now() < deadline) {
+        const settled = await transfers.settled();
+        const head = await chain.blockNumber().catch(() => undefined);
+        const scanned = head !== undefined && scanner.scannedTo >= head;
+        const everyDelivery = undeliveredTransfers(scanner.transfers, receivers.inboxes, 0) === 0;
+        converged = settled && scanned && everyDelivery && health().opsPending === 0;
+        if (!converged) await sleep(250);
+      }
+      const report = { seconds: (Date.now() - started) / 1000, converged, health: health() };
+      log(`drained in ${report.seconds} s: converged ${converged}, ${JSON.stringify(report.health)}`);
+      return report;
+    },
+    verdict() {
+      const deliveries = checkDeliveries(scanner.transfers, receivers.inboxes);
+      const opsFound = checkOps(ops.accepted, ops.attempted, scanner.landed, scanner.revertedBundles.length);
+      const limit = checkLimit(probe.acceptedByWindow, probe.limit() ?? 10, probe.badAnswers(), probe.unwindowed());
+      return {
+        phases: recorder.all(),
+        deliveries: deliveries.totals,
+        ops: opsFound.totals,
+        limit: limit.totals,
+        ws: { subscribers: ws.subscribers, headsReceived: ws.headsReceived(), reconnects: ws.reconnects() },
+        violations: [...recorder.violations(), ...deliveries.violations, ...opsFound.violations, ...limit.violations],
+      };
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      transfers.stop();
+      ws.stop();
+      await Promise.all([requests.stop(), probe.stop(), ops.close()]);
+      await scanner.stop();
+      await receivers.close();
+    },
+  };
+}
