@@ -1,6 +1,6 @@
 import type { Cluster } from './cluster.ts';
 import { chainHead } from './infrastructure.ts';
-import { type BlockyardNode, holdsLeases, metricsOf, metricValue } from './nodes.ts';
+import { type BlockyardNode, bothLeases, holdsLeases, type LeaseRole, metricsOf, metricValue } from './nodes.ts';
 import { pollUntil, sleep } from './shell.ts';
 
 /** The recovery bound of the issue: everything converges within 30 s of a fault's end. */
@@ -10,9 +10,12 @@ export const failoverLimitS = 5;
 /** How long a recovery is waited for before it is reported as not recovered. */
 const recoveryWaitS = 60;
 
-/** The worker holding both leases now, if one does. */
-export async function leaseHolder(cluster: Cluster): Promise<BlockyardNode | undefined> {
-  for (const node of [cluster.nodes.work1, cluster.nodes.work2]) if (await holdsLeases(node)) return node;
+/** The worker holding every lease of `roles` now, if one does. */
+export async function leaseHolder(
+  cluster: Cluster,
+  roles: readonly LeaseRole[] = bothLeases,
+): Promise<BlockyardNode | undefined> {
+  for (const node of [cluster.nodes.work1, cluster.nodes.work2]) if (await holdsLeases(node, roles)) return node;
   return undefined;
 }
 
@@ -27,7 +30,7 @@ export async function secondsUntilHolder(node: BlockyardNode, since: number): Pr
  * ended: a holder that has not noticed the fault yet (its gauge from before) does not pass.
  */
 async function indexerAtHead(cluster: Cluster, headAtFaultEnd: number): Promise<boolean> {
-  const holder = await leaseHolder(cluster);
+  const holder = await leaseHolder(cluster, ['indexer']);
   if (!holder) return false;
   const metrics = await metricsOf(holder);
   const indexed = metrics ? metricValue(metrics, 'blockyard_indexer_indexed_block') : undefined;

@@ -16,11 +16,14 @@ export interface Fault {
 
 const blockyardHosts = [hosts.api1, hosts.api2, hosts.work1, hosts.work2].map((host) => host.address);
 
-/** Kills the lease holder (kill -9) and measures until the other worker holds the leases. */
-async function killHolder(cluster: Cluster): Promise<{ killed: BlockyardNode; failoverS?: number }> {
-  const holder = await leaseHolder(cluster);
-  if (!holder) throw new Error('no worker holds the leases before the kill');
-  const standby = holder === cluster.nodes.work1 ? cluster.nodes.work2 : cluster.nodes.work1;
+const otherWorker = (cluster: Cluster, node: BlockyardNode) =>
+  node === cluster.nodes.work1 ? cluster.nodes.work2 : cluster.nodes.work1;
+
+/** Kills `holder` (kill -9; by default the indexer's lease holder) and measures until the other worker holds both leases. */
+async function killHolder(cluster: Cluster, holder?: BlockyardNode): Promise<{ killed: BlockyardNode; failoverS?: number }> {
+  holder ??= await leaseHolder(cluster, ['indexer']);
+  if (!holder) throw new Error('no worker holds the indexer lease before the kill');
+  const standby = otherWorker(cluster, holder);
   const killedAt = Date.now();
   await killHard(holder.process);
   const failoverS = await secondsUntilHolder(standby, killedAt);
@@ -47,7 +50,9 @@ export const faults: readonly Fault[] = [
       if (!killedWorker) throw new Error('no worker was killed');
       await restartNode(cluster.settings, killedWorker);
       await sleep(2_000);
-      if (await holdsLeases(killedWorker)) throw new Error(`${killedWorker.name} took the leases back from a live holder`);
+      for (const role of ['indexer', 'bundler'] as const)
+        if (await holdsLeases(killedWorker, [role]))
+          throw new Error(`${killedWorker.name} took the ${role} lease from a live holder`);
       return undefined;
     },
   },
@@ -115,13 +120,15 @@ export const faults: readonly Fault[] = [
     description:
       'the standby restarted under libfaketime +30 s, the holder killed so it takes the leases, the other restarted; 20 s',
     async inject(cluster) {
-      const holder = await leaseHolder(cluster);
-      if (!holder) throw new Error('no worker holds the leases');
-      const skewed = holder === cluster.nodes.work1 ? cluster.nodes.work2 : cluster.nodes.work1;
+      // The worker without the indexer lease is restarted skewed (a bundler lease it held moves to
+      // the other meanwhile); then the other is killed, so the skewed one holds both.
+      const indexerHolder = await leaseHolder(cluster, ['indexer']);
+      if (!indexerHolder) throw new Error('no worker holds the indexer lease');
+      const skewed = otherWorker(cluster, indexerHolder);
       await stopGently(skewed.process);
       await restartNode(cluster.settings, skewed, { clockAhead: '+30s' });
-      const { failoverS } = await killHolder(cluster);
-      await restartNode(cluster.settings, holder);
+      const { failoverS } = await killHolder(cluster, indexerHolder);
+      await restartNode(cluster.settings, indexerHolder);
       await sleep(20_000);
       return { failoverS };
     },

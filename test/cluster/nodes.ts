@@ -152,18 +152,22 @@ export function currentLog(node: BlockyardNode): string {
   }
 }
 
+export type LeaseRole = 'indexer' | 'bundler';
+export const bothLeases: readonly LeaseRole[] = ['indexer', 'bundler'];
+
 /**
- * Whether the node holds both the indexer and the bundler lease: `blockyard_lease_held{role}` when the
- * service exports it, else this start's log ("<role> lease acquired" and no "lease lost" after it).
+ * Whether the node holds every lease of `roles` (the two leases are independent: after a Postgres
+ * restart each may go to another worker): `blockyard_lease_held{role}` when the service exports it,
+ * else this start's log ("<role> lease acquired" and no "lease lost" after it).
  */
-export async function holdsLeases(node: BlockyardNode): Promise<boolean> {
+export async function holdsLeases(node: BlockyardNode, roles: readonly LeaseRole[] = bothLeases): Promise<boolean> {
   if (!node.process.alive()) return false;
   const metrics = await metricsOf(node);
   if (metrics?.includes('blockyard_lease_held')) {
-    return ['indexer', 'bundler'].every((role) => metricValue(metrics, 'blockyard_lease_held', [`role="${role}"`]) === 1);
+    return roles.every((role) => metricValue(metrics, 'blockyard_lease_held', [`role="${role}"`]) === 1);
   }
   const log = currentLog(node);
-  return ['indexer', 'bundler'].every((role) => {
+  return roles.every((role) => {
     const acquired = log.lastIndexOf(`${role} lease acquired`);
     return acquired >= 0 && log.lastIndexOf(`${role} lease lost`) < acquired;
   });
