@@ -44,24 +44,33 @@ export interface Recovery {
   lastState: string;
 }
 
+/** Convergence must hold this long in a row: a transfer younger than 3 s is not yet "undelivered". */
+const stableMs = 3_000;
+
 /**
  * Seconds from now until the load sees everything healthy (recent requests fine, nothing undelivered,
- * no op pending) and the indexer is at the head; undefined when that takes over a minute.
+ * no op pending) and the indexer is at the head, for good: the start of the first streak of
+ * `stableMs` in which every look passed. Undefined when that takes over a minute.
  */
 export async function measureRecovery(cluster: Cluster): Promise<Recovery> {
   const started = Date.now();
   const headAtFaultEnd = await chainHead();
   let lastState = '';
+  let streakFrom: number | undefined;
   while (Date.now() - started < recoveryWaitS * 1000) {
+    let ok = false;
     try {
       const health = await (cluster.load?.health() ?? Promise.resolve({ recentOk: true, undelivered: 0, opsPending: 0 }));
       const atHead = await indexerAtHead(cluster, headAtFaultEnd);
       lastState = `recentOk=${health.recentOk} undelivered=${health.undelivered} opsPending=${health.opsPending} indexerAtHead=${atHead}`;
-      if (health.recentOk && health.undelivered === 0 && health.opsPending === 0 && atHead) {
-        return { seconds: (Date.now() - started) / 1000, lastState };
-      }
+      ok = health.recentOk && health.undelivered === 0 && health.opsPending === 0 && atHead;
     } catch (error) {
       lastState = `error: ${(error as Error).message}`;
+    }
+    if (!ok) streakFrom = undefined;
+    else {
+      streakFrom ??= Date.now();
+      if (Date.now() - streakFrom >= stableMs) return { seconds: (streakFrom - started) / 1000, lastState };
     }
     await sleep(500);
   }

@@ -38,21 +38,27 @@ const byStatus = (answered: Record<string, number>) =>
     .join(', ') || '-';
 
 /** The "Must show" table, as markdown (printed, and written to CLUSTER_REPORT). */
-export function formatReport(results: readonly FaultResult[], verdict: Verdict | undefined, baseline: string): string {
+export function formatReport(
+  results: readonly FaultResult[],
+  verdict: Verdict | undefined,
+  quietPhases: { before: string; after: string },
+): string {
   const lines = [
     '| Fault | Recovered in (s) | Answered by status (fault + recovery) | No answer | Bad errors | Lease failover (s) |',
     '|---|---|---|---|---|---|',
   ];
-  for (const name of [baseline]) {
+  const quietRow = (name: string) => {
     const stats = statsOf(verdict, name);
     lines.push(`| ${name} (no fault) | - | ${byStatus(stats.answered)} | ${stats.noAnswer} | ${stats.badErrors} | - |`);
-  }
+  };
+  quietRow(quietPhases.before);
   for (const result of results) {
     const stats = statsOf(verdict, result.name);
     lines.push(
       `| ${result.name} | ${result.error ? `not applied: ${result.error}` : seconds(result.recoverS)} | ${byStatus(stats.answered)} | ${stats.noAnswer} | ${stats.badErrors} | ${seconds(result.failoverS)} |`,
     );
   }
+  quietRow(quietPhases.after);
   if (verdict) {
     const { deliveries, ops, limit, ws } = verdict;
     lines.push(

@@ -20,6 +20,9 @@ import { createTopology, hosts, removeTopology } from './topology.ts';
  */
 const baselinePhase = 'steady';
 const baselineS = 15;
+const afterPhase = 'after faults';
+/** The load's plan (100 UserOperations spread over 5 minutes) runs to its end before the drain. */
+const loadPlanS = 305;
 const started = Date.now();
 const log = (line: string) =>
   process.stdout.write(`[cluster ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
@@ -39,6 +42,7 @@ async function runFaults(current: Cluster): Promise<{ results: FaultResult[]; ve
     adminToken,
     bindHost: hosts.rx.address,
   });
+  const loadStartedAt = Date.now();
   log('load started');
   load.phase(baselinePhase);
   await sleep(baselineS * 1000);
@@ -66,6 +70,12 @@ async function runFaults(current: Cluster): Promise<{ results: FaultResult[]; ve
       `  recovered in ${recovery.seconds?.toFixed(1) ?? 'never'} s${failoverS === undefined ? '' : `, lease failover ${failoverS.toFixed(1)} s`} (${recovery.lastState})`,
     );
     results.push({ name: fault.name, recoverS: recovery.seconds, failoverS, lastState: recovery.lastState });
+  }
+  const rest = loadPlanS * 1000 - (Date.now() - loadStartedAt);
+  if (rest > 0) {
+    log(`after the faults: the load runs ${(rest / 1000).toFixed(0)} s more (its plan is ${loadPlanS} s)`);
+    load.phase(afterPhase);
+    await sleep(rest);
   }
   load.phase('drain');
   const drained = await load.drain(60_000);
@@ -118,7 +128,7 @@ async function main(): Promise<number> {
   for (const note of cluster.notes) log(`note: ${note}`);
   const { results, verdict } = await runFaults(cluster);
   const notes = cluster.notes;
-  const report = formatReport(results, verdict, baselinePhase);
+  const report = formatReport(results, verdict, { before: baselinePhase, after: afterPhase });
   process.stdout.write(`\n${report}\n`);
   for (const note of notes) process.stdout.write(`note: ${note}\n`);
   if (process.env.CLUSTER_REPORT)
