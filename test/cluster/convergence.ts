@@ -48,31 +48,37 @@ export interface Recovery {
 const stableMs = 3_000;
 
 /**
- * Seconds from now until the load sees everything healthy (recent requests fine, nothing undelivered,
- * no op pending) and the indexer is at the head, for good: the start of the first streak of
- * `stableMs` in which every look passed. Undefined when that takes over a minute.
+ * Seconds from now until everything converged: the start of the first `stableMs` streak in which
+ * the load's recent requests all succeeded, no transfer is undelivered and the indexer is at the head,
+ * and no earlier than the first look at which no UserOperation was pending (every op accepted until
+ * then has landed; ops sent later are new work: under a steady load one is often in flight). Undefined
+ * when that takes over a minute.
  */
 export async function measureRecovery(cluster: Cluster): Promise<Recovery> {
   const started = Date.now();
   const headAtFaultEnd = await chainHead();
   let lastState = '';
   let streakFrom: number | undefined;
+  let opsSettledAt: number | undefined;
   while (Date.now() - started < recoveryWaitS * 1000) {
     let ok = false;
     try {
       const health = await (cluster.load?.health() ?? Promise.resolve({ recentOk: true, undelivered: 0, opsPending: 0 }));
       const atHead = await indexerAtHead(cluster, headAtFaultEnd);
       lastState = `recentOk=${health.recentOk} undelivered=${health.undelivered} opsPending=${health.opsPending} indexerAtHead=${atHead}`;
-      ok = health.recentOk && health.undelivered === 0 && health.opsPending === 0 && atHead;
+      if (health.opsPending === 0) opsSettledAt ??= Date.now();
+      ok = health.recentOk && health.undelivered === 0 && atHead;
     } catch (error) {
       lastState = `error: ${(error as Error).message}`;
     }
     if (!ok) streakFrom = undefined;
     else {
       streakFrom ??= Date.now();
-      if (Date.now() - streakFrom >= stableMs) return { seconds: (streakFrom - started) / 1000, lastState };
+      if (Date.now() - streakFrom >= stableMs && opsSettledAt !== undefined) {
+        return { seconds: (Math.max(streakFrom, opsSettledAt) - started) / 1000, lastState };
+      }
     }
     await sleep(500);
   }
-  return { seconds: undefined, lastState };
+  return { seconds: undefined, lastState: `${lastState}${opsSettledAt === undefined ? ' (ops never all landed)' : ''}` };
 }
