@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import type { ClusterTargets } from '../cluster/load/contract.ts';
+import type { ClusterTargets, HarnessMessage, LoadMessage } from '../cluster/load/contract.ts';
 import { type LoadRun, startLoad } from '../cluster/load/load-run.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -74,15 +75,17 @@ describe('cluster load and observers (smoke)', () => {
     const run = await startLoad(targets, { ops: { count: 8, senders: 4, spreadMs: 8_000 }, wsSubscribers: 2 });
     runs.push(run);
     run.phase('first');
-    await sleep(9_000);
+    await sleep(7_000);
     run.phase('second');
-    await sleep(9_000);
+    await sleep(7_000);
     const drained = await run.drain(30_000);
     const verdict = run.verdict();
     expect(verdict.violations).toEqual([]);
     expect(drained).toMatchObject({ converged: true, health: { undelivered: 0, opsPending: 0 } });
     expect(verdict.phases.map((phase) => phase.name)).toEqual(['start', 'first', 'second']);
     expect(verdict.phases[1]!.answered['200']).toBeGreaterThan(50);
+    const upgrades = verdict.phases.reduce((sum, phase) => sum + (phase.answered['101'] ?? 0), 0);
+    expect(upgrades).toBe(2); // each subscriber's, none dropped
     expect(verdict.deliveries.expected).toBeGreaterThanOrEqual(5 * 10);
     expect(verdict.deliveries).toMatchObject({ missing: 0, outOfOrder: 0, unique: verdict.deliveries.expected });
     expect(verdict.ops.accepted).toBeGreaterThan(0);
@@ -107,5 +110,55 @@ describe('cluster load and observers (smoke)', () => {
     expect(verdict.deliveries.missing).toBeGreaterThan(0);
     expect(verdict.violations).toEqual([`webhook 2: ${verdict.deliveries.missing} transfers missing`]);
     await run.stop();
+  }, 60_000);
+
+  it('runs as the harness drives it: main.ts over the IPC channel, start to stop', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cluster/load/main.ts'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let output = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const inbox: LoadMessage[] = [];
+    child.on('message', (message: LoadMessage) => inbox.push(message));
+    const reply = async <T extends LoadMessage['type']>(type: T, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = inbox.find((message) => message.type === type || message.type === 'error');
+        if (found) {
+          inbox.splice(inbox.indexOf(found), 1);
+          if (found.type === 'error') throw new Error(`the load failed: ${found.message}`);
+          return found as Extract<LoadMessage, { type: T }>;
+        }
+        if (Date.now() > deadline) throw new Error(`no '${type}' within ${timeoutMs} ms; stderr:\n${output}`);
+        await sleep(50);
+      }
+    };
+    const ask = (message: HarnessMessage) => child.send(message);
+    try {
+      ask({ type: 'start', targets });
+      await reply('started', 30_000);
+      ask({ type: 'phase', name: 'ipc' });
+      await sleep(5_000);
+      ask({ type: 'health' });
+      const { health } = await reply('health', 5_000);
+      expect(health.recentOk).toBe(true);
+      ask({ type: 'drain', timeoutMs: 20_000 });
+      const { report } = await reply('drained', 25_000);
+      expect(report).toMatchObject({ converged: true, health: { undelivered: 0, opsPending: 0 } });
+      ask({ type: 'verdict' });
+      const { verdict } = await reply('verdict', 5_000);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.phases.find((phase) => phase.name === 'ipc')?.answered['200']).toBeGreaterThan(50);
+      expect(verdict.deliveries.unique).toBe(verdict.deliveries.expected);
+      expect(verdict.deliveries.expected).toBeGreaterThan(0);
+      ask({ type: 'stop' });
+      await reply('stopped', 15_000);
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   }, 60_000);
 });
