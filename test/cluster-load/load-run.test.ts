@@ -3,8 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
+import type { ChainTransfer } from '../cluster/load/chain-scanner.ts';
 import type { ClusterTargets, HarnessMessage, LoadMessage } from '../cluster/load/contract.ts';
+import { checkDeliveries, countOutOfOrder, undeliveredTransfers } from '../cluster/load/deliveries.ts';
 import { type LoadRun, startLoad } from '../cluster/load/load-run.ts';
+import type { Reception, WebhookInbox } from '../cluster/load/receivers.ts';
+import { checkLimit, checkOps } from '../cluster/load/verdict.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
@@ -161,4 +165,75 @@ describe('cluster load and observers (smoke)', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+/** The observers' judgement on made-up evidence: each invariant's break is caught, and only the break. */
+describe('cluster load observers (judging recorded evidence)', () => {
+  const reception = (eventId: string, block: number, at: number, answered = 204): Reception => ({
+    eventId,
+    logKey: `0x${block.toString(16)}:0`,
+    block,
+    logIndex: 0,
+    removed: false,
+    test: false,
+    at,
+    answered,
+  });
+  const transfer = (block: number): ChainTransfer => ({ txHash: `0x${block.toString(16)}`, logIndex: 0, block, seenAt: 0 });
+  const inbox = (index: number, receptions: Reception[]): WebhookInbox => ({
+    index,
+    path: `/hooks/${index}`,
+    secret: 'whsec_x',
+    failFirstAttempts: 0,
+    receptions,
+    badSignatures: 0,
+  });
+
+  it('counts first attempts out of chain order, not retries nor a swap among sends in flight together', () => {
+    expect(countOutOfOrder([reception('a', 1, 0), reception('b', 2, 10), reception('c', 3, 20)])).toBe(0);
+    expect(countOutOfOrder([reception('b', 2, 0), reception('a', 1, 300)])).toBe(0);
+    expect(countOutOfOrder([reception('b', 2, 0), reception('a', 1, 2_000)])).toBe(1);
+    expect(countOutOfOrder([reception('a', 1, 0, 503), reception('b', 2, 10), reception('a', 1, 5_000)])).toBe(0);
+  });
+
+  it('finds missing and foreign deliveries per webhook, and allows duplicates', () => {
+    const chainTransfers = [transfer(1), transfer(2)];
+    const complete = inbox(0, [reception('a', 1, 0), reception('b', 2, 10), reception('b', 2, 20)]);
+    const retried = inbox(1, [reception('c', 1, 0, 503), reception('c', 1, 1_000), reception('d', 2, 1_100)]);
+    const short = inbox(2, [reception('e', 1, 0), reception('f', 9, 10)]);
+    const { totals, violations } = checkDeliveries(chainTransfers, [complete, retried, short]);
+    expect(totals).toEqual({ expected: 6, sent: 8, unique: 6, duplicates: 1, missing: 1, outOfOrder: 0 });
+    expect(violations).toEqual(['webhook 3: 1 transfers missing', 'webhook 3: 1 deliveries of transfers not on chain']);
+    expect(undeliveredTransfers(chainTransfers, [complete, retried, short], 0)).toBe(1);
+    expect(checkDeliveries([], [complete]).violations).toContain(
+      'deliveries: no matching transfer was mined (the load sent none?)',
+    );
+  });
+
+  it('catches an op landed twice or never, and a window over the limit', () => {
+    const [one, two, three] = ['0x01', '0x02', '0x03'] as const;
+    const sent = { accepted: new Set([one, two]), attempted: new Set([one, two, three]), refused: () => 0 };
+    const ops = checkOps(
+      sent,
+      new Map([
+        [one, 1],
+        [three, 2],
+      ]),
+      0,
+      3,
+    );
+    expect(ops.totals).toEqual({ accepted: 2, landed: 1, twice: 1, revertedBundles: 0, refused: 0 });
+    expect(ops.violations).toEqual([`op ${three} landed 2 times`, `op ${two} was accepted and never landed`]);
+    const limit = checkLimit(
+      new Map([
+        [101, 10],
+        [102, 11],
+      ]),
+      10,
+      new Map(),
+      0,
+    );
+    expect(limit.totals).toEqual({ limit: 10, maxAcceptedInAWindow: 11, windows: 2 });
+    expect(limit.violations).toEqual(['window 101: 11 accepted > 10']);
+  });
 });

@@ -63,8 +63,8 @@ export class ChainScanner {
     return this.next - 1n;
   }
 
-  /** Reads up to the chain's current head once (drain waits for it). */
-  async catchUp(): Promise<void> {
+  /** Reads up to the chain's current head once. */
+  private async catchUp(): Promise<void> {
     const head = await this.chain.blockNumber();
     this.noteHead(head);
     while (this.next <= head && !this.stopped) await this.readBlock(this.next);

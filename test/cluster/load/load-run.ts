@@ -2,28 +2,23 @@ import type { Hex } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { ChainClient } from './chain-client.ts';
 import { ChainScanner } from './chain-scanner.ts';
-import type { ClusterTargets, DrainReport, LoadHealth, Verdict } from './contract.ts';
+import type { ClusterTargets, DrainReport, LoadHealth, LoadSettings, Verdict } from './contract.ts';
 import { checkDeliveries, undeliveredTransfers } from './deliveries.ts';
 import { PhaseRecorder } from './phase-stats.ts';
 import { startRateProbe } from './rate-probe.ts';
 import { type Receivers, startReceivers } from './receivers.ts';
 import { RecentResults } from './recent-results.ts';
-import { type RequestLoadOptions, startRequestLoad } from './request-load.ts';
+import { startRequestLoad } from './request-load.ts';
 import { callWithRetry, createLoadAccounts, deployLoadToken } from './setup.ts';
 import { sleep } from './timed-request.ts';
 import { startTokenTransfers } from './transfers.ts';
-import { startUserOps, type UserOpsOptions } from './user-ops.ts';
+import { startUserOps } from './user-ops.ts';
 import { checkLimit, checkOps } from './verdict.ts';
 import { startHeadSubscribers } from './ws-subscribers.ts';
 
-export interface LoadOptions extends RequestLoadOptions {
-  /** Token transfers per second, sent to the chain directly (default 2). */
-  transfersPerSecond?: number;
+export interface LoadOptions extends LoadSettings {
   /** Per webhook, the share of first attempts its receiver answers 503 (default: five, the last refusing 10%). */
   failFirstAttempts?: number[];
-  wsSubscribers?: number;
-  ops?: UserOpsOptions;
-  rateProbe?: { everyMs?: number; burst?: number };
   /** Progress lines (default: none). */
   log?: (line: string) => void;
 }
@@ -113,7 +108,7 @@ export async function startLoad(targets: ClusterTargets, options: LoadOptions = 
     },
     options.ops,
   );
-  const probe = startRateProbe({ targets, freeKey }, options.rateProbe);
+  const probe = startRateProbe({ targets, freeKey, phaseName: () => recorder.phaseName }, options.rateProbe);
   log('load running');
 
   const health = (): LoadHealth => ({
@@ -151,15 +146,23 @@ export async function startLoad(targets: ClusterTargets, options: LoadOptions = 
     },
     verdict() {
       const deliveries = checkDeliveries(scanner.transfers, receivers.inboxes);
-      const opsFound = checkOps(ops.accepted, ops.attempted, scanner.landed, scanner.revertedBundles.length);
+      const opsFound = checkOps(ops, scanner.landed, scanner.revertedBundles.length, options.ops?.count ?? 100);
       const limit = checkLimit(probe.acceptedByWindow, probe.limit() ?? 10, probe.badAnswers(), probe.unwindowed());
+      const wsHeads = ws.headsReceived();
+      for (const refusal of ops.refusals) log(`op refused: ${refusal}`);
       return {
         phases: recorder.all(),
         deliveries: deliveries.totals,
         ops: opsFound.totals,
         limit: limit.totals,
-        ws: { subscribers: ws.subscribers, headsReceived: ws.headsReceived(), reconnects: ws.reconnects() },
-        violations: [...recorder.violations(), ...deliveries.violations, ...opsFound.violations, ...limit.violations],
+        ws: { subscribers: ws.subscribers, headsReceived: wsHeads, reconnects: ws.reconnects() },
+        violations: [
+          ...recorder.violations(),
+          ...deliveries.violations,
+          ...opsFound.violations,
+          ...limit.violations,
+          ...(wsHeads === 0 && ws.subscribers > 0 ? ['ws: no subscriber got a single newHeads'] : []),
+        ],
       };
     },
     async stop() {

@@ -25,7 +25,7 @@ async function fail(error: unknown): Promise<never> {
 async function handle(message: HarnessMessage): Promise<void> {
   if (message.type === 'start') {
     if (run) throw new Error('the load was already started');
-    run = await startLoad(message.targets, { log });
+    run = await startLoad(message.targets, { ...message.settings, log });
     await send({ type: 'started' });
     return;
   }

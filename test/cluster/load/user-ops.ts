@@ -29,6 +29,8 @@ export interface UserOpLoad {
   /** Every hash ever sent, accepted or not (a refused op must not land twice either). */
   readonly attempted: Set<Hex>;
   refused(): number;
+  /** The refusals' messages, first ones first (a few kept). */
+  readonly refusals: string[];
   /** Sends with no answer (or a 429/5xx), sent again with the same op. */
   resent(): number;
   /** No new op is started; sends already made are still followed through. */
@@ -36,6 +38,9 @@ export interface UserOpLoad {
   /** Ends every sender loop at once (an op still unanswered or not landed is left as it is). */
   close(): Promise<void>;
 }
+
+/** JSON-RPC internal error: the bundler could not decide, so the op is neither accepted nor refused. */
+const internalErrorCode = -32603;
 
 type SimpleAccount = Awaited<ReturnType<typeof toSimpleSmartAccount<'0.7', ReturnType<typeof privateKeyToAccount>>>>;
 
@@ -88,6 +93,7 @@ export async function startUserOps(
   const accepted = new Set<Hex>();
   const attempted = new Set<Hex>();
   let refused = 0;
+  const refusals: string[] = [];
   let resent = 0;
   let stopped = false;
   let closed = false;
@@ -150,6 +156,9 @@ export async function startUserOps(
       if (answer.body.result) return 'accepted';
       const message = String(answer.body.error?.message ?? '');
       if (/already known/i.test(message) || deps.landed(hash)) return 'accepted';
+      // The bundler could not decide (a dependency down): the same op again, later.
+      if (answer.body.error?.code === internalErrorCode) continue;
+      if (refusals.length < 20) refusals.push(message.slice(0, 200));
       return 'refused';
     }
     return 'abandoned';
@@ -180,6 +189,7 @@ export async function startUserOps(
     accepted,
     attempted,
     refused: () => refused,
+    refusals,
     resent: () => resent,
     stop() {
       stopped = true;
