@@ -86,7 +86,7 @@ export async function startLoad(targets: ClusterTargets, options: LoadOptions = 
     url: `${targets.lbUrl.replace(/^http/, 'ws')}/v1/ws/${targets.chain}/${targets.network}?apiKey=${key}`,
     count: options.wsSubscribers ?? 3,
     recorder,
-    chainMovedAt: () => scanner.lastHeadMovedAt,
+    chainMovedAfter: (since) => scanner.firstMoveAfter(since),
   });
   const startNonce = Number(BigInt(await chain.call<string>('eth_getTransactionCount', [token.minter.address, 'pending'])));
   const transfers = startTokenTransfers({
