@@ -143,8 +143,8 @@ describe('cluster load and observers (smoke)', () => {
     const ask = (message: HarnessMessage) => child.send(message);
     try {
       ask({ type: 'start', targets });
+      ask({ type: 'phase', name: 'ipc' }); // while setup runs: it waits for it
       await reply('started', 30_000);
-      ask({ type: 'phase', name: 'ipc' });
       await sleep(5_000);
       ask({ type: 'health' });
       const { health } = await reply('health', 5_000);
