@@ -33,8 +33,8 @@ export class ChainScanner {
   readonly transfers: ChainTransfer[] = [];
   readonly landed = new Map<Hex, number>();
   readonly revertedBundles: Hex[] = [];
-  /** Local times the chain's head moved, newest last (WebSocket gap detection). */
-  lastHeadMovedAt = Date.now();
+  /** Local times the observer saw the chain's head move, oldest first (the last few hundred). */
+  private readonly headMoves: number[] = [];
   head = 0n;
   private next: bigint;
   private stopped = false;
@@ -58,13 +58,18 @@ export class ChainScanner {
     await this.running;
   }
 
+  /** When the chain's head first moved after `since` (local clock), if it has. */
+  firstMoveAfter(since: number): number | undefined {
+    return this.headMoves.find((at) => at > since);
+  }
+
   /** The block the scan has read up to (inclusive). */
   get scannedTo(): bigint {
     return this.next - 1n;
   }
 
-  /** Reads up to the chain's current head once (drain waits for it). */
-  async catchUp(): Promise<void> {
+  /** Reads up to the chain's current head once. */
+  private async catchUp(): Promise<void> {
     const head = await this.chain.blockNumber();
     this.noteHead(head);
     while (this.next <= head && !this.stopped) await this.readBlock(this.next);
@@ -84,7 +89,8 @@ export class ChainScanner {
   private noteHead(head: bigint): void {
     if (head > this.head) {
       this.head = head;
-      this.lastHeadMovedAt = Date.now();
+      this.headMoves.push(Date.now());
+      if (this.headMoves.length > 500) this.headMoves.shift();
     }
   }
 

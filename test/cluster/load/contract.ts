@@ -44,7 +44,8 @@ export interface LoadHealth {
 export interface Verdict {
   phases: PhaseStats[];
   deliveries: { expected: number; sent: number; unique: number; duplicates: number; missing: number; outOfOrder: number };
-  ops: { accepted: number; landed: number; twice: number; revertedBundles: number };
+  /** refused: sends the bundler refused (not a violation by itself; the first messages are logged). */
+  ops: { accepted: number; landed: number; twice: number; revertedBundles: number; refused: number };
   limit: { limit: number; maxAcceptedInAWindow: number; windows: number };
   ws: { subscribers: number; headsReceived: number; reconnects: number };
   /** Human-readable: every broken invariant (empty = all held). */
@@ -57,8 +58,24 @@ export interface DrainReport {
   health: LoadHealth;
 }
 
+/** Rates and sizes of the load; every field optional (the defaults are the figures). */
+export interface LoadSettings {
+  /** JSON-RPC calls per second through the load balancer (default 20). */
+  rpcPerSecond?: number;
+  /** GET /v1/webhooks per second (default 2). */
+  restPerSecond?: number;
+  /** Token transfers per second, sent to the chain directly (default 2). */
+  transfersPerSecond?: number;
+  /** newHeads subscribers (default 3). */
+  wsSubscribers?: number;
+  /** UserOperations: count (default 100), senders (20), spread over spreadMs (300,000). */
+  ops?: { count?: number; senders?: number; spreadMs?: number };
+  /** The free-plan probe: a burst (default 40 calls) every everyMs (2,000). */
+  rateProbe?: { everyMs?: number; burst?: number };
+}
+
 export type HarnessMessage =
-  | { type: 'start'; targets: ClusterTargets }
+  | { type: 'start'; targets: ClusterTargets; settings?: LoadSettings }
   | { type: 'phase'; name: string }
   | { type: 'health' }
   | { type: 'drain'; timeoutMs: number }

@@ -21,6 +21,7 @@ export function checkDeliveries(transfers: readonly ChainTransfer[], inboxes: re
   const expectedKeys = new Set(transfers.map(logKeyOf));
   const totals = { expected: transfers.length * inboxes.length, sent: 0, unique: 0, duplicates: 0, missing: 0, outOfOrder: 0 };
   const violations: string[] = [];
+  if (transfers.length === 0) violations.push('deliveries: no matching transfer was mined (the load sent none?)');
   for (const inbox of inboxes) {
     const real = inbox.receptions.filter((reception) => !reception.test && !reception.removed);
     totals.sent += real.length;

@@ -5,6 +5,8 @@ import type { HarnessMessage, LoadMessage } from './contract.ts';
 import { type LoadRun, startLoad } from './load-run.ts';
 
 let run: LoadRun | undefined;
+/** Messages that come while setup runs wait for it (setup takes a while; a message then is no mistake). */
+let starting: Promise<LoadRun> | undefined;
 
 const send = (message: LoadMessage) =>
   new Promise<void>((resolve) => {
@@ -24,21 +26,23 @@ async function fail(error: unknown): Promise<never> {
 
 async function handle(message: HarnessMessage): Promise<void> {
   if (message.type === 'start') {
-    if (run) throw new Error('the load was already started');
-    run = await startLoad(message.targets, { log });
+    if (starting) throw new Error('the load was already started');
+    starting = startLoad(message.targets, { ...message.settings, log });
+    run = await starting;
     await send({ type: 'started' });
     return;
   }
   if (message.type === 'stop') {
-    await run?.stop();
+    await (starting ? starting.then((started) => started.stop()) : undefined);
     await send({ type: 'stopped' });
     process.exit(0);
   }
-  if (!run) throw new Error(`'${message.type}' before 'start'`);
-  if (message.type === 'phase') run.phase(message.name);
-  else if (message.type === 'health') await send({ type: 'health', health: run.health() });
-  else if (message.type === 'drain') await send({ type: 'drained', report: await run.drain(message.timeoutMs) });
-  else if (message.type === 'verdict') await send({ type: 'verdict', verdict: run.verdict() });
+  if (!starting) throw new Error(`'${message.type}' before 'start'`);
+  const started = await starting;
+  if (message.type === 'phase') started.phase(message.name);
+  else if (message.type === 'health') await send({ type: 'health', health: started.health() });
+  else if (message.type === 'drain') await send({ type: 'drained', report: await started.drain(message.timeoutMs) });
+  else if (message.type === 'verdict') await send({ type: 'verdict', verdict: started.verdict() });
 }
 
 if (!process.send) {

@@ -6,7 +6,7 @@ export interface RateProbe {
   readonly acceptedByWindow: Map<number, number>;
   /** The plan's per-second limit, as the servers' headers say (undefined before any answer). */
   limit(): number | undefined;
-  /** Answers that break the error contract (a 500, a 5xx out of shape, a 503 without Retry-After). */
+  /** Answers that break the error contract (a 500, a 5xx out of shape, a 503 without Retry-After), by "phase: status". */
   badAnswers(): Map<string, number>;
   /** Accepted answers that named no window (a limiter that did not count them). */
   unwindowed(): number;
@@ -19,7 +19,7 @@ export interface RateProbe {
  * (X-RateLimit-Reset: the end of the Redis-clock second that counted it), so the check is exact.
  */
 export function startRateProbe(
-  deps: { targets: ClusterTargets; freeKey: string },
+  deps: { targets: ClusterTargets; freeKey: string; phaseName: () => string },
   options: { everyMs?: number; burst?: number } = {},
 ): RateProbe {
   const acceptedByWindow = new Map<number, number>();
@@ -39,7 +39,8 @@ export function startRateProbe(
           body: JSON.stringify({ jsonrpc: '2.0', id: index, method: 'eth_chainId', params: [] }),
         });
         if (answer.outcome.status !== undefined && answer.outcome.bad) {
-          bad.set(String(answer.status), (bad.get(String(answer.status)) ?? 0) + 1);
+          const where = `phase ${deps.phaseName()}: status ${answer.status}`;
+          bad.set(where, (bad.get(where) ?? 0) + 1);
         }
         const headerLimit = Number(answer.headers?.get('x-ratelimit-limit'));
         if (Number.isInteger(headerLimit) && headerLimit > 0) limit = Math.min(limit ?? headerLimit, headerLimit);

@@ -5,6 +5,7 @@ import { compileContracts } from '../../../src/contracts/compile.ts';
 import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.ts';
 import type { ChainClient } from './chain-client.ts';
 import type { ClusterTargets } from './contract.ts';
+import type { Receivers } from './receivers.ts';
 import { sleep } from './timed-request.ts';
 
 export interface LoadAccounts {
@@ -98,4 +99,31 @@ export async function deployLoadToken(chain: ChainClient): Promise<LoadToken> {
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying the load's token failed (${hash})`);
   await installErc4337Contracts(chain.url);
   return { address: receipt.contractAddress, minter, deployedIn: receipt.blockNumber };
+}
+
+/** A `token_transfer` webhook per inbox on the token, each inbox given its signing secret; their ids. */
+export async function createTransferWebhooks(
+  targets: ClusterTargets,
+  key: string,
+  token: Address,
+  receivers: Receivers,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const inbox of receivers.inboxes) {
+    const created = await callWithRetry(
+      `${targets.lbUrl}/v1/webhooks`,
+      'POST',
+      { 'x-api-key': key },
+      {
+        url: receivers.urlOf(inbox.index),
+        chain: targets.chain,
+        network: targets.network,
+        event_type: 'token_transfer',
+        config: { contracts: [token] },
+      },
+    );
+    inbox.secret = created.signing_secret;
+    ids.push(created.id);
+  }
+  return ids;
 }

@@ -1,18 +1,13 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem';
-import {
-  createBundlerClient,
-  entryPoint07Address,
-  formatUserOperationRequest,
-  getUserOperationHash,
-  type UserOperation,
-} from 'viem/account-abstraction';
+import { createPublicClient, type Hex, http, type PublicClient } from 'viem';
+import { createBundlerClient, entryPoint07Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import type { ChainClient } from './chain-client.ts';
 import type { PhaseRecorder } from './phase-stats.ts';
 import { fundFromDevnet } from './setup.ts';
-import { recordingFetch, sleep, timedRequest } from './timed-request.ts';
+import { recordingFetch, sleep } from './timed-request.ts';
+import { prepareSignedOp, type SignedOp, type SimpleAccount, sendUntilDecided } from './user-op-send.ts';
 
 export interface UserOpsOptions {
   /** Operations in all (default 100). */
@@ -29,6 +24,8 @@ export interface UserOpLoad {
   /** Every hash ever sent, accepted or not (a refused op must not land twice either). */
   readonly attempted: Set<Hex>;
   refused(): number;
+  /** The refusals' messages, first ones first (a few kept). */
+  readonly refusals: string[];
   /** Sends with no answer (or a 429/5xx), sent again with the same op. */
   resent(): number;
   /** No new op is started; sends already made are still followed through. */
@@ -36,8 +33,6 @@ export interface UserOpLoad {
   /** Ends every sender loop at once (an op still unanswered or not landed is left as it is). */
   close(): Promise<void>;
 }
-
-type SimpleAccount = Awaited<ReturnType<typeof toSimpleSmartAccount<'0.7', ReturnType<typeof privateKeyToAccount>>>>;
 
 /**
  * UserOperations from fresh SimpleAccounts (v0.7, funded from the devnet, no paymaster) through the
@@ -88,6 +83,7 @@ export async function startUserOps(
   const accepted = new Set<Hex>();
   const attempted = new Set<Hex>();
   let refused = 0;
+  const refusals: string[] = [];
   let resent = 0;
   let stopped = false;
   let closed = false;
@@ -109,64 +105,25 @@ export async function startUserOps(
     return false;
   }
 
-  async function prepare(account: SimpleAccount): Promise<{ op: UserOperation<'0.7'>; hash: Hex }> {
-    const fees = await publicClient.estimateFeesPerGas();
-    const prepared = await bundlerClient.prepareUserOperation({
-      account,
-      calls: [{ to: '0x000000000000000000000000000000000000c1a5' as Address, value: 1n }],
-      maxFeePerGas: fees.maxFeePerGas * 2n,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const op = { ...prepared, signature: await account.signUserOperation(prepared) } as UserOperation<'0.7'>;
-    const hash = getUserOperationHash({
-      userOperation: op,
-      entryPointAddress: entryPoint07Address,
-      entryPointVersion: '0.7',
-      chainId: deps.chainId,
-    }).toLowerCase() as Hex;
-    return { op, hash };
-  }
-
-  /** Sends until answered: 'accepted' or 'refused'; 'abandoned' when closed before any answer. */
-  async function send(op: UserOperation<'0.7'>, hash: Hex): Promise<'accepted' | 'refused' | 'abandoned'> {
-    attempted.add(hash);
-    for (let attempt = 0; !closed; attempt++) {
-      if (attempt > 0) {
-        resent++;
-        await sleep(1_000);
-      }
-      const answer = await timedRequest(deps.bundlerUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': deps.key },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_sendUserOperation',
-          params: [formatUserOperationRequest(op), entryPoint07Address],
-        }),
-      });
-      deps.recorder.record(answer.outcome);
-      if (answer.status !== 200 || typeof answer.body !== 'object') continue;
-      if (answer.body.result) return 'accepted';
-      const message = String(answer.body.error?.message ?? '');
-      if (/already known/i.test(message) || deps.landed(hash)) return 'accepted';
-      return 'refused';
-    }
-    return 'abandoned';
-  }
-
   async function runSender(account: SimpleAccount): Promise<void> {
     while (await takeTicket()) {
-      let prepared: { op: UserOperation<'0.7'>; hash: Hex } | undefined;
+      let prepared: SignedOp | undefined;
       while (!prepared && !stopped) {
-        prepared = await prepare(account).catch(() => undefined);
+        prepared = await prepareSignedOp({ publicClient, bundlerClient }, account, deps.chainId).catch(() => undefined);
         if (!prepared) await sleep(1_000);
       }
       if (!prepared) return;
-      const outcome = await send(prepared.op, prepared.hash);
-      if (outcome === 'abandoned') return;
-      if (outcome === 'refused') {
+      attempted.add(prepared.hash);
+      const outcome = await sendUntilDecided(
+        deps,
+        prepared,
+        () => closed,
+        () => resent++,
+      );
+      if (outcome.kind === 'abandoned') return;
+      if (outcome.kind === 'refused') {
         refused++;
+        if (refusals.length < 20) refusals.push(outcome.message.slice(0, 200));
         continue;
       }
       accepted.add(prepared.hash);
@@ -180,6 +137,7 @@ export async function startUserOps(
     accepted,
     attempted,
     refused: () => refused,
+    refusals,
     resent: () => resent,
     stop() {
       stopped = true;

@@ -33,8 +33,8 @@ export function startHeadSubscribers(deps: {
   url: string;
   count: number;
   recorder: PhaseRecorder;
-  /** When the observer last saw the chain's head move (local clock). */
-  chainMovedAt: () => number;
+  /** When the observer first saw the chain's head move after a time (local clock), if it has. */
+  chainMovedAfter: (since: number) => number | undefined;
 }): HeadSubscribers {
   let heads = 0;
   let reconnects = 0;
@@ -107,17 +107,25 @@ export function startHeadSubscribers(deps: {
     });
   }
 
+  /**
+   * How long a subscriber has been behind the chain: since the first block the observer saw after the
+   * subscriber's last head (a second of slack for the feed's own delay). A stopped chain is no lag.
+   */
+  const lagOf = (subscriber: Subscriber, now: number) => {
+    const moved = deps.chainMovedAfter(subscriber.lastHeadAt + 1_000);
+    return moved === undefined ? 0 : now - moved;
+  };
+
   const watchdog = setInterval(() => {
     const now = Date.now();
     for (const subscriber of subscribers) {
       if (!subscriber.connected) continue;
-      const silent = now - subscriber.lastHeadAt;
-      const chainMoved = deps.chainMovedAt() > subscriber.lastHeadAt + 1_000;
-      if (silent > gapMs && chainMoved && !subscriber.inGap) {
+      const behindMs = lagOf(subscriber, now);
+      if (behindMs > gapMs && !subscriber.inGap) {
         subscriber.inGap = true;
         deps.recorder.wsGap();
       }
-      if (silent > staleMs && chainMoved) subscriber.socket?.terminate();
+      if (behindMs > staleMs) subscriber.socket?.terminate();
     }
   }, 1_000);
 
@@ -128,10 +136,7 @@ export function startHeadSubscribers(deps: {
     reconnects: () => reconnects,
     allFresh() {
       const now = Date.now();
-      return subscribers.every(
-        (subscriber) =>
-          subscriber.connected && (now - subscriber.lastHeadAt < 4_000 || deps.chainMovedAt() <= subscriber.lastHeadAt + 1_000),
-      );
+      return subscribers.every((subscriber) => subscriber.connected && lagOf(subscriber, now) < 3_000);
     },
     stop() {
       stopped = true;
