@@ -4,11 +4,7 @@ import { libfaketime } from './nodes.ts';
 
 /** What the run needs from the machine, each with the Debian package that provides it. */
 const needs: readonly { what: string; present: () => boolean; install: string }[] = [
-  {
-    what: 'root (network namespaces)',
-    present: () => process.getuid?.() === 0,
-    install: 'run as root (sudo npm run test:cluster)',
-  },
+  { what: 'root', present: () => process.getuid?.() === 0, install: '' },
   { what: 'ip', present: () => runs('ip', ['-V']), install: 'iproute2' },
   { what: 'nft', present: () => runs('nft', ['--version']), install: 'nftables' },
   { what: 'haproxy', present: () => runs('haproxy', ['-v']), install: 'haproxy' },
@@ -29,7 +25,7 @@ export function missingRequirements(): string | undefined {
   return [
     `needs ${missing.map((need) => need.what).join(', ')}`,
     packages.length ? `install with: apt-get install -y ${packages.join(' ')}` : '',
-    missing.some((need) => need.what.startsWith('root')) ? 'and run as root' : '',
+    missing.some((need) => need.what === 'root') ? 'run it as root (it creates network namespaces)' : '',
   ]
     .filter(Boolean)
     .join('; ');
