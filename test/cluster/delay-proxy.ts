@@ -21,34 +21,39 @@ function parseAddress(text: string | undefined): { host: string; port: number } 
   return { host: match[1] as string, port: Number(match[2]) };
 }
 
-/** Forwards `from` to `to` through the delay, in order. */
+/**
+ * Forwards `from` to `to` through the delay, in order: one queue per direction with one timer for its
+ * head (due times never decrease along the queue). A timer per chunk would not do: two timers due in
+ * the same millisecond may fire in either order, and a swapped pair of chunks corrupts the stream.
+ */
 function pipeDelayed(from: Socket, to: Socket): void {
-  let lastDueAt = 0;
-  let pendingEnd = false;
-  let inFlight = 0;
+  const queue: { chunk: Buffer; dueAt: number }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  const flush = () => {
+    timer = undefined;
+    while (queue.length > 0 && (queue[0] as { dueAt: number }).dueAt <= Date.now()) {
+      const { chunk } = queue.shift() as { chunk: Buffer };
+      if (!to.destroyed) to.write(chunk);
+    }
+    if (queue.length > 0) timer = setTimeout(flush, (queue[0] as { dueAt: number }).dueAt - Date.now());
+    else if (ended) to.end();
+  };
   from.on('data', (chunk: Buffer) => {
     const extra = Math.random() < lossRate ? retransmissionTimeoutMs : 0;
-    const dueAt = Math.max(Date.now() + delayMs + extra, lastDueAt);
-    lastDueAt = dueAt;
-    if (dueAt <= Date.now() && inFlight === 0) {
-      to.write(chunk);
-      return;
-    }
-    inFlight++;
-    setTimeout(() => {
-      inFlight--;
-      if (!to.destroyed) to.write(chunk);
-      if (pendingEnd && inFlight === 0) to.end();
-    }, dueAt - Date.now());
+    const last = queue.at(-1)?.dueAt ?? 0;
+    queue.push({ chunk, dueAt: Math.max(Date.now() + delayMs + extra, last) });
+    if (!timer) flush();
   });
   from.on('end', () => {
-    if (inFlight === 0) to.end();
-    else pendingEnd = true;
+    ended = true;
+    if (!timer) flush();
   });
   from.on('error', () => to.destroy());
   from.on('close', () => {
-    if (inFlight === 0) to.destroy();
-    else setTimeout(() => to.destroy(), Math.max(0, lastDueAt - Date.now()) + 10);
+    // What is queued still goes (as the peer's kernel would deliver it), then the other side closes.
+    const drainMs = Math.max(0, (queue.at(-1)?.dueAt ?? 0) - Date.now());
+    setTimeout(() => to.destroy(), drainMs + 10);
   });
 }
 
