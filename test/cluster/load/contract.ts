@@ -41,7 +41,7 @@ export interface LoadHealth {
    * In a DrainReport: every mined transfer not at every receiver, no grace.
    */
   undelivered: number;
-  /** UserOperations accepted >= 5 s ago (one lands in a block or two) and not yet seen on chain. In a DrainReport: every one. */
+  /** Accepted UserOperations not yet seen landed on chain (under a steady load one is often in flight). */
   opsPending: number;
 }
 

@@ -42,8 +42,6 @@ const deliveryGraceMs = 3_000;
  * the default schedule's 10 s (+10% jitter), so health() does not flicker while retries run as designed.
  */
 const refusedAllowanceMs = 12_000;
-/** Accepted ops land in the next block or two (1 s blocks): pending means older than this and not landed. */
-const opGraceMs = 5_000;
 
 /** Everything one load run started, for the run's methods. */
 interface LoadParts {
@@ -150,15 +148,13 @@ function healthOf(parts: LoadParts): LoadHealth {
   return {
     recentOk: recent.allOk(['json-rpc', 'rest']) && ws.allFresh(),
     undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, deliveryGraceMs, { refusedAllowanceMs }),
-    opsPending: opsNotLanded(parts, opGraceMs),
+    opsPending: opsNotLanded(parts),
   };
 }
 
-/** Accepted at least `minAgeMs` ago and not seen on chain. */
-function opsNotLanded({ ops, scanner }: LoadParts, minAgeMs: number, now = Date.now()): number {
-  let pending = 0;
-  for (const [hash, at] of ops.acceptedAt) if (now - at >= minAgeMs && !scanner.landed.has(hash)) pending++;
-  return pending;
+/** Accepted and not seen on chain. */
+function opsNotLanded({ ops, scanner }: LoadParts): number {
+  return [...ops.accepted].filter((hash) => !scanner.landed.has(hash)).length;
 }
 
 function progressLine(parts: LoadParts): string {
@@ -185,13 +181,13 @@ async function drain(parts: LoadParts, timeoutMs: number): Promise<DrainReport> 
     const head = await chain.blockNumber().catch(() => undefined);
     const scanned = head !== undefined && scanner.scannedTo >= head;
     const everyDelivery = undeliveredTransfers(scanner.transfers, receivers.inboxes, 0) === 0;
-    converged = settled && scanned && everyDelivery && opsNotLanded(parts, 0) === 0;
+    converged = settled && scanned && everyDelivery && opsNotLanded(parts) === 0;
     if (!converged) await sleep(250);
   }
   const health = {
     ...healthOf(parts),
     undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, 0),
-    opsPending: opsNotLanded(parts, 0),
+    opsPending: opsNotLanded(parts),
   };
   const report = { seconds: (Date.now() - started) / 1000, converged, health };
   parts.log(`drained in ${report.seconds} s: converged ${converged}, ${JSON.stringify(report.health)}`);

@@ -21,8 +21,6 @@ export interface UserOpsOptions {
 export interface UserOpLoad {
   /** userOpHashes the bundler accepted (an answer with the hash, or "already known"). */
   readonly accepted: Set<Hex>;
-  /** When each was accepted (local clock). */
-  readonly acceptedAt: Map<Hex, number>;
   /** Every hash ever sent, accepted or not (a refused op must not land twice either). */
   readonly attempted: Set<Hex>;
   refused(): number;
@@ -83,7 +81,6 @@ export async function startUserOps(
   await fundFromDevnet(deps.chain, await Promise.all(accounts.map((account) => account.getAddress())), 10n ** 18n);
 
   const accepted = new Set<Hex>();
-  const acceptedAt = new Map<Hex, number>();
   const attempted = new Set<Hex>();
   let refused = 0;
   const refusals: string[] = [];
@@ -130,7 +127,6 @@ export async function startUserOps(
         continue;
       }
       accepted.add(prepared.hash);
-      acceptedAt.set(prepared.hash, Date.now());
       // The next op of this sender waits for this one on chain (its nonce follows).
       while (!deps.landed(prepared.hash) && !closed) await sleep(200);
     }
@@ -139,7 +135,6 @@ export async function startUserOps(
   const loops = Promise.all(accounts.map((account) => runSender(account)));
   return {
     accepted,
-    acceptedAt,
     attempted,
     refused: () => refused,
     refusals,
