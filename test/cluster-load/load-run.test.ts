@@ -205,6 +205,12 @@ describe('cluster load observers (judging recorded evidence)', () => {
     expect(totals).toEqual({ expected: 6, sent: 8, unique: 6, duplicates: 1, missing: 1, outOfOrder: 0 });
     expect(violations).toEqual(['webhook 3: 1 transfers missing', 'webhook 3: 1 deliveries of transfers not on chain']);
     expect(undeliveredTransfers(chainTransfers, [complete, retried, short], 0)).toBe(1);
+    // A first attempt refused on purpose is owed again only once the retry had its time.
+    const refusedOnly = inbox(3, [reception('g', 1, 1_000, 503), reception('h', 2, 1_000)]);
+    const owedAt = (now: number) =>
+      undeliveredTransfers(chainTransfers, [complete, refusedOnly], 0, { now, refusedAllowanceMs: 12_000 });
+    expect([owedAt(5_000), owedAt(13_000)]).toEqual([0, 1]);
+    expect(undeliveredTransfers(chainTransfers, [complete, refusedOnly], 0, { now: 5_000 })).toBe(1);
     expect(checkDeliveries([], [complete]).violations).toContain(
       'deliveries: no matching transfer was mined (the load sent none?)',
     );

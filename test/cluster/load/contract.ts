@@ -35,9 +35,13 @@ export interface PhaseStats {
 export interface LoadHealth {
   /** The last few requests of every kind (JSON-RPC, REST, WS newHeads) succeeded. */
   recentOk: boolean;
-  /** Matching transfers mined >= 3 s ago that some webhook has not received. */
+  /**
+   * Matching transfers mined >= 3 s ago that some webhook has not received (one whose first attempt
+   * the receiver refused on purpose is owed 12 s after that refusal, the service's first retry delay).
+   * In a DrainReport: every mined transfer not at every receiver, no grace.
+   */
   undelivered: number;
-  /** Accepted UserOperations not yet seen landed on chain. */
+  /** Accepted UserOperations not yet seen landed on chain (under a steady load one is often in flight). */
   opsPending: number;
 }
 

@@ -77,17 +77,36 @@ export function countOutOfOrder(receptions: readonly Reception[]): number {
 
 const isAfter = (a: Reception, b: Reception) => a.block > b.block || (a.block === b.block && a.logIndex > b.logIndex);
 
-/** Matching transfers mined at least `minAgeMs` ago (seen by the chain observer) that some webhook has not accepted. */
+/**
+ * Matching transfers mined at least `minAgeMs` ago (seen by the chain observer) that some webhook has
+ * not accepted. A transfer whose first attempt a receiver refused on purpose (the 503s that exercise
+ * retries) is owed only `refusedAllowanceMs` after that refusal: the service's retry schedule runs.
+ */
 export function undeliveredTransfers(
   transfers: readonly ChainTransfer[],
   inboxes: readonly WebhookInbox[],
   minAgeMs: number,
-  now = Date.now(),
+  options: { now?: number; refusedAllowanceMs?: number } = {},
 ): number {
-  const acceptedBy = inboxes.map(
-    (inbox) => new Set(inbox.receptions.filter((reception) => reception.answered < 300).map((reception) => reception.logKey)),
-  );
-  return transfers.filter(
-    (transfer) => now - transfer.seenAt >= minAgeMs && acceptedBy.some((keys) => !keys.has(logKeyOf(transfer))),
-  ).length;
+  const now = options.now ?? Date.now();
+  const allowance = options.refusedAllowanceMs ?? 0;
+  const byInbox = inboxes.map((inbox) => {
+    const accepted = new Set<string>();
+    const refusedAt = new Map<string, number>();
+    for (const reception of inbox.receptions) {
+      if (reception.answered < 300) accepted.add(reception.logKey);
+      else if (!refusedAt.has(reception.logKey)) refusedAt.set(reception.logKey, reception.at);
+    }
+    return { accepted, refusedAt };
+  });
+  const owed = (key: string, inbox: (typeof byInbox)[number]) => {
+    if (inbox.accepted.has(key)) return false;
+    const refused = inbox.refusedAt.get(key);
+    return refused === undefined || now - refused >= allowance;
+  };
+  return transfers.filter((transfer) => {
+    if (now - transfer.seenAt < minAgeMs) return false;
+    const key = logKeyOf(transfer);
+    return byInbox.some((inbox) => owed(key, inbox));
+  }).length;
 }

@@ -37,6 +37,11 @@ export interface LoadRun {
 
 /** Matching transfers mined this long ago and not yet at every receiver count as undelivered. */
 const deliveryGraceMs = 3_000;
+/**
+ * A first attempt refused on purpose is owed again after the service's first retry delay: 12 s covers
+ * the default schedule's 10 s (+10% jitter), so health() does not flicker while retries run as designed.
+ */
+const refusedAllowanceMs = 12_000;
 
 /** Everything one load run started, for the run's methods. */
 interface LoadParts {
@@ -138,12 +143,18 @@ function runOf(parts: LoadParts, setup: LoadRun['setup']): LoadRun {
   };
 }
 
-function healthOf({ recent, ws, scanner, receivers, ops }: LoadParts): LoadHealth {
+function healthOf(parts: LoadParts): LoadHealth {
+  const { recent, ws, scanner, receivers } = parts;
   return {
     recentOk: recent.allOk(['json-rpc', 'rest']) && ws.allFresh(),
-    undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, deliveryGraceMs),
-    opsPending: [...ops.accepted].filter((hash) => !scanner.landed.has(hash)).length,
+    undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, deliveryGraceMs, { refusedAllowanceMs }),
+    opsPending: opsNotLanded(parts),
   };
+}
+
+/** Accepted and not seen on chain. */
+function opsNotLanded({ ops, scanner }: LoadParts): number {
+  return [...ops.accepted].filter((hash) => !scanner.landed.has(hash)).length;
 }
 
 function progressLine(parts: LoadParts): string {
@@ -170,10 +181,15 @@ async function drain(parts: LoadParts, timeoutMs: number): Promise<DrainReport> 
     const head = await chain.blockNumber().catch(() => undefined);
     const scanned = head !== undefined && scanner.scannedTo >= head;
     const everyDelivery = undeliveredTransfers(scanner.transfers, receivers.inboxes, 0) === 0;
-    converged = settled && scanned && everyDelivery && healthOf(parts).opsPending === 0;
+    converged = settled && scanned && everyDelivery && opsNotLanded(parts) === 0;
     if (!converged) await sleep(250);
   }
-  const report = { seconds: (Date.now() - started) / 1000, converged, health: healthOf(parts) };
+  const health = {
+    ...healthOf(parts),
+    undelivered: undeliveredTransfers(scanner.transfers, receivers.inboxes, 0),
+    opsPending: opsNotLanded(parts),
+  };
+  const report = { seconds: (Date.now() - started) / 1000, converged, health };
   parts.log(`drained in ${report.seconds} s: converged ${converged}, ${JSON.stringify(report.health)}`);
   return report;
 }
