@@ -230,6 +230,9 @@ describe('cluster load observers (judging recorded evidence)', () => {
     );
     expect(ops.totals).toEqual({ accepted: 2, landed: 1, twice: 1, revertedBundles: 0, refused: 0 });
     expect(ops.violations).toEqual([`op ${three} landed 2 times`, `op ${two} was accepted and never landed`]);
+    const clean = { accepted: new Set([one]), attempted: new Set([one]), refused: () => 0 };
+    expect(checkOps(clean, new Map([[one, 1]]), 0, 1).violations).toEqual([]);
+    expect(checkOps(clean, new Map([[one, 1]]), 2, 1).violations).toEqual(['2 handleOps transactions reverted on chain']);
     const limit = checkLimit(
       new Map([
         [101, 10],

@@ -20,6 +20,9 @@ export function checkOps(
   const notLanded = [...accepted].filter((hash) => !landed.has(hash));
   for (const hash of notLanded.slice(0, listedOps)) violations.push(`op ${hash} was accepted and never landed`);
   if (notLanded.length > listedOps) violations.push(`${notLanded.length - listedOps} more accepted ops never landed`);
+  // A bundle holding an op that another bundle already landed reverts whole (AA25): two executors sending
+  // the same op, or one sending without simulating, shows here even when the op itself landed once.
+  if (revertedBundles > 0) violations.push(`${revertedBundles} handleOps transactions reverted on chain`);
   const landedCount = [...accepted].filter((hash) => landed.has(hash)).length;
   return {
     totals: { accepted: accepted.size, landed: landedCount, twice: twice.length, revertedBundles, refused: sent.refused() },
