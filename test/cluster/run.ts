@@ -7,9 +7,10 @@ import { faults } from './faults.ts';
 import { chainUrl, stopPostgres } from './infrastructure.ts';
 import type { Verdict } from './load/contract.ts';
 import { spawnLoad } from './load-process.ts';
-import { adminToken, apiPort } from './nodes.ts';
+import { adminToken, apiPort, bundlerKey, encryptionKey } from './nodes.ts';
 import { brokenInvariants, type FaultResult, formatReport } from './report.ts';
 import { missingRequirements } from './requirements.ts';
+import { secretsInLogs } from './secrets-in-logs.ts';
 import { killAllStarted, killAllStartedNow, sleep, stopGently } from './shell.ts';
 import { createTopology, hosts, removeTopology } from './topology.ts';
 
@@ -134,7 +135,9 @@ async function main(): Promise<number> {
   for (const note of notes) process.stdout.write(`note: ${note}\n`);
   if (process.env.CLUSTER_REPORT)
     writeFileSync(process.env.CLUSTER_REPORT, `${report}${notes.map((note) => `\nNote: ${note}\n`).join('')}`);
-  const broken = [...new Set(brokenInvariants(results, verdict))];
+  const broken = [
+    ...new Set([...brokenInvariants(results, verdict), ...secretsInLogs(runDir, [adminToken, encryptionKey, bundlerKey])]),
+  ];
   if (broken.length > 0) {
     process.stdout.write(
       `\nBROKEN (${broken.length}):\n${broken.map((line) => `  - ${line}`).join('\n')}\nlogs:\n${logFiles()}\n`,
