@@ -51,6 +51,9 @@ interface Executor {
   warnedLow: boolean;
 }
 
+/** The networks whose bundle loop runs in a process, per metrics registry (one gauge covers them all). */
+const servedNetworks = new WeakMap<Registry, Set<string>>();
+
 export interface BundleLoop {
   poke(): void;
   /** `manual`: bundles go out only on `bundleNow` (ERC-7769 debug_bundler_setBundlingMode). */
@@ -123,9 +126,13 @@ export function startBundleLoop(deps: {
         .where('status', '=', 'pending')
         .groupBy('network')
         .execute();
-      return rows.map((row) => ({ labels: { network: row.network }, value: Number(row.ops) }));
+      const pending = new Map(rows.map((row) => [row.network, Number(row.ops)]));
+      // A network this process bundles reads 0 when empty, not absent: an alert on it needs a series.
+      for (const served of servedNetworks.get(deps.registry) ?? []) if (!pending.has(served)) pending.set(served, 0);
+      return [...pending].map(([network, ops]) => ({ labels: { network }, value: ops }));
     },
   });
+  servedNetworks.set(deps.registry, (servedNetworks.get(deps.registry) ?? new Set<string>()).add(name));
   async function watchBalance(executor: Executor) {
     const balance = await client.getBalance({ address: executor.account.address });
     balanceGauge.set({ network: name, executor: executor.account.address }, Number(balance));

@@ -145,6 +145,8 @@ describe('indexer and bundler leases across processes', () => {
     expect(secondMetrics).not.toMatch(/^blockyard_indexer_indexed_block\{/m);
     expect(firstMetrics).toMatch(/^blockyard_indexer_head_block\{/m);
     expect(firstMetrics).toMatch(/^# TYPE blockyard_bundler_mempool_ops gauge/m);
+    // An empty mempool reads 0 for the network it bundles (a series to alert on), not nothing.
+    expect(firstMetrics).toMatch(/^blockyard_bundler_mempool_ops\{network="ethereum\/devnet"\} 0$/m);
     expect(firstMetrics).toMatch(/^blockyard_upstream_breaker_state\{/m);
 
     // Right after the standby was refused: a standby that asks every 5 s would take 5 s.
