@@ -18,7 +18,6 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables, UserOperationRow } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease, type IndexerLease } from '../indexer/leader-lease.ts';
-import { registerDatabaseGauge } from '../observability/database-gauge.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
 import { markSubmitted, returnToMempool } from './bundle-status.ts';
@@ -26,6 +25,7 @@ import { submitBundle } from './bundle-submission.ts';
 import { type CodeHashes, changedCode, currentCodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-authorization.ts';
 import { planAuthorizations, withAuthorizations } from './eip7702-chain.ts';
+import { registerMempoolGauge } from './mempool-gauge.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, explainAaReason, signatureFailure } from './rpc-errors.ts';
@@ -50,9 +50,6 @@ interface Executor {
   busy: boolean;
   warnedLow: boolean;
 }
-
-/** The networks whose bundle loop runs in a process, per metrics registry (one gauge covers them all). */
-const servedNetworks = new WeakMap<Registry, Set<string>>();
 
 export interface BundleLoop {
   poke(): void;
@@ -113,26 +110,7 @@ export function startBundleLoop(deps: {
       labelNames: ['network', 'executor'],
       registers: [deps.registry],
     });
-  registerDatabaseGauge({
-    registry: deps.registry,
-    name: 'blockyard_bundler_mempool_ops',
-    help: "UserOperations waiting in the bundler's mempool for a bundle, by network (from the database: every bundler process reports the same)",
-    labelNames: ['network'],
-    // Pending only: the partial index user_operations_queue_idx counts them without reading the table.
-    read: async () => {
-      const rows = await db
-        .selectFrom('user_operations')
-        .select(['network', (eb) => eb.fn.countAll<string>().as('ops')])
-        .where('status', '=', 'pending')
-        .groupBy('network')
-        .execute();
-      const pending = new Map(rows.map((row) => [row.network, Number(row.ops)]));
-      // A network this process bundles reads 0 when empty, not absent: an alert on it needs a series.
-      for (const served of servedNetworks.get(deps.registry) ?? []) if (!pending.has(served)) pending.set(served, 0);
-      return [...pending].map(([network, ops]) => ({ labels: { network }, value: ops }));
-    },
-  });
-  servedNetworks.set(deps.registry, (servedNetworks.get(deps.registry) ?? new Set<string>()).add(name));
+  registerMempoolGauge(deps.registry, db, name);
   async function watchBalance(executor: Executor) {
     const balance = await client.getBalance({ address: executor.account.address });
     balanceGauge.set({ network: name, executor: executor.account.address }, Number(balance));

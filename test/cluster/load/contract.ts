@@ -1,7 +1,7 @@
 /**
  * The contract between the cluster harness (test/cluster/) and the load with its observers
  * (test/cluster/load/): what the harness gives, the messages over the IPC channel, what comes back.
- * See /work/briefs/h23/interface.md; the harness imports these types.
+ * The harness (test/cluster/load-process.ts) imports these types.
  */
 export interface ClusterTargets {
   /** haproxy, e.g. http://10.231.0.13:8080 (all load goes through it). */
