@@ -15,6 +15,10 @@ export interface KeyWithAccount {
   revoked_at: Date | null;
   plan: AccountRow['plan'];
   limits: AccountRow['limits'];
+  restrictions: ApiKeyRow['restrictions'];
+  key_limits: ApiKeyRow['limits'];
+  /** Set when `hash` is the key's rotated-out secret: it works until then (its grace), then never again. */
+  valid_until: Date | null;
 }
 
 export function createAccountStore(db: Database) {
@@ -84,8 +88,9 @@ export function createAccountStore(db: Database) {
       return query.returningAll().executeTakeFirst();
     },
 
+    /** The key whose current secret, or rotated-out secret still in its grace, has this hash. */
     async findKeyByHash(hash: string): Promise<KeyWithAccount | undefined> {
-      return db
+      const row = await db
         .selectFrom('api_keys')
         .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
         .select([
@@ -94,11 +99,21 @@ export function createAccountStore(db: Database) {
           'api_keys.environment',
           'api_keys.scopes',
           'api_keys.revoked_at',
+          'api_keys.restrictions',
+          'api_keys.limits as key_limits',
+          'api_keys.key_hash',
+          'api_keys.previous_key_expires_at',
           'accounts.plan',
           'accounts.limits',
         ])
-        .where('api_keys.key_hash', '=', hash)
+        .where((eb) => eb.or([eb('api_keys.key_hash', '=', hash), eb('api_keys.previous_key_hash', '=', hash)]))
         .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const { key_hash, previous_key_expires_at, ...found } = row;
+      // A rotated-out secret past its grace is as unknown as any other wrong key.
+      if (key_hash !== hash && (previous_key_expires_at === null || previous_key_expires_at.getTime() <= Date.now()))
+        return undefined;
+      return { ...found, valid_until: key_hash === hash ? null : previous_key_expires_at };
     },
   };
 }

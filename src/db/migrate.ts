@@ -13,6 +13,7 @@ import * as userOperationCodeHashes from './migrations/2026-11-25T1200-user-oper
 import * as emailVerifications from './migrations/2026-11-26T2300-email-verifications.ts';
 import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-sponsorships-by-account.ts';
 import * as transfersByAddress from './migrations/2026-11-27T0300-transfers-by-address.ts';
+import * as keyRestrictions from './migrations/2026-11-27T0900-key-restrictions.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T2300-email-verifications': emailVerifications,
   '2026-11-26T2300-gas-sponsorships-by-account': gasSponsorshipsByAccount,
   '2026-11-27T0300-transfers-by-address': transfersByAddress,
+  '2026-11-27T0900-key-restrictions': keyRestrictions,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

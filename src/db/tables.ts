@@ -1,4 +1,5 @@
-import type { ColumnType, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { KeyLimits, KeyRestrictions } from '../accounts/key-settings.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -25,6 +26,25 @@ export interface ApiKeysTable {
   scopes: ColumnType<string[], string, string>;
   created_at: Timestamp;
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Where and on what the key may be used (src/accounts/key-settings.ts); `{}`: anywhere. */
+  restrictions: ColumnType<KeyRestrictions, string | undefined, string>;
+  /** The key's own limits, under its account's; `{}`: the account's only. */
+  limits: ColumnType<KeyLimits, string | undefined, string>;
+  /** After a rotation: the hash of the secret it replaced, accepted until `previous_key_expires_at`. */
+  previous_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_key_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** The audit trail of a key: every change, who made it and when. */
+export interface ApiKeyEventsTable {
+  id: Generated<string>;
+  key_id: string;
+  account_id: string;
+  action: 'create' | 'restrict' | 'rotate' | 'revoke';
+  /** `admin` (the admin token), `user:<id>` (a dashboard user) or `cli`. */
+  actor: string;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Timestamp;
 }
 
 /** int8 and numeric(78,0) columns read back as decimal strings (both drivers); numbers or bigints go in. */
@@ -434,6 +454,7 @@ export interface UsageMinutesTable {
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  api_key_events: ApiKeyEventsTable;
   index_blocks: IndexBlocksTable;
   index_transactions: IndexTransactionsTable;
   token_transfers: TokenTransfersTable;
@@ -482,3 +503,5 @@ export type AccountRow = Selectable<AccountsTable>;
 export type NewAccountRow = Insertable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
+export type ApiKeyEventRow = Selectable<ApiKeyEventsTable>;
+export type NewApiKeyEventRow = Insertable<ApiKeyEventsTable>;
