@@ -1,6 +1,8 @@
 import { hashApiKey, isWellFormedApiKey } from '../accounts/api-key.ts';
+import type { KeyLimits, KeyRestrictions } from '../accounts/key-settings.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import { isAppError, unauthorized } from '../core/errors.ts';
+import type { ConsumeLimits } from '../limits/limiter.ts';
 import { resolveLimits } from '../limits/plans.ts';
 import type { Principal } from './principal.ts';
 import { isScope } from './scopes.ts';
@@ -44,6 +46,9 @@ export function createAuthenticator(deps: {
       environment: row.environment,
       scopes: new Set(row.scopes.filter(isScope)),
       limits: resolveLimits(row.plan, row.limits),
+      ...(hasRestrictions(row.restrictions) ? { restrictions: Object.freeze(row.restrictions) } : {}),
+      ...(hasKeyLimits(row.key_limits) ? { keyLimits: keyLimitsOf(row.key_limits) } : {}),
+      ...(row.valid_until !== null ? { validUntil: row.valid_until } : {}),
     });
   }
 
@@ -87,4 +92,21 @@ export function createAuthenticator(deps: {
       }
     },
   };
+}
+
+function hasRestrictions(restrictions: KeyRestrictions): boolean {
+  const { origins, ips, contracts, methods, jwt } = restrictions;
+  return (
+    [origins, ips, contracts, methods].some((list) => list !== undefined && list.length > 0) ||
+    jwt?.required === true ||
+    (jwt?.public_keys.length ?? 0) > 0
+  );
+}
+
+function hasKeyLimits(limits: KeyLimits): boolean {
+  return [limits.rps, limits.rpd, limits.cups].some((value) => typeof value === 'number');
+}
+
+function keyLimitsOf(limits: KeyLimits): ConsumeLimits {
+  return { rps: limits.rps ?? null, rpd: limits.rpd ?? null, cups: limits.cups ?? null };
 }

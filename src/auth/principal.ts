@@ -1,5 +1,7 @@
 import type { KeyEnvironment } from '../accounts/api-key.ts';
+import type { KeyRestrictions } from '../accounts/key-settings.ts';
 import { forbidden } from '../core/errors.ts';
+import type { ConsumeLimits } from '../limits/limiter.ts';
 import type { AccountLimits } from '../limits/plans.ts';
 import type { Scope } from './scopes.ts';
 
@@ -10,6 +12,12 @@ export interface Principal {
   readonly environment: KeyEnvironment;
   readonly scopes: ReadonlySet<Scope>;
   readonly limits: AccountLimits;
+  /** Where and on what the key may be used, as stored; undefined when the key has none. */
+  readonly restrictions?: Readonly<KeyRestrictions>;
+  /** The key's own limits (null: unlimited), enforced under `limits`; undefined when the key has none. */
+  readonly keyLimits?: ConsumeLimits;
+  /** Set when the key was presented by its rotated-out secret: it stops working then. */
+  readonly validUntil?: Date;
   /**
    * Set when a signed-in dashboard user calls a /v1 route through /dashboard/api: the principal is the
    * account itself, with every scope, both environments' networks, and the account's smart wallets.
