@@ -1,4 +1,4 @@
-import type { ConsumeLimits, LimitDecision, LimitName } from './limiter.ts';
+import type { Budget, BudgetsDecision, ConsumeLimits, LimitDecision, LimitName } from './limiter.ts';
 
 /**
  * The one place that turns window counts into a `LimitDecision`, so the memory and Redis limiters
@@ -16,11 +16,6 @@ export function assertComputeUnits(computeUnits: number): void {
   if (!(computeUnits >= 0 && Number.isFinite(computeUnits))) {
     throw new RangeError(`computeUnits must be a finite number >= 0, got ${computeUnits}`);
   }
-}
-
-/** Whether a request's compute units alone exceed the per-second CU budget: it could never pass. */
-export function costExceedsBudget(computeUnits: number, limits: Pick<ConsumeLimits, 'cups'>): boolean {
-  return limits.cups !== null && computeUnits > limits.cups;
 }
 
 /** Which limit would refuse 1 more request and `cu` more CU, in the contract's order; undefined if all fit. */
@@ -69,4 +64,38 @@ export function buildDecision(
     if (limits.cups !== null && cu > limits.cups) decision.costExceedsLimit = true;
   }
   return decision;
+}
+
+/**
+ * Which of several budgets refuses (`BudgetsDecision.refusedBy`), from each one's `firstExceeded`:
+ * a daily refusal (Retry-After until midnight) outweighs a per-second one; the first on a tie.
+ */
+export function refusingBudget(exceeded: readonly (LimitName | undefined)[]): number | undefined {
+  const daily = exceeded.indexOf('rpd');
+  if (daily >= 0) return daily;
+  const any = exceeded.findIndex((name) => name !== undefined);
+  return any >= 0 ? any : undefined;
+}
+
+/** Per-budget counts after the call (counted when all had room, untouched otherwise). */
+export interface BudgetCounts {
+  exceeded: LimitName | undefined;
+  usedRps: number;
+  usedCu: number;
+  usedDay: number;
+}
+
+/** The decision over several budgets; shared by both limiters like `buildDecision`. */
+export function buildBudgetsDecision(
+  budgets: readonly Budget[],
+  counts: readonly BudgetCounts[],
+  refusedBy: number | undefined,
+  cu: number,
+  nowMs: number,
+): BudgetsDecision {
+  const decisions = budgets.map((budget, i) => {
+    const c = counts[i]!;
+    return buildDecision(budget.limits, c.exceeded, c.usedRps, c.usedCu, c.usedDay, cu, nowMs);
+  });
+  return refusedBy === undefined ? { allowed: true, decisions } : { allowed: false, decisions, refusedBy };
 }

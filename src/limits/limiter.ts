@@ -31,8 +31,29 @@ export interface LimitDecision {
 
 export type ConsumeLimits = Pick<AccountLimits, 'rps' | 'rpd' | 'cups'>;
 
+/** One budget of a request: the account's (id = account id) or a key's own (id `key:<keyId>`). */
+export interface Budget {
+  readonly id: string;
+  readonly limits: ConsumeLimits;
+}
+
+export interface BudgetsDecision {
+  /** True only when every budget had room (then each was counted; otherwise none was). */
+  allowed: boolean;
+  /** One per budget, in the order given; each as if alone, from the counts after this call. */
+  decisions: LimitDecision[];
+  /** Index of the budget that refused: of those that would, the longest Retry-After, the first on a tie. */
+  refusedBy?: number;
+}
+
 export interface RateLimiter {
   /** Atomically: if 1 more request and `computeUnits` more CU fit every limit, count them and allow; else count nothing and refuse. */
   consume(accountId: string, limits: ConsumeLimits, computeUnits: number): Promise<LimitDecision>;
+  /**
+   * `consume` over several budgets at once, atomically: the request is counted in all of them when
+   * every one has room, else in none. The first budget anchors the others' storage (Redis keys share
+   * its hash tag), so a budget must always be consumed behind the same first one (a key's behind its account's).
+   */
+  consumeAll(budgets: readonly Budget[], computeUnits: number): Promise<BudgetsDecision>;
   close(): Promise<void>;
 }

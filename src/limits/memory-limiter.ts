@@ -1,7 +1,7 @@
-import { assertComputeUnits, buildDecision, firstExceeded } from './decision.ts';
-import type { ConsumeLimits, LimitDecision, RateLimiter } from './limiter.ts';
+import { assertComputeUnits, buildBudgetsDecision, buildDecision, firstExceeded, refusingBudget } from './decision.ts';
+import type { Budget, BudgetsDecision, ConsumeLimits, LimitDecision, RateLimiter } from './limiter.ts';
 
-/** Counters of one account; mutated in place so `consume` allocates nothing but its result. */
+/** Counters of one budget (an account, or a key's own: `key:<keyId>`); mutated in place so `consume` allocates nothing but its result. */
 interface Counters {
   second: number;
   requests: number;
@@ -11,7 +11,7 @@ interface Counters {
 }
 
 export interface MemoryRateLimiter extends RateLimiter {
-  /** Accounts currently holding counters (for tests and metrics). */
+  /** Budgets (accounts and keys) currently holding counters (for tests and metrics). */
   trackedAccounts(): number;
 }
 
@@ -38,20 +38,18 @@ export function createMemoryLimiter(options: { now?: () => number } = {}): Memor
     }
   }
 
-  function consumeNow(accountId: string, limits: ConsumeLimits, computeUnits: number): LimitDecision {
-    assertComputeUnits(computeUnits);
-    const nowMs = now();
-    const second = Math.floor(nowMs / 1000);
-    const day = Math.floor(second / 86_400);
-    if (second >= nextSweepAt) {
-      sweep(second, day);
-      nextSweepAt = second + sweepEveryS;
-    }
+  function sweepIfDue(second: number, day: number): void {
+    if (second < nextSweepAt) return;
+    sweep(second, day);
+    nextSweepAt = second + sweepEveryS;
+  }
 
-    let c = accounts.get(accountId);
+  /** The counters of a budget, their windows moved to `second` and `day`. */
+  function countersOf(id: string, second: number, day: number): Counters {
+    let c = accounts.get(id);
     if (c === undefined) {
       c = { second, requests: 0, computeUnits: 0, day, dayRequests: 0 };
-      accounts.set(accountId, c);
+      accounts.set(id, c);
     }
     if (c.second !== second) {
       c.second = second;
@@ -62,21 +60,63 @@ export function createMemoryLimiter(options: { now?: () => number } = {}): Memor
       c.day = day;
       c.dayRequests = 0;
     }
+    return c;
+  }
 
+  function count(c: Counters, limits: ConsumeLimits, computeUnits: number): void {
+    c.requests += 1;
+    c.computeUnits += computeUnits;
+    // Unlimited days need no count; skipping it lets the sweep drop the account after a second.
+    if (limits.rpd !== null) c.dayRequests += 1;
+  }
+
+  function consumeNow(accountId: string, limits: ConsumeLimits, computeUnits: number): LimitDecision {
+    assertComputeUnits(computeUnits);
+    const nowMs = now();
+    const second = Math.floor(nowMs / 1000);
+    const day = Math.floor(second / 86_400);
+    sweepIfDue(second, day);
+    const c = countersOf(accountId, second, day);
     const exceeded = firstExceeded(limits, c.requests, c.computeUnits, c.dayRequests, computeUnits);
-    if (exceeded === undefined) {
-      c.requests += 1;
-      c.computeUnits += computeUnits;
-      // Unlimited days need no count; skipping it lets the sweep drop the account after a second.
-      if (limits.rpd !== null) c.dayRequests += 1;
-    }
+    if (exceeded === undefined) count(c, limits, computeUnits);
     return buildDecision(limits, exceeded, c.requests, c.computeUnits, c.dayRequests, computeUnits, nowMs);
+  }
+
+  function consumeAllNow(budgets: readonly Budget[], computeUnits: number): BudgetsDecision {
+    assertComputeUnits(computeUnits);
+    const nowMs = now();
+    const second = Math.floor(nowMs / 1000);
+    const day = Math.floor(second / 86_400);
+    sweepIfDue(second, day);
+    const counters = budgets.map((budget) => countersOf(budget.id, second, day));
+    const exceeded = budgets.map((budget, i) => {
+      const c = counters[i]!;
+      return firstExceeded(budget.limits, c.requests, c.computeUnits, c.dayRequests, computeUnits);
+    });
+    const refusedBy = refusingBudget(exceeded);
+    if (refusedBy === undefined) {
+      for (const [i, budget] of budgets.entries()) count(counters[i]!, budget.limits, computeUnits);
+    }
+    const counts = counters.map((c, i) => ({
+      exceeded: exceeded[i],
+      usedRps: c.requests,
+      usedCu: c.computeUnits,
+      usedDay: c.dayRequests,
+    }));
+    return buildBudgetsDecision(budgets, counts, refusedBy, computeUnits, nowMs);
   }
 
   return {
     consume(accountId, limits, computeUnits) {
       try {
         return Promise.resolve(consumeNow(accountId, limits, computeUnits));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    consumeAll(budgets, computeUnits) {
+      try {
+        return Promise.resolve(consumeAllNow(budgets, computeUnits));
       } catch (error) {
         return Promise.reject(error);
       }

@@ -1,10 +1,12 @@
 import { Redis } from 'ioredis';
 import { AppError } from '../core/errors.ts';
-import { assertComputeUnits, buildDecision } from './decision.ts';
-import type { ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
+import { assertComputeUnits, buildBudgetsDecision, buildDecision, refusingBudget } from './decision.ts';
+import type { Budget, BudgetsDecision, ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
+import { budgetArgs, budgetKeys, consumeBudgetsScript } from './redis-budgets-script.ts';
 
 const keyPrefix = 'blockyard:rl:';
 const commandName = 'blockyardConsume';
+const budgetsCommandName = 'blockyardConsumeBudgets';
 const commandTimeoutMs = 500;
 /**
  * A TCP connect that gets no answer (the host is down or cut off: packets dropped) is given up after
@@ -61,6 +63,7 @@ return { exceeded, used, usedCu, usedDay, sec, tonumber(t[2]) }
 type ScriptReply = [number, number, number, number, number, number];
 type ClientWithScript = Redis & {
   [commandName](secondKey: string, dayKey: string, rps: number, cups: number, rpd: number, cu: number): Promise<ScriptReply>;
+  [budgetsCommandName](numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
 };
 
 /** Script codes 1..3, in the contract's order. */
@@ -70,7 +73,8 @@ export type RedisLimiterOptions = { url: string } | { client: Redis };
 
 /**
  * Counters in Redis, exact across processes: limiters on the same Redis share each account's budget.
- * Keys are `blockyard:rl:{accountId}:s` and `:d`; the hash tag keeps an account's keys in one Cluster slot.
+ * Keys are `blockyard:rl:{accountId}:s` and `:d`; the hash tag keeps an account's keys in one Cluster slot
+ * (a key's own budget too: `blockyard:rl:{accountId}:key:<keyId>:s`, see redis-budgets-script.ts).
  * A client passed in stays the caller's (close() leaves it open); a URL makes a client that close() quits.
  */
 export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
@@ -90,6 +94,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
       : options.client
   ) as ClientWithScript;
   client.defineCommand(commandName, { numberOfKeys: 2, lua: consumeScript });
+  client.defineCommand(budgetsCommandName, { lua: consumeBudgetsScript });
   // A lost connection shows as the 503 of each request meanwhile (ioredis reconnects by itself);
   // without a listener ioredis would print every reconnect failure to the console.
   if (ownsClient) client.on('error', () => undefined);
@@ -108,11 +113,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
         computeUnits,
       );
     } catch (error) {
-      // Nothing is served uncounted (fail closed), but the client is told it is temporary.
-      throw new AppError('service_unavailable', 'rate limiting is unavailable (its Redis cannot be reached); retry shortly', {
-        cause: error,
-        headers: { 'retry-after': '1' },
-      });
+      throw unavailable(error);
     }
     const [exceededCode, used, usedCu, usedDay, sec, usec] = reply;
     const exceeded = exceededCode === 0 ? undefined : exceededNames[exceededCode - 1];
@@ -120,10 +121,37 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
     return buildDecision(limits, exceeded, used, usedCu, usedDay, computeUnits, nowMs);
   }
 
+  async function consumeAll(budgets: readonly Budget[], computeUnits: number): Promise<BudgetsDecision> {
+    assertComputeUnits(computeUnits);
+    const keys = budgetKeys(keyPrefix, budgets);
+    let reply: number[];
+    try {
+      reply = await client[budgetsCommandName](keys.length, ...keys, ...budgetArgs(budgets, computeUnits));
+    } catch (error) {
+      throw unavailable(error);
+    }
+    const nowMs = reply[0]! * 1000 + Math.floor(reply[1]! / 1000);
+    const counts = budgets.map((_, i) => {
+      const [code, usedRps, usedCu, usedDay] = reply.slice(2 + 4 * i, 6 + 4 * i) as [number, number, number, number];
+      return { exceeded: code === 0 ? undefined : exceededNames[code - 1], usedRps, usedCu, usedDay };
+    });
+    const refusedBy = refusingBudget(counts.map((c) => c.exceeded));
+    return buildBudgetsDecision(budgets, counts, refusedBy, computeUnits, nowMs);
+  }
+
   return {
     consume,
+    consumeAll,
     async close() {
       if (ownsClient) await client.quit();
     },
   };
+}
+
+/** Nothing is served uncounted (fail closed), but the client is told it is temporary. */
+function unavailable(cause: unknown): AppError {
+  return new AppError('service_unavailable', 'rate limiting is unavailable (its Redis cannot be reached); retry shortly', {
+    cause,
+    headers: { 'retry-after': '1' },
+  });
 }

@@ -2,9 +2,9 @@ import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
+import { type ChargeDecision, consumeBudgets, rateLimitMessage, unpayableCost } from '../limits/charge-budgets.ts';
 import { computeUnitsFor } from '../limits/compute-units.ts';
-import { costExceedsBudget } from '../limits/decision.ts';
-import type { LimitDecision, RateLimiter } from '../limits/limiter.ts';
+import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { type CheckedCall, type JsonRpcCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from '../rpc/jsonrpc.ts';
 import { parseRpcBody } from '../rpc/parse-call.ts';
@@ -51,11 +51,11 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
     if (checked.ok && isLocal(checked)) computeUnits += computeUnitsFor(checked.call.method, checked.call.params);
 
   // A message that costs more than the per-second budget can never pass: counted as 0 CU, refused as invalid.
-  const overBudget = costExceedsBudget(computeUnits, deps.principal.limits);
-  const decision = await deps.limiter.consume(deps.principal.accountId, deps.principal.limits, overBudget ? 0 : computeUnits);
-  if (!decision.allowed || overBudget) {
+  const unpayable = unpayableCost(computeUnits, deps.principal);
+  const decision = await consumeBudgets(deps.limiter, deps.principal, unpayable ? 0 : computeUnits);
+  if (!decision.allowed || unpayable) {
     if (!decision.allowed) deps.metrics.rateLimited.inc({ limit: decision.exceeded ?? 'rps' });
-    const error = decision.allowed ? overBudgetError(computeUnits, deps.principal.limits.cups!) : limitError(decision);
+    const error = decision.allowed ? overBudgetError(computeUnits, unpayable!) : limitError(decision);
     const refused = calls.map((checked) => rpcErrorText(checked.ok ? checked.call.id : checked.id, error));
     return parsed.batch ? `[${refused.join(',')}]` : refused[0]!;
   }
@@ -78,18 +78,17 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
   return answered.length === 0 ? '' : `[${answered.join(',')}]`;
 }
 
-const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
-
-function limitError(decision: LimitDecision) {
+function limitError(decision: ChargeDecision) {
   const exceeded = decision.exceeded ?? 'rps';
   const retryAfterS = decision.retryAfterS ?? 1;
-  const message = `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfterS} s`;
-  return { code: jsonRpcErrorCodes.limit_exceeded, message, data: { limit: exceeded, retry_after_s: retryAfterS } };
+  const data = { limit: exceeded, retry_after_s: retryAfterS, ...(decision.byKey ? { budget: 'key' } : {}) };
+  return { code: jsonRpcErrorCodes.limit_exceeded, message: rateLimitMessage(decision), data };
 }
 
-function overBudgetError(computeUnits: number, budget: number) {
+function overBudgetError(computeUnits: number, budget: { cups: number; byKey: boolean }) {
+  const whose = budget.byKey ? 'this key' : 'the plan';
   return {
     code: jsonRpcErrorCodes.invalid_request,
-    message: `Invalid request: this message costs ${computeUnits} compute units, more than the ${budget} the plan allows per second, so it can never pass; split it into smaller messages`,
+    message: `Invalid request: this message costs ${computeUnits} compute units, more than the ${budget.cups} ${whose} allows per second, so it can never pass; split it into smaller messages`,
   };
 }

@@ -5,6 +5,7 @@ import { apiKeyInPath, maskKeysInUrl } from '../auth/key-in-path.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
+import { type ChargedBudget, consumeBudgets, rateLimitMessage } from '../limits/charge-budgets.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
@@ -17,7 +18,6 @@ export interface UpgradeAuthDeps {
 
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
-const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;
 /** `/v1/ws/{chain}/{network}`, or with the key: `/v1/ws/{chain}/{network}/{apiKey}`. */
 const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
 
@@ -44,28 +44,27 @@ export async function authorizeUpgrade(
   } catch (error) {
     // As for /v1 (src/http/v1-guard.ts): a key unchecked for a database outage was not refused.
     const unchecked = error instanceof AppError && error.code === 'service_unavailable';
-    if (!unchecked) await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);
+    if (!unchecked) await charge(deps, { accountId: `ip:${request.socket.remoteAddress}`, limits: anonymousLimits });
     throw error;
   }
   try {
     const network = deps.chains.get(match[1]!, match[2]!);
     assertNetworkAccess(principal, network.config);
     assertScope(principal, 'rpc:read');
-    await charge(deps, principal.accountId, principal.limits);
+    await charge(deps, principal);
     return { principal, network };
   } catch (error) {
-    if (error instanceof AppError && error.code !== 'rate_limited') await charge(deps, principal.accountId, principal.limits);
+    if (error instanceof AppError && error.code !== 'rate_limited') await charge(deps, principal);
     throw error;
   }
 }
 
-async function charge(deps: UpgradeAuthDeps, accountId: string, limits: typeof anonymousLimits | Principal['limits']) {
-  const decision = await deps.limiter.consume(accountId, limits, 0);
+/** Opening a connection is one request of 0 CU, to the account and the key's own limits (when it has them). */
+async function charge(deps: UpgradeAuthDeps, budget: ChargedBudget) {
+  const decision = await consumeBudgets(deps.limiter, budget, 0);
   if (decision.allowed) return;
-  const exceeded = decision.exceeded ?? 'rps';
-  deps.metrics.rateLimited.inc({ limit: exceeded });
-  const retryAfter = String(decision.retryAfterS ?? 1);
-  throw new AppError('rate_limited', `rate limit exceeded: ${limitNames[exceeded]}; retry after ${retryAfter} s`, {
-    headers: { 'retry-after': retryAfter },
+  deps.metrics.rateLimited.inc({ limit: decision.exceeded ?? 'rps' });
+  throw new AppError('rate_limited', rateLimitMessage(decision), {
+    headers: { 'retry-after': String(decision.retryAfterS ?? 1) },
   });
 }

@@ -151,3 +151,63 @@ describe('redis limiter', () => {
     });
   });
 });
+
+describe('redis limiter over several budgets (account and key)', () => {
+  const keyOf = (limits: { rps?: number | null; rpd?: number | null; cups?: number | null }, id = randomUUID()) => ({
+    id: `key:${id}`,
+    limits: { rps: null, rpd: null, cups: null, ...limits },
+  });
+
+  it("a key's 3 rps under an account's 10, over three limiter instances: exactly 3 of 30 pass, counted in both", async () => {
+    const other = createRedisLimiter({ url: redis.url });
+    const third = createRedisLimiter({ url: redis.url });
+    try {
+      const acct = { id: account(), limits: free };
+      const key = keyOf({ rps: 3, rpd: 1_000 });
+      const second = await startOfServerSecond();
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => [limiter, other, third][i % 3]!.consumeAll([acct, key], 2)),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
+      for (const d of decisions.filter((d) => !d.allowed)) {
+        expect(d).toMatchObject({ refusedBy: 1, decisions: [{ rps: { remaining: 7 } }, { exceeded: 'rps', retryAfterS: 1 }] });
+      }
+      // The key's hashes carry the account's hash tag (one Cluster slot); refusals counted nothing in either.
+      expect(await admin.hgetall(`blockyard:rl:{${acct.id}}:s`)).toMatchObject({ w: String(second), r: '3', c: '6' });
+      expect(await admin.hgetall(`blockyard:rl:{${acct.id}}:${key.id}:s`)).toMatchObject({ w: String(second), r: '3', c: '6' });
+      expect(await admin.hget(`blockyard:rl:{${acct.id}}:${key.id}:d`, 'r')).toBe('3');
+      // Another key of the same account still passes, and so does the account alone.
+      expect((await limiter.consumeAll([acct, keyOf({ rps: 3 })], 1)).allowed).toBe(true);
+      expect(await limiter.consume(acct.id, acct.limits, 1)).toMatchObject({ allowed: true, rps: { remaining: 5 } });
+    } finally {
+      await Promise.all([other.close(), third.close()]);
+    }
+  });
+
+  it("a refusal by the account counts nothing in the key's budget; the key's day outweighs the account's second", async () => {
+    const acct = { id: account(), limits: { rps: 2, rpd: null, cups: 100 } };
+    const key = keyOf({ rpd: 3, cups: 50 });
+    await startOfServerSecond();
+    expect((await limiter.consumeAll([acct, key], 40)).allowed).toBe(true);
+    const overKeyCu = await limiter.consumeAll([acct, key], 40);
+    expect(overKeyCu).toMatchObject({
+      allowed: false,
+      refusedBy: 1,
+      decisions: [{}, { exceeded: 'cups', cups: { remaining: 10 } }],
+    });
+    expect((await limiter.consumeAll([acct, key], 1)).allowed).toBe(true);
+    const byAccount = await limiter.consumeAll([acct, key], 1);
+    expect(byAccount).toMatchObject({
+      allowed: false,
+      refusedBy: 0,
+      decisions: [{ exceeded: 'rps' }, { rpd: { remaining: 1 } }],
+    });
+    await nextServerSecond();
+    expect((await limiter.consumeAll([acct, key], 1)).allowed).toBe(true);
+    expect((await limiter.consumeAll([acct, key], 1)).allowed).toBe(false); // the key's day: 3 used
+    const tight = { id: acct.id, limits: { rps: 1, rpd: null, cups: null } };
+    const both = await limiter.consumeAll([tight, key], 1);
+    expect(both).toMatchObject({ allowed: false, refusedBy: 1, decisions: [{ exceeded: 'rps' }, { exceeded: 'rpd' }] });
+    expect(both.decisions[1]!.retryAfterS).toBeGreaterThan(1);
+  });
+});
