@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyLimits } from '../../src/accounts/key-settings.ts';
+import { withinOneSecond } from '../support/one-second.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
 import { redisServer, skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -24,27 +25,6 @@ async function anotherKey(t: TestService, accountId: string): Promise<string> {
   const created = await t.admin('POST', `/admin/accounts/${accountId}/keys`, { name: 'second', environment: 'test' });
   if (created.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(created.body)}`);
   return created.body.key;
-}
-
-/** Waits (bounded) until the wall clock is just past a second boundary, so what follows falls in one window. */
-async function alignToSecond(): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (Date.now() % 1000 > 20) {
-    if (Date.now() > deadline) throw new Error('could not align to a second boundary');
-    await new Promise((resolve) => setTimeout(resolve, Math.max(1, 1000 - (Date.now() % 1000))));
-  }
-}
-
-/** Runs `send` within one wall-clock second; tries again (at most 3 times) when it crossed into the next. */
-async function withinOneSecond<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await alignToSecond();
-    const startSecond = Math.floor(Date.now() / 1000);
-    const result = await send();
-    if (Math.floor(Date.now() / 1000) === startSecond) return result;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-  }
-  throw new Error('every attempt crossed a second boundary');
 }
 
 type ErrorBody = { error: { code: string; message: string; status: number } };
