@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import {
@@ -170,6 +171,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
   app.post(
     '/admin/keys/:id/rotate',
     {
+      preValidation: missingBodyAsEmpty,
       schema: {
         summary: 'Rotate an API key: a new secret (shown only in this response); the old one works until its grace ends',
         tags,

@@ -9,6 +9,7 @@ import {
   RotateKeyBody,
   UpdateKeyBody,
 } from '../accounts/schemas.ts';
+import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
@@ -83,6 +84,7 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.post(
     '/keys/:id/rotate',
     {
+      preValidation: missingBodyAsEmpty,
       schema: {
         params: IdParams,
         body: RotateKeyBody,
