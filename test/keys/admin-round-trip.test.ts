@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedUpClient } from '../dashboard/support.ts';
+import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -105,6 +106,31 @@ describe('key restrictions, limits and audit through the admin API and the dashb
     const paged = await t.admin('GET', `/admin/keys/${id}/events?page=2&limit=3`);
     expect(paged.body.events.map((event: { action: string }) => event.action)).toEqual(['create']);
     expect(paged.body.total).toBe(4);
+  });
+
+  it('the answers of the new admin routes match the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as OpenApiDocument;
+    const check = createResponseChecker(doc);
+    const created = await t.admin('POST', `/admin/accounts/${accountId}/keys`, {
+      name: 'documented',
+      environment: 'live',
+      restrictions: { origins: ['https://a.example'], jwt: { public_keys: [{ id: 'k', alg: 'RS256', pem: rsaPem }] } },
+      limits: { rpd: 1000 },
+    });
+    check('POST', '/admin/accounts/{id}/keys', created.status, created.body);
+    const id = created.body.id;
+    const answers = [
+      ['PATCH', '/admin/keys/{id}', await t.admin('PATCH', `/admin/keys/${id}`, { limits: { rps: 3 } })],
+      ['PATCH', '/admin/keys/{id}', await t.admin('PATCH', `/admin/keys/${id}`, { restrictions: { ips: ['1.2.3.4/33'] } })],
+      ['POST', '/admin/keys/{id}/rotate', await t.admin('POST', `/admin/keys/${id}/rotate`, { grace_s: 60 })],
+      ['POST', '/admin/keys/{id}/rotate', await t.admin('POST', `/admin/keys/${id}/rotate`, { grace_s: 604_801 })],
+      ['GET', '/admin/keys/{id}/events', await t.admin('GET', `/admin/keys/${id}/events`)],
+      ['GET', '/admin/keys/{id}/events', await t.admin('GET', '/admin/keys/key_nope/events')],
+      ['DELETE', '/admin/keys/{id}', await t.admin('DELETE', `/admin/keys/${id}`)],
+      ['PATCH', '/admin/keys/{id}', await t.admin('PATCH', `/admin/keys/${id}`, { name: 'late' })],
+    ] as const;
+    expect(answers.map(([, , answer]) => answer.status)).toEqual([200, 400, 200, 400, 200, 404, 200, 409]);
+    for (const [method, template, answer] of answers) check(method, template, answer.status, answer.body);
   });
 
   it('revocation is recorded once; a revoked key cannot be changed or rotated (409); unknown keys are 404', async () => {
