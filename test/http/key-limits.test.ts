@@ -7,17 +7,10 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
 
-/**
- * A key's own limits. Set with SQL while the admin API's `PATCH /admin/keys/{id}` (`{ limits }`) is
- * built in parallel (branch h24-admin): switch to it once merged. Before the key's first request,
- * so the authenticator's cache holds no older copy.
- */
+/** A key's own limits, through the admin API. */
 async function setKeyLimits(t: TestService, keyId: string, limits: KeyLimits): Promise<void> {
-  await t.database.db
-    .updateTable('api_keys')
-    .set({ limits: JSON.stringify(limits) })
-    .where('id', '=', keyId)
-    .execute();
+  const changed = await t.admin('PATCH', `/admin/keys/${keyId}`, { limits });
+  if (changed.status !== 200) throw new Error(`PATCH /admin/keys answered ${changed.status}: ${JSON.stringify(changed.body)}`);
 }
 
 /** A second key of the account. */

@@ -13,12 +13,7 @@ describe("a key's own limits over the WebSocket", () => {
 
   it('opening counts as a request and each message as one: past the key’s 3 rps a message gets -32005 naming the key, an upgrade 429', async () => {
     const { key, keyId } = await s.t.createKey({ plan: 'enterprise' });
-    // Set with SQL while PATCH /admin/keys/{id} ({ limits }) is built in parallel (branch h24-admin): switch to it once merged.
-    await s.t.database.db
-      .updateTable('api_keys')
-      .set({ limits: JSON.stringify({ rps: 3 }) })
-      .where('id', '=', keyId)
-      .execute();
+    expect((await s.t.admin('PATCH', `/admin/keys/${keyId}`, { limits: { rps: 3 } })).status).toBe(200);
     const client = await connectRaw(s.wsUrl(key)); // warms the key cache; its own second
     client.close();
     const { answers, refusedUpgrade } = await withinOneSecond(async () => {
