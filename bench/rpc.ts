@@ -12,6 +12,7 @@ import { type ChildServer, startChildServer } from './support/child-server.ts';
 import { type Measured, measure } from './support/measure.ts';
 import { printProfile } from './support/print-profile.ts';
 import { formatReport, type PendingRow } from './support/report.ts';
+import { allowlistSize, benchOrigin, fullAllowlists } from './support/restricted-key.ts';
 import { readRssMiB } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { readBenchSettings } from './support/settings.ts';
@@ -34,6 +35,7 @@ const names = {
   miss: 'blockyard (cache miss)',
   hit: 'blockyard (cache hit)',
   hitKeyInPath: 'blockyard (cache hit, key in the path)',
+  hitRestricted: `blockyard (cache hit, key with all four allowlists, ${allowlistSize} entries each)`,
 } as const;
 const pending: PendingRow[] = [];
 
@@ -41,7 +43,7 @@ const settings = readBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
 const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
 /** The whole run, build, start-ups and shutdowns included, is bounded. */
-const deadlineMs = (6 * perTargetS + 400) * 1000;
+const deadlineMs = (7 * perTargetS + 400) * 1000;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
 const children: ChildServer[] = [];
@@ -59,13 +61,17 @@ try {
   console.log(
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
       `1 connection for ${settings.latencyDurationS} s; POST eth_getBalance of a new address at latest (direct, miss), ` +
-      `eth_chainId (hit); blockyard as npm start runs it (build, log level info, ${databaseLabel(settings.databaseUrl)}, embedded devnet)`,
+      `eth_chainId (hit; also with a key of ${allowlistSize}-entry origins, ips, contracts and methods lists); blockyard as npm start runs it (build, log level info, ${databaseLabel(settings.databaseUrl)}, embedded devnet)`,
   );
 
   const blockyard = await startBlockyard();
   const devnetUrl = blockyard.devnetUrl;
   if (!devnetUrl) throw new Error('the service printed no embedded devnet URL');
   const key = await createBenchKey(blockyard.server.url, blockyard.adminToken);
+  // Issue 24: a key whose origins, ips, contracts and methods lists (100 each) all let the request through.
+  const restrictedKey = await createBenchKey(blockyard.server.url, blockyard.adminToken, {
+    restrictions: fullAllowlists('eth_chainId'),
+  });
   const rpcUrl = `${blockyard.server.url}/v1/rpc/ethereum/devnet`;
   const results: Measured[] = [];
 
@@ -85,6 +91,17 @@ try {
     await measure({ name: names.hit, url: rpcUrl, headers: authed, body: hitBody, pid: blockyard.server.pid }, settings, log),
   );
   const hitToUs = monotonicUs();
+  // Right after the unrestricted row, so the two see the same machine; the Origin is the key's (CORS is off by default).
+  const restrictedHeaders = { ...json, 'x-api-key': restrictedKey, origin: benchOrigin };
+  const enforced = await restrictionsEnforced(rpcUrl, { ...restrictedHeaders, origin: 'https://not-listed.example' });
+  if (!enforced) log(`WARNING ${names.hitRestricted}: an unlisted Origin was not refused, so this row measures no checks`);
+  results.push(
+    await measure(
+      { name: names.hitRestricted, url: rpcUrl, headers: restrictedHeaders, body: hitBody, pid: blockyard.server.pid },
+      settings,
+      log,
+    ),
+  );
   // The URL form (`/v1/rpc/{chain}/{network}/{apiKey}`, no header) takes the same fast path.
   results.push(
     await measure(
@@ -110,10 +127,16 @@ try {
       direct: names.anvil,
       proxied: names.miss,
       cached: names.hit,
+      restricted: names.hitRestricted,
       connections: settings.connections,
     }),
   );
   console.log(`baseline ("x hello"): ${baseline}, the faster of the two hello-world rows`);
+  console.log(
+    enforced
+      ? `${names.hitRestricted}: checked first that a request from an unlisted Origin is refused (403)`
+      : `${names.hitRestricted}: NOT MEANINGFUL, this build does not enforce key restrictions (an unlisted Origin got an answer)`,
+  );
   console.log(
     `blockyard RSS after the load: ${rssAfterMiB.toFixed(0)} MiB (the service process; its Postgres and anvil are their own)`,
   );
@@ -160,6 +183,13 @@ async function startBlockyard(): Promise<BlockyardService> {
     `blockyard at ${service.server.url}, devnet at ${service.devnetUrl}${service.profileDir ? ` (profiling into ${service.profileDir})` : ''}`,
   );
   return service;
+}
+
+/** Whether the restricted key refuses what its lists do not name (403): else its row measures no checks. */
+async function restrictionsEnforced(url: string, headers: Record<string, string>): Promise<boolean> {
+  const response = await fetch(url, { method: 'POST', headers, body: hitBody, signal: AbortSignal.timeout(10_000) });
+  await response.arrayBuffer();
+  return response.status === 403;
 }
 
 function monotonicUs(): number {

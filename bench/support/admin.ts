@@ -1,9 +1,17 @@
-/** Creates an enterprise account (no rps, rpd or compute-unit limits) and a test key through the admin API. */
-export async function createBenchKey(baseUrl: string, adminToken: string): Promise<string> {
+/**
+ * Creates an enterprise account (no rps, rpd or compute-unit limits) and a test key through the admin
+ * API; `keyFields` go into the key's create body (e.g. `restrictions`).
+ */
+export async function createBenchKey(
+  baseUrl: string,
+  adminToken: string,
+  keyFields: Record<string, unknown> = {},
+): Promise<string> {
   const account = await admin(baseUrl, adminToken, '/admin/accounts', { name: 'bench', plan: 'enterprise' });
   const created = await admin(baseUrl, adminToken, `/admin/accounts/${String(account.id)}/keys`, {
     name: 'bench',
     environment: 'test',
+    ...keyFields,
   });
   if (typeof created.key !== 'string') throw new Error('the admin API returned no key');
   return created.key;

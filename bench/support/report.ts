@@ -16,6 +16,8 @@ export function formatReport(input: {
   proxied: string;
   /** The cache-hit row, if measured. */
   cached?: string;
+  /** The cache-hit row of a key with all four allowlists, compared with `cached` (issue 24: >= 0.95x). */
+  restricted?: string;
   connections: number;
 }): string {
   const { rows, pending, connections } = input;
@@ -24,6 +26,7 @@ export function formatReport(input: {
   const direct = byName.get(input.direct);
   const proxied = byName.get(input.proxied);
   const cached = input.cached === undefined ? undefined : byName.get(input.cached);
+  const restricted = input.restricted === undefined ? undefined : byName.get(input.restricted);
   const ratio = (row: Measured) => (baseline ? row.many.rps / baseline.many.rps : Number.NaN);
   // What the throughput ratio would be if each server had a core to itself: hello-world's CPU per request over the row's.
   const cpuRatio = (row: Measured) => (baseline ? baseline.cpuUsPerRequest / row.cpuUsPerRequest : Number.NaN);
@@ -74,12 +77,23 @@ export function formatReport(input: {
               ` (by CPU per request: ${fixed(cpuRatio(cached), 2)}x)`,
           ]
         : []),
+      ...(cached && restricted ? [restrictedTarget(cached, restricted)] : []),
       `  added p50 at 1 connection <= 0.25 ms: ${fixed(addedP50, 3)} ms ${verdict(addedP50 <= 0.25)}`,
       `  added p99 at 1 connection <= 1 ms: ${fixed(addedP99, 3)} ms ${verdict(addedP99 <= 1)}`,
       `  RSS <= 256 MiB: ${fixed(Math.max(proxied.maxRssMiB, cached?.maxRssMiB ?? 0), 0)} MiB ${verdict(Math.max(proxied.maxRssMiB, cached?.maxRssMiB ?? 0) <= 256)}`,
     );
   }
   return lines.join('\n');
+}
+
+/** Issue 24: the cache hit of a key with all four allowlists keeps >= 0.95x of the unrestricted one's throughput. */
+function restrictedTarget(cached: Measured, restricted: Measured): string {
+  const ratio = restricted.many.rps / cached.many.rps;
+  const byCpu = cached.cpuUsPerRequest / restricted.cpuUsPerRequest;
+  return (
+    `  cache hit with all four allowlists >= 0.95x the cache hit (same run): ${fixed(ratio, 2)}x ${verdict(ratio >= 0.95)}` +
+    ` (by CPU per request: ${fixed(byCpu, 2)}x)`
+  );
 }
 
 function verdict(met: boolean): string {
