@@ -127,7 +127,7 @@ try {
       direct: names.anvil,
       proxied: names.miss,
       cached: names.hit,
-      restricted: names.hitRestricted,
+      ...(enforced ? { restricted: names.hitRestricted } : {}),
       connections: settings.connections,
     }),
   );
