@@ -70,6 +70,19 @@ describe('bundler endpoint: compute units per call', () => {
     );
   });
 
+  it("a key's own CU budget under its account's: the calls count against both, and the key's refuses first", async () => {
+    const { key, keyId } = await service.createKey({ plan: 'growth' });
+    expect((await service.admin('PATCH', `/admin/keys/${keyId}`, { limits: { cups: 120 } })).status).toBe(200);
+    const estimates = batchOf(2, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]);
+    const first = await post(key, estimates);
+    expect(first.status).toBe(200);
+    // The key's 120 CU/s has fewer left (20) than the account's 2,000 (1,900): the headers show the key's.
+    expect([first.headers.get('x-ratelimit-limit-cu'), first.headers.get('x-ratelimit-remaining-cu')]).toEqual(['120', '20']);
+    const tooCostly = await post(key, batchOf(3, 'eth_estimateUserOperationGas', [bogusOp, entryPoint07Address]));
+    expect(tooCostly.status).toBe(400);
+    expect(tooCostly.body.error.message).toMatch(/costs 150 compute units, more than the 120 this key allows per second/);
+  });
+
   it('a body that is not JSON still counts as one request, with the limit headers', async () => {
     const { key } = await service.createKey({ plan: 'free' });
     const answer = await post(key, '{"jsonrpc":');
