@@ -24,7 +24,7 @@ export async function usageRoutes(app: FastifyInstance, deps: { store: UsageStor
       },
     },
     async (request) => {
-      const { accountId, limits } = request.principal!;
+      const { accountId, limits, keyLimits } = request.principal!;
       const query = parseUsageQuery(request.query as Static<typeof UsageQuerystring>, Date.now());
       const buckets = await deps.store.buckets(accountId, query.from, query.to, query.granularity, query.groupBy);
       const { series, totals } = buildSeries(buckets, query);
@@ -36,6 +36,7 @@ export async function usageRoutes(app: FastifyInstance, deps: { store: UsageStor
         series,
         totals,
         limits: { rps: limits.rps, rpd: limits.rpd, cups: limits.cups },
+        ...(keyLimits ? { key_limits: { rps: keyLimits.rps, rpd: keyLimits.rpd, cups: keyLimits.cups } } : {}),
       };
     },
   );

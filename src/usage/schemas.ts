@@ -42,4 +42,16 @@ export const UsageResponse = Type.Object({
     rpd: NullableLimit('Requests per UTC day; null: unlimited'),
     cups: NullableLimit('Compute units per second; null: unlimited'),
   }),
+  key_limits: Type.Optional(
+    Type.Object(
+      {
+        rps: NullableLimit("Requests per second of the calling key's own; null: only the account's"),
+        rpd: NullableLimit("Requests per UTC day of the calling key's own; null: only the account's"),
+        cups: NullableLimit("Compute units per second of the calling key's own; null: only the account's"),
+      },
+      {
+        description: "Present when the calling API key has limits of its own (docs/keys-limits.md), enforced under the account's",
+      },
+    ),
+  ),
 });

@@ -82,6 +82,7 @@ describe("a key's own limits under its account's (in-memory counters)", () => {
     const rest = await fetch(`${t.url}/v1/usage`, { headers: { 'x-api-key': key } });
     expect(rest.headers.get('x-ratelimit-limit-day')).toBe('2');
     expect(rest.headers.get('x-ratelimit-remaining-day')).toBe('0');
+    expect(((await rest.json()) as { key_limits: unknown }).key_limits).toEqual({ rps: null, rpd: 2, cups: 30 });
     const refused = await t.rpc(key, blockNumber);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(1);
