@@ -58,14 +58,13 @@ export async function authenticateV1(
   pathKey?: string,
 ): Promise<Principal> {
   const principal = await authenticateKey(deps, headers, ip, reply, pathKey);
-  const pending = deps.restrictions.check(principal, { headers, ip });
-  if (pending !== undefined) {
-    try {
-      await pending;
-    } catch (error) {
-      await chargeRequest(deps, reply, principal, 0);
-      throw error;
-    }
+  if (principal.restrictions === undefined) return principal;
+  try {
+    const pending = deps.restrictions.check(principal, { headers, ip });
+    if (pending !== undefined) await pending;
+  } catch (error) {
+    await chargeRequest(deps, reply, principal, 0);
+    throw error;
   }
   if (pathKey !== undefined) addKeyCorsHeaders(deps.restrictions, principal, headers.origin, reply);
   return principal;

@@ -1,3 +1,5 @@
+import { boundedMemo } from '../../core/bounded-memo.ts';
+
 /**
  * A key's `restrictions.origins`: exact origins (`https://app.example.com`) and subdomain wildcards
  * (`https://*.example.org`: any host with one or more labels before `.example.org`, not the apex).
@@ -57,26 +59,26 @@ export function compileOriginPatterns(entries: readonly string[]): OriginPattern
     const url = new URL(parsed.origin.replace('//*.', '//'));
     wildcards.push({ protocol: url.protocol, suffix: `.${url.hostname}`, port: url.port });
   }
+  const allowsOther = boundedMemo((origin) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (url.origin === 'null') return false;
+    if (exact.has(url.origin)) return true;
+    const { protocol, hostname, port } = url;
+    return wildcards.some(
+      (wildcard) =>
+        wildcard.protocol === protocol &&
+        wildcard.port === port &&
+        hostname.length > wildcard.suffix.length &&
+        hostname.endsWith(wildcard.suffix),
+    );
+  });
   return {
-    allows(origin) {
-      // Browsers send the canonical form: most requests end here.
-      if (exact.has(origin)) return true;
-      let url: URL;
-      try {
-        url = new URL(origin);
-      } catch {
-        return false;
-      }
-      if (url.origin === 'null') return false;
-      if (exact.has(url.origin)) return true;
-      const { protocol, hostname, port } = url;
-      return wildcards.some(
-        (wildcard) =>
-          wildcard.protocol === protocol &&
-          wildcard.port === port &&
-          hostname.length > wildcard.suffix.length &&
-          hostname.endsWith(wildcard.suffix),
-      );
-    },
+    // Browsers send the canonical form: most requests end at the Set.
+    allows: (origin) => exact.has(origin) || allowsOther(origin),
   };
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { BlockList } from 'node:net';
 import type { KeyRestrictions } from '../../accounts/key-settings.ts';
 import { addressRangeList, inAddressRangeList } from '../../core/address-ranges.ts';
+import { boundedMemo } from '../../core/bounded-memo.ts';
 import { jwtFromRequest } from '../extract-key.ts';
 import type { Principal } from '../principal.ts';
 import { compileOriginPatterns, type OriginPatterns } from './origin-patterns.ts';
@@ -22,7 +22,10 @@ export interface RequestFacts {
  * JSON-RPC call elsewhere.
  */
 export interface RequestRestrictions {
-  /** Undefined (nothing to wait for) when the key has no request-level restriction; else resolves or rejects. */
+  /**
+   * Throws the refusal, or returns undefined, when that is decided at once (origins, addresses); returns
+   * a promise when a signed request's token must be verified (it rejects with the refusal).
+   */
   check(principal: Principal, request: RequestFacts): Promise<void> | undefined;
   /** The key's origin list, or undefined when it has none (CORS then follows the server-wide setting). */
   originsOf(principal: Principal): OriginPatterns | undefined;
@@ -30,7 +33,8 @@ export interface RequestRestrictions {
 
 interface CompiledRestrictions {
   readonly origins?: OriginPatterns;
-  readonly ips?: BlockList;
+  /** Whether a client address is listed (remembered per address: a BlockList of 100 ranges takes microseconds). */
+  readonly ips?: (address: string) => boolean;
   readonly jwt?: SignedRequestRule;
 }
 
@@ -49,7 +53,7 @@ function compiled(restrictions: Readonly<KeyRestrictions> | undefined): Compiled
     const signed = jwt === undefined ? undefined : compileSignedRequestRule(jwt);
     const parts: CompiledRestrictions = {
       ...(origins !== undefined && origins.length > 0 ? { origins: compileOriginPatterns(origins) } : {}),
-      ...(ips !== undefined && ips.length > 0 ? { ips: addressRangeList(ips) } : {}),
+      ...(ips !== undefined && ips.length > 0 ? { ips: listedAddresses(ips) } : {}),
       ...(signed === undefined ? {} : { jwt: signed }),
     };
     // Only contracts or methods: nothing for this module to check.
@@ -57,6 +61,11 @@ function compiled(restrictions: Readonly<KeyRestrictions> | undefined): Compiled
     compiledByRestrictions.set(restrictions, found);
   }
   return found;
+}
+
+function listedAddresses(entries: readonly string[]): (address: string) => boolean {
+  const list = addressRangeList(entries);
+  return boundedMemo((address) => inAddressRangeList(list, address));
 }
 
 /** `jwtAudience`: setting `jwt_audience`. */
@@ -71,7 +80,7 @@ export function createRequestRestrictions(options: { jwtAudience: string; now?: 
     }
     if (rules.ips !== undefined) {
       const { ip } = request;
-      if (ip === undefined || !inAddressRangeList(rules.ips, ip)) {
+      if (ip === undefined || !rules.ips(ip)) {
         throw refusedByRestriction('ips', `the address ${ip ?? '(unknown)'} is not listed`);
       }
     }
@@ -87,8 +96,9 @@ export function createRequestRestrictions(options: { jwtAudience: string; now?: 
       // Dashboard sessions are the account itself, not a key.
       if (principal.restrictions === undefined || principal.session !== undefined) return undefined;
       const rules = compiled(principal.restrictions);
-      if (rules === nothingToCheck) return undefined;
-      return checkAll(rules, request);
+      if (rules.jwt !== undefined) return checkAll(rules, request);
+      checkWhereFrom(rules, request);
+      return undefined;
     },
 
     originsOf(principal) {
