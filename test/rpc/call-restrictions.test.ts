@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import { contractNamingMethods } from '../../src/rpc/call-contracts.ts';
 import { callRefusal } from '../../src/rpc/call-restrictions.ts';
 
 const listed = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
@@ -116,5 +118,10 @@ describe('callRefusal: a key’s methods and contracts lists against one JSON-RP
     const both = { methods: ['eth_call'], contracts: [listed] };
     expect(callRefusal(both, 'eth_getLogs', [{}])).toContain('restrictions.methods');
     expect(callRefusal(both, 'eth_call', [{ to: other }])).toContain('restrictions.contracts');
+  });
+
+  it('docs/keys-calls.md names every method the contracts list covers', () => {
+    const page = readFileSync(new URL('../../docs/keys-calls.md', import.meta.url), 'utf8');
+    for (const method of contractNamingMethods) expect(page, method).toContain(`\`${method}\``);
   });
 });
