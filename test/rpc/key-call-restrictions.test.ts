@@ -8,6 +8,15 @@ import { deployEmitter, devAccount, emitPing, pingAbi } from '../ws/support/emit
 const refusedBy = "refused by this API key's restrictions.";
 const unlisted: Address = '0x00000000000000000000000000000000000000aa';
 
+interface Answer {
+  id: number;
+  result?: string;
+  error?: { code: number; message: string };
+}
+interface ErrorAnswer {
+  error: { code: string; message: string; status: number };
+}
+
 /** The HTTP error viem raised for a 403, found inside whatever viem wrapped it in. */
 function httpErrorOf(error: unknown): HttpRequestError {
   const found = error instanceof BaseError ? error.walk((e) => e instanceof HttpRequestError) : undefined;
@@ -143,22 +152,27 @@ describe('a key’s methods and contracts lists on /v1/rpc (viem over HTTP, raw 
       { jsonrpc: '2.0', id: 3, method: 'eth_chainId', params: [] },
     ]);
     expect(response.status).toBe(200);
-    const answers = await response.json();
-    expect(answers.map((a: { id: number }) => a.id)).toEqual([1, 2, 3]);
-    expect(answers[0].result).toMatch(/^0x/);
-    expect(answers[1].error).toEqual({ code: -32010, message: `${refusedBy}methods: the method 'eth_getBalance' is not listed` });
-    expect(answers[2].result).toBe('0x7a69');
+    const answers = (await response.json()) as Answer[];
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
+    expect(answers[0]!.result).toMatch(/^0x/);
+    expect(answers[1]!.error).toEqual({
+      code: -32010,
+      message: `${refusedBy}methods: the method 'eth_getBalance' is not listed`,
+    });
+    expect(answers[2]!.result).toBe('0x7a69');
 
     const single = await t.rpc(methodsKey, { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [unlisted, 'latest'] });
     expect(single.status).toBe(403);
-    expect((await single.json()).error.message).toBe(`${refusedBy}methods: the method 'eth_getBalance' is not listed`);
+    expect(((await single.json()) as ErrorAnswer).error.message).toBe(
+      `${refusedBy}methods: the method 'eth_getBalance' is not listed`,
+    );
   });
 
   it('the Fastify route (a body without Content-Type) and the key-in-path form refuse as the fast path does', async () => {
     const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] }));
     const viaRoute = await fetch(url, { method: 'POST', headers: { 'x-api-key': methodsKey }, body });
     expect(viaRoute.status).toBe(403);
-    expect((await viaRoute.json()).error.message).toContain("the method 'eth_gasPrice' is not listed");
+    expect(((await viaRoute.json()) as ErrorAnswer).error.message).toContain("the method 'eth_gasPrice' is not listed");
     const inPath = await t.rpc(
       undefined,
       { jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] },
