@@ -6,7 +6,7 @@ import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { restrictKeyInDatabase } from '../support/key-restrictions.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
 import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 import { bundlerClientFor, bundlerUrlOf, fund, newSimpleAccount, postBundler } from './support.ts';
 
@@ -42,12 +42,12 @@ describe('a key’s methods list on the bundler endpoint', () => {
     await installErc4337Contracts(service.anvil.url);
     bundlerUrl = bundlerUrlOf(service.url);
     const readOnly = await service.createKey();
-    await restrictKeyInDatabase(service, readOnly.keyId, {
+    await restrictKey(service, readOnly.keyId, {
       methods: ['eth_chainId', 'eth_supportedEntryPoints', 'eth_getUserOperationReceipt', 'eth_blockNumber'],
     });
     readOnlyKey = readOnly.key;
     const account = await service.createKey();
-    await restrictKeyInDatabase(service, account.keyId, { methods: smartAccountMethods });
+    await restrictKey(service, account.keyId, { methods: smartAccountMethods });
     accountKey = account.key;
   }, 120_000);
   afterAll(() => service?.stop());

@@ -1,7 +1,7 @@
 import { type Address, BaseError, createPublicClient, createWalletClient, HttpRequestError, http, toHex } from 'viem';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restrictKeyInDatabase } from '../support/key-restrictions.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { deployEmitter, devAccount, emitPing, pingAbi } from '../ws/support/emitter.ts';
 
@@ -44,10 +44,10 @@ describe('a key’s methods and contracts lists on /v1/rpc (viem over HTTP, raw 
     emitter = await deployEmitter(t.anvil.url, (method, params) => anvil.request({ method, params } as never));
     await emitPing(t.anvil.url, emitter, 5n);
     const methods = await t.createKey();
-    await restrictKeyInDatabase(t, methods.keyId, { methods: ['eth_blockNumber', 'eth_chainId', 'eth_call'] });
+    await restrictKey(t, methods.keyId, { methods: ['eth_blockNumber', 'eth_chainId', 'eth_call'] });
     methodsKey = methods.key;
     const contracts = await t.createKey();
-    await restrictKeyInDatabase(t, contracts.keyId, { contracts: [emitter.toLowerCase()] });
+    await restrictKey(t, contracts.keyId, { contracts: [emitter.toLowerCase()] });
     contractsKey = contracts.key;
     openKey = (await t.createKey()).key;
   }, 60_000);

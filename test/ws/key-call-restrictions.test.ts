@@ -1,7 +1,7 @@
 import { type Address, BaseError, createPublicClient, type Log, toHex, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restrictKeyInDatabase } from '../support/key-restrictions.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
 import { deployEmitter, emitPing, pingAbi, pingTopic } from './support/emitter.ts';
 import { connectRaw, eventually } from './support/ws-client.ts';
 import { startWsTestService, type WsTestService } from './support/ws-service.ts';
@@ -18,10 +18,10 @@ describe('a key’s methods and contracts lists on the WebSocket (viem webSocket
     s = await startWsTestService();
     emitter = await deployEmitter(s.anvil.url, (method, params) => s.anvilCall(method, params));
     const contracts = await s.t.createKey();
-    await restrictKeyInDatabase(s.t, contracts.keyId, { contracts: [emitter] });
+    await restrictKey(s.t, contracts.keyId, { contracts: [emitter] });
     contractsKey = contracts.key;
     const methods = await s.t.createKey();
-    await restrictKeyInDatabase(s.t, methods.keyId, { methods: ['eth_blockNumber', 'eth_chainId', 'eth_subscribe'] });
+    await restrictKey(s.t, methods.keyId, { methods: ['eth_blockNumber', 'eth_chainId', 'eth_subscribe'] });
     methodsKey = methods.key;
   }, 60_000);
   afterAll(() => s?.stop());
