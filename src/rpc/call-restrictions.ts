@@ -2,6 +2,7 @@ import type { KeyRestrictions } from '../accounts/key-settings.ts';
 import type { Principal } from '../auth/principal.ts';
 import { forbidden } from '../core/errors.ts';
 import { contractsNamedBy } from './call-contracts.ts';
+import { isKnownRpcMethod } from './known-methods.ts';
 import { clip } from './params-shape.ts';
 
 /** A key's `methods` and `contracts` lists as sets; undefined where the list is absent or empty (no restriction). */
@@ -46,7 +47,12 @@ export function callRefusal(restrictions: Readonly<KeyRestrictions>, method: str
   if (methods !== undefined && !methods.has(method)) return `${refusedBy}methods: the method '${clip(method)}' is not listed`;
   if (contracts === undefined) return undefined;
   const named = contractsNamedBy(method, params);
-  if (named === undefined) return undefined;
+  if (named === undefined) {
+    // The known methods that name no contract pass. Any other eth_* method still reaches the node, and
+    // what it might run is unknown here (a new call variant, a node-control method): refused, not guessed.
+    if (isKnownRpcMethod(method)) return undefined;
+    return `${refusedBy}contracts: the method '${clip(method)}' cannot be checked against the list`;
+  }
   if ('missing' in named) return `${refusedBy}contracts: ${named.missing}`;
   for (const contract of named.contracts) {
     if (typeof contract !== 'string' || !contracts.has(contract.toLowerCase())) {

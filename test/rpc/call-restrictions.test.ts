@@ -108,8 +108,13 @@ describe('callRefusal: a key’s methods and contracts lists against one JSON-RP
     expect(transfers({ category: ['erc20'], contractAddresses: [listed] })).toBeUndefined();
   });
 
-  it('calls that touch no contract pass a contract-restricted key', () => {
+  it('calls that touch no contract pass a contract-restricted key; a method not known here cannot be checked: refused', () => {
     expect(callRefusal(contracts, 'eth_blockNumber', [])).toBeUndefined();
+    expect(callRefusal(contracts, 'eth_simulateV2', [{ calls: [{ to: other }] }])).toBe(
+      `${prefix}contracts: the method 'eth_simulateV2' cannot be checked against the list`,
+    );
+    expect(callRefusal(contracts, 'anvil_setCode', [other, '0x00'])).toContain('cannot be checked');
+    expect(callRefusal({ methods: ['eth_simulateV2'] }, 'eth_simulateV2', [])).toBeUndefined();
     expect(callRefusal(contracts, 'eth_getBalance', [other, 'latest'])).toBeUndefined();
     expect(callRefusal(contracts, 'eth_getTransactionReceipt', [`0x${'00'.repeat(32)}`])).toBeUndefined();
   });
