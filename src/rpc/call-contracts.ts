@@ -12,16 +12,24 @@ export type NamedContracts = { readonly contracts: readonly unknown[] } | { read
 type Extractor = (params: unknown, method: string) => NamedContracts;
 
 /**
- * A member by name as a Go node reads it: case-insensitively (parse-call.ts already refused two
- * members that differ only in case, so at most one matches).
+ * A member by name as a Go node reads it: case-insensitively, character by character (`To`, and `ſ`
+ * or the Kelvin sign for `s` and `k`, as Go's simple folding does; never `ß` for `ss`, which Go does
+ * not match either). parse-call.ts already refused two members that differ only in case, so at most
+ * one matches.
  */
 function member(value: unknown, name: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
   if (Object.hasOwn(record, name)) return record[name];
-  const folded = foldName(name);
-  for (const key of Object.keys(record)) if (foldName(key) === folded) return record[key];
+  for (const key of Object.keys(record)) if (key.length === name.length && foldsTo(key, name)) return record[key];
   return undefined;
+}
+
+function foldsTo(key: string, name: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    if (key[i] !== name[i] && foldName(key[i]!) !== foldName(name[i]!)) return false;
+  }
+  return true;
 }
 
 const positional = (params: unknown, index: number): unknown => (Array.isArray(params) ? params[index] : undefined);

@@ -44,6 +44,9 @@ describe('callRefusal: a key’s methods and contracts lists against one JSON-RP
     }
     // A Go node reads `To` as `to`: so is it read here.
     expect(callRefusal(contracts, 'eth_call', [{ To: other }])).toContain(`the contract ${other} is not listed`);
+    // Go's simple folding: the long s is an s; ß is not ss (Go ignores `addreß`, so the filter has no address).
+    expect(callRefusal(contracts, 'eth_getLogs', [{ addreſs: other }])).toContain(`the contract ${other} is not listed`);
+    expect(callRefusal(contracts, 'eth_getLogs', [{ addreß: listed }])).toContain('eth_getLogs must name its addresses');
     // Named params cannot be checked: refused rather than passed.
     expect(callRefusal(contracts, 'eth_call', { to: listed })).toContain('must name its contract');
     expect(callRefusal(contracts, 'eth_call', [{ to: 42 }])).toBe(`${prefix}contracts: the contract 42 is not listed`);
