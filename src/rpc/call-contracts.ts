@@ -97,7 +97,26 @@ const addressAt =
     return isPresent(address) ? { contracts: [address] } : { missing: `${method} must name its contract` };
   };
 
+/**
+ * The accounts a state override changes (its member names): a call may not give an unlisted
+ * contract other code or storage. Overriding a listed contract's code is the key holder's own choice.
+ */
+function overriddenAccounts(overrides: unknown): string[] {
+  return overrides !== null && typeof overrides === 'object' && !Array.isArray(overrides) ? Object.keys(overrides) : [];
+}
+
+/** A call object and the state override beside it (`eth_call`'s third param, `debug_traceCall`'s `stateOverrides`). */
+function withOverrides(named: NamedContracts, overrides: unknown): NamedContracts {
+  const accounts = overriddenAccounts(overrides);
+  return accounts.length === 0 || 'missing' in named ? named : { contracts: [...named.contracts, ...accounts] };
+}
+
 const firstCallObject: Extractor = (params, method) => callObjectTargets(positional(params, 0), method);
+/** eth_call and eth_estimateGas: `[call, block, stateOverride]`. */
+const overriddenCallObject: Extractor = (params, method) =>
+  withOverrides(callObjectTargets(positional(params, 0), method), positional(params, 2));
+const tracedCallObject: Extractor = (params, method) =>
+  withOverrides(callObjectTargets(positional(params, 0), method), member(positional(params, 2), 'stateOverrides'));
 const firstRawTransaction: Extractor = (params, method) => rawTransactionTargets(positional(params, 0), method);
 const firstFilter: Extractor = (params, method) => filterAddresses(positional(params, 0), method);
 
@@ -127,13 +146,13 @@ function assetTransferContracts(params: unknown, method: string): NamedContracts
  * contract around the list. docs/keys-calls.md lists them.
  */
 const extractors: ReadonlyMap<string, Extractor> = new Map<string, Extractor>([
-  ['eth_call', firstCallObject],
-  ['eth_estimateGas', firstCallObject],
+  ['eth_call', overriddenCallObject],
+  ['eth_estimateGas', overriddenCallObject],
   ['eth_createAccessList', firstCallObject],
   ['eth_sendTransaction', firstCallObject],
   ['eth_signTransaction', firstCallObject],
   ['eth_fillTransaction', firstCallObject],
-  ['debug_traceCall', firstCallObject],
+  ['debug_traceCall', tracedCallObject],
   ['trace_call', firstCallObject],
   [
     'trace_callMany',
@@ -154,10 +173,11 @@ const extractors: ReadonlyMap<string, Extractor> = new Map<string, Extractor>([
     'eth_simulateV1',
     (params, method) => {
       const blocks = listOf(member(positional(params, 0), 'blockStateCalls'));
-      return manyCallTargets(
+      const calls = manyCallTargets(
         blocks.flatMap((block) => listOf(member(block, 'calls'))),
         method,
       );
+      return blocks.reduce((named: NamedContracts, block) => withOverrides(named, member(block, 'stateOverrides')), calls);
     },
   ],
   ['eth_sendRawTransaction', firstRawTransaction],

@@ -82,6 +82,20 @@ describe('callRefusal: a key’s methods and contracts lists against one JSON-RP
     }
   });
 
+  it('contracts: the accounts a state override changes must be listed too', () => {
+    const override = (address: string) => ({ [address]: { code: '0x00' } });
+    expect(callRefusal(contracts, 'eth_call', [{ to: listed }, 'latest', override(listed)])).toBeUndefined();
+    expect(callRefusal(contracts, 'eth_call', [{ to: listed }, 'latest', override(other)])).toContain(
+      `the contract ${other} is not listed`,
+    );
+    expect(callRefusal(contracts, 'eth_estimateGas', [{ to: listed }, 'latest', override(other)])).toContain('is not listed');
+    expect(callRefusal(contracts, 'debug_traceCall', [{ to: listed }, 'latest', { stateOverrides: override(other) }])).toContain(
+      'is not listed',
+    );
+    const simulate = { blockStateCalls: [{ calls: [{ to: listed }] }, { stateOverrides: override(other), calls: [] }] };
+    expect(callRefusal(contracts, 'eth_simulateV1', [simulate, 'latest'])).toContain(`the contract ${other} is not listed`);
+  });
+
   it('contracts: eth_simulateV1, eth_callMany and trace_callMany check every call', () => {
     const simulate = (to: string) => [{ blockStateCalls: [{ calls: [{ to: listed }, { to }] }] }, 'latest'];
     expect(callRefusal(contracts, 'eth_simulateV1', simulate(listed))).toBeUndefined();
