@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/principal.ts';
 import { contractNamingMethods } from '../../src/rpc/call-contracts.ts';
-import { callRefusal } from '../../src/rpc/call-restrictions.ts';
+import { callRefusal, principalCallRefusal } from '../../src/rpc/call-restrictions.ts';
 
 const listed = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const other = '0x00000000000000000000000000000000000000aa';
@@ -145,5 +146,12 @@ describe('callRefusal: a key’s methods and contracts lists against one JSON-RP
   it('docs/keys-calls.md names every method the contracts list covers', () => {
     const page = readFileSync(new URL('../../docs/keys-calls.md', import.meta.url), 'utf8');
     for (const method of contractNamingMethods) expect(page, method).toContain(`\`${method}\``);
+  });
+
+  it('a dashboard session is not a key: its restrictions (none in practice) are not applied; a key without any passes', () => {
+    const principal = { restrictions: { methods: ['eth_call'] } } as unknown as Principal;
+    expect(principalCallRefusal(principal, 'eth_gasPrice', [])).toContain("the method 'eth_gasPrice' is not listed");
+    expect(principalCallRefusal({ ...principal, session: { userId: 'u1' } }, 'eth_gasPrice', [])).toBeUndefined();
+    expect(principalCallRefusal({} as Principal, 'eth_gasPrice', [])).toBeUndefined();
   });
 });
