@@ -2,16 +2,10 @@ import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { KeyRestrictions } from '../../src/accounts/key-settings.ts';
 import type { TestService } from './service.ts';
 
-/**
- * Stores `restrictions` on a key straight in its row (what the admin API's PATCH /admin/keys/{id}
- * does). Call before the key's first request: the authenticator caches a key for 10 s.
- */
-export async function restrictKey(t: TestService, keyId: string, restrictions: KeyRestrictions): Promise<void> {
-  await t.database.db
-    .updateTable('api_keys')
-    .set({ restrictions: JSON.stringify(restrictions) })
-    .where('id', '=', keyId)
-    .execute();
+/** Sets a key's restrictions through the admin API (`PATCH /admin/keys/{id}`), as an operator does. */
+export async function restrictKey(t: Pick<TestService, 'admin'>, keyId: string, restrictions: KeyRestrictions): Promise<void> {
+  const { status, body } = await t.admin('PATCH', `/admin/keys/${keyId}`, { restrictions });
+  if (status !== 200) throw new Error(`PATCH /admin/keys/${keyId} answered ${status}: ${JSON.stringify(body)}`);
 }
 
 export interface SigningKey {
