@@ -1,21 +1,14 @@
-import { isDeepStrictEqual } from 'node:util';
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
 import { conflict, invalidRequest, notFound } from '../core/errors.ts';
 import type { ApiKeyRow, NewApiKeyRow } from '../db/tables.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key.ts';
 import { checkKeyLimits, checkKeyRestrictions } from './check-key-settings.ts';
 import { newId } from './ids.ts';
+import { restrictEvent, restrictionsForAudit, rotateEvent } from './key-audit.ts';
 import type { KeyActor, KeyChangeRefusal, KeyChangeStore, KeyChanges, KeyEventInput } from './key-change-store.ts';
 import type { KeyLimits, KeyRestrictions } from './key-settings.ts';
 import type { KeyRestrictionsInput } from './key-settings-schema.ts';
-import {
-  type ApiKeyEvent,
-  type ApiKeyInfo,
-  type CreatedApiKey,
-  restrictionsForAudit,
-  toKeyEvent,
-  toKeyInfo,
-} from './key-view.ts';
+import { type ApiKeyEvent, type ApiKeyInfo, type CreatedApiKey, toKeyEvent, toKeyInfo } from './key-view.ts';
 import type { AccountStore, Page } from './store.ts';
 
 /** A rotated-out secret's longest grace: a week, time enough to redeploy every client. */
@@ -163,26 +156,4 @@ function createEvent(actor: KeyActor, key: CheckedNewKey): KeyEventInput {
     actor,
     details: { name, environment, scopes, restrictions: restrictionsForAudit(restrictions), limits },
   };
-}
-
-function rotateEvent(actor: KeyActor, graceS: number, after: ApiKeyRow): KeyEventInput {
-  return {
-    action: 'rotate',
-    actor,
-    details: {
-      grace_s: graceS,
-      previous_key_expires_at: after.previous_key_expires_at?.toISOString() ?? null,
-      prefix: after.prefix,
-    },
-  };
-}
-
-/** What a PATCH changed, with the new values (public keys by id only). */
-function restrictEvent(actor: KeyActor, before: ApiKeyRow, after: ApiKeyRow) {
-  const fields = ['name', 'scopes', 'restrictions', 'limits'] as const;
-  const changed = fields.filter((field) => !isDeepStrictEqual(before[field], after[field]));
-  const details: Record<string, unknown> = { changed };
-  for (const field of changed)
-    details[field] = field === 'restrictions' ? restrictionsForAudit(after.restrictions) : after[field];
-  return { action: 'restrict' as const, actor, details };
 }

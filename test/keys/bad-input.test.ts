@@ -102,6 +102,27 @@ describe('key restrictions and limits: bad input is 400 naming the entry', () =>
     }
   });
 
+  it('the largest restrictions (1,000 entries in every list, 100 public keys) are taken, above the 64 KiB of other REST bodies', async () => {
+    const hex = (i: number) => i.toString(16).padStart(40, '0');
+    const restrictions = {
+      origins: Array.from({ length: 1000 }, (_, i) => `https://app-${i}.customer-domain.example.com`),
+      ips: Array.from({ length: 1000 }, (_, i) => `2001:db8:${i.toString(16)}::/48`),
+      contracts: Array.from({ length: 1000 }, (_, i) => `0x${hex(i + 1)}`),
+      methods: ['eth_call', 'eth_getLogs'],
+      jwt: { public_keys: Array.from({ length: 100 }, (_, i) => ({ id: `key-${i}`, alg: 'ES256', pem: ecPem })) },
+    };
+    expect(JSON.stringify({ restrictions }).length).toBeGreaterThan(128 * 1024);
+    const created = await t.admin('POST', `/admin/accounts/${accountId}/keys`, {
+      name: 'big',
+      environment: 'test',
+      restrictions,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.restrictions.contracts).toHaveLength(1000);
+    const patched = await t.admin('PATCH', `/admin/keys/${created.body.id}`, { restrictions });
+    expect(patched.status).toBe(200);
+  });
+
   it('nothing refused was stored: the key still has no restrictions and no events beyond its creation', async () => {
     const { body } = await t.admin('GET', `/admin/accounts/${accountId}/keys`);
     const key = body.keys.find((k: { id: string }) => k.id === keyId);
