@@ -34,6 +34,8 @@ describe('key restrictions and limits: bad input is 400 naming the entry', () =>
     [{ ips: ['not-an-ip'] }, /'restrictions\.ips\[0\]'.*not an IP address/],
     [{ ips: ['10.0.0.1/8/2'] }, /'restrictions\.ips\[0\]'/],
     [{ ips: ['10.0.0.0/0x8'] }, /'restrictions\.ips\[0\]'/],
+    [{ ips: ['::1', 'fe80::1%eth0'] }, /'restrictions\.ips\[1\]'/],
+    [{ ips: ['010.0.0.1'] }, /'restrictions\.ips\[0\]'/],
     [{ origins: ['app.example.com'] }, /'restrictions\.origins\[0\]'.*needs a scheme/],
     [{ origins: ['https://ok.example.com', 'https://app.example.com/path'] }, /'restrictions\.origins\[1\]'.*path/],
     [{ origins: ['https://app.*.example.com'] }, /'restrictions\.origins\[0\]'.*wildcard/],
