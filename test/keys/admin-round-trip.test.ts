@@ -182,6 +182,13 @@ describe('key restrictions, limits and audit through the admin API and the dashb
     const rotated = await owner.client.api('POST', `/keys/${id}/rotate`, { grace_s: 0 });
     expect(rotated.status).toBe(200);
     expect(rotated.body.key).not.toBe(created.body.key);
+    // Only the secret changes: the key keeps its id, name, restrictions and limits.
+    expect(rotated.body).toMatchObject({
+      id,
+      name: 'web',
+      restrictions: { origins: ['https://web.example.com'] },
+      limits: { rps: 2 },
+    });
 
     const events = await owner.client.api('GET', `/keys/${id}/events`);
     expect(events.status).toBe(200);
