@@ -35,6 +35,8 @@ const bodyLimits: Record<string, number> = {
   'POST /v1/rpc/{chain}/{network}': 5 * 1024 * 1024,
   'POST /v1/bundler/{chain}/{network}/{apiKey}': 1024 * 1024,
   'POST /v1/rpc/{chain}/{network}/{apiKey}': 5 * 1024 * 1024,
+  'POST /admin/accounts/{id}/keys': 1024 * 1024,
+  'PATCH /admin/keys/{id}': 1024 * 1024,
 };
 const limitText = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`);
 

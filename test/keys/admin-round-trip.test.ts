@@ -92,12 +92,20 @@ describe('key restrictions, limits and audit through the admin API and the dashb
     expect(first.action).toBe('restrict');
     expect(first.details).toEqual({
       changed: ['restrictions', 'limits'],
-      restrictions: { methods: ['eth_call'], jwt: { required: false, public_key_ids: ['rsa-1'] } },
+      restrictions: {
+        ips: { removed: ['10.0.0.0/8'] },
+        methods: { added: ['eth_call'] },
+        jwt: { public_key_ids: { added: ['rsa-1'] } },
+      },
       limits: { cups: 100 },
     });
     expect(JSON.stringify(events.body)).not.toContain('BEGIN PUBLIC KEY');
     expect(second.details).toEqual({ changed: ['name', 'scopes'], name: 'backend-2', scopes: ['rpc:read', 'rpc:write'] });
-    expect(last.details.changed).toEqual(['restrictions', 'limits']);
+    expect(last.details).toEqual({
+      changed: ['restrictions', 'limits'],
+      restrictions: { methods: { removed: ['eth_call'] }, jwt: { public_key_ids: { removed: ['rsa-1'] } } },
+      limits: {},
+    });
     // Newest first, each with its time.
     const times = events.body.events.map((event: { created_at: string }) => Date.parse(event.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
@@ -174,6 +182,13 @@ describe('key restrictions, limits and audit through the admin API and the dashb
     const rotated = await owner.client.api('POST', `/keys/${id}/rotate`, { grace_s: 0 });
     expect(rotated.status).toBe(200);
     expect(rotated.body.key).not.toBe(created.body.key);
+    // Only the secret changes: the key keeps its id, name, restrictions and limits.
+    expect(rotated.body).toMatchObject({
+      id,
+      name: 'web',
+      restrictions: { origins: ['https://web.example.com'] },
+      limits: { rps: 2 },
+    });
 
     const events = await owner.client.api('GET', `/keys/${id}/events`);
     expect(events.status).toBe(200);

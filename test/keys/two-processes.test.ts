@@ -122,4 +122,28 @@ describe('key rotation and key changes across two API processes', () => {
     expect(await within(1_000, async () => (await b.rpc(key, blockNumber)).status === 401)).toBeDefined();
     expect(await errorOf(await b.rpc(key, blockNumber))).toMatchObject({ status: 401, message: 'this API key has been revoked' });
   });
+
+  it('restrictions set through one process are enforced by the other within a second', async () => {
+    const { key, keyId } = await a.createKey();
+    expect(await statuses(key)).toEqual([200, 200]);
+
+    const methods = await a.admin('PATCH', `/admin/keys/${keyId}`, { restrictions: { methods: ['eth_chainId'] } });
+    expect(methods.status).toBe(200);
+    expect(await within(1_000, async () => (await b.rpc(key, blockNumber)).status === 403)).toBeDefined();
+    expect(await errorOf(await b.rpc(key, blockNumber))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: "refused by this API key's restrictions.methods: the method 'eth_blockNumber' is not listed",
+    });
+
+    const origins = await b.admin('PATCH', `/admin/keys/${keyId}`, { restrictions: { origins: ['https://app.example.com'] } });
+    expect(origins.status).toBe(200);
+    const fromApp = { origin: 'https://app.example.com' };
+    const allowedOnA = async () => (await a.rpc(key, blockNumber, undefined, fromApp)).status === 200;
+    expect(await within(1_000, allowedOnA)).toBeDefined();
+    expect(await errorOf(await a.rpc(key, blockNumber))).toMatchObject({
+      status: 403,
+      message: "refused by this API key's restrictions.origins: the request has no Origin header",
+    });
+  });
 });
