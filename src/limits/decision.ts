@@ -11,6 +11,11 @@ export function secondsUntilNextUtcDay(nowMs: number): number {
   return Math.max(1, Math.ceil((nextDayMs - nowMs) / 1000));
 }
 
+/** Rejects a `consumeAll` with nothing to charge. */
+export function assertSomeBudget(budgets: readonly unknown[]): void {
+  if (budgets.length === 0) throw new RangeError('consumeAll needs at least one budget');
+}
+
 /** Rejects what no limiter can count: CU must be a finite number >= 0. */
 export function assertComputeUnits(computeUnits: number): void {
   if (!(computeUnits >= 0 && Number.isFinite(computeUnits))) {

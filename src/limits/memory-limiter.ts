@@ -1,4 +1,11 @@
-import { assertComputeUnits, buildBudgetsDecision, buildDecision, firstExceeded, refusingBudget } from './decision.ts';
+import {
+  assertComputeUnits,
+  assertSomeBudget,
+  buildBudgetsDecision,
+  buildDecision,
+  firstExceeded,
+  refusingBudget,
+} from './decision.ts';
 import type { Budget, BudgetsDecision, ConsumeLimits, LimitDecision, RateLimiter } from './limiter.ts';
 
 /** Counters of one budget (an account, or a key's own: `key:<keyId>`); mutated in place so `consume` allocates nothing but its result. */
@@ -83,6 +90,7 @@ export function createMemoryLimiter(options: { now?: () => number } = {}): Memor
   }
 
   function consumeAllNow(budgets: readonly Budget[], computeUnits: number): BudgetsDecision {
+    assertSomeBudget(budgets);
     assertComputeUnits(computeUnits);
     const nowMs = now();
     const second = Math.floor(nowMs / 1000);

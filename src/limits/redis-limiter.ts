@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { AppError } from '../core/errors.ts';
-import { assertComputeUnits, buildBudgetsDecision, buildDecision, refusingBudget } from './decision.ts';
+import { assertComputeUnits, assertSomeBudget, buildBudgetsDecision, buildDecision, refusingBudget } from './decision.ts';
 import type { Budget, BudgetsDecision, ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 import { budgetArgs, budgetKeys, consumeBudgetsScript } from './redis-budgets-script.ts';
 
@@ -122,6 +122,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
   }
 
   async function consumeAll(budgets: readonly Budget[], computeUnits: number): Promise<BudgetsDecision> {
+    assertSomeBudget(budgets);
     assertComputeUnits(computeUnits);
     const keys = budgetKeys(keyPrefix, budgets);
     let reply: number[];

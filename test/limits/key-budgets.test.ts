@@ -68,6 +68,7 @@ describe('memory limiter over several budgets (account and key)', () => {
     expect((await limiter.consumeAll([account, keyBudget({ rps: 2 }, 'b')], 1)).allowed).toBe(true);
     expect(limiter.trackedAccounts()).toBe(3);
     await expect(limiter.consumeAll([account], -1)).rejects.toThrow(RangeError);
+    await expect(limiter.consumeAll([], 1)).rejects.toThrow(/at least one budget/);
   });
 });
 

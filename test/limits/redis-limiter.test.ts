@@ -210,4 +210,9 @@ describe('redis limiter over several budgets (account and key)', () => {
     expect(both).toMatchObject({ allowed: false, refusedBy: 1, decisions: [{ exceeded: 'rps' }, { exceeded: 'rpd' }] });
     expect(both.decisions[1]!.retryAfterS).toBeGreaterThan(1);
   });
+
+  it('rejects an empty list of budgets and invalid compute units before reaching Redis', async () => {
+    await expect(limiter.consumeAll([], 1)).rejects.toThrow(/at least one budget/);
+    await expect(limiter.consumeAll([{ id: account(), limits: free }], Number.NaN)).rejects.toThrow(RangeError);
+  });
 });
