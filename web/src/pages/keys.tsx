@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { type Scope, scopes } from '../../../src/auth/scopes.ts';
 import { createKey, listKeys, revokeKey } from '../api/client.ts';
 import type { ApiKey, CreatedApiKey, Environment } from '../api/types.ts';
+import { Link } from '../router.tsx';
 import {
   ActionsHeader,
   Badge,
@@ -123,7 +124,9 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey)
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <td>{key.name}</td>
+              <td>
+                <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
+              </td>
               <td>
                 <code>{key.prefix}…</code>
               </td>
