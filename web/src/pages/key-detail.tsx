@@ -127,58 +127,60 @@ function KeySummary({ apiKey }: { apiKey: ApiKey }) {
   const limits = apiKey.limits ?? {};
   const jwt = restrictions.jwt;
   return (
-    <div className="grid">
-      <Card title="Key">
-        <dl className="details">
-          <dt>Name</dt>
-          <dd>{apiKey.name}</dd>
-          <dt>Key</dt>
-          <dd>
-            <code>{apiKey.prefix}…</code>
-          </dd>
-          <dt>Environment</dt>
-          <dd>{apiKey.environment === 'live' ? 'live (mainnets)' : 'test (testnets and devnets)'}</dd>
-          <dt>Scopes</dt>
-          <dd>
-            <div className="chips">
-              {apiKey.scopes.length === scopes.length ? (
-                <span className="chip">all scopes</span>
-              ) : (
-                apiKey.scopes.map((scope) => (
-                  <span className="chip" key={scope}>
-                    {scope}
-                  </span>
-                ))
-              )}
-            </div>
-          </dd>
-          <dt>Created</dt>
-          <dd>{formatDate(apiKey.created_at)}</dd>
-          <dt>{apiKey.revoked_at ? 'Revoked' : 'Last used'}</dt>
-          <dd>{apiKey.revoked_at ? formatDate(apiKey.revoked_at) : formatAgo(apiKey.last_used_at)}</dd>
-        </dl>
-      </Card>
-      <Card title="Limits">
-        <dl className="details">
-          {limitFields.map((field) => {
-            const own = limits[field.name];
-            const account = session.account.limits[field.name];
-            return (
-              <div className="details-row" key={field.name}>
-                <dt>{field.label}</dt>
-                <dd>
-                  {own === null || own === undefined ? (
-                    <span className="muted">the account’s ({account === null ? 'unlimited' : formatNumber(account)})</span>
-                  ) : (
-                    formatNumber(own)
-                  )}
-                </dd>
+    <>
+      <div className="grid grid-wide">
+        <Card title="Key">
+          <dl className="details">
+            <dt>Name</dt>
+            <dd>{apiKey.name}</dd>
+            <dt>Key</dt>
+            <dd>
+              <code>{apiKey.prefix}…</code>
+            </dd>
+            <dt>Environment</dt>
+            <dd>{apiKey.environment === 'live' ? 'live (mainnets)' : 'test (testnets and devnets)'}</dd>
+            <dt>Scopes</dt>
+            <dd>
+              <div className="chips">
+                {apiKey.scopes.length === scopes.length ? (
+                  <span className="chip">all scopes</span>
+                ) : (
+                  apiKey.scopes.map((scope) => (
+                    <span className="chip" key={scope}>
+                      {scope}
+                    </span>
+                  ))
+                )}
               </div>
-            );
-          })}
-        </dl>
-      </Card>
-      <Card title="Restrictions" className="span-all">
+            </dd>
+            <dt>Created</dt>
+            <dd>{formatDate(apiKey.created_at)}</dd>
+            <dt>{apiKey.revoked_at ? 'Revoked' : 'Last used'}</dt>
+            <dd>{apiKey.revoked_at ? formatDate(apiKey.revoked_at) : formatAgo(apiKey.last_used_at)}</dd>
+          </dl>
+        </Card>
+        <Card title="Limits">
+          <dl className="details">
+            {limitFields.map((field) => {
+              const own = limits[field.name];
+              const account = session.account.limits[field.name];
+              return (
+                <div className="details-row" key={field.name}>
+                  <dt>{field.label}</dt>
+                  <dd>
+                    {own === null || own === undefined ? (
+                      <span className="muted">the account’s ({account === null ? 'unlimited' : formatNumber(account)})</span>
+                    ) : (
+                      formatNumber(own)
+                    )}
+                  </dd>
+                </div>
+              );
+            })}
+          </dl>
+        </Card>
+      </div>
+      <Card title="Restrictions">
         <dl className="details">
           {listFields.map((field) => {
             const entries = restrictions[field.name] ?? [];
@@ -221,6 +223,6 @@ function KeySummary({ apiKey }: { apiKey: ApiKey }) {
           </dd>
         </dl>
       </Card>
-    </div>
+    </>
   );
 }

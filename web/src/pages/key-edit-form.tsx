@@ -72,7 +72,7 @@ export function KeyEditForm({
       </Card>
       <Card title="Restrictions">
         <p className="muted">A request from elsewhere, or a call the lists do not allow, is refused with 403.</p>
-        <div className="form-grid">
+        <div className="form-grid key-lists">
           {listFields.map((field) => (
             <TextArea
               key={field.name}
@@ -153,18 +153,20 @@ function SignedRequestFields({
   return (
     <fieldset className={`field key-jwt${jwtError ? ' field-invalid' : ''}`}>
       <legend>Signed requests (JWT)</legend>
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          name="restrictions.jwt.required"
-          checked={values.jwtRequired}
-          onChange={(event) => onRequired(event.target.checked)}
-        />
-        <span>
-          Require <code>Authorization: Bearer &lt;JWT&gt;</code> besides the key
-          <span className="muted">, signed by one of these public keys (its kid names the key)</span>
-        </span>
-      </label>
+      <div>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            name="restrictions.jwt.required"
+            checked={values.jwtRequired}
+            onChange={(event) => onRequired(event.target.checked)}
+          />
+          <span>
+            Require <code>Authorization: Bearer &lt;JWT&gt;</code> besides the key, signed by one of these public keys
+            <span className="muted"> (the token’s kid names the key)</span>
+          </span>
+        </label>
+      </div>
       {values.publicKeys.map((entry, index) => (
         // The list is edited in place and has no ids of its own until saved.
         // biome-ignore lint/suspicious/noArrayIndexKey: rows are added and removed by index

@@ -38,10 +38,20 @@ const listNames: Record<string, string> = {
 const limitUnits: Record<string, string> = { rps: 'requests/s', rpd: 'requests/day', cups: 'compute units/s' };
 
 function graceInWords(seconds: number): string {
-  if (seconds === 0) return 'the previous key stopped working at once';
-  if (seconds % 86_400 === 0) return `the previous key kept for ${seconds / 86_400} ${seconds === 86_400 ? 'day' : 'days'}`;
-  if (seconds % 3600 === 0) return `the previous key kept for ${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}`;
-  return `the previous key kept for ${seconds} s`;
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} ${seconds === 86_400 ? 'day' : 'days'}`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}`;
+  return `${seconds} s`;
+}
+
+/** A rotation: the new secret's prefix, and until when the previous one worked. */
+function rotationInWords(details: Record<string, unknown>): string[] {
+  const words: string[] = [];
+  if (typeof details.prefix === 'string') words.push(`new key ${details.prefix}…`);
+  const grace = typeof details.grace_s === 'number' ? details.grace_s : undefined;
+  const until = typeof details.previous_key_expires_at === 'string' ? details.previous_key_expires_at : undefined;
+  if (grace === 0) words.push('the previous key stopped working at once');
+  else if (until) words.push(`the previous key works until ${formatDate(until)}${grace ? ` (${graceInWords(grace)})` : ''}`);
+  return words;
 }
 
 function restrictionsInWords(value: unknown): string {
@@ -50,8 +60,9 @@ function restrictionsInWords(value: unknown): string {
   for (const [name, entries] of Object.entries(value as Record<string, unknown>)) {
     if (Array.isArray(entries) && entries.length > 0) parts.push(`${listNames[name] ?? name}: ${entries.join(', ')}`);
     else if (name === 'jwt' && entries && typeof entries === 'object') {
-      const jwt = entries as { required?: boolean; public_keys?: { id: string }[] };
-      const ids = (jwt.public_keys ?? []).map((key) => key.id).join(', ');
+      // The audit keeps public keys by id only (public_key_ids); the keys themselves, whole.
+      const jwt = entries as { required?: boolean; public_key_ids?: string[]; public_keys?: { id: string }[] };
+      const ids = (jwt.public_key_ids ?? jwt.public_keys?.map((key) => key.id) ?? []).join(', ');
       parts.push(`${jwt.required ? 'signed requests required' : 'signed requests optional'}${ids ? ` (keys ${ids})` : ''}`);
     }
   }
@@ -72,20 +83,24 @@ function valueInWords(value: unknown): string {
   return String(value);
 }
 
-/** One phrase per thing the event's details record, in the order they come. */
-export function detailsInWords(details: Record<string, unknown> | null | undefined): string[] {
+/**
+ * The event's details (src/accounts/key-operations.ts) as phrases: a creation's name, environment,
+ * scopes, restrictions and limits; a change's new values of what it changed; a rotation's new prefix
+ * and the previous key's end.
+ */
+export function detailsInWords(action: string, details: Record<string, unknown> | null | undefined): string[] {
+  const given = details ?? {};
+  if (action === 'rotate') return rotationInWords(given);
   const words: string[] = [];
-  for (const [name, value] of Object.entries(details ?? {})) {
+  for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
+    // A change lists what it changed, then each one's new value, which say it already.
+    if (name === 'changed') continue;
     if (name === 'restrictions') words.push(restrictionsInWords(value));
     else if (name === 'limits') words.push(limitsInWords(value));
-    else if (name === 'grace_s' && typeof value === 'number') words.push(graceInWords(value));
-    else if (name === 'previous_key_expires_at' && typeof value === 'string')
-      words.push(`previous key works until ${formatDate(value)}`);
     else if (name === 'name') words.push(`name “${valueInWords(value)}”`);
     else if (name === 'environment') words.push(`${valueInWords(value)} environment`);
     else if (name === 'scopes') words.push(`scopes ${valueInWords(value)}`);
-    else if (name === 'changed' || name === 'fields') words.push(`changed ${valueInWords(value)}`);
     else words.push(`${name.replaceAll('_', ' ')}: ${valueInWords(value)}`);
   }
   return words;

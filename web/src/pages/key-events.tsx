@@ -44,7 +44,7 @@ export function KeyEvents({ keyId, round }: { keyId: string; round: number }) {
                     <Badge tone={actionTones[event.action]}>{actionLabels[event.action] ?? event.action}</Badge>
                   </td>
                   <td>{actorInWords(event.actor, session.user, emails)}</td>
-                  <td className="key-event-details">{detailsInWords(event.details).join('; ') || '—'}</td>
+                  <td className="key-event-details">{detailsInWords(event.action, event.details).join('; ') || '—'}</td>
                 </tr>
               ))}
             </tbody>

@@ -10,7 +10,7 @@ export const listFields: { name: ListName; label: string; hint: string; placehol
   {
     name: 'origins',
     label: 'Allowed origins',
-    hint: 'Websites whose pages may use the key, one per line, with the scheme; *. allows any subdomain. Empty: any origin.',
+    hint: 'Websites whose pages may use the key, one per line, with the scheme; https://*.example.org allows its subdomains. Empty: any origin.',
     placeholder: 'https://app.example.com\nhttps://*.example.org',
   },
   {
