@@ -26,7 +26,7 @@ export async function ensureDevKey(deps: { accounts: AccountService; authenticat
   const account =
     (await deps.accounts.findAccountByName(devAccountName)) ??
     (await deps.accounts.createAccount({ name: devAccountName, plan: 'growth' }));
-  const { key } = await deps.accounts.createKey(account.id, { name: 'dev', environment: 'test' });
+  const { key } = await deps.accounts.createKey(account.id, { name: 'dev', environment: 'test' }, 'cli');
   writeFileSync(path, `${key}\n`, { mode: 0o600 });
   return { key, created: true, path };
 }

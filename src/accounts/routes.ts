@@ -1,8 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { Account, ApiKeyInfo, CreateAccountBody, CreatedApiKey, CreateKeyBody, IdParams, UpdateAccountBody } from './schemas.ts';
+import {
+  Account,
+  ApiKeyEvent,
+  ApiKeyInfo,
+  CreateAccountBody,
+  CreatedApiKey,
+  CreateKeyBody,
+  IdParams,
+  RotateKeyBody,
+  UpdateAccountBody,
+  UpdateKeyBody,
+} from './schemas.ts';
 import type { AccountService } from './service.ts';
 
 const adminSecurity = [{ adminToken: [] }];
@@ -96,7 +108,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      const created = await accounts.createKey(id, request.body as Static<typeof CreateKeyBody>);
+      const created = await accounts.createKey(id, request.body as Static<typeof CreateKeyBody>, 'admin');
       return reply.code(201).send(created);
     },
   );
@@ -135,6 +147,66 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
         response: { 200: ApiKeyInfo, ...errorResponses(401, 404) },
       },
     },
-    async (request) => accounts.revokeKey((request.params as { id: string }).id),
+    async (request) => accounts.revokeKey((request.params as { id: string }).id, 'admin'),
+  );
+
+  app.patch(
+    '/admin/keys/:id',
+    {
+      schema: {
+        summary: "Change an API key's name, scopes, restrictions or own limits (a given field replaces the stored one)",
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        body: UpdateKeyBody,
+        response: { 200: ApiKeyInfo, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      return accounts.updateKey(id, request.body as Static<typeof UpdateKeyBody>, 'admin');
+    },
+  );
+
+  app.post(
+    '/admin/keys/:id/rotate',
+    {
+      preValidation: missingBodyAsEmpty,
+      schema: {
+        summary: 'Rotate an API key: a new secret (shown only in this response); the old one works until its grace ends',
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        body: RotateKeyBody,
+        response: { 200: CreatedApiKey, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      return accounts.rotateKey(id, (request.body as Static<typeof RotateKeyBody> | undefined) ?? {}, 'admin');
+    },
+  );
+
+  app.get(
+    '/admin/keys/:id/events',
+    {
+      schema: {
+        summary: "An API key's audit trail: every change (create, restrict, rotate, revoke), who made it and when; newest first",
+        tags,
+        security: adminSecurity,
+        params: IdParams,
+        querystring: Type.Object(paginationQuery(25), { additionalProperties: false }),
+        response: {
+          200: Type.Object({ events: Type.Array(ApiKeyEvent), page: Type.Integer(), total: Type.Integer() }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const query = request.query as { page: number; limit: number };
+      const { events, total } = await accounts.listKeyEvents(id, pageWindow(query));
+      return { events, page: query.page, total };
+    },
   );
 }

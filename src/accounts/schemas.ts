@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { scopes } from '../auth/scopes.ts';
 import { StringEnum } from '../http/schemas.ts';
 import { plans } from '../limits/plans.ts';
+import { KeyLimitsSchema, KeyLimitsView, KeyRestrictionsSchema, KeyRestrictionsView } from './key-settings-schema.ts';
 
 // A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0.
 const LimitValue = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, description: 'null means unlimited' });
@@ -87,9 +88,48 @@ export const CreateKeyBody = Type.Object(
         description: 'At least one scope; absent: all seven. An empty list is refused (400).',
       }),
     ),
+    restrictions: Type.Optional(KeyRestrictionsSchema),
+    limits: Type.Optional(KeyLimitsSchema),
   },
   { additionalProperties: false },
 );
+
+export const UpdateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    scopes: Type.Optional(Type.Array(StringEnum(scopes), { minItems: 1, uniqueItems: true })),
+    restrictions: Type.Optional(KeyRestrictionsSchema),
+    limits: Type.Optional(KeyLimitsSchema),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'A given field replaces the stored one whole (`restrictions: {}` removes every restriction)',
+  },
+);
+
+export const RotateKeyBody = Type.Object(
+  {
+    grace_s: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        default: 86_400,
+        description: 'Seconds the old secret keeps working (0: stops at once; at most 7 days; default 24 h)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyEvent = Type.Object({
+  id: Type.String(),
+  key_id: Type.String(),
+  action: StringEnum(['create', 'restrict', 'rotate', 'revoke'] as const),
+  actor: Type.String({ description: '`admin` (admin token), `user:<id>` (dashboard) or `cli`' }),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Type.String({ format: 'date-time' }),
+});
 
 export const ApiKeyInfo = Type.Object({
   id: Type.String(),
@@ -98,13 +138,18 @@ export const ApiKeyInfo = Type.Object({
   prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
   environment: StringEnum(['test', 'live'] as const),
   scopes: Type.Array(StringEnum(scopes)),
+  restrictions: KeyRestrictionsView,
+  limits: KeyLimitsView,
+  previous_key_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'After a rotation: when the rotated-out secret stops (or stopped) working',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 export const CreatedApiKey = Type.Object({
   ...ApiKeyInfo.properties,
-  key: Type.String({ description: 'The API key. Shown only in this response: store it now.' }),
+  key: Type.String({ description: 'The API key. Shown only in this response (creation or rotation): store it now.' }),
 });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,11 +1,11 @@
-import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
 import type { GasSponsorshipConfig } from '../config/schema.ts';
-import { invalidRequest, notFound } from '../core/errors.ts';
-import type { AccountRow, ApiKeyRow } from '../db/tables.ts';
+import { notFound } from '../core/errors.ts';
+import type { AccountRow } from '../db/tables.ts';
 import { type AccountLimits, type Plan, resolveLimits } from '../limits/plans.ts';
 import { resolveSponsorshipCaps } from '../sponsorship/operator-caps.ts';
-import { generateApiKey, type KeyEnvironment } from './api-key.ts';
 import { newId } from './ids.ts';
+import type { KeyChangeStore } from './key-change-store.ts';
+import { createKeyOperations, type KeyOperations } from './key-operations.ts';
 import type { AccountStore, Page } from './store.ts';
 
 export interface Account {
@@ -23,23 +23,7 @@ export interface SponsorshipCapLimits {
   sponsorship_usd_total: string | null;
 }
 
-export interface ApiKeyInfo {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  environment: KeyEnvironment;
-  scopes: Scope[];
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export interface CreatedApiKey extends ApiKeyInfo {
-  /** The whole key: returned by creation only, never again. */
-  key: string;
-}
-
-export interface AccountService {
+export interface AccountService extends KeyOperations {
   createAccount(input: {
     name: string;
     plan: Plan;
@@ -54,15 +38,13 @@ export interface AccountService {
   getAccount(id: string): Promise<Account>;
   findAccountByName(name: string): Promise<Account | undefined>;
   listAccounts(page: Page): Promise<{ accounts: Account[]; total: number }>;
-  createKey(accountId: string, input: { name: string; environment: KeyEnvironment; scopes?: Scope[] }): Promise<CreatedApiKey>;
-  listKeys(accountId: string, page: Page): Promise<{ keys: ApiKeyInfo[]; total: number }>;
-  /** Revokes a key; with `accountId`, only a key of that account (another's is 404). */
-  revokeKey(id: string, accountId?: string): Promise<ApiKeyInfo>;
 }
 
 export function createAccountService(deps: {
   store: AccountStore;
-  onKeyRevoked?: (keyId: string) => void;
+  keyStore: KeyChangeStore;
+  /** After a key change commits (restrict, rotate, revoke): this process forgets the key at once. */
+  onKeyChanged?: (keyId: string) => void;
   /** Each plan's operator caps on sponsorship (`gas.sponsorship_caps`), to show an account's in its `limits`. */
   sponsorshipCaps?: GasSponsorshipConfig['sponsorshipCaps'];
 }): AccountService {
@@ -76,6 +58,8 @@ export function createAccountService(deps: {
   }
 
   return {
+    ...createKeyOperations(deps),
+
     async createAccount({ name, plan, limits = {}, email }) {
       const row = await store.insertAccount({
         id: newId('acc'),
@@ -110,37 +94,6 @@ export function createAccountService(deps: {
       const { rows, total } = await store.listAccounts(page);
       return { accounts: rows.map(toAccount), total };
     },
-
-    async createKey(accountId, { name, environment, scopes }) {
-      // An empty list is far more likely a mistake (a blank --scopes) than a wish for a useless key.
-      if (scopes?.length === 0) throw invalidRequest('scopes', 'name at least one scope, or leave it out for all seven');
-      await requireAccount(accountId);
-      const generated = generateApiKey(environment);
-      const granted = scopes ? [...new Set(scopes)] : [...allScopes];
-      const row = await store.insertKey({
-        id: newId('key'),
-        account_id: accountId,
-        name,
-        environment,
-        prefix: generated.prefix,
-        key_hash: generated.hash,
-        scopes: JSON.stringify(granted),
-      });
-      return { ...toKeyInfo(row), key: generated.key };
-    },
-
-    async listKeys(accountId, page) {
-      await requireAccount(accountId);
-      const { rows, total } = await store.listKeys(accountId, page);
-      return { keys: rows.map(toKeyInfo), total };
-    },
-
-    async revokeKey(id, accountId) {
-      const row = await store.revokeKey(id, new Date(), accountId);
-      if (!row) throw notFound(`API key '${id}' does not exist`);
-      deps.onKeyRevoked?.(id);
-      return toKeyInfo(row);
-    },
   };
 }
 
@@ -156,18 +109,5 @@ function accountView(row: AccountRow, sponsorshipCaps: GasSponsorshipConfig['spo
     },
     email: row.email,
     created_at: row.created_at.toISOString(),
-  };
-}
-
-function toKeyInfo(row: ApiKeyRow): ApiKeyInfo {
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    environment: row.environment,
-    scopes: row.scopes as Scope[],
-    created_at: row.created_at.toISOString(),
-    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
   };
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { AccountRow, ApiKeyRow, NewAccountRow, NewApiKeyRow } from '../db/tables.ts';
+import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables.ts';
 
 export interface Page {
   offset: number;
@@ -17,7 +17,7 @@ export interface KeyWithAccount {
   limits: AccountRow['limits'];
   restrictions: ApiKeyRow['restrictions'];
   key_limits: ApiKeyRow['limits'];
-  /** Set when `hash` is the key's rotated-out secret: it works until then (its grace), then never again. */
+  /** Set when `hash` is the key's rotated-out secret: it works until then (its grace, perhaps over), then never again. */
   valid_until: Date | null;
 }
 
@@ -54,8 +54,10 @@ export function createAccountStore(db: Database) {
       return { rows, total: Number(count.total) };
     },
 
-    async insertKey(row: NewApiKeyRow): Promise<ApiKeyRow> {
-      return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+    async findKey(id: string, accountId?: string): Promise<ApiKeyRow | undefined> {
+      let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      return query.executeTakeFirst();
     },
 
     async listKeys(accountId: string, page: Page): Promise<{ rows: ApiKeyRow[]; total: number }> {
@@ -78,17 +80,7 @@ export function createAccountStore(db: Database) {
       return { rows, total: Number(count.total) };
     },
 
-    /** Marks the key revoked; returns it, or undefined when there is no such key. Revoking twice keeps the first time. */
-    async revokeKey(id: string, at: Date, accountId?: string): Promise<ApiKeyRow | undefined> {
-      let query = db
-        .updateTable('api_keys')
-        .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(at)) }))
-        .where('id', '=', id);
-      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-      return query.returningAll().executeTakeFirst();
-    },
-
-    /** The key whose current secret, or rotated-out secret still in its grace, has this hash. */
+    /** The key whose current secret, or rotated-out secret (see `valid_until`), has this hash. */
     async findKeyByHash(hash: string): Promise<KeyWithAccount | undefined> {
       const row = await db
         .selectFrom('api_keys')
@@ -110,10 +102,8 @@ export function createAccountStore(db: Database) {
         .executeTakeFirst();
       if (row === undefined) return undefined;
       const { key_hash, previous_key_expires_at, ...found } = row;
-      // A rotated-out secret past its grace is as unknown as any other wrong key.
-      if (key_hash !== hash && (previous_key_expires_at === null || previous_key_expires_at.getTime() <= Date.now()))
-        return undefined;
-      return { ...found, valid_until: key_hash === hash ? null : previous_key_expires_at };
+      // A rotated-out secret carries the instant it stops working, past or future: the authenticator decides.
+      return { ...found, valid_until: key_hash === hash ? null : (previous_key_expires_at ?? new Date(0)) };
     },
   };
 }

@@ -10,19 +10,34 @@ import { isScope } from './scopes.ts';
 export interface Authenticator {
   /** The principal of a key, or `unauthorized` for a missing, malformed, unknown or revoked key. */
   authenticate(key: string | undefined): Promise<Principal>;
-  /** Drops a key from the cache at once (after revocation). */
+  /** Drops a key from the cache at once (after a change: restrict, rotate, revoke). */
   forget(keyId: string): void;
+  /** Drops every key from the cache (key changes may have been missed). */
+  forgetAll(): void;
+}
+
+/** Why a key is refused, cached like a principal. */
+interface Refusal {
+  readonly refusal: string;
 }
 
 interface CacheEntry {
-  principal: Principal | 'unknown' | 'revoked';
+  principal: Principal | Refusal;
   expiresAt: number;
+}
+
+const unknownKey: Refusal = { refusal: 'invalid API key' };
+const revokedKey: Refusal = { refusal: 'this API key has been revoked' };
+
+function rotatedOut(at: Date): Refusal {
+  return { refusal: `this API key was rotated; its previous secret stopped working at ${at.toISOString()}` };
 }
 
 /**
  * Looks keys up by their SHA-256 and caches the answer for `cacheTtlMs`, so the hot path does no
- * database work. Revocation through this process's admin API is immediate; another process sees it
- * once its cache entry expires.
+ * database work. A key change is immediate: this process's admin API calls `forget`, every other
+ * process hears it through LISTEN (src/accounts/key-change-listener.ts). A rotated-out secret stops at
+ * its `validUntil` even while cached.
  */
 export function createAuthenticator(deps: {
   store: Pick<AccountStore, 'findKeyByHash'>;
@@ -38,8 +53,9 @@ export function createAuthenticator(deps: {
 
   async function lookup(key: string): Promise<CacheEntry['principal']> {
     const row = await store.findKeyByHash(hashApiKey(key));
-    if (!row) return 'unknown';
-    if (row.revoked_at) return 'revoked';
+    if (!row) return unknownKey;
+    if (row.revoked_at) return revokedKey;
+    if (row.valid_until !== null && row.valid_until.getTime() <= now()) return rotatedOut(row.valid_until);
     return Object.freeze({
       keyId: row.key_id,
       accountId: row.account_id,
@@ -81,15 +97,21 @@ export function createAuthenticator(deps: {
           entry = stale;
         }
       }
-      if (entry.principal === 'unknown') throw unauthorized('invalid API key');
-      if (entry.principal === 'revoked') throw unauthorized('this API key has been revoked');
-      return entry.principal;
+      const { principal } = entry;
+      if ('refusal' in principal) throw unauthorized(principal.refusal);
+      if (principal.validUntil !== undefined && principal.validUntil.getTime() <= now())
+        throw unauthorized(rotatedOut(principal.validUntil).refusal);
+      return principal;
     },
 
     forget(keyId) {
       for (const [key, entry] of cache) {
-        if (typeof entry.principal === 'object' && entry.principal.keyId === keyId) cache.delete(key);
+        if ('keyId' in entry.principal && entry.principal.keyId === keyId) cache.delete(key);
       }
+    },
+
+    forgetAll() {
+      cache.clear();
     },
   };
 }

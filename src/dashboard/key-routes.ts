@@ -1,6 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { ApiKeyInfo, CreatedApiKey, CreateKeyBody, IdParams } from '../accounts/schemas.ts';
+import {
+  ApiKeyEvent,
+  ApiKeyInfo,
+  CreatedApiKey,
+  CreateKeyBody,
+  IdParams,
+  RotateKeyBody,
+  UpdateKeyBody,
+} from '../accounts/schemas.ts';
+import { missingBodyAsEmpty } from '../http/optional-body.ts';
+import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { currentAccountOf } from './session-guard.ts';
@@ -41,7 +51,7 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
     { schema: { body: CreateKeyBody, response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403) } } },
     async (request, reply) => {
       const { account_id } = currentAccountOf(request.dashboard!);
-      const created = await accounts.createKey(account_id, request.body as Static<typeof CreateKeyBody>);
+      const created = await accounts.createKey(account_id, request.body as Static<typeof CreateKeyBody>, actorOf(request));
       return reply.code(201).send(created);
     },
   );
@@ -51,7 +61,67 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
     { schema: { params: IdParams, response: { 200: ApiKeyInfo, ...errorResponses(401, 403, 404) } } },
     async (request) => {
       const { account_id } = currentAccountOf(request.dashboard!);
-      return accounts.revokeKey((request.params as { id: string }).id, account_id);
+      return accounts.revokeKey((request.params as { id: string }).id, actorOf(request), account_id);
     },
   );
+
+  app.patch(
+    '/keys/:id',
+    {
+      schema: {
+        params: IdParams,
+        body: UpdateKeyBody,
+        response: { 200: ApiKeyInfo, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      const { id } = request.params as { id: string };
+      return accounts.updateKey(id, request.body as Static<typeof UpdateKeyBody>, actorOf(request), account_id);
+    },
+  );
+
+  app.post(
+    '/keys/:id/rotate',
+    {
+      preValidation: missingBodyAsEmpty,
+      schema: {
+        params: IdParams,
+        body: RotateKeyBody,
+        response: { 200: CreatedApiKey, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      const { id } = request.params as { id: string };
+      const body = (request.body as Static<typeof RotateKeyBody> | undefined) ?? {};
+      return accounts.rotateKey(id, body, actorOf(request), account_id);
+    },
+  );
+
+  app.get(
+    '/keys/:id/events',
+    {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object(paginationQuery(25), { additionalProperties: false }),
+        response: {
+          200: Type.Object({ events: Type.Array(ApiKeyEvent), page: Type.Integer(), total: Type.Integer() }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { account_id } = currentAccountOf(request.dashboard!);
+      const { id } = request.params as { id: string };
+      const query = request.query as { page: number; limit: number };
+      const { events, total } = await accounts.listKeyEvents(id, pageWindow(query), account_id);
+      return { events, page: query.page, total };
+    },
+  );
+}
+
+/** The audit trail's actor for a dashboard change: the signed-in user. */
+function actorOf(request: FastifyRequest) {
+  return `user:${request.dashboard!.user.id}` as const;
 }

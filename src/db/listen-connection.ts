@@ -24,7 +24,8 @@ const listenTimeoutMs = 5_000;
 export async function startListenConnection(options: {
   url: string;
   channel: string;
-  onNotification: () => void;
+  /** With the notification's payload (NOTIFY's second argument), when it has one. */
+  onNotification: (payload?: string) => void;
   onConnected?: () => void;
   logger: Logger;
   /** For the logs: whose connection this is. */
@@ -55,7 +56,7 @@ export async function startListenConnection(options: {
       keepAlive: true,
     });
     let broken = false;
-    current.on('notification', options.onNotification);
+    current.on('notification', (message) => options.onNotification(message.payload));
     current.on('error', (error) => {
       if (broken) return;
       broken = true;

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { ensureDevKey } from '../accounts/dev-key.ts';
+import { startKeyChangeListener } from '../accounts/key-change-listener.ts';
+import { createKeyChangeStore } from '../accounts/key-change-store.ts';
 import { accountAdminRoutes } from '../accounts/routes.ts';
 import { createAccountService } from '../accounts/service.ts';
 import { createAccountStore } from '../accounts/store.ts';
@@ -212,9 +214,13 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const authenticator = createAuthenticator({ store });
   const accounts = createAccountService({
     store,
-    onKeyRevoked: (keyId) => authenticator.forget(keyId),
+    keyStore: createKeyChangeStore(database.db),
+    onKeyChanged: (keyId) => authenticator.forget(keyId),
     sponsorshipCaps: config.gas.sponsorshipCaps,
   });
+  // A key changed through another process (restrict, rotate, revoke) leaves this one's cache at once.
+  const keyChanges = await startKeyChangeListener({ databaseUrl: database.url, authenticator, logger });
+  shutdown.add('API key changes', () => keyChanges.close());
   const adminToken = resolveAdminToken(config);
   const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
   const events = createInProcessEventBus(logger);

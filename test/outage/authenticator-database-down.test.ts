@@ -16,6 +16,9 @@ describe('authenticator while the database cannot be reached', () => {
     revoked_at: null,
     plan: 'free',
     limits: {},
+    restrictions: {},
+    key_limits: {},
+    valid_until: null,
   } as unknown as Row;
 
   it('uses an expired cache entry for up to staleForMs, then answers 503', async () => {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/accounts/api-key.ts';
+import type { AccountStore } from '../../src/accounts/store.ts';
+import { createAuthenticator } from '../../src/auth/authenticator.ts';
+
+type Row = NonNullable<Awaited<ReturnType<AccountStore['findKeyByHash']>>>;
+
+function rowOf(validUntil: Date | null): Row {
+  return {
+    key_id: 'key_1',
+    account_id: 'acc_1',
+    environment: 'test',
+    scopes: ['rpc:read'],
+    revoked_at: null,
+    plan: 'free',
+    limits: {},
+    restrictions: {},
+    key_limits: {},
+    valid_until: validUntil,
+  } as unknown as Row;
+}
+
+describe('authenticator and rotated-out secrets', () => {
+  it('a cached rotated-out secret stops at its end, not when its cache entry expires', async () => {
+    let clock = 1_000;
+    let lookups = 0;
+    const store = {
+      findKeyByHash: async () => {
+        lookups++;
+        return rowOf(new Date(5_000));
+      },
+    };
+    const auth = createAuthenticator({ store, cacheTtlMs: 10_000, now: () => clock });
+    const key = generateApiKey('test').key;
+    expect((await auth.authenticate(key)).validUntil).toEqual(new Date(5_000));
+    clock = 4_999;
+    expect((await auth.authenticate(key)).keyId).toBe('key_1');
+    clock = 5_000;
+    await expect(auth.authenticate(key)).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: 'this API key was rotated; its previous secret stopped working at 1970-01-01T00:00:05.000Z',
+    });
+    expect(lookups).toBe(1);
+  });
+
+  it('a rotated-out secret read after its end is refused with the same message; forgetAll empties the cache', async () => {
+    let clock = 6_000;
+    let lookups = 0;
+    const store = {
+      findKeyByHash: async () => {
+        lookups++;
+        return rowOf(new Date(5_000));
+      },
+    };
+    const auth = createAuthenticator({ store, now: () => clock });
+    const key = generateApiKey('test').key;
+    await expect(auth.authenticate(key)).rejects.toMatchObject({ message: /stopped working at 1970-01-01T00:00:05\.000Z/ });
+    await expect(auth.authenticate(key)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(lookups).toBe(1);
+    auth.forgetAll();
+    clock = 6_001;
+    await expect(auth.authenticate(key)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(lookups).toBe(2);
+  });
+});
