@@ -101,6 +101,9 @@ describe('the API key page against the real back end', () => {
     expect(actions).toEqual(['Rotated', 'Changed', 'Created']);
     const who = await rows.locator('td:nth-child(3)').allTextContents();
     expect(new Set(who)).toEqual(new Set(['You (keys@example.com)']));
+    const details = await rows.locator('td:nth-child(4)').allTextContents();
+    expect(details[0]).toMatch(/^new key svc_test_\w+…; the previous key works until .+ \(24 hours’ grace\)$/);
+    expect(details[1]).toBe(`origins: ${origin}; IP addresses: 203.0.113.0/24, 127.0.0.1; limits 50 requests/s`);
     await screenshot(page, 'key-page-rotated');
     await expectAccessible(page, 'key page after a rotation');
 

@@ -1,4 +1,5 @@
 // A key's audit events (api_key_events) in words: what was done, by whom, and what changed.
+import { scopes } from '../../../src/auth/scopes.ts';
 import type { KeyEventAction } from '../api/types.ts';
 import { formatDate } from '../ui/format.ts';
 
@@ -38,9 +39,9 @@ const listNames: Record<string, string> = {
 const limitUnits: Record<string, string> = { rps: 'requests/s', rpd: 'requests/day', cups: 'compute units/s' };
 
 function graceInWords(seconds: number): string {
-  if (seconds % 86_400 === 0) return `${seconds / 86_400} ${seconds === 86_400 ? 'day' : 'days'}`;
-  if (seconds % 3600 === 0) return `${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}`;
-  return `${seconds} s`;
+  if (seconds <= 2 * 86_400 && seconds % 3600 === 0) return `${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}’ grace`;
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} days’ grace`;
+  return `${seconds} s of grace`;
 }
 
 /** A rotation: the new secret's prefix, and until when the previous one worked. */
@@ -50,14 +51,19 @@ function rotationInWords(details: Record<string, unknown>): string[] {
   const grace = typeof details.grace_s === 'number' ? details.grace_s : undefined;
   const until = typeof details.previous_key_expires_at === 'string' ? details.previous_key_expires_at : undefined;
   if (grace === 0) words.push('the previous key stopped working at once');
-  else if (until) words.push(`the previous key works until ${formatDate(until)}${grace ? ` (${graceInWords(grace)})` : ''}`);
+  else if (until) {
+    const verb = Date.parse(until) > Date.now() ? 'works' : 'worked';
+    words.push(`the previous key ${verb} until ${formatDate(until)}${grace ? ` (${graceInWords(grace)})` : ''}`);
+  }
   return words;
 }
 
 function restrictionsInWords(value: unknown): string {
   if (!value || typeof value !== 'object') return 'no restrictions';
   const parts: string[] = [];
-  for (const [name, entries] of Object.entries(value as Record<string, unknown>)) {
+  const given = value as Record<string, unknown>;
+  for (const name of fieldOrder(given, ['origins', 'ips', 'contracts', 'methods', 'jwt'])) {
+    const entries = given[name];
     if (Array.isArray(entries) && entries.length > 0) parts.push(`${listNames[name] ?? name}: ${entries.join(', ')}`);
     else if (name === 'jwt' && entries && typeof entries === 'object') {
       // The audit keeps public keys by id only (public_key_ids); the keys themselves, whole.
@@ -71,10 +77,17 @@ function restrictionsInWords(value: unknown): string {
 
 function limitsInWords(value: unknown): string {
   if (!value || typeof value !== 'object') return 'the account’s limits';
-  const parts = Object.entries(value as Record<string, unknown>)
+  const given = value as Record<string, unknown>;
+  const parts = fieldOrder(given, ['rps', 'rpd', 'cups'])
+    .map((name) => [name, given[name]] as const)
     .filter(([, limit]) => limit !== null && limit !== undefined)
     .map(([name, limit]) => `${limit} ${limitUnits[name] ?? name}`);
   return parts.length ? `limits ${parts.join(', ')}` : 'the account’s limits';
+}
+
+/** The names of `value` in the order given first, then any others (stored JSON keeps no order of its own). */
+function fieldOrder(value: Record<string, unknown>, order: string[]): string[] {
+  return [...order.filter((name) => name in value), ...Object.keys(value).filter((name) => !order.includes(name))];
 }
 
 function valueInWords(value: unknown): string {
@@ -92,7 +105,8 @@ export function detailsInWords(action: string, details: Record<string, unknown> 
   const given = details ?? {};
   if (action === 'rotate') return rotationInWords(given);
   const words: string[] = [];
-  for (const [name, value] of Object.entries(given)) {
+  for (const name of fieldOrder(given, ['name', 'environment', 'scopes', 'restrictions', 'limits'])) {
+    const value = given[name];
     if (value === undefined) continue;
     // A change lists what it changed, then each one's new value, which say it already.
     if (name === 'changed') continue;
@@ -100,7 +114,8 @@ export function detailsInWords(action: string, details: Record<string, unknown> 
     else if (name === 'limits') words.push(limitsInWords(value));
     else if (name === 'name') words.push(`name “${valueInWords(value)}”`);
     else if (name === 'environment') words.push(`${valueInWords(value)} environment`);
-    else if (name === 'scopes') words.push(`scopes ${valueInWords(value)}`);
+    else if (name === 'scopes')
+      words.push(Array.isArray(value) && value.length === scopes.length ? 'all scopes' : `scopes ${valueInWords(value)}`);
     else words.push(`${name.replaceAll('_', ' ')}: ${valueInWords(value)}`);
   }
   return words;
