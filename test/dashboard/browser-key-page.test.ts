@@ -52,7 +52,7 @@ describe('the API key page against the real back end', () => {
     await expectAccessible(page, 'key page');
 
     // A bad CIDR on the second line typed (after a blank one): refused, and said next to the IP field.
-    await page.getByRole('button', { name: 'Edit restrictions and limits' }).click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Allowed origins').fill(origin);
     await page.getByLabel('Allowed IP addresses').fill('203.0.113.0/24\n\n10.0.0.0/33');
     await page.getByLabel('Requests per second').fill('50');
@@ -61,6 +61,9 @@ describe('the API key page against the real back end', () => {
       "Line 3: '10.0.0.0/33' is not a CIDR range: the prefix length must be 0 to 32.",
     );
     await expect(page.getByLabel('Allowed IP addresses').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(
+      page.getByLabel('Allowed IP addresses').evaluate((field) => field.ownerDocument.activeElement === field),
+    ).resolves.toBe(true);
     await expect(fieldError(page, 'Allowed origins').count()).resolves.toBe(0);
     await screenshot(page, 'key-page-field-error');
     await expectAccessible(page, 'key page, a field refused');
@@ -115,6 +118,17 @@ describe('the API key page against the real back end', () => {
     expect(await page.content()).not.toContain(newKey);
     await page.getByRole('cell', { name: 'Rotated' }).waitFor();
     await screenshot(page, 'key-page');
+
+    // Revoked from its page: both secrets refused, the page read-only, the event listed.
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await confirm.getByText('its previous secret’s too').waitFor();
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'Revoked' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Rotate', exact: true }).count()).resolves.toBe(0);
+    expect(await call(newKey)).toBe(401);
+    expect(await call(oldKey)).toBe(401);
   });
 
   flow('reported no console errors', async () => {

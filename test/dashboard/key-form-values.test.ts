@@ -6,6 +6,7 @@ import { type KeyFormValues, patchOf, placedError } from '../../web/src/pages/ke
 
 const blank: KeyFormValues = {
   name: 'frontend',
+  scopes: new Set(['data:read', 'rpc:read']),
   lists: { origins: '', ips: '', contracts: '', methods: '' },
   jwtRequired: false,
   publicKeys: [],
@@ -23,6 +24,7 @@ describe('the key form', () => {
     });
     expect(body).toEqual({
       name: 'frontend',
+      scopes: ['rpc:read', 'data:read'],
       restrictions: { origins: ['https://app.example.com'], ips: ['203.0.113.0/24', '10.0.0.0/33'] },
       limits: { rps: 50, cups: 'lots' },
     });
@@ -63,7 +65,11 @@ describe('the key form', () => {
     ).toEqual({ field: 'jwt', message: 'List at least one public key when jwt.required is true.' });
     expect(at("invalid body 'limits.rps': must be integer,null")).toEqual({ field: 'rps', message: 'Must be integer,null.' });
     expect(at("missing required body 'name'")).toEqual({ field: 'name', message: 'Required.' });
-    expect(at("invalid parameter 'scopes': name at least one scope")).toBeUndefined();
+    expect(at("invalid parameter 'scopes': name at least one scope")).toEqual({
+      field: 'scopes',
+      message: 'Name at least one scope.',
+    });
+    expect(at("invalid parameter 'restrictions': must be object")).toBeUndefined();
     expect(placedError(new ApiError('forbidden', 'no', 403), undefined)).toBeUndefined();
   });
 });

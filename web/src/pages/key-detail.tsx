@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { scopes } from '../../../src/auth/scopes.ts';
-import { listKeys } from '../api/client.ts';
+import { listKeys, revokeKey } from '../api/client.ts';
 import type { ApiKey, CreatedApiKey } from '../api/types.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.tsx';
 import { Badge, Card, ErrorMessage, Loading, PageHeader } from '../ui/components.tsx';
+import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
 import { formatAgo, formatDate, formatIn, formatNumber } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 import { KeyEditForm } from './key-edit-form.tsx';
@@ -22,6 +23,7 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
   const [saved, setSaved] = useState(false);
   // Bumped after each change, so the events list shows it.
   const [round, setRound] = useState(0);
+  const revoke = useConfirmedAction((target: ApiKey) => revokeKey(target.id));
   const key = keys.data?.keys.find((entry) => entry.id === id);
   useTitle(key ? `API key ${key.name}` : 'API key');
 
@@ -62,10 +64,13 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
           !editing && (
             <>
               <button type="button" className="button button-secondary" onClick={() => setEditing(true)}>
-                Edit restrictions and limits
+                Edit
               </button>
               <button type="button" className="button button-secondary" onClick={() => setRotating(true)}>
                 Rotate
+              </button>
+              <button type="button" className="button button-danger-quiet" onClick={() => revoke.ask(key)}>
+                Revoke
               </button>
             </>
           )
@@ -75,7 +80,7 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
       {!rotated && <PendingExpiry apiKey={key} />}
       {saved && !editing && (
         <div className="alert alert-success" role="status">
-          Saved. The key’s new restrictions and limits apply to its next request.
+          Saved. The key’s new scopes, restrictions and limits apply to its next request.
         </div>
       )}
       {editing ? (
@@ -105,6 +110,17 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
           }}
         />
       )}
+      <ConfirmActionDialog action={revoke} title="Revoke this key?" confirmLabel="Revoke key" danger onDone={changed}>
+        {(target) => (
+          <p>
+            Calls with <strong>{target.name}</strong> (<code>{target.prefix}…</code>) are refused with 401 from now on
+            {target.previous_key_expires_at && Date.parse(target.previous_key_expires_at) > Date.now()
+              ? ', its previous secret’s too'
+              : ''}
+            . This cannot be undone.
+          </p>
+        )}
+      </ConfirmActionDialog>
     </>
   );
 }

@@ -1,8 +1,10 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { updateKey } from '../api/client.ts';
 import type { ApiKey, JwtAlgorithm } from '../api/types.ts';
 import { Card, ErrorMessage, SelectField, TextArea, TextField } from '../ui/components.tsx';
 import { useAction } from '../ui/hooks.ts';
+import { toggled } from '../ui/lists.ts';
+import { ScopeFields } from '../ui/scope-fields.tsx';
 import {
   type KeyFormValues,
   type ListName,
@@ -14,7 +16,7 @@ import {
   type SentLines,
 } from './key-form-values.ts';
 
-/** The key's name, restrictions and limits as a form, saved with one PATCH; the API's 400 shown at its field. */
+/** The key's name, scopes, restrictions and limits as a form, saved with one PATCH; the API's 400 shown at its field. */
 export function KeyEditForm({
   apiKey,
   initial,
@@ -31,6 +33,11 @@ export function KeyEditForm({
   const save = useAction(updateKey);
   const placed = placedError(save.error, sentLines);
   const errorAt = (field: string) => (placed?.field === field ? placed.message : undefined);
+  const form = useRef<HTMLFormElement>(null);
+  // A refused save takes the keyboard (and the view) to the field to change.
+  useEffect(() => {
+    if (save.error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [save.error]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -52,23 +59,30 @@ export function KeyEditForm({
     setValues((previous) => ({ ...previous, publicKeys: previous.publicKeys.filter((_, at) => at !== index) }));
 
   return (
-    <form onSubmit={submit} noValidate aria-label="Edit the key">
+    <form ref={form} onSubmit={submit} noValidate aria-label="Edit the key">
       {save.error && !placed && <ErrorMessage error={save.error} />}
       {placed && (
         <div className="alert alert-error" role="status">
           Not saved: one of the fields below needs a change.
         </div>
       )}
-      <Card title="Name">
-        <TextField
-          label="Name"
-          name="name"
-          required
-          maxLength={200}
-          value={values.name}
-          onChange={(event) => setValues((previous) => ({ ...previous, name: event.target.value }))}
-          error={errorAt('name')}
-        />
+      <Card title="Key">
+        <div className="form">
+          <TextField
+            label="Name"
+            name="name"
+            required
+            maxLength={200}
+            value={values.name}
+            onChange={(event) => setValues((previous) => ({ ...previous, name: event.target.value }))}
+            error={errorAt('name')}
+          />
+          <ScopeFields
+            chosen={values.scopes}
+            onToggle={(scope) => setValues((previous) => ({ ...previous, scopes: toggled(previous.scopes, scope) }))}
+            error={errorAt('scopes')}
+          />
+        </div>
       </Card>
       <Card title="Restrictions">
         <p className="muted">A request from elsewhere, or a call the lists do not allow, is refused with 403.</p>

@@ -1,5 +1,6 @@
 // An API key's name, restrictions and limits (src/accounts/key-settings.ts) as form values, the PATCH
 // body made from them, and the API's 400 placed at the field it is about, in words.
+import { type Scope, scopes } from '../../../src/auth/scopes.ts';
 import type { ApiError } from '../api/client.ts';
 import type { ApiKey, JwtAlgorithm, KeyRestrictions } from '../api/types.ts';
 
@@ -47,6 +48,7 @@ export interface PublicKeyValues {
 
 export interface KeyFormValues {
   name: string;
+  scopes: ReadonlySet<Scope>;
   lists: Record<ListName, string>;
   jwtRequired: boolean;
   publicKeys: PublicKeyValues[];
@@ -59,6 +61,7 @@ export function formValuesOf(key: ApiKey): KeyFormValues {
   const text = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
   return {
     name: key.name,
+    scopes: new Set(key.scopes),
     lists: {
       origins: (restrictions.origins ?? []).join('\n'),
       ips: (restrictions.ips ?? []).join('\n'),
@@ -88,12 +91,12 @@ export function linesOf(text: string): { entries: string[]; lines: number[] } {
 }
 
 /**
- * The PATCH body: every list (empty ones left out: no restriction of that kind), signed requests when
+ * The PATCH body: the name and scopes, every list (empty ones left out: no restriction of that kind), signed requests when
  * required or given keys, the limits typed (a value that is not a whole number is sent as typed, so
  * the API's 400 names it).
  */
 export function patchOf(values: KeyFormValues): {
-  body: { name: string; restrictions: KeyRestrictions; limits: Record<string, unknown> };
+  body: { name: string; scopes: Scope[]; restrictions: KeyRestrictions; limits: Record<string, unknown> };
   lines: SentLines;
 } {
   const restrictions: KeyRestrictions = {};
@@ -110,7 +113,8 @@ export function patchOf(values: KeyFormValues): {
     const text = values.limits[name].trim();
     if (text) limits[name] = /^\d+$/.test(text) ? Number(text) : text;
   }
-  return { body: { name: values.name.trim(), restrictions, limits }, lines };
+  const chosen = scopes.filter((scope) => values.scopes.has(scope));
+  return { body: { name: values.name.trim(), scopes: chosen, restrictions, limits }, lines };
 }
 
 /** `restrictions.ips.1` (the schema's form) as `restrictions.ips[1]` (the service's own checks' form). */
@@ -136,7 +140,7 @@ const sentence = (text: string) => {
  * form's fields (the page shows it above the form): `restrictions.ips[1]` with the IPs typed on lines
  * 1 and 3 reads `Line 3: …` next to the IP field; `restrictions.jwt.public_keys[0].pem` reads next
  * to the first public key's PEM.
- * Field keys: `name`, a list name, `jwt`, `publicKeys.<i>`, `publicKeys.<i>.<id|alg|pem>`, a limit
+ * Field keys: `name`, `scopes`, a list name, `jwt`, `publicKeys.<i>`, `publicKeys.<i>.<id|alg|pem>`, a limit
  * name, `limits`.
  */
 export function placedError(
@@ -163,5 +167,6 @@ export function placedError(
   if (limit?.[1]) return { field: limit[1], message: sentence(detail) };
   if (param === 'limits') return { field: 'limits', message: sentence(detail) };
   if (param === 'name') return { field: 'name', message: sentence(detail) };
+  if (param === 'scopes' || param.startsWith('scopes[')) return { field: 'scopes', message: sentence(detail) };
   return undefined;
 }
