@@ -1,6 +1,7 @@
 // The API key page (issue 24) in a real browser against the real back end: restrictions edited with
 // the API's 400 shown at its field, a rotation that shows the new key once and the old one's expiry,
 // and the key's events.
+import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
@@ -139,6 +140,34 @@ describe('the API key page against the real back end', () => {
       expect(await call(other.key)).toBe(200);
     },
   );
+
+  flow('signed requests: a PEM that does not parse is refused at its field; a real public key is saved and listed', async () => {
+    const { page } = browser;
+    await createKey(page, 'signed');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('link', { name: 'signed', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByLabel(/^Require Authorization: Bearer/).check();
+    await page.getByRole('button', { name: 'Add a public key' }).click();
+    await page.getByLabel('Public key 1: id (kid)').fill('ci-2026');
+    await page.getByLabel('Public key 1: algorithm').selectOption('ES256');
+    await page.getByLabel('Public key 1: PEM').fill('-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(fieldError(page, 'Public key 1: PEM').textContent()).resolves.toBe(
+      'Does not parse as an SPKI public key (-----BEGIN PUBLIC KEY-----) for ES256.',
+    );
+
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    await page.getByLabel('Public key 1: PEM').fill(pem);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.getByText('ci-2026', { exact: true }).click();
+    await expect(page.locator('pre.code').textContent()).resolves.toBe(pem.trim());
+    await expect(page.getByRole('definition').filter({ hasText: 'required' }).count()).resolves.toBe(1);
+    await screenshot(page, 'key-page-signed-requests');
+    await expectAccessible(page, 'key page with a public key');
+  });
 
   flow('reported no console errors', async () => {
     expect(browser.problems).toEqual([]);

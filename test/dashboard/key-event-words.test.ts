@@ -37,6 +37,7 @@ describe('key events in words', () => {
       'new key p…',
       'the previous key stopped working at once',
     ]);
+    expect(detailsInWords('restrict', { changed: [] })).toEqual(['saved without a change']);
     expect(detailsInWords('revoke', {})).toEqual([]);
   });
 

@@ -104,6 +104,7 @@ function valueInWords(value: unknown): string {
 export function detailsInWords(action: string, details: Record<string, unknown> | null | undefined): string[] {
   const given = details ?? {};
   if (action === 'rotate') return rotationInWords(given);
+  if (action === 'restrict' && Array.isArray(given.changed) && given.changed.length === 0) return ['saved without a change'];
   const words: string[] = [];
   for (const name of fieldOrder(given, ['name', 'environment', 'scopes', 'restrictions', 'limits'])) {
     const value = given[name];
