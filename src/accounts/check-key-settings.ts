@@ -94,7 +94,8 @@ export function canonicalAddressRange(entry: string): { value: string } | { prob
   const [address = '', prefix, ...more] = entry.split('/');
   const family = isIP(address);
   const problem = { problem: `'${entry}' is not an IP address or CIDR range (as 203.0.113.0/24 or 2001:db8::/32)` };
-  if (family === 0 || more.length > 0) return problem;
+  // A zone index (fe80::1%eth0) names an interface of one host: never how a client address arrives.
+  if (family === 0 || more.length > 0 || address.includes('%')) return problem;
   if (prefix === undefined) return { value: address.toLowerCase() };
   const bits = family === 4 ? 32 : 128;
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)

@@ -1,21 +1,14 @@
-import { isDeepStrictEqual } from 'node:util';
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
 import { conflict, invalidRequest, notFound } from '../core/errors.ts';
-import type { ApiKeyRow } from '../db/tables.ts';
+import type { ApiKeyRow, NewApiKeyRow } from '../db/tables.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key.ts';
 import { checkKeyLimits, checkKeyRestrictions } from './check-key-settings.ts';
 import { newId } from './ids.ts';
-import type { KeyActor, KeyChangeRefusal, KeyChangeStore, KeyChanges } from './key-change-store.ts';
-import type { KeyLimits } from './key-settings.ts';
+import { restrictEvent, restrictionsForAudit, rotateEvent } from './key-audit.ts';
+import type { KeyActor, KeyChangeRefusal, KeyChangeStore, KeyChanges, KeyEventInput } from './key-change-store.ts';
+import type { KeyLimits, KeyRestrictions } from './key-settings.ts';
 import type { KeyRestrictionsInput } from './key-settings-schema.ts';
-import {
-  type ApiKeyEvent,
-  type ApiKeyInfo,
-  type CreatedApiKey,
-  restrictionsForAudit,
-  toKeyEvent,
-  toKeyInfo,
-} from './key-view.ts';
+import { type ApiKeyEvent, type ApiKeyInfo, type CreatedApiKey, toKeyEvent, toKeyInfo } from './key-view.ts';
 import type { AccountStore, Page } from './store.ts';
 
 /** A rotated-out secret's longest grace: a week, time enough to redeploy every client. */
@@ -76,28 +69,8 @@ export function createKeyOperations(deps: {
       const generated = generateApiKey(input.environment);
       const granted = input.scopes ? [...new Set(input.scopes)] : [...allScopes];
       const row = await keyStore.insertKey(
-        {
-          id: newId('key'),
-          account_id: accountId,
-          name: input.name,
-          environment: input.environment,
-          prefix: generated.prefix,
-          key_hash: generated.hash,
-          scopes: JSON.stringify(granted),
-          restrictions: JSON.stringify(restrictions),
-          limits: JSON.stringify(limits),
-        },
-        {
-          action: 'create',
-          actor,
-          details: {
-            name: input.name,
-            environment: input.environment,
-            scopes: granted,
-            restrictions: restrictionsForAudit(restrictions),
-            limits,
-          },
-        },
+        newKeyRow(accountId, { ...input, scopes: granted, restrictions, limits }, generated),
+        createEvent(actor, { ...input, scopes: granted, restrictions, limits }),
       );
       return { ...toKeyInfo(row), key: generated.key };
     },
@@ -124,15 +97,7 @@ export function createKeyOperations(deps: {
         id,
         { key_hash: generated.hash, prefix: generated.prefix },
         grace_s,
-        (after) => ({
-          action: 'rotate',
-          actor,
-          details: {
-            grace_s,
-            previous_key_expires_at: after.previous_key_expires_at?.toISOString() ?? null,
-            prefix: after.prefix,
-          },
-        }),
+        (after) => rotateEvent(actor, grace_s, after),
         accountId,
       );
       return { ...toKeyInfo(settle(id, result)), key: generated.key };
@@ -162,12 +127,33 @@ async function storedChanges(update: KeyUpdate): Promise<KeyChanges> {
   };
 }
 
-/** What a PATCH changed, with the new values (public keys by id only). */
-function restrictEvent(actor: KeyActor, before: ApiKeyRow, after: ApiKeyRow) {
-  const fields = ['name', 'scopes', 'restrictions', 'limits'] as const;
-  const changed = fields.filter((field) => !isDeepStrictEqual(before[field], after[field]));
-  const details: Record<string, unknown> = { changed };
-  for (const field of changed)
-    details[field] = field === 'restrictions' ? restrictionsForAudit(after.restrictions) : after[field];
-  return { action: 'restrict' as const, actor, details };
+interface CheckedNewKey {
+  name: string;
+  environment: KeyEnvironment;
+  scopes: Scope[];
+  restrictions: KeyRestrictions;
+  limits: KeyLimits;
+}
+
+function newKeyRow(accountId: string, key: CheckedNewKey, generated: { prefix: string; hash: string }): NewApiKeyRow {
+  return {
+    id: newId('key'),
+    account_id: accountId,
+    name: key.name,
+    environment: key.environment,
+    prefix: generated.prefix,
+    key_hash: generated.hash,
+    scopes: JSON.stringify(key.scopes),
+    restrictions: JSON.stringify(key.restrictions),
+    limits: JSON.stringify(key.limits),
+  };
+}
+
+function createEvent(actor: KeyActor, key: CheckedNewKey): KeyEventInput {
+  const { name, environment, scopes, restrictions, limits } = key;
+  return {
+    action: 'create',
+    actor,
+    details: { name, environment, scopes, restrictions: restrictionsForAudit(restrictions), limits },
+  };
 }

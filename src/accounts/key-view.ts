@@ -60,9 +60,3 @@ export function toKeyEvent(row: ApiKeyEventRow): ApiKeyEvent {
     created_at: row.created_at.toISOString(),
   };
 }
-
-/** Restrictions as an audit event records them: public keys by id only (PEMs are long and say nothing to a reader). */
-export function restrictionsForAudit(restrictions: KeyRestrictions): Record<string, unknown> {
-  const { jwt, ...lists } = restrictions;
-  return jwt ? { ...lists, jwt: { required: jwt.required, public_key_ids: jwt.public_keys.map((key) => key.id) } } : lists;
-}

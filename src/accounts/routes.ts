@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -97,6 +98,8 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
   app.post(
     '/admin/accounts/:id/keys',
     {
+      // Restrictions hold lists of up to 1,000 entries each and public keys.
+      bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create an API key (the key is shown only in this response)',
         tags,
@@ -153,6 +156,8 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
   app.patch(
     '/admin/keys/:id',
     {
+      // Restrictions hold lists of up to 1,000 entries each and public keys.
+      bodyLimit: listBodyLimit,
       schema: {
         summary: "Change an API key's name, scopes, restrictions or own limits (a given field replaces the stored one)",
         tags,

@@ -50,6 +50,9 @@ export function createAuthenticator(deps: {
   const { store, cacheTtlMs = 10_000, staleForMs = 15 * 60_000, maxEntries = 50_000, now = Date.now } = deps;
   const cache = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<CacheEntry['principal']>>();
+  // Bumped by every forget: a lookup that began before a key change may have read the key as it was,
+  // so its answer serves the requests that waited for it but is not cached (nor joined by later ones).
+  let generation = 0;
 
   async function lookup(key: string): Promise<CacheEntry['principal']> {
     const row = await store.findKeyByHash(hashApiKey(key));
@@ -81,13 +84,17 @@ export function createAuthenticator(deps: {
       if (!entry || entry.expiresAt <= now()) {
         let pending = inFlight.get(key);
         if (!pending) {
-          pending = lookup(key).finally(() => inFlight.delete(key));
-          inFlight.set(key, pending);
+          const started = lookup(key).finally(() => {
+            if (inFlight.get(key) === started) inFlight.delete(key);
+          });
+          inFlight.set(key, started);
+          pending = started;
         }
         const stale = entry;
+        const startedAt = generation;
         try {
           const principal = await pending;
-          remember(key, principal);
+          if (startedAt === generation) remember(key, principal);
           entry = { principal, expiresAt: 0 };
         } catch (error) {
           // The database is down: a key known a moment ago keeps working (up to `staleForMs`) rather than
@@ -105,12 +112,16 @@ export function createAuthenticator(deps: {
     },
 
     forget(keyId) {
+      generation++;
+      inFlight.clear();
       for (const [key, entry] of cache) {
         if ('keyId' in entry.principal && entry.principal.keyId === keyId) cache.delete(key);
       }
     },
 
     forgetAll() {
+      generation++;
+      inFlight.clear();
       cache.clear();
     },
   };

@@ -1,7 +1,9 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { Network } from '../chains/registry.ts';
+import { forbidden } from '../core/errors.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
+import { assertCallAllowed, principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { clip } from '../rpc/params-shape.ts';
 import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
@@ -81,10 +83,12 @@ export function bundlerComputeUnitsFor(method: string): number {
 }
 
 /**
- * Shape, devnet-only methods and scope of one call, before anything is charged or run. A method that
- * is not the bundler's is checked as the JSON-RPC proxy checks it (src/bundler/chain-calls.ts).
+ * Shape, devnet-only methods, scope and the key's `methods` restriction of one call, before anything is
+ * charged or run. A method that is not the bundler's is checked as the JSON-RPC proxy checks it
+ * (src/bundler/chain-calls.ts). A call the key's restrictions refuse throws a 403 when it is the
+ * request's only call (`batch` false), as on /v1/rpc; in a batch it is that call's -32010.
  */
-export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network): EndpointCall {
+export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network, batch = true): EndpointCall {
   const id = typeof call?.id === 'string' || typeof call?.id === 'number' ? call.id : null;
   const refuse = (code: number, message: string): RefusedBundlerCall => ({
     kind: 'bundler',
@@ -96,7 +100,10 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
     return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
   }
   const method = call.method;
-  if (!isBundlerMethod(method)) return checkChainCall(call, principal, network);
+  if (!isBundlerMethod(method)) {
+    if (!batch) assertCallAllowed(principal, method, call.params);
+    return checkChainCall(call, principal, network);
+  }
   // No method is this long: refused here so that no message quotes a client's megabyte back.
   if (method.length > 64) return refuse(bundlerErrorCodes.methodNotFound, `the bundler has no method '${clip(method)}'`);
   if (method.startsWith('debug_bundler_') && !network.config.devMethods) {
@@ -105,6 +112,11 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
   const allowed = bundlerMethodScopes(method);
   if (!allowed.some((scope) => principal.scopes.has(scope))) {
     return refuse(-32010, `this API key lacks the scope '${allowed.join("' or '")}' for ${clip(method)}`);
+  }
+  const refusal = principal.restrictions === undefined ? undefined : principalCallRefusal(principal, method, call.params);
+  if (refusal !== undefined) {
+    if (!batch) throw forbidden(refusal);
+    return refuse(-32010, refusal);
   }
   const params = call.params === undefined ? [] : call.params;
   if (!Array.isArray(params)) return refuse(bundlerErrorCodes.invalidParams, 'params must be an array');

@@ -21,7 +21,8 @@ export interface ChainCall {
 
 /**
  * Checks one call as the proxy checks a call of a batch: a key without the method's scope gets this
- * call's JSON-RPC error (-32010), as every refusal on the bundler's endpoint is, not a 403.
+ * call's JSON-RPC error (-32010), not a 403. (A single call the key's restrictions refuse is a 403,
+ * thrown by `checkBundlerCall` before this, as on /v1/rpc.)
  */
 export function checkChainCall(call: unknown, principal: Principal, network: Network): ChainCall {
   const plan = planRpcRequest(principal, network, { batch: true, calls: [checkCallShape(call)] });

@@ -91,7 +91,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
         await charge(request, reply, principal, 0);
         return { jsonrpc: '2.0', id: null, error: { code: -32600, message: `a batch holds 1 to ${maxBatch} calls` } };
       }
-      const calls = (batch ? body : [body]).map((call) => checkBundlerCall(call, principal, network));
+      const calls = (batch ? body : [body]).map((call) => checkBundlerCall(call, principal, network, batch));
       const cost = calls.reduce((sum, call) => sum + (call.kind === 'chain' || call.ok ? call.computeUnits : 0), 0);
       await charge(request, reply, principal, cost, batch ? 'batch' : 'method');
 

@@ -22,6 +22,9 @@ const adminOptions = {
   reason: { type: 'string' },
   page: { type: 'string' },
   limit: { type: 'string' },
+  grace: { type: 'string' },
+  restrictions: { type: 'string' },
+  limits: { type: 'string' },
 } as const;
 
 interface AdminRequest {
@@ -128,11 +131,47 @@ function buildRequest(
   }
   if (group === 'users' && action === 'list') return { method: 'GET', path: `/admin/users${suffix}` };
   if (group === 'index' && action === 'status') return { method: 'GET', path: '/admin/index/status' };
+  if (group === 'keys' && (action === 'update' || action === 'rotate' || action === 'events'))
+    return keyChangeRequest(action, required(target, 'KEY_ID'), values, suffix);
   if (group === 'keys' && action === 'revoke')
     return { method: 'DELETE', path: `/admin/keys/${encodeURIComponent(required(target, 'KEY_ID'))}` };
   throw Object.assign(new Error(`unknown command '${group} ${action ?? ''}'; see 'blockyard help'`), {
     code: 'ERR_PARSE_ARGS_UNKNOWN',
   });
+}
+
+/** `keys update|rotate|events KEY_ID`: PATCH, rotate (with `--grace` seconds) and the audit trail of one key. */
+function keyChangeRequest(
+  action: 'update' | 'rotate' | 'events',
+  keyId: string,
+  values: Record<string, string | undefined>,
+  suffix: string,
+): AdminRequest {
+  const path = `/admin/keys/${encodeURIComponent(keyId)}`;
+  if (action === 'events') return { method: 'GET', path: `${path}/events${suffix}` };
+  if (action === 'rotate')
+    return { method: 'POST', path: `${path}/rotate`, body: values.grace ? { grace_s: integer(values.grace, '--grace') } : {} };
+  const scopes = values.scopes?.split(',').map((scope) => scope.trim());
+  return {
+    method: 'PATCH',
+    path,
+    body: {
+      ...(values.name ? { name: values.name } : {}),
+      ...(scopes ? { scopes } : {}),
+      ...(values.restrictions !== undefined ? { restrictions: jsonFlag(values.restrictions, '--restrictions') } : {}),
+      ...(values.limits !== undefined ? { limits: jsonFlag(values.limits, '--limits') } : {}),
+    },
+  };
+}
+
+function jsonFlag(value: string, name: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw Object.assign(new Error(`${name} must be JSON, e.g. ${name} '{"origins":["https://app.example.com"]}'`), {
+      code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
+    });
+  }
 }
 
 function required(value: string | undefined, name: string): string {

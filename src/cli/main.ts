@@ -15,6 +15,10 @@ Usage:
   blockyard keys create --account ID [--name NAME] [--env test|live] [--scopes a,b,...]
   blockyard keys list --account ID
   blockyard keys revoke KEY_ID
+  blockyard keys update KEY_ID [--name NAME] [--scopes a,b,...] [--restrictions JSON] [--limits JSON]
+                  (a given field replaces the stored one: --restrictions '{}' removes every restriction)
+  blockyard keys rotate KEY_ID [--grace SECONDS]   (new key printed once; the old one works SECONDS more, default 86400)
+  blockyard keys events KEY_ID [--page N] [--limit N]   (who changed the key and when, newest first)
   blockyard webhooks list [--account ID] [--status active|paused|disabled] [--page N] [--limit N]
   blockyard webhooks disable WEBHOOK_ID [--reason TEXT]   (only an operator can enable it again)
   blockyard webhooks enable WEBHOOK_ID

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { addressRangeProblem } from '../core/address-ranges.ts';
 import { parseCidr } from '../webhooks/private-destinations.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
 import { buildLimits } from './limits-settings.ts';
@@ -67,6 +68,8 @@ const sources: Record<SettingKey, { flag?: keyof ConfigFlags; env?: string }> = 
   join: { flag: 'join', env: 'BLOCKYARD_JOIN' },
   shutdown_grace_s: { flag: 'shutdown-grace', env: 'BLOCKYARD_SHUTDOWN_GRACE' },
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
+  trust_proxy: { env: 'BLOCKYARD_TRUST_PROXY' },
+  jwt_audience: { env: 'BLOCKYARD_JWT_AUDIENCE' },
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
   bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
   sponsor_key: { env: 'BLOCKYARD_SPONSOR_KEY' },
@@ -86,6 +89,8 @@ const defaults = {
   demo: false,
   shutdown_grace_s: 10,
   cors_origins: [],
+  trust_proxy: [],
+  jwt_audience: 'blockyard',
 } as const;
 
 /**
@@ -131,6 +136,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   if (typeof raw.roles === 'string') raw.roles = raw.roles.split(',').map((role) => role.trim());
   // A comma-separated variable, or a single string in YAML (`cors_origins: "*"`).
   if (typeof raw.cors_origins === 'string') raw.cors_origins = raw.cors_origins.split(',').map((origin) => origin.trim());
+  if (typeof raw.trust_proxy === 'string') raw.trust_proxy = raw.trust_proxy.split(',').map((entry) => entry.trim());
 
   for (const key of Object.keys(file)) {
     if (!(key in sources) && !fileOnlySections.has(key)) {
@@ -148,6 +154,11 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   const chains = buildChains(settings, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
   if ('problem' in cors) throw new ConfigError(origin.cors_origins ?? 'cors_origins', cors.problem);
+  const trustProxy = settings.trust_proxy ?? [];
+  const untrustable = trustProxy.find((entry) => addressRangeProblem(entry) !== undefined);
+  if (untrustable !== undefined) {
+    throw new ConfigError(origin.trust_proxy ?? 'trust_proxy', `'${untrustable}': ${addressRangeProblem(untrustable)}`);
+  }
 
   const { dataDir, port } = placeJoiningProcess(settings, origin, cwd);
 
@@ -165,6 +176,8 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     join: settings.join !== undefined,
     shutdownGraceS: settings.shutdown_grace_s,
     corsOrigins: cors.origins,
+    trustProxy,
+    jwtAudience: settings.jwt_audience ?? 'blockyard',
     chains,
     tokens: buildTokens(settings, configFile, cwd),
     nfts: buildNfts(settings),

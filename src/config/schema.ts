@@ -224,6 +224,10 @@ export const settingsSchema = {
     join: { type: 'string', minLength: 1 },
     shutdown_grace_s: { type: 'number', minimum: 0, maximum: 3600 },
     cors_origins: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    /** Addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
+    trust_proxy: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    /** The `aud` a key's signed requests (JWT) must carry. */
+    jwt_audience: { type: 'string', minLength: 1 },
     devnet: {
       type: 'object',
       properties: { block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 } },
@@ -395,6 +399,10 @@ export interface Config {
   readonly shutdownGraceS: number;
   /** Origins (`scheme://host[:port]`) browsers may call /v1 from, or `['*']`; empty: CORS is off. */
   readonly corsOrigins: readonly string[];
+  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For hop is believed; empty: the socket's address is the client's. */
+  readonly trustProxy: readonly string[];
+  /** The audience a key's signed requests (JWT) must name. */
+  readonly jwtAudience: string;
   readonly chains: readonly ChainConfig[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;

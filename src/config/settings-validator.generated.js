@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -620,57 +620,173 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.devnet !== undefined){
-let data15 = data.devnet;
+if(data.trust_proxy !== undefined){
+let data15 = data.trust_proxy;
 const _errs32 = errors;
 if(errors === _errs32){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-let missing1;
-if((data15.block_time_s === undefined) && (missing1 = "block_time_s")){
-validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
+if(Array.isArray(data15)){
+var valid5 = true;
+const len2 = data15.length;
+for(let i4=0; i4<len2; i4++){
+let data16 = data15[i4];
 const _errs34 = errors;
-for(const key1 in data15){
-if(!(key1 === "block_time_s")){
-validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs34 === errors){
-if(data15.block_time_s !== undefined){
-let data16 = data15.block_time_s;
-const _errs35 = errors;
-if(!((typeof data16 == "number") && (isFinite(data16)))){
+if(typeof data16 !== "string"){
 let dataType13 = typeof data16;
 let coerced13 = undefined;
 if(!(coerced13 !== undefined)){
-if(dataType13 == "boolean" || data16 === null
-              || (dataType13 == "string" && data16 && data16 == +data16)){
-coerced13 = +data16;
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data16;
+}
+else if(data16 === null){
+coerced13 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/trust_proxy/" + i4,schemaPath:"#/properties/trust_proxy/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced13 !== undefined){
 data16 = coerced13;
 if(data15 !== undefined){
-data15["block_time_s"] = coerced13;
+data15[i4] = coerced13;
 }
 }
 }
-if(errors === _errs35){
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 3600 || isNaN(data16)){
+if(errors === _errs34){
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+validate10.errors = [{instancePath:instancePath+"/trust_proxy/" + i4,schemaPath:"#/properties/trust_proxy/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid5 = _errs34 === errors;
+if(!valid5){
+break;
+}
+}
+if(valid5){
+let i5 = data15.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data15[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+validate10.errors = [{instancePath:instancePath+"/trust_proxy",schemaPath:"#/properties/trust_proxy/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"}];
+return false;
+break;
+}
+indices2[item2] = i5;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trust_proxy",schemaPath:"#/properties/trust_proxy/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.jwt_audience !== undefined){
+let data17 = data.jwt_audience;
+const _errs36 = errors;
+if(typeof data17 !== "string"){
+let dataType14 = typeof data17;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data17;
+}
+else if(data17 === null){
+coerced14 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/jwt_audience",schemaPath:"#/properties/jwt_audience/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced14 !== undefined){
+data17 = coerced14;
+if(data !== undefined){
+data["jwt_audience"] = coerced14;
+}
+}
+}
+if(errors === _errs36){
+if(typeof data17 === "string"){
+if(func3(data17) < 1){
+validate10.errors = [{instancePath:instancePath+"/jwt_audience",schemaPath:"#/properties/jwt_audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs36 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.devnet !== undefined){
+let data18 = data.devnet;
+const _errs38 = errors;
+if(errors === _errs38){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+let missing1;
+if((data18.block_time_s === undefined) && (missing1 = "block_time_s")){
+validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs40 = errors;
+for(const key1 in data18){
+if(!(key1 === "block_time_s")){
+validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs40 === errors){
+if(data18.block_time_s !== undefined){
+let data19 = data18.block_time_s;
+const _errs41 = errors;
+if(!((typeof data19 == "number") && (isFinite(data19)))){
+let dataType15 = typeof data19;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "boolean" || data19 === null
+              || (dataType15 == "string" && data19 && data19 == +data19)){
+coerced15 = +data19;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced15 !== undefined){
+data19 = coerced15;
+if(data18 !== undefined){
+data18["block_time_s"] = coerced15;
+}
+}
+}
+if(errors === _errs41){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 3600 || isNaN(data19)){
 validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
 return false;
 }
 else {
-if(data16 <= 0 || isNaN(data16)){
+if(data19 <= 0 || isNaN(data19)){
 validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
@@ -686,1121 +802,1021 @@ validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.chains !== undefined){
-let data17 = data.chains;
-const _errs37 = errors;
-if(errors === _errs37){
-if(Array.isArray(data17)){
-var valid6 = true;
-const len2 = data17.length;
-for(let i4=0; i4<len2; i4++){
-let data18 = data17[i4];
-const _errs39 = errors;
-if(errors === _errs39){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-const _errs41 = errors;
-for(const key2 in data18){
+let data20 = data.chains;
+const _errs43 = errors;
+if(errors === _errs43){
+if(Array.isArray(data20)){
+var valid8 = true;
+const len3 = data20.length;
+for(let i6=0; i6<len3; i6++){
+let data21 = data20[i6];
+const _errs45 = errors;
+if(errors === _errs45){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+const _errs47 = errors;
+for(const key2 in data21){
 if(!(func2.call(schema11.properties.chains.items.properties, key2))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4,schemaPath:"#/properties/chains/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6,schemaPath:"#/properties/chains/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs41 === errors){
-if(data18.embedded !== undefined){
-let data19 = data18.embedded;
-const _errs42 = errors;
-if(typeof data19 !== "boolean"){
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(data19 === "false" || data19 === 0 || data19 === null){
-coerced14 = false;
-}
-else if(data19 === "true" || data19 === 1){
-coerced14 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/embedded",schemaPath:"#/properties/chains/items/properties/embedded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-}
-if(coerced14 !== undefined){
-data19 = coerced14;
-if(data18 !== undefined){
-data18["embedded"] = coerced14;
-}
-}
-}
-var valid7 = _errs42 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.chain !== undefined){
-let data20 = data18.chain;
-const _errs44 = errors;
-if(typeof data20 !== "string"){
-let dataType15 = typeof data20;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data20;
-}
-else if(data20 === null){
-coerced15 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/chain",schemaPath:"#/properties/chains/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced15 !== undefined){
-data20 = coerced15;
-if(data18 !== undefined){
-data18["chain"] = coerced15;
-}
-}
-}
-if(errors === _errs44){
-if(typeof data20 === "string"){
-if(!pattern2.test(data20)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/chain",schemaPath:"#/properties/chains/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid7 = _errs44 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.network !== undefined){
-let data21 = data18.network;
-const _errs46 = errors;
-if(typeof data21 !== "string"){
-let dataType16 = typeof data21;
+if(_errs47 === errors){
+if(data21.embedded !== undefined){
+let data22 = data21.embedded;
+const _errs48 = errors;
+if(typeof data22 !== "boolean"){
 let coerced16 = undefined;
 if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data21;
+if(data22 === "false" || data22 === 0 || data22 === null){
+coerced16 = false;
 }
-else if(data21 === null){
-coerced16 = "";
+else if(data22 === "true" || data22 === 1){
+coerced16 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/network",schemaPath:"#/properties/chains/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/embedded",schemaPath:"#/properties/chains/items/properties/embedded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced16 !== undefined){
-data21 = coerced16;
-if(data18 !== undefined){
-data18["network"] = coerced16;
+data22 = coerced16;
+if(data21 !== undefined){
+data21["embedded"] = coerced16;
 }
 }
 }
-if(errors === _errs46){
-if(typeof data21 === "string"){
-if(!pattern2.test(data21)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/network",schemaPath:"#/properties/chains/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid7 = _errs46 === errors;
+var valid9 = _errs48 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-if(valid7){
-if(data18.chain_id !== undefined){
-let data22 = data18.chain_id;
-const _errs48 = errors;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-let dataType17 = typeof data22;
+if(valid9){
+if(data21.chain !== undefined){
+let data23 = data21.chain;
+const _errs50 = errors;
+if(typeof data23 !== "string"){
+let dataType17 = typeof data23;
 let coerced17 = undefined;
 if(!(coerced17 !== undefined)){
-if(dataType17 === "boolean" || data22 === null
-              || (dataType17 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced17 = +data22;
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data23;
+}
+else if(data23 === null){
+coerced17 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced17 !== undefined){
-data22 = coerced17;
-if(data18 !== undefined){
-data18["chain_id"] = coerced17;
+data23 = coerced17;
+if(data21 !== undefined){
+data21["chain"] = coerced17;
 }
 }
 }
-if(errors === _errs48){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(errors === _errs50){
+if(typeof data23 === "string"){
+if(!pattern2.test(data23)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid7 = _errs48 === errors;
+var valid9 = _errs50 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-if(valid7){
-if(data18.kind !== undefined){
-let data23 = data18.kind;
-const _errs50 = errors;
-if(typeof data23 !== "string"){
-let dataType18 = typeof data23;
+if(valid9){
+if(data21.network !== undefined){
+let data24 = data21.network;
+const _errs52 = errors;
+if(typeof data24 !== "string"){
+let dataType18 = typeof data24;
 let coerced18 = undefined;
 if(!(coerced18 !== undefined)){
 if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data23;
+coerced18 = "" + data24;
 }
-else if(data23 === null){
+else if(data24 === null){
 coerced18 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/kind",schemaPath:"#/properties/chains/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced18 !== undefined){
-data23 = coerced18;
-if(data18 !== undefined){
-data18["kind"] = coerced18;
+data24 = coerced18;
+if(data21 !== undefined){
+data21["network"] = coerced18;
 }
 }
 }
-if(!((data23 === "evm") || (data23 === "solana"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/kind",schemaPath:"#/properties/chains/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs52){
+if(typeof data24 === "string"){
+if(!pattern2.test(data24)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
-var valid7 = _errs50 === errors;
+}
+}
+var valid9 = _errs52 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-if(valid7){
-if(data18.testnet !== undefined){
-let data24 = data18.testnet;
-const _errs52 = errors;
-if(typeof data24 !== "boolean"){
+if(valid9){
+if(data21.chain_id !== undefined){
+let data25 = data21.chain_id;
+const _errs54 = errors;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+let dataType19 = typeof data25;
 let coerced19 = undefined;
 if(!(coerced19 !== undefined)){
-if(data24 === "false" || data24 === 0 || data24 === null){
-coerced19 = false;
-}
-else if(data24 === "true" || data24 === 1){
-coerced19 = true;
+if(dataType19 === "boolean" || data25 === null
+              || (dataType19 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
+coerced19 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/testnet",schemaPath:"#/properties/chains/items/properties/testnet/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced19 !== undefined){
-data24 = coerced19;
-if(data18 !== undefined){
-data18["testnet"] = coerced19;
-}
-}
-}
-var valid7 = _errs52 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.native_symbol !== undefined){
-let data25 = data18.native_symbol;
-const _errs54 = errors;
-if(typeof data25 !== "string"){
-let dataType20 = typeof data25;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data25;
-}
-else if(data25 === null){
-coerced20 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced20 !== undefined){
-data25 = coerced20;
-if(data18 !== undefined){
-data18["native_symbol"] = coerced20;
+data25 = coerced19;
+if(data21 !== undefined){
+data21["chain_id"] = coerced19;
 }
 }
 }
 if(errors === _errs54){
-if(typeof data25 === "string"){
-if(func3(data25) > 16){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
-return false;
-}
-else {
-if(func3(data25) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 1 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-}
-var valid7 = _errs54 === errors;
+var valid9 = _errs54 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-if(valid7){
-if(data18.upstreams !== undefined){
-let data26 = data18.upstreams;
+if(valid9){
+if(data21.kind !== undefined){
+let data26 = data21.kind;
 const _errs56 = errors;
-if(errors === _errs56){
-if(Array.isArray(data26)){
-if(data26.length < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams",schemaPath:"#/properties/chains/items/properties/upstreams/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
+if(typeof data26 !== "string"){
+let dataType20 = typeof data26;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 == "number" || dataType20 == "boolean"){
+coerced20 = "" + data26;
+}
+else if(data26 === null){
+coerced20 = "";
 }
 else {
-var valid8 = true;
-const len3 = data26.length;
-for(let i5=0; i5<len3; i5++){
-let data27 = data26[i5];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced20 !== undefined){
+data26 = coerced20;
+if(data21 !== undefined){
+data21["kind"] = coerced20;
+}
+}
+}
+if(!((data26 === "evm") || (data26 === "solana"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid9 = _errs56 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.testnet !== undefined){
+let data27 = data21.testnet;
 const _errs58 = errors;
-if(errors === _errs58){
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-let missing2;
-if((data27.url === undefined) && (missing2 = "url")){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5,schemaPath:"#/properties/chains/items/properties/upstreams/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs60 = errors;
-for(const key3 in data27){
-if(!(((((key3 === "url") || (key3 === "ws_url")) || (key3 === "timeout_ms")) || (key3 === "max_concurrency")) || (key3 === "batch_max_size"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5,schemaPath:"#/properties/chains/items/properties/upstreams/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs60 === errors){
-if(data27.url !== undefined){
-let data28 = data27.url;
-const _errs61 = errors;
-if(typeof data28 !== "string"){
-let dataType21 = typeof data28;
+if(typeof data27 !== "boolean"){
 let coerced21 = undefined;
 if(!(coerced21 !== undefined)){
-if(dataType21 == "number" || dataType21 == "boolean"){
-coerced21 = "" + data28;
+if(data27 === "false" || data27 === 0 || data27 === null){
+coerced21 = false;
 }
-else if(data28 === null){
-coerced21 = "";
+else if(data27 === "true" || data27 === 1){
+coerced21 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/testnet",schemaPath:"#/properties/chains/items/properties/testnet/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced21 !== undefined){
-data28 = coerced21;
-if(data27 !== undefined){
-data27["url"] = coerced21;
+data27 = coerced21;
+if(data21 !== undefined){
+data21["testnet"] = coerced21;
 }
 }
 }
-if(errors === _errs61){
-if(typeof data28 === "string"){
-if(!pattern4.test(data28)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid9 = _errs61 === errors;
+var valid9 = _errs58 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data27.ws_url !== undefined){
-let data29 = data27.ws_url;
-const _errs63 = errors;
-if(typeof data29 !== "string"){
-let dataType22 = typeof data29;
+if(data21.native_symbol !== undefined){
+let data28 = data21.native_symbol;
+const _errs60 = errors;
+if(typeof data28 !== "string"){
+let dataType22 = typeof data28;
 let coerced22 = undefined;
 if(!(coerced22 !== undefined)){
 if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data29;
+coerced22 = "" + data28;
 }
-else if(data29 === null){
+else if(data28 === null){
 coerced22 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced22 !== undefined){
-data29 = coerced22;
-if(data27 !== undefined){
-data27["ws_url"] = coerced22;
+data28 = coerced22;
+if(data21 !== undefined){
+data21["native_symbol"] = coerced22;
 }
 }
 }
-if(errors === _errs63){
-if(typeof data29 === "string"){
-if(!pattern5.test(data29)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/pattern",keyword:"pattern",params:{pattern: "^wss?://"},message:"must match pattern \""+"^wss?://"+"\""}];
+if(errors === _errs60){
+if(typeof data28 === "string"){
+if(func3(data28) > 16){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+return false;
+}
+else {
+if(func3(data28) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid9 = _errs63 === errors;
+}
+var valid9 = _errs60 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data27.timeout_ms !== undefined){
-let data30 = data27.timeout_ms;
-const _errs65 = errors;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-let dataType23 = typeof data30;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data30 === null
-              || (dataType23 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced23 = +data30;
+if(data21.upstreams !== undefined){
+let data29 = data21.upstreams;
+const _errs62 = errors;
+if(errors === _errs62){
+if(Array.isArray(data29)){
+if(data29.length < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams",schemaPath:"#/properties/chains/items/properties/upstreams/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+var valid10 = true;
+const len4 = data29.length;
+for(let i7=0; i7<len4; i7++){
+let data30 = data29[i7];
+const _errs64 = errors;
+if(errors === _errs64){
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+let missing2;
+if((data30.url === undefined) && (missing2 = "url")){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs66 = errors;
+for(const key3 in data30){
+if(!(((((key3 === "url") || (key3 === "ws_url")) || (key3 === "timeout_ms")) || (key3 === "max_concurrency")) || (key3 === "batch_max_size"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs66 === errors){
+if(data30.url !== undefined){
+let data31 = data30.url;
+const _errs67 = errors;
+if(typeof data31 !== "string"){
+let dataType23 = typeof data31;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data31;
+}
+else if(data31 === null){
+coerced23 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced23 !== undefined){
-data30 = coerced23;
-if(data27 !== undefined){
-data27["timeout_ms"] = coerced23;
-}
-}
-}
-if(errors === _errs65){
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 600000 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
-return false;
-}
-else {
-if(data30 < 1 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid9 = _errs65 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data27.max_concurrency !== undefined){
-let data31 = data27.max_concurrency;
-const _errs67 = errors;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-let dataType24 = typeof data31;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 === "boolean" || data31 === null
-              || (dataType24 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced24 = +data31;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced24 !== undefined){
-data31 = coerced24;
-if(data27 !== undefined){
-data27["max_concurrency"] = coerced24;
+data31 = coerced23;
+if(data30 !== undefined){
+data30["url"] = coerced23;
 }
 }
 }
 if(errors === _errs67){
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 4096 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
-return false;
-}
-else {
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data31 === "string"){
+if(!pattern4.test(data31)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-}
-var valid9 = _errs67 === errors;
+var valid11 = _errs67 === errors;
 }
 else {
-var valid9 = true;
+var valid11 = true;
 }
-if(valid9){
-if(data27.batch_max_size !== undefined){
-let data32 = data27.batch_max_size;
+if(valid11){
+if(data30.ws_url !== undefined){
+let data32 = data30.ws_url;
 const _errs69 = errors;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-let dataType25 = typeof data32;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data32 === null
-              || (dataType25 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced25 = +data32;
+if(typeof data32 !== "string"){
+let dataType24 = typeof data32;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 == "number" || dataType24 == "boolean"){
+coerced24 = "" + data32;
+}
+else if(data32 === null){
+coerced24 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced25 !== undefined){
-data32 = coerced25;
-if(data27 !== undefined){
-data27["batch_max_size"] = coerced25;
+if(coerced24 !== undefined){
+data32 = coerced24;
+if(data30 !== undefined){
+data30["ws_url"] = coerced24;
 }
 }
 }
 if(errors === _errs69){
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 1000 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data32 === "string"){
+if(!pattern5.test(data32)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/pattern",keyword:"pattern",params:{pattern: "^wss?://"},message:"must match pattern \""+"^wss?://"+"\""}];
 return false;
 }
 }
 }
-}
-var valid9 = _errs69 === errors;
-}
-else {
-var valid9 = true;
-}
-}
-}
-}
-}
-}
-}
+var valid11 = _errs69 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams/" + i5,schemaPath:"#/properties/chains/items/properties/upstreams/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
+var valid11 = true;
 }
-}
-var valid8 = _errs58 === errors;
-if(!valid8){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/upstreams",schemaPath:"#/properties/chains/items/properties/upstreams/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid7 = _errs56 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.finality_depth !== undefined){
-let data33 = data18.finality_depth;
+if(valid11){
+if(data30.timeout_ms !== undefined){
+let data33 = data30.timeout_ms;
 const _errs71 = errors;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-let dataType26 = typeof data33;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data33 === null
-              || (dataType26 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced26 = +data33;
+let dataType25 = typeof data33;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 === "boolean" || data33 === null
+              || (dataType25 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
+coerced25 = +data33;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced26 !== undefined){
-data33 = coerced26;
-if(data18 !== undefined){
-data18["finality_depth"] = coerced26;
+if(coerced25 !== undefined){
+data33 = coerced25;
+if(data30 !== undefined){
+data30["timeout_ms"] = coerced25;
 }
 }
 }
 if(errors === _errs71){
 if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 10000 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data33 > 600000 || isNaN(data33)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
 }
 else {
-if(data33 < 0 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data33 < 1 || isNaN(data33)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid7 = _errs71 === errors;
+var valid11 = _errs71 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
-if(valid7){
-if(data18.block_time_s !== undefined){
-let data34 = data18.block_time_s;
+if(valid11){
+if(data30.max_concurrency !== undefined){
+let data34 = data30.max_concurrency;
 const _errs73 = errors;
-if(!((typeof data34 == "number") && (isFinite(data34)))){
-let dataType27 = typeof data34;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 == "boolean" || data34 === null
-              || (dataType27 == "string" && data34 && data34 == +data34)){
-coerced27 = +data34;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+let dataType26 = typeof data34;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 === "boolean" || data34 === null
+              || (dataType26 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced26 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced27 !== undefined){
-data34 = coerced27;
-if(data18 !== undefined){
-data18["block_time_s"] = coerced27;
+if(coerced26 !== undefined){
+data34 = coerced26;
+if(data30 !== undefined){
+data30["max_concurrency"] = coerced26;
 }
 }
 }
 if(errors === _errs73){
 if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 3600 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+if(data34 > 4096 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
 return false;
 }
 else {
-if(data34 <= 0 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid7 = _errs73 === errors;
+var valid11 = _errs73 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
-if(valid7){
-if(data18.get_logs_max_range !== undefined){
-let data35 = data18.get_logs_max_range;
+if(valid11){
+if(data30.batch_max_size !== undefined){
+let data35 = data30.batch_max_size;
 const _errs75 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-let dataType28 = typeof data35;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data35 === null
-              || (dataType28 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced28 = +data35;
+let dataType27 = typeof data35;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 === "boolean" || data35 === null
+              || (dataType27 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
+coerced27 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced28 !== undefined){
-data35 = coerced28;
-if(data18 !== undefined){
-data18["get_logs_max_range"] = coerced28;
+if(coerced27 !== undefined){
+data35 = coerced27;
+if(data30 !== undefined){
+data30["batch_max_size"] = coerced27;
 }
 }
 }
 if(errors === _errs75){
 if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 100000000 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data35 > 1000 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid7 = _errs75 === errors;
+var valid11 = _errs75 === errors;
 }
 else {
-var valid7 = true;
+var valid11 = true;
 }
-if(valid7){
-if(data18.dev_methods !== undefined){
-let data36 = data18.dev_methods;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid10 = _errs64 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams",schemaPath:"#/properties/chains/items/properties/upstreams/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid9 = _errs62 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.finality_depth !== undefined){
+let data36 = data21.finality_depth;
 const _errs77 = errors;
-if(typeof data36 !== "boolean"){
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+let dataType28 = typeof data36;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data36 === null
+              || (dataType28 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced28 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced28 !== undefined){
+data36 = coerced28;
+if(data21 !== undefined){
+data21["finality_depth"] = coerced28;
+}
+}
+}
+if(errors === _errs77){
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 10000 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data36 < 0 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs77 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.block_time_s !== undefined){
+let data37 = data21.block_time_s;
+const _errs79 = errors;
+if(!((typeof data37 == "number") && (isFinite(data37)))){
+let dataType29 = typeof data37;
 let coerced29 = undefined;
 if(!(coerced29 !== undefined)){
-if(data36 === "false" || data36 === 0 || data36 === null){
-coerced29 = false;
-}
-else if(data36 === "true" || data36 === 1){
-coerced29 = true;
+if(dataType29 == "boolean" || data37 === null
+              || (dataType29 == "string" && data37 && data37 == +data37)){
+coerced29 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced29 !== undefined){
-data36 = coerced29;
-if(data18 !== undefined){
-data18["dev_methods"] = coerced29;
+data37 = coerced29;
+if(data21 !== undefined){
+data21["block_time_s"] = coerced29;
 }
 }
 }
-var valid7 = _errs77 === errors;
+if(errors === _errs79){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 3600 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+return false;
 }
 else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.indexer !== undefined){
-let data37 = data18.indexer;
-const _errs79 = errors;
-if(errors === _errs79){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs81 = errors;
-for(const key4 in data37){
-if(!((key4 === "enabled") || (key4 === "start_block"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+if(data37 <= 0 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
-break;
 }
 }
-if(_errs81 === errors){
-if(data37.enabled !== undefined){
-let data38 = data37.enabled;
-const _errs82 = errors;
-if(typeof data38 !== "boolean"){
+}
+}
+var valid9 = _errs79 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.get_logs_max_range !== undefined){
+let data38 = data21.get_logs_max_range;
+const _errs81 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+let dataType30 = typeof data38;
 let coerced30 = undefined;
 if(!(coerced30 !== undefined)){
-if(data38 === "false" || data38 === 0 || data38 === null){
-coerced30 = false;
-}
-else if(data38 === "true" || data38 === 1){
-coerced30 = true;
+if(dataType30 === "boolean" || data38 === null
+              || (dataType30 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced30 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data38 = coerced30;
-if(data37 !== undefined){
-data37["enabled"] = coerced30;
+if(data21 !== undefined){
+data21["get_logs_max_range"] = coerced30;
 }
 }
 }
-var valid10 = _errs82 === errors;
+if(errors === _errs81){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 100000000 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
 }
 else {
-var valid10 = true;
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
 }
-if(valid10){
-if(data37.start_block !== undefined){
-let data39 = data37.start_block;
-const _errs84 = errors;
-if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-let dataType31 = typeof data39;
+}
+}
+}
+var valid9 = _errs81 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.dev_methods !== undefined){
+let data39 = data21.dev_methods;
+const _errs83 = errors;
+if(typeof data39 !== "boolean"){
 let coerced31 = undefined;
 if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data39 === null
-              || (dataType31 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced31 = +data39;
+if(data39 === "false" || data39 === 0 || data39 === null){
+coerced31 = false;
+}
+else if(data39 === "true" || data39 === 1){
+coerced31 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced31 !== undefined){
 data39 = coerced31;
-if(data37 !== undefined){
-data37["start_block"] = coerced31;
+if(data21 !== undefined){
+data21["dev_methods"] = coerced31;
 }
 }
 }
-if(errors === _errs84){
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 < 0 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid10 = _errs84 === errors;
+var valid9 = _errs83 === errors;
 }
 else {
-var valid10 = true;
+var valid9 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid7 = _errs79 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.erc4337 !== undefined){
-let data40 = data18.erc4337;
-const _errs86 = errors;
-if(errors === _errs86){
+if(valid9){
+if(data21.indexer !== undefined){
+let data40 = data21.indexer;
+const _errs85 = errors;
+if(errors === _errs85){
 if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs88 = errors;
-for(const key5 in data40){
-if(!((((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07")) || (key5 === "paymaster_v06")) || (key5 === "paymaster_v07"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+const _errs87 = errors;
+for(const key4 in data40){
+if(!((key4 === "enabled") || (key4 === "start_block"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs88 === errors){
-if(data40.entry_point_v06 !== undefined){
-let data41 = data40.entry_point_v06;
-const _errs89 = errors;
-if(typeof data41 !== "string"){
-let dataType32 = typeof data41;
+if(_errs87 === errors){
+if(data40.enabled !== undefined){
+let data41 = data40.enabled;
+const _errs88 = errors;
+if(typeof data41 !== "boolean"){
 let coerced32 = undefined;
 if(!(coerced32 !== undefined)){
-if(dataType32 == "number" || dataType32 == "boolean"){
-coerced32 = "" + data41;
+if(data41 === "false" || data41 === 0 || data41 === null){
+coerced32 = false;
 }
-else if(data41 === null){
-coerced32 = "";
+else if(data41 === "true" || data41 === 1){
+coerced32 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data41 = coerced32;
 if(data40 !== undefined){
-data40["entry_point_v06"] = coerced32;
+data40["enabled"] = coerced32;
 }
 }
 }
-if(errors === _errs89){
-if(typeof data41 === "string"){
-if(!pattern6.test(data41)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid11 = _errs89 === errors;
+var valid12 = _errs88 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data40.entry_point_v07 !== undefined){
-let data42 = data40.entry_point_v07;
-const _errs91 = errors;
-if(typeof data42 !== "string"){
+if(valid12){
+if(data40.start_block !== undefined){
+let data42 = data40.start_block;
+const _errs90 = errors;
+if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
 let dataType33 = typeof data42;
 let coerced33 = undefined;
 if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data42;
-}
-else if(data42 === null){
-coerced33 = "";
+if(dataType33 === "boolean" || data42 === null
+              || (dataType33 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced33 = +data42;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data42 = coerced33;
 if(data40 !== undefined){
-data40["entry_point_v07"] = coerced33;
+data40["start_block"] = coerced33;
 }
 }
 }
-if(errors === _errs91){
-if(typeof data42 === "string"){
-if(!pattern6.test(data42)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(errors === _errs90){
+if((typeof data42 == "number") && (isFinite(data42))){
+if(data42 < 0 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid11 = _errs91 === errors;
+var valid12 = _errs90 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data40.factory_v06 !== undefined){
-let data43 = data40.factory_v06;
-const _errs93 = errors;
-if(typeof data43 !== "string"){
-let dataType34 = typeof data43;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs85 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.erc4337 !== undefined){
+let data43 = data21.erc4337;
+const _errs92 = errors;
+if(errors === _errs92){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs94 = errors;
+for(const key5 in data43){
+if(!((((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07")) || (key5 === "paymaster_v06")) || (key5 === "paymaster_v07"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs94 === errors){
+if(data43.entry_point_v06 !== undefined){
+let data44 = data43.entry_point_v06;
+const _errs95 = errors;
+if(typeof data44 !== "string"){
+let dataType34 = typeof data44;
 let coerced34 = undefined;
 if(!(coerced34 !== undefined)){
 if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data43;
+coerced34 = "" + data44;
 }
-else if(data43 === null){
+else if(data44 === null){
 coerced34 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced34 !== undefined){
-data43 = coerced34;
-if(data40 !== undefined){
-data40["factory_v06"] = coerced34;
-}
-}
-}
-if(errors === _errs93){
-if(typeof data43 === "string"){
-if(!pattern6.test(data43)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid11 = _errs93 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data40.factory_v07 !== undefined){
-let data44 = data40.factory_v07;
-const _errs95 = errors;
-if(typeof data44 !== "string"){
-let dataType35 = typeof data44;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data44;
-}
-else if(data44 === null){
-coerced35 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced35 !== undefined){
-data44 = coerced35;
-if(data40 !== undefined){
-data40["factory_v07"] = coerced35;
+data44 = coerced34;
+if(data43 !== undefined){
+data43["entry_point_v06"] = coerced34;
 }
 }
 }
 if(errors === _errs95){
 if(typeof data44 === "string"){
 if(!pattern6.test(data44)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid11 = _errs95 === errors;
+var valid13 = _errs95 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-if(valid11){
-if(data40.paymaster_v06 !== undefined){
-let data45 = data40.paymaster_v06;
+if(valid13){
+if(data43.entry_point_v07 !== undefined){
+let data45 = data43.entry_point_v07;
 const _errs97 = errors;
 if(typeof data45 !== "string"){
-let dataType36 = typeof data45;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data45;
+let dataType35 = typeof data45;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data45;
 }
 else if(data45 === null){
-coerced36 = "";
+coerced35 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data45 = coerced36;
-if(data40 !== undefined){
-data40["paymaster_v06"] = coerced36;
+if(coerced35 !== undefined){
+data45 = coerced35;
+if(data43 !== undefined){
+data43["entry_point_v07"] = coerced35;
 }
 }
 }
 if(errors === _errs97){
 if(typeof data45 === "string"){
 if(!pattern6.test(data45)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid11 = _errs97 === errors;
+var valid13 = _errs97 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-if(valid11){
-if(data40.paymaster_v07 !== undefined){
-let data46 = data40.paymaster_v07;
+if(valid13){
+if(data43.factory_v06 !== undefined){
+let data46 = data43.factory_v06;
 const _errs99 = errors;
 if(typeof data46 !== "string"){
-let dataType37 = typeof data46;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 == "number" || dataType37 == "boolean"){
-coerced37 = "" + data46;
+let dataType36 = typeof data46;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data46;
 }
 else if(data46 === null){
-coerced37 = "";
+coerced36 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data46 = coerced37;
-if(data40 !== undefined){
-data40["paymaster_v07"] = coerced37;
+if(coerced36 !== undefined){
+data46 = coerced36;
+if(data43 !== undefined){
+data43["factory_v06"] = coerced36;
 }
 }
 }
 if(errors === _errs99){
 if(typeof data46 === "string"){
 if(!pattern6.test(data46)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid11 = _errs99 === errors;
+var valid13 = _errs99 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid7 = _errs86 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data18.bundler !== undefined){
-let data47 = data18.bundler;
+if(valid13){
+if(data43.factory_v07 !== undefined){
+let data47 = data43.factory_v07;
 const _errs101 = errors;
-if(errors === _errs101){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-const _errs103 = errors;
-for(const key6 in data47){
-if(!((((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops")) || (key6 === "min_stake_wei")) || (key6 === "min_unstake_delay_s"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+if(typeof data47 !== "string"){
+let dataType37 = typeof data47;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 == "number" || dataType37 == "boolean"){
+coerced37 = "" + data47;
+}
+else if(data47 === null){
+coerced37 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-break;
 }
 }
-if(_errs103 === errors){
-if(data47.enabled !== undefined){
-let data48 = data47.enabled;
-const _errs104 = errors;
-if(typeof data48 !== "boolean"){
+if(coerced37 !== undefined){
+data47 = coerced37;
+if(data43 !== undefined){
+data43["factory_v07"] = coerced37;
+}
+}
+}
+if(errors === _errs101){
+if(typeof data47 === "string"){
+if(!pattern6.test(data47)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid13 = _errs101 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data43.paymaster_v06 !== undefined){
+let data48 = data43.paymaster_v06;
+const _errs103 = errors;
+if(typeof data48 !== "string"){
+let dataType38 = typeof data48;
 let coerced38 = undefined;
 if(!(coerced38 !== undefined)){
-if(data48 === "false" || data48 === 0 || data48 === null){
-coerced38 = false;
+if(dataType38 == "number" || dataType38 == "boolean"){
+coerced38 = "" + data48;
 }
-else if(data48 === "true" || data48 === 1){
-coerced38 = true;
+else if(data48 === null){
+coerced38 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data48 = coerced38;
-if(data47 !== undefined){
-data47["enabled"] = coerced38;
+if(data43 !== undefined){
+data43["paymaster_v06"] = coerced38;
 }
 }
 }
-var valid12 = _errs104 === errors;
+if(errors === _errs103){
+if(typeof data48 === "string"){
+if(!pattern6.test(data48)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid13 = _errs103 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(data47.executor_keys_file !== undefined){
-let data49 = data47.executor_keys_file;
-const _errs106 = errors;
+if(valid13){
+if(data43.paymaster_v07 !== undefined){
+let data49 = data43.paymaster_v07;
+const _errs105 = errors;
 if(typeof data49 !== "string"){
 let dataType39 = typeof data49;
 let coerced39 = undefined;
@@ -1812,225 +1828,325 @@ else if(data49 === null){
 coerced39 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data49 = coerced39;
-if(data47 !== undefined){
-data47["executor_keys_file"] = coerced39;
+if(data43 !== undefined){
+data43["paymaster_v07"] = coerced39;
 }
 }
 }
-if(errors === _errs106){
+if(errors === _errs105){
 if(typeof data49 === "string"){
-if(func3(data49) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern6.test(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid12 = _errs106 === errors;
+var valid13 = _errs105 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(data47.safe_mode !== undefined){
-let data50 = data47.safe_mode;
-const _errs108 = errors;
-if(typeof data50 !== "boolean"){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs92 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.bundler !== undefined){
+let data50 = data21.bundler;
+const _errs107 = errors;
+if(errors === _errs107){
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+const _errs109 = errors;
+for(const key6 in data50){
+if(!((((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops")) || (key6 === "min_stake_wei")) || (key6 === "min_unstake_delay_s"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs109 === errors){
+if(data50.enabled !== undefined){
+let data51 = data50.enabled;
+const _errs110 = errors;
+if(typeof data51 !== "boolean"){
 let coerced40 = undefined;
 if(!(coerced40 !== undefined)){
-if(data50 === "false" || data50 === 0 || data50 === null){
+if(data51 === "false" || data51 === 0 || data51 === null){
 coerced40 = false;
 }
-else if(data50 === "true" || data50 === 1){
+else if(data51 === "true" || data51 === 1){
 coerced40 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced40 !== undefined){
-data50 = coerced40;
-if(data47 !== undefined){
-data47["safe_mode"] = coerced40;
+data51 = coerced40;
+if(data50 !== undefined){
+data50["enabled"] = coerced40;
 }
 }
 }
-var valid12 = _errs108 === errors;
+var valid14 = _errs110 === errors;
 }
 else {
-var valid12 = true;
+var valid14 = true;
 }
-if(valid12){
-if(data47.max_bundle_ops !== undefined){
-let data51 = data47.max_bundle_ops;
-const _errs110 = errors;
-if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
-let dataType41 = typeof data51;
+if(valid14){
+if(data50.executor_keys_file !== undefined){
+let data52 = data50.executor_keys_file;
+const _errs112 = errors;
+if(typeof data52 !== "string"){
+let dataType41 = typeof data52;
 let coerced41 = undefined;
 if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data51 === null
-              || (dataType41 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced41 = +data51;
+if(dataType41 == "number" || dataType41 == "boolean"){
+coerced41 = "" + data52;
+}
+else if(data52 === null){
+coerced41 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced41 !== undefined){
-data51 = coerced41;
-if(data47 !== undefined){
-data47["max_bundle_ops"] = coerced41;
-}
-}
-}
-if(errors === _errs110){
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 > 1000 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid12 = _errs110 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data47.min_stake_wei !== undefined){
-let data52 = data47.min_stake_wei;
-const _errs112 = errors;
-if(typeof data52 !== "string"){
-let dataType42 = typeof data52;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data52;
-}
-else if(data52 === null){
-coerced42 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data52 = coerced42;
-if(data47 !== undefined){
-data47["min_stake_wei"] = coerced42;
+data52 = coerced41;
+if(data50 !== undefined){
+data50["executor_keys_file"] = coerced41;
 }
 }
 }
 if(errors === _errs112){
 if(typeof data52 === "string"){
-if(!pattern12.test(data52)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data52) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid12 = _errs112 === errors;
+var valid14 = _errs112 === errors;
 }
 else {
-var valid12 = true;
+var valid14 = true;
 }
-if(valid12){
-if(data47.min_unstake_delay_s !== undefined){
-let data53 = data47.min_unstake_delay_s;
+if(valid14){
+if(data50.safe_mode !== undefined){
+let data53 = data50.safe_mode;
 const _errs114 = errors;
-if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
-let dataType43 = typeof data53;
+if(typeof data53 !== "boolean"){
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(data53 === "false" || data53 === 0 || data53 === null){
+coerced42 = false;
+}
+else if(data53 === "true" || data53 === 1){
+coerced42 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data53 = coerced42;
+if(data50 !== undefined){
+data50["safe_mode"] = coerced42;
+}
+}
+}
+var valid14 = _errs114 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data50.max_bundle_ops !== undefined){
+let data54 = data50.max_bundle_ops;
+const _errs116 = errors;
+if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
+let dataType43 = typeof data54;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data53 === null
-              || (dataType43 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced43 = +data53;
+if(dataType43 === "boolean" || data54 === null
+              || (dataType43 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced43 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
-data53 = coerced43;
-if(data47 !== undefined){
-data47["min_unstake_delay_s"] = coerced43;
+data54 = coerced43;
+if(data50 !== undefined){
+data50["max_bundle_ops"] = coerced43;
 }
 }
 }
-if(errors === _errs114){
-if((typeof data53 == "number") && (isFinite(data53))){
-if(data53 > 31536000 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(errors === _errs116){
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 > 1000 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
-if(data53 < 0 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data54 < 1 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs114 === errors;
+var valid14 = _errs116 === errors;
 }
 else {
-var valid12 = true;
+var valid14 = true;
 }
+if(valid14){
+if(data50.min_stake_wei !== undefined){
+let data55 = data50.min_stake_wei;
+const _errs118 = errors;
+if(typeof data55 !== "string"){
+let dataType44 = typeof data55;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data55;
 }
-}
-}
-}
-}
-}
+else if(data55 === null){
+coerced44 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid7 = _errs101 === errors;
-}
-else {
-var valid7 = true;
-}
-}
+if(coerced44 !== undefined){
+data55 = coerced44;
+if(data50 !== undefined){
+data50["min_stake_wei"] = coerced44;
 }
 }
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i4,schemaPath:"#/properties/chains/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(errors === _errs118){
+if(typeof data55 === "string"){
+if(!pattern12.test(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
-var valid6 = _errs39 === errors;
-if(!valid6){
+}
+var valid14 = _errs118 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data50.min_unstake_delay_s !== undefined){
+let data56 = data50.min_unstake_delay_s;
+const _errs120 = errors;
+if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
+let dataType45 = typeof data56;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data56 === null
+              || (dataType45 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced45 = +data56;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data56 = coerced45;
+if(data50 !== undefined){
+data50["min_unstake_delay_s"] = coerced45;
+}
+}
+}
+if(errors === _errs120){
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 > 31536000 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data56 < 0 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid14 = _errs120 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid9 = _errs107 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6,schemaPath:"#/properties/chains/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid8 = _errs45 === errors;
+if(!valid8){
 break;
 }
 }
@@ -2040,221 +2156,221 @@ validate10.errors = [{instancePath:instancePath+"/chains",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs37 === errors;
+var valid0 = _errs43 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data54 = data.tokens;
-const _errs116 = errors;
-if(errors === _errs116){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs118 = errors;
-for(const key7 in data54){
+let data57 = data.tokens;
+const _errs122 = errors;
+if(errors === _errs122){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs124 = errors;
+for(const key7 in data57){
 if(!(((key7 === "prices") || (key7 === "price_feeds")) || (key7 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs118 === errors){
-if(data54.prices !== undefined){
-let data55 = data54.prices;
-const _errs119 = errors;
-if(errors === _errs119){
-if(Array.isArray(data55)){
-var valid14 = true;
-const len4 = data55.length;
-for(let i6=0; i6<len4; i6++){
-let data56 = data55[i6];
-const _errs121 = errors;
-if(errors === _errs121){
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(_errs124 === errors){
+if(data57.prices !== undefined){
+let data58 = data57.prices;
+const _errs125 = errors;
+if(errors === _errs125){
+if(Array.isArray(data58)){
+var valid16 = true;
+const len5 = data58.length;
+for(let i8=0; i8<len5; i8++){
+let data59 = data58[i8];
+const _errs127 = errors;
+if(errors === _errs127){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
 let missing3;
-if((((data56.chain === undefined) && (missing3 = "chain")) || ((data56.contract === undefined) && (missing3 = "contract"))) || ((data56.usd === undefined) && (missing3 = "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+if((((data59.chain === undefined) && (missing3 = "chain")) || ((data59.contract === undefined) && (missing3 = "contract"))) || ((data59.usd === undefined) && (missing3 = "usd"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs123 = errors;
-for(const key8 in data56){
+const _errs129 = errors;
+for(const key8 in data59){
 if(!((((key8 === "chain") || (key8 === "network")) || (key8 === "contract")) || (key8 === "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs123 === errors){
-if(data56.chain !== undefined){
-let data57 = data56.chain;
-const _errs124 = errors;
-if(typeof data57 !== "string"){
-let dataType44 = typeof data57;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 == "number" || dataType44 == "boolean"){
-coerced44 = "" + data57;
-}
-else if(data57 === null){
-coerced44 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data57 = coerced44;
-if(data56 !== undefined){
-data56["chain"] = coerced44;
-}
-}
-}
-if(errors === _errs124){
-if(typeof data57 === "string"){
-if(!pattern2.test(data57)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs124 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data56.network !== undefined){
-let data58 = data56.network;
-const _errs126 = errors;
-if(typeof data58 !== "string"){
-let dataType45 = typeof data58;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 == "number" || dataType45 == "boolean"){
-coerced45 = "" + data58;
-}
-else if(data58 === null){
-coerced45 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data58 = coerced45;
-if(data56 !== undefined){
-data56["network"] = coerced45;
-}
-}
-}
-if(errors === _errs126){
-if(typeof data58 === "string"){
-if(!pattern2.test(data58)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs126 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data56.contract !== undefined){
-let data59 = data56.contract;
-const _errs128 = errors;
-if(typeof data59 !== "string"){
-let dataType46 = typeof data59;
+if(_errs129 === errors){
+if(data59.chain !== undefined){
+let data60 = data59.chain;
+const _errs130 = errors;
+if(typeof data60 !== "string"){
+let dataType46 = typeof data60;
 let coerced46 = undefined;
 if(!(coerced46 !== undefined)){
 if(dataType46 == "number" || dataType46 == "boolean"){
-coerced46 = "" + data59;
+coerced46 = "" + data60;
 }
-else if(data59 === null){
+else if(data60 === null){
 coerced46 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced46 !== undefined){
-data59 = coerced46;
-if(data56 !== undefined){
-data56["contract"] = coerced46;
-}
-}
-}
-if(errors === _errs128){
-if(typeof data59 === "string"){
-if(!pattern15.test(data59)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
-return false;
-}
-}
-}
-var valid15 = _errs128 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data56.usd !== undefined){
-let data60 = data56.usd;
-const _errs130 = errors;
-if(typeof data60 !== "string"){
-let dataType47 = typeof data60;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 == "number" || dataType47 == "boolean"){
-coerced47 = "" + data60;
-}
-else if(data60 === null){
-coerced47 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data60 = coerced47;
-if(data56 !== undefined){
-data56["usd"] = coerced47;
+data60 = coerced46;
+if(data59 !== undefined){
+data59["chain"] = coerced46;
 }
 }
 }
 if(errors === _errs130){
 if(typeof data60 === "string"){
-if(!pattern16.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern2.test(data60)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid15 = _errs130 === errors;
+var valid17 = _errs130 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
+if(valid17){
+if(data59.network !== undefined){
+let data61 = data59.network;
+const _errs132 = errors;
+if(typeof data61 !== "string"){
+let dataType47 = typeof data61;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 == "number" || dataType47 == "boolean"){
+coerced47 = "" + data61;
 }
-}
-}
-}
-}
+else if(data61 === null){
+coerced47 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i6,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid14 = _errs121 === errors;
-if(!valid14){
+if(coerced47 !== undefined){
+data61 = coerced47;
+if(data59 !== undefined){
+data59["network"] = coerced47;
+}
+}
+}
+if(errors === _errs132){
+if(typeof data61 === "string"){
+if(!pattern2.test(data61)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs132 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.contract !== undefined){
+let data62 = data59.contract;
+const _errs134 = errors;
+if(typeof data62 !== "string"){
+let dataType48 = typeof data62;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data62;
+}
+else if(data62 === null){
+coerced48 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data62 = coerced48;
+if(data59 !== undefined){
+data59["contract"] = coerced48;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data62 === "string"){
+if(!pattern15.test(data62)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs134 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data59.usd !== undefined){
+let data63 = data59.usd;
+const _errs136 = errors;
+if(typeof data63 !== "string"){
+let dataType49 = typeof data63;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data63;
+}
+else if(data63 === null){
+coerced49 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data63 = coerced49;
+if(data59 !== undefined){
+data59["usd"] = coerced49;
+}
+}
+}
+if(errors === _errs136){
+if(typeof data63 === "string"){
+if(!pattern16.test(data63)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs136 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid16 = _errs127 === errors;
+if(!valid16){
 break;
 }
 }
@@ -2264,292 +2380,159 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid13 = _errs119 === errors;
+var valid15 = _errs125 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data54.price_feeds !== undefined){
-let data61 = data54.price_feeds;
-const _errs132 = errors;
-if(errors === _errs132){
-if(Array.isArray(data61)){
-var valid16 = true;
-const len5 = data61.length;
-for(let i7=0; i7<len5; i7++){
-let data62 = data61[i7];
-const _errs134 = errors;
-if(errors === _errs134){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(valid15){
+if(data57.price_feeds !== undefined){
+let data64 = data57.price_feeds;
+const _errs138 = errors;
+if(errors === _errs138){
+if(Array.isArray(data64)){
+var valid18 = true;
+const len6 = data64.length;
+for(let i9=0; i9<len6; i9++){
+let data65 = data64[i9];
+const _errs140 = errors;
+if(errors === _errs140){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
 let missing4;
-if((((data62.chain === undefined) && (missing4 = "chain")) || ((data62.contract === undefined) && (missing4 = "contract"))) || ((data62.aggregator === undefined) && (missing4 = "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+if((((data65.chain === undefined) && (missing4 = "chain")) || ((data65.contract === undefined) && (missing4 = "contract"))) || ((data65.aggregator === undefined) && (missing4 = "aggregator"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs136 = errors;
-for(const key9 in data62){
+const _errs142 = errors;
+for(const key9 in data65){
 if(!((((key9 === "chain") || (key9 === "network")) || (key9 === "contract")) || (key9 === "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs136 === errors){
-if(data62.chain !== undefined){
-let data63 = data62.chain;
-const _errs137 = errors;
-if(typeof data63 !== "string"){
-let dataType48 = typeof data63;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data63;
-}
-else if(data63 === null){
-coerced48 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data63 = coerced48;
-if(data62 !== undefined){
-data62["chain"] = coerced48;
-}
-}
-}
-if(errors === _errs137){
-if(typeof data63 === "string"){
-if(!pattern2.test(data63)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs137 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data62.network !== undefined){
-let data64 = data62.network;
-const _errs139 = errors;
-if(typeof data64 !== "string"){
-let dataType49 = typeof data64;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data64;
-}
-else if(data64 === null){
-coerced49 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data64 = coerced49;
-if(data62 !== undefined){
-data62["network"] = coerced49;
-}
-}
-}
-if(errors === _errs139){
-if(typeof data64 === "string"){
-if(!pattern2.test(data64)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs139 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data62.contract !== undefined){
-let data65 = data62.contract;
-const _errs141 = errors;
-if(typeof data65 !== "string"){
-let dataType50 = typeof data65;
+if(_errs142 === errors){
+if(data65.chain !== undefined){
+let data66 = data65.chain;
+const _errs143 = errors;
+if(typeof data66 !== "string"){
+let dataType50 = typeof data66;
 let coerced50 = undefined;
 if(!(coerced50 !== undefined)){
 if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data65;
+coerced50 = "" + data66;
 }
-else if(data65 === null){
+else if(data66 === null){
 coerced50 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced50 !== undefined){
-data65 = coerced50;
-if(data62 !== undefined){
-data62["contract"] = coerced50;
-}
-}
-}
-if(errors === _errs141){
-if(typeof data65 === "string"){
-if(!pattern15.test(data65)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs141 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data62.aggregator !== undefined){
-let data66 = data62.aggregator;
-const _errs143 = errors;
-if(typeof data66 !== "string"){
-let dataType51 = typeof data66;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data66;
-}
-else if(data66 === null){
-coerced51 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data66 = coerced51;
-if(data62 !== undefined){
-data62["aggregator"] = coerced51;
+data66 = coerced50;
+if(data65 !== undefined){
+data65["chain"] = coerced50;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data66 === "string"){
-if(!pattern6.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data66)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid17 = _errs143 === errors;
+var valid19 = _errs143 === errors;
 }
 else {
-var valid17 = true;
+var valid19 = true;
 }
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i7,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid16 = _errs134 === errors;
-if(!valid16){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath:"#/properties/tokens/properties/price_feeds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid13 = _errs132 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data54.token_list !== undefined){
-let data67 = data54.token_list;
+if(valid19){
+if(data65.network !== undefined){
+let data67 = data65.network;
 const _errs145 = errors;
 if(typeof data67 !== "string"){
-let dataType52 = typeof data67;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data67;
+let dataType51 = typeof data67;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data67;
 }
 else if(data67 === null){
-coerced52 = "";
+coerced51 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data67 = coerced52;
-if(data54 !== undefined){
-data54["token_list"] = coerced52;
+if(coerced51 !== undefined){
+data67 = coerced51;
+if(data65 !== undefined){
+data65["network"] = coerced51;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data67 === "string"){
-if(func3(data67) < 1){
-validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern2.test(data67)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs145 === errors;
+var valid19 = _errs145 === errors;
 }
 else {
-var valid13 = true;
+var valid19 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs116 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nfts !== undefined){
-let data68 = data.nfts;
+if(valid19){
+if(data65.contract !== undefined){
+let data68 = data65.contract;
 const _errs147 = errors;
-if(errors === _errs147){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-const _errs149 = errors;
-for(const key10 in data68){
-if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+if(typeof data68 !== "string"){
+let dataType52 = typeof data68;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data68;
+}
+else if(data68 === null){
+coerced52 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-break;
 }
 }
-if(_errs149 === errors){
-if(data68.ipfs_gateway !== undefined){
-let data69 = data68.ipfs_gateway;
-const _errs150 = errors;
+if(coerced52 !== undefined){
+data68 = coerced52;
+if(data65 !== undefined){
+data65["contract"] = coerced52;
+}
+}
+}
+if(errors === _errs147){
+if(typeof data68 === "string"){
+if(!pattern15.test(data68)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid19 = _errs147 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data65.aggregator !== undefined){
+let data69 = data65.aggregator;
+const _errs149 = errors;
 if(typeof data69 !== "string"){
 let dataType53 = typeof data69;
 let coerced53 = undefined;
@@ -2561,34 +2544,61 @@ else if(data69 === null){
 coerced53 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data69 = coerced53;
-if(data68 !== undefined){
-data68["ipfs_gateway"] = coerced53;
+if(data65 !== undefined){
+data65["aggregator"] = coerced53;
 }
 }
 }
-if(errors === _errs150){
+if(errors === _errs149){
 if(typeof data69 === "string"){
-if(!pattern4.test(data69)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+if(!pattern6.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid18 = _errs150 === errors;
+var valid19 = _errs149 === errors;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
-if(data68.arweave_gateway !== undefined){
-let data70 = data68.arweave_gateway;
-const _errs152 = errors;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid18 = _errs140 === errors;
+if(!valid18){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath:"#/properties/tokens/properties/price_feeds/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid15 = _errs138 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data57.token_list !== undefined){
+let data70 = data57.token_list;
+const _errs151 = errors;
 if(typeof data70 !== "string"){
 let dataType54 = typeof data70;
 let coerced54 = undefined;
@@ -2600,115 +2610,221 @@ else if(data70 === null){
 coerced54 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data70 = coerced54;
-if(data68 !== undefined){
-data68["arweave_gateway"] = coerced54;
+if(data57 !== undefined){
+data57["token_list"] = coerced54;
 }
 }
 }
-if(errors === _errs152){
+if(errors === _errs151){
 if(typeof data70 === "string"){
-if(!pattern4.test(data70)){
+if(func3(data70) < 1){
+validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid15 = _errs151 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs122 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nfts !== undefined){
+let data71 = data.nfts;
+const _errs153 = errors;
+if(errors === _errs153){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs155 = errors;
+for(const key10 in data71){
+if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs155 === errors){
+if(data71.ipfs_gateway !== undefined){
+let data72 = data71.ipfs_gateway;
+const _errs156 = errors;
+if(typeof data72 !== "string"){
+let dataType55 = typeof data72;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "number" || dataType55 == "boolean"){
+coerced55 = "" + data72;
+}
+else if(data72 === null){
+coerced55 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data72 = coerced55;
+if(data71 !== undefined){
+data71["ipfs_gateway"] = coerced55;
+}
+}
+}
+if(errors === _errs156){
+if(typeof data72 === "string"){
+if(!pattern4.test(data72)){
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+return false;
+}
+}
+}
+var valid20 = _errs156 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data71.arweave_gateway !== undefined){
+let data73 = data71.arweave_gateway;
+const _errs158 = errors;
+if(typeof data73 !== "string"){
+let dataType56 = typeof data73;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 == "number" || dataType56 == "boolean"){
+coerced56 = "" + data73;
+}
+else if(data73 === null){
+coerced56 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced56 !== undefined){
+data73 = coerced56;
+if(data71 !== undefined){
+data71["arweave_gateway"] = coerced56;
+}
+}
+}
+if(errors === _errs158){
+if(typeof data73 === "string"){
+if(!pattern4.test(data73)){
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid18 = _errs152 === errors;
+var valid20 = _errs158 === errors;
 }
 else {
-var valid18 = true;
+var valid20 = true;
 }
-if(valid18){
-if(data68.metadata_timeout_ms !== undefined){
-let data71 = data68.metadata_timeout_ms;
-const _errs154 = errors;
-if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
-let dataType55 = typeof data71;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data71 === null
-              || (dataType55 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
-coerced55 = +data71;
+if(valid20){
+if(data71.metadata_timeout_ms !== undefined){
+let data74 = data71.metadata_timeout_ms;
+const _errs160 = errors;
+if(!(((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74))) && (isFinite(data74)))){
+let dataType57 = typeof data74;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data74 === null
+              || (dataType57 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced57 = +data74;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data71 = coerced55;
-if(data68 !== undefined){
-data68["metadata_timeout_ms"] = coerced55;
+if(coerced57 !== undefined){
+data74 = coerced57;
+if(data71 !== undefined){
+data71["metadata_timeout_ms"] = coerced57;
 }
 }
 }
-if(errors === _errs154){
-if((typeof data71 == "number") && (isFinite(data71))){
-if(data71 > 60000 || isNaN(data71)){
+if(errors === _errs160){
+if((typeof data74 == "number") && (isFinite(data74))){
+if(data74 > 60000 || isNaN(data74)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data71 < 100 || isNaN(data71)){
+if(data74 < 100 || isNaN(data74)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs154 === errors;
+var valid20 = _errs160 === errors;
 }
 else {
-var valid18 = true;
+var valid20 = true;
 }
-if(valid18){
-if(data68.metadata_max_bytes !== undefined){
-let data72 = data68.metadata_max_bytes;
-const _errs156 = errors;
-if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
-let dataType56 = typeof data72;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data72 === null
-              || (dataType56 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced56 = +data72;
+if(valid20){
+if(data71.metadata_max_bytes !== undefined){
+let data75 = data71.metadata_max_bytes;
+const _errs162 = errors;
+if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
+let dataType58 = typeof data75;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data75 === null
+              || (dataType58 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced58 = +data75;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced56 !== undefined){
-data72 = coerced56;
-if(data68 !== undefined){
-data68["metadata_max_bytes"] = coerced56;
+if(coerced58 !== undefined){
+data75 = coerced58;
+if(data71 !== undefined){
+data71["metadata_max_bytes"] = coerced58;
 }
 }
 }
-if(errors === _errs156){
-if((typeof data72 == "number") && (isFinite(data72))){
-if(data72 > 52428800 || isNaN(data72)){
+if(errors === _errs162){
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 > 52428800 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data72 < 1024 || isNaN(data72)){
+if(data75 < 1024 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs156 === errors;
+var valid20 = _errs162 === errors;
 }
 else {
-var valid18 = true;
+var valid20 = true;
 }
 }
 }
@@ -2720,82 +2836,82 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs147 === errors;
+var valid0 = _errs153 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data73 = data.webhooks;
-const _errs158 = errors;
-if(errors === _errs158){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
-const _errs160 = errors;
-for(const key11 in data73){
+let data76 = data.webhooks;
+const _errs164 = errors;
+if(errors === _errs164){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs166 = errors;
+for(const key11 in data76){
 if(!((((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events")) || (key11 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs160 === errors){
-if(data73.retry_schedule_s !== undefined){
-let data74 = data73.retry_schedule_s;
-const _errs161 = errors;
-if(errors === _errs161){
-if(Array.isArray(data74)){
-if(data74.length > 20){
+if(_errs166 === errors){
+if(data76.retry_schedule_s !== undefined){
+let data77 = data76.retry_schedule_s;
+const _errs167 = errors;
+if(errors === _errs167){
+if(Array.isArray(data77)){
+if(data77.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data74.length < 1){
+if(data77.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid20 = true;
-const len6 = data74.length;
-for(let i8=0; i8<len6; i8++){
-let data75 = data74[i8];
-const _errs163 = errors;
-if(!((typeof data75 == "number") && (isFinite(data75)))){
-let dataType57 = typeof data75;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "boolean" || data75 === null
-              || (dataType57 == "string" && data75 && data75 == +data75)){
-coerced57 = +data75;
+var valid22 = true;
+const len7 = data77.length;
+for(let i10=0; i10<len7; i10++){
+let data78 = data77[i10];
+const _errs169 = errors;
+if(!((typeof data78 == "number") && (isFinite(data78)))){
+let dataType59 = typeof data78;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "boolean" || data78 === null
+              || (dataType59 == "string" && data78 && data78 == +data78)){
+coerced59 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data75 = coerced57;
-if(data74 !== undefined){
-data74[i8] = coerced57;
+if(coerced59 !== undefined){
+data78 = coerced59;
+if(data77 !== undefined){
+data77[i10] = coerced59;
 }
 }
 }
-if(errors === _errs163){
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 > 604800 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+if(errors === _errs169){
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 > 604800 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data75 < 0 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i8,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs163 === errors;
-if(!valid20){
+var valid22 = _errs169 === errors;
+if(!valid22){
 break;
 }
 }
@@ -2807,323 +2923,323 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid19 = _errs161 === errors;
+var valid21 = _errs167 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.timeout_s !== undefined){
-let data76 = data73.timeout_s;
-const _errs165 = errors;
-if(!((typeof data76 == "number") && (isFinite(data76)))){
-let dataType58 = typeof data76;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "boolean" || data76 === null
-              || (dataType58 == "string" && data76 && data76 == +data76)){
-coerced58 = +data76;
+if(valid21){
+if(data76.timeout_s !== undefined){
+let data79 = data76.timeout_s;
+const _errs171 = errors;
+if(!((typeof data79 == "number") && (isFinite(data79)))){
+let dataType60 = typeof data79;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "boolean" || data79 === null
+              || (dataType60 == "string" && data79 && data79 == +data79)){
+coerced60 = +data79;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced58 !== undefined){
-data76 = coerced58;
-if(data73 !== undefined){
-data73["timeout_s"] = coerced58;
+if(coerced60 !== undefined){
+data79 = coerced60;
+if(data76 !== undefined){
+data76["timeout_s"] = coerced60;
 }
 }
 }
-if(errors === _errs165){
-if((typeof data76 == "number") && (isFinite(data76))){
-if(data76 > 60 || isNaN(data76)){
+if(errors === _errs171){
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 > 60 || isNaN(data79)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data76 <= 0 || isNaN(data76)){
+if(data79 <= 0 || isNaN(data79)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs165 === errors;
+var valid21 = _errs171 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.max_in_flight_per_endpoint !== undefined){
-let data77 = data73.max_in_flight_per_endpoint;
-const _errs167 = errors;
-if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
-let dataType59 = typeof data77;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 === "boolean" || data77 === null
-              || (dataType59 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced59 = +data77;
+if(valid21){
+if(data76.max_in_flight_per_endpoint !== undefined){
+let data80 = data76.max_in_flight_per_endpoint;
+const _errs173 = errors;
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+let dataType61 = typeof data80;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data80 === null
+              || (dataType61 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced61 = +data80;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data77 = coerced59;
-if(data73 !== undefined){
-data73["max_in_flight_per_endpoint"] = coerced59;
+if(coerced61 !== undefined){
+data80 = coerced61;
+if(data76 !== undefined){
+data76["max_in_flight_per_endpoint"] = coerced61;
 }
 }
 }
-if(errors === _errs167){
-if((typeof data77 == "number") && (isFinite(data77))){
-if(data77 > 256 || isNaN(data77)){
+if(errors === _errs173){
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 > 256 || isNaN(data80)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data77 < 1 || isNaN(data77)){
+if(data80 < 1 || isNaN(data80)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs167 === errors;
+var valid21 = _errs173 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.max_payload_bytes !== undefined){
-let data78 = data73.max_payload_bytes;
-const _errs169 = errors;
-if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
-let dataType60 = typeof data78;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 === "boolean" || data78 === null
-              || (dataType60 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced60 = +data78;
+if(valid21){
+if(data76.max_payload_bytes !== undefined){
+let data81 = data76.max_payload_bytes;
+const _errs175 = errors;
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+let dataType62 = typeof data81;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data81 === null
+              || (dataType62 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced62 = +data81;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced60 !== undefined){
-data78 = coerced60;
-if(data73 !== undefined){
-data73["max_payload_bytes"] = coerced60;
+if(coerced62 !== undefined){
+data81 = coerced62;
+if(data76 !== undefined){
+data76["max_payload_bytes"] = coerced62;
 }
 }
 }
-if(errors === _errs169){
-if((typeof data78 == "number") && (isFinite(data78))){
-if(data78 > 10485760 || isNaN(data78)){
+if(errors === _errs175){
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 > 10485760 || isNaN(data81)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data78 < 4096 || isNaN(data78)){
+if(data81 < 4096 || isNaN(data81)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs169 === errors;
+var valid21 = _errs175 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.pending_poll_ms !== undefined){
-let data79 = data73.pending_poll_ms;
-const _errs171 = errors;
-if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
-let dataType61 = typeof data79;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 === "boolean" || data79 === null
-              || (dataType61 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced61 = +data79;
+if(valid21){
+if(data76.pending_poll_ms !== undefined){
+let data82 = data76.pending_poll_ms;
+const _errs177 = errors;
+if(!(((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82))) && (isFinite(data82)))){
+let dataType63 = typeof data82;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data82 === null
+              || (dataType63 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced63 = +data82;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced61 !== undefined){
-data79 = coerced61;
-if(data73 !== undefined){
-data73["pending_poll_ms"] = coerced61;
+if(coerced63 !== undefined){
+data82 = coerced63;
+if(data76 !== undefined){
+data76["pending_poll_ms"] = coerced63;
 }
 }
 }
-if(errors === _errs171){
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 > 60000 || isNaN(data79)){
+if(errors === _errs177){
+if((typeof data82 == "number") && (isFinite(data82))){
+if(data82 > 60000 || isNaN(data82)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data79 < 20 || isNaN(data79)){
+if(data82 < 20 || isNaN(data82)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs171 === errors;
+var valid21 = _errs177 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.replay_max_events !== undefined){
-let data80 = data73.replay_max_events;
-const _errs173 = errors;
-if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
-let dataType62 = typeof data80;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data80 === null
-              || (dataType62 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
-coerced62 = +data80;
+if(valid21){
+if(data76.replay_max_events !== undefined){
+let data83 = data76.replay_max_events;
+const _errs179 = errors;
+if(!(((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83))) && (isFinite(data83)))){
+let dataType64 = typeof data83;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data83 === null
+              || (dataType64 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced64 = +data83;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data80 = coerced62;
-if(data73 !== undefined){
-data73["replay_max_events"] = coerced62;
+if(coerced64 !== undefined){
+data83 = coerced64;
+if(data76 !== undefined){
+data76["replay_max_events"] = coerced64;
 }
 }
 }
-if(errors === _errs173){
-if((typeof data80 == "number") && (isFinite(data80))){
-if(data80 > 1000000 || isNaN(data80)){
+if(errors === _errs179){
+if((typeof data83 == "number") && (isFinite(data83))){
+if(data83 > 1000000 || isNaN(data83)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data80 < 1 || isNaN(data80)){
+if(data83 < 1 || isNaN(data83)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs173 === errors;
+var valid21 = _errs179 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.replay_page_events !== undefined){
-let data81 = data73.replay_page_events;
-const _errs175 = errors;
-if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
-let dataType63 = typeof data81;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data81 === null
-              || (dataType63 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced63 = +data81;
+if(valid21){
+if(data76.replay_page_events !== undefined){
+let data84 = data76.replay_page_events;
+const _errs181 = errors;
+if(!(((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84))) && (isFinite(data84)))){
+let dataType65 = typeof data84;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data84 === null
+              || (dataType65 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
+coerced65 = +data84;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data81 = coerced63;
-if(data73 !== undefined){
-data73["replay_page_events"] = coerced63;
+if(coerced65 !== undefined){
+data84 = coerced65;
+if(data76 !== undefined){
+data76["replay_page_events"] = coerced65;
 }
 }
 }
-if(errors === _errs175){
-if((typeof data81 == "number") && (isFinite(data81))){
-if(data81 > 10000 || isNaN(data81)){
+if(errors === _errs181){
+if((typeof data84 == "number") && (isFinite(data84))){
+if(data84 > 10000 || isNaN(data84)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data81 < 1 || isNaN(data81)){
+if(data84 < 1 || isNaN(data84)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid19 = _errs175 === errors;
+var valid21 = _errs181 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
-if(valid19){
-if(data73.private_destinations !== undefined){
-let data82 = data73.private_destinations;
-const _errs177 = errors;
-if(errors === _errs177){
-if(Array.isArray(data82)){
-if(data82.length > 100){
+if(valid21){
+if(data76.private_destinations !== undefined){
+let data85 = data76.private_destinations;
+const _errs183 = errors;
+if(errors === _errs183){
+if(Array.isArray(data85)){
+if(data85.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
-var valid21 = true;
-const len7 = data82.length;
-for(let i9=0; i9<len7; i9++){
-let data83 = data82[i9];
-const _errs179 = errors;
-if(typeof data83 !== "string"){
-let dataType64 = typeof data83;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data83;
+var valid23 = true;
+const len8 = data85.length;
+for(let i11=0; i11<len8; i11++){
+let data86 = data85[i11];
+const _errs185 = errors;
+if(typeof data86 !== "string"){
+let dataType66 = typeof data86;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data86;
 }
-else if(data83 === null){
-coerced64 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced64 !== undefined){
-data83 = coerced64;
-if(data82 !== undefined){
-data82[i9] = coerced64;
-}
-}
-}
-if(errors === _errs179){
-if(typeof data83 === "string"){
-if(func3(data83) > 64){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
+else if(data86 === null){
+coerced66 = "";
 }
 else {
-if(func3(data83) < 1){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i9,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data86 = coerced66;
+if(data85 !== undefined){
+data85[i11] = coerced66;
+}
+}
+}
+if(errors === _errs185){
+if(typeof data86 === "string"){
+if(func3(data86) > 64){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func3(data86) < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs179 === errors;
-if(!valid21){
+var valid23 = _errs185 === errors;
+if(!valid23){
 break;
 }
 }
@@ -3134,10 +3250,10 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid19 = _errs177 === errors;
+var valid21 = _errs183 === errors;
 }
 else {
-var valid19 = true;
+var valid21 = true;
 }
 }
 }
@@ -3153,134 +3269,29 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs158 === errors;
+var valid0 = _errs164 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data84 = data.email;
-const _errs181 = errors;
-if(errors === _errs181){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-const _errs183 = errors;
-for(const key12 in data84){
+let data87 = data.email;
+const _errs187 = errors;
+if(errors === _errs187){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+const _errs189 = errors;
+for(const key12 in data87){
 if(!((key12 === "smtp_url") || (key12 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs183 === errors){
-if(data84.smtp_url !== undefined){
-let data85 = data84.smtp_url;
-const _errs184 = errors;
-if(typeof data85 !== "string"){
-let dataType65 = typeof data85;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data85;
-}
-else if(data85 === null){
-coerced65 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data85 = coerced65;
-if(data84 !== undefined){
-data84["smtp_url"] = coerced65;
-}
-}
-}
-if(errors === _errs184){
-if(typeof data85 === "string"){
-if(!pattern23.test(data85)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid22 = _errs184 === errors;
-}
-else {
-var valid22 = true;
-}
-if(valid22){
-if(data84.from !== undefined){
-let data86 = data84.from;
-const _errs186 = errors;
-if(typeof data86 !== "string"){
-let dataType66 = typeof data86;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data86;
-}
-else if(data86 === null){
-coerced66 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data86 = coerced66;
-if(data84 !== undefined){
-data84["from"] = coerced66;
-}
-}
-}
-if(errors === _errs186){
-if(typeof data86 === "string"){
-if(func3(data86) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid22 = _errs186 === errors;
-}
-else {
-var valid22 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs181 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.dashboard !== undefined){
-let data87 = data.dashboard;
-const _errs188 = errors;
-if(errors === _errs188){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(_errs189 === errors){
+if(data87.smtp_url !== undefined){
+let data88 = data87.smtp_url;
 const _errs190 = errors;
-for(const key13 in data87){
-if(!((key13 === "signup") || (key13 === "public_url"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs190 === errors){
-if(data87.signup !== undefined){
-let data88 = data87.signup;
-const _errs191 = errors;
 if(typeof data88 !== "string"){
 let dataType67 = typeof data88;
 let coerced67 = undefined;
@@ -3292,30 +3303,34 @@ else if(data88 === null){
 coerced67 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data88 = coerced67;
 if(data87 !== undefined){
-data87["signup"] = coerced67;
+data87["smtp_url"] = coerced67;
 }
 }
 }
-if(!((data88 === "open") || (data88 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs190){
+if(typeof data88 === "string"){
+if(!pattern23.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
-var valid23 = _errs191 === errors;
+}
+}
+var valid24 = _errs190 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data87.public_url !== undefined){
-let data89 = data87.public_url;
-const _errs193 = errors;
+if(valid24){
+if(data87.from !== undefined){
+let data89 = data87.from;
+const _errs192 = errors;
 if(typeof data89 !== "string"){
 let dataType68 = typeof data89;
 let coerced68 = undefined;
@@ -3327,61 +3342,61 @@ else if(data89 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data89 = coerced68;
 if(data87 !== undefined){
-data87["public_url"] = coerced68;
+data87["from"] = coerced68;
 }
 }
 }
-if(errors === _errs193){
+if(errors === _errs192){
 if(typeof data89 === "string"){
-if(!pattern24.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+if(func3(data89) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid23 = _errs193 === errors;
+var valid24 = _errs192 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs188 === errors;
+var valid0 = _errs187 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.gas !== undefined){
-let data90 = data.gas;
-const _errs195 = errors;
-if(errors === _errs195){
+if(data.dashboard !== undefined){
+let data90 = data.dashboard;
+const _errs194 = errors;
+if(errors === _errs194){
 if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-const _errs197 = errors;
-for(const key14 in data90){
-if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+const _errs196 = errors;
+for(const key13 in data90){
+if(!((key13 === "signup") || (key13 === "public_url"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs197 === errors){
-if(data90.sponsor_key_file !== undefined){
-let data91 = data90.sponsor_key_file;
-const _errs198 = errors;
+if(_errs196 === errors){
+if(data90.signup !== undefined){
+let data91 = data90.signup;
+const _errs197 = errors;
 if(typeof data91 !== "string"){
 let dataType69 = typeof data91;
 let coerced69 = undefined;
@@ -3393,34 +3408,30 @@ else if(data91 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data91 = coerced69;
 if(data90 !== undefined){
-data90["sponsor_key_file"] = coerced69;
+data90["signup"] = coerced69;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data91 === "string"){
-if(func3(data91) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!((data91 === "open") || (data91 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-}
-}
-var valid24 = _errs198 === errors;
+var valid25 = _errs197 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
-if(valid24){
-if(data90.deposit_warning_wei !== undefined){
-let data92 = data90.deposit_warning_wei;
-const _errs200 = errors;
+if(valid25){
+if(data90.public_url !== undefined){
+let data92 = data90.public_url;
+const _errs199 = errors;
 if(typeof data92 !== "string"){
 let dataType70 = typeof data92;
 let coerced70 = undefined;
@@ -3432,173 +3443,167 @@ else if(data92 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data92 = coerced70;
 if(data90 !== undefined){
-data90["deposit_warning_wei"] = coerced70;
+data90["public_url"] = coerced70;
 }
 }
 }
-if(errors === _errs200){
+if(errors === _errs199){
 if(typeof data92 === "string"){
-if(!pattern12.test(data92)){
+if(!pattern24.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs199 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs194 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data93 = data.gas;
+const _errs201 = errors;
+if(errors === _errs201){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+const _errs203 = errors;
+for(const key14 in data93){
+if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs203 === errors){
+if(data93.sponsor_key_file !== undefined){
+let data94 = data93.sponsor_key_file;
+const _errs204 = errors;
+if(typeof data94 !== "string"){
+let dataType71 = typeof data94;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data94;
+}
+else if(data94 === null){
+coerced71 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced71 !== undefined){
+data94 = coerced71;
+if(data93 !== undefined){
+data93["sponsor_key_file"] = coerced71;
+}
+}
+}
+if(errors === _errs204){
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid26 = _errs204 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data93.deposit_warning_wei !== undefined){
+let data95 = data93.deposit_warning_wei;
+const _errs206 = errors;
+if(typeof data95 !== "string"){
+let dataType72 = typeof data95;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data95;
+}
+else if(data95 === null){
+coerced72 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data95 = coerced72;
+if(data93 !== undefined){
+data93["deposit_warning_wei"] = coerced72;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data95 === "string"){
+if(!pattern12.test(data95)){
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid24 = _errs200 === errors;
+var valid26 = _errs206 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
-if(valid24){
-if(data90.sponsorship_caps !== undefined){
-let data93 = data90.sponsorship_caps;
-const _errs202 = errors;
-if(errors === _errs202){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-const _errs204 = errors;
-for(const key15 in data93){
+if(valid26){
+if(data93.sponsorship_caps !== undefined){
+let data96 = data93.sponsorship_caps;
+const _errs208 = errors;
+if(errors === _errs208){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+const _errs210 = errors;
+for(const key15 in data96){
 if(!(((key15 === "free") || (key15 === "growth")) || (key15 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs204 === errors){
-if(data93.free !== undefined){
-let data94 = data93.free;
-const _errs205 = errors;
-if(errors === _errs205){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-const _errs207 = errors;
-for(const key16 in data94){
+if(_errs210 === errors){
+if(data96.free !== undefined){
+let data97 = data96.free;
+const _errs211 = errors;
+if(errors === _errs211){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+const _errs213 = errors;
+for(const key16 in data97){
 if(!((key16 === "usd_per_day") || (key16 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs207 === errors){
-if(data94.usd_per_day !== undefined){
-let data95 = data94.usd_per_day;
-const _errs208 = errors;
-if((typeof data95 !== "string") && (data95 !== null)){
-let dataType71 = typeof data95;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data95;
-}
-else if(data95 === null){
-coerced71 = "";
-}
-else if(data95 === "" || data95 === 0 || data95 === false){
-coerced71 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data95 = coerced71;
-if(data94 !== undefined){
-data94["usd_per_day"] = coerced71;
-}
-}
-}
-if(errors === _errs208){
-if(typeof data95 === "string"){
-if(!pattern26.test(data95)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs208 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data94.usd_total !== undefined){
-let data96 = data94.usd_total;
-const _errs210 = errors;
-if((typeof data96 !== "string") && (data96 !== null)){
-let dataType72 = typeof data96;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data96;
-}
-else if(data96 === null){
-coerced72 = "";
-}
-else if(data96 === "" || data96 === 0 || data96 === false){
-coerced72 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data96 = coerced72;
-if(data94 !== undefined){
-data94["usd_total"] = coerced72;
-}
-}
-}
-if(errors === _errs210){
-if(typeof data96 === "string"){
-if(!pattern26.test(data96)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs210 === errors;
-}
-else {
-var valid26 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid25 = _errs205 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data93.growth !== undefined){
-let data97 = data93.growth;
-const _errs212 = errors;
-if(errors === _errs212){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-const _errs214 = errors;
-for(const key17 in data97){
-if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs214 === errors){
+if(_errs213 === errors){
 if(data97.usd_per_day !== undefined){
 let data98 = data97.usd_per_day;
-const _errs215 = errors;
+const _errs214 = errors;
 if((typeof data98 !== "string") && (data98 !== null)){
 let dataType73 = typeof data98;
 let coerced73 = undefined;
@@ -3613,7 +3618,7 @@ else if(data98 === "" || data98 === 0 || data98 === false){
 coerced73 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
@@ -3624,23 +3629,23 @@ data97["usd_per_day"] = coerced73;
 }
 }
 }
-if(errors === _errs215){
+if(errors === _errs214){
 if(typeof data98 === "string"){
 if(!pattern26.test(data98)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid27 = _errs215 === errors;
+var valid28 = _errs214 === errors;
 }
 else {
-var valid27 = true;
+var valid28 = true;
 }
-if(valid27){
+if(valid28){
 if(data97.usd_total !== undefined){
 let data99 = data97.usd_total;
-const _errs217 = errors;
+const _errs216 = errors;
 if((typeof data99 !== "string") && (data99 !== null)){
 let dataType74 = typeof data99;
 let coerced74 = undefined;
@@ -3655,7 +3660,7 @@ else if(data99 === "" || data99 === 0 || data99 === false){
 coerced74 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
@@ -3666,50 +3671,50 @@ data97["usd_total"] = coerced74;
 }
 }
 }
-if(errors === _errs217){
+if(errors === _errs216){
 if(typeof data99 === "string"){
 if(!pattern26.test(data99)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid27 = _errs217 === errors;
+var valid28 = _errs216 === errors;
+}
+else {
+var valid28 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid27 = _errs211 === errors;
 }
 else {
 var valid27 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid25 = _errs212 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data93.enterprise !== undefined){
-let data100 = data93.enterprise;
-const _errs219 = errors;
-if(errors === _errs219){
+if(valid27){
+if(data96.growth !== undefined){
+let data100 = data96.growth;
+const _errs218 = errors;
+if(errors === _errs218){
 if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-const _errs221 = errors;
-for(const key18 in data100){
-if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+const _errs220 = errors;
+for(const key17 in data100){
+if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs221 === errors){
+if(_errs220 === errors){
 if(data100.usd_per_day !== undefined){
 let data101 = data100.usd_per_day;
-const _errs222 = errors;
+const _errs221 = errors;
 if((typeof data101 !== "string") && (data101 !== null)){
 let dataType75 = typeof data101;
 let coerced75 = undefined;
@@ -3724,7 +3729,7 @@ else if(data101 === "" || data101 === 0 || data101 === false){
 coerced75 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
@@ -3735,23 +3740,23 @@ data100["usd_per_day"] = coerced75;
 }
 }
 }
-if(errors === _errs222){
+if(errors === _errs221){
 if(typeof data101 === "string"){
 if(!pattern26.test(data101)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid28 = _errs222 === errors;
+var valid29 = _errs221 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
+if(valid29){
 if(data100.usd_total !== undefined){
 let data102 = data100.usd_total;
-const _errs224 = errors;
+const _errs223 = errors;
 if((typeof data102 !== "string") && (data102 !== null)){
 let dataType76 = typeof data102;
 let coerced76 = undefined;
@@ -3766,7 +3771,7 @@ else if(data102 === "" || data102 === 0 || data102 === false){
 coerced76 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
@@ -3777,18 +3782,129 @@ data100["usd_total"] = coerced76;
 }
 }
 }
-if(errors === _errs224){
+if(errors === _errs223){
 if(typeof data102 === "string"){
 if(!pattern26.test(data102)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid29 = _errs223 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid27 = _errs218 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data96.enterprise !== undefined){
+let data103 = data96.enterprise;
+const _errs225 = errors;
+if(errors === _errs225){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+const _errs227 = errors;
+for(const key18 in data103){
+if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs227 === errors){
+if(data103.usd_per_day !== undefined){
+let data104 = data103.usd_per_day;
+const _errs228 = errors;
+if((typeof data104 !== "string") && (data104 !== null)){
+let dataType77 = typeof data104;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data104;
+}
+else if(data104 === null){
+coerced77 = "";
+}
+else if(data104 === "" || data104 === 0 || data104 === false){
+coerced77 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data104 = coerced77;
+if(data103 !== undefined){
+data103["usd_per_day"] = coerced77;
+}
+}
+}
+if(errors === _errs228){
+if(typeof data104 === "string"){
+if(!pattern26.test(data104)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid30 = _errs228 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data103.usd_total !== undefined){
+let data105 = data103.usd_total;
+const _errs230 = errors;
+if((typeof data105 !== "string") && (data105 !== null)){
+let dataType78 = typeof data105;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data105;
+}
+else if(data105 === null){
+coerced78 = "";
+}
+else if(data105 === "" || data105 === 0 || data105 === false){
+coerced78 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data105 = coerced78;
+if(data103 !== undefined){
+data103["usd_total"] = coerced78;
+}
+}
+}
+if(errors === _errs230){
+if(typeof data105 === "string"){
+if(!pattern26.test(data105)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid28 = _errs224 === errors;
+var valid30 = _errs230 === errors;
 }
 else {
-var valid28 = true;
+var valid30 = true;
 }
 }
 }
@@ -3798,10 +3914,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid25 = _errs219 === errors;
+var valid27 = _errs225 === errors;
 }
 else {
-var valid25 = true;
+var valid27 = true;
 }
 }
 }
@@ -3812,10 +3928,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid24 = _errs202 === errors;
+var valid26 = _errs208 === errors;
 }
 else {
-var valid24 = true;
+var valid26 = true;
 }
 }
 }
@@ -3826,368 +3942,368 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs195 === errors;
+var valid0 = _errs201 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data103 = data.limits;
-const _errs226 = errors;
-if(errors === _errs226){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-const _errs228 = errors;
-for(const key19 in data103){
+let data106 = data.limits;
+const _errs232 = errors;
+if(errors === _errs232){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs234 = errors;
+for(const key19 in data106){
 if(!((((((((key19 === "max_connections") || (key19 === "max_connections_per_ip")) || (key19 === "max_body_bytes")) || (key19 === "ws_max_connections_per_account")) || (key19 === "ws_max_connections_per_ip")) || (key19 === "ws_max_subscriptions_per_connection")) || (key19 === "ws_max_buffered_bytes")) || (key19 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs228 === errors){
-if(data103.max_connections !== undefined){
-let data104 = data103.max_connections;
-const _errs229 = errors;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
-let dataType77 = typeof data104;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data104 === null
-              || (dataType77 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced77 = +data104;
+if(_errs234 === errors){
+if(data106.max_connections !== undefined){
+let data107 = data106.max_connections;
+const _errs235 = errors;
+if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
+let dataType79 = typeof data107;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data107 === null
+              || (dataType79 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced79 = +data107;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced77 !== undefined){
-data104 = coerced77;
-if(data103 !== undefined){
-data103["max_connections"] = coerced77;
-}
-}
-}
-if(errors === _errs229){
-if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 > 1000000 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data104 < 1 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid29 = _errs229 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data103.max_connections_per_ip !== undefined){
-let data105 = data103.max_connections_per_ip;
-const _errs231 = errors;
-if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
-let dataType78 = typeof data105;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data105 === null
-              || (dataType78 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced78 = +data105;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data105 = coerced78;
-if(data103 !== undefined){
-data103["max_connections_per_ip"] = coerced78;
-}
-}
-}
-if(errors === _errs231){
-if((typeof data105 == "number") && (isFinite(data105))){
-if(data105 > 1000000 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data105 < 1 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid29 = _errs231 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data103.max_body_bytes !== undefined){
-let data106 = data103.max_body_bytes;
-const _errs233 = errors;
-if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
-let dataType79 = typeof data106;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data106 === null
-              || (dataType79 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
-coerced79 = +data106;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced79 !== undefined){
-data106 = coerced79;
-if(data103 !== undefined){
-data103["max_body_bytes"] = coerced79;
-}
-}
-}
-if(errors === _errs233){
-if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 104857600 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
-return false;
-}
-else {
-if(data106 < 1024 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-}
-var valid29 = _errs233 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data103.ws_max_connections_per_account !== undefined){
-let data107 = data103.ws_max_connections_per_account;
-const _errs235 = errors;
-if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
-let dataType80 = typeof data107;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data107 === null
-              || (dataType80 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced80 = +data107;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data107 = coerced80;
-if(data103 !== undefined){
-data103["ws_max_connections_per_account"] = coerced80;
+data107 = coerced79;
+if(data106 !== undefined){
+data106["max_connections"] = coerced79;
 }
 }
 }
 if(errors === _errs235){
 if((typeof data107 == "number") && (isFinite(data107))){
 if(data107 > 1000000 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data107 < 1 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs235 === errors;
+var valid31 = _errs235 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data103.ws_max_connections_per_ip !== undefined){
-let data108 = data103.ws_max_connections_per_ip;
+if(valid31){
+if(data106.max_connections_per_ip !== undefined){
+let data108 = data106.max_connections_per_ip;
 const _errs237 = errors;
 if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
-let dataType81 = typeof data108;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data108 === null
-              || (dataType81 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced81 = +data108;
+let dataType80 = typeof data108;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data108 === null
+              || (dataType80 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced80 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data108 = coerced81;
-if(data103 !== undefined){
-data103["ws_max_connections_per_ip"] = coerced81;
+if(coerced80 !== undefined){
+data108 = coerced80;
+if(data106 !== undefined){
+data106["max_connections_per_ip"] = coerced80;
 }
 }
 }
 if(errors === _errs237){
 if((typeof data108 == "number") && (isFinite(data108))){
 if(data108 > 1000000 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data108 < 1 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs237 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data106.max_body_bytes !== undefined){
+let data109 = data106.max_body_bytes;
+const _errs239 = errors;
+if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
+let dataType81 = typeof data109;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data109 === null
+              || (dataType81 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced81 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data109 = coerced81;
+if(data106 !== undefined){
+data106["max_body_bytes"] = coerced81;
+}
+}
+}
+if(errors === _errs239){
+if((typeof data109 == "number") && (isFinite(data109))){
+if(data109 > 104857600 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data109 < 1024 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs239 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data106.ws_max_connections_per_account !== undefined){
+let data110 = data106.ws_max_connections_per_account;
+const _errs241 = errors;
+if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
+let dataType82 = typeof data110;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data110 === null
+              || (dataType82 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced82 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data110 = coerced82;
+if(data106 !== undefined){
+data106["ws_max_connections_per_account"] = coerced82;
+}
+}
+}
+if(errors === _errs241){
+if((typeof data110 == "number") && (isFinite(data110))){
+if(data110 > 1000000 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs241 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data106.ws_max_connections_per_ip !== undefined){
+let data111 = data106.ws_max_connections_per_ip;
+const _errs243 = errors;
+if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
+let dataType83 = typeof data111;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data111 === null
+              || (dataType83 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced83 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data111 = coerced83;
+if(data106 !== undefined){
+data106["ws_max_connections_per_ip"] = coerced83;
+}
+}
+}
+if(errors === _errs243){
+if((typeof data111 == "number") && (isFinite(data111))){
+if(data111 > 1000000 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data111 < 1 || isNaN(data111)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs237 === errors;
+var valid31 = _errs243 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data103.ws_max_subscriptions_per_connection !== undefined){
-let data109 = data103.ws_max_subscriptions_per_connection;
-const _errs239 = errors;
-if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
-let dataType82 = typeof data109;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data109 === null
-              || (dataType82 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced82 = +data109;
+if(valid31){
+if(data106.ws_max_subscriptions_per_connection !== undefined){
+let data112 = data106.ws_max_subscriptions_per_connection;
+const _errs245 = errors;
+if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
+let dataType84 = typeof data112;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data112 === null
+              || (dataType84 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced84 = +data112;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data109 = coerced82;
-if(data103 !== undefined){
-data103["ws_max_subscriptions_per_connection"] = coerced82;
+if(coerced84 !== undefined){
+data112 = coerced84;
+if(data106 !== undefined){
+data106["ws_max_subscriptions_per_connection"] = coerced84;
 }
 }
 }
-if(errors === _errs239){
-if((typeof data109 == "number") && (isFinite(data109))){
-if(data109 > 100000 || isNaN(data109)){
+if(errors === _errs245){
+if((typeof data112 == "number") && (isFinite(data112))){
+if(data112 > 100000 || isNaN(data112)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data109 < 1 || isNaN(data109)){
+if(data112 < 1 || isNaN(data112)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs239 === errors;
+var valid31 = _errs245 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data103.ws_max_buffered_bytes !== undefined){
-let data110 = data103.ws_max_buffered_bytes;
-const _errs241 = errors;
-if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
-let dataType83 = typeof data110;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data110 === null
-              || (dataType83 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced83 = +data110;
+if(valid31){
+if(data106.ws_max_buffered_bytes !== undefined){
+let data113 = data106.ws_max_buffered_bytes;
+const _errs247 = errors;
+if(!(((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113))) && (isFinite(data113)))){
+let dataType85 = typeof data113;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data113 === null
+              || (dataType85 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced85 = +data113;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data110 = coerced83;
-if(data103 !== undefined){
-data103["ws_max_buffered_bytes"] = coerced83;
+if(coerced85 !== undefined){
+data113 = coerced85;
+if(data106 !== undefined){
+data106["ws_max_buffered_bytes"] = coerced85;
 }
 }
 }
-if(errors === _errs241){
-if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 > 1073741824 || isNaN(data110)){
+if(errors === _errs247){
+if((typeof data113 == "number") && (isFinite(data113))){
+if(data113 > 1073741824 || isNaN(data113)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data110 < 16384 || isNaN(data110)){
+if(data113 < 16384 || isNaN(data113)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs241 === errors;
+var valid31 = _errs247 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data103.ws_max_message_bytes !== undefined){
-let data111 = data103.ws_max_message_bytes;
-const _errs243 = errors;
-if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
-let dataType84 = typeof data111;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data111 === null
-              || (dataType84 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
-coerced84 = +data111;
+if(valid31){
+if(data106.ws_max_message_bytes !== undefined){
+let data114 = data106.ws_max_message_bytes;
+const _errs249 = errors;
+if(!(((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114))) && (isFinite(data114)))){
+let dataType86 = typeof data114;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 === "boolean" || data114 === null
+              || (dataType86 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
+coerced86 = +data114;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data111 = coerced84;
-if(data103 !== undefined){
-data103["ws_max_message_bytes"] = coerced84;
+if(coerced86 !== undefined){
+data114 = coerced86;
+if(data106 !== undefined){
+data106["ws_max_message_bytes"] = coerced86;
 }
 }
 }
-if(errors === _errs243){
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 > 104857600 || isNaN(data111)){
+if(errors === _errs249){
+if((typeof data114 == "number") && (isFinite(data114))){
+if(data114 > 104857600 || isNaN(data114)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data111 < 1024 || isNaN(data111)){
+if(data114 < 1024 || isNaN(data114)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs243 === errors;
+var valid31 = _errs249 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
 }
 }
@@ -4203,150 +4319,42 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs226 === errors;
+var valid0 = _errs232 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data112 = data.sponsor_key;
-const _errs245 = errors;
-if(typeof data112 !== "string"){
-let dataType85 = typeof data112;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data112;
+let data115 = data.sponsor_key;
+const _errs251 = errors;
+if(typeof data115 !== "string"){
+let dataType87 = typeof data115;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data115;
 }
-else if(data112 === null){
-coerced85 = "";
+else if(data115 === null){
+coerced87 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data112 = coerced85;
+if(coerced87 !== undefined){
+data115 = coerced87;
 if(data !== undefined){
-data["sponsor_key"] = coerced85;
+data["sponsor_key"] = coerced87;
 }
 }
 }
-if(errors === _errs245){
-if(typeof data112 === "string"){
-if(!pattern32.test(data112)){
+if(errors === _errs251){
+if(typeof data115 === "string"){
+if(!pattern32.test(data115)){
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
-}
-}
-}
-var valid0 = _errs245 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data113 = data.bundler_keys;
-const _errs247 = errors;
-if(typeof data113 !== "string"){
-let dataType86 = typeof data113;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data113;
-}
-else if(data113 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data113 = coerced86;
-if(data !== undefined){
-data["bundler_keys"] = coerced86;
-}
-}
-}
-if(errors === _errs247){
-if(typeof data113 === "string"){
-if(!pattern33.test(data113)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs247 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.encryption_key !== undefined){
-let data114 = data.encryption_key;
-const _errs249 = errors;
-if(typeof data114 !== "string"){
-let dataType87 = typeof data114;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data114;
-}
-else if(data114 === null){
-coerced87 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data114 = coerced87;
-if(data !== undefined){
-data["encryption_key"] = coerced87;
-}
-}
-}
-if(errors === _errs249){
-if(typeof data114 === "string"){
-if(!pattern34.test(data114)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs249 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data115 = data.metrics_require_admin_token;
-const _errs251 = errors;
-if(typeof data115 !== "boolean"){
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(data115 === "false" || data115 === 0 || data115 === null){
-coerced88 = false;
-}
-else if(data115 === "true" || data115 === 1){
-coerced88 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data115 = coerced88;
-if(data !== undefined){
-data["metrics_require_admin_token"] = coerced88;
 }
 }
 }
@@ -4354,6 +4362,116 @@ var valid0 = _errs251 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.bundler_keys !== undefined){
+let data116 = data.bundler_keys;
+const _errs253 = errors;
+if(typeof data116 !== "string"){
+let dataType88 = typeof data116;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data116;
+}
+else if(data116 === null){
+coerced88 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data116 = coerced88;
+if(data !== undefined){
+data["bundler_keys"] = coerced88;
+}
+}
+}
+if(errors === _errs253){
+if(typeof data116 === "string"){
+if(!pattern33.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs253 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data117 = data.encryption_key;
+const _errs255 = errors;
+if(typeof data117 !== "string"){
+let dataType89 = typeof data117;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data117;
+}
+else if(data117 === null){
+coerced89 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data117 = coerced89;
+if(data !== undefined){
+data["encryption_key"] = coerced89;
+}
+}
+}
+if(errors === _errs255){
+if(typeof data117 === "string"){
+if(!pattern34.test(data117)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs255 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data118 = data.metrics_require_admin_token;
+const _errs257 = errors;
+if(typeof data118 !== "boolean"){
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(data118 === "false" || data118 === 0 || data118 === null){
+coerced90 = false;
+}
+else if(data118 === "true" || data118 === 1){
+coerced90 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data118 = coerced90;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced90;
+}
+}
+}
+var valid0 = _errs257 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -9,6 +9,7 @@ import {
   RotateKeyBody,
   UpdateKeyBody,
 } from '../accounts/schemas.ts';
+import { listBodyLimit } from '../http/body-limits.ts';
 import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -48,7 +49,10 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post(
     '/keys',
-    { schema: { body: CreateKeyBody, response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403) } } },
+    {
+      bodyLimit: listBodyLimit,
+      schema: { body: CreateKeyBody, response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403) } },
+    },
     async (request, reply) => {
       const { account_id } = currentAccountOf(request.dashboard!);
       const created = await accounts.createKey(account_id, request.body as Static<typeof CreateKeyBody>, actorOf(request));
@@ -68,6 +72,7 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.patch(
     '/keys/:id',
     {
+      bodyLimit: listBodyLimit,
       schema: {
         params: IdParams,
         body: UpdateKeyBody,

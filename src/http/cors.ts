@@ -42,12 +42,7 @@ export function createCorsPolicy(origins: readonly string[]): CorsPolicy | undef
   }
   // Answers differ by Origin, so every answer says so (shared caches must not mix them up).
   const others = { vary: 'Origin' };
-  const responses = new Map(
-    origins.map((origin) => [
-      origin,
-      { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': exposeHeaders },
-    ]),
-  );
+  const responses = new Map(origins.map((origin) => [origin, responseHeadersFor(origin)]));
   const preflights = new Map(origins.map((origin) => [origin, preflightFor(origin, true)]));
   return {
     responseHeaders: (origin) => (origin === undefined ? others : (responses.get(origin) ?? others)),
@@ -55,7 +50,12 @@ export function createCorsPolicy(origins: readonly string[]): CorsPolicy | undef
   };
 }
 
-function preflightFor(origin: string, varies: boolean): Record<string, string> {
+/** The response headers for one allowed `origin` (a key's own origin list, src/http/key-cors.ts). */
+export function responseHeadersFor(origin: string): Record<string, string> {
+  return { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': exposeHeaders };
+}
+
+export function preflightFor(origin: string, varies: boolean): Record<string, string> {
   return {
     'access-control-allow-origin': origin,
     ...(varies ? { vary: 'Origin' } : {}),

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorCodes } from 'fastify';
 import type { HeaderSink } from './charge.ts';
+import { clientAddress, type TrustProxy } from './client-address.ts';
 
 /**
  * One request answered by a fast route (src/http/fast-route.ts) on Node's own objects: its id, path
@@ -18,12 +19,15 @@ export class FastExchange implements HeaderSink {
     readonly res: ServerResponse,
     readonly id: string,
     readonly params: readonly string[],
+    /** Setting `trust_proxy`: whose X-Forwarded-For is believed for the client's address. */
+    readonly trustProxy?: TrustProxy,
   ) {
     this.responseHeaders = { 'x-request-id': id };
   }
 
+  /** The client's address, with the rule of Fastify's `request.ip` (src/http/client-address.ts). */
   get ip(): string | undefined {
-    return this.req.socket.remoteAddress;
+    return clientAddress(this.req, this.trustProxy);
   }
 
   headers(values: Record<string, string>): this {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, errorBody } from '../core/errors.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import type { TrustProxy } from './client-address.ts';
 import type { CorsPolicy } from './cors.ts';
 import { toAppError } from './error-handler.ts';
 import { FastExchange } from './fast-exchange.ts';
@@ -35,6 +36,8 @@ export interface FastDispatchOptions {
   isClosing(): boolean;
   /** CORS for /v1 routes, as the Fastify routes have it; absent: off. */
   cors?: CorsPolicy;
+  /** Setting `trust_proxy`, as Fastify's `trustProxy` has it. */
+  trustProxy?: TrustProxy;
 }
 
 const jsonType = 'application/json; charset=utf-8';
@@ -136,7 +139,7 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
       if (req.method !== bound.route.method) continue;
       const params = bound.route.match(url, req);
       if (params === undefined) continue;
-      const exchange = new FastExchange(req, res, options.requestId(req), params);
+      const exchange = new FastExchange(req, res, options.requestId(req), params, options.trustProxy);
       if (bound.cors !== undefined) {
         const headers = bound.cors.responseHeaders(req.headers.origin);
         if (headers !== undefined) exchange.headers(headers);

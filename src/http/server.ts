@@ -17,6 +17,7 @@ import { AppError } from '../core/errors.ts';
 import { createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { defaultRestBodyLimit } from './body-limits.ts';
+import { plainAddress, type TrustProxy } from './client-address.ts';
 import { handleClientError } from './client-error.ts';
 import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } from './connection-caps.ts';
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
@@ -24,6 +25,7 @@ import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
 import { checkRequestInput, refuseUnexpectedBody } from './input-rules.ts';
 import { readJsonBodiesStrictly } from './json-body.ts';
+import type { KeyCors } from './key-cors.ts';
 import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { isUnder } from './path-prefix.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
@@ -46,6 +48,10 @@ export interface ServerOptions {
   unroutedGuards?: readonly { prefix: string; guard: RequestGuard }[];
   /** Origins browsers may call /v1 from (`['*']`: any); empty: CORS is off (see cors.ts). */
   corsOrigins?: readonly string[];
+  /** Preflights to a URL-form key's path follow that key's origins (src/http/key-cors.ts); absent: `corsOrigins` alone. */
+  keyCors?: KeyCors;
+  /** Setting `trust_proxy`: the proxies whose X-Forwarded-For decides `request.ip` (src/http/client-address.ts). */
+  trustProxy?: TrustProxy;
   timeouts?: Partial<HttpTimeouts>;
   /** Largest body a route takes unless it sets its own `bodyLimit` (src/http/body-limits.ts). */
   bodyLimit?: number;
@@ -87,7 +93,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         reqId: request.id,
         method: request.method,
         url: request.url,
-        ip: request.ip,
+        ip: plainAddress(request.ip),
         status: reply.statusCode,
         ms,
       });
@@ -118,6 +124,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     forceCloseConnections: 'idle',
     bodyLimit: options.bodyLimit ?? defaultRestBodyLimit,
+    trustProxy: options.trustProxy ?? false,
     // Refused in our own error format by the hook below instead.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -153,10 +160,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       throw shuttingDown();
     }
     if (preflight) {
-      return reply
-        .code(204)
-        .headers(answerPreflight(cors, request.url, request.headers.origin as string))
-        .send();
+      const origin = request.headers.origin as string;
+      const headers =
+        (await options.keyCors?.preflightHeaders(request.url, origin)) ?? answerPreflight(cors, request.url, origin);
+      return reply.code(204).headers(headers).send();
     }
   });
   app.addHook('preParsing', refuseUnexpectedBody);
@@ -183,6 +190,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       requestId: requestIdOf,
       isClosing: () => closing,
       cors,
+      trustProxy: options.trustProxy,
     });
     // Fastify's handler is the server's one 'request' listener; the fast routes go in front of it.
     const [fastifyHandler, ...others] = app.server.listeners('request') as ((...args: unknown[]) => void)[];

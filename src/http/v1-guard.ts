@@ -3,11 +3,14 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath } from '../auth/key-in-path.ts';
 import { assertScope, type Principal } from '../auth/principal.ts';
+import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { isAppError } from '../core/errors.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
+import { plainAddress } from './client-address.ts';
+import { addKeyCorsHeaders } from './key-cors.ts';
 import type { RequestGuard } from './server.ts';
 
 declare module 'fastify' {
@@ -33,6 +36,8 @@ export interface V1GuardDeps {
   authenticator: Authenticator;
   limiter: RateLimiter;
   metrics: Metrics;
+  /** The key's origins, client addresses and signed requests (issue 24), checked after authentication. */
+  restrictions: RequestRestrictions;
 }
 
 /** Refused authentications spend a per-address budget, so guessing keys is throttled too (not keys unchecked for an outage). */
@@ -42,6 +47,8 @@ const anonymousLimits = { rps: 20, rpd: null, cups: null };
  * The caller of a /v1 request, or `unauthorized` (after spending the client address's budget, whose
  * headers go on the refusal). Shared by the guard below and the JSON-RPC fast path. `pathKey`: the key
  * of the URL form (`/v1/rpc/{chain}/{network}/{apiKey}`); a different key in a header is refused.
+ * Then the key's request-level restrictions: a refused request counts as one request of 0 compute
+ * units, as a missing scope does. `ip`: the client's address (src/http/client-address.ts).
  */
 export async function authenticateV1(
   deps: V1GuardDeps,
@@ -49,6 +56,26 @@ export async function authenticateV1(
   ip: string | undefined,
   reply: HeaderSink,
   pathKey?: string,
+): Promise<Principal> {
+  const principal = await authenticateKey(deps, headers, ip, reply, pathKey);
+  if (principal.restrictions === undefined) return principal;
+  try {
+    const pending = deps.restrictions.check(principal, { headers, ip });
+    if (pending !== undefined) await pending;
+  } catch (error) {
+    await chargeRequest(deps, reply, principal, 0);
+    throw error;
+  }
+  if (pathKey !== undefined) addKeyCorsHeaders(deps.restrictions, principal, headers.origin, reply);
+  return principal;
+}
+
+async function authenticateKey(
+  deps: V1GuardDeps,
+  headers: IncomingHttpHeaders,
+  ip: string | undefined,
+  reply: HeaderSink,
+  pathKey: string | undefined,
 ): Promise<Principal> {
   try {
     return await deps.authenticator.authenticate(apiKeyFromRequest(headers, { path: pathKey }));
@@ -66,7 +93,7 @@ export async function authenticateV1(
 export function createV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
     const { apiKey } = request.params as { apiKey?: string };
-    const principal = await authenticateV1(deps, request.headers, request.ip, reply, apiKey);
+    const principal = await authenticateV1(deps, request.headers, plainAddress(request.ip), reply, apiKey);
     request.principal = principal;
     const { computeUnits, scope } = request.routeOptions.config;
     if (computeUnits !== undefined) {
@@ -87,7 +114,7 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
  */
 export function createUnroutedV1Guard(deps: V1GuardDeps): RequestGuard {
   return async (request, reply) => {
-    const principal = await authenticateV1(deps, request.headers, request.ip, reply, apiKeyInPath(request.url));
+    const principal = await authenticateV1(deps, request.headers, plainAddress(request.ip), reply, apiKeyInPath(request.url));
     await chargeRequest(deps, reply, principal, 0);
   };
 }

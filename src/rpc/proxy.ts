@@ -9,6 +9,7 @@ import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
+import { principalCallRefusal } from './call-restrictions.ts';
 import {
   type CheckedCall,
   formatCall,
@@ -30,8 +31,9 @@ export interface RpcPlan {
 }
 
 /**
- * Applies scopes and method policy to each call. A single call without its scope is a 403 for the
- * request; inside a batch it is that call's JSON-RPC error (`scope_missing`), the others go on.
+ * Applies scopes, method policy and the key's `methods`/`contracts` restrictions to each call. A single
+ * call without its scope, or refused by a restriction, is a 403 for the request; inside a batch it is
+ * that call's JSON-RPC error (`scope_missing`, -32010), the others go on.
  */
 export function planRpcRequest(principal: Principal, network: Network, parsed: ParsedRpcBody): RpcPlan {
   const calls = parsed.batch
@@ -68,6 +70,11 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
     const message = `this API key lacks the scope '${access.scope}' needed for ${clip(call.method)}`;
     if (!batch) throw forbidden(message);
     return { ok: false, id, error: { code: jsonRpcErrorCodes.scope_missing, message } };
+  }
+  const refusal = principal.restrictions === undefined ? undefined : principalCallRefusal(principal, call.method, call.params);
+  if (refusal !== undefined) {
+    if (!batch) throw forbidden(refusal);
+    return { ok: false, id, error: { code: jsonRpcErrorCodes.scope_missing, message: refusal } };
   }
   return checked;
 }

@@ -24,7 +24,7 @@ export async function rpcRoutes(app: FastifyInstance, deps: RpcRouteDeps) {
     {
       schema: {
         summary: 'JSON-RPC proxy',
-        description: `Forwards JSON-RPC 2.0 calls, single or batched (1-${maxBatchSize} calls), to the network's upstream. Results and chain errors are returned unchanged. Methods: an allowlist (eth_*, net_*, web3_*, priced debug_/trace_ reads; node control only on dev_methods networks, with rpc:write), see docs/compute-units.md. Scope rpc:read; eth_sendRawTransaction needs rpc:write. Alchemy's alchemy_getAssetTransfers, alchemy_getTokenBalances, alchemy_getTokenMetadata and alchemy_getTransactionReceipts are answered by Blockyard itself (scope data:read, docs/alchemy-methods.md). A request costing more than the plan's CU per second is 400.`,
+        description: `Forwards JSON-RPC 2.0 calls, single or batched (1-${maxBatchSize} calls), to the network's upstream. Results and chain errors are returned unchanged. Methods: an allowlist (eth_*, net_*, web3_*, priced debug_/trace_ reads; node control only on dev_methods networks, with rpc:write), see docs/compute-units.md. Scope rpc:read; eth_sendRawTransaction needs rpc:write. Alchemy's alchemy_getAssetTransfers, alchemy_getTokenBalances, alchemy_getTokenMetadata and alchemy_getTransactionReceipts are answered by Blockyard itself (scope data:read, docs/alchemy-methods.md). A request costing more than the plan's CU per second is 400. A key's methods and contracts restrictions refuse a single call with 403 and a call of a batch with -32010 (docs/keys-calls.md).`,
         tags: ['rpc'],
         params: RpcPathParams,
         body: Type.Union([JsonRpcRequest, Type.Array(JsonRpcRequest, { minItems: 1, maxItems: maxBatchSize })]),

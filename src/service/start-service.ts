@@ -11,6 +11,7 @@ import { createAccountStore } from '../accounts/store.ts';
 import { createEnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import { resolveAdminToken } from '../auth/admin-token.ts';
 import { createAuthenticator } from '../auth/authenticator.ts';
+import { createRequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import { type BundleLoop, startBundleLoop } from '../bundler/bundle-loop.ts';
 import { createBundlerService } from '../bundler/bundler-service.ts';
 import { executorKeysFor } from '../bundler/executor-keys.ts';
@@ -48,7 +49,9 @@ import { createGasPriceService } from '../gas/service.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
 import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
+import { compileTrustProxy } from '../http/client-address.ts';
 import { closeServer } from '../http/close-server.ts';
+import { createKeyCors } from '../http/key-cors.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { buildServer } from '../http/server.ts';
 import { createUnroutedV1Guard, createV1Guard } from '../http/v1-guard.ts';
@@ -212,6 +215,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
 
   const store = createAccountStore(database.db);
   const authenticator = createAuthenticator({ store });
+  const restrictions = createRequestRestrictions({ jwtAudience: config.jwtAudience });
+  const trustProxy = compileTrustProxy(config.trustProxy);
   const accounts = createAccountService({
     store,
     keyStore: createKeyChangeStore(database.db),
@@ -382,13 +387,17 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     logger,
     metrics,
     ...(web ? { pageFallback: web.page } : {}),
-    fastRoutes: servesApi ? rpcFastRoutes({ authenticator, chains, limiter, metrics, rpcCache, usage, enhanced }) : [],
+    fastRoutes: servesApi
+      ? rpcFastRoutes({ authenticator, restrictions, chains, limiter, metrics, rpcCache, usage, enhanced })
+      : [],
     unroutedGuards: [
       { prefix: '/admin', guard: createAdminGuard(adminToken) },
-      ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, limiter, metrics }) }] : []),
+      ...(servesApi ? [{ prefix: '/v1', guard: createUnroutedV1Guard({ authenticator, restrictions, limiter, metrics }) }] : []),
       ...(servesApi ? [{ prefix: dashboardApiPrefix, guard: setDashboardHeaders }] : []),
     ],
     corsOrigins: config.corsOrigins,
+    keyCors: createKeyCors({ authenticator, restrictions }),
+    trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
     connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
     plugins: [
@@ -431,7 +440,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
         if (!servesApi) return;
         // `POST /v1/rpc` is answered by the fast route above, before Fastify: a hook added to this scope
         // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
-        scope.addHook('onRequest', createV1Guard({ authenticator, limiter, metrics }));
+        scope.addHook('onRequest', createV1Guard({ authenticator, restrictions, limiter, metrics }));
         serveKeyInPathForms(scope);
         if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
         // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
@@ -472,6 +481,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
       ctx,
       server: app.server,
       authenticator,
+      restrictions,
+      trustProxy,
       limiter,
       chains,
       options: wsLimits(config.limits),

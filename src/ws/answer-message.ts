@@ -6,6 +6,7 @@ import { computeUnitsFor } from '../limits/compute-units.ts';
 import { costExceedsBudget } from '../limits/decision.ts';
 import type { LimitDecision, RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { type CheckedCall, type JsonRpcCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from '../rpc/jsonrpc.ts';
 import { parseRpcBody } from '../rpc/parse-call.ts';
 import { forwardRpcRequest, planRpcRequest } from '../rpc/proxy.ts';
@@ -42,7 +43,8 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
     if (!isAppError(error)) throw error;
     return rpcErrorText(null, { code: jsonRpcErrorCodes.invalid_request, message: error.message });
   }
-  const calls = parsed.batch ? parsed.calls : [parsed.call];
+  const given = parsed.batch ? parsed.calls : [parsed.call];
+  const calls = deps.principal.restrictions === undefined ? given : given.map((checked) => refuseLocal(deps.principal, checked));
   const isLocal = (checked: CheckedCall) => checked.ok && localMethods.has(checked.call.method);
   // As a batch, so a missing scope is that call's -32010 error rather than a thrown 403.
   const plan = planRpcRequest(deps.principal, deps.network, { batch: true, calls: calls.filter((c) => !isLocal(c)) });
@@ -76,6 +78,18 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
   // Notifications get no answer: none in the batch, and no message at all for a batch of only them.
   const answered = answers.filter((answer) => answer !== '');
   return answered.length === 0 ? '' : `[${answered.join(',')}]`;
+}
+
+/**
+ * eth_subscribe and eth_unsubscribe against the key's restrictions (`methods`; a logs subscription's
+ * addresses under `contracts`): a refused one becomes its -32010 error, as a refused proxied call of
+ * the message does. The other calls are checked by `planRpcRequest`.
+ */
+function refuseLocal(principal: Principal, checked: CheckedCall): CheckedCall {
+  if (!checked.ok || !localMethods.has(checked.call.method)) return checked;
+  const refusal = principalCallRefusal(principal, checked.call.method, checked.call.params);
+  if (refusal === undefined) return checked;
+  return { ok: false, id: checked.call.id ?? null, error: { code: jsonRpcErrorCodes.scope_missing, message: refusal } };
 }
 
 const limitNames = { rps: 'requests per second', rpd: 'requests per day', cups: 'compute units per second' } as const;

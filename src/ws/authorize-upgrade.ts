@@ -3,8 +3,10 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath, maskKeysInUrl } from '../auth/key-in-path.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
+import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
+import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
@@ -13,6 +15,10 @@ export interface UpgradeAuthDeps {
   limiter: RateLimiter;
   chains: ChainRegistry;
   metrics: Metrics;
+  /** The key's origins, client addresses and signed requests (a Bearer JWT on the upgrade request). */
+  restrictions: RequestRestrictions;
+  /** Setting `trust_proxy`: whose X-Forwarded-For is believed for the client's address. */
+  trustProxy?: TrustProxy;
 }
 
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
@@ -24,7 +30,8 @@ const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
 /**
  * Decides an upgrade request before any WebSocket exists, with the HTTP API's rules and messages:
  * 404 unknown path, chain or network; 401 missing or bad key (in the path, `?apiKey=`, X-API-Key or Bearer);
- * 403 wrong environment or no rpc:read; 429 over the limits (opening a connection is one request).
+ * 401/403 refused by the key's restrictions (a browser sends Origin on an upgrade; it cannot send a
+ * Bearer JWT); 403 wrong environment or no rpc:read; 429 over the limits (opening a connection is one request).
  */
 export async function authorizeUpgrade(
   deps: UpgradeAuthDeps,
@@ -33,6 +40,7 @@ export async function authorizeUpgrade(
   const url = new URL(request.url ?? '/', 'http://localhost');
   const match = wsPath.exec(url.pathname);
   if (!match) throw notFound(`no route GET ${maskKeysInUrl(url.pathname)}`);
+  const ip = clientAddress(request, deps.trustProxy);
   let principal: Principal;
   try {
     principal = await deps.authenticator.authenticate(
@@ -44,10 +52,11 @@ export async function authorizeUpgrade(
   } catch (error) {
     // As for /v1 (src/http/v1-guard.ts): a key unchecked for a database outage was not refused.
     const unchecked = error instanceof AppError && error.code === 'service_unavailable';
-    if (!unchecked) await charge(deps, `ip:${request.socket.remoteAddress}`, anonymousLimits);
+    if (!unchecked) await charge(deps, `ip:${ip}`, anonymousLimits);
     throw error;
   }
   try {
+    await deps.restrictions.check(principal, { headers: request.headers, ip });
     const network = deps.chains.get(match[1]!, match[2]!);
     assertNetworkAccess(principal, network.config);
     assertScope(principal, 'rpc:read');

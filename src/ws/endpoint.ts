@@ -3,10 +3,12 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { LimitsConfig } from '../config/schema.ts';
 import type { Context } from '../core/context.ts';
 import { AppError, errorBody } from '../core/errors.ts';
+import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { toAppError } from '../http/error-handler.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
@@ -63,6 +65,10 @@ export function createWsEndpoint(deps: {
   authenticator: Authenticator;
   limiter: RateLimiter;
   chains: ChainRegistry;
+  /** The keys' origins, client addresses and signed requests, checked on the upgrade. */
+  restrictions: RequestRestrictions;
+  /** Setting `trust_proxy`: the client's address for the per-address cap and the keys' `ips`. */
+  trustProxy?: TrustProxy;
   options?: WsEndpointOptions;
   /** Alchemy's enhanced methods, answered over the socket as on /v1/rpc; absent: -32601. */
   enhanced?: EnhancedMethods;
@@ -110,7 +116,7 @@ export function createWsEndpoint(deps: {
     // A client that resets during the checks must not take the process down.
     socket.on('error', () => {});
     if (closing) return refuse(socket, shuttingDown());
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = clientAddress(request, deps.trustProxy) ?? 'unknown';
     try {
       connectionCaps.checkAddress(address);
     } catch (error) {

@@ -168,6 +168,31 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('trust_proxy and jwt_audience', () => {
+    it('default to no trusted proxy and the audience "blockyard"', () => {
+      const config = load();
+      expect(config.trustProxy).toEqual([]);
+      expect(config.jwtAudience).toBe('blockyard');
+    });
+
+    it('take a YAML list or BLOCKYARD_TRUST_PROXY comma-separated, and BLOCKYARD_JWT_AUDIENCE', () => {
+      writeYaml({ trust_proxy: ['10.0.0.0/8', '::1'], jwt_audience: 'my-app' });
+      expect(load()).toMatchObject({ trustProxy: ['10.0.0.0/8', '::1'], jwtAudience: 'my-app' });
+      expect(load({ BLOCKYARD_TRUST_PROXY: '127.0.0.1, 192.168.0.0/16', BLOCKYARD_JWT_AUDIENCE: 'other' })).toMatchObject({
+        trustProxy: ['127.0.0.1', '192.168.0.0/16'],
+        jwtAudience: 'other',
+      });
+    });
+
+    it('refuses an entry that is not an address or CIDR range, naming the setting and the entry', () => {
+      const error = configError(() => load({ BLOCKYARD_TRUST_PROXY: '127.0.0.1, 10.0.0.0/33' }));
+      expect(error.setting).toBe('BLOCKYARD_TRUST_PROXY');
+      expect(error.message).toMatch(/'10\.0\.0\.0\/33': the prefix length must be 0 to 32/);
+      writeYaml({ trust_proxy: ['proxy.internal'] });
+      expect(configError(() => load()).message).toMatch(/'proxy\.internal' is not an IPv4 or IPv6 address/);
+    });
+  });
+
   describe('--join', () => {
     it('takes the joined data directory as its own, and any free port unless one is set', () => {
       const config = load({}, { join: 'running' });

@@ -92,12 +92,20 @@ describe('key restrictions, limits and audit through the admin API and the dashb
     expect(first.action).toBe('restrict');
     expect(first.details).toEqual({
       changed: ['restrictions', 'limits'],
-      restrictions: { methods: ['eth_call'], jwt: { required: false, public_key_ids: ['rsa-1'] } },
+      restrictions: {
+        ips: { removed: ['10.0.0.0/8'] },
+        methods: { added: ['eth_call'] },
+        jwt: { public_key_ids: { added: ['rsa-1'] } },
+      },
       limits: { cups: 100 },
     });
     expect(JSON.stringify(events.body)).not.toContain('BEGIN PUBLIC KEY');
     expect(second.details).toEqual({ changed: ['name', 'scopes'], name: 'backend-2', scopes: ['rpc:read', 'rpc:write'] });
-    expect(last.details.changed).toEqual(['restrictions', 'limits']);
+    expect(last.details).toEqual({
+      changed: ['restrictions', 'limits'],
+      restrictions: { methods: { removed: ['eth_call'] }, jwt: { public_key_ids: { removed: ['rsa-1'] } } },
+      limits: {},
+    });
     // Newest first, each with its time.
     const times = events.body.events.map((event: { created_at: string }) => Date.parse(event.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);

@@ -62,4 +62,26 @@ describe('authenticator and rotated-out secrets', () => {
     await expect(auth.authenticate(key)).rejects.toMatchObject({ code: 'unauthorized' });
     expect(lookups).toBe(2);
   });
+
+  it('a lookup that began before a key change serves its waiting request but is not cached', async () => {
+    let release: (row: Row) => void = () => undefined;
+    let lookups = 0;
+    const store = {
+      findKeyByHash: () => {
+        lookups++;
+        if (lookups === 1) return new Promise<Row>((resolve) => (release = resolve));
+        return Promise.resolve({ ...rowOf(null), scopes: ['data:read'] } as Row);
+      },
+    };
+    const auth = createAuthenticator({ store });
+    const key = generateApiKey('test').key;
+    const before = auth.authenticate(key);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The change commits and its NOTIFY arrives while the first read (of the old row) is still on its way.
+    auth.forget('key_1');
+    release(rowOf(null));
+    expect([...(await before).scopes]).toEqual(['rpc:read']);
+    expect([...(await auth.authenticate(key)).scopes]).toEqual(['data:read']);
+    expect(lookups).toBe(2);
+  });
 });

@@ -34,6 +34,8 @@ describe('key restrictions and limits: bad input is 400 naming the entry', () =>
     [{ ips: ['not-an-ip'] }, /'restrictions\.ips\[0\]'.*not an IP address/],
     [{ ips: ['10.0.0.1/8/2'] }, /'restrictions\.ips\[0\]'/],
     [{ ips: ['10.0.0.0/0x8'] }, /'restrictions\.ips\[0\]'/],
+    [{ ips: ['::1', 'fe80::1%eth0'] }, /'restrictions\.ips\[1\]'/],
+    [{ ips: ['010.0.0.1'] }, /'restrictions\.ips\[0\]'/],
     [{ origins: ['app.example.com'] }, /'restrictions\.origins\[0\]'.*needs a scheme/],
     [{ origins: ['https://ok.example.com', 'https://app.example.com/path'] }, /'restrictions\.origins\[1\]'.*path/],
     [{ origins: ['https://app.*.example.com'] }, /'restrictions\.origins\[0\]'.*wildcard/],
@@ -100,6 +102,27 @@ describe('key restrictions and limits: bad input is 400 naming the entry', () =>
       expect(rotated.status, String(grace_s)).toBe(400);
       expect(rotated.body.error.message).toMatch(/'grace_s'/);
     }
+  });
+
+  it('the largest restrictions (1,000 entries in every list, 100 public keys) are taken, above the 64 KiB of other REST bodies', async () => {
+    const hex = (i: number) => i.toString(16).padStart(40, '0');
+    const restrictions = {
+      origins: Array.from({ length: 1000 }, (_, i) => `https://app-${i}.customer-domain.example.com`),
+      ips: Array.from({ length: 1000 }, (_, i) => `2001:db8:${i.toString(16)}::/48`),
+      contracts: Array.from({ length: 1000 }, (_, i) => `0x${hex(i + 1)}`),
+      methods: ['eth_call', 'eth_getLogs'],
+      jwt: { public_keys: Array.from({ length: 100 }, (_, i) => ({ id: `key-${i}`, alg: 'ES256', pem: ecPem })) },
+    };
+    expect(JSON.stringify({ restrictions }).length).toBeGreaterThan(128 * 1024);
+    const created = await t.admin('POST', `/admin/accounts/${accountId}/keys`, {
+      name: 'big',
+      environment: 'test',
+      restrictions,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.restrictions.contracts).toHaveLength(1000);
+    const patched = await t.admin('PATCH', `/admin/keys/${created.body.id}`, { restrictions });
+    expect(patched.status).toBe(200);
   });
 
   it('nothing refused was stored: the key still has no restrictions and no events beyond its creation', async () => {

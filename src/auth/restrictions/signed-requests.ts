@@ -1,0 +1,126 @@
+import { decodeProtectedHeader, errors, importSPKI, jwtVerify } from 'jose';
+import type { JwtPublicKey, KeyRestrictions } from '../../accounts/key-settings.ts';
+import { type AppError, unauthorized } from '../../core/errors.ts';
+
+/** A token's `exp` may be at most this far ahead: a leaked token is good for a day at most. */
+export const maxJwtLifetimeMs = 24 * 60 * 60 * 1000;
+/** Verified tokens remembered (by their text, until their exp), so a re-sent token costs no signature check. */
+const maxRememberedTokens = 10_000;
+
+type VerificationKey = Awaited<ReturnType<typeof importSPKI>>;
+
+interface CompiledPublicKey {
+  readonly listed: JwtPublicKey;
+  /** Imported on first use, once per restrictions object. */
+  imported?: Promise<VerificationKey>;
+}
+
+/** A key's `restrictions.jwt`, ready to verify against. */
+export interface SignedRequestRule {
+  readonly required: boolean;
+  readonly keys: ReadonlyMap<string, CompiledPublicKey>;
+}
+
+export function compileSignedRequestRule(jwt: NonNullable<KeyRestrictions['jwt']>): SignedRequestRule | undefined {
+  if (!jwt.required && jwt.public_keys.length === 0) return undefined;
+  return { required: jwt.required, keys: new Map(jwt.public_keys.map((listed) => [listed.id, { listed }])) };
+}
+
+export interface SignedRequestVerifier {
+  /**
+   * Resolves when `token` (the request's Bearer JWT, or undefined) satisfies `rule`; else rejects with a
+   * 401 naming what is wrong. `rule` identifies the key's restrictions: a token verified for one key's
+   * public keys is not taken for another's.
+   */
+  verify(rule: SignedRequestRule, token: string | undefined): Promise<void>;
+}
+
+/** `audience`: the `aud` every token must carry (setting `jwt_audience`). */
+export function createSignedRequestVerifier(options: { audience: string; now?: () => number }): SignedRequestVerifier {
+  const { audience, now = Date.now } = options;
+  const verified = new Map<string, { rule: SignedRequestRule; expiresAtMs: number }>();
+
+  const remember = (token: string, rule: SignedRequestRule, expiresAtMs: number) => {
+    if (verified.size >= maxRememberedTokens) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { rule, expiresAtMs });
+  };
+
+  return {
+    async verify(rule, token) {
+      if (token === undefined) {
+        if (!rule.required) return;
+        throw unauthorized(
+          "this API key requires signed requests (restrictions.jwt): send 'Authorization: Bearer <JWT>' besides the key",
+        );
+      }
+      const known = verified.get(token);
+      if (known !== undefined && known.rule === rule) {
+        if (known.expiresAtMs > now()) return;
+        verified.delete(token);
+      }
+      const expiresAtMs = await verifyToken(rule, token, audience, now());
+      remember(token, rule, expiresAtMs);
+    },
+  };
+}
+
+/** The token's expiry (ms) when it is valid for `rule`, else the 401 naming what is wrong. */
+async function verifyToken(rule: SignedRequestRule, token: string, audience: string, nowMs: number): Promise<number> {
+  const publicKey = pickPublicKey(rule, token);
+  const { listed } = publicKey;
+  publicKey.imported ??= importSPKI(listed.pem, listed.alg);
+  let key: VerificationKey;
+  try {
+    key = await publicKey.imported;
+  } catch {
+    throw unauthorized(`the public key '${listed.id}' of this API key does not parse: replace it`);
+  }
+  let exp: number;
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [listed.alg],
+      audience,
+      requiredClaims: ['exp'],
+      currentDate: new Date(nowMs),
+    });
+    exp = payload.exp as number;
+  } catch (error) {
+    throw jwtRefusal(error, listed, audience);
+  }
+  const expiresAtMs = exp * 1000;
+  if (expiresAtMs - nowMs > maxJwtLifetimeMs) {
+    throw unauthorized('the JWT expires more than 24 h from now (exp): sign tokens that expire within 24 hours');
+  }
+  return expiresAtMs;
+}
+
+/** The listed public key the token's `kid` names (without a kid: the only one listed), or a 401. */
+function pickPublicKey(rule: SignedRequestRule, token: string): CompiledPublicKey {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw unauthorized('malformed JWT: its header does not decode');
+  }
+  if (kid === undefined && rule.keys.size === 1) return rule.keys.values().next().value as CompiledPublicKey;
+  if (typeof kid !== 'string') throw unauthorized("the JWT has no kid header naming one of this API key's public keys");
+  const found = rule.keys.get(kid);
+  if (found === undefined) throw unauthorized(`the JWT's kid '${kid}' is not one of this API key's public keys`);
+  return found;
+}
+
+function jwtRefusal(error: unknown, listed: JwtPublicKey, audience: string): AppError {
+  if (error instanceof errors.JWTExpired) return unauthorized('the JWT has expired (exp)');
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return unauthorized(`the JWT's signature does not verify with the public key '${listed.id}'`);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return unauthorized(`the JWT's audience (aud) must be '${audience}'`);
+    if (error.claim === 'exp') return unauthorized('the JWT has no valid exp claim: it must expire within 24 hours');
+    return unauthorized(`the JWT's claim '${error.claim}' is not valid: ${error.reason}`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    return unauthorized(`the JWT's alg is not ${listed.alg}, the alg of the public key '${listed.id}'`);
+  }
+  return unauthorized(`malformed JWT: ${(error as Error).message}`);
+}

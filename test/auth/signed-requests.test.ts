@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { apiKeyFromRequest, jwtFromRequest } from '../../src/auth/extract-key.ts';
+import { compileSignedRequestRule, createSignedRequestVerifier } from '../../src/auth/restrictions/signed-requests.ts';
+import { createSigningKey, listed } from '../support/key-restrictions.ts';
+
+const key = `svc_test_${'a'.repeat(44)}`;
+
+describe('a Bearer JWT beside the key', () => {
+  const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiJibG9ja3lhcmQifQ.c2lnbmF0dXJl';
+
+  it('is the JWT, not a second key', () => {
+    const headers = { 'x-api-key': key, authorization: `Bearer ${jwt}` };
+    expect(apiKeyFromRequest(headers)).toBe(key);
+    expect(apiKeyFromRequest({ authorization: `Bearer ${jwt}` }, { path: key })).toBe(key);
+    expect(jwtFromRequest(headers)).toBe(jwt);
+  });
+
+  it('a Bearer key stays a key, and two different keys are still refused', () => {
+    expect(apiKeyFromRequest({ authorization: `Bearer ${key}` })).toBe(key);
+    expect(jwtFromRequest({ authorization: `Bearer ${key}` })).toBeUndefined();
+    expect(() => apiKeyFromRequest({ 'x-api-key': key, authorization: `Bearer svc_test_${'b'.repeat(44)}` })).toThrow(
+      /two different API keys/,
+    );
+  });
+});
+
+describe('the verifier', () => {
+  it('remembers a verified token until its exp, and only for the key it was verified for', async () => {
+    const signer = await createSigningKey('k1', 'ES256');
+    let now = Date.now();
+    const verifier = createSignedRequestVerifier({ audience: 'blockyard', now: () => now });
+    const rule = compileSignedRequestRule({ required: true, public_keys: [listed(signer)] })!;
+    const otherKeysRule = compileSignedRequestRule({ required: true, public_keys: [{ ...listed(signer), id: 'k2' }] })!;
+    const token = await signer.sign({ expiresIn: Math.floor(now / 1000) + 60 });
+    await verifier.verify(rule, token);
+    await verifier.verify(rule, token);
+    await expect(verifier.verify(otherKeysRule, token)).rejects.toThrow(/kid 'k1' is not one of this API key's public keys/);
+    now += 61_000;
+    await expect(verifier.verify(rule, token)).rejects.toThrow(/the JWT has expired/);
+  });
+
+  it('a token without kid is checked against the only listed key; with two listed it must name one', async () => {
+    const [a, b] = await Promise.all([createSigningKey('a', 'RS256'), createSigningKey('b', 'ES256')]);
+    const verifier = createSignedRequestVerifier({ audience: 'blockyard' });
+    await verifier.verify(compileSignedRequestRule({ required: true, public_keys: [listed(a)] })!, await a.sign({ kid: null }));
+    const both = compileSignedRequestRule({ required: true, public_keys: [listed(a), listed(b)] })!;
+    await expect(verifier.verify(both, await a.sign({ kid: null }))).rejects.toThrow(/no kid header/);
+    // An ES256 token presented under the RS256 key's kid.
+    await expect(verifier.verify(both, await b.sign({ kid: 'a' }))).rejects.toThrow(/alg is not RS256/);
+  });
+});
