@@ -77,6 +77,17 @@ describe('the API key page against the real back end', () => {
       await page.getByRole('definition').filter({ hasText: '127.0.0.1' }).waitFor();
       await expect(page.getByRole('definition').filter({ hasText: origin }).count()).resolves.toBe(1);
       expect(await call(oldKey)).toBe(200);
+      // What the page set is what the service enforces.
+      const elsewhere = await service.rpc(oldKey, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }, undefined, {
+        origin: 'https://evil.example',
+      });
+      expect(elsewhere.status).toBe(403);
+      await expect(elsewhere.json()).resolves.toMatchObject({
+        error: {
+          code: 'forbidden',
+          message: "refused by this API key's restrictions.origins: the origin 'https://evil.example' is not listed",
+        },
+      });
 
       // Rotate with the default grace: the new key once, and when the old one stops working.
       await page.getByRole('button', { name: 'Rotate', exact: true }).click();
@@ -109,7 +120,7 @@ describe('the API key page against the real back end', () => {
       expect(new Set(who)).toEqual(new Set(['You (keys@example.com)']));
       const details = await rows.locator('td:nth-child(4)').allTextContents();
       expect(details[0]).toMatch(/^new key svc_test_\w+…; the previous key works until .+ \(24 hours’ grace\)$/);
-      expect(details[1]).toBe(`origins: ${origin}; IP addresses: 203.0.113.0/24, 127.0.0.1; limits 50 requests/s`);
+      expect(details[1]).toBe(`origins: added ${origin}; IP addresses: added 203.0.113.0/24, 127.0.0.1; limits 50 requests/s`);
       await screenshot(page, 'key-page-rotated');
       await expectAccessible(page, 'key page after a rotation');
 

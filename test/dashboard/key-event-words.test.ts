@@ -19,15 +19,18 @@ describe('key events in words', () => {
         limits: { rps: 50 },
         changed: ['restrictions', 'limits'],
         restrictions: {
-          ips: ['203.0.113.0/24', '127.0.0.1'],
-          jwt: { required: true, public_key_ids: ['ci'] },
-          origins: ['https://a.example'],
+          ips: { added: ['203.0.113.0/24', '127.0.0.1'], removed: ['10.0.0.1'] },
+          jwt: { required: true, public_key_ids: { added: ['ci'], replaced: ['old'] } },
+          origins: { added: ['https://a.example'] },
         },
       }),
     ).toEqual([
-      'origins: https://a.example; IP addresses: 203.0.113.0/24, 127.0.0.1; signed requests required (keys ci)',
+      'origins: added https://a.example; IP addresses: added 203.0.113.0/24, 127.0.0.1, removed 10.0.0.1; signed requests required, public keys added ci, replaced old',
       'limits 50 requests/s',
     ]);
+    expect(
+      detailsInWords('create', { restrictions: { methods: ['eth_call'], jwt: { required: false, public_key_ids: ['ci'] } } }),
+    ).toEqual(['methods: eth_call; signed requests not required, public keys ci']);
     const until = new Date(Date.now() + 86_400_000).toISOString();
     expect(detailsInWords('rotate', { grace_s: 86_400, previous_key_expires_at: until, prefix: 'svc_test_3kKW' })).toEqual([
       'new key svc_test_3kKW…',

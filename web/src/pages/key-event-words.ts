@@ -58,21 +58,41 @@ function rotationInWords(details: Record<string, unknown>): string[] {
   return words;
 }
 
-function restrictionsInWords(value: unknown): string {
-  if (!value || typeof value !== 'object') return 'no restrictions';
+/** `{added: [a], removed: [b]}` (a change's record of a list) as `added a, removed b`. */
+function addedRemoved(change: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const verb of ['added', 'removed', 'replaced'])
+    if (Array.isArray(change[verb]) && change[verb].length > 0) parts.push(`${verb} ${change[verb].join(', ')}`);
+  return parts.join(', ');
+}
+
+/** Signed requests: whole at creation (`{required, public_key_ids: [...]}`), as a change after (`{required?, public_key_ids?: {added, ...}}`). */
+function jwtInWords(jwt: { required?: boolean; public_key_ids?: unknown }): string {
+  const parts: string[] = [];
+  const ids = jwt.public_key_ids;
+  if (jwt.required !== undefined) parts.push(jwt.required ? 'signed requests required' : 'signed requests not required');
+  if (Array.isArray(ids) && ids.length > 0) parts.push(`public keys ${ids.join(', ')}`);
+  else if (ids && typeof ids === 'object') parts.push(`public keys ${addedRemoved(ids as Record<string, unknown>)}`);
+  return parts.join(', ');
+}
+
+/**
+ * A creation records the restrictions whole (`origins: [...]`); a change, per kind, what it added and
+ * removed (`origins: {added: [...], removed: [...]}`), public keys by id (src/accounts/key-audit.ts).
+ */
+function restrictionsInWords(value: unknown, action: string): string {
+  const none = action === 'restrict' ? 'restrictions reordered' : 'no restrictions';
+  if (!value || typeof value !== 'object') return none;
   const parts: string[] = [];
   const given = value as Record<string, unknown>;
   for (const name of fieldOrder(given, ['origins', 'ips', 'contracts', 'methods', 'jwt'])) {
     const entries = given[name];
-    if (Array.isArray(entries) && entries.length > 0) parts.push(`${listNames[name] ?? name}: ${entries.join(', ')}`);
-    else if (name === 'jwt' && entries && typeof entries === 'object') {
-      // The audit keeps public keys by id only (public_key_ids); the keys themselves, whole.
-      const jwt = entries as { required?: boolean; public_key_ids?: string[]; public_keys?: { id: string }[] };
-      const ids = (jwt.public_key_ids ?? jwt.public_keys?.map((key) => key.id) ?? []).join(', ');
-      parts.push(`${jwt.required ? 'signed requests required' : 'signed requests optional'}${ids ? ` (keys ${ids})` : ''}`);
-    }
+    const label = listNames[name] ?? name;
+    if (name === 'jwt' && entries && typeof entries === 'object') parts.push(jwtInWords(entries));
+    else if (Array.isArray(entries) && entries.length > 0) parts.push(`${label}: ${entries.join(', ')}`);
+    else if (entries && typeof entries === 'object') parts.push(`${label}: ${addedRemoved(entries as Record<string, unknown>)}`);
   }
-  return parts.length ? parts.join('; ') : 'no restrictions';
+  return parts.length ? parts.join('; ') : none;
 }
 
 function limitsInWords(value: unknown): string {
@@ -97,8 +117,9 @@ function valueInWords(value: unknown): string {
 }
 
 /**
- * The event's details (src/accounts/key-operations.ts) as phrases: a creation's name, environment,
- * scopes, restrictions and limits; a change's new values of what it changed; a rotation's new prefix
+ * The event's details (src/accounts/key-audit.ts) as phrases: a creation's name, environment,
+ * scopes, restrictions and limits; a change's new values of what it changed (restrictions as what it
+ * added and removed); a rotation's new prefix
  * and the previous key's end.
  */
 export function detailsInWords(action: string, details: Record<string, unknown> | null | undefined): string[] {
@@ -111,7 +132,7 @@ export function detailsInWords(action: string, details: Record<string, unknown> 
     if (value === undefined) continue;
     // A change lists what it changed, then each one's new value, which say it already.
     if (name === 'changed') continue;
-    if (name === 'restrictions') words.push(restrictionsInWords(value));
+    if (name === 'restrictions') words.push(restrictionsInWords(value, action));
     else if (name === 'limits') words.push(limitsInWords(value));
     else if (name === 'name') words.push(`name “${valueInWords(value)}”`);
     else if (name === 'environment') words.push(`${valueInWords(value)} environment`);
