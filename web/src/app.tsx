@@ -26,6 +26,7 @@ const pages = {
   invite: lazy(() => import('./pages/invite.tsx')),
   verifyEmail: lazy(() => import('./pages/verify-email.tsx')),
   keys: lazy(() => import('./pages/keys.tsx')),
+  key: lazy(() => import('./pages/key-detail.tsx')),
   usage: lazy(() => import('./pages/usage.tsx')),
   webhooks: lazy(() => import('./pages/webhooks.tsx')),
   webhookNew: lazy(() => import('./pages/webhook-new.tsx')),
@@ -51,6 +52,7 @@ const publicRoutes: [string, Page][] = [
 
 const appRoutes: [string, Page][] = [
   ['/keys', pages.keys],
+  ['/keys/:id', pages.key],
   ['/usage', pages.usage],
   ['/webhooks', pages.webhooks],
   ['/webhooks/new', pages.webhookNew],

@@ -13,6 +13,9 @@ import type {
   GasPolicy,
   Granularity,
   Invitation,
+  KeyEvent,
+  KeyLimits,
+  KeyRestrictions,
   Limits,
   Member,
   Plan,
@@ -134,6 +137,14 @@ export const listKeys = () => call<{ keys: ApiKey[] }>('GET', '/keys');
 export const createKey = (body: { name: string; environment: Environment; scopes?: Scope[] }) =>
   call<CreatedApiKey>('POST', '/keys', { body });
 export const revokeKey = (keyId: string) => call<ApiKey>('DELETE', `/keys/${id(keyId)}`);
+export const updateKey = (
+  keyId: string,
+  body: { name?: string; scopes?: Scope[]; restrictions?: KeyRestrictions; limits?: KeyLimits | Record<string, unknown> },
+) => call<ApiKey>('PATCH', `/keys/${id(keyId)}`, { body });
+export const rotateKey = (keyId: string, body: { grace_s: number }) =>
+  call<CreatedApiKey>('POST', `/keys/${id(keyId)}/rotate`, { body });
+export const listKeyEvents = (keyId: string, query: { page?: number; limit?: number } = {}) =>
+  call<{ events: KeyEvent[]; total: number; page?: number }>('GET', `/keys/${id(keyId)}/events`, { query });
 
 // --- usage and chains ------------------------------------------------------------------------------
 

@@ -36,9 +36,45 @@ export interface ApiKey {
   created_at: string;
   revoked_at: string | null;
   last_used_at?: string | null;
+  /** `{}` when the key has none (src/accounts/key-settings.ts). */
+  restrictions?: KeyRestrictions;
+  /** The key's own limits under its account's; `{}` when none. */
+  limits?: KeyLimits;
+  /** When the secret rotated out last stops working; null when there is none. */
+  previous_key_expires_at?: string | null;
 }
 export interface CreatedApiKey extends ApiKey {
   key: string;
+}
+
+export type JwtAlgorithm = 'RS256' | 'ES256';
+export interface JwtPublicKey {
+  id: string;
+  alg: JwtAlgorithm;
+  pem: string;
+}
+export interface KeyRestrictions {
+  origins?: string[];
+  ips?: string[];
+  contracts?: string[];
+  methods?: string[];
+  jwt?: { required: boolean; public_keys: JwtPublicKey[] };
+}
+export interface KeyLimits {
+  rps?: number | null;
+  rpd?: number | null;
+  cups?: number | null;
+}
+
+export type KeyEventAction = 'create' | 'restrict' | 'rotate' | 'revoke';
+/** A change to a key (`actor`: `admin`, `user:<userId>` or `cli`). */
+export interface KeyEvent {
+  id: string;
+  key_id: string;
+  action: KeyEventAction;
+  actor: string;
+  details: Record<string, unknown>;
+  created_at: string;
 }
 
 export interface Member {

@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
-// The service's own scope list (a module with no imports): the dashboard cannot offer a scope it lacks.
 import { type Scope, scopes } from '../../../src/auth/scopes.ts';
 import { createKey, listKeys, revokeKey } from '../api/client.ts';
 import type { ApiKey, CreatedApiKey, Environment } from '../api/types.ts';
+import { Link } from '../router.tsx';
 import {
   ActionsHeader,
   Badge,
@@ -22,16 +22,7 @@ import { Dialog, DialogButtons } from '../ui/dialog.tsx';
 import { formatAgo, formatDate } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
 import { toggled } from '../ui/lists.ts';
-
-const scopeHelp: Record<Scope, string> = {
-  'rpc:read': 'JSON-RPC reads, WebSocket, bundler reads',
-  'rpc:write': 'eth_sendRawTransaction and other sends',
-  'data:read': 'tokens, NFTs, gas prices',
-  'wallets:manage': 'smart wallets',
-  'webhooks:manage': 'webhooks',
-  'gas:manage': 'gas policies and sponsorship',
-  'bundler:send': 'eth_sendUserOperation',
-};
+import { ScopeFields } from '../ui/scope-fields.tsx';
 
 export default function KeysPage() {
   useTitle('API keys');
@@ -123,7 +114,9 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey)
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <td>{key.name}</td>
+              <td>
+                <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
+              </td>
               <td>
                 <code>{key.prefix}…</code>
               </td>
@@ -201,25 +194,7 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         <option value="test">test</option>
         <option value="live">live</option>
       </SelectField>
-      <fieldset className={`field${errorFor(create.error, 'scopes') ? ' field-invalid' : ''}`} aria-describedby="scopes-error">
-        <legend>Scopes</legend>
-        <div className="checkbox-grid">
-          {scopes.map((scope) => (
-            <label key={scope} className="checkbox">
-              <input type="checkbox" name="scopes" value={scope} checked={chosen.has(scope)} onChange={() => toggle(scope)} />
-              <span>
-                <code>{scope}</code>
-                <span className="muted"> {scopeHelp[scope]}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-        {errorFor(create.error, 'scopes') && (
-          <div className="field-error" id="scopes-error" role="alert">
-            {errorFor(create.error, 'scopes')}
-          </div>
-        )}
-      </fieldset>
+      <ScopeFields chosen={chosen} onToggle={toggle} error={errorFor(create.error, 'scopes')} />
     </Dialog>
   );
 }

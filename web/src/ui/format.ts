@@ -30,3 +30,15 @@ export const formatLimit = (value: number | null | undefined) =>
 export function shorten(value: string, head = 6, tail = 4): string {
   return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
 }
+
+/** "in 5 min", "in 24 h" (hours up to two days), "in 7 d"; "now" for a moment already past. */
+export function formatIn(value: string | null | undefined, now = Date.now()): string {
+  if (!value) return '—';
+  const seconds = Math.round((new Date(value).getTime() - now) / 1000);
+  if (Number.isNaN(seconds)) return value;
+  if (seconds <= 0) return 'now';
+  if (seconds < 60) return 'in less than a minute';
+  if (seconds < 3600) return `in ${Math.round(seconds / 60)} min`;
+  if (seconds < 2 * 86_400) return `in ${Math.round(seconds / 3600)} h`;
+  return `in ${Math.round(seconds / 86_400)} d`;
+}
