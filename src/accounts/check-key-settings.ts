@@ -1,6 +1,7 @@
-import { isIP } from 'node:net';
 import { importSPKI } from 'jose';
 import { isAddress } from 'viem';
+import { canonicalOrigin } from '../auth/restrictions/origin-patterns.ts';
+import { canonicalAddressRange } from '../core/address-ranges.ts';
 import { invalidRequest } from '../core/errors.ts';
 import { isKnownRpcMethod } from '../rpc/known-methods.ts';
 import type { JwtPublicKey, KeyLimits, KeyRestrictions } from './key-settings.ts';
@@ -54,53 +55,6 @@ function checkEntries(
     seen.add(result.value);
   });
   return [...seen];
-}
-
-const wildcardLabel = 'wildcard--label';
-const schemePattern = /^(https?):\/\/(.*)$/i;
-
-/**
- * `https://App.Example.com:443` -> `https://app.example.com`; `https://*.example.org` keeps its wildcard,
- * which may only be the whole first label of a name with at least two more.
- */
-export function canonicalOrigin(entry: string): { value: string } | { problem: string } {
-  const quoted = `'${entry}'`;
-  const scheme = schemePattern.exec(entry);
-  if (!scheme) return { problem: `${quoted} is not an origin: it needs a scheme (https:// or http://) and a host` };
-  // One trailing slash is forgiven (a copied URL); anything else after the host is not an origin.
-  const authority = scheme[2]!.endsWith('/') ? scheme[2]!.slice(0, -1) : scheme[2]!;
-  if (/[/?#\\]/.test(authority))
-    return { problem: `${quoted} is not an origin: it has a path, query or fragment (an origin is scheme://host[:port])` };
-  if (authority.includes('@')) return { problem: `${quoted} is not an origin: it has user information` };
-  const wildcard = authority.startsWith('*.');
-  const plain = wildcard ? `${wildcardLabel}${authority.slice(1)}` : authority;
-  if (plain.includes('*'))
-    return { problem: `${quoted}: a wildcard may only be the whole first label, as in https://*.example.org` };
-  let url: URL;
-  try {
-    url = new URL(`${scheme[1]!.toLowerCase()}://${plain}`);
-  } catch {
-    return { problem: `${quoted} is not an origin (scheme://host[:port])` };
-  }
-  if (wildcard && url.hostname.split('.').length < 3)
-    return { problem: `${quoted}: a wildcard needs at least two labels after it, as in https://*.example.org` };
-  // URL lower-cases the host, drops the scheme's default port and puts a name in its ASCII form, as browsers send it.
-  const host = wildcard ? url.host.replace(wildcardLabel, '*') : url.host;
-  return { value: `${url.protocol}//${host}` };
-}
-
-/** An IPv4 or IPv6 address, or a CIDR range of either (`203.0.113.0/24`, `2001:db8::/32`). */
-export function canonicalAddressRange(entry: string): { value: string } | { problem: string } {
-  const [address = '', prefix, ...more] = entry.split('/');
-  const family = isIP(address);
-  const problem = { problem: `'${entry}' is not an IP address or CIDR range (as 203.0.113.0/24 or 2001:db8::/32)` };
-  // A zone index (fe80::1%eth0) names an interface of one host: never how a client address arrives.
-  if (family === 0 || more.length > 0 || address.includes('%')) return problem;
-  if (prefix === undefined) return { value: address.toLowerCase() };
-  const bits = family === 4 ? 32 : 128;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)
-    return { problem: `'${entry}' is not a CIDR range: the prefix length must be 0 to ${bits}` };
-  return { value: `${address.toLowerCase()}/${Number(prefix)}` };
 }
 
 /** A 20-byte hex address (a mixed-case one must carry a valid EIP-55 checksum), stored in lower case. */

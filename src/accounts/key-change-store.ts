@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Transaction, type UpdateObject } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { ApiKeyEventRow, ApiKeyRow, NewApiKeyRow, Tables } from '../db/tables.ts';
 import type { Page } from './store.ts';
@@ -52,6 +52,28 @@ export function createKeyChangeStore(db: Database) {
     if (notify) await sql`select pg_notify(${keyChangedChannel}, ${key.id})`.execute(trx);
   }
 
+  /** Locks a key that is not revoked, applies `set`, records the event and announces the change, in one transaction. */
+  function changeLiveKey(
+    id: string,
+    accountId: string | undefined,
+    set: (before: ApiKeyRow) => UpdateObject<Tables, 'api_keys'>,
+    event: (before: ApiKeyRow, after: ApiKeyRow) => KeyEventInput,
+  ): Promise<ApiKeyRow | KeyChangeRefusal> {
+    return db.transaction().execute(async (trx) => {
+      const before = await lockKey(trx, id, accountId);
+      if (!before) return 'not_found';
+      if (before.revoked_at) return 'revoked';
+      const after = await trx
+        .updateTable('api_keys')
+        .set(set(before))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await record(trx, after, event(before, after), true);
+      return after;
+    });
+  }
+
   return {
     async insertKey(row: NewApiKeyRow, event: KeyEventInput): Promise<ApiKeyRow> {
       return db.transaction().execute(async (trx) => {
@@ -68,19 +90,7 @@ export function createKeyChangeStore(db: Database) {
       event: (before: ApiKeyRow, after: ApiKeyRow) => KeyEventInput,
       accountId?: string,
     ): Promise<ApiKeyRow | KeyChangeRefusal> {
-      return db.transaction().execute(async (trx) => {
-        const before = await lockKey(trx, id, accountId);
-        if (!before) return 'not_found';
-        if (before.revoked_at) return 'revoked';
-        const after = await trx
-          .updateTable('api_keys')
-          .set(changes)
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await record(trx, after, event(before, after), true);
-        return after;
-      });
+      return changeLiveKey(id, accountId, () => changes, event);
     },
 
     /**
@@ -94,24 +104,13 @@ export function createKeyChangeStore(db: Database) {
       event: (after: ApiKeyRow) => KeyEventInput,
       accountId?: string,
     ): Promise<ApiKeyRow | KeyChangeRefusal> {
-      return db.transaction().execute(async (trx) => {
-        const before = await lockKey(trx, id, accountId);
-        if (!before) return 'not_found';
-        if (before.revoked_at) return 'revoked';
-        const after = await trx
-          .updateTable('api_keys')
-          .set({
-            previous_key_hash: before.key_hash,
-            previous_key_expires_at: sql<Date>`now() + make_interval(secs => ${graceS})`,
-            key_hash: secret.key_hash,
-            prefix: secret.prefix,
-          })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await record(trx, after, event(after), true);
-        return after;
+      const rotation = (before: ApiKeyRow) => ({
+        previous_key_hash: before.key_hash,
+        previous_key_expires_at: sql<Date>`now() + make_interval(secs => ${graceS})`,
+        key_hash: secret.key_hash,
+        prefix: secret.prefix,
       });
+      return changeLiveKey(id, accountId, rotation, (_before, after) => event(after));
     },
 
     /** Marks the key revoked (once: revoking again keeps the first time and records nothing). */

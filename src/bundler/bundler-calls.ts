@@ -5,6 +5,7 @@ import { forbidden } from '../core/errors.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { assertCallAllowed, principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { clip } from '../rpc/params-shape.ts';
+import { bundlerCoreMethods } from './bundler-method-names.ts';
 import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
@@ -39,15 +40,8 @@ export type CheckedBundlerCall = RunnableBundlerCall | RefusedBundlerCall;
 /** A call of the bundler's endpoint: one of the bundler's own methods, or the chain's JSON-RPC. */
 export type EndpointCall = CheckedBundlerCall | ChainCall;
 
-/** The methods the bundler answers itself (ERC-7769's); with the namespaces below. Any other method is the chain's. */
-const bundlerMethods = new Set([
-  'eth_chainId',
-  'eth_supportedEntryPoints',
-  'eth_sendUserOperation',
-  'eth_estimateUserOperationGas',
-  'eth_getUserOperationByHash',
-  'eth_getUserOperationReceipt',
-]);
+/** With the namespaces below, the methods the bundler answers itself; any other method is the chain's. */
+const bundlerMethods = new Set(bundlerCoreMethods);
 /** Pimlico's extensions, ERC-7677's paymaster methods, ERC-7769's debug methods. */
 const bundlerNamespaces = /^(?:pimlico_|pm_|debug_bundler_)/;
 

@@ -1,5 +1,6 @@
 import type { KeyRestrictions } from '../accounts/key-settings.ts';
 import type { Principal } from '../auth/principal.ts';
+import { restrictionRefusal } from '../auth/restrictions/refusal.ts';
 import { forbidden } from '../core/errors.ts';
 import { contractsNamedBy } from './call-contracts.ts';
 import { isKnownRpcMethod } from './known-methods.ts';
@@ -33,8 +34,6 @@ function stringsOf(list: unknown): string[] {
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }
 
-const refusedBy = "refused by this API key's restrictions.";
-
 /**
  * Why the key's `methods` or `contracts` list refuses one JSON-RPC call (the message of a 403
  * `forbidden`, or of a -32010 error inside a batch), or undefined when the call may run.
@@ -44,20 +43,21 @@ const refusedBy = "refused by this API key's restrictions.";
  */
 export function callRefusal(restrictions: Readonly<KeyRestrictions>, method: string, params: unknown): string | undefined {
   const { methods, contracts } = compile(restrictions);
-  if (methods !== undefined && !methods.has(method)) return `${refusedBy}methods: the method '${clip(method)}' is not listed`;
+  if (methods !== undefined && !methods.has(method))
+    return restrictionRefusal('methods', `the method '${clip(method)}' is not listed`);
   if (contracts === undefined) return undefined;
   const named = contractsNamedBy(method, params);
   if (named === undefined) {
     // The known methods that name no contract pass. Any other eth_* method still reaches the node, and
     // what it might run is unknown here (a new call variant, a node-control method): refused, not guessed.
     if (isKnownRpcMethod(method)) return undefined;
-    return `${refusedBy}contracts: the method '${clip(method)}' cannot be checked against the list`;
+    return restrictionRefusal('contracts', `the method '${clip(method)}' cannot be checked against the list`);
   }
-  if ('missing' in named) return `${refusedBy}contracts: ${named.missing}`;
+  if ('missing' in named) return restrictionRefusal('contracts', named.missing);
   for (const contract of named.contracts) {
     if (typeof contract !== 'string' || !contracts.has(contract.toLowerCase())) {
       const shown = typeof contract === 'string' ? clip(contract) : clip(JSON.stringify(contract) ?? String(contract));
-      return `${refusedBy}contracts: the contract ${shown} is not listed`;
+      return restrictionRefusal('contracts', `the contract ${shown} is not listed`);
     }
   }
   return undefined;

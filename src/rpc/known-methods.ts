@@ -1,4 +1,5 @@
 import { enhancedMethodNames } from '../alchemy/method-names.ts';
+import { bundlerCoreMethods } from '../bundler/bundler-method-names.ts';
 import { evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits } from '../limits/solana-compute-units.ts';
 
@@ -7,12 +8,7 @@ import { solanaComputeUnits } from '../limits/solana-compute-units.ts';
  * src/bundler/bundler-service.ts): Pimlico's extensions, ERC-7677's paymaster methods, ERC-7769's debug methods.
  */
 const bundlerExtensionMethods = [
-  'eth_chainId',
-  'eth_supportedEntryPoints',
-  'eth_sendUserOperation',
-  'eth_estimateUserOperationGas',
-  'eth_getUserOperationByHash',
-  'eth_getUserOperationReceipt',
+  ...bundlerCoreMethods,
   'pimlico_getUserOperationGasPrice',
   'pimlico_getUserOperationStatus',
   'pimlico_sendUserOperationNow',

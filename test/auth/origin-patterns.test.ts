@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileOriginPatterns, parseOriginPattern } from '../../src/auth/restrictions/origin-patterns.ts';
+import { canonicalOrigin, compileOriginPatterns } from '../../src/auth/restrictions/origin-patterns.ts';
 
 describe('restrictions.origins entries', () => {
   it.each([
@@ -8,7 +8,7 @@ describe('restrictions.origins entries', () => {
     ['https://*.Example.org:443', 'https://*.example.org'],
     ['https://*.example.org:8443', 'https://*.example.org:8443'],
   ])('%s is stored as browsers send it: %s', (entry, origin) => {
-    expect(parseOriginPattern(entry)).toEqual({ origin });
+    expect(canonicalOrigin(entry)).toEqual({ value: origin });
   });
 
   it.each([
@@ -19,7 +19,7 @@ describe('restrictions.origins entries', () => {
     'https://a*.example',
     'https://u:p@x.example',
   ])('%s is refused, saying why', (entry) => {
-    expect(parseOriginPattern(entry)).toEqual({ problem: expect.stringContaining(`'${entry}'`) });
+    expect(canonicalOrigin(entry)).toEqual({ problem: expect.stringContaining(`'${entry}'`) });
   });
 });
 

@@ -18,30 +18,38 @@ interface Wildcard {
   readonly port: string;
 }
 
-const patternShape = /^([a-z][a-z0-9+.-]*):\/\/(\*\.)?([^/?#@*]+)\/?$/i;
+/** Stands in for `*` while URL parses a wildcard entry (URL refuses `*` in a host). */
+const wildcardLabel = 'wildcard--label';
+const schemePattern = /^(https?):\/\/(.*)$/i;
 
 /**
- * An entry of `restrictions.origins` in the form browsers send (lower case, no default port), or what
- * is wrong with it.
- * @example parseOriginPattern('https://*.Example.org:443') // { origin: 'https://*.example.org' }
+ * `https://App.Example.com:443` -> `https://app.example.com`; `https://*.example.org` keeps its wildcard,
+ * which may only be the whole first label of a name with at least two more.
  */
-export function parseOriginPattern(text: string): { origin: string } | { problem: string } {
-  const shape = patternShape.exec(text.trim());
-  if (shape === null) {
-    return {
-      problem: `'${text}' is not an origin: give scheme, host and port only (https://app.example.com), or a subdomain wildcard (https://*.example.org)`,
-    };
-  }
-  const [, scheme, wildcard, hostAndPort] = shape as unknown as [string, string, string | undefined, string];
+export function canonicalOrigin(entry: string): { value: string } | { problem: string } {
+  const quoted = `'${entry}'`;
+  const scheme = schemePattern.exec(entry);
+  if (!scheme) return { problem: `${quoted} is not an origin: it needs a scheme (https:// or http://) and a host` };
+  // One trailing slash is forgiven (a copied URL); anything else after the host is not an origin.
+  const authority = scheme[2]!.endsWith('/') ? scheme[2]!.slice(0, -1) : scheme[2]!;
+  if (/[/?#\\]/.test(authority))
+    return { problem: `${quoted} is not an origin: it has a path, query or fragment (an origin is scheme://host[:port])` };
+  if (authority.includes('@')) return { problem: `${quoted} is not an origin: it has user information` };
+  const wildcard = authority.startsWith('*.');
+  const plain = wildcard ? `${wildcardLabel}${authority.slice(1)}` : authority;
+  if (plain.includes('*'))
+    return { problem: `${quoted}: a wildcard may only be the whole first label, as in https://*.example.org` };
   let url: URL;
   try {
-    url = new URL(`${scheme}://${hostAndPort}`);
+    url = new URL(`${scheme[1]!.toLowerCase()}://${plain}`);
   } catch {
-    return { problem: `'${text}' is not an origin: its host or port does not parse` };
+    return { problem: `${quoted} is not an origin (scheme://host[:port])` };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { problem: `'${text}' is not an http or https origin` };
-  if (url.username || url.password) return { problem: `'${text}' is not an origin: it has credentials` };
-  return { origin: wildcard === undefined ? url.origin : `${url.protocol}//*.${url.host}` };
+  if (wildcard && url.hostname.split('.').length < 3)
+    return { problem: `${quoted}: a wildcard needs at least two labels after it, as in https://*.example.org` };
+  // URL lower-cases the host, drops the scheme's default port and puts a name in its ASCII form, as browsers send it.
+  const host = wildcard ? url.host.replace(wildcardLabel, '*') : url.host;
+  return { value: `${url.protocol}//${host}` };
 }
 
 /** The patterns of a key's list (entries already validated; a bad one matches nothing). */
@@ -49,14 +57,14 @@ export function compileOriginPatterns(entries: readonly string[]): OriginPattern
   const exact = new Set<string>();
   const wildcards: Wildcard[] = [];
   for (const entry of entries) {
-    const parsed = parseOriginPattern(entry);
+    const parsed = canonicalOrigin(entry);
     if ('problem' in parsed) continue;
-    const star = parsed.origin.indexOf('//*.');
+    const star = parsed.value.indexOf('//*.');
     if (star === -1) {
-      exact.add(parsed.origin);
+      exact.add(parsed.value);
       continue;
     }
-    const url = new URL(parsed.origin.replace('//*.', '//'));
+    const url = new URL(parsed.value.replace('//*.', '//'));
     wildcards.push({ protocol: url.protocol, suffix: `.${url.hostname}`, port: url.port });
   }
   const allowsOther = boundedMemo((origin) => {

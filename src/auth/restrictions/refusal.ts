@@ -9,5 +9,10 @@ export type RestrictionKind = 'origins' | 'ips' | 'contracts' | 'methods';
  * // forbidden: "refused by this API key's restrictions.ips: the address 198.51.100.7 is not listed"
  */
 export function refusedByRestriction(kind: RestrictionKind, what: string): AppError {
-  return forbidden(`refused by this API key's restrictions.${kind}: ${what}`);
+  return forbidden(restrictionRefusal(kind, what));
+}
+
+/** The message alone: a 403's, or a -32010 error's inside a JSON-RPC batch. */
+export function restrictionRefusal(kind: RestrictionKind, what: string): string {
+  return `refused by this API key's restrictions.${kind}: ${what}`;
 }
