@@ -4,7 +4,7 @@ import type { ApiKeyEventRow, ApiKeyRow, NewApiKeyRow, Tables } from '../db/tabl
 import type { Page } from './store.ts';
 
 /** Every process LISTENs here and drops the key (its id is the payload) from its authentication cache. */
-export const keyChangedChannel = 'api_key_changed';
+export const keyChangedChannel = 'blockyard_api_key_changed';
 
 export type KeyAction = ApiKeyEventRow['action'];
 
@@ -29,7 +29,7 @@ export interface KeyChanges {
 
 /**
  * The writes that change a key, each with its audit event in the same transaction and, for a change
- * other processes must see at once, a NOTIFY on `api_key_changed` (Postgres delivers it on commit).
+ * other processes must see at once, a NOTIFY on `blockyard_api_key_changed` (Postgres delivers it on commit).
  */
 export function createKeyChangeStore(db: Database) {
   async function lockKey(trx: Transaction<Tables>, id: string, accountId: string | undefined) {

@@ -34,7 +34,7 @@ describe('the API key change listener on a real Postgres', () => {
 
   it('forgets the key a NOTIFY names, once the change commits (not before)', async () => {
     await database.db.transaction().execute(async (trx) => {
-      await sql`select pg_notify('api_key_changed', 'key_committed')`.execute(trx);
+      await sql`select pg_notify('blockyard_api_key_changed', 'key_committed')`.execute(trx);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(forgotten).toEqual([]);
     });
@@ -42,7 +42,7 @@ describe('the API key change listener on a real Postgres', () => {
     await database.db
       .transaction()
       .execute(async (trx) => {
-        await sql`select pg_notify('api_key_changed', 'key_rolled_back')`.execute(trx);
+        await sql`select pg_notify('blockyard_api_key_changed', 'key_rolled_back')`.execute(trx);
         throw new Error('roll back');
       })
       .catch(() => undefined);
@@ -55,11 +55,11 @@ describe('the API key change listener on a real Postgres', () => {
     const terminated = await sql<{ count: string }>`
       select count(*) as count from (
         select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query ilike 'LISTEN api_key_changed%' and pid <> pg_backend_pid()
+        where datname = current_database() and query ilike 'LISTEN blockyard_api_key_changed%' and pid <> pg_backend_pid()
       ) as ended`.execute(database.db);
     expect(Number(terminated.rows[0]!.count)).toBe(1);
     expect(await within(5_000, () => forgotAll === 1)).toBe(true);
-    await sql`select pg_notify('api_key_changed', 'key_after_reconnect')`.execute(database.db);
+    await sql`select pg_notify('blockyard_api_key_changed', 'key_after_reconnect')`.execute(database.db);
     expect(await within(2_000, () => forgotten.includes('key_after_reconnect'))).toBe(true);
   });
 });

@@ -26,8 +26,8 @@ it('the summary line counts failed files, and tests needing a missing server ski
     );
     const output = `${run.stdout}\n${run.stderr}`;
     expect(run.status, output).toBe(1);
-    expect(output).toMatch(/skipped 7 test\(s\): needs redis-server, which is not installed here: apt-get install redis-server/);
-    expect(output).toMatch(/\n0 passed, 0 failed, 8 skipped; 1 of 2 test files failed\n/);
+    expect(output).toMatch(/skipped 10 test\(s\): needs redis-server, which is not installed here: apt-get install redis-server/);
+    expect(output).toMatch(/\n0 passed, 0 failed, 11 skipped; 1 of 2 test files failed\n/);
   } finally {
     rmSync(emptyPath, { recursive: true, force: true });
   }

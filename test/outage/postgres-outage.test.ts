@@ -31,7 +31,9 @@ describe('outage: Postgres killed and started again', () => {
     s = await startOutageService({ anvil, postgres });
     await s.assertPipelineWorks(15_000);
     listening = await postgres.listeners();
-    expect(listening).toHaveLength(2);
+    // Chain events, webhook deliveries' wake-ups and key changes.
+    expect(listening).toHaveLength(3);
+    expect(listening).toContain('LISTEN blockyard_api_key_changed');
   }, 90_000);
   afterAll(async () => {
     await s?.close();
