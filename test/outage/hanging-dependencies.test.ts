@@ -63,7 +63,8 @@ describe('outage across processes: a dependency hangs', () => {
     const delivered = await delivery
       .assertDeliveredWithin(Math.max(1, recoveryMs - (Date.now() - back)))
       .then(() => 'delivered')
-      .catch((error: Error) => error.message);
+      // What the worker logged (warn and above) says where the pipeline stood.
+      .catch((error: Error) => `${error.message}\n--- worker log ---\n${deployment.worker.stdout().slice(-3000)}`);
     expect(problems, 'answers during the hang').toEqual([]);
     expect(recovery, 'API answers after the return').toBeTypeOf('number');
     expect(delivered, 'the worker delivers after the return').toBe('delivered');
