@@ -49,6 +49,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   // fsync off only: the OS keeps what a killed server wrote (synchronous_commit off would lose commits).
   const settings = { fsync: 'off' };
   let server = await startEmbeddedPostgres({ dir, logger: silent, settings });
+  /** The processes of a killed server: its backends outlive the postmaster for a moment, holding its shared memory. */
+  let killed: number[] = [];
   const own: OwnPostgres = {
     get url() {
       return server.url;
@@ -57,9 +59,13 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       return server;
     },
     kill() {
+      killed = [server.pid, ...childrenOf(server.pid)];
       process.kill(server.pid, 'SIGKILL');
     },
     async start() {
+      // A postmaster started while the old backends still hold the shared memory refuses to start
+      // ("pre-existing shared memory block is still in use"): a start right after kill() failed so.
+      await waitUntilGone(killed, 10_000);
       const port = server.port;
       server = await startEmbeddedPostgres({ dir, logger: silent, settings });
       if (server.port !== port) throw new Error(`the server came back on port ${server.port}, not ${port}`);
@@ -109,6 +115,23 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     },
   };
   return own;
+}
+
+async function waitUntilGone(pids: readonly number[], withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  while (pids.some(alive)) {
+    if (Date.now() > deadline)
+      throw new Error(`the killed Postgres processes ${pids.filter(alive)} still run after ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The processes whose parent is `pid` (from /proc). */
