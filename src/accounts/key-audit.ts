@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ApiKeyRow } from '../db/tables.ts';
+import type { ApiKeyRow } from '../db/tables/accounts.ts';
 import type { KeyActor, KeyEventInput } from './key-change-store.ts';
 import type { KeyRestrictions } from './key-settings.ts';
 

@@ -1,6 +1,6 @@
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
 import { conflict, invalidRequest, notFound } from '../core/errors.ts';
-import type { ApiKeyRow, NewApiKeyRow } from '../db/tables.ts';
+import type { ApiKeyRow, NewApiKeyRow } from '../db/tables/accounts.ts';
 import { generateApiKey, type KeyEnvironment } from './api-key.ts';
 import { checkKeyLimits, checkKeyRestrictions } from './check-key-settings.ts';
 import { newId } from './ids.ts';

@@ -1,5 +1,5 @@
 import type { Scope } from '../auth/scopes.ts';
-import type { ApiKeyEventRow, ApiKeyRow } from '../db/tables.ts';
+import type { ApiKeyEventRow, ApiKeyRow } from '../db/tables/accounts.ts';
 import type { KeyEnvironment } from './api-key.ts';
 import type { KeyLimits, KeyRestrictions } from './key-settings.ts';
 

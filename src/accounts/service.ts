@@ -1,6 +1,6 @@
-import type { GasSponsorshipConfig } from '../config/schema.ts';
+import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 import { notFound } from '../core/errors.ts';
-import type { AccountRow } from '../db/tables.ts';
+import type { AccountRow } from '../db/tables/accounts.ts';
 import { type AccountLimits, type Plan, resolveLimits } from '../limits/plans.ts';
 import { resolveSponsorshipCaps } from '../sponsorship/operator-caps.ts';
 import { newId } from './ids.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables.ts';
+import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables/accounts.ts';
 
 export interface Page {
   offset: number;

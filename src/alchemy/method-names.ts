@@ -1,4 +1,4 @@
-import type { ChainConfig } from '../config/schema.ts';
+import type { ChainConfig } from '../config/chain-settings.ts';
 
 /**
  * Alchemy's enhanced JSON-RPC methods Blockyard answers itself (from its index and its token reads),

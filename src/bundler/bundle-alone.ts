@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { UserOperationRow } from '../db/tables.ts';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 /** How long a bundle of its own waits for an executor to be free (each is busy until its bundle's receipt). */

@@ -1,5 +1,5 @@
 import type { PublicClient } from 'viem';
-import type { UserOperationRow } from '../db/tables.ts';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
 
 /** EIP-1559 fees of one transaction or one user operation. */
 export interface Fees {

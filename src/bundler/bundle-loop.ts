@@ -15,7 +15,8 @@ import { toPackedUserOperation, type UserOperation } from 'viem/account-abstract
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { chainOf, poolTransport, publicClientFor } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
-import type { Tables, UserOperationRow } from '../db/tables.ts';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
 import { acquireIndexerLease, type IndexerLease } from '../indexer/leader-lease.ts';
 import { bundleAlone } from './bundle-alone.ts';

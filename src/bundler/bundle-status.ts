@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Hex } from 'viem';
-import type { Tables, UserOperationRow } from '../db/tables.ts';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 
 /** The ops are in bundle transaction `txHash` (sent, or a replacement of it). */
 export async function markSubmitted(db: Kysely<Tables>, rows: readonly UserOperationRow[], txHash: Hex): Promise<void> {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Hex } from 'viem';
-import type { ChainConfig } from '../config/schema.ts';
+import type { ChainConfig } from '../config/chain-settings.ts';
 
 /** anvil's default accounts #1-#3: the embedded devnet's executors (never #0, the account users send from). */
 export const devnetExecutorKeys: readonly Hex[] = [

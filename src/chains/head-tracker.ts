@@ -1,4 +1,4 @@
-import type { ChainKind } from '../config/schema.ts';
+import type { ChainKind } from '../config/chain-settings.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
 import type { UpstreamMetrics } from './upstream-metrics.ts';
 

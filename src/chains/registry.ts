@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { ChainConfig, UpstreamConfig } from '../config/schema.ts';
+import type { ChainConfig, UpstreamConfig } from '../config/chain-settings.ts';
 import { notFound } from '../core/errors.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 import { createUpstreamMetrics } from './upstream-metrics.ts';

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { ChainKind, UpstreamConfig } from '../config/schema.ts';
+import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
 import { createBatchingClient } from './batching-client.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';

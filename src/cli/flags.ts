@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ConfigFlags } from '../config/load.ts';
+import type { ConfigFlags } from '../config/setting-sources.ts';
 
 /** The flags every command that reads the config accepts. */
 export const configFlagOptions = {

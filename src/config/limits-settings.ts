@@ -1,21 +1,17 @@
-import type { JSONSchema } from 'json-schema-to-ts';
-import type { Settings } from './schema.ts';
+import type { FromSchema } from 'json-schema-to-ts';
+import { closedObject, integerIn } from './json-schema-parts.ts';
 
 /** YAML `limits:` section: connection, body and WebSocket caps (docs/limits.md gives the defaults and why). */
-export const limitsSettingsSchema = {
-  type: 'object',
-  properties: {
-    max_connections: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
-    ws_max_connections_per_account: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    ws_max_connections_per_ip: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    ws_max_subscriptions_per_connection: { type: 'integer', minimum: 1, maximum: 100_000 },
-    ws_max_buffered_bytes: { type: 'integer', minimum: 16 * 1024, maximum: 1024 * 1024 * 1024 },
-    ws_max_message_bytes: { type: 'integer', minimum: 1024, maximum: 100 * 1024 * 1024 },
-  },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const limitsSettingsSchema = closedObject({
+  max_connections: integerIn(1, 1_000_000),
+  max_connections_per_ip: integerIn(1, 1_000_000),
+  max_body_bytes: integerIn(1024, 100 * 1024 * 1024),
+  ws_max_connections_per_account: integerIn(1, 1_000_000),
+  ws_max_connections_per_ip: integerIn(1, 1_000_000),
+  ws_max_subscriptions_per_connection: integerIn(1, 100_000),
+  ws_max_buffered_bytes: integerIn(16 * 1024, 1024 * 1024 * 1024),
+  ws_max_message_bytes: integerIn(1024, 100 * 1024 * 1024),
+});
 
 /** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
 export interface LimitsConfig {
@@ -33,9 +29,8 @@ export interface LimitsConfig {
   readonly wsMaxMessageBytes: number;
 }
 
-export /** Defaults of `limits:`, justified in docs/limits.md. */
-function buildLimits(settings: Settings): LimitsConfig {
-  const limits = settings.limits ?? {};
+/** Defaults of `limits:`, justified in docs/limits.md. */
+export function buildLimits(limits: FromSchema<typeof limitsSettingsSchema> = {}): LimitsConfig {
   return {
     maxConnections: limits.max_connections ?? 10_000,
     maxConnectionsPerIp: limits.max_connections_per_ip ?? 1_000,

@@ -1,13 +1,12 @@
-import type { JSONSchema } from 'json-schema-to-ts';
-import type { Settings } from './schema.ts';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { closedObject } from './json-schema-parts.ts';
 
 /** A USD amount as a decimal string ("10", "2.50"), or null for no cap. */
 const usdCapSchema = { type: ['string', 'null'], pattern: '^[0-9]{1,15}(\\.[0-9]{1,12})?$' } as const satisfies JSONSchema;
-export const sponsorshipCapsSchema = {
-  type: 'object',
-  properties: { usd_per_day: usdCapSchema, usd_total: usdCapSchema },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+const planCapsSchema = closedObject({ usd_per_day: usdCapSchema, usd_total: usdCapSchema });
+
+/** `gas.sponsorship_caps`: USD an account of each plan may have sponsored per UTC day and in total. */
+export const sponsorshipCapsSchema = closedObject({ free: planCapsSchema, growth: planCapsSchema, enterprise: planCapsSchema });
 
 /** Operator caps on an account's sponsored gas, USD as decimal strings; null: unlimited. */
 export interface SponsorshipCapsConfig {
@@ -26,7 +25,7 @@ const defaultSponsorshipCaps: SponsorshipCaps = {
   enterprise: { usdPerDay: null, usdTotal: null },
 };
 
-export function buildSponsorshipCaps(caps: NonNullable<NonNullable<Settings['gas']>['sponsorship_caps']>): SponsorshipCaps {
+export function buildSponsorshipCaps(caps: FromSchema<typeof sponsorshipCapsSchema> = {}): SponsorshipCaps {
   const plan = (name: keyof typeof defaultSponsorshipCaps) => ({
     usdPerDay: caps[name]?.usd_per_day !== undefined ? caps[name].usd_per_day : defaultSponsorshipCaps[name].usdPerDay,
     usdTotal: caps[name]?.usd_total !== undefined ? caps[name].usd_total : defaultSponsorshipCaps[name].usdTotal,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/service.ts';
-import type { DashboardConfig } from '../config/schema.ts';
+import type { DashboardConfig } from '../config/dashboard-settings.ts';
 import type { Database } from '../db/connect.ts';
 import type { Mailer } from '../email/mailer.ts';
 import type { UsageStore } from '../usage/store.ts';

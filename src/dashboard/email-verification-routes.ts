@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { conflict, forbidden, invalidRequest } from '../core/errors.ts';
-import type { EmailVerificationsTable, InvitationRow, UserRow } from '../db/tables.ts';
+import type { EmailVerificationsTable, InvitationRow, UserRow } from '../db/tables/dashboard.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { openSession } from './open-session.ts';

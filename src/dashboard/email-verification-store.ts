@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { EmailVerificationsTable } from '../db/tables.ts';
+import type { EmailVerificationsTable } from '../db/tables/dashboard.ts';
 import { hashSecretToken, newSecretToken } from './secret-token.ts';
 
 /** How long a verification link works. */

@@ -1,6 +1,6 @@
 import { newId } from '../accounts/ids.ts';
 import type { Database } from '../db/connect.ts';
-import type { InvitationRow, MemberRole } from '../db/tables.ts';
+import type { InvitationRow, MemberRole } from '../db/tables/dashboard.ts';
 import { hashSecretToken, newSecretToken } from './secret-token.ts';
 
 /** How long an invitation link works. */

@@ -1,6 +1,6 @@
 import { AppError } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
-import type { MailRequestsTable } from '../db/tables.ts';
+import type { MailRequestsTable } from '../db/tables/dashboard.ts';
 
 export type MailRequestAction = MailRequestsTable['action'];
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { UserRow } from '../db/tables.ts';
+import type { UserRow } from '../db/tables/dashboard.ts';
 import { setSessionCookie } from './session-cookie.ts';
 import type { DashboardCaller } from './session-guard.ts';
 import type { SessionStore } from './session-store.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../core/errors.ts';
-import type { SessionRow, UserRow } from '../db/tables.ts';
+import type { SessionRow, UserRow } from '../db/tables/dashboard.ts';
 import type { RequestGuard } from '../http/server.ts';
 import { assertCsrf, changesState } from './csrf.ts';
 import { sessionTokenOf } from './session-cookie.ts';

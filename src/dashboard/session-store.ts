@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { SessionRow } from '../db/tables.ts';
+import type { SessionRow } from '../db/tables/dashboard.ts';
 import { hashSecretToken, newSecretToken } from './secret-token.ts';
 
 /** Idle expiry: a session unused this long ends. */

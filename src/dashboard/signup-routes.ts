@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { forbidden } from '../core/errors.ts';
-import type { InvitationRow } from '../db/tables.ts';
+import type { InvitationRow } from '../db/tables/dashboard.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DashboardDeps } from './dashboard-deps.ts';
 import { hashPassword } from './passwords.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { notFound } from '../core/errors.ts';
-import type { UserRow } from '../db/tables.ts';
+import type { UserRow } from '../db/tables/dashboard.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { UserStore } from './user-store.ts';

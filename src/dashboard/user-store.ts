@@ -1,6 +1,7 @@
 import { newId } from '../accounts/ids.ts';
 import type { Database } from '../db/connect.ts';
-import type { AccountRow, MemberRole, UserRow } from '../db/tables.ts';
+import type { AccountRow } from '../db/tables/accounts.ts';
+import type { MemberRole, UserRow } from '../db/tables/dashboard.ts';
 
 export interface Membership {
   account_id: string;

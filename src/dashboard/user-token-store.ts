@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { UserTokensTable } from '../db/tables.ts';
+import type { UserTokensTable } from '../db/tables/dashboard.ts';
 import { hashSecretToken, newSecretToken } from './secret-token.ts';
 
 export type UserTokenPurpose = UserTokensTable['purpose'];

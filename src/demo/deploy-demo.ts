@@ -16,7 +16,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import type { TokenPriceConfig } from '../config/schema.ts';
+import type { TokenPriceConfig } from '../config/token-settings.ts';
 import { type ContractArtifacts, compileContracts } from '../contracts/compile.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import { create2Address, create2Calldata, create2DeployerAddress } from './create2.ts';

@@ -1,5 +1,5 @@
 import { decodeAbiParameters, type Hex } from 'viem';
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { BlockBundle, RawLog, RawTrace } from './raw-types.ts';
 
 /** keccak256('Transfer(address,address,uint256)'): ERC-20 (3 topics) and ERC-721 (4 topics). */

@@ -1,4 +1,4 @@
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import { zeroAddress } from './decode-block.ts';
 
 export interface OwnershipDelta {

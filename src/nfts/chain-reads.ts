@@ -1,7 +1,7 @@
 import { type Address, type PublicClient, parseAbi } from 'viem';
 import { erc721InterfaceId, erc1155InterfaceId } from '../chains/interface-ids.ts';
 import { AppError, notFound } from '../core/errors.ts';
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import { substituteTokenId } from './metadata/token-uri.ts';
 
 const nftAbi = parseAbi([

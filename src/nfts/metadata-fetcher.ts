@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { ChainEvent, ChainEventListener } from '../events/chain-event.ts';
 
 export interface MetadataJob {

@@ -1,4 +1,4 @@
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 
 /** The NFT API answers (docs/nfts.md); their OpenAPI schemas are in schemas.ts. */

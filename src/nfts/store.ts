@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 
 export interface NftMetadataRecord {

@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { Network } from '../chains/registry.ts';
-import type { NftStandard } from '../db/tables.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { ChainReads } from './chain-reads.ts';
 import type { DocumentLoader } from './metadata/load-document.ts';
 import { parseMetadata } from './metadata/parse-metadata.ts';

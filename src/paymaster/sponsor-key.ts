@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Hex } from 'viem';
-import { ConfigError } from '../config/load.ts';
-import type { ChainConfig, GasSponsorshipConfig } from '../config/schema.ts';
+import type { ChainConfig } from '../config/chain-settings.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 
 /** anvil's default account #4: the embedded devnet's sponsor (never #0, the account users send from). */
 export const devnetSponsorKey: Hex = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';

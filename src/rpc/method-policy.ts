@@ -1,6 +1,6 @@
 import { isEnhancedMethod } from '../alchemy/method-names.ts';
 import type { Scope } from '../auth/scopes.ts';
-import type { ChainKind } from '../config/schema.ts';
+import type { ChainKind } from '../config/chain-settings.ts';
 import { evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaWriteMethods } from '../limits/solana-compute-units.ts';
 

@@ -1,4 +1,4 @@
-import type { SponsorshipCapsConfig } from '../config/schema.ts';
+import type { SponsorshipCapsConfig } from '../config/sponsorship-caps-settings.ts';
 import { formatUsd, parseUsd } from './usd.ts';
 
 /** The account `limits` keys that override its plan's operator caps (decimal USD strings, null: unlimited). */

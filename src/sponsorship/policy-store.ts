@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { Selectable } from 'kysely';
 import type { Database } from '../db/connect.ts';
-import type { GasPoliciesTable } from '../db/tables.ts';
+import type { GasPoliciesTable } from '../db/tables/gas.ts';
 import { formatPolicyRules, type PolicyRules } from './policy-rules.ts';
 
 export type PolicyStatus = GasPoliciesTable['status'];

@@ -12,7 +12,7 @@ import {
 } from '../bundler/user-operation.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
-import type { GasSponsorshipConfig } from '../config/schema.ts';
+import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
 import type { Plan } from '../limits/plans.ts';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { GasSponsorshipRow, Tables } from '../db/tables.ts';
+import type { GasSponsorshipRow } from '../db/tables/gas.ts';
+import type { Tables } from '../db/tables.ts';
 import type { Plan } from '../limits/plans.ts';
 import type { AccountSponsorshipUsage } from './operator-caps.ts';
 import type { PolicyUsage } from './policy-check.ts';

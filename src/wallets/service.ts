@@ -5,7 +5,8 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts';
-import type { Tables, WalletRow } from '../db/tables.ts';
+import type { WalletRow } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 import { entryPointNonceAbi, simpleAccountFactoryAbi } from './wallet-abis.ts';
 
 export type EntryPointVersion = '0.6' | '0.7';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Tables, WebhookRow } from '../db/tables.ts';
+import type { WebhookRow } from '../db/tables/webhooks.ts';
+import type { Tables } from '../db/tables.ts';
 
 export const deliveryLogStatuses = ['pending', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryLogStatus = (typeof deliveryLogStatuses)[number];

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import type { WebhooksConfig } from '../config/schema.ts';
+import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { type Plan, resolveLimits } from '../limits/plans.ts';

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { DeliveryKind, Tables } from '../db/tables.ts';
+import type { DeliveryKind } from '../db/tables/webhooks.ts';
+import type { Tables } from '../db/tables.ts';
 import type { WebhookEventType } from './event-types.ts';
 import { eventId, newDeliveryId } from './ids.ts';
 

@@ -5,7 +5,7 @@ import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
-import type { LimitsConfig } from '../config/schema.ts';
+import type { LimitsConfig } from '../config/limits-settings.ts';
 import type { Context } from '../core/context.ts';
 import { AppError, errorBody } from '../core/errors.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';

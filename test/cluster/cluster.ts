@@ -96,7 +96,11 @@ function effectiveDeployFiles(
   runDir: string,
   notes: string[],
 ): { configFile: string; haproxyFile: string; mode: 'production' | 'development' } {
-  const schema = readFileSync(join(repoRoot, 'src/config/schema.ts'), 'utf8');
+  // The settings schema: one file, or split into a file per YAML section.
+  const schema = ['src/config/schema.ts', 'src/config/webhook-settings.ts']
+    .filter((file) => existsSync(join(repoRoot, file)))
+    .map((file) => readFileSync(join(repoRoot, file), 'utf8'))
+    .join('\n');
   const healthRoutes = readFileSync(join(repoRoot, 'src/health/routes.ts'), 'utf8');
   let configFile = join(repoRoot, 'deploy/blockyard.yaml');
   let mode: 'production' | 'development' = 'production';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ConfigError, loadConfig } from '../../src/config/load.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadConfig } from '../../src/config/load.ts';
 
 describe('limits: settings', () => {
   let cwd: string;

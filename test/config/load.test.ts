@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ConfigError, type ConfigFlags, loadConfig } from '../../src/config/load.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadConfig } from '../../src/config/load.ts';
 import { settingsSchema } from '../../src/config/schema.ts';
+import type { ConfigFlags } from '../../src/config/setting-sources.ts';
 
 describe('loadConfig', () => {
   let cwd: string;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
-import type { NewAccountRow } from '../../src/db/tables.ts';
+import type { NewAccountRow } from '../../src/db/tables/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import type { NewAccountRow, NewApiKeyRow } from '../../src/db/tables.ts';
+import type { NewAccountRow, NewApiKeyRow } from '../../src/db/tables/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const MIGRATION_NAME = /^\d{4}-\d{2}-\d{2}T\d{4}-[a-z0-9]+(-[a-z0-9]+)*$/;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NftsConfig } from '../../src/config/schema.ts';
+import type { NftsConfig } from '../../src/config/nft-settings.ts';
 import { createDocumentLoader } from '../../src/nfts/metadata/load-document.ts';
 import { startHttpServer, type TestHttpServer } from './support/http-server.ts';
 

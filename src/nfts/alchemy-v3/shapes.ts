@@ -1,4 +1,4 @@
-import type { NftStandard } from '../../db/tables.ts';
+import type { NftStandard } from '../../db/tables/chain-index.ts';
 import type { IndexedHead, IndexedToken } from '../index-reads.ts';
 import type { Trait } from '../metadata/parse-metadata.ts';
 import { type Gateways, imageGatewayUrl } from '../metadata/resolve-uri.ts';

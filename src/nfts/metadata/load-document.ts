@@ -1,4 +1,4 @@
-import type { NftsConfig } from '../../config/schema.ts';
+import type { NftsConfig } from '../../config/nft-settings.ts';
 import { resolveMetadataUri } from './resolve-uri.ts';
 import { createSafeFetcher, type SafeFetcher } from './safe-fetch.ts';
 

@@ -1,4 +1,4 @@
-import type { ChainConfig } from '../../config/schema.ts';
+import type { ChainConfig } from '../../config/chain-settings.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
 import { mayChangeState } from '../method-policy.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PublicClient } from 'viem';
 import type { Network } from '../../chains/registry.ts';
-import type { TokenPriceConfig } from '../../config/schema.ts';
+import type { TokenPriceConfig } from '../../config/token-settings.ts';
 import { type AggregatorPriceEntry, createAggregatorPriceSource } from './aggregator-price-source.ts';
 import { composePriceSources, type PriceSource } from './price-source.ts';
 import { createStaticPriceSource, type StaticPriceEntry, type StaticPriceSource } from './static-price-source.ts';

@@ -1,0 +1,210 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { ConfigError } from './config-error.ts';
+import {
+  addressSchema,
+  closedObject,
+  httpUrlSchema,
+  identifierSchema,
+  integerIn,
+  uint256StringSchema,
+} from './json-schema-parts.ts';
+
+export const chainKinds = ['evm', 'solana'] as const;
+export type ChainKind = (typeof chainKinds)[number];
+
+const upstreamSchema = closedObject(
+  {
+    url: httpUrlSchema,
+    ws_url: { type: 'string', pattern: '^wss?://' },
+    timeout_ms: integerIn(1, 600_000),
+    max_concurrency: integerIn(1, 4096),
+    batch_max_size: integerIn(1, 1000),
+  },
+  ['url'],
+);
+
+/** One chain/network entry of the YAML file's `chains:` list. */
+export const chainEntrySchema = closedObject({
+  embedded: { type: 'boolean' },
+  chain: identifierSchema,
+  network: identifierSchema,
+  chain_id: { type: 'integer', minimum: 1 },
+  kind: { type: 'string', enum: chainKinds },
+  testnet: { type: 'boolean' },
+  native_symbol: { type: 'string', minLength: 1, maxLength: 16 },
+  upstreams: { type: 'array', items: upstreamSchema, minItems: 1 },
+  finality_depth: integerIn(0, 10_000),
+  block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+  get_logs_max_range: integerIn(1, 100_000_000),
+  dev_methods: { type: 'boolean' },
+  indexer: closedObject({ enabled: { type: 'boolean' }, start_block: { type: 'integer', minimum: 0 } }),
+  /** ERC-4337 contracts of the network (default: the canonical addresses). */
+  erc4337: closedObject({
+    entry_point_v06: addressSchema,
+    entry_point_v07: addressSchema,
+    factory_v06: addressSchema,
+    factory_v07: addressSchema,
+    /** The VerifyingPaymaster the sponsor key signs for (the embedded devnet installs its own). */
+    paymaster_v06: addressSchema,
+    paymaster_v07: addressSchema,
+  }),
+  bundler: closedObject({
+    enabled: { type: 'boolean' },
+    executor_keys_file: { type: 'string', minLength: 1 },
+    safe_mode: { type: 'boolean' },
+    max_bundle_ops: integerIn(1, 1000),
+    min_stake_wei: uint256StringSchema,
+    min_unstake_delay_s: integerIn(0, 31536000),
+  }),
+});
+export type ChainEntry = FromSchema<typeof chainEntrySchema>;
+
+export interface UpstreamConfig {
+  readonly url: string;
+  readonly wsUrl?: string;
+  /** Per-request timeout for this upstream (default 30000). */
+  readonly timeoutMs?: number;
+  /** Requests in flight to this upstream at most (default 64); more wait in a short queue or go elsewhere. */
+  readonly maxConcurrency?: number;
+  /** Quick calls that arrive together go to this upstream as one JSON-RPC batch of at most this many (default 20; 1: never). */
+  readonly batchMaxSize?: number;
+}
+
+export interface ChainConfig {
+  /** Path segment `{chain}`, e.g. `ethereum`. */
+  readonly chain: string;
+  /** Path segment `{network}`, e.g. `mainnet`, `devnet`. */
+  readonly network: string;
+  readonly chainId: number;
+  readonly kind: ChainKind;
+  readonly testnet: boolean;
+  readonly nativeSymbol: string;
+  /** The embedded anvil devnet: its upstream is filled in once anvil listens. */
+  readonly embedded: boolean;
+  readonly upstreams: readonly UpstreamConfig[];
+  readonly finalityDepth: number;
+  readonly blockTimeS: number;
+  /** Widest eth_getLogs block range sent upstream in one call; wider ranges are split. */
+  readonly getLogsMaxRange: number;
+  readonly devMethods: boolean;
+  readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
+  readonly erc4337: Erc4337Config;
+  readonly bundler: BundlerConfig;
+}
+
+/** Canonical ERC-4337 deployments (design.md), the defaults of every EVM network. */
+export const canonicalErc4337 = {
+  entryPointV06: '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789',
+  entryPointV07: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
+  factoryV06: '0x9406Cc6185a346906296840746125a0E44976454',
+  factoryV07: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+} as const;
+
+export interface Erc4337Config {
+  readonly entryPointV06: string;
+  readonly entryPointV07: string;
+  readonly factoryV06: string;
+  readonly factoryV07: string;
+  /** The VerifyingPaymaster of each EntryPoint, when the network has one (the embedded devnet's is computed). */
+  readonly paymasterV06?: string;
+  readonly paymasterV07?: string;
+}
+
+export interface BundlerConfig {
+  readonly enabled: boolean;
+  /** A file of executor private keys (one per line); BLOCKYARD_BUNDLER_KEYS also works. Devnet default: anvil's #1-#3. */
+  readonly executorKeysFile?: string;
+  /** ERC-7562 rules checked from traces (default true). */
+  readonly safeMode: boolean;
+  readonly maxBundleOps: number;
+  /** ERC-7562 SREP-010: an entity with at least this stake and unstake delay counts as staked (default 1 ETH, 1 day). */
+  readonly minStakeWei: bigint;
+  readonly minUnstakeDelayS: number;
+}
+
+/**
+ * The `chains:` list (default: the embedded devnet alone), checked for what the schema cannot say:
+ * one embedded devnet at most, each network once, the fields a remote network needs.
+ */
+export function buildChains(
+  entries: readonly ChainEntry[] | undefined,
+  devnetBlockTimeS: number,
+  fileName: string,
+): ChainConfig[] {
+  const listed: readonly ChainEntry[] = entries ?? [{ embedded: true }];
+  const seen = new Set<string>();
+  let embeddedCount = 0;
+  return listed.map((entry, index) => {
+    const name = (field: string) => `chains[${index}].${field} (in ${fileName})`;
+    const embedded = entry.embedded === true;
+    if (embedded && ++embeddedCount > 1) throw new ConfigError(name('embedded'), 'only one embedded devnet is allowed');
+    if (embedded && entry.upstreams) throw new ConfigError(name('upstreams'), 'the embedded devnet has no upstreams to set');
+    if (!embedded) {
+      for (const field of ['chain', 'network', 'upstreams'] as const) {
+        if (entry[field] === undefined) throw new ConfigError(name(field), 'is required');
+      }
+    }
+    const kind = entry.kind ?? 'evm';
+    if (kind === 'evm' && !embedded && entry.chain_id === undefined) throw new ConfigError(name('chain_id'), 'is required');
+    const chain = entry.chain ?? 'ethereum';
+    const network = entry.network ?? 'devnet';
+    const key = `${chain}/${network}`;
+    if (seen.has(key)) throw new ConfigError(name('network'), `${key} is listed twice`);
+    seen.add(key);
+    const testnet = entry.testnet ?? (embedded || network !== 'mainnet');
+    const devMethods = entry.dev_methods ?? embedded;
+    if (devMethods && !testnet) throw new ConfigError(name('dev_methods'), 'is allowed on testnets only');
+    return {
+      chain,
+      network,
+      chainId: entry.chain_id ?? (embedded ? 31337 : 0),
+      kind,
+      testnet,
+      nativeSymbol: entry.native_symbol ?? (kind === 'solana' ? 'SOL' : 'ETH'),
+      embedded,
+      upstreams: (entry.upstreams ?? []).map(buildUpstream),
+      finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
+      blockTimeS: entry.block_time_s ?? (embedded ? devnetBlockTimeS : 12),
+      getLogsMaxRange: entry.get_logs_max_range ?? 10_000,
+      devMethods,
+      indexer: {
+        enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
+        startBlock: entry.indexer?.start_block ?? 0,
+      },
+      erc4337: buildErc4337(entry.erc4337),
+      bundler: buildBundler(entry.bundler, kind === 'evm' && (entry.bundler?.enabled ?? embedded)),
+    } satisfies ChainConfig;
+  });
+}
+
+function buildUpstream(upstream: NonNullable<ChainEntry['upstreams']>[number]): UpstreamConfig {
+  return {
+    url: upstream.url,
+    wsUrl: upstream.ws_url,
+    timeoutMs: upstream.timeout_ms,
+    maxConcurrency: upstream.max_concurrency,
+    batchMaxSize: upstream.batch_max_size,
+  };
+}
+
+function buildErc4337(erc4337: ChainEntry['erc4337']): Erc4337Config {
+  return {
+    entryPointV06: erc4337?.entry_point_v06 ?? canonicalErc4337.entryPointV06,
+    entryPointV07: erc4337?.entry_point_v07 ?? canonicalErc4337.entryPointV07,
+    factoryV06: erc4337?.factory_v06 ?? canonicalErc4337.factoryV06,
+    factoryV07: erc4337?.factory_v07 ?? canonicalErc4337.factoryV07,
+    paymasterV06: erc4337?.paymaster_v06,
+    paymasterV07: erc4337?.paymaster_v07,
+  };
+}
+
+function buildBundler(bundler: ChainEntry['bundler'], enabled: boolean): BundlerConfig {
+  return {
+    enabled,
+    executorKeysFile: bundler?.executor_keys_file,
+    safeMode: bundler?.safe_mode ?? true,
+    maxBundleOps: bundler?.max_bundle_ops ?? 50,
+    minStakeWei: BigInt(bundler?.min_stake_wei ?? '1000000000000000000'),
+    minUnstakeDelayS: bundler?.min_unstake_delay_s ?? 86_400,
+  };
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { bundlerRoutes } from '../bundler/routes.ts';
+import { chainStatusRoutes } from '../chains/status-routes.ts';
+import type { Context } from '../core/context.ts';
+import { gasRoutes } from '../gas/routes.ts';
+import { createGasPriceService } from '../gas/service.ts';
+import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
+import { createV1Guard } from '../http/v1-guard.ts';
+import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
+import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
+import { createNftIndexReads } from '../nfts/index-reads.ts';
+import { nftRoutes } from '../nfts/routes.ts';
+import { rpcRoutes } from '../rpc/routes.ts';
+import { createErc7677Methods } from '../sponsorship/erc7677.ts';
+import { policyRoutes } from '../sponsorship/policy-routes.ts';
+import { policyUsageRoutes } from '../sponsorship/policy-usage-routes.ts';
+import { sponsorRoutes } from '../sponsorship/sponsor-routes.ts';
+import { tokenRoutes } from '../tokens/routes.ts';
+import { createTokenFactsLookup } from '../tokens/token-facts.ts';
+import { transferRoutes } from '../transfers/routes.ts';
+import { createTransferService } from '../transfers/service.ts';
+import { createRestUsageHook } from '../usage/rest-usage.ts';
+import { usageRoutes } from '../usage/routes.ts';
+import { walletRoutes } from '../wallets/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
+import type { ServiceParts } from './service-parts.ts';
+
+/** What `GET /v1/chains` (and `/admin/chains`, `/dashboard/api/chains`) reports. */
+export function chainStatusOf(parts: ServiceParts) {
+  return { chains: parts.upstreams.chains, indexProgress: () => parts.indexStore.progress() };
+}
+
+/** The /v1 routes a dashboard session reaches (docs/dashboard-api.md, "The /v1 routes, on a session"). */
+export function sessionV1Routes(parts: ServiceParts) {
+  const { database, upstreams, chainData, webhooks, usage } = parts;
+  const { chains } = upstreams;
+  return async (scope: FastifyInstance) => {
+    await webhookRoutes(scope, { webhooks: webhooks.webhooks, db: database.db });
+    await walletRoutes(scope, { wallets: chainData.wallets });
+    await policyRoutes(scope, { chains, db: database.db });
+    await policyUsageRoutes(scope, { db: database.db });
+    await usageRoutes(scope, { store: usage.store });
+    await scope.register(async (status) => chainStatusRoutes(status, chainStatusOf(parts)));
+  };
+}
+
+/** The key-authenticated API at /v1 (but `POST /v1/rpc`, answered by the fast route before Fastify). */
+export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
+  const { metrics } = ctx;
+  const { database, upstreams, access, chainData, sponsorship, enhanced } = parts;
+  const { authenticator, restrictions } = access;
+  const { chains, limiter, rpcCache } = upstreams;
+  const { tokens, nfts } = chainData;
+  const usage = parts.usage.recorder;
+  const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
+  return async (scope: FastifyInstance) => {
+    // `POST /v1/rpc` is answered by the fast route, before Fastify: a hook added to this scope
+    // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
+    scope.addHook('onRequest', createV1Guard({ authenticator, restrictions, limiter, metrics }));
+    serveKeyInPathForms(scope);
+    if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
+    // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
+    await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage, enhanced }));
+    await gasRoutes(scope, { chains, gas });
+    await policyRoutes(scope, { chains, db: database.db });
+    await sponsorRoutes(scope, { chains, db: database.db, sponsors: sponsorship.sponsors });
+    await policyUsageRoutes(scope, { db: database.db });
+    await nftRoutes(scope, { chains, nfts });
+    const v3 = createAlchemyV3Nfts({ nfts, reads: createNftIndexReads(database.db), gateways: ctx.config.nfts });
+    await alchemyV3NftRoutes(scope, { chains, v3 });
+    await tokenRoutes(scope, { chains, tokens });
+    const tokenFacts = createTokenFactsLookup(tokens);
+    await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db, tokenFacts }) });
+    await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
+    await walletRoutes(scope, { wallets: chainData.wallets });
+    const paymaster = createErc7677Methods(sponsorship.sponsors);
+    await bundlerRoutes(scope, { chains, bundler: parts.bundler, paymaster, limiter, metrics, rpcCache, enhanced });
+    await usageRoutes(scope, { store: parts.usage.store });
+  };
+}

@@ -1,0 +1,71 @@
+import type { Devnet } from '../chains/devnet.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { Context } from '../core/context.ts';
+import type { OpenDatabase } from '../db/connect.ts';
+import { deployDemo } from '../demo/deploy-demo.ts';
+import type { ChainEventBus } from '../events/chain-event.ts';
+import type { Indexer } from '../indexer/indexer.ts';
+import { createNftService, type NftService } from '../nfts/service.ts';
+import { createTokenService, type TokenService } from '../tokens/service.ts';
+import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
+import { createWalletService, type WalletService } from '../wallets/service.ts';
+
+export interface ChainData {
+  readonly tokens: TokenService;
+  readonly nfts: NftService;
+  readonly wallets: WalletService;
+}
+
+export interface ChainDataDeps {
+  readonly database: OpenDatabase;
+  readonly chains: ChainRegistry;
+  readonly events: ChainEventBus;
+  readonly devnet: Devnet | undefined;
+  /** The indexers this process runs (started last, once the API listens). */
+  readonly indexers: () => readonly Indexer[];
+}
+
+/** Tokens, NFTs and smart wallets, read from the index and the chains; `--demo` deploys its sample contracts here. */
+export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<ChainData> {
+  const { config, logger, shutdown } = ctx;
+  const { database, chains, events } = deps;
+  const tokens = createTokenService({ ctx, db: database.db });
+  if (config.demo) {
+    if (!deps.devnet) throw new Error('--demo needs the embedded devnet (a config without chains:, or with `embedded: true`)');
+    const demo = await deployDemo({ rpcUrl: deps.devnet.url, log: logger });
+    for (const price of demo.prices) tokens.addStaticPrice(price);
+  }
+
+  const nfts = createNftService({ db: database.db, config, chains, logger });
+  shutdown.add('nft metadata fetcher', () => nfts.close());
+  const wallets = createWalletService({ db: database.db, chains });
+  const watchDeployments = createDeploymentWatcher({
+    db: database.db,
+    entryPoints: entryPointsByNetwork(chains),
+    logger,
+  });
+  // Minted tokens get their metadata fetched in the background, before anyone asks, and new wallets
+  // are seen deployed: by the process that indexes the network (every process sees every event; one is enough).
+  events.subscribe((batch) => {
+    const mine = batch.filter((event) =>
+      deps.indexers().some((indexer) => indexer.network === event.network && indexer.isRunning()),
+    );
+    if (mine.length === 0) return;
+    nfts.fetcher.listener(mine);
+    void watchDeployments(mine);
+  });
+  return { tokens, nfts, wallets };
+}
+
+/** Each network's EntryPoint addresses (lower-case), by `chain/network`. */
+function entryPointsByNetwork(chains: ChainRegistry): (network: string) => string[] {
+  const entryPoints = new Map(
+    chains
+      .list()
+      .map((network) => [
+        `${network.config.chain}/${network.config.network}`,
+        [network.config.erc4337.entryPointV06.toLowerCase(), network.config.erc4337.entryPointV07.toLowerCase()],
+      ]),
+  );
+  return (network) => entryPoints.get(network) ?? [];
+}
