@@ -49,7 +49,7 @@ describe('what the bundles of this process hold', () => {
 });
 
 describe('a replacement', () => {
-  const op = { sender: a, nonce: 1n, maxFeePerGas: 110n, maxPriorityFeePerGas: 11n } as UserOperation<'0.7'>;
+  const op = { sender: a, nonce: 1n, maxFeePerGas: 110n, maxPriorityFeePerGas: 11n } as unknown as UserOperation<'0.7'>;
   const queued = (status: QueuedOp['status'], fee = 100n, tip = 10n) =>
     [
       { hash: '0xq', nonce: '1', max_fee_per_gas: fee.toString(), max_priority_fee_per_gas: tip.toString(), status, op: {} },
