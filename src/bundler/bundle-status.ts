@@ -1,13 +1,18 @@
-import type { Kysely } from 'kysely';
-import type { Hex } from 'viem';
-import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { Kysely, Updateable } from 'kysely';
+import type { Logger } from 'pino';
+import type { Hex, TransactionReceipt } from 'viem';
 import type { Tables } from '../db/tables.ts';
+import type { UserOperationRow, UserOperationsTable } from '../db/tables/bundler.ts';
 
-/** The ops are in bundle transaction `txHash` (sent, or a replacement of it). */
-export async function markSubmitted(db: Kysely<Tables>, rows: readonly UserOperationRow[], txHash: Hex): Promise<void> {
+/** The ops' row updated to `values`, their time of change now. */
+async function updateOps(
+  db: Kysely<Tables>,
+  rows: readonly Pick<UserOperationRow, 'hash'>[],
+  values: Updateable<UserOperationsTable>,
+): Promise<void> {
   await db
     .updateTable('user_operations')
-    .set({ status: 'submitted', tx_hash: txHash, updated_at: new Date() })
+    .set({ ...values, updated_at: new Date() })
     .where(
       'hash',
       'in',
@@ -16,16 +21,50 @@ export async function markSubmitted(db: Kysely<Tables>, rows: readonly UserOpera
     .execute();
 }
 
+/** The ops are in bundle transaction `txHash` (sent, or a replacement of it). */
+export async function markSubmitted(db: Kysely<Tables>, rows: readonly UserOperationRow[], txHash: Hex): Promise<void> {
+  await updateOps(db, rows, { status: 'submitted', tx_hash: txHash });
+}
+
 /** The ops were left out of the bundle transaction that was mined: they wait in the mempool again. */
 export async function returnToMempool(db: Kysely<Tables>, rows: readonly UserOperationRow[]): Promise<void> {
   if (rows.length === 0) return;
+  await updateOps(db, rows, { status: 'pending', tx_hash: null });
+}
+
+/** The op leaves the mempool, with the reason its sender reads in eth_getUserOperationReceipt's absence. */
+export async function markFailed(
+  deps: { db: Kysely<Tables>; logger: Logger },
+  row: Pick<UserOperationRow, 'hash'>,
+  reason: string,
+): Promise<void> {
+  await updateOps(deps.db, [row], { status: 'failed', reason });
+  deps.logger.info({ userOpHash: row.hash, reason }, 'user operation dropped');
+}
+
+/** The op ran in bundle `txHash`, mined in `receipt`'s block; `receiptJson` is eth_getUserOperationReceipt's answer. */
+export async function markIncluded(
+  db: Kysely<Tables>,
+  row: Pick<UserOperationRow, 'hash'>,
+  txHash: Hex,
+  receipt: Pick<TransactionReceipt, 'blockNumber' | 'blockHash'>,
+  receiptJson: string,
+): Promise<void> {
+  await updateOps(db, [row], {
+    status: 'included',
+    tx_hash: txHash,
+    block_number: receipt.blockNumber.toString(),
+    block_hash: receipt.blockHash,
+    receipt: receiptJson,
+  });
+}
+
+/** A bundle sent before a restart has no receipt: its ops still marked as in it wait in the mempool again. */
+export async function requeueBundle(db: Kysely<Tables>, txHash: string): Promise<void> {
   await db
     .updateTable('user_operations')
-    .set({ status: 'pending', tx_hash: null, updated_at: new Date() })
-    .where(
-      'hash',
-      'in',
-      rows.map((row) => row.hash),
-    )
+    .set({ status: 'pending', tx_hash: null })
+    .where('tx_hash', '=', txHash)
+    .where('status', '=', 'submitted')
     .execute();
 }

@@ -1,17 +1,5 @@
-import {
-  type Address,
-  concat,
-  getAddress,
-  type Hex,
-  isAddress,
-  pad,
-  type SignedAuthorization,
-  type StateOverride,
-  toHex,
-  zeroAddress,
-} from 'viem';
+import { type Address, concat, getAddress, type Hex, isAddress, pad, type SignedAuthorization, toHex, zeroAddress } from 'viem';
 import { invalidParams } from './rpc-errors.ts';
-import type { AnyUserOperation } from './user-operation.ts';
 
 /**
  * The intrinsic gas an authorization adds to the bundle transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST,
@@ -125,26 +113,6 @@ export function delegationDesignator(delegate: Address): Hex {
 export function delegateOf(code: Hex | undefined): Address | undefined {
   if (code?.length !== 48 || !code.toLowerCase().startsWith('0xef0100')) return undefined;
   return getAddress(`0x${code.slice(8)}`);
-}
-
-/** The op's EIP-7702 authorization, if it carries one (only v0.7 ops can). */
-export function authorizationOf(op: AnyUserOperation): SignedAuthorization | undefined {
-  return 'authorization' in op ? op.authorization : undefined;
-}
-
-/**
- * The state override that runs an op as its bundle will: the sender's code is the delegation
- * designator of its authorization, so calls to it run the delegate's code. Empty without one.
- */
-export function delegationOverride(op: AnyUserOperation): StateOverride {
-  const authorization = authorizationOf(op);
-  return authorization ? [{ address: op.sender, code: delegationDesignator(authorization.address) }] : [];
-}
-
-/** `delegationOverride` in debug_traceCall's form (an object by address). */
-export function delegationTraceOverride(op: AnyUserOperation): Record<string, { code: Hex }> {
-  const authorization = authorizationOf(op);
-  return authorization ? { [op.sender]: { code: delegationDesignator(authorization.address) } } : {};
 }
 
 /** Whether the account already runs `delegate`'s code on chain: the authorization then has nothing to do. */

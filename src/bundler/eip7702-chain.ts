@@ -1,6 +1,7 @@
 import type { PublicClient, SignedAuthorization } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { alreadyDelegated, authorizationOf, authorizationProblem } from './eip7702-authorization.ts';
+import { alreadyDelegated, authorizationProblem } from './eip7702-authorization.ts';
+import { authorizationOf } from './eip7702-delegation.ts';
 import { invalidParams } from './rpc-errors.ts';
 import type { AnyUserOperation } from './user-operation.ts';
 

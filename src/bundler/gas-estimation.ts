@@ -9,7 +9,8 @@ import {
   type StateOverride,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
-import { authorizationOf, delegationOverride, eip7702AuthorizationGas } from './eip7702-authorization.ts';
+import { eip7702AuthorizationGas } from './eip7702-authorization.ts';
+import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { accountImplementation, revertReasonOf, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
 import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';

@@ -1,30 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Address, PublicClient } from 'viem';
-import type { UserOperation } from 'viem/account-abstraction';
 import type { Tables } from '../db/tables.ts';
 import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
+import { maxCostOf } from './op-max-cost.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
-import { type AnyUserOperation, type EntryPointVersion, parseUserOperation } from './user-operation.ts';
-
-/**
- * The most an op can cost whoever pays for it: the EntryPoint's requiredPrefund, every gas limit at
- * maxFeePerGas (v0.6 counts verificationGasLimit three times with a paymaster, for its postOp).
- */
-export function maxCostOf(op: AnyUserOperation, version: EntryPointVersion): bigint {
-  if (version === '0.7') {
-    const v07 = op as UserOperation<'0.7'>;
-    const gas =
-      v07.callGasLimit +
-      v07.verificationGasLimit +
-      (v07.paymasterVerificationGasLimit ?? 0n) +
-      (v07.paymasterPostOpGasLimit ?? 0n) +
-      v07.preVerificationGas;
-    return gas * v07.maxFeePerGas;
-  }
-  const v06 = op as UserOperation<'0.6'>;
-  const multiplier = v06.paymasterAndData && v06.paymasterAndData !== '0x' ? 3n : 1n;
-  return (v06.callGasLimit + v06.verificationGasLimit * multiplier + v06.preVerificationGas) * v06.maxFeePerGas;
-}
+import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
 
 export interface PendingDeposit {
   /** The paymaster's deposit in the EntryPoint. */

@@ -10,7 +10,8 @@ import {
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
-import { authorizationOf, delegationOverride } from './eip7702-authorization.ts';
+import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
+import { readOnChainNonce } from './entry-points.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { shortMessage, v06Struct } from './simulation.ts';
 import { mergeStateOverrides, overrideOfStateDiff, rpcStateOverride } from './state-override.ts';
@@ -69,12 +70,7 @@ export async function queuedStateOverride(input: QueuedStateInput): Promise<Stat
     if (!earlier.some((before) => deploysSender(before) || authorizationOf(before))) return nonce;
     ran = await runEarlierOps({ ...input, earlier });
     if (ran !== 'stale') break;
-    const onChain = await client.readContract({
-      address: entryPoint,
-      abi: entryPointV06Abi,
-      functionName: 'getNonce',
-      args: [op.sender, op.nonce >> 64n],
-    });
+    const onChain = await readOnChainNonce(client, entryPoint, op.sender, op.nonce >> 64n);
     const left = earlier.filter((before) => before.nonce >= onChain);
     if (left.length === earlier.length) return 'stale';
     earlier = left;

@@ -3,6 +3,7 @@ import type { Hex } from 'viem';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
 import type { BundleLoop } from './bundle-loop.ts';
+import { networkNameOf } from './network-name.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 /** How long the answer waits for the receipt of an op that could not go at once (queued behind others, another process bundles). */
@@ -28,8 +29,6 @@ export interface SendNowDeps {
  * another process holds the bundler lease), is queued as usual and its receipt awaited (60 s at most).
  */
 export function createSendNow(deps: SendNowDeps) {
-  const networkName = (network: Network) => `${network.config.chain}/${network.config.network}`;
-
   async function hasEarlierOps(name: string, op: { hash: string; sender: string; nonce: bigint }): Promise<boolean> {
     const rows = await deps.db
       .selectFrom('user_operations')
@@ -59,7 +58,7 @@ export function createSendNow(deps: SendNowDeps) {
 
   return async function sendUserOperationNow(network: Network, params: unknown[]): Promise<unknown> {
     const op = deps.identify(network, params);
-    const name = networkName(network);
+    const name = networkNameOf(network);
     const loop = deps.loopOf(name);
     if (!loop?.active || (await hasEarlierOps(name, op))) return awaitReceipt(network, await deps.send(network, params));
     const admitted: { hash?: Hex } = {};

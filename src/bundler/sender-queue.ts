@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Address, PublicClient, StateOverride } from 'viem';
 import type { Tables } from '../db/tables.ts';
-import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
+import { readOnChainNonce } from './entry-points.ts';
 import { earlierOpsOf, nonceOverride, queuedStateOverride } from './queued-state.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
@@ -41,22 +42,10 @@ export async function estimationState(
   op: AnyUserOperation,
 ): Promise<StateOverride> {
   const key = op.nonce >> 64n;
-  const rows = await db
-    .selectFrom('user_operations')
-    .select(['nonce', 'op'])
-    .where('network', '=', network)
-    .where('entry_point', '=', entryPoint.address)
-    .where('sender', '=', op.sender)
-    .where('status', 'in', ['pending', 'submitted'])
-    .execute();
+  const rows = await readQueuedOfSender(db, network, entryPoint.address, op.sender);
   const onKey = rows.filter((row) => BigInt(row.nonce) >> 64n === key);
   if (onKey.length === 0) return [];
-  const onChain = await client.readContract({
-    address: entryPoint.address,
-    abi: entryPointV06Abi,
-    functionName: 'getNonce',
-    args: [op.sender, key],
-  });
+  const onChain = await readOnChainNonce(client, entryPoint.address, op.sender, key);
   if (op.nonce <= onChain) return [];
   const earlier = earlierOpsOf(onKey, entryPoint.version, onChain, op.nonce);
   const state =
@@ -64,4 +53,26 @@ export async function estimationState(
       ? await queuedStateOverride({ client, version: entryPoint.version, entryPoint: entryPoint.address, op, earlier })
       : 'stale';
   return state === 'stale' ? nonceOverride(entryPoint.address, op.sender, op.nonce) : state;
+}
+
+export type QueuedOp = Pick<
+  UserOperationRow,
+  'hash' | 'nonce' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'status' | 'op'
+>;
+
+/** The sender's ops in the mempool for the EntryPoint: pending, or in a bundle on its way. */
+export function readQueuedOfSender(
+  db: Kysely<Tables>,
+  network: string,
+  entryPoint: Address,
+  sender: Address,
+): Promise<QueuedOp[]> {
+  return db
+    .selectFrom('user_operations')
+    .select(['hash', 'nonce', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'status', 'op'])
+    .where('network', '=', network)
+    .where('entry_point', '=', entryPoint)
+    .where('sender', '=', sender)
+    .where('status', 'in', ['pending', 'submitted'])
+    .execute();
 }

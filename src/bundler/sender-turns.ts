@@ -1,3 +1,6 @@
+import type { Address } from 'viem';
+import type { AnyUserOperation } from './user-operation.ts';
+
 /** How long a send waits for the sends of its sender's lower nonces under way in this process. */
 const earlierSendsTimeoutMs = 15_000;
 /**
@@ -107,3 +110,7 @@ export function createSenderTurns() {
 }
 
 export type SenderTurns = ReturnType<typeof createSenderTurns>;
+
+/** The key of an op's turns: its network, EntryPoint, sender and nonce key. */
+export const turnKeyOf = (network: string, entryPoint: Address, op: AnyUserOperation): string =>
+  `${network}|${entryPoint}|${op.sender.toLowerCase()}|${op.nonce >> 64n}`;

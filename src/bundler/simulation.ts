@@ -15,7 +15,7 @@ import {
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
-import { delegationOverride } from './eip7702-authorization.ts';
+import { delegationOverride } from './eip7702-delegation.ts';
 import { aaError, BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { mergeStateOverrides } from './state-override.ts';
 import { type AnyUserOperation, type EntryPointVersion, userOperationHash } from './user-operation.ts';

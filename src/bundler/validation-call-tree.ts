@@ -35,6 +35,22 @@ const delegationPrefix = '0xef0100';
 const ranUnassignedOpcode = (error: string) => /invalid opcode/i.test(error) && !/INVALID$/.test(error);
 const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
 
+/** What a walk of the call tree knows, and what it could not decide so far. */
+interface TreeWalk {
+  readonly entryPoint: string;
+  readonly sender: string;
+  readonly factory: string | undefined;
+  readonly paymaster: string | undefined;
+  /** The code at each address: the prestate's, and what the trace itself created. */
+  readonly codeOf: ReadonlyMap<string, string>;
+  readonly staked: RuleEntities['staked'];
+  readonly screen: (code: string) => BytecodeScreen;
+  /** CREATE2 frames seen so far (the factory may create the sender, once). */
+  creates: number;
+  /** The first thing the quick check could not decide: the step-by-step trace must. */
+  undecided?: string;
+}
+
 /**
  * Checks an op's validation from its call tree and the state it touched (two tracer results that
  * cost a millisecond or two each), without the step-by-step trace: calls, values, precompiles,
@@ -49,127 +65,162 @@ export function checkCallTree(
   entities: RuleEntities,
   screen: (code: string) => BytecodeScreen,
 ): QuickVerdict {
-  const entryPoint = entities.entryPoint.toLowerCase();
-  const sender = entities.sender.toLowerCase();
-  const factory = entities.factory?.toLowerCase();
-  const paymaster = entities.paymaster?.toLowerCase();
+  const walk: TreeWalk = {
+    entryPoint: entities.entryPoint.toLowerCase(),
+    sender: entities.sender.toLowerCase(),
+    factory: entities.factory?.toLowerCase(),
+    paymaster: entities.paymaster?.toLowerCase(),
+    codeOf: codeInTrace(root, prestate),
+    staked: entities.staked,
+    screen,
+    creates: 0,
+  };
+  const violation = checkEntryPointFrame(walk, root);
+  if (violation) return { kind: 'violation', violation };
+  checkStorage(walk, prestate);
+  return walk.undecided ? { kind: 'trace', why: walk.undecided } : { kind: 'ok' };
+}
+
+/** The code at each address the trace touched; created code too: the sender's exists only inside this trace (the CREATE2 frame's output). */
+function codeInTrace(root: CallFrame, prestate: Prestate): Map<string, string> {
   const codeOf = new Map<string, string>();
   for (const [address, account] of Object.entries(prestate)) if (account.code) codeOf.set(address.toLowerCase(), account.code);
-  const stakedOf = (entity: ValidationEntity) =>
-    entity === 'account'
-      ? entities.staked.sender
-      : entity === 'factory'
-        ? entities.staked.factory
-        : entity === 'paymaster'
-          ? entities.staked.paymaster
-          : false;
-  const classify = (address: string): ValidationEntity =>
-    address === sender ? 'account' : address === paymaster ? 'paymaster' : 'factory';
-  let creates = 0;
-  let undecided: string | undefined;
-
-  // Created code first: the sender's code exists only inside this trace (the CREATE2 frame's output).
   const collectCreated = (frame: CallFrame) => {
     if ((frame.type === 'CREATE2' || frame.type === 'CREATE') && frame.to && frame.output && !frame.error)
       codeOf.set(frame.to.toLowerCase(), frame.output);
     for (const child of frame.calls ?? []) collectCreated(child);
   };
   collectCreated(root);
+  return codeOf;
+}
 
-  /** Checks one frame an entity's code made (or ran in), then its children. */
-  const checkFrame = (frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined => {
-    const to = (frame.to ?? '').toLowerCase();
-    const type = frame.type.toUpperCase();
-    if (frame.error && /out of gas/i.test(frame.error))
+function isStaked(walk: TreeWalk, entity: ValidationEntity): boolean {
+  return entity === 'account'
+    ? walk.staked.sender
+    : entity === 'factory'
+      ? walk.staked.factory
+      : entity === 'paymaster'
+        ? walk.staked.paymaster
+        : false;
+}
+
+/** The EntryPoint's own frames (trusted): each call out of them starts an entity's validation. */
+function checkEntryPointFrame(walk: TreeWalk, frame: CallFrame): RuleViolation | undefined {
+  for (const child of frame.calls ?? []) {
+    const to = (child.to ?? '').toLowerCase();
+    const type = child.type.toUpperCase();
+    const entity: ValidationEntity = to === walk.sender ? 'account' : to === walk.paymaster ? 'paymaster' : 'factory';
+    const violation =
+      to === walk.entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE'
+        ? checkEntryPointFrame(walk, child)
+        : checkFrame(walk, child, entity);
+    if (violation) return violation;
+  }
+  return undefined;
+}
+
+/** Checks one frame an entity's code made (or ran in), then its children. */
+function checkFrame(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined {
+  const to = (frame.to ?? '').toLowerCase();
+  const type = frame.type.toUpperCase();
+  const halted = haltOrCreateViolation(walk, frame, entity);
+  if (halted) return halted;
+  if (to === walk.entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE') {
+    const input = (frame.input ?? '0x').toLowerCase();
+    const allowed =
+      (input === '0x' && entity === 'account') ||
+      (input.startsWith(depositToSelector) && (entity === 'account' || entity === 'factory'));
+    if (!allowed)
       return {
         entity,
         opcode: type,
-        rule: 'OP-020',
-        detail: `runs out of gas in a call to ${to} (which can depend on the gas limit)`,
+        rule: 'OP-054',
+        detail: 'calls the EntryPoint other than through depositTo or its fallback',
       };
-    if (frame.error && ranUnassignedOpcode(frame.error))
-      return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `runs an unassigned opcode in the code at ${to}` };
-    if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
-    if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
-    if (type === 'CREATE2') {
-      if (++creates > 1 || entity !== 'factory')
-        return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: 'uses CREATE2, which only the factory may, and once' };
-      if (to !== sender) return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `creates ${to}, not the sender` };
-    }
-    if (to === entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE') {
-      const input = (frame.input ?? '0x').toLowerCase();
-      const allowed =
-        (input === '0x' && entity === 'account') ||
-        (input.startsWith(depositToSelector) && (entity === 'account' || entity === 'factory'));
-      if (!allowed)
-        return {
-          entity,
-          opcode: type,
-          rule: 'OP-054',
-          detail: 'calls the EntryPoint other than through depositTo or its fallback',
-        };
-      return undefined; // the EntryPoint's own code runs from here
-    }
-    if (type !== 'CREATE2' && frame.value && BigInt(frame.value) > 0n)
-      return { entity, opcode: type, rule: 'OP-061', detail: `sends value to ${to}` };
-    if (type !== 'CREATE2' && isPrecompileAddress(to)) {
-      if (!allowedPrecompiles.has(Number(BigInt(to))))
-        return { entity, opcode: type, rule: 'OP-062', detail: `calls precompile ${to}` };
-      return undefined;
-    }
-    let code = type === 'CREATE2' ? frame.input : codeOf.get(to);
-    // An EIP-7702 account: its delegate's code is what runs.
-    if (code?.toLowerCase().startsWith(delegationPrefix)) {
-      const delegate = `0x${code.slice(delegationPrefix.length, delegationPrefix.length + 40)}`.toLowerCase();
-      code = codeOf.get(delegate);
-      if (!code) {
-        undecided ??= `the code of ${to}'s delegate ${delegate} is not in the trace`;
-        code = '0x00';
-      }
-    }
-    if (!code || code === '0x') {
-      if (!(to === sender && entity === 'factory'))
-        return { entity, opcode: type, rule: 'OP-041', detail: `calls ${to}, which has no code` };
-    } else {
-      const found = screen(code);
-      const staked = stakedOf(entity);
-      const banned = [...found.opcodes].filter((opcode) => !(staked && (opcode === 'BALANCE' || opcode === 'SELFBALANCE')));
-      if (banned.length > 0 || found.gasNotBeforeCall)
-        undecided ??= `the code at ${to} contains ${banned.length > 0 ? banned.join(', ') : 'GAS not before a call'}`;
-    }
-    for (const child of frame.calls ?? []) {
-      const violation = checkFrame(child, entity);
-      if (violation) return violation;
-    }
+    return undefined; // the EntryPoint's own code runs from here
+  }
+  if (type !== 'CREATE2' && frame.value && BigInt(frame.value) > 0n)
+    return { entity, opcode: type, rule: 'OP-061', detail: `sends value to ${to}` };
+  if (type !== 'CREATE2' && isPrecompileAddress(to)) {
+    if (!allowedPrecompiles.has(Number(BigInt(to))))
+      return { entity, opcode: type, rule: 'OP-062', detail: `calls precompile ${to}` };
     return undefined;
-  };
-  /** The EntryPoint's own frames (trusted): each call out of them starts an entity's validation. */
-  const checkEntryPointFrame = (frame: CallFrame): RuleViolation | undefined => {
-    for (const child of frame.calls ?? []) {
-      const to = (child.to ?? '').toLowerCase();
-      const type = child.type.toUpperCase();
-      const violation =
-        to === entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE'
-          ? checkEntryPointFrame(child)
-          : checkFrame(child, classify(to));
-      if (violation) return violation;
-    }
-    return undefined;
-  };
-  const violation = checkEntryPointFrame(root);
-  if (violation) return { kind: 'violation', violation };
+  }
+  const noCode = checkCode(walk, frame, entity);
+  if (noCode) return noCode;
+  for (const child of frame.calls ?? []) {
+    const violation = checkFrame(walk, child, entity);
+    if (violation) return violation;
+  }
+  return undefined;
+}
 
+/** A frame that ran out of gas or into an unassigned opcode, or that creates or destroys what it may not. */
+function haltOrCreateViolation(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined {
+  const to = (frame.to ?? '').toLowerCase();
+  const type = frame.type.toUpperCase();
+  if (frame.error && /out of gas/i.test(frame.error))
+    return {
+      entity,
+      opcode: type,
+      rule: 'OP-020',
+      detail: `runs out of gas in a call to ${to} (which can depend on the gas limit)`,
+    };
+  if (frame.error && ranUnassignedOpcode(frame.error))
+    return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `runs an unassigned opcode in the code at ${to}` };
+  if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
+  if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
+  if (type === 'CREATE2') {
+    if (++walk.creates > 1 || entity !== 'factory')
+      return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: 'uses CREATE2, which only the factory may, and once' };
+    if (to !== walk.sender) return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `creates ${to}, not the sender` };
+  }
+  return undefined;
+}
+
+/**
+ * The code the frame runs (a delegated EOA's delegate's): a call to an address without code breaks
+ * OP-041 (but the factory's call to the sender it creates); code that may reach a banned opcode is
+ * left to the step-by-step trace.
+ */
+function checkCode(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined {
+  const to = (frame.to ?? '').toLowerCase();
+  const type = frame.type.toUpperCase();
+  let code = type === 'CREATE2' ? frame.input : walk.codeOf.get(to);
+  // An EIP-7702 account: its delegate's code is what runs.
+  if (code?.toLowerCase().startsWith(delegationPrefix)) {
+    const delegate = `0x${code.slice(delegationPrefix.length, delegationPrefix.length + 40)}`.toLowerCase();
+    code = walk.codeOf.get(delegate);
+    if (!code) {
+      walk.undecided ??= `the code of ${to}'s delegate ${delegate} is not in the trace`;
+      code = '0x00';
+    }
+  }
+  if (!code || code === '0x') {
+    if (!(to === walk.sender && entity === 'factory'))
+      return { entity, opcode: type, rule: 'OP-041', detail: `calls ${to}, which has no code` };
+    return undefined;
+  }
+  const found = walk.screen(code);
+  const staked = isStaked(walk, entity);
+  const banned = [...found.opcodes].filter((opcode) => !(staked && (opcode === 'BALANCE' || opcode === 'SELFBALANCE')));
+  if (banned.length > 0 || found.gasNotBeforeCall)
+    walk.undecided ??= `the code at ${to} contains ${banned.length > 0 ? banned.join(', ') : 'GAS not before a call'}`;
+  return undefined;
+}
+
+/** Storage the validation touched: the sender's and a staked entity's are allowed; anything else needs the full trace. */
+function checkStorage(walk: TreeWalk, prestate: Prestate): void {
   for (const [address, account] of Object.entries(prestate)) {
     const owner = address.toLowerCase();
     if (!account.storage || Object.keys(account.storage).length === 0) continue;
-    if (owner === entryPoint || owner === sender) continue; // STO-010; the EntryPoint's own bookkeeping
-    if (owner === factory || owner === paymaster) {
-      const entity: ValidationEntity = owner === factory ? 'factory' : 'paymaster';
-      if (stakedOf(entity)) continue; // STO-031
-      undecided ??= `the ${entity} (unstaked) accesses its own storage`;
+    if (owner === walk.entryPoint || owner === walk.sender) continue; // STO-010; the EntryPoint's own bookkeeping
+    if (owner === walk.factory || owner === walk.paymaster) {
+      const entity: ValidationEntity = owner === walk.factory ? 'factory' : 'paymaster';
+      if (isStaked(walk, entity)) continue; // STO-031
+      walk.undecided ??= `the ${entity} (unstaked) accesses its own storage`;
       continue;
     }
-    undecided ??= `validation accesses the storage of ${owner}`;
+    walk.undecided ??= `validation accesses the storage of ${owner}`;
   }
-  return undecided ? { kind: 'trace', why: undecided } : { kind: 'ok' };
 }

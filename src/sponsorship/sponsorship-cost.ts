@@ -1,4 +1,4 @@
-import type { UserOperation } from 'viem/account-abstraction';
+import { maxCostOf } from '../bundler/op-max-cost.ts';
 import type { AnyUserOperation, EntryPointVersion } from '../bundler/user-operation.ts';
 
 /**
@@ -8,15 +8,5 @@ import type { AnyUserOperation, EntryPointVersion } from '../bundler/user-operat
  * included, never exceeds it. Pure.
  */
 export function maxCostWei(op: AnyUserOperation, version: EntryPointVersion): bigint {
-  if (version === '0.7') {
-    const v07 = op as UserOperation<'0.7'>;
-    const gas =
-      v07.preVerificationGas +
-      v07.verificationGasLimit +
-      v07.callGasLimit +
-      (v07.paymasterVerificationGasLimit ?? 0n) +
-      (v07.paymasterPostOpGasLimit ?? 0n);
-    return gas * v07.maxFeePerGas;
-  }
-  return (op.preVerificationGas + op.verificationGasLimit * 3n + op.callGasLimit) * op.maxFeePerGas;
+  return maxCostOf(op, version, true);
 }

@@ -1,6 +1,7 @@
 import type { UserOperation } from 'viem/account-abstraction';
 import { describe, expect, it } from 'vitest';
-import { maxCostOf, pendingDepositError } from '../../src/bundler/paymaster-deposit-check.ts';
+import { maxCostOf } from '../../src/bundler/op-max-cost.ts';
+import { pendingDepositError } from '../../src/bundler/paymaster-deposit-check.ts';
 
 const common = {
   sender: '0x1111111111111111111111111111111111111111',

@@ -1,0 +1,47 @@
+import type { PublicClient } from 'viem';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { BundleClaims } from './bundle-claims.ts';
+import type { BundleContext } from './bundle-context.ts';
+import { feesOfRow, paysNextBlock } from './bundle-fees.ts';
+import { queuedRunsInNonceOrder } from './nonce-runs.ts';
+
+/** Pending ops that no bundle of this process holds (nor their sender), oldest first. */
+export async function readWaitingOps(
+  ctx: Pick<BundleContext, 'db' | 'name'>,
+  claims: BundleClaims,
+  limit: number,
+): Promise<UserOperationRow[]> {
+  const rows = await ctx.db
+    .selectFrom('user_operations')
+    .selectAll()
+    .where('network', '=', ctx.name)
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.filter((row) => !claims.holdsOpOrSender(row));
+}
+
+/**
+ * The next bundle's ops, at most `maxBundleOps`: those of the oldest waiting op's EntryPoint, each
+ * sender's consecutive nonces from its lowest, in nonce order, up to its first op that cannot pay
+ * the next block's base fee (the later ones wait with it).
+ */
+export async function selectBatch(deps: {
+  ctx: Pick<BundleContext, 'db' | 'name' | 'client'>;
+  claims: BundleClaims;
+  recentBaseFee: (client: PublicClient) => Promise<bigint | null>;
+  maxBundleOps: number;
+}): Promise<UserOperationRow[]> {
+  const { ctx, maxBundleOps } = deps;
+  const [rows, nextBaseFee] = await Promise.all([
+    readWaitingOps(ctx, deps.claims, maxBundleOps * 4),
+    deps.recentBaseFee(ctx.client),
+  ]);
+  const entryPoint = rows[0]?.entry_point;
+  const paysNext = (row: UserOperationRow) => paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n });
+  return queuedRunsInNonceOrder(
+    rows.filter((row) => row.entry_point === entryPoint),
+    paysNext,
+  ).slice(0, maxBundleOps);
+}

@@ -1,0 +1,41 @@
+import { type Address, getAddress, isAddress, type PublicClient } from 'viem';
+import type { Network } from '../chains/registry.ts';
+import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
+import { invalidParams } from './rpc-errors.ts';
+import type { EntryPointVersion } from './user-operation.ts';
+
+export interface EntryPoint {
+  version: EntryPointVersion;
+  address: Address;
+}
+
+/** The EntryPoints the network's bundler serves, v0.7 first. */
+export function entryPointsOf(network: Network): EntryPoint[] {
+  return [
+    { version: '0.7', address: getAddress(network.config.erc4337.entryPointV07) },
+    { version: '0.6', address: getAddress(network.config.erc4337.entryPointV06) },
+  ];
+}
+
+/** The EntryPoint a call names by its address, among the network's; -32602 naming the supported ones otherwise. */
+export function resolveEntryPoint(network: Network, input: unknown): EntryPoint {
+  if (typeof input !== 'string' || !isAddress(input, { strict: false }))
+    throw invalidParams('the second parameter must be the EntryPoint address');
+  const found = entryPointsOf(network).find((entry) => entry.address.toLowerCase() === input.toLowerCase());
+  if (!found) {
+    throw invalidParams(
+      `EntryPoint ${input} is not supported here; supported: ${entryPointsOf(network)
+        .map((entry) => entry.address)
+        .join(', ')}`,
+    );
+  }
+  return found;
+}
+
+/** The ABI of an EntryPoint version (its handleOps, events and errors). */
+export const entryPointAbiOf = (version: EntryPointVersion) => (version === '0.7' ? entryPointV07Abi : entryPointV06Abi);
+
+/** The EntryPoint's next nonce for the sender's nonce key (`getNonce`, the same in v0.6 and v0.7). */
+export function readOnChainNonce(client: PublicClient, entryPoint: Address, sender: Address, key: bigint): Promise<bigint> {
+  return client.readContract({ address: entryPoint, abi: entryPointV06Abi, functionName: 'getNonce', args: [sender, key] });
+}

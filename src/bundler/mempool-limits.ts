@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+import { reputationParams } from './reputation.ts';
+import type { createReputationStore, EntityReputation } from './reputation-store.ts';
+import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
+
+type Entities = { factory: string | null; paymaster: string | null };
+
+/**
+ * The op's factory's and paymaster's reputation, read in the background (awaited by
+ * checkMempoolLimits, unless the op is refused first). Reputation (ERC-7562) throttles and bans only
+ * in safe mode: without it no entity is read, so none is refused for it.
+ */
+export function readStandings(
+  reputation: ReturnType<typeof createReputationStore>,
+  name: string,
+  entities: Entities,
+  safeMode: boolean,
+): Map<string, Promise<EntityReputation>> {
+  return new Map(
+    [entities.factory, entities.paymaster]
+      .filter((address): address is string => address !== null && safeMode)
+      .map((address) => {
+        const standing = reputation.get(name, address);
+        standing.catch(() => undefined); // awaited later, unless the op is refused first
+        return [address, standing] as const;
+      }),
+  );
+}
+
+/**
+ * ERC-7562 mempool limits: an unstaked sender holds a few pending ops at most (`queued`: its ops in
+ * the mempool; a replacement adds none); a throttled factory or paymaster a few, a banned one none.
+ */
+export async function checkMempoolLimits(
+  db: Kysely<Tables>,
+  check: {
+    name: string;
+    entities: Entities;
+    standings: Map<string, Promise<EntityReputation>>;
+    queued: number;
+    replacing: boolean;
+  },
+): Promise<void> {
+  if (!check.replacing && check.queued >= reputationParams.sameSenderMempoolCount) {
+    throw new BundlerRpcError(
+      bundlerErrorCodes.throttled,
+      `the sender already has ${check.queued} operations pending; wait for one to land (ERC-7562 allows ${reputationParams.sameSenderMempoolCount})`,
+    );
+  }
+  for (const [role, address] of Object.entries(check.entities) as [string, string | null][]) {
+    const standingOf = address === null ? undefined : check.standings.get(address);
+    if (address === null || standingOf === undefined) continue;
+    const standing = await standingOf;
+    if (standing.status === 'banned') {
+      throw new BundlerRpcError(
+        bundlerErrorCodes.throttled,
+        `the ${role} ${address} is banned (ERC-7562 reputation: seen in ${standing.opsSeen} operations, ${standing.opsIncluded} included)`,
+      );
+    }
+    if (standing.status === 'throttled') {
+      const pendingWith = await db
+        .selectFrom('user_operations')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('network', '=', check.name)
+        .where('status', '=', 'pending')
+        .where(role === 'factory' ? 'factory' : 'paymaster', '=', address)
+        .executeTakeFirstOrThrow();
+      if (Number(pendingWith.n) >= reputationParams.throttledEntityMempoolCount) {
+        throw new BundlerRpcError(
+          bundlerErrorCodes.throttled,
+          `the ${role} ${address} is throttled (ERC-7562 reputation) and already has ${pendingWith.n} operations pending`,
+        );
+      }
+    }
+  }
+}

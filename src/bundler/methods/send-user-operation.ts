@@ -1,0 +1,192 @@
+import type { Hex, StateOverride } from 'viem';
+import type { Network } from '../../chains/registry.ts';
+import type { BundlerContext } from '../bundler-context.ts';
+import { checkAuthorization } from '../eip7702-chain.ts';
+import { type EntryPoint, readOnChainNonce, resolveEntryPoint } from '../entry-points.ts';
+import { admitToMempool } from '../mempool-admission.ts';
+import { mempoolConflictError } from '../mempool-conflict-error.ts';
+import { checkMempoolLimits, readStandings } from '../mempool-limits.ts';
+import { networkNameOf } from '../network-name.ts';
+import { checkNonce, type NonceCheck } from '../nonce-check.ts';
+import { maxCostOf } from '../op-max-cost.ts';
+import { replacedOp } from '../op-replacement.ts';
+import { startValidation, type ValidationTarget, validationVerdict } from '../op-validation.ts';
+import { pendingDepositError, readPendingDeposit } from '../paymaster-deposit-check.ts';
+import { earlierOpsOf, queuedStateOverride } from '../queued-state.ts';
+import { invalidParams } from '../rpc-errors.ts';
+import { SendAgain } from '../send-again.ts';
+import { sendFloorError } from '../send-floors.ts';
+import { type QueuedOp, readQueuedOfSender } from '../sender-queue.ts';
+import { turnKeyOf } from '../sender-turns.ts';
+import { settledOf } from '../settled.ts';
+import {
+  type AnyUserOperation,
+  entitiesOf,
+  parseUserOperation,
+  toRpcUserOperation,
+  userOperationHash,
+} from '../user-operation.ts';
+
+/**
+ * eth_sendUserOperation. A send takes its turn among the sends of its sender's nonce key under way
+ * here (lower nonces first), and is checked again from the start once when what it was queued behind
+ * changed (a missing lower nonce arrived, or the earlier ops landed).
+ */
+export async function sendUserOperation(ctx: BundlerContext, network: Network, params: unknown[]): Promise<Hex> {
+  const entryPoint = resolveEntryPoint(network, params[1]);
+  const op = parseUserOperation(entryPoint.version, params[0]);
+  const turn = ctx.turns.enter(turnKeyOf(networkNameOf(network), entryPoint.address, op), op.nonce);
+  try {
+    // After a lower nonce's send, this op is most likely queued behind it.
+    const likelyQueued = await turn.earlierDone();
+    return await admitUserOperation(ctx, network, entryPoint, op, { again: false, likelyQueued });
+  } catch (error) {
+    if (!(error instanceof SendAgain)) throw error;
+    return await admitUserOperation(ctx, network, entryPoint, op, { again: true, likelyQueued: true });
+  } finally {
+    turn.leave();
+  }
+}
+
+/** Checks the op (nonce, replacement, mempool limits, validation, deposit, fee floors) and writes it to the mempool. */
+async function admitUserOperation(
+  ctx: BundlerContext,
+  network: Network,
+  entryPoint: EntryPoint,
+  op: AnyUserOperation,
+  retry: { again: boolean; likelyQueued: boolean },
+): Promise<Hex> {
+  const client = ctx.clientOf(network);
+  const name = networkNameOf(network);
+  if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
+  await checkAuthorization(client, op, network.config.chainId, { verifySigner: true });
+  const entities = entitiesOf(op);
+  const target: ValidationTarget = { network, entryPoint, op, entities, override: [] };
+  // Validation starts at once, beside the reads, as if the op's nonce were the next on chain (it
+  // almost always is); an op queued behind others of its sender is validated again below. One that
+  // came right after a lower nonce's send is validated only once its place in the queue is known.
+  const firstTry = retry.likelyQueued ? undefined : startValidation(ctx, target);
+  const paymaster = entities.paymaster;
+  const pendingDeposit = paymaster
+    ? settledOf(readPendingDeposit(ctx.db, client, { network: name, entryPoint: entryPoint.address, paymaster }))
+    : undefined;
+  const standings = readStandings(ctx.reputation, name, entities, network.config.bundler.safeMode);
+  // The next block's base fee and the sender's queued ops, asked together. The nonce on chain is read only
+  // when the sender has ops queued on this key, or when the simulation refuses the nonce (AA25):
+  // otherwise the op's nonce must be the next on chain, which the simulation itself checks.
+  const [baseFee, queued] = await Promise.all([
+    ctx.recentBaseFee(client),
+    readQueuedOfSender(ctx.db, name, entryPoint.address, op.sender),
+  ]);
+  // The floors are said only once the op validates: a failed simulation is the real problem.
+  const floorError = sendFloorError(op, entryPoint.version, baseFee);
+  const key = op.nonce >> 64n;
+  const readNonce = () => readOnChainNonce(client, entryPoint.address, op.sender, key);
+  const nonceCheck: NonceCheck = {
+    name,
+    entryPoint: entryPoint.address,
+    op,
+    queuedNonces: new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce))),
+    again: retry.again,
+  };
+  const onChain = nonceCheck.queuedNonces.size > 0 ? await readNonce() : undefined;
+  if (onChain !== undefined) await checkNonce(ctx, nonceCheck, onChain);
+  const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
+  const replacing = replacedOp(op, hash, queued);
+  await checkMempoolLimits(ctx.db, { name, entities, standings, queued: queued.length, replacing: replacing !== undefined });
+
+  // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
+  const override = await queuedOverride(ctx, target, queued, onChain, retry);
+  const validation =
+    override.length === 0 ? (firstTry ?? startValidation(ctx, target)) : startValidation(ctx, { ...target, override });
+  // A nonce the simulation refused, said as the nonce check says it when ops are queued. An account
+  // not deployed (AA20, checked before the nonce) may be one whose deploying op, of a lower nonce, is
+  // on its way: the nonce tells. When the nonce is right, the chain moved under the simulation (the
+  // sender's earlier op landed meanwhile): the op is checked again, once.
+  const found = await validationVerdict(ctx, { ...target, override }, validation, async () => {
+    if (onChain === undefined) await checkNonce(ctx, nonceCheck, await readNonce());
+    if (!retry.again) throw new SendAgain();
+  });
+  // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
+  // deposit or the mempool does not refuse it.
+  const depositState = pendingDeposit && (await pendingDeposit);
+  if (depositState?.ok && paymaster) {
+    const short = pendingDepositError(depositState.value, {
+      cost: maxCostOf(op, entryPoint.version),
+      paymaster,
+      replacing: replacing?.hash,
+    });
+    if (short) throw short;
+  }
+  if (floorError) throw floorError;
+  await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, ...found });
+  ctx.queued(name);
+  return hash as Hex;
+}
+
+/**
+ * The state an op queued behind its sender's earlier ops is validated in (the state they leave);
+ * none for the next nonce on chain. When the earlier ops no longer run as they did (one landed, or
+ * was dropped), everything is read again once.
+ */
+async function queuedOverride(
+  ctx: BundlerContext,
+  target: ValidationTarget,
+  queued: readonly QueuedOp[],
+  onChain: bigint | undefined,
+  retry: { again: boolean },
+): Promise<StateOverride> {
+  const { entryPoint, op } = target;
+  if (onChain === undefined || op.nonce <= onChain) return [];
+  const override = await queuedStateOverride({
+    client: ctx.clientOf(target.network),
+    version: entryPoint.version,
+    entryPoint: entryPoint.address,
+    op,
+    earlier: earlierOpsOf(queued, entryPoint.version, onChain, op.nonce),
+  });
+  if (override !== 'stale') return override;
+  if (retry.again) throw invalidParams("the sender's earlier queued operations no longer run at the head; send this one again");
+  throw new SendAgain();
+}
+
+/** Writes the op to the mempool, refused when its validation's storage is another pending op's (STO-041). */
+async function enterMempool(
+  ctx: BundlerContext,
+  admitted: {
+    name: string;
+    entryPoint: EntryPoint;
+    op: AnyUserOperation;
+    entities: { factory: string | null; paymaster: string | null };
+    hash: string;
+    replacing: string | undefined;
+    /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
+    storageOwners: readonly string[] | undefined;
+    codeHashes: Record<string, string> | undefined;
+  },
+): Promise<void> {
+  const { op, entities, storageOwners } = admitted;
+  const row = {
+    hash: admitted.hash,
+    network: admitted.name,
+    entry_point: admitted.entryPoint.address,
+    entry_point_version: admitted.entryPoint.version,
+    sender: op.sender,
+    nonce: op.nonce.toString(),
+    factory: entities.factory,
+    paymaster: entities.paymaster,
+    op: toRpcUserOperation(op),
+    max_fee_per_gas: op.maxFeePerGas.toString(),
+    max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
+    status: 'pending' as const,
+    code_hashes: admitted.codeHashes ?? null,
+  };
+  const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
+  const conflict = await admitToMempool(ctx.db, {
+    row,
+    conflictsWith: storageOwners === undefined ? undefined : [...new Set([...ours, ...storageOwners])],
+    seenEntities: ours,
+    replacing: admitted.replacing,
+  });
+  if (conflict) throw mempoolConflictError(conflict, op.sender, entities);
+}

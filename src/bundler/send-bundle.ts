@@ -1,0 +1,108 @@
+import type { Address, Hex } from 'viem';
+import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { BundleContext } from './bundle-context.ts';
+import { estimateDroppingRefused } from './bundle-estimate.ts';
+import type { Executor } from './bundle-executors.ts';
+import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
+import { receiptTimeoutMs, settleBundle } from './bundle-settlement.ts';
+import { markFailed, markSubmitted, returnToMempool } from './bundle-status.ts';
+import { submitBundle } from './bundle-submission.ts';
+import { planAuthorizations } from './eip7702-chain.ts';
+import { handleOpsCall, opOfRow } from './handle-ops-call.ts';
+import type { EntryPointVersion } from './user-operation.ts';
+
+/** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
+const maxReplacements = 10;
+
+export interface SendBundleContext extends BundleContext {
+  /** Held bundler leases lost so far: a bundle prepared across a loss is not sent. */
+  leaseLosses(): number;
+  /** A bundle transaction went out (the first, or a replacement). */
+  sent(txHash: Hex): void;
+  /** The bundle landed: the proxy's head-dependent answers (eth_getCode, balances) must not predate it. */
+  chainChanged?: () => Promise<void>;
+  watchBalance(executor: Executor): Promise<void>;
+}
+
+/**
+ * One bundle of the given ops (one EntryPoint) from one executor: estimate (dropping ops the EntryPoint
+ * refuses), send, watch until mined, record receipts. The bundle transaction's hash once mined;
+ * undefined when no op was left to send.
+ */
+export async function sendBundle(
+  ctx: SendBundleContext,
+  executor: Executor,
+  batch: UserOperationRow[],
+): Promise<Hex | undefined> {
+  const { client, logger, name } = ctx;
+  const lossesAtStart = ctx.leaseLosses();
+  const entryPoint = batch[0]!.entry_point as Address;
+  const version = batch[0]!.entry_point_version as EntryPointVersion;
+  // EIP-7702 ops: the authorizations the bundle carries (type 4), and those that can no longer apply.
+  const authorizations = await planAuthorizations(client, batch.map(opOfRow));
+  for (const [index, reason] of authorizations.refused) await markFailed(ctx, batch[index]!, reason);
+  const call = (of: readonly UserOperationRow[]) =>
+    handleOpsCall(
+      entryPoint,
+      version,
+      of,
+      executor.account.address,
+      of.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []),
+    );
+  // The executor's next nonce, asked while the bundle's gas is estimated.
+  const pendingNonce = client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
+  pendingNonce.catch(() => undefined);
+  const estimated = await estimateDroppingRefused(
+    ctx,
+    batch.filter((_, index) => !authorizations.refused.has(index)),
+    (of) => client.estimateContractGas({ ...call(of), account: executor.account }),
+  );
+  if (estimated === undefined) return undefined;
+  // The next block's fees, read after the estimate (as close to the send as can be: a block mined
+  // between them would be a target with a higher base fee). An op that cannot pay them waits in the
+  // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
+  // enough for the others.
+  const pending = await readPendingBlockFees(client);
+  const rows = estimated.rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
+  if (rows.length === 0) return undefined;
+  const nonce = await pendingNonce;
+  // The lease was lost while this bundle was prepared: another process may be bundling these ops now.
+  if (ctx.leaseLosses() !== lossesAtStart) {
+    logger.warn(
+      { network: name, ops: rows.length },
+      'bundler lease lost before sending: bundle not sent, its ops left to the holder',
+    );
+    return undefined;
+  }
+  const gasLimit = (estimated.gas * 12n) / 10n;
+  const mined = await submitBundle<UserOperationRow>({
+    client,
+    logger,
+    rows,
+    feesOf: feesOfRow,
+    first: { fees: firstBundleFees(rows.map(feesOfRow), pending), pending },
+    send: (of, fees) => executor.wallet.writeContract({ ...call(of), gas: gasLimit, nonce, ...fees }),
+    cancel: (fees) => executor.wallet.sendTransaction({ to: executor.account.address, value: 0n, gas: 21_000n, nonce, ...fees }),
+    onSent: async (txHash, of, replaces) => {
+      ctx.sent(txHash);
+      if (of.length > 0) await markSubmitted(ctx.db, of, txHash);
+      if (!replaces)
+        logger.info({ network: name, ops: of.length, tx: txHash, executor: executor.account.address }, 'bundle sent');
+    },
+    stuckAfterMs: Math.max(5_000, ctx.network.config.blockTimeS * 3_000),
+    maxReplacements,
+    receiptTimeoutMs,
+  });
+  // Ops left out of the transaction that was mined (a replacement without them, a cancellation) wait again.
+  await returnToMempool(
+    ctx.db,
+    rows.filter((row) => !mined.rows.includes(row)),
+  );
+  if (mined.rows.length > 0) {
+    // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
+    await ctx.chainChanged?.().catch(() => undefined);
+    await settleBundle(ctx, mined.rows, mined.hash, entryPoint, version);
+  }
+  await ctx.watchBalance(executor);
+  return mined.rows.length > 0 ? mined.hash : undefined;
+}
