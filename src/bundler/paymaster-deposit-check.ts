@@ -9,8 +9,13 @@ import { type AnyUserOperation, type EntryPointVersion, parseUserOperation } fro
 /**
  * The most an op can cost whoever pays for it: the EntryPoint's requiredPrefund, every gas limit at
  * maxFeePerGas (v0.6 counts verificationGasLimit three times with a paymaster, for its postOp).
+ * `paidByPaymaster` defaults to whether the op names one; a sponsor costs an op before it does.
  */
-export function maxCostOf(op: AnyUserOperation, version: EntryPointVersion): bigint {
+export function maxCostOf(
+  op: AnyUserOperation,
+  version: EntryPointVersion,
+  paidByPaymaster = hasPaymasterAndData(op as UserOperation<'0.6'>),
+): bigint {
   if (version === '0.7') {
     const v07 = op as UserOperation<'0.7'>;
     const gas =
@@ -22,8 +27,12 @@ export function maxCostOf(op: AnyUserOperation, version: EntryPointVersion): big
     return gas * v07.maxFeePerGas;
   }
   const v06 = op as UserOperation<'0.6'>;
-  const multiplier = v06.paymasterAndData && v06.paymasterAndData !== '0x' ? 3n : 1n;
+  const multiplier = paidByPaymaster ? 3n : 1n;
   return (v06.callGasLimit + v06.verificationGasLimit * multiplier + v06.preVerificationGas) * v06.maxFeePerGas;
+}
+
+function hasPaymasterAndData(op: UserOperation<'0.6'>): boolean {
+  return Boolean(op.paymasterAndData && op.paymasterAndData !== '0x');
 }
 
 export interface PendingDeposit {
