@@ -272,17 +272,11 @@ export interface PendingTransaction {
 
 /** Whether a pending_transaction webhook wants `tx`, and its data. */
 export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFacts, tx: PendingTransaction): Data | undefined {
-  // An empty list filters nothing, as in compileMatcher (the config keeps `from: []`).
-  const addresses = setOf(config.addresses);
-  const from = setOf(config.from);
-  const to = setOf(config.to);
-  const selectors = setOf(config.function_selectors);
-  if (from && !from.has(tx.from)) return undefined;
-  if (to && (tx.to === null || !to.has(tx.to))) return undefined;
-  if (addresses && !addresses.has(tx.from) && (tx.to === null || !addresses.has(tx.to))) return undefined;
-  if (config.min_value !== undefined && tx.value < BigInt(config.min_value)) return undefined;
+  // The same filter as compileMatcher's (an empty list filters nothing: the config keeps `from: []`).
+  const filter = compileFilter(config, facts);
+  if (!filter.parties(tx.from, tx.to) || !filter.enoughValue(tx.value.toString())) return undefined;
   const selector = tx.to && tx.input.length >= 10 ? tx.input.slice(0, 10) : null;
-  if (selectors && (selector === null || !selectors.has(selector))) return undefined;
+  if (filter.selectors && (selector === null || !filter.selectors.has(selector))) return undefined;
   return {
     chain: facts.chain,
     network: facts.network,
@@ -296,6 +290,6 @@ export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFac
     max_priority_fee_per_gas: tx.maxPriorityFeePerGas?.toString() ?? null,
     gas_price: tx.gasPrice?.toString() ?? null,
     selector,
-    direction: addresses?.has(tx.from) || from ? 'outgoing' : 'incoming',
+    direction: filter.addresses?.has(tx.from) || (config.from?.length ?? 0) > 0 ? 'outgoing' : 'incoming',
   };
 }
