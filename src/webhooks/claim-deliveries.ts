@@ -1,6 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 
+/** A delivery (`d`) that waits for confirmations is due once the index holds its `ready_block`. */
+const confirmationsReached = sql`(d.ready_block is null
+  or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network))`;
+
 /** A pending delivery taken by one worker for this round, with its event. */
 export interface ClaimedDelivery {
   id: string;
@@ -84,8 +88,7 @@ export async function claimDueDeliveries(
       and d.status = 'pending'
       and d.next_attempt_at <= now()
       and (${webhook.status} = 'active' or d.kind = 'test')
-      and (d.ready_block is null
-           or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network))
+      and ${confirmationsReached}
     order by d.position
     limit ${limit}
     for update of d skip locked`.execute(trx);
@@ -107,8 +110,7 @@ export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promis
           and d.status = 'pending'
           and d.next_attempt_at <= now()
           and (w.status = 'active' or d.kind = 'test')
-          and (d.ready_block is null
-               or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network)))
+          and ${confirmationsReached})
     order by random()
     limit ${limit}`.execute(db);
   return rows.map((row) => row.webhook_id);
