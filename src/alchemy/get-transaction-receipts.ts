@@ -1,4 +1,5 @@
 import { invalidRequest } from '../core/errors.ts';
+import { mapBounded } from '../core/map-bounded.ts';
 import { type ChainCaller, ChainRpcError } from './chain-caller.ts';
 import { paramsObject, positionalParams, quote } from './rpc-params.ts';
 
@@ -53,15 +54,5 @@ async function receiptsOneByOne(chain: ChainCaller, block: string): Promise<unkn
     transactions: string[];
   } | null;
   if (found === null) return null;
-  const hashes = found.transactions;
-  const receipts = new Array<unknown>(hashes.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < hashes.length) {
-      const index = next++;
-      receipts[index] = await chain('eth_getTransactionReceipt', [hashes[index]]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(receiptConcurrency, hashes.length) }, worker));
-  return receipts;
+  return mapBounded(found.transactions, receiptConcurrency, (hash) => chain('eth_getTransactionReceipt', [hash]));
 }

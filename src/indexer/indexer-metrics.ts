@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { BlockFacts } from './decode-block.ts';
 
 export interface IndexerMetrics {
   readonly indexedBlock: Gauge<'network'>;
@@ -56,4 +57,22 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
       registers: [registry],
     }),
   };
+}
+
+/** Adds the blocks' transfers to the transfers counter, by kind. */
+export function countIndexedTransfers(metrics: IndexerMetrics, network: string, blocks: readonly BlockFacts[]): void {
+  let token = 0;
+  let nft = 0;
+  let native = 0;
+  let internal = 0;
+  for (const block of blocks) {
+    token += block.tokenTransfers.length;
+    nft += block.nftTransfers.length;
+    native += block.nativeTransfers.length;
+    internal += block.internalTransfers.length;
+  }
+  if (token) metrics.transfersIndexed.inc({ network, kind: 'token' }, token);
+  if (nft) metrics.transfersIndexed.inc({ network, kind: 'nft' }, nft);
+  if (native) metrics.transfersIndexed.inc({ network, kind: 'native' }, native);
+  if (internal) metrics.transfersIndexed.inc({ network, kind: 'internal' }, internal);
 }

@@ -70,3 +70,5 @@ export function createProgressTracker(options: {
     },
   };
 }
+
+export type ProgressTracker = ReturnType<typeof createProgressTracker>;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
+import { readIndexHead } from '../indexer/index-head.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 import type { NftMetadataRecord } from './store.ts';
 
@@ -152,14 +153,7 @@ export function createNftIndexReads(db: Database) {
 
     /** The newest block of the index (number, hash, time), or null before the first. */
     async head(network: string): Promise<IndexedHead | null> {
-      const row = await db
-        .selectFrom('index_blocks')
-        .select(['number', 'hash', 'timestamp'])
-        .where('network', '=', network)
-        .orderBy('number', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row ? { number: Number(row.number), hash: row.hash, timestamp: new Date(row.timestamp) } : null;
+      return (await readIndexHead(db, network)) ?? null;
     },
   };
 }

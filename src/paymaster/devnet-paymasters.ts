@@ -1,7 +1,7 @@
 import { type Address, concat, encodeAbiParameters, type Hex, pad } from 'viem';
 import { readErc4337Artifact } from '../erc4337/contracts/artifacts.ts';
 import { create2AddressOf, deployMissing, type PlannedDeployment } from '../erc4337/contracts/create2-deployment.ts';
-import type { PaymasterVersion } from './paymaster-setup.ts';
+import type { PaymasterVersion } from './paymaster-version.ts';
 
 /** Which package's artifact: v0.6 from @account-abstraction/contracts 0.6.0, v0.7 from 0.7.0. */
 const artifactVersion = { '0.6': 'v06', '0.7': 'v07' } as const;

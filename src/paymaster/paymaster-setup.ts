@@ -3,10 +3,8 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Network } from '../chains/registry.ts';
 import type { Config } from '../config/schema.ts';
 import { verifyingPaymasterAddress } from './devnet-paymasters.ts';
+import type { PaymasterVersion } from './paymaster-version.ts';
 import { sponsorKeyFor } from './sponsor-key.ts';
-
-/** The EntryPoint version a paymaster serves. */
-export type PaymasterVersion = '0.6' | '0.7';
 
 /** A VerifyingPaymaster Blockyard signs for: its EntryPoint, its address and the sponsor key. */
 export interface PaymasterSetup {

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { RawCall, RawResult } from './multicall.ts';
+import type { RawCall, RawResult } from './raw-call.ts';
 
 /**
  * Multicall3 `aggregate3` calldata and results, encoded by hand: viem's generic ABI coder spends

@@ -1,17 +1,8 @@
-import { type Address, BaseError, ExecutionRevertedError, type Hex, type PublicClient, RawContractError } from 'viem';
+import { BaseError, ExecutionRevertedError, type PublicClient, RawContractError } from 'viem';
 import { multicall3Address } from '../chains/public-client.ts';
+import { mapBounded } from '../core/map-bounded.ts';
 import { decodeAggregate3, encodeAggregate3 } from './aggregate3-codec.ts';
-
-export interface RawCall {
-  readonly target: Address;
-  readonly callData: Hex;
-}
-
-/** One call's outcome; a call to an address without code succeeds with `0x`. */
-export interface RawResult {
-  readonly success: boolean;
-  readonly returnData: Hex;
-}
+import type { RawCall, RawResult } from './raw-call.ts';
 
 /** Calls per eth_call: 500 balanceOf reads cost a few million gas, well under the usual 30-50M eth_call cap. */
 export const callsPerChunk = 500;
@@ -60,17 +51,4 @@ export function isRevert(error: unknown): boolean {
         /revert/i.test((inner as Error).message ?? ''),
     ),
   );
-}
-
-async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,6 +1,7 @@
 import { type Address, encodeFunctionData, erc20Abi, type PublicClient } from 'viem';
 import { erc721InterfaceId, erc1155InterfaceId } from '../chains/interface-ids.ts';
-import { multicallRaw, type RawCall, type RawResult } from './multicall.ts';
+import { multicallRaw } from './multicall.ts';
+import type { RawCall, RawResult } from './raw-call.ts';
 import { decodeTokenText, decodeWord } from './token-text.ts';
 
 export type TokenProbe =

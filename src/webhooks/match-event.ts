@@ -24,193 +24,208 @@ const str = (data: Data, key: string) => data[key] as string;
 
 const setOf = (list: readonly string[] | undefined) => (list && list.length > 0 ? new Set(list) : undefined);
 
+/** A webhook's filter compiled once: each list as a set (an empty list filters nothing), and the checks the types share. */
+interface CompiledFilter {
+  readonly facts: NetworkFacts;
+  readonly addresses: ReadonlySet<string> | undefined;
+  readonly contracts: ReadonlySet<string> | undefined;
+  readonly tokenIds: ReadonlySet<string> | undefined;
+  readonly txHashes: ReadonlySet<string> | undefined;
+  readonly selectors: ReadonlySet<string> | undefined;
+  readonly topics: WebhookConfig['topics'];
+  /** from/to/addresses as Alchemy reads them: each given list must match; `addresses` matches either side. */
+  parties(sender: string, receiver: string | null): boolean;
+  enoughValue(value: string): boolean;
+}
+
+function compileFilter(config: WebhookConfig, facts: NetworkFacts): CompiledFilter {
+  const addresses = setOf(config.addresses);
+  const from = setOf(config.from);
+  const to = setOf(config.to);
+  const minValue = config.min_value === undefined ? undefined : BigInt(config.min_value);
+  return {
+    facts,
+    addresses,
+    contracts: setOf(config.contracts),
+    tokenIds: setOf(config.token_ids),
+    txHashes: setOf(config.tx_hashes),
+    selectors: setOf(config.function_selectors),
+    topics: config.topics,
+    parties: (sender, receiver) =>
+      (!from || from.has(sender)) &&
+      (!to || (receiver !== null && to.has(receiver))) &&
+      (!addresses || addresses.has(sender) || (receiver !== null && addresses.has(receiver))),
+    enoughValue: (value) => minValue === undefined || BigInt(value) >= minValue,
+  };
+}
+
 /**
  * Compiles a webhook's type and filter into a function that tells, for one chain event, whether the
  * webhook gets it and with what data. Pure: the same event always gives the same answer.
  */
 export function compileMatcher(type: WebhookEventType, config: WebhookConfig, facts: NetworkFacts): EventMatcher {
-  const addresses = setOf(config.addresses);
-  const contracts = setOf(config.contracts);
-  const from = setOf(config.from);
-  const to = setOf(config.to);
-  const tokenIds = setOf(config.token_ids);
-  const txHashes = setOf(config.tx_hashes);
-  const selectors = setOf(config.function_selectors);
-  const minValue = config.min_value === undefined ? undefined : BigInt(config.min_value);
-  const enoughValue = (value: string) => minValue === undefined || BigInt(value) >= minValue;
-  /** from/to/addresses as Alchemy reads them: each given list must match; `addresses` matches either side. */
-  const parties = (sender: string, receiver: string | null) =>
-    (!from || from.has(sender)) &&
-    (!to || (receiver !== null && to.has(receiver))) &&
-    (!addresses || addresses.has(sender) || (receiver !== null && addresses.has(receiver)));
-  const common = (event: ChainEvent): Data => ({
-    chain: facts.chain,
-    network: facts.network,
+  const filter = compileFilter(config, facts);
+  const match = matchByType[type];
+  return (event) => match(filter, event);
+}
+
+type Match = (filter: CompiledFilter, event: ChainEvent) => MatchedEvent | undefined;
+
+const matchByType: Record<WebhookEventType, Match> = {
+  new_block: matchNewBlock,
+  mined_transaction: matchMinedTransaction,
+  address_activity: matchAddressActivity,
+  token_transfer: matchTokenTransfer,
+  nft_transfer: matchNftTransfer,
+  internal_transfer: matchInternalTransfer,
+  log: matchLog,
+  // Pending transactions are not chain events: see matchPendingTransaction.
+  pending_transaction: () => undefined,
+};
+
+/** Where an event is: what every payload starts with. */
+function located(filter: CompiledFilter, event: ChainEvent): Data {
+  return {
+    chain: filter.facts.chain,
+    network: filter.facts.network,
     block_number: event.blockNumber,
     block_hash: event.blockHash,
-  });
+  };
+}
 
-  switch (type) {
-    case 'new_block':
-      return (event) => {
-        if (event.type !== 'block') return undefined;
-        const d = event.data;
-        return {
-          data: {
-            ...common(event),
-            hash: d.hash,
-            parent_hash: d.parent_hash,
-            timestamp: d.timestamp,
-            gas_used: d.gas_used,
-            transaction_count: d.transaction_count,
-          },
-        };
-      };
+/** A transfer's payload (token, NFT or internal, for its own type or for address activity): where, which transaction, who, then what the type adds. */
+function transferData(filter: CompiledFilter, event: ChainEvent, extra: Data): Data {
+  const d = event.data;
+  return { ...located(filter, event), tx_hash: d.transaction_hash, from: d.from, to: d.to, ...extra };
+}
 
-    case 'mined_transaction':
-      return (event) => {
-        if (event.type !== 'transaction' || !txHashes?.has(str(event.data, 'hash'))) return undefined;
-        return { data: { ...common(event), ...transactionData(event.data) } };
-      };
+/** Whether a transfer's parties and value pass the filter. */
+function movesEnough(filter: CompiledFilter, d: Data): boolean {
+  return filter.parties(str(d, 'from'), str(d, 'to')) && filter.enoughValue(str(d, 'value'));
+}
 
-    case 'address_activity':
-      return (event) => {
-        const d = event.data;
-        if (event.type === 'transaction') {
-          const receiver = (d.to as string | null) ?? (d.contract_created as string | null);
-          if (!parties(str(d, 'from'), receiver) || !enoughValue(str(d, 'value'))) return undefined;
-          if (selectors && !selectors.has(d.selector as string)) return undefined;
-          return {
-            data: {
-              ...common(event),
-              tx_hash: d.hash,
-              from: d.from,
-              to: receiver,
-              value: d.value,
-              asset: facts.nativeSymbol,
-              contract: null,
-              direction: direction(addresses, str(d, 'from')),
-              category: 'external',
-              status: d.status,
-            },
-          };
-        }
-        if (event.type === 'token_transfer' || event.type === 'internal_transfer') {
-          if (selectors) return undefined; // a selector names a transaction's own call
-          if (!parties(str(d, 'from'), str(d, 'to')) || !enoughValue(str(d, 'value'))) return undefined;
-          const token = event.type === 'token_transfer';
-          return {
-            data: {
-              ...common(event),
-              tx_hash: d.transaction_hash,
-              from: d.from,
-              to: d.to,
-              value: d.value,
-              asset: token ? null : facts.nativeSymbol,
-              contract: token ? d.contract : null,
-              direction: direction(addresses, str(d, 'from')),
-              category: token ? 'token' : 'internal',
-              ...(token ? { log_index: d.log_index } : { trace_path: d.trace_path }),
-            },
-            ...(token ? { token: str(d, 'contract') } : {}),
-          };
-        }
-        return undefined;
-      };
+function matchNewBlock(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  if (event.type !== 'block') return undefined;
+  const d = event.data;
+  return {
+    data: {
+      ...located(filter, event),
+      hash: d.hash,
+      parent_hash: d.parent_hash,
+      timestamp: d.timestamp,
+      gas_used: d.gas_used,
+      transaction_count: d.transaction_count,
+    },
+  };
+}
 
-    case 'token_transfer':
-      return (event) => {
-        const d = event.data;
-        if (event.type !== 'token_transfer') return undefined;
-        if (contracts && !contracts.has(str(d, 'contract'))) return undefined;
-        if (!parties(str(d, 'from'), str(d, 'to')) || !enoughValue(str(d, 'value'))) return undefined;
-        return {
-          data: {
-            ...common(event),
-            tx_hash: d.transaction_hash,
-            log_index: d.log_index,
-            contract: d.contract,
-            from: d.from,
-            to: d.to,
-            value: d.value,
-            symbol: null,
-            decimals: null,
-          },
-          token: str(d, 'contract'),
-        };
-      };
+function matchMinedTransaction(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  if (event.type !== 'transaction' || !filter.txHashes?.has(str(event.data, 'hash'))) return undefined;
+  return { data: { ...located(filter, event), ...transactionData(event.data) } };
+}
 
-    case 'nft_transfer':
-      return (event) => {
-        const d = event.data;
-        if (event.type !== 'nft_transfer') return undefined;
-        if (contracts && !contracts.has(str(d, 'contract'))) return undefined;
-        if (tokenIds && !tokenIds.has(str(d, 'token_id'))) return undefined;
-        if (!parties(str(d, 'from'), str(d, 'to'))) return undefined;
-        return {
-          data: {
-            ...common(event),
-            tx_hash: d.transaction_hash,
-            log_index: d.log_index,
-            batch_index: d.batch_index,
-            contract: d.contract,
-            from: d.from,
-            to: d.to,
-            token_id: d.token_id,
-            standard: d.standard,
-            quantity: Number(d.amount),
-            operator: d.operator,
-          },
-          nft: { contract: str(d, 'contract'), tokenId: str(d, 'token_id') },
-        };
-      };
-
-    case 'internal_transfer':
-      return (event) => {
-        const d = event.data;
-        if (event.type !== 'internal_transfer') return undefined;
-        if (!parties(str(d, 'from'), str(d, 'to')) || !enoughValue(str(d, 'value'))) return undefined;
-        return {
-          data: {
-            ...common(event),
-            tx_hash: d.transaction_hash,
-            from: d.from,
-            to: d.to,
-            value: d.value,
-            call_type: d.call_type,
-            trace_path: d.trace_path,
-          },
-        };
-      };
-
-    case 'log':
-      return (event) => {
-        // Transfer logs are stored once, as their transfer (docs/chain-events.md); an ERC-1155 batch
-        // gives one event per id, and its log is delivered once.
-        if (event.type !== 'log' && event.type !== 'token_transfer' && event.type !== 'nft_transfer') return undefined;
-        const d = event.data;
-        if (event.type === 'nft_transfer' && d.batch_index !== 0) return undefined;
-        const address = event.type === 'log' ? str(d, 'address') : str(d, 'contract');
-        if (addresses && !addresses.has(address)) return undefined;
-        const topics = d.topics as string[];
-        if (config.topics && !topicsMatch(config.topics, topics)) return undefined;
-        return {
-          data: {
-            ...common(event),
-            tx_hash: d.transaction_hash,
-            tx_index: d.transaction_index,
-            log_index: d.log_index,
-            address,
-            topics,
-            data: d.data,
-          },
-        };
-      };
-
-    case 'pending_transaction':
-      // Pending transactions are not chain events: see matchPendingTransaction.
-      return () => undefined;
+function matchAddressActivity(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  const d = event.data;
+  if (event.type === 'transaction') {
+    const receiver = (d.to as string | null) ?? (d.contract_created as string | null);
+    if (!filter.parties(str(d, 'from'), receiver) || !filter.enoughValue(str(d, 'value'))) return undefined;
+    if (filter.selectors && !filter.selectors.has(d.selector as string)) return undefined;
+    return {
+      data: {
+        ...located(filter, event),
+        tx_hash: d.hash,
+        from: d.from,
+        to: receiver,
+        value: d.value,
+        asset: filter.facts.nativeSymbol,
+        contract: null,
+        direction: direction(filter.addresses, str(d, 'from')),
+        category: 'external',
+        status: d.status,
+      },
+    };
   }
+  if (event.type !== 'token_transfer' && event.type !== 'internal_transfer') return undefined;
+  if (filter.selectors) return undefined; // a selector names a transaction's own call
+  if (!movesEnough(filter, d)) return undefined;
+  const token = event.type === 'token_transfer';
+  return {
+    data: transferData(filter, event, {
+      value: d.value,
+      asset: token ? null : filter.facts.nativeSymbol,
+      contract: token ? d.contract : null,
+      direction: direction(filter.addresses, str(d, 'from')),
+      category: token ? 'token' : 'internal',
+      ...(token ? { log_index: d.log_index } : { trace_path: d.trace_path }),
+    }),
+    ...(token ? { token: str(d, 'contract') } : {}),
+  };
+}
+
+function matchTokenTransfer(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  const d = event.data;
+  if (event.type !== 'token_transfer') return undefined;
+  if (filter.contracts && !filter.contracts.has(str(d, 'contract'))) return undefined;
+  if (!movesEnough(filter, d)) return undefined;
+  return {
+    data: transferData(filter, event, {
+      value: d.value,
+      log_index: d.log_index,
+      contract: d.contract,
+      symbol: null,
+      decimals: null,
+    }),
+    token: str(d, 'contract'),
+  };
+}
+
+function matchNftTransfer(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  const d = event.data;
+  if (event.type !== 'nft_transfer') return undefined;
+  if (filter.contracts && !filter.contracts.has(str(d, 'contract'))) return undefined;
+  if (filter.tokenIds && !filter.tokenIds.has(str(d, 'token_id'))) return undefined;
+  if (!filter.parties(str(d, 'from'), str(d, 'to'))) return undefined;
+  return {
+    data: transferData(filter, event, {
+      log_index: d.log_index,
+      batch_index: d.batch_index,
+      contract: d.contract,
+      token_id: d.token_id,
+      standard: d.standard,
+      quantity: Number(d.amount),
+      operator: d.operator,
+    }),
+    nft: { contract: str(d, 'contract'), tokenId: str(d, 'token_id') },
+  };
+}
+
+function matchInternalTransfer(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  const d = event.data;
+  if (event.type !== 'internal_transfer' || !movesEnough(filter, d)) return undefined;
+  return { data: transferData(filter, event, { value: d.value, call_type: d.call_type, trace_path: d.trace_path }) };
+}
+
+function matchLog(filter: CompiledFilter, event: ChainEvent): MatchedEvent | undefined {
+  // Transfer logs are stored once, as their transfer (docs/chain-events.md); an ERC-1155 batch
+  // gives one event per id, and its log is delivered once.
+  if (event.type !== 'log' && event.type !== 'token_transfer' && event.type !== 'nft_transfer') return undefined;
+  const d = event.data;
+  if (event.type === 'nft_transfer' && d.batch_index !== 0) return undefined;
+  const address = event.type === 'log' ? str(d, 'address') : str(d, 'contract');
+  if (filter.addresses && !filter.addresses.has(address)) return undefined;
+  const topics = d.topics as string[];
+  if (filter.topics && !topicsMatch(filter.topics, topics)) return undefined;
+  return {
+    data: {
+      ...located(filter, event),
+      tx_hash: d.transaction_hash,
+      tx_index: d.transaction_index,
+      log_index: d.log_index,
+      address,
+      topics,
+      data: d.data,
+    },
+  };
 }
 
 function direction(watched: ReadonlySet<string> | undefined, sender: string): 'outgoing' | 'incoming' {
@@ -257,17 +272,11 @@ export interface PendingTransaction {
 
 /** Whether a pending_transaction webhook wants `tx`, and its data. */
 export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFacts, tx: PendingTransaction): Data | undefined {
-  // An empty list filters nothing, as in compileMatcher (the config keeps `from: []`).
-  const addresses = setOf(config.addresses);
-  const from = setOf(config.from);
-  const to = setOf(config.to);
-  const selectors = setOf(config.function_selectors);
-  if (from && !from.has(tx.from)) return undefined;
-  if (to && (tx.to === null || !to.has(tx.to))) return undefined;
-  if (addresses && !addresses.has(tx.from) && (tx.to === null || !addresses.has(tx.to))) return undefined;
-  if (config.min_value !== undefined && tx.value < BigInt(config.min_value)) return undefined;
+  // The same filter as compileMatcher's (an empty list filters nothing: the config keeps `from: []`).
+  const filter = compileFilter(config, facts);
+  if (!filter.parties(tx.from, tx.to) || !filter.enoughValue(tx.value.toString())) return undefined;
   const selector = tx.to && tx.input.length >= 10 ? tx.input.slice(0, 10) : null;
-  if (selectors && (selector === null || !selectors.has(selector))) return undefined;
+  if (filter.selectors && (selector === null || !filter.selectors.has(selector))) return undefined;
   return {
     chain: facts.chain,
     network: facts.network,
@@ -281,6 +290,6 @@ export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFac
     max_priority_fee_per_gas: tx.maxPriorityFeePerGas?.toString() ?? null,
     gas_price: tx.gasPrice?.toString() ?? null,
     selector,
-    direction: addresses?.has(tx.from) || from ? 'outgoing' : 'incoming',
+    direction: filter.addresses?.has(tx.from) || (config.from?.length ?? 0) > 0 ? 'outgoing' : 'incoming',
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
 import type { Mailer } from '../email/mailer.ts';
-import type { PausedNotice } from './delivery-worker.ts';
+import type { PausedNotice } from './pause-webhook.ts';
 
 /** Tells the account a webhook was paused after its retries ran out: by SMTP, or into the outbox folder. */
 export function createPausedNotifier(deps: { db: Kysely<Tables>; mailer: Mailer; logger: Logger }) {

@@ -7,6 +7,7 @@ import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import { readIndexHead } from '../indexer/index-head.ts';
 import { acceptedEventTypeNames, parseEventType, type WebhookEventType } from './event-types.ts';
 import { newDeliveryId, newWebhookId } from './ids.ts';
 import { compileMatcher, type MatchedEvent, matchPendingTransaction } from './match-event.ts';
@@ -94,15 +95,9 @@ export function createWebhookService(deps: {
   }
 
   async function headBlock(network: string): Promise<{ number: number; hash: string; timestamp: string }> {
-    const head = await db
-      .selectFrom('index_blocks')
-      .select(['number', 'hash', 'timestamp'])
-      .where('network', '=', network)
-      .orderBy('number', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const head = await readIndexHead(db, network);
     return head
-      ? { number: Number(head.number), hash: head.hash, timestamp: new Date(head.timestamp).toISOString() }
+      ? { number: head.number, hash: head.hash, timestamp: head.timestamp.toISOString() }
       : { number: 0, hash: `0x${'0'.repeat(64)}`, timestamp: new Date().toISOString() };
   }
 

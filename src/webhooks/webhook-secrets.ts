@@ -63,20 +63,18 @@ async function bindUnboundSecrets(
   current: string,
   previous: string | undefined,
 ): Promise<void> {
-  if (isUnboundSecret(webhook.secret_ciphertext)) {
+  const columns = [
+    ['secret_ciphertext', webhook.secret_ciphertext, current],
+    ['previous_secret_ciphertext', webhook.previous_secret_ciphertext, previous],
+  ] as const;
+  for (const [column, sealed, plain] of columns) {
+    if (plain === undefined || !sealed || !isUnboundSecret(sealed)) continue;
+    // Only if the row still holds what was read: a rotation in between wins.
     await trx
       .updateTable('webhooks')
-      .set({ secret_ciphertext: box.seal(current, webhook.id) })
+      .set({ [column]: box.seal(plain, webhook.id) })
       .where('id', '=', webhook.id)
-      .where('secret_ciphertext', '=', webhook.secret_ciphertext)
-      .execute();
-  }
-  if (previous !== undefined && webhook.previous_secret_ciphertext && isUnboundSecret(webhook.previous_secret_ciphertext)) {
-    await trx
-      .updateTable('webhooks')
-      .set({ previous_secret_ciphertext: box.seal(previous, webhook.id) })
-      .where('id', '=', webhook.id)
-      .where('previous_secret_ciphertext', '=', webhook.previous_secret_ciphertext)
+      .where(column, '=', sealed)
       .execute();
   }
 }

@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { ChainEvent } from '../events/chain-event.ts';
+import type { ChainReader } from './chain-reader.ts';
+import type { BlockFacts } from './decode-block.ts';
+import { findCommonAncestor } from './find-ancestor.ts';
+import { countIndexedTransfers, type IndexerMetrics } from './indexer-metrics.ts';
+import type { ProgressTracker } from './progress.ts';
+import type { IndexStore, StoredBlock } from './store.ts';
+import type { WindowFetcher } from './window-fetcher.ts';
+import { linkedPrefix, writeChunks } from './write-chunks.ts';
+
+/**
+ * Facts (logs and transfers) per database transaction at most: a busy block range is written in
+ * several transactions, so no single one holds locks or a connection for long.
+ */
+const maxFactsPerWrite = 8000;
+
+/** Where the index of one network stands: its newest stored block. */
+export interface IndexCursor {
+  tip: StoredBlock | undefined;
+}
+
+export interface RoundDeps {
+  /** `chain/network`, as the store and the metrics name it. */
+  network: string;
+  reader: ChainReader;
+  store: IndexStore;
+  fetcher: WindowFetcher;
+  progress: ProgressTracker;
+  metrics: IndexerMetrics;
+  publish: (events: readonly ChainEvent[]) => void;
+  logger: Logger;
+  startBlock: number;
+  finalityDepth: number;
+  /** Blocks one round fetches at most. */
+  windowBlocks: number;
+}
+
+/**
+ * One round of the indexer: reads the head, fetches the next window, keeps the blocks that link to
+ * the tip and writes them; a window that does not link undoes the reorg instead. Answers whether
+ * more blocks are waiting (then the next round starts at once).
+ */
+export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<boolean> {
+  const { network, reader, metrics, fetcher } = deps;
+  const head = await reader.head();
+  metrics.headBlock.set({ network }, head);
+  deps.progress.sawHead(head);
+  const tip = cursor.tip;
+  const next = tip ? tip.number + 1 : deps.startBlock;
+  if (next > head) {
+    // Caught up. Our newest block may still have been replaced (at the same height, or the node's chain
+    // got shorter): only its hash tells.
+    if (tip) {
+      const canonical = await reader.blockHashes([tip.number]);
+      if (canonical.get(tip.number) !== tip.hash) await rollBack(deps, cursor, tip);
+    }
+    return false;
+  }
+  const to = Math.min(head, next + deps.windowBlocks - 1);
+  const facts = await fetcher.take(next, to);
+  const linked = linkedPrefix(facts, tip?.hash);
+  if (linked.length === 0) {
+    fetcher.forget();
+    if (tip) await rollBack(deps, cursor, tip);
+    return true;
+  }
+  // Backfilling: fetch the next window while this one is written. Blocks fetched before a reorg are
+  // caught by the parent-hash check like any other.
+  if (linked.length === facts.length && to < head) fetcher.prefetch(to + 1, Math.min(head, to + deps.windowBlocks));
+  await writeLinked(deps, cursor, linked);
+  return cursor.tip!.number < head;
+}
+
+/** Writes linked blocks in chunks, each committed (and its events published) before the next. */
+async function writeLinked(deps: RoundDeps, cursor: IndexCursor, blocks: BlockFacts[]): Promise<void> {
+  const { network, metrics } = deps;
+  for (const chunk of writeChunks(blocks, maxFactsPerWrite)) {
+    const events = await deps.store.writeBlocks(network, chunk);
+    const last = chunk[chunk.length - 1]!;
+    cursor.tip = { number: last.number, hash: last.hash };
+    deps.publish(events);
+    deps.progress.indexed(chunk);
+    metrics.indexedBlock.set({ network }, cursor.tip.number);
+    metrics.blocksIndexed.inc({ network }, chunk.length);
+    countIndexedTransfers(metrics, network, chunk);
+  }
+}
+
+/** Undoes the blocks above the newest one the store and the upstream agree on, and publishes the removals. */
+async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock): Promise<void> {
+  const { network, store, metrics } = deps;
+  const ancestor = await findCommonAncestor({
+    from: from.number,
+    floor: deps.startBlock,
+    canonical: (numbers) => deps.reader.blockHashes(numbers),
+    stored: (numbers) => store.hashes(network, numbers),
+  });
+  const depth = from.number - ancestor;
+  // Blocks fetched ahead may be from the dropped branch, and they link to the ancestor too.
+  deps.fetcher.forget();
+  const removed = await store.rollbackTo(network, ancestor);
+  cursor.tip = ancestor >= deps.startBlock ? await store.tip(network) : undefined;
+  metrics.reorgs.inc({ network });
+  metrics.blocksRolledBack.inc({ network }, depth);
+  const log = depth > deps.finalityDepth ? deps.logger.error.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
+  log(
+    { depth, ancestor, removedEvents: removed.length, finalityDepth: deps.finalityDepth },
+    'reorg: blocks above the common ancestor undone',
+  );
+  deps.publish(removed);
+}

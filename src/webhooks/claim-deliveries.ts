@@ -1,0 +1,117 @@
+import { type Kysely, sql } from 'kysely';
+import type { Tables } from '../db/tables.ts';
+
+/** A delivery (`d`) that waits for confirmations is due once the index holds its `ready_block`. */
+const confirmationsReached = sql`(d.ready_block is null
+  or d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network))`;
+
+/** A pending delivery taken by one worker for this round, with its event. */
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  kind: string;
+  attempts: number;
+  event_type: string;
+  data: Record<string, unknown>;
+  removed: boolean;
+  removes_event_id: string | null;
+  test: boolean;
+  event_created_at: Date;
+  network: string;
+}
+
+/** The webhook being served, with what its deliveries need: where, how, signed with what, under which plan. */
+export interface ServedWebhook {
+  id: string;
+  account_id: string;
+  url: string;
+  status: 'active' | 'paused' | 'disabled';
+  payload_format: 'snake_case' | 'camelCase';
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
+  plan: 'free' | 'growth' | 'enterprise';
+  limits: Record<string, number | null>;
+}
+
+/**
+ * Takes the webhook's transaction-scoped advisory lock, so its first attempts go out in chain order
+ * whichever process serves it. Answers the database's clock when the lock is ours, undefined when
+ * another worker holds it. Schedules, signature timestamps and day windows compare with times other
+ * processes wrote, so they come from one clock, not this host's.
+ */
+export async function lockWebhook(trx: Kysely<Tables>, webhookId: string): Promise<(() => Date) | undefined> {
+  const { rows: lock } = await sql<{ locked: boolean; db_ms: number }>`
+    select pg_try_advisory_xact_lock(hashtext(${`webhook:${webhookId}`})) as locked,
+           (extract(epoch from clock_timestamp()) * 1000)::float8 as db_ms`.execute(trx);
+  if (!lock[0]?.locked) return undefined;
+  const skewMs = lock[0].db_ms - Date.now();
+  return () => new Date(Date.now() + skewMs);
+}
+
+/** The webhook and its account's plan, or undefined when it is gone. */
+export async function readServedWebhook(trx: Kysely<Tables>, webhookId: string): Promise<ServedWebhook | undefined> {
+  return trx
+    .selectFrom('webhooks as w')
+    .innerJoin('accounts as a', 'a.id', 'w.account_id')
+    .select([
+      'w.id',
+      'w.account_id',
+      'w.url',
+      'w.status',
+      'w.payload_format',
+      'w.secret_ciphertext',
+      'w.previous_secret_ciphertext',
+      'w.previous_secret_expires_at',
+      'a.plan',
+      'a.limits',
+    ])
+    .where('w.id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+/**
+ * Claims up to `limit` of the webhook's due deliveries in chain order (`FOR UPDATE SKIP LOCKED`): of a
+ * paused webhook only test events, and only once their block is as deep as they wait for.
+ */
+export async function claimDueDeliveries(
+  trx: Kysely<Tables>,
+  webhook: Pick<ServedWebhook, 'id' | 'status'>,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await sql<ClaimedDelivery>`
+    select d.id, d.event_id, d.kind, d.attempts, d.network, e.event_type, e.data, e.removed,
+           e.removes_event_id, e.test, e.created_at as event_created_at
+    from webhook_deliveries d
+    join webhook_events e on e.id = d.event_id
+    where d.webhook_id = ${webhook.id}
+      and d.status = 'pending'
+      and d.next_attempt_at <= now()
+      and (${webhook.status} = 'active' or d.kind = 'test')
+      and ${confirmationsReached}
+    order by d.position
+    limit ${limit}
+    for update of d skip locked`.execute(trx);
+  return rows;
+}
+
+/**
+ * Webhooks with a delivery due now, at most `limit`. Per webhook, an index probe that stops at its
+ * first due delivery; random order, so no webhook waits behind others that always have something due.
+ */
+export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ webhook_id: string }>`
+    select w.id as webhook_id
+    from webhooks w
+    where w.status in ('active', 'paused')
+      and exists (
+        select 1 from webhook_deliveries d
+        where d.webhook_id = w.id
+          and d.status = 'pending'
+          and d.next_attempt_at <= now()
+          and (w.status = 'active' or d.kind = 'test')
+          and ${confirmationsReached})
+    order by random()
+    limit ${limit}`.execute(db);
+  return rows.map((row) => row.webhook_id);
+}
