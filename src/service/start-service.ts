@@ -51,6 +51,7 @@ import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
 import { compileTrustProxy } from '../http/client-address.ts';
 import { closeServer } from '../http/close-server.ts';
+import { createIdempotencyStore } from '../http/idempotency/idempotency-store.ts';
 import { createKeyCors } from '../http/key-cors.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { buildServer } from '../http/server.ts';
@@ -400,6 +401,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
     connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
+    idempotency: createIdempotencyStore({ db: database.db, box: secrets }),
     plugins: [
       async (scope) =>
         operationsRoutes(scope, {
