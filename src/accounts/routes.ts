@@ -28,6 +28,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
   app.post(
     '/admin/accounts',
     {
+      config: { idempotent: true },
       schema: {
         summary: 'Create an account',
         tags,
@@ -98,6 +99,7 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
   app.post(
     '/admin/accounts/:id/keys',
     {
+      config: { idempotent: true },
       // Restrictions hold lists of up to 1,000 entries each and public keys.
       bodyLimit: listBodyLimit,
       schema: {

@@ -9,6 +9,7 @@ export const errorStatus = {
   policy_violation: 403,
   not_found: 404,
   conflict: 409,
+  idempotency_key_in_use: 409,
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/connect.ts';
+import { deleteExpiredIdempotencyKeys } from '../http/idempotency/idempotency-store.ts';
 import { mailRequestLimits } from './mail-request-limits.ts';
 import { signInLimits } from './sign-in-limits.ts';
 
@@ -8,14 +9,22 @@ const sweepEveryMs = 15 * 60 * 1000;
 
 export interface ExpiredRowsSweeper {
   /** Deletes what has expired now; how many rows of each kind. */
-  sweepNow(): Promise<{ sessions: number; tokens: number; signInFailures: number; verifications: number; mailRequests: number }>;
+  sweepNow(): Promise<{
+    sessions: number;
+    tokens: number;
+    signInFailures: number;
+    verifications: number;
+    mailRequests: number;
+    idempotencyKeys: number;
+  }>;
   close(): Promise<void>;
 }
 
 /**
  * Deletes the dashboard's expired rows: sessions past their idle expiry (a session is otherwise only
  * deleted when its cookie comes back), one-time tokens (password reset, sign-in links) and email
- * verifications past theirs, and sign-in failures and mail requests older than their limits' windows. Every API process may run it: the deletes are idempotent.
+ * verifications past theirs, sign-in failures and mail requests older than their limits' windows, and
+ * Idempotency-Key answers past their 24 h. Every API process may run it: the deletes are idempotent.
  */
 export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; now?: () => number }): ExpiredRowsSweeper {
   const { db, logger } = deps;
@@ -24,7 +33,7 @@ export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; no
 
   const sweepNow: ExpiredRowsSweeper['sweepNow'] = async () => {
     const at = new Date(now());
-    const [sessions, tokens, signInFailures, verifications, mailRequests] = await Promise.all([
+    const [sessions, tokens, signInFailures, verifications, mailRequests, idempotencyKeys] = await Promise.all([
       db.deleteFrom('sessions').where('expires_at', '<=', at).executeTakeFirst(),
       db.deleteFrom('user_tokens').where('expires_at', '<=', at).executeTakeFirst(),
       db
@@ -36,6 +45,7 @@ export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; no
         .deleteFrom('mail_requests')
         .where('requested_at', '<', new Date(at.getTime() - mailRequestLimits.windowMs))
         .executeTakeFirst(),
+      deleteExpiredIdempotencyKeys(db, at),
     ]);
     return {
       sessions: Number(sessions.numDeletedRows),
@@ -43,6 +53,7 @@ export function startExpiredRowsSweeper(deps: { db: Database; logger: Logger; no
       signInFailures: Number(signInFailures.numDeletedRows),
       verifications: Number(verifications.numDeletedRows),
       mailRequests: Number(mailRequests.numDeletedRows),
+      idempotencyKeys,
     };
   };
 

@@ -50,6 +50,7 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.post(
     '/keys',
     {
+      config: { idempotent: true },
       bodyLimit: listBodyLimit,
       schema: { body: CreateKeyBody, response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403) } },
     },

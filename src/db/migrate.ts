@@ -14,6 +14,7 @@ import * as emailVerifications from './migrations/2026-11-26T2300-email-verifica
 import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-sponsorships-by-account.ts';
 import * as transfersByAddress from './migrations/2026-11-27T0300-transfers-by-address.ts';
 import * as keyRestrictions from './migrations/2026-11-27T0900-key-restrictions.ts';
+import * as idempotencyKeys from './migrations/2026-11-27T1000-idempotency-keys.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26T2300-gas-sponsorships-by-account': gasSponsorshipsByAccount,
   '2026-11-27T0300-transfers-by-address': transfersByAddress,
   '2026-11-27T0900-key-restrictions': keyRestrictions,
+  '2026-11-27T1000-idempotency-keys': idempotencyKeys,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

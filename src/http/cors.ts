@@ -14,10 +14,10 @@ export interface CorsPolicy {
   preflightHeaders(origin: string): Readonly<Record<string, string>> | undefined;
 }
 
-/** What a page may send: the key headers and a JSON body. */
-const allowHeaders = 'content-type, x-api-key, authorization, x-request-id';
+/** What a page may send: the key headers, a JSON body and an idempotency key (docs/idempotency.md). */
+const allowHeaders = 'content-type, x-api-key, authorization, x-request-id, idempotency-key';
 const allowMethods = 'GET, POST, PUT, PATCH, DELETE';
-/** What a page may read besides the CORS-safelisted headers: the request id and the rate limits. */
+/** What a page may read besides the CORS-safelisted headers: the request id, the rate limits, a replay's mark. */
 const exposeHeaders = [
   'x-request-id',
   'x-ratelimit-limit',
@@ -28,6 +28,7 @@ const exposeHeaders = [
   'x-ratelimit-limit-cu',
   'x-ratelimit-remaining-cu',
   'retry-after',
+  'idempotent-replayed',
 ].join(', ');
 /** How long a browser may reuse a preflight's answer: a changed setting reaches it within 10 minutes. */
 const maxAgeS = '600';

@@ -39,6 +39,27 @@ export const openApiInfo = {
  * guard) publishes it as `x-scope`, so docs/scopes.md and the authorization matrix test read it.
  */
 export function publishRouteScope({ schema, url, route }: { schema: object; url: string; route: { config?: unknown } }) {
-  const scope = (route.config as { scope?: string } | undefined)?.scope;
-  return { schema: scope === undefined ? schema : { ...schema, 'x-scope': scope }, url };
+  const config = route.config as { scope?: string; idempotent?: boolean } | undefined;
+  const published: Record<string, unknown> = { ...schema };
+  if (config?.scope !== undefined) published['x-scope'] = config.scope;
+  if (config?.idempotent) published.headers = withIdempotencyKeyHeader(published.headers);
+  return { schema: published, url };
+}
+
+/** The `Idempotency-Key` header, for the document only: the route's hook checks it (src/http/idempotency). */
+function withIdempotencyKeyHeader(headers: unknown): object {
+  const given = (headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  return {
+    ...given,
+    properties: {
+      ...given.properties,
+      'Idempotency-Key': {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'Optional. A unique string (a UUID): the same request with the same key within 24 h gets the first answer again, with Idempotent-Replayed: true (docs/idempotency.md)',
+      },
+    },
+  };
 }

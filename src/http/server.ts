@@ -23,6 +23,8 @@ import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } fro
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
+import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { idempotentRoutes } from './idempotency/idempotent-routes.ts';
 import { checkRequestInput, refuseUnexpectedBody } from './input-rules.ts';
 import { readJsonBodiesStrictly } from './json-body.ts';
 import type { KeyCors } from './key-cors.ts';
@@ -56,6 +58,8 @@ export interface ServerOptions {
   /** Largest body a route takes unless it sets its own `bodyLimit` (src/http/body-limits.ts). */
   bodyLimit?: number;
   connectionCaps?: Partial<ConnectionCaps>;
+  /** Where routes with `config.idempotent` keep their Idempotency-Key answers; absent: the header is ignored. */
+  idempotency?: IdempotencyStore;
   /** Answers a GET no route takes with a page (the dashboard's single-page app), or returns false. */
   pageFallback?: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
@@ -175,6 +179,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => record(request, reply, reply.elapsedTime));
+  if (options.idempotency) app.addHook('onRoute', idempotentRoutes(options.idempotency));
 
   await app.register(fastifySwagger, { openapi: openApiInfo, transform: publishRouteScope });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });

@@ -5,10 +5,12 @@ import { loadWebApp, type WebApp } from '../dashboard/web-routes.ts';
 import { operationsRoutes } from '../health/routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
 import { closeServer } from '../http/close-server.ts';
+import { createIdempotencyStore } from '../http/idempotency/idempotency-store.ts';
 import { createKeyCors } from '../http/key-cors.ts';
 import { buildServer, type RequestGuard } from '../http/server.ts';
 import { createUnroutedV1Guard } from '../http/v1-guard.ts';
 import { rpcFastRoutes } from '../rpc/fast-route.ts';
+import { createSecretBox } from '../webhooks/secrets.ts';
 import { createWsEndpoint, wsLimits } from '../ws/endpoint.ts';
 import { adminApiRoutes } from './admin-api-routes.ts';
 import { dashboardApiRoutes } from './dashboard-api-routes.ts';
@@ -53,6 +55,7 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
     trustProxy: access.trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
     connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
+    idempotency: createIdempotencyStore({ db: parts.database.db, box: createSecretBox(config) }),
     plugins: routeGroups(ctx, parts, web, () => publicUrl),
   });
   shutdown.add('http server', () => closeServer(app, config.shutdownGraceS * 1000, logger));

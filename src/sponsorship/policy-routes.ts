@@ -31,7 +31,7 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
   app.post(
     '/v1/gas/policies',
     {
-      config: cu('gas.policies.create'),
+      config: { ...cu('gas.policies.create'), idempotent: true },
       bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a gas sponsorship policy (status active)',

@@ -16,7 +16,7 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.post(
     '/v1/wallets/create',
     {
-      config: { computeUnits: restComputeUnits['wallets.create'], scope: 'wallets:manage' },
+      config: { computeUnits: restComputeUnits['wallets.create'], scope: 'wallets:manage', idempotent: true },
       schema: {
         summary: 'Create a smart wallet (SimpleAccount): its address is fixed now, it is deployed by its first UserOperation',
         tags,

@@ -18,6 +18,7 @@ import {
   UpdateWebhookBody,
   Webhook,
   WebhookIdParams,
+  WebhookListItem,
 } from './schemas.ts';
 import type { WebhookService } from './service.ts';
 
@@ -32,7 +33,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
   app.post(
     '/v1/webhooks',
     {
-      config: cu('webhooks.create'),
+      config: { ...cu('webhooks.create'), idempotent: true },
       bodyLimit: listBodyLimit,
       schema: {
         summary: 'Create a webhook (the signing secret is shown only here)',
@@ -54,7 +55,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
         tags,
         querystring: ListWebhooksQuery,
         response: {
-          200: Type.Object({ webhooks: Type.Array(Webhook), page: Type.Integer(), total: Type.Integer() }),
+          200: Type.Object({ webhooks: Type.Array(WebhookListItem), page: Type.Integer(), total: Type.Integer() }),
           ...errorResponses(400, 401, 403, 429),
         },
       },

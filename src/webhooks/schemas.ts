@@ -62,6 +62,16 @@ export const Webhook = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 
+/** A webhook in a list: spec section 2 names exactly these fields (no config, no signing secret). */
+export const WebhookListItem = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  chain: Type.String(),
+  event_type: Type.String(),
+  status: StringEnum(['active', 'paused', 'disabled'] as const),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
 export const ListWebhooksQuery = Type.Object(
   {
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),

@@ -37,6 +37,9 @@ export interface WebhookView {
   signing_secret?: string;
 }
 
+/** A webhook in a list (spec section 2: exactly these fields). */
+export type WebhookListItem = Pick<WebhookView, 'id' | 'url' | 'chain' | 'event_type' | 'status' | 'created_at'>;
+
 export interface CreateWebhookInput {
   url: string;
   chain: string;
@@ -142,7 +145,7 @@ export function createWebhookService(deps: {
         base.selectAll().orderBy('created_at', 'desc').orderBy('id').offset(query.offset).limit(query.limit).execute(),
         base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
       ]);
-      return { webhooks: rows.map(view), total: Number(count.total) };
+      return { webhooks: rows.map(listItem), total: Number(count.total) };
     },
 
     async get(principal: Principal, id: string): Promise<WebhookView> {
@@ -364,6 +367,11 @@ export function view(row: WebhookRow): WebhookView {
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
+}
+
+function listItem(row: WebhookRow): WebhookListItem {
+  const { id, url, chain, event_type, status, created_at } = view(row);
+  return { id, url, chain, event_type, status, created_at };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;

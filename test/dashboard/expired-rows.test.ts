@@ -1,5 +1,6 @@
 // The sweep of expired dashboard rows: sessions, one-time tokens and email verifications past their
-// expiry, old sign-in failures and mail requests go; live ones stay and keep working.
+// expiry, old sign-in failures and mail requests, Idempotency-Key answers past 24 h go; live ones stay and keep working.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signedUpClient } from './support.ts';
@@ -45,6 +46,10 @@ describe('expired dashboard rows', () => {
       .insertInto('mail_requests')
       .values({ action: 'signup', email: 'late@example.com', ip: '127.0.0.9', requested_at: new Date(Date.now() - 2 * hour) })
       .execute();
+    await sql`
+      insert into idempotency_keys (owner, key, request_hash, state, status, body, created_at)
+      values ('account:a', 'old', 'h', 'done', 201, 'sealed', now() - interval '25 hours'),
+             ('account:a', 'recent', 'h', 'done', 201, 'sealed', now() - interval '23 hours')`.execute(db);
 
     expect(await t.service.expiredRows!.sweepNow()).toEqual({
       sessions: 1,
@@ -52,7 +57,10 @@ describe('expired dashboard rows', () => {
       signInFailures: 1,
       verifications: 1,
       mailRequests: 1,
+      idempotencyKeys: 1,
     });
+    const keys = await sql<{ key: string }>`select key from idempotency_keys`.execute(db);
+    expect(keys.rows).toEqual([{ key: 'recent' }]);
 
     const sessions = await db.selectFrom('sessions').select('token_hash').where('user_id', '=', userId).execute();
     expect(sessions.map((row) => row.token_hash)).not.toContain('expired-session');
@@ -68,6 +76,7 @@ describe('expired dashboard rows', () => {
       signInFailures: 0,
       verifications: 0,
       mailRequests: 0,
+      idempotencyKeys: 0,
     });
     // The sign-up's own (used, live) verification and its mail request stay.
     expect(await db.selectFrom('email_verifications').select('email').execute()).toEqual([{ email: 'sweep@example.com' }]);

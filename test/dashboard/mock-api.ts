@@ -341,30 +341,15 @@ export async function mockDashboardApi(page: Page, options: { signedIn?: boolean
         return json(route, 200, usage(url.searchParams));
       case key === 'GET /chains':
         return json(route, 200, chains);
-      case key === 'GET /v1/webhooks':
-        return json(route, 200, {
-          webhooks: [
-            webhook,
-            {
-              ...webhook,
-              id: 'wh_8a2',
-              url: 'https://api.example.org/mint-hook',
-              event_type: 'nft_transfer',
-              status: 'paused',
-              status_reason: null,
-            },
-            {
-              ...webhook,
-              id: 'wh_1zz',
-              url: 'https://old.example.net/hook',
-              event_type: 'new_block',
-              status: 'disabled',
-              status_reason: 'disabled by an operator',
-            },
-          ],
-          page: 1,
-          total: 3,
-        });
+      case key === 'GET /v1/webhooks': {
+        // List items carry the spec's six fields only.
+        const listed = [
+          webhook,
+          { ...webhook, id: 'wh_8a2', url: 'https://api.example.org/mint-hook', event_type: 'nft_transfer', status: 'paused' },
+          { ...webhook, id: 'wh_1zz', url: 'https://old.example.net/hook', event_type: 'new_block', status: 'disabled' },
+        ].map(({ id, url, chain, event_type, status, created_at }) => ({ id, url, chain, event_type, status, created_at }));
+        return json(route, 200, { webhooks: listed, page: 1, total: 3 });
+      }
       case key === 'POST /v1/webhooks':
         return json(route, 201, {
           ...webhook,

@@ -152,6 +152,29 @@ describe('the /v1 routes on a dashboard session', () => {
     expect(unsigned.status).toBe(401);
   });
 
+  it('honours Idempotency-Key on the session, for the /v1 creates and its own key form', async () => {
+    const idem = { headers: { 'idempotency-key': 'session-create-1' } };
+    const body = { ...webhookBody, url: 'http://127.0.0.1:9/idempotent' };
+    const created = await alice.api('POST', '/v1/webhooks', body, idem);
+    expect(created.status).toBe(201);
+    const again = await alice.api('POST', '/v1/webhooks', body, idem);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(created.body.id);
+    // The session's account: a key of another account does not meet it.
+    expect((await mallory.api('POST', '/v1/webhooks', body, idem)).headers.get('idempotent-replayed')).toBeNull();
+
+    const keyIdem = { headers: { 'idempotency-key': 'session-key-1' } };
+    const key = await alice.api('POST', '/keys', { name: 'idempotent', environment: 'test' }, keyIdem);
+    expect(key.status).toBe(201);
+    const keyAgain = await alice.api('POST', '/keys', { name: 'idempotent', environment: 'test' }, keyIdem);
+    expect(keyAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(keyAgain.body.key).toBe(key.body.key);
+    const other = await alice.api('POST', '/keys', { name: 'another', environment: 'test' }, keyIdem);
+    expect(other.status).toBe(400);
+    expect(other.body.error.message).toContain("'Idempotency-Key'");
+  });
+
   it('is absent from the OpenAPI document', async () => {
     const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/dashboard'))).toEqual([]);

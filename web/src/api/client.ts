@@ -28,6 +28,7 @@ import type {
   Wallet,
   WalletListItem,
   Webhook,
+  WebhookListItem,
   WebhookStatus,
 } from './types.ts';
 
@@ -163,7 +164,7 @@ export interface CreateWebhookBody {
   payload_format?: 'snake_case' | 'camelCase';
 }
 export const listWebhooks = (query: { page?: number; limit?: number; status?: WebhookStatus } = {}) =>
-  call<{ webhooks: Webhook[]; page: number; total: number }>('GET', '/v1/webhooks', { query });
+  call<{ webhooks: WebhookListItem[]; page: number; total: number }>('GET', '/v1/webhooks', { query });
 export const createWebhook = (body: CreateWebhookBody) => call<Webhook>('POST', '/v1/webhooks', { body });
 export const getWebhook = (webhookId: string) => call<Webhook>('GET', `/v1/webhooks/${id(webhookId)}`);
 export const updateWebhook = (

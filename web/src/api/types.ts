@@ -115,6 +115,8 @@ export interface Webhook {
   updated_at: string;
   account_id?: string;
 }
+/** A webhook as `GET /v1/webhooks` lists it (spec section 2: these fields only). */
+export type WebhookListItem = Pick<Webhook, 'id' | 'url' | 'chain' | 'event_type' | 'status' | 'created_at'>;
 export interface Attempt {
   attempt: number;
   attempted_at: string;

@@ -58,7 +58,7 @@ export default function WebhooksPage() {
                 <tr>
                   <th scope="col">Endpoint</th>
                   <th scope="col">Event type</th>
-                  <th scope="col">Network</th>
+                  <th scope="col">Chain</th>
                   <th scope="col">Status</th>
                   <th scope="col">Created</th>
                 </tr>
@@ -71,12 +71,9 @@ export default function WebhooksPage() {
                       <div className="muted mono">{webhook.id}</div>
                     </td>
                     <td>{eventTypes[webhook.event_type]?.label ?? webhook.event_type}</td>
-                    <td>
-                      {webhook.chain}/{webhook.network}
-                    </td>
+                    <td>{webhook.chain}</td>
                     <td>
                       <Badge>{webhook.status}</Badge>
-                      {webhook.status_reason && <div className="muted">{webhook.status_reason}</div>}
                     </td>
                     <td>{formatDate(webhook.created_at)}</td>
                   </tr>
