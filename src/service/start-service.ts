@@ -38,7 +38,8 @@ import { createUserTokenStore } from '../dashboard/user-token-store.ts';
 import { loadWebApp } from '../dashboard/web-routes.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { deployDemo } from '../demo/deploy-demo.ts';
+import { demoPricesOnDevnet } from '../demo/demo-prices.ts';
+import { demoContractAddresses, deployDemo } from '../demo/deploy-demo.ts';
 import { createMailer, type Mailer } from '../email/mailer.ts';
 import { installErc4337Contracts } from '../erc4337/contracts/install.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
@@ -239,8 +240,12 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const tokens = createTokenService({ ctx, db: database.db });
   if (config.demo) {
     if (!devnet) throw new Error('--demo needs the embedded devnet (a config without chains:, or with `embedded: true`)');
-    const demo = await deployDemo({ rpcUrl: devnet.url, log: logger });
-    for (const price of demo.prices) tokens.addStaticPrice(price);
+    await deployDemo({ rpcUrl: devnet.url, log: logger });
+  }
+  // The demo token's price comes with the demo's data (this run's or an earlier --demo run's), not with the flag.
+  if (devnet) {
+    const { token } = await demoContractAddresses();
+    for (const price of await demoPricesOnDevnet(devnet.url, token)) tokens.addStaticPrice(price);
   }
 
   const nfts = createNftService({ db: database.db, config, chains, logger });
