@@ -4,8 +4,14 @@ import { StringEnum } from '../http/schemas.ts';
 import { plans } from '../limits/plans.ts';
 import { KeyLimitsSchema, KeyLimitsView, KeyRestrictionsSchema, KeyRestrictionsView } from './key-settings-schema.ts';
 
-// A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0.
-const LimitValue = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 0, description: 'null means unlimited' });
+// A type list, not anyOf: with Fastify's type coercion an anyOf would turn null into 0. The cap is a key's own
+// (key-settings-schema.ts): past a billion, unlimited (null) is what is meant.
+const LimitValue = Type.Unsafe<number | null>({
+  type: ['integer', 'null'],
+  minimum: 0,
+  maximum: 1_000_000_000,
+  description: 'null means unlimited',
+});
 
 // The operator's caps on gas sponsorship: USD as a decimal string (as in gas policies).
 const UsdCapValue = Type.Unsafe<string | null>({
@@ -40,7 +46,7 @@ const Email = Type.String({ format: 'email', maxLength: 254, description: 'Where
 export const CreateAccountBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    plan: StringEnum(plans),
+    plan: Type.Optional(StringEnum(plans, { description: 'Default: free (as the CLI)' })),
     limits: Type.Optional(Limits),
     email: Type.Optional(Email),
   },

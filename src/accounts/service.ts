@@ -26,7 +26,8 @@ export interface SponsorshipCapLimits {
 export interface AccountService extends KeyOperations {
   createAccount(input: {
     name: string;
-    plan: Plan;
+    /** Default: free. */
+    plan?: Plan;
     limits?: Partial<AccountLimits & SponsorshipCapLimits>;
     email?: string;
   }): Promise<Account>;
@@ -60,7 +61,7 @@ export function createAccountService(deps: {
   return {
     ...createKeyOperations(deps),
 
-    async createAccount({ name, plan, limits = {}, email }) {
+    async createAccount({ name, plan = 'free', limits = {}, email }) {
       const row = await store.insertAccount({
         id: newId('acc'),
         name,

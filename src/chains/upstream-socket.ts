@@ -12,6 +12,8 @@ export class UpstreamRpcError extends Error {
 export interface UpstreamSocket {
   /** Sends a call on the current connection; rejects if there is none or it drops before the answer. */
   request(method: string, params: unknown[]): Promise<unknown>;
+  /** Whether a connection is open now (`onOpen` runs on each new one). */
+  isOpen(): boolean;
   /** Drops the current connection (it misbehaves) and connects again, to another upstream when there is one. */
   reconnect(reason: string): void;
   close(): Promise<void>;
@@ -139,6 +141,7 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
   connect();
 
   return {
+    isOpen: () => socket?.readyState === WebSocket.OPEN,
     request(method, params) {
       const ws = socket;
       if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('upstream WebSocket not connected'));

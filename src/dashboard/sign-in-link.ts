@@ -11,7 +11,10 @@ export function signInLinkPath(token: string): string {
   return `/dashboard/sign-in/${encodeURIComponent(token)}`;
 }
 
-/** `GET /dashboard/sign-in/:token`: a one-time link signs in and goes to the dashboard; a used or unknown one to the sign-in page. */
+/**
+ * `GET /dashboard/sign-in/:token`: a one-time link signs in and goes to the dashboard; a used or unknown one to the sign-in page.
+ * A HEAD (a link preview, `curl -I`) gets the same redirect without using the link up or signing in.
+ */
 export async function signInLinkRoute(app: FastifyInstance, deps: DashboardDeps) {
   app.get(
     '/dashboard/sign-in/:token',
@@ -19,6 +22,9 @@ export async function signInLinkRoute(app: FastifyInstance, deps: DashboardDeps)
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { token } = request.params as { token: string };
+      if (request.method === 'HEAD') {
+        return reply.redirect((await deps.userTokens.isUsable(token, 'sign_in')) ? '/' : '/sign-in?link=expired', 303);
+      }
       const userId = await deps.userTokens.consume(token, 'sign_in');
       const user = userId ? await deps.users.findById(userId) : undefined;
       if (!user) return reply.redirect('/sign-in?link=expired', 303);

@@ -17,6 +17,19 @@ export function createUserTokenStore(db: Database, now: () => number = Date.now)
       return token;
     },
 
+    /** Whether `consume` would take the token now, without using it up (a HEAD request of a link). */
+    async isUsable(token: string, purpose: UserTokenPurpose): Promise<boolean> {
+      const row = await db
+        .selectFrom('user_tokens')
+        .select('user_id')
+        .where('token_hash', '=', hashSecretToken(token))
+        .where('purpose', '=', purpose)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', new Date(now()))
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Marks the token used and returns its user; undefined for an unknown, used or expired token. */
     async consume(token: string, purpose: UserTokenPurpose): Promise<string | undefined> {
       const at = new Date(now());

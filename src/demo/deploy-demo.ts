@@ -16,12 +16,12 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import type { TokenPriceConfig } from '../config/token-settings.ts';
 import { type ContractArtifacts, compileContracts } from '../contracts/compile.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import { create2Address, create2Calldata, create2DeployerAddress } from './create2.ts';
 import { apeTokenUri } from './demo-metadata.ts';
 import { demoAccounts, demoItems, demoNft, demoToken } from './demo-plan.ts';
+import { type DemoPrice, demoTokenPrices } from './demo-prices.ts';
 
 /** anvil's account 0 key: public knowledge (its test mnemonic), funded on every fresh anvil. */
 const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -43,7 +43,7 @@ export interface DemoDeployment extends DemoContracts {
   /** False when everything was already there (a second start on the same devnet). */
   changed: boolean;
   /** The demo token's fixed USD price, for the service's price table. */
-  prices: (TokenPriceConfig & { usd: string })[];
+  prices: DemoPrice[];
 }
 
 type Kind = keyof DemoContracts;
@@ -162,7 +162,7 @@ export async function deployDemo(options: {
   return {
     ...contracts,
     changed: sent > 0,
-    prices: [{ chain, network, contract: contracts.token.toLowerCase(), usd: demoToken.usd }],
+    prices: demoTokenPrices(contracts.token, chain, network),
   };
 }
 

@@ -30,6 +30,10 @@ export function describeValidationError(issues: ValidationIssue[], context: stri
   if (issue.keyword === 'minItems' && issue.params.limit === 1) {
     return new AppError('invalid_request', `invalid ${where} '${param}': must not be empty`);
   }
+  // A missing body reaches the validator as null (an empty one included: json-body.ts).
+  if (where === 'body' && !param && issue.keyword === 'type') {
+    return new AppError('invalid_request', 'the body must be a JSON object (Content-Type: application/json)');
+  }
   const allowed = issue.keyword === 'enum' ? ` (${(issue.params.allowedValues as unknown[]).join(', ')})` : '';
   if (!param) return new AppError('invalid_request', `the ${where} ${issue.message ?? 'is not valid'}${allowed}`);
   return new AppError('invalid_request', `invalid ${where} '${param}': ${issue.message ?? 'is not valid'}${allowed}`);

@@ -39,9 +39,13 @@ function pathName(place: Place | undefined): string {
   return name;
 }
 
+// Past 2^53 - 1 a JSON number is rounded when parsed (9007199254740993 reads as ...992): refused rather than changed.
+const unsafeNumber =
+  'is a number past 9007199254740991, which JSON numbers cannot carry exactly; send a large value as a decimal string where the field takes one';
+
 /**
  * The first string (value or key) of a parsed JSON body that is not text, or number that is not finite
- * (`1e400` parses as Infinity), with its path. Walked without recursion: a body nested thousands of
+ * (`1e400` parses as Infinity) or not exact (past 2^53 - 1), with its path. Walked without recursion: a body nested thousands of
  * levels deep is read in time linear in its size, as any other.
  */
 export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
@@ -55,6 +59,7 @@ export function findBadJsonValue(body: unknown): { path: string; problem: string
       if (problem) return { path: pathName(place), problem };
     } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) return { path: pathName(place), problem: 'is a number too large to represent' };
+      if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return { path: pathName(place), problem: unsafeNumber };
     } else if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--) {
         values.push(value[index]);
@@ -124,6 +129,8 @@ export async function checkRequestInput(request: FastifyRequest): Promise<void> 
   const schema = request.routeOptions.schema as Record<string, JsonSchema | undefined> | undefined;
   checkUrlValues('path parameter', request.params, schema?.params);
   checkUrlValues('query parameter', request.query, schema?.querystring);
+  // A chunked body on a route that takes none is read (it may be empty: no body, see json-body.ts).
+  if (schema !== undefined && schema.body === undefined && request.body !== undefined) throw takesNoBody(request);
   // A string body is a route's own raw text (JSON-RPC), read by that route.
   if (request.body !== null && typeof request.body === 'object') {
     const bad = findBadJsonValue(request.body);
@@ -134,9 +141,14 @@ export async function checkRequestInput(request: FastifyRequest): Promise<void> 
   }
 }
 
+function takesNoBody(request: FastifyRequest): AppError {
+  return new AppError('invalid_request', `${request.method} ${request.routeOptions.url} takes no body; send it without one`);
+}
+
 /**
  * `preParsing`: a route that declares no body in its schema ignores an empty one whatever its Content-Type (clients
- * often send `application/json` with nothing), and refuses a body it would otherwise drop unread.
+ * often send `application/json` with nothing), and refuses a body it would otherwise drop unread. A chunked JSON body
+ * is read first: empty, it is no body (checked in `checkRequestInput`).
  */
 export async function refuseUnexpectedBody(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   // A route without any schema declares nothing about its body: left to read it as it will.
@@ -144,9 +156,11 @@ export async function refuseUnexpectedBody(request: FastifyRequest, _reply: Fast
   if (request.is404 || schema === undefined || schema.body !== undefined) return;
   const { headers } = request;
   const length = headers['content-length'];
-  if (headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+  const chunked = headers['transfer-encoding'] !== undefined;
+  if (!chunked && (length === undefined || length === '0')) {
     delete headers['content-type'];
     return;
   }
-  throw new AppError('invalid_request', `${request.method} ${request.routeOptions.url} takes no body; send it without one`);
+  if (chunked && length === undefined && request.headers['content-type']?.startsWith('application/json')) return;
+  throw takesNoBody(request);
 }

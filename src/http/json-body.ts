@@ -7,12 +7,19 @@ import { AppError } from '../core/errors.ts';
  * that the bytes are UTF-8. Decoding invalid bytes would turn them into U+FFFD, silently changing what
  * the client sent. Only `application/json` bodies are read: Fastify's `text/plain` parser is removed, so
  * a JSON route answers a body of any other type with 415 as it does for `multipart/form-data`.
+ * An empty body is no body, whatever its Content-Type: HTTP wrappers that always send
+ * `Content-Type: application/json` must be able to call a route that takes none (a DELETE), and a route
+ * whose body is optional takes it as absent; a route that needs one says which field is missing.
  */
 export function readJsonBodiesStrictly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (!isUtf8(bytes)) {
       done(new AppError('invalid_request', 'the body is not valid UTF-8'), undefined);
       return;

@@ -2,7 +2,8 @@ import type { Devnet } from '../chains/devnet.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Context } from '../core/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
-import { deployDemo } from '../demo/deploy-demo.ts';
+import { demoPricesOnDevnet } from '../demo/demo-prices.ts';
+import { demoContractAddresses, deployDemo } from '../demo/deploy-demo.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { createNftService, type NftService } from '../nfts/service.ts';
@@ -32,8 +33,12 @@ export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<
   const tokens = createTokenService({ ctx, db: database.db });
   if (config.demo) {
     if (!deps.devnet) throw new Error('--demo needs the embedded devnet (a config without chains:, or with `embedded: true`)');
-    const demo = await deployDemo({ rpcUrl: deps.devnet.url, log: logger });
-    for (const price of demo.prices) tokens.addStaticPrice(price);
+    await deployDemo({ rpcUrl: deps.devnet.url, log: logger });
+  }
+  // The demo token's price comes with the demo's data (this run's or an earlier --demo run's), not with the flag.
+  if (deps.devnet) {
+    const { token } = await demoContractAddresses();
+    for (const price of await demoPricesOnDevnet(deps.devnet.url, token)) tokens.addStaticPrice(price);
   }
 
   const nfts = createNftService({ db: database.db, config, chains, logger });

@@ -1,5 +1,6 @@
-import { isAddress, parseAbiItem, toFunctionSelector } from 'viem';
+import { parseAbiItem, toFunctionSelector } from 'viem';
 import { invalidRequest } from '../core/errors.ts';
+import { assertAddressChecksum } from '../http/address-param.ts';
 
 /** The signature's validUntil when a policy does not set `sponsorship_expiry_s`: ten minutes to send the op. */
 export const defaultSponsorshipExpiryS = 600;
@@ -172,8 +173,13 @@ function usdAmount(value: unknown, path: string): string {
   return `${whole}${match[2] ?? ''}`;
 }
 
+/** Counts go up to a billion, as every limit the API takes (account and key limits): past it, leave the rule out. */
+const maxCount = 1_000_000_000;
+
 function positiveInteger(value: unknown, path: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 1) throw invalidRequest(path, 'must be a positive integer');
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > maxCount) {
+    throw invalidRequest(path, `must be a positive integer up to ${maxCount}`);
+  }
   return value as number;
 }
 
@@ -201,13 +207,8 @@ function addressList(value: unknown, path: string, options: { allowEmpty: boolea
   const addresses = list(value, path, options.allowEmpty, '0x addresses').map((item, index) => {
     const at = `${path}[${index}]`;
     if (typeof item !== 'string' || !addressPattern.test(item)) throw invalidRequest(at, 'must be a 0x address of 40 hex digits');
-    const lower = item.toLowerCase();
-    // Mixed case is an EIP-55 checksum: a failed one almost always means a mistyped address.
-    const mixed = item !== lower && item !== `0x${item.slice(2).toUpperCase()}`;
-    if (mixed && !isAddress(item, { strict: true })) {
-      throw invalidRequest(at, 'fails its EIP-55 checksum (send it in lower case to skip the check)');
-    }
-    return lower;
+    assertAddressChecksum(at, item);
+    return item.toLowerCase();
   });
   return [...new Set(addresses)];
 }

@@ -15,6 +15,7 @@ import type { Network } from '../chains/registry.ts';
 import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
+import { assertAddressChecksum } from '../http/address-param.ts';
 import type { Plan } from '../limits/plans.ts';
 import { paymasterDeposit } from '../paymaster/deposit.ts';
 import {
@@ -101,6 +102,7 @@ export function createSponsorService(deps: SponsorDeps) {
     const { entryPointV06, entryPointV07 } = network.config.erc4337;
     if (requested !== undefined) {
       if (!isAddress(requested, { strict: false })) throw invalidRequest('entry_point', 'must be a 0x address');
+      assertAddressChecksum('entry_point', requested);
       if (requested.toLowerCase() === entryPointV07.toLowerCase()) return { version: '0.7', address: getAddress(entryPointV07) };
       if (requested.toLowerCase() === entryPointV06.toLowerCase()) return { version: '0.6', address: getAddress(entryPointV06) };
       throw invalidRequest('entry_point', `not served here; use ${entryPointV07} (v0.7) or ${entryPointV06} (v0.6)`);

@@ -3,10 +3,11 @@ import { type Address, getAddress, isAddress } from 'viem';
 import type { Principal } from '../auth/principal.ts';
 import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
-import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
+import { resolveFieldNetwork } from '../chains/resolve-field-network.ts';
 import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts';
 import type { WalletRow } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
+import { assertAddressChecksum } from '../http/address-param.ts';
 import { entryPointNonceAbi, simpleAccountFactoryAbi } from './wallet-abis.ts';
 
 export type EntryPointVersion = '0.6' | '0.7';
@@ -67,7 +68,8 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
   const { db, chains } = deps;
 
   function evmNetwork(principal: Principal, chain: string, network?: string): Network {
-    const target = resolveRestNetwork(chains.list(), principal, chain, network);
+    // Named by a body field (create) or query parameter (get): unknown, a 400 naming it.
+    const target = resolveFieldNetwork(chains.list(), principal, chain, network);
     if (target.config.kind !== 'evm')
       throw invalidRequest('chain', `smart wallets live on EVM chains; '${chain}' is ${target.config.kind}`);
     return target;
@@ -123,6 +125,7 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
     async create(principal: Principal, input: CreateWalletInput): Promise<WalletView> {
       if (principal.session) throw forbidden('smart wallets belong to the API key that creates them: create them with a key');
       if (!isAddress(input.owner, { strict: false })) throw invalidRequest('owner', 'must be a 0x address of 40 hex digits');
+      assertAddressChecksum('owner', input.owner);
       const owner = getAddress(input.owner);
       const salt = parseSalt(input.salt);
       const version = input.entry_point_version ?? '0.7';
@@ -172,6 +175,7 @@ export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainReg
 
     async get(principal: Principal, address: string, filter: { chain?: string; network?: string }): Promise<WalletView> {
       if (!isAddress(address, { strict: false })) throw invalidRequest('address', 'must be a 0x address of 40 hex digits');
+      assertAddressChecksum('address', address);
       let query = owned(principal).selectAll().where('address', '=', getAddress(address));
       if (filter.chain) {
         const network = evmNetwork(principal, filter.chain, filter.network);

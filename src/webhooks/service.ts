@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
+import { resolveFieldNetwork } from '../chains/resolve-field-network.ts';
 import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
@@ -109,7 +109,7 @@ export function createWebhookService(deps: {
       const type = eventTypeOf(input.event_type);
       const config = parseWebhookConfig(type, input.config);
       const url = assertWebhookUrl(input.url, mode, 'url', allowedPrivate);
-      const network = resolveRestNetwork(chains.list(), principal, input.chain, input.network);
+      const network = resolveFieldNetwork(chains.list(), principal, input.chain, input.network);
       if (network.config.kind !== 'evm')
         throw invalidRequest('chain', `webhooks watch EVM chains; ${input.chain} is ${network.config.kind}`);
       const secret = generateSigningSecret();

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../core/errors.ts';
+import { assertAddressChecksum } from '../http/address-param.ts';
 import type { WebhookEventType } from './event-types.ts';
 
 /** A webhook's filter after validation: addresses and hashes lower-case, numbers as decimal strings. */
@@ -90,7 +91,11 @@ function parseValue(key: ConfigKey, value: unknown, name: string): unknown {
     case 'contracts':
     case 'from':
     case 'to':
-      return list(value, name, (item, at) => pattern(item, at, addressPattern, 'a 0x address of 40 hex digits').toLowerCase());
+      return list(value, name, (item, at) => {
+        const address = pattern(item, at, addressPattern, 'a 0x address of 40 hex digits');
+        assertAddressChecksum(at, address);
+        return address.toLowerCase();
+      });
     case 'tx_hashes':
       return list(value, name, (item, at) =>
         pattern(item, at, hash32Pattern, 'a 0x transaction hash of 64 hex digits').toLowerCase(),

@@ -101,6 +101,8 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     pendingQueue = pendingQueue
       .catch(() => {})
       .then(async () => {
+        // Not connected yet (the first client of a feed) or reconnecting: onOpen subscribes once it is.
+        if (!socket.isOpen()) return;
         if (pending.size > 0 && pendingSub === undefined) {
           pendingSub = String(await socket.request('eth_subscribe', ['newPendingTransactions']));
           metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 1);

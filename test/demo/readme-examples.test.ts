@@ -36,6 +36,16 @@ describe('the README --demo examples', () => {
     await service.indexers[0]!.waitFor(undefined, 60_000);
   }, 180_000);
 
+  /** The first README call (the dev account's token balances) on the running service. */
+  async function demoBalances(): Promise<{ tokens: { symbol: string; usd_value: string | null }[] }> {
+    const response = await fetch(`${service.url}${readmeDemoCalls()[0]!.path}`, {
+      headers: { 'x-api-key': service.devKey!.key },
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { tokens: { symbol: string; usd_value: string | null }[] };
+  }
+
   afterAll(async () => {
     await service?.stop('test finished');
     await database?.close();
@@ -75,4 +85,17 @@ describe('the README --demo examples', () => {
     for (const transfer of listed) expect([transfer.from.toLowerCase(), transfer.to.toLowerCase()]).toContain(dev);
     expect(transfers!.page_key).toEqual(expect.any(String));
   }, 120_000);
+
+  it('a plain start after the demo run shows the demo token with its price: the price comes with the data', async () => {
+    await service.stop('restarted without --demo');
+    const config = loadConfig({
+      env: { BLOCKYARD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', BLOCKYARD_BLOCK_TIME: '0.5' },
+      cwd: dataDir,
+    });
+    expect(config.demo).toBe(false);
+    service = await startService(config, { database });
+    await service.indexers[0]!.waitFor(undefined, 60_000);
+    const { tokens } = await demoBalances();
+    expect(tokens).toEqual([expect.objectContaining({ symbol: 'BDUSD', usd_value: expect.stringMatching(/^996707\.75/) })]);
+  }, 180_000);
 });

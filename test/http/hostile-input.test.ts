@@ -250,7 +250,8 @@ describe('hostile input on every route of the OpenAPI document', () => {
       });
       const json = 'application/json';
       problems.push(...(await problemsOf([send(notUtf8, json)], (a) => refusalProblem(a, 400, 'UTF-8'))));
-      problems.push(...(await problemsOf([send('{"name":', json), send('', json)], (a) => refusalProblem(a, 400, 'JSON'))));
+      // An empty body is no body (empty-body.test.ts): answered as when none is sent.
+      problems.push(...(await problemsOf([send('{"name":', json)], (a) => refusalProblem(a, 400, 'JSON'))));
       const wrongTypes = [send('{}', 'text/plain'), send('--x\r\n\r\n--x--', 'multipart/form-data; boundary=x')];
       problems.push(...(await problemsOf(wrongTypes, (a) => refusalProblem(a, 415, 'application/json'))));
     }

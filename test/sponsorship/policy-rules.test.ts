@@ -136,9 +136,10 @@ describe('parsePolicyRules: each rule refuses a bad value, naming its path', () 
     }
   });
 
-  it('counts: positive integers', () => {
+  it('counts: positive integers up to a billion', () => {
     for (const name of ['max_ops', 'max_ops_per_sender', 'max_per_user_per_day']) {
-      for (const bad of [0, -1, 1.5, '10', true, 2 ** 53]) {
+      expect(parsePolicyRules({ [name]: 1_000_000_000 })[name as 'max_ops']).toBe(1_000_000_000);
+      for (const bad of [0, -1, 1.5, '10', true, 2 ** 53, 1_000_000_001]) {
         expect(refusal({ [name]: bad }, `rules.${name}`), `${name}: ${bad}`).toContain('positive integer');
       }
     }

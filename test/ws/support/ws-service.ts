@@ -1,3 +1,4 @@
+import type { DestinationStream } from 'pino';
 import type { Devnet } from '../../../src/chains/devnet.ts';
 import { startTestAnvil } from '../../support/anvil.ts';
 import { createTestDatabase } from '../../support/database.ts';
@@ -26,7 +27,14 @@ export interface WsTestService {
  * block time (head polls and the feed's lag check every second).
  */
 export async function startWsTestService(
-  options: { viaProxy?: boolean; upstreams?: number; settings?: Record<string, unknown> } = {},
+  options: {
+    viaProxy?: boolean;
+    upstreams?: number;
+    settings?: Record<string, unknown>;
+    /** Where the service's log goes, at `logLevel` (default: silent). */
+    logDestination?: DestinationStream;
+    logLevel?: string;
+  } = {},
 ): Promise<WsTestService> {
   const [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
   const proxyCount = options.upstreams ?? (options.viaProxy ? 1 : 0);
@@ -38,6 +46,8 @@ export async function startWsTestService(
   const t = await startTestService({
     sharing: shared,
     settings: options.settings,
+    logDestination: options.logDestination,
+    logLevel: options.logLevel,
     chains: [
       {
         chain: 'ethereum',
