@@ -1,12 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
+import { describeSchemaProblem, type SchemaIssue } from '../core/schema-problem.ts';
 import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
 
-interface ValidationIssue {
+interface ValidationIssue extends SchemaIssue {
   instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
 }
 
 const contextNames: Record<string, string> = {
@@ -16,27 +14,38 @@ const contextNames: Record<string, string> = {
   headers: 'header',
 };
 
-/** Turns a schema validation failure into a message that names the parameter. */
+/** `/restrictions/origins/0` as `restrictions.origins[0]`, the form the services' own checks name. */
+function parameterName(instancePath: string, property?: unknown): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (property !== undefined) parts.push(String(property));
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+/** Turns a schema validation failure into a message that names the parameter, in words (schema-problem.ts). */
 export function describeValidationError(issues: ValidationIssue[], context: string): AppError {
   const issue = issues[0];
   if (!issue) return new AppError('invalid_request', 'the request is not valid');
-  const path = issue.instancePath.split('/').filter(Boolean);
-  let param = path.join('.');
-  if (issue.keyword === 'required') param = [...path, String(issue.params.missingProperty)].join('.');
-  if (issue.keyword === 'additionalProperties') param = [...path, String(issue.params.additionalProperty)].join('.');
   const where = contextNames[context] ?? context;
-  if (issue.keyword === 'required') return new AppError('invalid_request', `missing required ${where} '${param}'`);
-  if (issue.keyword === 'additionalProperties') return new AppError('invalid_request', `unknown ${where} '${param}'`);
-  if (issue.keyword === 'minItems' && issue.params.limit === 1) {
-    return new AppError('invalid_request', `invalid ${where} '${param}': must not be empty`);
+  if (issue.keyword === 'required') {
+    return new AppError(
+      'invalid_request',
+      `missing required ${where} '${parameterName(issue.instancePath, issue.params.missingProperty)}'`,
+    );
   }
+  if (issue.keyword === 'additionalProperties') {
+    return new AppError(
+      'invalid_request',
+      `unknown ${where} '${parameterName(issue.instancePath, issue.params.additionalProperty)}'`,
+    );
+  }
+  const param = parameterName(issue.instancePath);
   // A missing body reaches the validator as null (an empty one included: json-body.ts).
   if (where === 'body' && !param && issue.keyword === 'type') {
     return new AppError('invalid_request', 'the body must be a JSON object (Content-Type: application/json)');
   }
-  const allowed = issue.keyword === 'enum' ? ` (${(issue.params.allowedValues as unknown[]).join(', ')})` : '';
-  if (!param) return new AppError('invalid_request', `the ${where} ${issue.message ?? 'is not valid'}${allowed}`);
-  return new AppError('invalid_request', `invalid ${where} '${param}': ${issue.message ?? 'is not valid'}${allowed}`);
+  const problem = describeSchemaProblem(issue);
+  if (!param) return new AppError('invalid_request', `the ${where} ${problem}`);
+  return new AppError('invalid_request', `invalid ${where} '${param}': ${problem}`);
 }
 
 /**

@@ -10,9 +10,9 @@ export const openApiInfo = {
     version,
     description:
       'Self-hostable blockchain infrastructure API. Authenticate /v1 with `X-API-Key: <key>` or `Authorization: Bearer <key>` ' +
-      '(the JSON-RPC, bundler and WebSocket endpoints also take the key in the path, `/v1/rpc/{chain}/{network}/{apiKey}`: see docs/drop-in.md); ' +
-      'a key whose restrictions ask for signed requests also needs `Authorization: Bearer <JWT>` besides it (docs/keys-request.md); ' +
-      'the admin API with `Authorization: Bearer <admin token>`. Errors: `{error: {code, message, status}}` (see docs/errors.md).',
+      '(the JSON-RPC, bundler and WebSocket endpoints also take the key in the path, `/v1/rpc/{chain}/{network}/{apiKey}`: see [docs/drop-in.md](/docs/drop-in.md)); ' +
+      'a key whose restrictions ask for signed requests also needs `Authorization: Bearer <JWT>` besides it ([docs/keys-request.md](/docs/keys-request.md)); ' +
+      'the admin API with `Authorization: Bearer <admin token>`. Errors: `{error: {code, message, status}}`, every code in [docs/errors.md](/docs/errors.md); every page of docs/ is served at `/docs/<page>.md`.',
   },
   components: {
     securitySchemes: {

@@ -21,6 +21,7 @@ import { plainAddress, type TrustProxy } from './client-address.ts';
 import { handleClientError } from './client-error.ts';
 import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } from './connection-caps.ts';
 import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
+import { docsPages } from './docs-pages.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
@@ -183,6 +184,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   await app.register(fastifySwagger, { openapi: openApiInfo, transform: publishRouteScope });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(docsPages);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   for (const plugin of plugins) await app.register(plugin);

@@ -108,13 +108,13 @@ describe('dashboard pages in a browser', () => {
       await expectAccessible(page, name);
     }
     // A short password: the API's 400 names `password`; the message sits at that field.
-    api.failNext('POST', '/signup', 400, 'invalid_request', "invalid body 'password': must NOT have fewer than 10 characters");
+    api.failNext('POST', '/signup', 400, 'invalid_request', "invalid body 'password': must be at least 10 characters long");
     await page.goto('/sign-up');
     await page.getByLabel('Email').fill('new@example.com');
     await page.getByLabel('Password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Create account' }).click();
     const field = page.locator('.field', { has: page.getByLabel('Password', { exact: true }) });
-    await expect(field.locator('.field-error').textContent()).resolves.toBe('Must NOT have fewer than 10 characters');
+    await expect(field.locator('.field-error').textContent()).resolves.toBe('Must be at least 10 characters long.');
     await expect(page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
     // A good one: the page says to check the mail (nothing is signed in yet) ...
     await page.getByLabel('Password', { exact: true }).fill('a long enough password');
@@ -235,7 +235,7 @@ describe('dashboard pages in a browser', () => {
     );
     await page.getByRole('button', { name: 'Create webhook' }).click();
     const addresses = page.locator('.field', { has: page.getByLabel(/^Addresses/) });
-    await expect(addresses.locator('.field-error').textContent()).resolves.toBe('Entry 1: must be a 0x address of 40 hex digits');
+    await expect(addresses.locator('.field-error').textContent()).resolves.toBe('Entry 1: must be a 0x address of 40 hex digits.');
     await screenshot(page, 'webhook-new-field-error');
     await expectAccessible(page, 'webhook-new-field-error');
     await page.getByLabel(/^Addresses/).fill('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');

@@ -47,10 +47,10 @@ describe('the key form', () => {
       field: 'ips',
       message: "Line 3: '10.0.0.0/33' is not a CIDR range: the prefix length must be 0 to 32.",
     });
-    // The schema's own form of the path (ajv's instancePath) reads the same.
-    expect(placedError(refusal("invalid body 'restrictions.origins.0': must NOT have more than 300 characters"), lines)).toEqual({
+    // A refusal by the route's schema reads the same.
+    expect(placedError(refusal("invalid body 'restrictions.origins[0]': must be at most 300 characters long"), lines)).toEqual({
       field: 'origins',
-      message: 'Line 1: Must NOT have more than 300 characters.',
+      message: 'Line 1: Must be at most 300 characters long.',
     });
   });
 
@@ -63,8 +63,12 @@ describe('the key form', () => {
     expect(
       at("invalid parameter 'restrictions.jwt.public_keys': list at least one public key when jwt.required is true"),
     ).toEqual({ field: 'jwt', message: 'List at least one public key when jwt.required is true.' });
-    expect(at("invalid body 'limits.rps': must be integer,null")).toEqual({ field: 'rps', message: 'Must be integer,null.' });
-    expect(at("missing required body 'name'")).toEqual({ field: 'name', message: 'Required.' });
+    expect(at("invalid body 'limits.rps': must be a whole number or null")).toEqual({
+      field: 'rps',
+      message: 'Must be a whole number or null.',
+    });
+    expect(at("missing required body 'name'")).toEqual({ field: 'name', message: 'Give the key a name.' });
+    expect(at("invalid body 'name': must not be empty")).toEqual({ field: 'name', message: 'Give the key a name.' });
     expect(at("invalid parameter 'scopes': name at least one scope")).toEqual({
       field: 'scopes',
       message: 'Name at least one scope.',

@@ -72,7 +72,7 @@ describe('key restrictions and limits: bad input is 400 naming the entry', () =>
     [{ jwt: { required: true, public_keys: [] } }, /'restrictions\.jwt\.public_keys'.*at least one/],
     [
       { jwt: { required: true, public_keys: [{ id: 'a', alg: 'HS256', pem: rsaPem }] } },
-      /restrictions\.jwt\.public_keys\.0\.alg/,
+      /'restrictions\.jwt\.public_keys\[0\]\.alg': must be one of RS256, ES256$/,
     ],
     [{ ips: Array.from({ length: 1001 }, (_, i) => `10.0.${i >> 8}.${i & 255}`) }, /'restrictions\.ips'.*1000/],
     [{ colours: ['red'] }, /unknown body 'restrictions\.colours'/],

@@ -166,7 +166,9 @@ export function placedError(
   const limit = /^limits\.(rps|rpd|cups)$/.exec(param);
   if (limit?.[1]) return { field: limit[1], message: sentence(detail) };
   if (param === 'limits') return { field: 'limits', message: sentence(detail) };
-  if (param === 'name') return { field: 'name', message: sentence(detail) };
-  if (param === 'scopes' || param.startsWith('scopes[')) return { field: 'scopes', message: sentence(detail) };
+  const blank = detail === 'required' || /^must not be (?:empty|blank)$/.test(detail);
+  if (param === 'name') return { field: 'name', message: blank ? 'Give the key a name.' : sentence(detail) };
+  if (param === 'scopes') return { field: 'scopes', message: blank ? 'Choose at least one scope.' : sentence(detail) };
+  if (param.startsWith('scopes[')) return { field: 'scopes', message: sentence(detail) };
   return undefined;
 }

@@ -181,7 +181,7 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         placeholder="e.g. backend production"
         value={name}
         onChange={(event) => setName(event.target.value)}
-        error={errorFor(create.error, 'name')}
+        error={errorFor(create.error, 'name', 'Give the key a name.')}
       />
       <SelectField
         label="Environment"
@@ -194,7 +194,7 @@ function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreate
         <option value="test">test</option>
         <option value="live">live</option>
       </SelectField>
-      <ScopeFields chosen={chosen} onToggle={toggle} error={errorFor(create.error, 'scopes')} />
+      <ScopeFields chosen={chosen} onToggle={toggle} error={errorFor(create.error, 'scopes', 'Choose at least one scope.')} />
     </Dialog>
   );
 }

@@ -77,7 +77,7 @@ export default function PolicyEditPage({ params }: { params: Record<string, stri
               maxLength={200}
               value={name}
               onChange={(event) => setName(event.target.value)}
-              error={errorFor(save.error, 'name')}
+              error={errorFor(save.error, 'name', 'Give the policy a name.')}
             />
             {id ? (
               <TextField

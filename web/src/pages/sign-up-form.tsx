@@ -50,7 +50,7 @@ export function SignUpForm({ invitation }: { invitation?: string }) {
           autoComplete="organization"
           value={accountName}
           onChange={(event) => setAccountName(event.target.value)}
-          error={errorFor(action.error, 'account_name')}
+          error={errorFor(action.error, 'account_name', 'Give the account a name, or leave the field out.')}
         />
       )}
       <button type="submit" className="button button-primary button-block" disabled={action.busy}>

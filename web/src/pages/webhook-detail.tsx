@@ -232,7 +232,7 @@ function ReplayCard({ id, onQueued }: { id: string; onQueued: () => void }) {
             required
             value={from}
             onChange={(event) => setFrom(event.target.value)}
-            error={errorFor(replay.error, 'from_block')}
+            error={errorFor(replay.error, 'from_block', 'Give the first block to replay.')}
           />
           <TextField
             label="To block"

@@ -81,7 +81,7 @@ export default function NewWebhookPage() {
               hint="HTTPS (development mode also takes http and loopback addresses)."
               value={url}
               onChange={(event) => setUrl(event.target.value)}
-              error={errorFor(create.error, 'url')}
+              error={errorFor(create.error, 'url', 'Give the URL the events are sent to.')}
             />
             <NetworkFields chain={chain} network={network} onChange={onNetwork} error={create.error} />
             <SelectField

@@ -20,7 +20,7 @@ export function EmailField({ value, onValue, error, autoComplete }: AccountField
       required
       value={value}
       onChange={(event) => onValue(event.target.value)}
-      error={errorFor(error, 'email')}
+      error={errorFor(error, 'email', 'Enter an email address.')}
     />
   );
 }
@@ -44,7 +44,7 @@ export function PasswordField({
       {...(choosing ? { minLength: 10, maxLength: 200, hint } : {})}
       value={value}
       onChange={(event) => onValue(event.target.value)}
-      error={errorFor(error, 'password')}
+      error={errorFor(error, 'password', choosing ? 'Choose a password of 10 to 200 characters.' : 'Enter your password.')}
     />
   );
 }

@@ -20,23 +20,39 @@ export function isAbout(error: ApiError | undefined, field: string): boolean {
   return param === field || param.startsWith(`${field}.`) || param.startsWith(`${field}[`);
 }
 
-/**
- * The API's message for the field it sits next to: `invalid parameter 'config.addresses[2]': must be …`
- * reads `Entry 3: must be …`, `missing required body 'name'` reads `Required.`
- */
-export function fieldMessage(error: ApiError): string {
-  if (/^missing required /.test(error.message)) return 'Required.';
-  const match = /^(?:invalid|unknown) [a-z ]*?'[^']+':? ?(.*)$/.exec(error.message);
-  if (!match?.[1]) return error.message;
-  const entry = /\[(\d+)\]/.exec(error.param ?? '');
-  const text = match[1].charAt(0).toUpperCase() + match[1].slice(1);
-  return entry ? `Entry ${Number(entry[1]) + 1}: ${match[1]}` : text;
+/** A value the API found missing or empty: a form says what to give in its own words instead. */
+function isBlank(error: ApiError): boolean {
+  return /^missing required /.test(error.message) || /: must not be (?:empty|blank)$/.test(error.message);
 }
 
-/** The error's message when it is about `field`, for the message next to that field. */
-export function errorFor(error: ApiError | undefined, field: string | readonly string[]): string | undefined {
+/** `must be at most 200 characters long` as `Must be at most 200 characters long.` */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  return withStop(trimmed.charAt(0).toUpperCase() + trimmed.slice(1));
+}
+
+const withStop = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/**
+ * The API's message for the field it sits next to: `invalid parameter 'config.addresses[2]': must be …`
+ * reads `Entry 3: must be ….`; a missing or empty value reads `blank`, the form's own words for it
+ * (`Give the policy a name.`), or `Required.`
+ */
+export function fieldMessage(error: ApiError, blank?: string): string {
+  if (isBlank(error)) return blank ?? 'Required.';
+  const match = /^(?:invalid|unknown) [a-z ]*?'[^']+':? ?(.*)$/s.exec(error.message);
+  if (!match?.[1]) return asSentence(error.message);
+  const entry = /\[(\d+)\]/.exec(error.param ?? '');
+  return entry ? `Entry ${Number(entry[1]) + 1}: ${withStop(match[1].trim())}` : asSentence(match[1]);
+}
+
+/**
+ * The error's message when it is about `field`, for the message next to that field; `blank` is what
+ * the form says when the field was left empty.
+ */
+export function errorFor(error: ApiError | undefined, field: string | readonly string[], blank?: string): string | undefined {
   const fields = typeof field === 'string' ? [field] : field;
-  return error && fields.some((name) => isAbout(error, name)) ? fieldMessage(error) : undefined;
+  return error && fields.some((name) => isAbout(error, name)) ? fieldMessage(error, blank) : undefined;
 }
 
 /** An error shown in words, unless it is already shown next to one of `fields`. */

@@ -35,7 +35,7 @@ export function NetworkFields({
           required
           value={chain}
           onChange={(event) => onChange(event.target.value, network)}
-          error={errorFor(error, 'chain')}
+          error={errorFor(error, 'chain', 'Name the chain, like ethereum.')}
         />
         <TextField
           label="Network"
