@@ -62,12 +62,6 @@ const defaultTimeoutMs = 30_000;
 const defaultMaxConcurrency = 64;
 /** Small enough for every provider's batch limit, large enough to save most exchanges under load. */
 const defaultBatchMaxSize = 20;
-/**
- * Exchanges a turn's quick calls are spread over while fewer are under way: a node runs a batch's calls
- * one after the other, so one batch for a whole turn leaves its other cores idle and every caller
- * waiting for the last call; two keep two cores busy for one more exchange's cost.
- */
-const defaultBatchSpread = 2;
 /** A slot is free within one answer time, so a few waiters per slot add little delay. */
 const queuedPerSlot = 4;
 
@@ -184,9 +178,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
 }
 
 function batching(client: UpstreamClient, maxSize: number, sizes: { observe(size: number): void }): UpstreamClient {
-  return maxSize > 1
-    ? createBatchingClient(client, { maxSize, spread: defaultBatchSpread, onBatch: (size) => sizes.observe(size) })
-    : client;
+  return maxSize > 1 ? createBatchingClient(client, { maxSize, onBatch: (size) => sizes.observe(size) }) : client;
 }
 
 /** Host and port of each URL, never its path or query (where API keys live); `#n` when two share a host. */
