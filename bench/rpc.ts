@@ -9,6 +9,7 @@ import { measureAccessLineUs } from './support/access-log-cost.ts';
 import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, databaseLabel, startBlockyardService } from './support/blockyard-service.ts';
 import { type ChildServer, startChildServer } from './support/child-server.ts';
+import { blockHeight, formatLiveChainReport, liveChainConnections } from './support/live-chain-report.ts';
 import { type Measured, measure } from './support/measure.ts';
 import { printProfile } from './support/print-profile.ts';
 import { formatReport, type PendingRow } from './support/report.ts';
@@ -36,6 +37,8 @@ const names = {
   hit: 'blockyard (cache hit)',
   hitKeyInPath: 'blockyard (cache hit, key in the path)',
   hitRestricted: `blockyard (cache hit, key with all four allowlists, ${allowlistSize} entries each)`,
+  liveAnvil: `direct anvil (${liveChainConnections} connections)`,
+  liveMiss: `blockyard (cache miss, ${liveChainConnections} connections)`,
 } as const;
 const pending: PendingRow[] = [];
 
@@ -43,7 +46,7 @@ const settings = readBenchSettings();
 const log = (line: string) => process.stderr.write(`[bench:rpc] ${line}\n`);
 const perTargetS = settings.warmupS + settings.durationS + settings.latencyDurationS + 40;
 /** The whole run, build, start-ups and shutdowns included, is bounded. */
-const deadlineMs = (7 * perTargetS + 400) * 1000;
+const deadlineMs = (9 * perTargetS + 400) * 1000;
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-'));
 const children: ChildServer[] = [];
@@ -62,6 +65,9 @@ try {
     `settings: ${settings.connections} connections for ${settings.durationS} s after ${settings.warmupS} s warm-up; ` +
       `1 connection for ${settings.latencyDurationS} s; POST eth_getBalance of a new address at latest (direct, miss), ` +
       `eth_chainId (hit; also with a key of ${allowlistSize}-entry origins, ips, contracts and methods lists); blockyard as npm start runs it (build, log level info, ${databaseLabel(settings.databaseUrl)}, embedded devnet)`,
+  );
+  console.log(
+    `live chain (issue 25): the embedded devnet mines a block each second (--block-time 1, the default); direct anvil and blockyard's misses again at ${liveChainConnections} connections, one after the other`,
   );
 
   const blockyard = await startBlockyard();
@@ -82,6 +88,30 @@ try {
   results.push(await measureHello(names.hello));
 
   const authed = { ...json, 'x-api-key': key };
+  // Issue 25: misses at 20 connections against a chain that mines every second, beside direct anvil.
+  const liveFromHeight = await blockHeight(devnetUrl);
+  const liveFromMs = Date.now();
+  const liveAnvil = await measure(
+    { name: names.liveAnvil, url: devnetUrl, headers: json, body: missBody, pid: anvilPid(), connections: liveChainConnections },
+    settings,
+    log,
+  );
+  const liveMissFromUs = monotonicUs();
+  const liveMiss = await measure(
+    {
+      name: names.liveMiss,
+      url: rpcUrl,
+      headers: authed,
+      body: missBody,
+      pid: blockyard.server.pid,
+      connections: liveChainConnections,
+    },
+    settings,
+    log,
+  );
+  const liveMissToUs = monotonicUs();
+  const mined = { blocks: (await blockHeight(devnetUrl)) - liveFromHeight, seconds: (Date.now() - liveFromMs) / 1000 };
+
   const missFromUs = monotonicUs();
   results.push(
     await measure({ name: names.miss, url: rpcUrl, headers: authed, body: missBody, pid: blockyard.server.pid }, settings, log),
@@ -132,6 +162,9 @@ try {
     }),
   );
   console.log(`baseline ("x hello"): ${baseline}, the faster of the two hello-world rows`);
+  console.log('');
+  console.log(formatLiveChainReport({ direct: liveAnvil, proxied: liveMiss, mined }));
+  console.log('');
   console.log(
     enforced
       ? `${names.hitRestricted}: checked first that a request from an unlisted Origin is refused (403)`
@@ -148,6 +181,7 @@ try {
       `of the cache hit's ${hit.cpuUsPerRequest.toFixed(0)} us per request (target <= 5%)`,
   );
   if (blockyard.profileDir) {
+    printProfile(blockyard.profileDir, { fromUs: liveMissFromUs, toUs: liveMissToUs }, log, names.liveMiss);
     printProfile(blockyard.profileDir, { fromUs: missFromUs, toUs: hitFromUs }, log, names.miss);
     printProfile(blockyard.profileDir, { fromUs: hitFromUs, toUs: hitToUs }, log, names.hit);
   }

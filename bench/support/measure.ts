@@ -19,6 +19,8 @@ export interface MeasureTarget extends LoadTarget {
   name: string;
   /** The process serving the requests (for RSS). */
   pid: number;
+  /** Connections of the many-connection run; default the settings' (50). */
+  connections?: number;
 }
 
 /** Checks one answer, warms up, then loads at N connections and at one connection while sampling RSS. */
@@ -27,12 +29,13 @@ export async function measure(target: MeasureTarget, settings: BenchSettings, lo
   const idleRssMiB = readRssMiB(target.pid);
   // From before the warm-up, so the max covers every request the process serves.
   const rss = sampleRss(target.pid);
+  const connections = target.connections ?? settings.connections;
   try {
     log(`${target.name}: warm-up ${settings.warmupS} s`);
-    await runLoad(target, settings.connections, settings.warmupS);
-    log(`${target.name}: ${settings.connections} connections for ${settings.durationS} s`);
+    await runLoad(target, connections, settings.warmupS);
+    log(`${target.name}: ${connections} connections for ${settings.durationS} s`);
     const cpuBefore = readCpuMs(target.pid);
-    const many = await runLoad(target, settings.connections, settings.durationS);
+    const many = await runLoad(target, connections, settings.durationS);
     const cpuUsPerRequest = ((readCpuMs(target.pid) - cpuBefore) * 1000) / many.total;
     log(`${target.name}: 1 connection for ${settings.latencyDurationS} s`);
     const one = await runLoad(target, 1, settings.latencyDurationS);

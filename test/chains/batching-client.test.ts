@@ -81,6 +81,42 @@ describe('calls that arrive together go to the node as one JSON-RPC batch', () =
     await client.close();
   });
 
+  it('spreads what arrives together over `spread` exchanges, so a node that runs a batch on one core uses its others', async () => {
+    const client = createBatchingClient(createUpstreamClient({ url: proxy.url }), { maxSize: 20, spread: 4 });
+    const before = proxy.seen.length;
+    const answers = await Promise.all(
+      Array.from({ length: 22 }, (_, i) => client.send(call(i, 'eth_getBalance', [dev, 'latest']))),
+    );
+    const batches = proxy.seen.slice(before).map((seen) => JSON.parse(seen.body) as unknown[]);
+    expect(batches.map((batch) => batch.length)).toEqual([6, 6, 6, 4]);
+    const expected = (await direct(call(0, 'eth_getBalance', [dev, 'latest']))).replace('"id":0', '"id":ID');
+    expect(answers).toEqual(answers.map((_, i) => expected.replace('"id":ID', `"id":${i}`)));
+    // Fewer calls than the spread: each goes alone, as a lone call would.
+    const few = proxy.seen.length;
+    await Promise.all([client.send(call(1, 'eth_chainId', [])), client.send(call(2, 'eth_chainId', []))]);
+    expect(proxy.seen.slice(few).map((seen) => seen.body)).toEqual([call(1, 'eth_chainId', []), call(2, 'eth_chainId', [])]);
+    await client.close();
+  });
+
+  it('copies the params text of a call in the proxy layout into the batch unchanged, and parses any other layout', async () => {
+    const client = createBatchingClient(createUpstreamClient({ url: proxy.url }), { maxSize: 20 });
+    const proxyLayout = `{"jsonrpc":"2.0","id":"a\\"b","method":"eth_getBalance","params":[ "${dev}" , {"blockNumber":"0x0"} ]}`;
+    const otherOrder = `{"method":"eth_getTransactionCount","params":["${dev}","latest"],"id":5,"jsonrpc":"2.0"}`;
+    const noParams = '{"jsonrpc":"2.0","id":6,"method":"eth_chainId"}';
+    const before = proxy.seen.length;
+    const answers = await Promise.all([proxyLayout, otherOrder, noParams].map((body) => client.send(body)));
+    const sent = proxy.seen.slice(before).map((seen) => seen.body);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBe(
+      `[{"jsonrpc":"2.0","id":0,"method":"eth_getBalance","params":[ "${dev}" , {"blockNumber":"0x0"} ]},` +
+        `{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["${dev}","latest"]},` +
+        '{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]',
+    );
+    expect(answers.map((answer) => JSON.parse(answer).id)).toEqual(['a"b', 5, 6]);
+    expect(answers.map((answer) => answer.trim())).toEqual(await Promise.all([proxyLayout, otherOrder, noParams].map(direct)));
+    await client.close();
+  });
+
   it('idle, a call goes when its task ends; busy, the calls of a whole event-loop turn go together', async () => {
     const client = createBatchingClient(createUpstreamClient({ url: proxy.url }), { maxSize: 20 });
     /** Two calls made by two tasks of the same turn (as two sockets' requests are). */
