@@ -6,10 +6,6 @@ import { maxCostOf } from './op-max-cost.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { type EntryPointVersion, parseUserOperation } from './user-operation.ts';
 
-function hasPaymasterAndData(op: UserOperation<'0.6'>): boolean {
-  return Boolean(op.paymasterAndData && op.paymasterAndData !== '0x');
-}
-
 export interface PendingDeposit {
   /** The paymaster's deposit in the EntryPoint. */
   deposit: bigint;

@@ -1,5 +1,5 @@
 import { type Address, createPublicClient, http } from 'viem';
-import type { TokenPriceConfig } from '../config/schema.ts';
+import type { TokenPriceConfig } from '../config/token-settings.ts';
 import { demoToken } from './demo-plan.ts';
 
 export type DemoPrice = TokenPriceConfig & { usd: string };

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { WebhooksConfig } from '../config/schema.ts';
+import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { findDueWebhooks } from './claim-deliveries.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import type { WebhooksConfig } from '../config/schema.ts';
+import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import type { Tables } from '../db/tables.ts';
 import { claimDueDeliveries, lockWebhook, readServedWebhook } from './claim-deliveries.ts';
 import { applyDailyCap } from './daily-delivery-cap.ts';

@@ -5,7 +5,7 @@ import { nextOfEachSender, queuedRunsInNonceOrder } from '../../src/bundler/nonc
 import { maxCostOf } from '../../src/bundler/op-max-cost.ts';
 import { replacedOp } from '../../src/bundler/op-replacement.ts';
 import type { QueuedOp } from '../../src/bundler/sender-queue.ts';
-import type { UserOperationRow } from '../../src/db/tables.ts';
+import type { UserOperationRow } from '../../src/db/tables/bundler.ts';
 
 // The bundler's steps that need no chain: which ops a bundle takes, what a bundle holds, replacements.
 const a = '0x00000000000000000000000000000000000000aa';
