@@ -1,8 +1,8 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Hex, TransactionReceipt } from 'viem';
-import type { Tables } from '../db/tables.ts';
 import type { UserOperationRow, UserOperationsTable } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 
 /** The ops' row updated to `values`, their time of change now. */
 async function updateOps(

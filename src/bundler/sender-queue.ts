@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Address, PublicClient, StateOverride } from 'viem';
-import type { Tables } from '../db/tables.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 import { readOnChainNonce } from './entry-points.ts';
 import { earlierOpsOf, nonceOverride, queuedStateOverride } from './queued-state.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';

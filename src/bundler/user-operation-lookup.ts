@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isHex } from 'viem';
-import type { Tables } from '../db/tables.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
+import type { Tables } from '../db/tables.ts';
 import { invalidParams } from './rpc-errors.ts';
 
 /** The op of a hash parameter in the mempool's table (any status), undefined when unknown; -32602 for a malformed hash. */

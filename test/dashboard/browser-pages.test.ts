@@ -235,7 +235,9 @@ describe('dashboard pages in a browser', () => {
     );
     await page.getByRole('button', { name: 'Create webhook' }).click();
     const addresses = page.locator('.field', { has: page.getByLabel(/^Addresses/) });
-    await expect(addresses.locator('.field-error').textContent()).resolves.toBe('Entry 1: must be a 0x address of 40 hex digits.');
+    await expect(addresses.locator('.field-error').textContent()).resolves.toBe(
+      'Entry 1: must be a 0x address of 40 hex digits.',
+    );
     await screenshot(page, 'webhook-new-field-error');
     await expectAccessible(page, 'webhook-new-field-error');
     await page.getByLabel(/^Addresses/).fill('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
