@@ -286,14 +286,21 @@ export function createIndexer(options: IndexerOptions): Indexer {
   }
 
   async function run() {
-    tip = await store.tip(key);
-    logger.info({ from: tip ? tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
     let backoffMs = 0;
+    let started = false;
     while (!stopped) {
+      // Every database step is inside the retry: one outside it (reading the tip, reporting progress)
+      // ended the indexer for good when the database did not answer, until its lease changed hands.
       try {
+        if (!started) {
+          tip = await store.tip(key);
+          logger.info({ from: tip ? tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
+          started = true;
+        }
         const more = await round();
         backoffMs = 0;
         if (waiters.size > 0) void settleWaiters();
+        await progress.maybeReport(tip);
         if (!more) await sleep(pollMs);
       } catch (error) {
         if (stopped) break;
@@ -302,7 +309,6 @@ export function createIndexer(options: IndexerOptions): Indexer {
         logger.warn({ err: error, retryInMs: backoffMs }, 'index round failed; retrying');
         await sleep(backoffMs);
       }
-      await progress.maybeReport(tip);
     }
   }
 
