@@ -103,14 +103,21 @@ export function createIndexer(options: IndexerOptions): Indexer {
   }
 
   async function run() {
-    cursor.tip = await store.tip(key);
-    logger.info({ from: cursor.tip ? cursor.tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
     let backoffMs = 0;
+    let started = false;
     while (!stopped) {
+      // Every database step is inside the retry: one outside it (reading the tip, reporting progress)
+      // ended the indexer for good when the database did not answer, until its lease changed hands.
       try {
+        if (!started) {
+          cursor.tip = await store.tip(key);
+          logger.info({ from: cursor.tip ? cursor.tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
+          started = true;
+        }
         const more = await indexRound(round, cursor);
         backoffMs = 0;
         if (waiters.size > 0) void waiters.settle();
+        await progress.maybeReport(cursor.tip);
         if (!more) await pause.sleep(pollMs);
       } catch (error) {
         if (stopped) break;
@@ -119,7 +126,6 @@ export function createIndexer(options: IndexerOptions): Indexer {
         logger.warn({ err: error, retryInMs: backoffMs }, 'index round failed; retrying');
         await pause.sleep(backoffMs);
       }
-      await progress.maybeReport(cursor.tip);
     }
   }
 

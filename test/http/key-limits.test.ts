@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyLimits } from '../../src/accounts/key-settings.ts';
 import { withinOneSecond } from '../support/one-second.ts';
-import { type RunningRedis, startRedis } from '../support/redis.ts';
-import { redisServer, skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { twoServicesOnRedis } from '../support/services-on-redis.ts';
 
 const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
 
@@ -93,23 +92,10 @@ describe("a key's own limits under its account's (in-memory counters)", () => {
 });
 
 describe("a key's own limits shared through Redis by two service processes", () => {
-  skipWithout(redisServer);
-  let redis: RunningRedis;
-  let a: TestService;
-  let b: TestService;
-  beforeAll(async () => {
-    if (redisServer.missing) return;
-    redis = await startRedis();
-    a = await startTestService({ redisUrl: redis.url });
-    b = await startTestService({ redisUrl: redis.url, sharing: a });
-  });
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-    await redis?.stop();
-  });
+  const services = twoServicesOnRedis();
 
   it('30 parallel requests over two processes against a key of 3 rps under an account of 10: exactly 3 pass', async () => {
+    const { a, b } = services;
     const { key, keyId, accountId } = await a.createKey({ plan: 'free' });
     await setKeyLimits(a, keyId, { rps: 3 });
     const other = await anotherKey(a, accountId);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningRedis, startRedis } from '../support/redis.ts';
-import { redisServer, skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { twoServicesOnRedis } from '../support/services-on-redis.ts';
 
 const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
 
@@ -108,34 +107,20 @@ describe('rate limits over HTTP (in-memory counters)', () => {
 });
 
 describe('rate limits shared through Redis by two service processes', () => {
-  skipWithout(redisServer);
-  let redis: RunningRedis;
-  let a: TestService;
-  let b: TestService;
-  beforeAll(async () => {
-    if (redisServer.missing) return;
-    redis = await startRedis();
-    a = await startTestService({ redisUrl: redis.url });
-    b = await startTestService({ redisUrl: redis.url, sharing: a });
-  });
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-    await redis?.stop();
-  });
+  const services = twoServicesOnRedis();
 
   it('50 parallel requests split over two processes against a 10 rps limit: exactly 10 accepted', async () => {
-    const { key } = await a.createKey({ plan: 'free' });
-    const responses = await burst(50, [() => a.rpc(key, blockNumber), () => b.rpc(key, blockNumber)]);
+    const { key } = await services.a.createKey({ plan: 'free' });
+    const responses = await burst(50, [() => services.a.rpc(key, blockNumber), () => services.b.rpc(key, blockNumber)]);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(40);
   });
 
   it('with Redis gone, a limited request is refused with 503 and Retry-After, not a 500', async () => {
-    const { key } = await a.createKey({ plan: 'free' });
-    expect((await a.rpc(key, blockNumber)).status).toBe(200);
-    await redis.stop();
-    const response = await a.rpc(key, blockNumber);
+    const { key } = await services.a.createKey({ plan: 'free' });
+    expect((await services.a.rpc(key, blockNumber)).status).toBe(200);
+    await services.redis.stop();
+    const response = await services.a.rpc(key, blockNumber);
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('1');
     const body = (await response.json()) as { error: { code: string; message: string } };

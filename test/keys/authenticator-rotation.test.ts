@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/accounts/api-key.ts';
-import type { AccountStore } from '../../src/accounts/store.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { type KeyRow, keyRow } from '../support/key-row.ts';
 
-type Row = NonNullable<Awaited<ReturnType<AccountStore['findKeyByHash']>>>;
-
-function rowOf(validUntil: Date | null): Row {
-  return {
-    key_id: 'key_1',
-    account_id: 'acc_1',
-    environment: 'test',
-    scopes: ['rpc:read'],
-    revoked_at: null,
-    plan: 'free',
-    limits: {},
-    restrictions: {},
-    key_limits: {},
-    valid_until: validUntil,
-  } as unknown as Row;
+function rowOf(validUntil: Date | null): KeyRow {
+  return keyRow({ valid_until: validUntil });
 }
 
 describe('authenticator and rotated-out secrets', () => {
@@ -64,13 +51,13 @@ describe('authenticator and rotated-out secrets', () => {
   });
 
   it('a lookup that began before a key change serves its waiting request but is not cached', async () => {
-    let release: (row: Row) => void = () => undefined;
+    let release: (row: KeyRow) => void = () => undefined;
     let lookups = 0;
     const store = {
       findKeyByHash: () => {
         lookups++;
-        if (lookups === 1) return new Promise<Row>((resolve) => (release = resolve));
-        return Promise.resolve({ ...rowOf(null), scopes: ['data:read'] } as Row);
+        if (lookups === 1) return new Promise<KeyRow>((resolve) => (release = resolve));
+        return Promise.resolve({ ...rowOf(null), scopes: ['data:read'] } as KeyRow);
       },
     };
     const auth = createAuthenticator({ store });

@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/accounts/api-key.ts';
-import type { AccountStore } from '../../src/accounts/store.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { databaseUnavailable } from '../../src/db/unavailable.ts';
-
-type Row = Awaited<ReturnType<AccountStore['findKeyByHash']>>;
+import { keyRow } from '../support/key-row.ts';
 
 /** Issue 20: while the database is down, keys known a moment ago keep working; unknown ones get the 503. */
 describe('authenticator while the database cannot be reached', () => {
-  const row = {
-    key_id: 'key_1',
-    account_id: 'acc_1',
-    environment: 'test',
-    scopes: ['rpc:read'],
-    revoked_at: null,
-    plan: 'free',
-    limits: {},
-    restrictions: {},
-    key_limits: {},
-    valid_until: null,
-  } as unknown as Row;
+  const row = keyRow();
 
   it('uses an expired cache entry for up to staleForMs, then answers 503', async () => {
     let clock = 0;
