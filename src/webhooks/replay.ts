@@ -8,7 +8,6 @@ export type ReplayRequest = { from_block: number; to_block?: number } | { since:
 
 /** Blocks one replay covers at most: a bigger range is several calls. */
 export const maxReplayBlocks = 100_000;
-const pageSize = 5000;
 
 /** The block range a replay request names: `{from_block, to_block}` (to defaults to the indexed head) or `{since}` (a time). */
 export async function resolveReplayRange(

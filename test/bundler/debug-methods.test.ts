@@ -28,10 +28,10 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     await chain?.service.stop();
   });
 
-  // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
   const bundler = async (
     method: string,
     params: unknown[],
+    // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
   ): Promise<{ result?: any; error?: { code: number; message: string } }> => {
     const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
       method: 'POST',

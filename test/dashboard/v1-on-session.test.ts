@@ -126,7 +126,7 @@ describe('the /v1 routes on a dashboard session', () => {
     await t.service.usage?.flushNow();
     const usage = await alice.api(
       'GET',
-      '/v1/usage?group_by=method&granularity=minute&from=' + new Date(Date.now() - 600_000).toISOString(),
+      `/v1/usage?group_by=method&granularity=minute&from=${new Date(Date.now() - 600_000).toISOString()}`,
     );
     expect(usage.status).toBe(200);
     const chainIdCalls = usage.body.series.find((series: { group: string }) => series.group === 'eth_chainId');

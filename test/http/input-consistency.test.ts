@@ -45,7 +45,7 @@ describe('input rules that hold on every route', () => {
     const huge = await send('POST', '/admin/accounts', '{"name":"a","limits":{"rps":1e300}}');
     expect(refusal(huge)).toEqual([400, 'invalid_request', expect.stringContaining("'limits.rps'")]);
     const large = await send('POST', '/admin/accounts', { name: 'a', limits: { cups: 2_000_000_000 } });
-    expect(refusal(large)).toEqual([400, 'invalid_request', "invalid body 'limits.cups': must be <= 1000000000"]);
+    expect(refusal(large)).toEqual([400, 'invalid_request', "invalid body 'limits.cups': must be at most 1000000000"]);
     const fraction = await send('POST', '/admin/accounts', { name: 'a', limits: { rpd: 1.5 } });
     expect(refusal(fraction)).toEqual([
       400,
