@@ -47,11 +47,7 @@ describe('input rules that hold on every route', () => {
     const large = await send('POST', '/admin/accounts', { name: 'a', limits: { cups: 2_000_000_000 } });
     expect(refusal(large)).toEqual([400, 'invalid_request', "invalid body 'limits.cups': must be at most 1000000000"]);
     const fraction = await send('POST', '/admin/accounts', { name: 'a', limits: { rpd: 1.5 } });
-    expect(refusal(fraction)).toEqual([
-      400,
-      'invalid_request',
-      expect.stringContaining("invalid body 'limits.rpd': must be integer"),
-    ]);
+    expect(refusal(fraction)).toEqual([400, 'invalid_request', "invalid body 'limits.rpd': must be a whole number or null"]);
     const account = await send('POST', '/admin/accounts', { name: 'a', plan: 'growth', limits: { rps: 1_000_000_000 } });
     expect(account.status).toBe(201);
     const patched = await send('PATCH', `/admin/accounts/${account.body.id}`, '{"limits":{"rpd":1e300}}');
