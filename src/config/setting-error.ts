@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { describeSchemaProblem } from '../core/schema-problem.ts';
 import { ConfigError } from './config-error.ts';
 
 /**
@@ -27,7 +28,11 @@ export function settingError(error: ErrorObject | undefined, origin: Record<stri
   } else {
     setting = origin[top ?? ''] ?? top ?? 'config';
   }
-  const allowed = error.keyword === 'enum' ? ` (${(error.params.allowedValues as string[]).join(', ')})` : '';
-  const problem = error.keyword === 'additionalProperties' ? 'unknown setting' : `${error.message ?? 'is not valid'}${allowed}`;
-  return new ConfigError(setting, problem);
+  return new ConfigError(setting, settingProblem(error));
+}
+
+function settingProblem(error: ErrorObject): string {
+  if (error.keyword === 'additionalProperties') return 'unknown setting';
+  if (error.keyword === 'required') return `needs its '${String(error.params.missingProperty)}' setting`;
+  return describeSchemaProblem(error);
 }

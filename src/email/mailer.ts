@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
@@ -60,8 +60,11 @@ export function createMailer(options: MailerOptions): Mailer {
     await mkdir(outboxDir, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(4).toString('hex')}.eml`;
     const path = join(outboxDir, name);
-    // With `buffer: true` the stream transport hands back the whole message as a Buffer.
-    await writeFile(path, info.message as Buffer, { mode: 0o600, flag: 'wx' });
+    // Written under a name no reader looks for, then renamed: whoever watches the outbox for .eml
+    // files never reads one half written. With `buffer: true` the transport gives the whole message.
+    const partial = `${path}.partial`;
+    await writeFile(partial, info.message as Buffer, { mode: 0o600, flag: 'wx' });
+    await rename(partial, path);
     logger.info({ path, noAddress: message.to === undefined }, 'notice written to the outbox');
     return { via: 'outbox', path, messageId: info.messageId };
   }

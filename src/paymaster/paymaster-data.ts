@@ -78,14 +78,12 @@ export async function sponsoredPaymasterFields(args: SponsorshipToSign): Promise
   if (validUntil !== 0 && validAfter > validUntil)
     throw new PaymasterDataError('validAfter', `is after validUntil (${validUntil})`);
   const range = encodeAbiParameters(timeRange, [validUntil, validAfter]);
+  const signed = { paymaster: setup.address, chainId, validUntil, validAfter };
   if (setup.version === '0.7') {
     const { verification, postOp } = paymasterGasLimits.v07;
     const hash = verifyingPaymasterHashV07({
+      ...signed,
       op: args.op as UserOperation<'0.7'>,
-      paymaster: setup.address,
-      chainId,
-      validUntil,
-      validAfter,
       paymasterVerificationGasLimit: verification,
       paymasterPostOpGasLimit: postOp,
     });
@@ -104,11 +102,8 @@ export async function sponsoredPaymasterFields(args: SponsorshipToSign): Promise
       'the v0.6 paymaster signs its senderNonce(sender): read it first (readPaymasterSenderNonce)',
     );
   const hash = verifyingPaymasterHashV06({
+    ...signed,
     op: args.op as UserOperation<'0.6'>,
-    paymaster: setup.address,
-    chainId,
-    validUntil,
-    validAfter,
     senderNonce: args.senderNonce,
     paymasterAndDataLength: v06PaymasterAndDataLength,
   });

@@ -38,7 +38,7 @@ describe('limits: settings', () => {
       maxConnectionsPerIp: 1_000,
     });
     expect(() => load({ max_connections: 0 })).toThrow(ConfigError);
-    expect(() => load({ max_connections: 0 })).toThrow(/invalid setting limits\.max_connections \(in .*\): must be >= 1/);
+    expect(() => load({ max_connections: 0 })).toThrow(/invalid setting limits\.max_connections \(in .*\): must be at least 1/);
     expect(() => load({ max_conections: 5 })).toThrow(/invalid setting limits\.max_conections \(in .*\): unknown setting/);
   });
 });

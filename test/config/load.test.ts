@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { settingsSchema } from '../../src/config/schema.ts';
+import { settingError } from '../../src/config/setting-error.ts';
 import type { ConfigFlags } from '../../src/config/setting-sources.ts';
 
 describe('loadConfig', () => {
@@ -285,6 +286,18 @@ describe('loadConfig', () => {
       const error = configError(() => load({ LOG_LEVEL: 'loud' }));
       expect(error.setting).toBe('LOG_LEVEL');
       expect(error.message).toMatch(/debug/);
+    });
+
+    it('in words, not the validator text: an unknown chain kind lists the kinds, a missing field is named', () => {
+      writeYaml({ chains: [{ chain: 'ethereum', network: 'x', kind: 'bitcoin', upstreams }] });
+      expect(configError(() => load()).message).toBe(
+        'invalid setting chains[0].kind (in blockyard.yaml): must be one of evm, solana',
+      );
+      const missing = { keyword: 'required', instancePath: '/chains/0', schemaPath: '', params: { missingProperty: 'chain' } };
+      expect(settingError(missing, {}, 'blockyard.yaml').message).toBe(
+        "invalid setting chains[0] (in blockyard.yaml): needs its 'chain' setting",
+      );
+      expect(configError(() => load({ PORT: '70000' })).message).toBe('invalid setting PORT: must be at most 65535');
     });
 
     it('--port x', () => {
