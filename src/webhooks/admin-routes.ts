@@ -5,7 +5,7 @@ import type { Database } from '../db/connect.ts';
 import { pageWindow } from '../http/pagination.ts';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
 import { AdminWebhookBody, Webhook, WebhookIdParams } from './schemas.ts';
-import { view } from './service.ts';
+import { view } from './webhook-view.ts';
 
 const adminSecurity = [{ adminToken: [] }];
 const tags = ['admin'];
