@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
-import { matchPendingTransaction, type PendingTransaction } from './match-event.ts';
+import { matchPendingTransaction, type NetworkFacts, type PendingTransaction } from './match-event.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { MatchingWebhook } from './webhook-cache.ts';
 
@@ -20,108 +20,42 @@ interface RawPendingTransaction {
   blockNumber: string | null;
 }
 
-/**
- * `pending_transaction` webhooks: while one exists for a network, its upstream's pending-transaction
- * filter (`eth_newPendingTransactionFilter`) is read every `pollMs`, each new transaction fetched and
- * matched, and the matches queued. A hash is recorded once per webhook (its source key), so several
- * processes reading the same mempool deliver it once.
- */
-export function startPendingFeed(deps: {
+interface PendingFeedDeps {
   db: Kysely<Tables>;
   networks: readonly Network[];
   webhooks: () => Promise<MatchingWebhook[]>;
   pollMs: number;
   queued: () => void;
   logger: Logger;
-}): { close(): Promise<void> } {
-  const filters = new Map<string, string>();
+}
+
+/** JSON-RPC to a network's upstream; one feed numbers all its requests in one sequence. */
+interface FeedRpc {
+  call(network: Network, method: string, params: unknown[]): Promise<unknown>;
+  /** The transactions of `hashes` the upstream still knows, fetched in one batch. */
+  transactions(network: Network, hashes: readonly string[]): Promise<PendingTransaction[]>;
+}
+
+/** What a feed keeps between rounds: its RPC numbering and each watched network's filter id. */
+interface FeedState {
+  readonly rpc: FeedRpc;
+  readonly filters: Map<string, string>;
+}
+
+/**
+ * `pending_transaction` webhooks: while one exists for a network, its upstream's pending-transaction
+ * filter (`eth_newPendingTransactionFilter`) is read every `pollMs`, each new transaction fetched and
+ * matched, and the matches queued. A hash is recorded once per webhook (its source key), so several
+ * processes reading the same mempool deliver it once.
+ */
+export function startPendingFeed(deps: PendingFeedDeps): { close(): Promise<void> } {
+  const state: FeedState = { rpc: createFeedRpc(), filters: new Map() };
   let closed = false;
   let running: Promise<void> | undefined;
-  let id = 1;
-
-  const rpc = async (network: Network, method: string, params: unknown[]) => {
-    const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }));
-    const body = JSON.parse(text) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-
-  async function poll() {
-    const all = (await deps.webhooks()).filter((webhook) => webhook.type === 'pending_transaction');
-    for (const network of deps.networks) {
-      const name = `${network.config.chain}/${network.config.network}`;
-      const watching = all.filter((webhook) => webhook.network === name);
-      if (watching.length === 0) {
-        filters.delete(name);
-        continue;
-      }
-      let filter = filters.get(name);
-      if (!filter) {
-        filter = String(await rpc(network, 'eth_newPendingTransactionFilter', []));
-        filters.set(name, filter);
-        continue;
-      }
-      let hashes: string[];
-      try {
-        hashes = (await rpc(network, 'eth_getFilterChanges', [filter])) as string[];
-      } catch (error) {
-        // Filters expire (or live on another upstream of the pool): make a new one.
-        filters.delete(name);
-        throw error;
-      }
-      if (hashes.length === 0) continue;
-      const transactions = await fetchTransactions(network, hashes);
-      const facts = { chain: network.config.chain, network: network.config.network, nativeSymbol: network.config.nativeSymbol };
-      const outbox: OutboxEvent[] = [];
-      for (const tx of transactions) {
-        for (const webhook of watching) {
-          const data = matchPendingTransaction(webhook.config, facts, tx);
-          if (!data) continue;
-          outbox.push({
-            webhookId: webhook.id,
-            accountId: webhook.accountId,
-            network: name,
-            sourceKey: `pending:${tx.hash}`,
-            chainSeq: null,
-            type: 'pending_transaction',
-            blockNumber: null,
-            data,
-          });
-        }
-      }
-      if (outbox.length === 0) continue;
-      const { queued } = await deps.db.transaction().execute((trx) => writeOutbox(trx, outbox, 'event'));
-      if (queued > 0) deps.queued();
-    }
-  }
-
-  async function fetchTransactions(network: Network, hashes: readonly string[]): Promise<PendingTransaction[]> {
-    const batch = hashes.map((hash) => ({ jsonrpc: '2.0', id: id++, method: 'eth_getTransactionByHash', params: [hash] }));
-    const answers = JSON.parse(await network.upstream.send(JSON.stringify(batch))) as { result?: RawPendingTransaction | null }[];
-    const big = (hex: string | undefined) => (hex === undefined ? null : BigInt(hex));
-    return answers.flatMap(({ result: tx }) =>
-      tx
-        ? [
-            {
-              hash: tx.hash.toLowerCase(),
-              from: tx.from.toLowerCase(),
-              to: tx.to?.toLowerCase() ?? null,
-              value: BigInt(tx.value),
-              nonce: Number(BigInt(tx.nonce)),
-              input: tx.input.toLowerCase(),
-              gas: BigInt(tx.gas),
-              gasPrice: big(tx.gasPrice),
-              maxFeePerGas: big(tx.maxFeePerGas),
-              maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas),
-            },
-          ]
-        : [],
-    );
-  }
 
   const timer = setInterval(() => {
     if (closed || running) return;
-    running = poll()
+    running = pollPendingFeed(deps, state)
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'pending-transaction feed round failed'))
       .finally(() => {
         running = undefined;
@@ -134,5 +68,115 @@ export function startPendingFeed(deps: {
       clearInterval(timer);
       await running;
     },
+  };
+}
+
+/** One round: every network some `pending_transaction` webhook watches; a network no longer watched drops its filter. */
+async function pollPendingFeed(deps: PendingFeedDeps, state: FeedState): Promise<void> {
+  const all = (await deps.webhooks()).filter((webhook) => webhook.type === 'pending_transaction');
+  for (const network of deps.networks) {
+    const name = `${network.config.chain}/${network.config.network}`;
+    const watching = all.filter((webhook) => webhook.network === name);
+    if (watching.length === 0) {
+      state.filters.delete(name);
+      continue;
+    }
+    await pollNetwork(deps, state, { network, name, webhooks: watching });
+  }
+}
+
+/** A network and the `pending_transaction` webhooks that watch it (`name` is its `chain/network`). */
+interface WatchedNetwork {
+  readonly network: Network;
+  readonly name: string;
+  readonly webhooks: readonly MatchingWebhook[];
+}
+
+async function pollNetwork(deps: PendingFeedDeps, state: FeedState, watched: WatchedNetwork): Promise<void> {
+  const { network, name } = watched;
+  const hashes = await readNewPendingHashes(state, network, name);
+  if (hashes.length === 0) return;
+  const transactions = await state.rpc.transactions(network, hashes);
+  const facts = { chain: network.config.chain, network: network.config.network, nativeSymbol: network.config.nativeSymbol };
+  const outbox = matchPendingTransactions(watched, facts, transactions);
+  if (outbox.length === 0) return;
+  const { queued } = await deps.db.transaction().execute((trx) => writeOutbox(trx, outbox, 'event'));
+  if (queued > 0) deps.queued();
+}
+
+/** The hashes seen since the network's filter was last read; none on the round that makes the filter. */
+async function readNewPendingHashes(state: FeedState, network: Network, name: string): Promise<string[]> {
+  const filter = state.filters.get(name);
+  if (!filter) {
+    state.filters.set(name, String(await state.rpc.call(network, 'eth_newPendingTransactionFilter', [])));
+    return [];
+  }
+  try {
+    return (await state.rpc.call(network, 'eth_getFilterChanges', [filter])) as string[];
+  } catch (error) {
+    // Filters expire (or live on another upstream of the pool): make a new one.
+    state.filters.delete(name);
+    throw error;
+  }
+}
+
+/** An outbox event for each webhook that matches each transaction, keyed by the hash so it is recorded once. */
+function matchPendingTransactions(
+  watched: WatchedNetwork,
+  facts: NetworkFacts,
+  transactions: readonly PendingTransaction[],
+): OutboxEvent[] {
+  const outbox: OutboxEvent[] = [];
+  for (const tx of transactions) {
+    for (const webhook of watched.webhooks) {
+      const data = matchPendingTransaction(webhook.config, facts, tx);
+      if (!data) continue;
+      outbox.push({
+        webhookId: webhook.id,
+        accountId: webhook.accountId,
+        network: watched.name,
+        sourceKey: `pending:${tx.hash}`,
+        chainSeq: null,
+        type: 'pending_transaction',
+        blockNumber: null,
+        data,
+      });
+    }
+  }
+  return outbox;
+}
+
+function createFeedRpc(): FeedRpc {
+  let id = 1;
+  return {
+    async call(network, method, params) {
+      const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }));
+      const body = JSON.parse(text) as { result?: unknown; error?: { message: string } };
+      if (body.error) throw new Error(`${method}: ${body.error.message}`);
+      return body.result;
+    },
+    async transactions(network, hashes) {
+      const batch = hashes.map((hash) => ({ jsonrpc: '2.0', id: id++, method: 'eth_getTransactionByHash', params: [hash] }));
+      const answers = JSON.parse(await network.upstream.send(JSON.stringify(batch))) as {
+        result?: RawPendingTransaction | null;
+      }[];
+      return answers.flatMap(({ result: tx }) => (tx ? [parsePendingTransaction(tx)] : []));
+    },
+  };
+}
+
+function parsePendingTransaction(tx: RawPendingTransaction): PendingTransaction {
+  const big = (hex: string | undefined) => (hex === undefined ? null : BigInt(hex));
+  return {
+    hash: tx.hash.toLowerCase(),
+    from: tx.from.toLowerCase(),
+    to: tx.to?.toLowerCase() ?? null,
+    value: BigInt(tx.value),
+    nonce: Number(BigInt(tx.nonce)),
+    input: tx.input.toLowerCase(),
+    gas: BigInt(tx.gas),
+    gasPrice: big(tx.gasPrice),
+    maxFeePerGas: big(tx.maxFeePerGas),
+    maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas),
   };
 }
