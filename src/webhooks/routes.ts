@@ -24,12 +24,19 @@ import type { WebhookService } from './service.ts';
 
 const tags = ['webhooks'];
 
+const principalOf = (request: FastifyRequest) => request.principal!;
+const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'webhooks:manage' as const });
+
 /** `/v1/webhooks` (scope webhooks:manage; a webhook belongs to the account of the key that made it). */
 export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: WebhookService; db: Database }) {
-  const { webhooks } = deps;
-  const principalOf = (request: FastifyRequest) => request.principal!;
-  const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'webhooks:manage' as const });
+  // In this order: the OpenAPI document lists the paths as they were declared.
+  webhookCrudRoutes(app, deps.webhooks);
+  webhookDeliveryRoutes(app, deps);
+  webhookSecretRoutes(app, deps.webhooks);
+}
 
+/** Create, list, get, update and delete. */
+function webhookCrudRoutes(app: FastifyInstance, webhooks: WebhookService) {
   app.post(
     '/v1/webhooks',
     {
@@ -115,6 +122,11 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     },
     async (request) => webhooks.remove(principalOf(request), (request.params as { id: string }).id),
   );
+}
+
+/** The delivery log, a test delivery, and sending events again: one delivery, or every match of a range. */
+function webhookDeliveryRoutes(app: FastifyInstance, deps: { webhooks: WebhookService; db: Database }) {
+  const { webhooks } = deps;
 
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -204,21 +216,14 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof ReplayBody>;
-      let replay: ReplayRequest;
-      if (body.since !== undefined) {
-        if (body.from_block !== undefined || body.to_block !== undefined)
-          throw invalidRequest('since', 'give either since or from_block/to_block');
-        replay = { since: body.since };
-      } else if (body.from_block !== undefined) {
-        replay = { from_block: body.from_block, to_block: body.to_block };
-      } else {
-        throw invalidRequest('from_block', 'is required (or give since)');
-      }
+      const replay = replayRequestOf(request.body as Static<typeof ReplayBody>);
       return reply.code(202).send(await webhooks.replay(principalOf(request), (request.params as { id: string }).id, replay));
     },
   );
+}
 
+/** A new signing secret beside the previous one. */
+function webhookSecretRoutes(app: FastifyInstance, webhooks: WebhookService) {
   app.post(
     '/v1/webhooks/:id/rotate-secret',
     {
@@ -232,4 +237,15 @@ export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: Webh
     },
     async (request) => webhooks.rotateSecret(principalOf(request), (request.params as { id: string }).id),
   );
+}
+
+/** A replay body as a range: blocks, or everything since a time (not both). */
+function replayRequestOf(body: Static<typeof ReplayBody>): ReplayRequest {
+  if (body.since !== undefined) {
+    if (body.from_block !== undefined || body.to_block !== undefined)
+      throw invalidRequest('since', 'give either since or from_block/to_block');
+    return { since: body.since };
+  }
+  if (body.from_block !== undefined) return { from_block: body.from_block, to_block: body.to_block };
+  throw invalidRequest('from_block', 'is required (or give since)');
 }
