@@ -43,126 +43,148 @@ const text = (values: readonly (string | number | bigint | null)[]) =>
 
 export function createIndexStore(db: Kysely<Tables>): IndexStore {
   return {
-    async tip(network) {
-      const row = await db
-        .selectFrom('index_blocks')
-        .select(['number', 'hash'])
-        .where('network', '=', network)
-        .orderBy('number', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row ? { number: Number(row.number), hash: row.hash } : undefined;
-    },
-
-    async hashes(network, numbers) {
-      if (numbers.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('index_blocks')
-        .select(['number', 'hash'])
-        .where('network', '=', network)
-        .where('number', 'in', numbers.map(String))
-        .execute();
-      return new Map(rows.map((row) => [Number(row.number), row.hash]));
-    },
-
-    async writeBlocks(network, blocks) {
-      if (blocks.length === 0) return [];
-      const pending = blocks.flatMap(blockEvents);
-      return db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
-        await insertBlocks(trx, network, blocks);
-        await insertTransfers(trx, network, blocks);
-        await updateHoldings(trx, network, blocks);
-        await applyOwnership(trx, network, ownershipDeltas(blocks.flatMap((block) => block.nftTransfers)));
-        const events = await insertEvents(trx, network, pending);
-        await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
-        return events;
-      });
-    },
-
-    async rollbackTo(network, ancestor) {
-      return db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
-        const removed = await sql<ChainEventRow>`
-          insert into chain_events (network, type, block_number, block_hash, removed, removes_seq, data)
-          select e.network, e.type, e.block_number, e.block_hash, true, e.seq, e.data
-          from chain_events e
-          where e.network = ${network} and e.block_number > ${ancestor} and e.removed = false
-            and not exists (select 1 from chain_events r where r.removes_seq = e.seq)
-          order by e.seq desc
-          returning seq, network, type, block_number, block_hash, removed, removes_seq, data, created_at`.execute(trx);
-        const dropped = await trx
-          .selectFrom('nft_transfers')
-          .select(['contract', 'standard', 'from_address', 'to_address', 'token_id', 'amount'])
-          .where('network', '=', network)
-          .where('block_number', '>', String(ancestor))
-          .execute();
-        await applyOwnership(
-          trx,
-          network,
-          ownershipDeltas(
-            dropped.map((row) => ({
-              contract: row.contract,
-              standard: row.standard,
-              from: row.from_address,
-              to: row.to_address,
-              tokenId: BigInt(row.token_id),
-              amount: BigInt(row.amount),
-            })),
-            -1,
-          ),
-        );
-        const above = String(ancestor);
-        for (const table of [
-          'index_transactions',
-          'token_transfers',
-          'nft_transfers',
-          'native_transfers',
-          'internal_transfers',
-        ] as const) {
-          await trx.deleteFrom(table).where('network', '=', network).where('block_number', '>', above).execute();
-        }
-        await trx.deleteFrom('token_holdings').where('network', '=', network).where('first_block', '>', above).execute();
-        await trx.deleteFrom('index_blocks').where('network', '=', network).where('number', '>', above).execute();
-        await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
-        return removed.rows.map(toChainEvent).sort((a, b) => compareSeq(a.seq, b.seq));
-      });
-    },
-
-    async saveProgress(progress) {
-      const row = {
-        network: progress.network,
-        indexed_block: progress.indexedBlock,
-        head_block: progress.headBlock,
-        final_block: progress.finalBlock,
-        blocks_per_second: progress.blocksPerSecond,
-        transfers_per_second: progress.transfersPerSecond,
-        // The database's clock: other processes (the API's status) judge whether the indexer runs by it.
-        updated_at: sql<Date>`now()`,
-      };
-      await db
-        .insertInto('index_progress')
-        .values(row)
-        .onConflict((conflict) => conflict.column('network').doUpdateSet(row))
-        .execute();
-    },
-
-    async progress() {
-      const rows = await db.selectFrom('index_progress').selectAll().orderBy('network').execute();
-      return rows.map((row) => ({
-        network: row.network,
-        indexedBlock: Number(row.indexed_block),
-        headBlock: Number(row.head_block),
-        finalBlock: Number(row.final_block),
-        blocksPerSecond: row.blocks_per_second,
-        transfersPerSecond: row.transfers_per_second,
-        updatedAt: new Date(row.updated_at).toISOString(),
-      }));
-    },
+    tip: (network) => readTip(db, network),
+    hashes: (network, numbers) => readHashes(db, network, numbers),
+    writeBlocks: (network, blocks) => writeBlocks(db, network, blocks),
+    rollbackTo: (network, ancestor) => rollbackTo(db, network, ancestor),
+    saveProgress: (progress) => saveProgress(db, progress),
+    progress: () => readProgress(db),
   };
 }
 
 type Trx = Transaction<Tables>;
+
+async function readTip(db: Kysely<Tables>, network: string): Promise<StoredBlock | undefined> {
+  const row = await db
+    .selectFrom('index_blocks')
+    .select(['number', 'hash'])
+    .where('network', '=', network)
+    .orderBy('number', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { number: Number(row.number), hash: row.hash } : undefined;
+}
+
+async function readHashes(db: Kysely<Tables>, network: string, numbers: readonly number[]): Promise<Map<number, string>> {
+  if (numbers.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('index_blocks')
+    .select(['number', 'hash'])
+    .where('network', '=', network)
+    .where('number', 'in', numbers.map(String))
+    .execute();
+  return new Map(rows.map((row) => [Number(row.number), row.hash]));
+}
+
+async function writeBlocks(db: Kysely<Tables>, network: string, blocks: readonly BlockFacts[]): Promise<ChainEvent[]> {
+  if (blocks.length === 0) return [];
+  const pending = blocks.flatMap(blockEvents);
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
+    await insertBlocks(trx, network, blocks);
+    await insertTransfers(trx, network, blocks);
+    await updateHoldings(trx, network, blocks);
+    await applyOwnership(trx, network, ownershipDeltas(blocks.flatMap((block) => block.nftTransfers)));
+    const events = await insertEvents(trx, network, pending);
+    await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
+    return events;
+  });
+}
+
+async function rollbackTo(db: Kysely<Tables>, network: string, ancestor: number): Promise<ChainEvent[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
+    const removed = await appendRemovedEvents(trx, network, ancestor);
+    await undoOwnershipAbove(trx, network, ancestor);
+    await deleteRowsAbove(trx, network, ancestor);
+    await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
+    return removed;
+  });
+}
+
+/** A `removed` event for every live event above the ancestor that has none yet, in seq order. */
+async function appendRemovedEvents(trx: Trx, network: string, ancestor: number): Promise<ChainEvent[]> {
+  const removed = await sql<ChainEventRow>`
+    insert into chain_events (network, type, block_number, block_hash, removed, removes_seq, data)
+    select e.network, e.type, e.block_number, e.block_hash, true, e.seq, e.data
+    from chain_events e
+    where e.network = ${network} and e.block_number > ${ancestor} and e.removed = false
+      and not exists (select 1 from chain_events r where r.removes_seq = e.seq)
+    order by e.seq desc
+    returning seq, network, type, block_number, block_hash, removed, removes_seq, data, created_at`.execute(trx);
+  return removed.rows.map(toChainEvent).sort((a, b) => compareSeq(a.seq, b.seq));
+}
+
+/** Undoes the NFT transfers above the ancestor: ownership goes back to what it was there. */
+async function undoOwnershipAbove(trx: Trx, network: string, ancestor: number) {
+  const dropped = await trx
+    .selectFrom('nft_transfers')
+    .select(['contract', 'standard', 'from_address', 'to_address', 'token_id', 'amount'])
+    .where('network', '=', network)
+    .where('block_number', '>', String(ancestor))
+    .execute();
+  await applyOwnership(
+    trx,
+    network,
+    ownershipDeltas(
+      dropped.map((row) => ({
+        contract: row.contract,
+        standard: row.standard,
+        from: row.from_address,
+        to: row.to_address,
+        tokenId: BigInt(row.token_id),
+        amount: BigInt(row.amount),
+      })),
+      -1,
+    ),
+  );
+}
+
+async function deleteRowsAbove(trx: Trx, network: string, ancestor: number) {
+  const above = String(ancestor);
+  for (const table of [
+    'index_transactions',
+    'token_transfers',
+    'nft_transfers',
+    'native_transfers',
+    'internal_transfers',
+  ] as const) {
+    await trx.deleteFrom(table).where('network', '=', network).where('block_number', '>', above).execute();
+  }
+  await trx.deleteFrom('token_holdings').where('network', '=', network).where('first_block', '>', above).execute();
+  await trx.deleteFrom('index_blocks').where('network', '=', network).where('number', '>', above).execute();
+}
+
+async function saveProgress(db: Kysely<Tables>, progress: Omit<IndexProgressRow, 'updatedAt'>): Promise<void> {
+  const row = {
+    network: progress.network,
+    indexed_block: progress.indexedBlock,
+    head_block: progress.headBlock,
+    final_block: progress.finalBlock,
+    blocks_per_second: progress.blocksPerSecond,
+    transfers_per_second: progress.transfersPerSecond,
+    // The database's clock: other processes (the API's status) judge whether the indexer runs by it.
+    updated_at: sql<Date>`now()`,
+  };
+  await db
+    .insertInto('index_progress')
+    .values(row)
+    .onConflict((conflict) => conflict.column('network').doUpdateSet(row))
+    .execute();
+}
+
+async function readProgress(db: Kysely<Tables>): Promise<IndexProgressRow[]> {
+  const rows = await db.selectFrom('index_progress').selectAll().orderBy('network').execute();
+  return rows.map((row) => ({
+    network: row.network,
+    indexedBlock: Number(row.indexed_block),
+    headBlock: Number(row.head_block),
+    finalBlock: Number(row.final_block),
+    blocksPerSecond: row.blocks_per_second,
+    transfersPerSecond: row.transfers_per_second,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  }));
+}
 
 async function insertBlocks(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
   await sql`

@@ -6,13 +6,13 @@ import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
 import { createContractMetadata, readTotalSupply } from './collection.ts';
-import { createContractInfo, networkName } from './contract-info.ts';
+import { type ContractInfo, createContractInfo, networkName } from './contract-info.ts';
 import type { FloorPriceSource } from './floor-price.ts';
 import { createDocumentLoader, type DocumentLoader } from './metadata/load-document.ts';
-import { imageGatewayUrl } from './metadata/resolve-uri.ts';
+import { type Gateways, imageGatewayUrl } from './metadata/resolve-uri.ts';
 import { createNftMetadataFetcher, type MetadataJob, type NftMetadataFetcher } from './metadata-fetcher.ts';
 import type { NftCollection, NftMetadata, OwnedNfts } from './responses.ts';
-import { createNftStore } from './store.ts';
+import { createNftStore, type NftMetadataRecord, type NftStore } from './store.ts';
 import { createTokenMetadata, type TokenRef } from './token-metadata.ts';
 
 export interface NftService {
@@ -37,21 +37,26 @@ export interface NftServiceDeps {
   clientFor?: (network: Network) => PublicClient;
 }
 
+/** The parts the NFT answers are read from, wired once by `createNftService`. */
+interface NftParts {
+  store: NftStore;
+  contracts: ContractInfo;
+  contractMetadata: ReturnType<typeof createContractMetadata>;
+  readsFor: (network: Network) => ChainReads;
+  fetcher: NftMetadataFetcher;
+  gateways: Gateways;
+  floorPrices: FloorPriceSource | undefined;
+  logger: Logger;
+}
+
+type RecordLoader = (token: TokenRef) => Promise<NftMetadataRecord>;
+
 /** NFT metadata, collections and ownership (docs/nfts.md). */
 export function createNftService(deps: NftServiceDeps): NftService {
   const { nfts, mode } = deps.config;
   const store = createNftStore(deps.db);
   const loader = deps.loader ?? createDocumentLoader({ nfts, mode });
-  const clientFor = deps.clientFor ?? publicClientFor;
-  const reads = new WeakMap<Network, ChainReads>();
-  const readsFor = (network: Network): ChainReads => {
-    let found = reads.get(network);
-    if (!found) {
-      found = createChainReads(clientFor(network), nfts.metadataTimeoutMs);
-      reads.set(network, found);
-    }
-    return found;
-  };
+  const readsFor = chainReadsPerNetwork(deps.clientFor ?? publicClientFor, nfts.metadataTimeoutMs);
   const contracts = createContractInfo(readsFor);
   const contractMetadata = createContractMetadata({ loader, readsFor });
 
@@ -78,119 +83,143 @@ export function createNftService(deps: NftServiceDeps): NftService {
         standard: token.standard,
       }),
   });
-
-  async function tokenRef(network: Network, contract: Address, tokenId: bigint): Promise<TokenRef> {
-    const standard = await contracts.standard(network, contract);
-    return { network, standard, key: { network: networkName(network), contract, tokenId: tokenId.toString() } };
-  }
-
-  async function toResponse(token: TokenRef, load: (token: TokenRef) => ReturnType<typeof tokens.get>): Promise<NftMetadata> {
-    const [record, holders] = await Promise.all([load(token), store.holders(token.key)]);
-    return {
-      contract: token.key.contract,
-      chain: token.network.config.chain,
-      network: token.network.config.network,
-      token_id: token.key.tokenId,
-      standard: token.standard,
-      owner: holders.length === 1 ? (holders[0] as string) : null,
-      name: record.name,
-      description: record.description,
-      image_url: record.imageUrl,
-      image_gateway_url: imageGatewayUrl(record.imageUrl, nfts),
-      traits: [...record.traits],
-      token_uri: record.tokenUri,
-      metadata_error: record.metadataError,
-      fetched_at: record.fetchedAt.toISOString(),
-    };
-  }
+  const parts: NftParts = {
+    store,
+    contracts,
+    contractMetadata,
+    readsFor,
+    fetcher,
+    gateways: nfts,
+    floorPrices: deps.floorPrices,
+    logger: deps.logger,
+  };
 
   return {
     fetcher,
-
-    async metadata(network, contract, tokenId) {
-      return toResponse(await tokenRef(network, contract, tokenId), tokens.get);
-    },
-
-    async refresh(network, contract, tokenId) {
-      return toResponse(await tokenRef(network, contract, tokenId), tokens.refresh);
-    },
-
-    async collection(network, contract) {
-      const standard = await contracts.standard(network, contract);
-      const chainReads = readsFor(network);
-      const [name, symbol, counts, document, floor] = await Promise.all([
-        contracts.name(network, contract),
-        chainReads.read<string>(contract, 'symbol'),
-        store.collectionCounts(networkName(network), contract),
-        contractMetadata.get(network, contract),
-        deps.floorPrices?.floorPrice(network, contract).catch((error: unknown) => {
-          deps.logger.warn({ err: error, contract }, 'floor price source failed');
-          return null;
-        }) ?? null,
-      ]);
-      return {
-        contract,
-        chain: network.config.chain,
-        network: network.config.network,
-        name: name ?? document.name,
-        symbol: symbol.ok && symbol.value.trim() !== '' ? symbol.value : null,
-        standard,
-        total_supply: await readTotalSupply(chainReads, contract, counts.tokens),
-        num_owners: counts.owners,
-        floor_price_eth: floor?.eth ?? null,
-        floor_price_usd: floor?.usd ?? null,
-        description: document.description,
-        image_url: document.image,
-        image_gateway_url: imageGatewayUrl(document.image, nfts),
-        banner_url: document.banner,
-        contract_uri: document.contractUri,
-        metadata_error: document.error,
-      };
-    },
-
-    async owned(network, owner, { page, limit }) {
-      const name = networkName(network);
-      const [{ items, total }, head] = await Promise.all([
-        store.ownedBy(name, owner, { offset: (page - 1) * limit, limit }),
-        store.indexedHead(name),
-      ]);
-      const distinct = [...new Set(items.map((item) => item.contract))];
-      const names = new Map(
-        await Promise.all(
-          // A collection name is a nicety: an upstream failure leaves it null rather than failing the list.
-          distinct.map(
-            async (contract) => [contract, await contracts.name(network, contract as Address).catch(() => null)] as const,
-          ),
-        ),
-      );
-      for (const item of items) {
-        if (!item.hasMetadata)
-          fetcher.enqueue({ network, contract: item.contract, tokenId: item.tokenId, standard: item.standard });
-      }
-      return {
-        address: owner,
-        chain: network.config.chain,
-        network: network.config.network,
-        nfts: items.map((item) => ({
-          contract: item.contract,
-          token_id: item.tokenId,
-          name: item.name,
-          collection_name: names.get(item.contract) ?? null,
-          image_url: item.imageUrl,
-          image_gateway_url: imageGatewayUrl(item.imageUrl, nfts),
-          standard: item.standard,
-          balance: item.amount,
-        })),
-        page,
-        limit,
-        total,
-        block_number: head,
-      };
-    },
-
+    metadata: async (network, contract, tokenId) =>
+      metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.get),
+    refresh: async (network, contract, tokenId) =>
+      metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.refresh),
+    collection: (network, contract) => collectionResponse(parts, network, contract),
+    owned: (network, owner, page) => ownedResponse(parts, network, owner, page),
     async close() {
       await fetcher.close();
       await tokens.settled();
     },
+  };
+}
+
+/** One `ChainReads` a network, made on first use. */
+function chainReadsPerNetwork(clientFor: (network: Network) => PublicClient, timeoutMs: number) {
+  const reads = new WeakMap<Network, ChainReads>();
+  return (network: Network): ChainReads => {
+    let found = reads.get(network);
+    if (!found) {
+      found = createChainReads(clientFor(network), timeoutMs);
+      reads.set(network, found);
+    }
+    return found;
+  };
+}
+
+async function tokenRef(contracts: ContractInfo, network: Network, contract: Address, tokenId: bigint): Promise<TokenRef> {
+  const standard = await contracts.standard(network, contract);
+  return { network, standard, key: { network: networkName(network), contract, tokenId: tokenId.toString() } };
+}
+
+async function metadataResponse(parts: NftParts, token: TokenRef, load: RecordLoader): Promise<NftMetadata> {
+  const [record, holders] = await Promise.all([load(token), parts.store.holders(token.key)]);
+  return {
+    contract: token.key.contract,
+    chain: token.network.config.chain,
+    network: token.network.config.network,
+    token_id: token.key.tokenId,
+    standard: token.standard,
+    owner: holders.length === 1 ? (holders[0] as string) : null,
+    name: record.name,
+    description: record.description,
+    image_url: record.imageUrl,
+    image_gateway_url: imageGatewayUrl(record.imageUrl, parts.gateways),
+    traits: [...record.traits],
+    token_uri: record.tokenUri,
+    metadata_error: record.metadataError,
+    fetched_at: record.fetchedAt.toISOString(),
+  };
+}
+
+async function collectionResponse(parts: NftParts, network: Network, contract: Address): Promise<NftCollection> {
+  const { contracts, store, floorPrices, logger } = parts;
+  const standard = await contracts.standard(network, contract);
+  const chainReads = parts.readsFor(network);
+  const [name, symbol, counts, document, floor] = await Promise.all([
+    contracts.name(network, contract),
+    chainReads.read<string>(contract, 'symbol'),
+    store.collectionCounts(networkName(network), contract),
+    parts.contractMetadata.get(network, contract),
+    floorPrices?.floorPrice(network, contract).catch((error: unknown) => {
+      logger.warn({ err: error, contract }, 'floor price source failed');
+      return null;
+    }) ?? null,
+  ]);
+  return {
+    contract,
+    chain: network.config.chain,
+    network: network.config.network,
+    name: name ?? document.name,
+    symbol: symbol.ok && symbol.value.trim() !== '' ? symbol.value : null,
+    standard,
+    total_supply: await readTotalSupply(chainReads, contract, counts.tokens),
+    num_owners: counts.owners,
+    floor_price_eth: floor?.eth ?? null,
+    floor_price_usd: floor?.usd ?? null,
+    description: document.description,
+    image_url: document.image,
+    image_gateway_url: imageGatewayUrl(document.image, parts.gateways),
+    banner_url: document.banner,
+    contract_uri: document.contractUri,
+    metadata_error: document.error,
+  };
+}
+
+async function ownedResponse(
+  parts: NftParts,
+  network: Network,
+  owner: Address,
+  { page, limit }: { page: number; limit: number },
+): Promise<OwnedNfts> {
+  const { store, contracts, fetcher } = parts;
+  const name = networkName(network);
+  const [{ items, total }, head] = await Promise.all([
+    store.ownedBy(name, owner, { offset: (page - 1) * limit, limit }),
+    store.indexedHead(name),
+  ]);
+  const distinct = [...new Set(items.map((item) => item.contract))];
+  const names = new Map(
+    await Promise.all(
+      // A collection name is a nicety: an upstream failure leaves it null rather than failing the list.
+      distinct.map(async (contract) => [contract, await contracts.name(network, contract as Address).catch(() => null)] as const),
+    ),
+  );
+  for (const item of items) {
+    if (!item.hasMetadata) fetcher.enqueue({ network, contract: item.contract, tokenId: item.tokenId, standard: item.standard });
+  }
+  return {
+    address: owner,
+    chain: network.config.chain,
+    network: network.config.network,
+    nfts: items.map((item) => ({
+      contract: item.contract,
+      token_id: item.tokenId,
+      name: item.name,
+      collection_name: names.get(item.contract) ?? null,
+      image_url: item.imageUrl,
+      image_gateway_url: imageGatewayUrl(item.imageUrl, parts.gateways),
+      standard: item.standard,
+      balance: item.amount,
+    })),
+    page,
+    limit,
+    total,
+    block_number: head,
   };
 }

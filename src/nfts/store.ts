@@ -34,115 +34,128 @@ export interface TokenKey {
 /** SQL of the NFT APIs: the `nft_metadata` cache and reads of the index (`nft_ownership`, `index_blocks`). */
 export function createNftStore(db: Database) {
   return {
-    async findMetadata(key: TokenKey): Promise<NftMetadataRecord | undefined> {
-      const row = await db
-        .selectFrom('nft_metadata')
-        .selectAll()
-        .where('network', '=', key.network)
-        .where('contract', '=', key.contract)
-        .where('token_id', '=', key.tokenId)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        tokenUri: row.token_uri,
-        name: row.name,
-        description: row.description,
-        imageUrl: row.image_url,
-        traits: row.traits,
-        metadataError: row.metadata_error,
-        fetchedAt: new Date(row.fetched_at),
-      };
-    },
-
-    async saveMetadata(key: TokenKey, record: Omit<NftMetadataRecord, 'fetchedAt'>): Promise<NftMetadataRecord> {
-      const fetchedAt = new Date();
-      const values = {
-        token_uri: record.tokenUri,
-        name: record.name,
-        description: record.description,
-        image_url: record.imageUrl,
-        traits: JSON.stringify(record.traits),
-        metadata_error: record.metadataError,
-        fetched_at: fetchedAt,
-      };
-      await db
-        .insertInto('nft_metadata')
-        .values({ network: key.network, contract: key.contract, token_id: key.tokenId, ...values })
-        .onConflict((conflict) => conflict.columns(['network', 'contract', 'token_id']).doUpdateSet(values))
-        .execute();
-      return { ...record, fetchedAt };
-    },
-
-    /** Up to two holders: enough to tell "exactly one" from "several". */
-    async holders(key: TokenKey): Promise<string[]> {
-      const rows = await db
-        .selectFrom('nft_ownership')
-        .select('owner')
-        .where('network', '=', key.network)
-        .where('contract', '=', key.contract)
-        .where('token_id', '=', key.tokenId)
-        .where('amount', '>', '0')
-        .orderBy('owner')
-        .limit(2)
-        .execute();
-      return rows.map((row) => row.owner);
-    },
-
-    async collectionCounts(network: string, contract: string): Promise<{ tokens: number; owners: number }> {
-      const row = await db
-        .selectFrom('nft_ownership')
-        .select([sql<string>`count(distinct token_id)`.as('tokens'), sql<string>`count(distinct owner)`.as('owners')])
-        .where('network', '=', network)
-        .where('contract', '=', contract)
-        .where('amount', '>', '0')
-        .executeTakeFirstOrThrow();
-      return { tokens: Number(row.tokens), owners: Number(row.owners) };
-    },
-
-    async ownedBy(network: string, owner: string, page: { offset: number; limit: number }) {
-      const base = db
-        .selectFrom('nft_ownership as o')
-        .where('o.network', '=', network)
-        .where('o.owner', '=', owner)
-        .where('o.amount', '>', '0');
-      const [rows, count] = await Promise.all([
-        base
-          .leftJoin('nft_metadata as m', (join) =>
-            join
-              .onRef('m.network', '=', 'o.network')
-              .onRef('m.contract', '=', 'o.contract')
-              .onRef('m.token_id', '=', 'o.token_id'),
-          )
-          .select(['o.contract', 'o.token_id', 'o.standard', 'o.amount', 'm.name', 'm.image_url', 'm.fetched_at'])
-          .orderBy('o.contract')
-          .orderBy('o.token_id')
-          .offset(page.offset)
-          .limit(page.limit)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-      ]);
-      const items: OwnedNftRow[] = rows.map((row) => ({
-        contract: row.contract,
-        tokenId: row.token_id,
-        standard: row.standard,
-        amount: row.amount,
-        name: row.name,
-        imageUrl: row.image_url,
-        hasMetadata: row.fetched_at !== null,
-      }));
-      return { items, total: Number(count.total) };
-    },
-
-    /** The newest block the index holds for the network, or null before the first. */
-    async indexedHead(network: string): Promise<number | null> {
-      const row = await db
-        .selectFrom('index_blocks')
-        .select((eb) => eb.fn.max('number').as('head'))
-        .where('network', '=', network)
-        .executeTakeFirst();
-      return row?.head === null || row?.head === undefined ? null : Number(row.head);
-    },
+    findMetadata: (key: TokenKey) => findMetadata(db, key),
+    saveMetadata: (key: TokenKey, record: Omit<NftMetadataRecord, 'fetchedAt'>) => saveMetadata(db, key, record),
+    holders: (key: TokenKey) => holders(db, key),
+    collectionCounts: (network: string, contract: string) => collectionCounts(db, network, contract),
+    ownedBy: (network: string, owner: string, page: { offset: number; limit: number }) => ownedBy(db, network, owner, page),
+    indexedHead: (network: string) => indexedHead(db, network),
   };
+}
+
+async function findMetadata(db: Database, key: TokenKey): Promise<NftMetadataRecord | undefined> {
+  const row = await db
+    .selectFrom('nft_metadata')
+    .selectAll()
+    .where('network', '=', key.network)
+    .where('contract', '=', key.contract)
+    .where('token_id', '=', key.tokenId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tokenUri: row.token_uri,
+    name: row.name,
+    description: row.description,
+    imageUrl: row.image_url,
+    traits: row.traits,
+    metadataError: row.metadata_error,
+    fetchedAt: new Date(row.fetched_at),
+  };
+}
+
+async function saveMetadata(
+  db: Database,
+  key: TokenKey,
+  record: Omit<NftMetadataRecord, 'fetchedAt'>,
+): Promise<NftMetadataRecord> {
+  const fetchedAt = new Date();
+  const values = {
+    token_uri: record.tokenUri,
+    name: record.name,
+    description: record.description,
+    image_url: record.imageUrl,
+    traits: JSON.stringify(record.traits),
+    metadata_error: record.metadataError,
+    fetched_at: fetchedAt,
+  };
+  await db
+    .insertInto('nft_metadata')
+    .values({ network: key.network, contract: key.contract, token_id: key.tokenId, ...values })
+    .onConflict((conflict) => conflict.columns(['network', 'contract', 'token_id']).doUpdateSet(values))
+    .execute();
+  return { ...record, fetchedAt };
+}
+
+/** Up to two holders: enough to tell "exactly one" from "several". */
+async function holders(db: Database, key: TokenKey): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nft_ownership')
+    .select('owner')
+    .where('network', '=', key.network)
+    .where('contract', '=', key.contract)
+    .where('token_id', '=', key.tokenId)
+    .where('amount', '>', '0')
+    .orderBy('owner')
+    .limit(2)
+    .execute();
+  return rows.map((row) => row.owner);
+}
+
+async function collectionCounts(db: Database, network: string, contract: string): Promise<{ tokens: number; owners: number }> {
+  const row = await db
+    .selectFrom('nft_ownership')
+    .select([sql<string>`count(distinct token_id)`.as('tokens'), sql<string>`count(distinct owner)`.as('owners')])
+    .where('network', '=', network)
+    .where('contract', '=', contract)
+    .where('amount', '>', '0')
+    .executeTakeFirstOrThrow();
+  return { tokens: Number(row.tokens), owners: Number(row.owners) };
+}
+
+async function ownedBy(
+  db: Database,
+  network: string,
+  owner: string,
+  page: { offset: number; limit: number },
+): Promise<{ items: OwnedNftRow[]; total: number }> {
+  const base = db
+    .selectFrom('nft_ownership as o')
+    .where('o.network', '=', network)
+    .where('o.owner', '=', owner)
+    .where('o.amount', '>', '0');
+  const [rows, count] = await Promise.all([
+    base
+      .leftJoin('nft_metadata as m', (join) =>
+        join.onRef('m.network', '=', 'o.network').onRef('m.contract', '=', 'o.contract').onRef('m.token_id', '=', 'o.token_id'),
+      )
+      .select(['o.contract', 'o.token_id', 'o.standard', 'o.amount', 'm.name', 'm.image_url', 'm.fetched_at'])
+      .orderBy('o.contract')
+      .orderBy('o.token_id')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const items: OwnedNftRow[] = rows.map((row) => ({
+    contract: row.contract,
+    tokenId: row.token_id,
+    standard: row.standard,
+    amount: row.amount,
+    name: row.name,
+    imageUrl: row.image_url,
+    hasMetadata: row.fetched_at !== null,
+  }));
+  return { items, total: Number(count.total) };
+}
+
+/** The newest block the index holds for the network, or null before the first. */
+async function indexedHead(db: Database, network: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('index_blocks')
+    .select((eb) => eb.fn.max('number').as('head'))
+    .where('network', '=', network)
+    .executeTakeFirst();
+  return row?.head === null || row?.head === undefined ? null : Number(row.head);
 }
 
 export type NftStore = ReturnType<typeof createNftStore>;

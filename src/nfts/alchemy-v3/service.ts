@@ -30,119 +30,162 @@ function split<T>(rows: T[], limit: number): { page: T[]; more: boolean } {
   return { page: rows.slice(0, limit), more: rows.length > limit };
 }
 
+interface NftsForOwnerOptions {
+  contracts?: Address[];
+  pageKey?: string;
+  pageSize: number;
+  withMetadata: boolean;
+}
+
+interface NftsForContractOptions {
+  from: bigint;
+  limit: number;
+  withMetadata: boolean;
+}
+
+interface OwnersForNftOptions {
+  pageKey?: string;
+  pageSize: number;
+}
+
+interface OwnersForContractOptions {
+  pageKey?: string;
+  pageSize: number;
+  withTokenBalances: boolean;
+  includeCount: boolean;
+}
+
 /**
  * Alchemy's NFT API v3 methods over the NFT service of /v1/nfts and the index: the same records,
  * in Alchemy's shapes. Lists read the metadata cache and queue what is missing, as /v1/nfts/owned does.
  */
-export function createAlchemyV3Nfts({ nfts, reads, gateways }: V3Deps) {
-  /** Each distinct contract of a page described once; a contract that cannot be read is given with what the index knows. */
-  async function contractsOf(network: Network, tokens: readonly IndexedToken[]): Promise<Map<string, V3NftContract>> {
-    const distinct = new Map(tokens.map((token) => [token.contract, token.standard]));
-    const described = await Promise.all(
-      [...distinct].map(async ([address, standard]) => {
-        const collection: NftCollection | null = await nfts.collection(network, address as Address).catch(() => null);
-        return [address, v3NftContract(address, standard, collection)] as const;
-      }),
-    );
-    return new Map(described);
-  }
-
-  async function withMetadata(network: Network, tokens: readonly IndexedToken[]): Promise<V3Nft[]> {
-    const contracts = await contractsOf(network, tokens);
-    for (const token of tokens) {
-      if (!token.metadata)
-        nfts.fetcher.enqueue({ network, contract: token.contract, tokenId: token.tokenId, standard: token.standard });
-    }
-    return tokens.map((token) => v3Nft(factsOfIndexed(token), contracts.get(token.contract)!, gateways));
-  }
-
+export function createAlchemyV3Nfts(deps: V3Deps) {
   return {
-    async nftMetadata(network: Network, contract: Address, tokenId: bigint) {
-      const record = await nfts.metadata(network, contract, tokenId);
-      const collection = await nfts.collection(network, contract).catch(() => null);
-      return v3Nft(factsOfMetadata(record), v3NftContract(record.contract, record.standard, collection), gateways);
-    },
+    nftMetadata: (network: Network, contract: Address, tokenId: bigint) => nftMetadata(deps, network, contract, tokenId),
+    contractMetadata: (network: Network, contract: Address) => contractMetadata(deps, network, contract),
+    nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
+    nftsForContract: (network: Network, contract: Address, options: NftsForContractOptions) =>
+      nftsForContract(deps, network, contract, options),
+    ownersForNft: (network: Network, contract: Address, tokenId: bigint, options: OwnersForNftOptions) =>
+      ownersForNft(deps, network, contract, tokenId, options),
+    ownersForContract: (network: Network, contract: Address, options: OwnersForContractOptions) =>
+      ownersForContract(deps, network, contract, options),
+  };
+}
 
-    async contractMetadata(network: Network, contract: Address) {
-      return v3Contract(await nfts.collection(network, contract));
-    },
+/** Each distinct contract of a page described once; a contract that cannot be read is given with what the index knows. */
+async function contractsOf(
+  { nfts }: V3Deps,
+  network: Network,
+  tokens: readonly IndexedToken[],
+): Promise<Map<string, V3NftContract>> {
+  const distinct = new Map(tokens.map((token) => [token.contract, token.standard]));
+  const described = await Promise.all(
+    [...distinct].map(async ([address, standard]) => {
+      const collection: NftCollection | null = await nfts.collection(network, address as Address).catch(() => null);
+      return [address, v3NftContract(address, standard, collection)] as const;
+    }),
+  );
+  return new Map(described);
+}
 
-    async nftsForOwner(
-      network: Network,
-      owner: Address,
-      options: { contracts?: Address[]; pageKey?: string; pageSize: number; withMetadata: boolean },
-    ) {
-      const name = networkName(network);
-      const fingerprint = { method: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
-      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
-      const [rows, totalCount, head] = await Promise.all([
-        reads.ownedBy(name, owner, {
-          after: after && { contract: after[0]!, tokenId: after[1]! },
-          limit: options.pageSize,
-          contracts: options.contracts,
-        }),
-        reads.countOwnedBy(name, owner, options.contracts),
-        reads.head(name),
-      ]);
-      const { page, more } = split(rows, options.pageSize);
-      const last = page.at(-1);
-      const ownedNfts = options.withMetadata
-        ? (await withMetadata(network, page)).map((nft, i) => ({ ...nft, balance: page[i]!.amount }))
-        : page.map((token) => ({ ...baseNft(token), balance: token.amount }));
-      return {
-        ownedNfts,
-        totalCount,
-        pageKey: more && last ? encodeV3PageKey([last.contract, last.tokenId], fingerprint) : null,
-        validAt: v3ValidAt(head),
-      };
-    },
+async function withMetadata(deps: V3Deps, network: Network, tokens: readonly IndexedToken[]): Promise<V3Nft[]> {
+  const contracts = await contractsOf(deps, network, tokens);
+  for (const token of tokens) {
+    if (!token.metadata)
+      deps.nfts.fetcher.enqueue({ network, contract: token.contract, tokenId: token.tokenId, standard: token.standard });
+  }
+  return tokens.map((token) => v3Nft(factsOfIndexed(token), contracts.get(token.contract)!, deps.gateways));
+}
 
-    async nftsForContract(network: Network, contract: Address, options: { from: bigint; limit: number; withMetadata: boolean }) {
-      // A contract that is not an NFT contract is a 404, as for getContractMetadata.
-      await nfts.collection(network, contract);
-      const rows = await reads.tokensOf(networkName(network), contract, { from: options.from, limit: options.limit });
-      const { page, more } = split(rows, options.limit);
-      const last = page.at(-1);
-      return {
-        nfts: options.withMetadata ? await withMetadata(network, page) : page.map(baseNft),
-        // Alchemy's form: the next startToken, in hex.
-        pageKey: more && last ? `0x${(BigInt(last.tokenId) + 1n).toString(16)}` : null,
-      };
-    },
+async function nftMetadata({ nfts, gateways }: V3Deps, network: Network, contract: Address, tokenId: bigint) {
+  const record = await nfts.metadata(network, contract, tokenId);
+  const collection = await nfts.collection(network, contract).catch(() => null);
+  return v3Nft(factsOfMetadata(record), v3NftContract(record.contract, record.standard, collection), gateways);
+}
 
-    async ownersForNft(network: Network, contract: Address, tokenId: bigint, options: { pageKey?: string; pageSize: number }) {
-      const name = networkName(network);
-      const id = tokenId.toString();
-      const fingerprint = { method: 'getOwnersForNFT', network: name, contract, tokenId: id };
-      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
-      const rows = await reads.ownersOf(name, contract, id, { after, limit: options.pageSize });
-      const { page, more } = split(rows, options.pageSize);
-      return { owners: page, pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
-    },
+async function contractMetadata({ nfts }: V3Deps, network: Network, contract: Address) {
+  return v3Contract(await nfts.collection(network, contract));
+}
 
-    async ownersForContract(
-      network: Network,
-      contract: Address,
-      options: { pageKey?: string; pageSize: number; withTokenBalances: boolean; includeCount: boolean },
-    ) {
-      const name = networkName(network);
-      const fingerprint = { method: 'getOwnersForContract', network: name, contract };
-      const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
-      const collection = await nfts.collection(network, contract);
-      const rows = await reads.holdersOf(name, contract, { after, limit: options.pageSize });
-      const { page, more } = split(rows, options.pageSize);
-      const owners = options.withTokenBalances
-        ? page.map((holder) => ({
-            ownerAddress: holder.owner,
-            tokenBalances: holder.balances.map((b) => ({ tokenId: b.tokenId, balance: b.amount })),
-          }))
-        : page.map((holder) => holder.owner);
-      return {
-        owners,
-        pageKey: more ? encodeV3PageKey([page.at(-1)!.owner], fingerprint) : null,
-        ...(options.includeCount && !options.withTokenBalances ? { totalCount: collection.num_owners } : {}),
-      };
-    },
+async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
+  const { reads } = deps;
+  const name = networkName(network);
+  const fingerprint = { method: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
+  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
+  const [rows, totalCount, head] = await Promise.all([
+    reads.ownedBy(name, owner, {
+      after: after && { contract: after[0]!, tokenId: after[1]! },
+      limit: options.pageSize,
+      contracts: options.contracts,
+    }),
+    reads.countOwnedBy(name, owner, options.contracts),
+    reads.head(name),
+  ]);
+  const { page, more } = split(rows, options.pageSize);
+  const last = page.at(-1);
+  const ownedNfts = options.withMetadata
+    ? (await withMetadata(deps, network, page)).map((nft, i) => ({ ...nft, balance: page[i]!.amount }))
+    : page.map((token) => ({ ...baseNft(token), balance: token.amount }));
+  return {
+    ownedNfts,
+    totalCount,
+    pageKey: more && last ? encodeV3PageKey([last.contract, last.tokenId], fingerprint) : null,
+    validAt: v3ValidAt(head),
+  };
+}
+
+async function nftsForContract(deps: V3Deps, network: Network, contract: Address, options: NftsForContractOptions) {
+  // A contract that is not an NFT contract is a 404, as for getContractMetadata.
+  await deps.nfts.collection(network, contract);
+  const rows = await deps.reads.tokensOf(networkName(network), contract, { from: options.from, limit: options.limit });
+  const { page, more } = split(rows, options.limit);
+  const last = page.at(-1);
+  return {
+    nfts: options.withMetadata ? await withMetadata(deps, network, page) : page.map(baseNft),
+    // Alchemy's form: the next startToken, in hex.
+    pageKey: more && last ? `0x${(BigInt(last.tokenId) + 1n).toString(16)}` : null,
+  };
+}
+
+async function ownersForNft(
+  { reads }: V3Deps,
+  network: Network,
+  contract: Address,
+  tokenId: bigint,
+  options: OwnersForNftOptions,
+) {
+  const name = networkName(network);
+  const id = tokenId.toString();
+  const fingerprint = { method: 'getOwnersForNFT', network: name, contract, tokenId: id };
+  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+  const rows = await reads.ownersOf(name, contract, id, { after, limit: options.pageSize });
+  const { page, more } = split(rows, options.pageSize);
+  return { owners: page, pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
+}
+
+async function ownersForContract(
+  { nfts, reads }: V3Deps,
+  network: Network,
+  contract: Address,
+  options: OwnersForContractOptions,
+) {
+  const name = networkName(network);
+  const fingerprint = { method: 'getOwnersForContract', network: name, contract };
+  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+  const collection = await nfts.collection(network, contract);
+  const rows = await reads.holdersOf(name, contract, { after, limit: options.pageSize });
+  const { page, more } = split(rows, options.pageSize);
+  const owners = options.withTokenBalances
+    ? page.map((holder) => ({
+        ownerAddress: holder.owner,
+        tokenBalances: holder.balances.map((b) => ({ tokenId: b.tokenId, balance: b.amount })),
+      }))
+    : page.map((holder) => holder.owner);
+  return {
+    owners,
+    pageKey: more ? encodeV3PageKey([page.at(-1)!.owner], fingerprint) : null,
+    ...(options.includeCount && !options.withTokenBalances ? { totalCount: collection.num_owners } : {}),
   };
 }
 
