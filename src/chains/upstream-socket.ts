@@ -32,148 +32,184 @@ export interface UpstreamSocketOptions {
   backoff?: { initialMs: number; maxMs: number };
 }
 
+const failureMemoryMs = 60_000;
+
+type PendingCall = { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout };
+
+/** One socket's connection and calls, shared by the steps below. */
+interface SocketState {
+  options: UpstreamSocketOptions;
+  requestTimeoutMs: number;
+  pingIntervalMs: number;
+  backoff: { initialMs: number; maxMs: number };
+  pending: Map<number, PendingCall>;
+  socket: WebSocket | undefined;
+  closed: boolean;
+  opened: boolean;
+  failures: number;
+  nextId: number;
+  retryTimer: NodeJS.Timeout | undefined;
+  url: string;
+  /** Host and port only: an upstream URL may carry an API key, logs must not. */
+  host: string;
+  /** When each URL's connection last failed; older failures than `failureMemoryMs` are forgotten. */
+  failedAt: Map<string, number>;
+}
+
 /**
  * One JSON-RPC WebSocket connection to an upstream node that reconnects by itself, with exponential
  * backoff and jitter, until closed. A connection that drops or is abandoned sends the next attempt to
  * another candidate when there is one, so a dead or stalled node is left at once. Subscriptions are
  * the caller's to renew in `onOpen`.
  */
-const failureMemoryMs = 60_000;
-
 export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSocket {
-  const { logger, requestTimeoutMs = 10_000, pingIntervalMs = 15_000 } = options;
-  const backoff = options.backoff ?? { initialMs: 100, maxMs: 5_000 };
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout }>();
-  let socket: WebSocket | undefined;
-  let closed = false;
-  let opened = false;
-  let failures = 0;
-  let nextId = 1;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let url = '';
-  /** Host and port only: an upstream URL may carry an API key, logs must not. */
-  let host = '';
-
-  /** When each URL's connection last failed; older failures than `failureMemoryMs` are forgotten. */
-  const failedAt = new Map<string, number>();
-
-  /** The candidate that failed least recently (never, within memory, is best); the pool's order breaks ties. */
-  const nextUrl = (): string => {
-    const now = Date.now();
-    let best: string | undefined;
-    let bestFailedAt = Number.POSITIVE_INFINITY;
-    for (const candidate of options.urls()) {
-      const failed = failedAt.get(candidate) ?? 0;
-      const at = now - failed < failureMemoryMs ? failed : 0;
-      if (at < bestFailedAt) {
-        best = candidate;
-        bestFailedAt = at;
-      }
-    }
-    return best ?? url;
+  const state: SocketState = {
+    options,
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    pingIntervalMs: options.pingIntervalMs ?? 15_000,
+    backoff: options.backoff ?? { initialMs: 100, maxMs: 5_000 },
+    pending: new Map(),
+    socket: undefined,
+    closed: false,
+    opened: false,
+    failures: 0,
+    nextId: 1,
+    retryTimer: undefined,
+    url: '',
+    host: '',
+    failedAt: new Map(),
   };
 
-  const connect = () => {
-    url = nextUrl();
-    host = new URL(url).host;
-    // One message per tick: a subscription's first notification must not overtake the code that
-    // records the id from the eth_subscribe answer just before it.
-    const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10_000, allowSynchronousEvents: false });
-    socket = ws;
-    let alive = true;
-    const pinger = setInterval(() => {
-      if (!alive) return ws.terminate();
-      alive = false;
-      ws.ping();
-    }, pingIntervalMs).unref();
-    ws.on('pong', () => {
-      alive = true;
-    });
-    ws.on('open', () => {
-      failures = 0;
-      const reconnected = opened;
-      opened = true;
-      options.onOpen(reconnected).catch((error: unknown) => {
-        logger.warn({ err: error, upstream: host }, 'upstream WebSocket set-up failed; reconnecting');
-        ws.terminate();
-      });
-    });
-    ws.on('message', (data) => onMessage(String(data)));
-    ws.on('error', (error) => logger.debug({ err: error, upstream: host }, 'upstream WebSocket error'));
-    ws.on('close', () => {
-      clearInterval(pinger);
-      for (const [id, call] of pending) {
-        clearTimeout(call.timer);
-        call.reject(new Error('upstream WebSocket closed'));
-        pending.delete(id);
-      }
-      if (closed) return;
-      failedAt.set(url, Date.now());
-      const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures++) * (0.5 + Math.random() / 2);
-      logger.warn({ upstream: host, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
-      retryTimer = setTimeout(connect, delay);
-    });
-  };
-
-  const onMessage = (text: string) => {
-    let message: {
-      id?: number;
-      result?: unknown;
-      error?: { code: number; message: string };
-      params?: { subscription: string; result: unknown };
-    };
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return logger.warn({ upstream: host }, 'upstream WebSocket sent a message that is not JSON');
-    }
-    if (message.params && typeof message.params.subscription === 'string') {
-      return options.onNotification(message.params.subscription, message.params.result);
-    }
-    const call = typeof message.id === 'number' ? pending.get(message.id) : undefined;
-    if (!call) return;
-    pending.delete(message.id!);
-    clearTimeout(call.timer);
-    if (message.error) call.reject(new UpstreamRpcError(message.error));
-    else call.resolve(message.result);
-  };
-
-  connect();
+  connect(state);
 
   return {
-    isOpen: () => socket?.readyState === WebSocket.OPEN,
-    request(method, params) {
-      const ws = socket;
-      if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('upstream WebSocket not connected'));
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`upstream ${method} timed out after ${requestTimeoutMs} ms`));
-        }, requestTimeoutMs);
-        pending.set(id, { resolve, reject, timer });
-        ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-    },
+    isOpen: () => state.socket?.readyState === WebSocket.OPEN,
+    request: (method, params) => sendRequest(state, method, params),
     reconnect(reason) {
-      if (closed || !socket) return;
-      logger.warn({ upstream: host, reason }, 'leaving the upstream WebSocket');
-      socket.terminate();
+      if (state.closed || !state.socket) return;
+      options.logger.warn({ upstream: state.host, reason }, 'leaving the upstream WebSocket');
+      state.socket.terminate();
     },
-    async close() {
-      closed = true;
-      clearTimeout(retryTimer);
-      const ws = socket;
-      if (!ws || ws.readyState === WebSocket.CLOSED) return;
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => ws.terminate(), 1_000);
-        ws.once('close', () => {
-          clearTimeout(force);
-          resolve();
-        });
-        if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-        else ws.close(1000, 'closing');
-      });
-    },
+    close: () => closeSocket(state),
   };
+}
+
+/** The candidate that failed least recently (never, within memory, is best); the pool's order breaks ties. */
+function nextUrl(state: SocketState): string {
+  const now = Date.now();
+  let best: string | undefined;
+  let bestFailedAt = Number.POSITIVE_INFINITY;
+  for (const candidate of state.options.urls()) {
+    const failed = state.failedAt.get(candidate) ?? 0;
+    const at = now - failed < failureMemoryMs ? failed : 0;
+    if (at < bestFailedAt) {
+      best = candidate;
+      bestFailedAt = at;
+    }
+  }
+  return best ?? state.url;
+}
+
+function connect(state: SocketState): void {
+  const { options, pingIntervalMs } = state;
+  const { logger } = options;
+  state.url = nextUrl(state);
+  state.host = new URL(state.url).host;
+  // One message per tick: a subscription's first notification must not overtake the code that
+  // records the id from the eth_subscribe answer just before it.
+  const ws = new WebSocket(state.url, { perMessageDeflate: false, handshakeTimeout: 10_000, allowSynchronousEvents: false });
+  state.socket = ws;
+  let alive = true;
+  const pinger = setInterval(() => {
+    if (!alive) return ws.terminate();
+    alive = false;
+    ws.ping();
+  }, pingIntervalMs).unref();
+  ws.on('pong', () => {
+    alive = true;
+  });
+  ws.on('open', () => {
+    state.failures = 0;
+    const reconnected = state.opened;
+    state.opened = true;
+    options.onOpen(reconnected).catch((error: unknown) => {
+      logger.warn({ err: error, upstream: state.host }, 'upstream WebSocket set-up failed; reconnecting');
+      ws.terminate();
+    });
+  });
+  ws.on('message', (data) => onMessage(state, String(data)));
+  ws.on('error', (error) => logger.debug({ err: error, upstream: state.host }, 'upstream WebSocket error'));
+  ws.on('close', () => {
+    clearInterval(pinger);
+    onClose(state);
+  });
+}
+
+/** Fails the calls still waiting, then (unless closed) connects again after a backoff. */
+function onClose(state: SocketState): void {
+  const { pending, backoff } = state;
+  for (const [id, call] of pending) {
+    clearTimeout(call.timer);
+    call.reject(new Error('upstream WebSocket closed'));
+    pending.delete(id);
+  }
+  if (state.closed) return;
+  state.failedAt.set(state.url, Date.now());
+  const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** state.failures++) * (0.5 + Math.random() / 2);
+  state.options.logger.warn({ upstream: state.host, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
+  state.retryTimer = setTimeout(connect, delay, state);
+}
+
+function onMessage(state: SocketState, text: string) {
+  let message: {
+    id?: number;
+    result?: unknown;
+    error?: { code: number; message: string };
+    params?: { subscription: string; result: unknown };
+  };
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return state.options.logger.warn({ upstream: state.host }, 'upstream WebSocket sent a message that is not JSON');
+  }
+  if (message.params && typeof message.params.subscription === 'string') {
+    return state.options.onNotification(message.params.subscription, message.params.result);
+  }
+  const call = typeof message.id === 'number' ? state.pending.get(message.id) : undefined;
+  if (!call) return;
+  state.pending.delete(message.id!);
+  clearTimeout(call.timer);
+  if (message.error) call.reject(new UpstreamRpcError(message.error));
+  else call.resolve(message.result);
+}
+
+function sendRequest(state: SocketState, method: string, params: unknown[]): Promise<unknown> {
+  const ws = state.socket;
+  if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('upstream WebSocket not connected'));
+  const { pending, requestTimeoutMs } = state;
+  const id = state.nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error(`upstream ${method} timed out after ${requestTimeoutMs} ms`));
+    }, requestTimeoutMs);
+    pending.set(id, { resolve, reject, timer });
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  });
+}
+
+async function closeSocket(state: SocketState): Promise<void> {
+  state.closed = true;
+  clearTimeout(state.retryTimer);
+  const ws = state.socket;
+  if (!ws || ws.readyState === WebSocket.CLOSED) return;
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => ws.terminate(), 1_000);
+    ws.once('close', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    else ws.close(1000, 'closing');
+  });
 }

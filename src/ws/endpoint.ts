@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { LimitsConfig } from '../config/limits-settings.ts';
@@ -15,7 +16,7 @@ import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
-import { createWsMetrics } from './metrics.ts';
+import { createWsMetrics, type WsMetrics } from './metrics.ts';
 import { type Session, type SessionLimits, startSession } from './session.ts';
 
 export interface WsEndpointOptions extends Partial<SessionLimits> {
@@ -54,12 +55,7 @@ const drainGraceMs = 2_000;
 /** Blocks the upstream feed may trail the pool's best head (twice in a row) before it moves to another upstream. */
 const lagBlocks = 3;
 
-/**
- * `{ws}/v1/ws/{chain}/{network}` on the API's HTTP server: the upgrade is decided (auth, network,
- * limits) before a WebSocket exists, refusals answer with the REST error body. One feed per network
- * serves every connection.
- */
-export function createWsEndpoint(deps: {
+interface WsEndpointDeps {
   ctx: Context;
   server: Server;
   authenticator: Authenticator;
@@ -72,122 +68,162 @@ export function createWsEndpoint(deps: {
   options?: WsEndpointOptions;
   /** Alchemy's enhanced methods, answered over the socket as on /v1/rpc; absent: -32601. */
   enhanced?: EnhancedMethods;
-}): WsEndpoint {
+}
+
+/** The endpoint's parts and open connections, shared by the steps below. */
+interface EndpointState {
+  deps: WsEndpointDeps;
+  wsMetrics: WsMetrics;
+  limits: SessionLimits;
+  wss: WebSocketServer;
+  connectionCaps: ReturnType<typeof createWsConnectionCaps>;
+  sessions: Map<WebSocket, Session>;
+  feeds: Map<Network, HeadFeed>;
+  closing: boolean;
+}
+
+/**
+ * `{ws}/v1/ws/{chain}/{network}` on the API's HTTP server: the upgrade is decided (auth, network,
+ * limits) before a WebSocket exists, refusals answer with the REST error body. One feed per network
+ * serves every connection.
+ */
+export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
   const { ctx, server, options = {} } = deps;
-  const { logger, metrics } = ctx;
-  const wsMetrics = createWsMetrics(metrics.registry);
-  const limits: SessionLimits = {
-    maxBufferedBytes: options.maxBufferedBytes ?? defaultMaxBufferedBytes,
-    maxSubscriptions: options.maxSubscriptions ?? defaultMaxSubscriptions,
-  };
-  // No permessage-deflate: sessions write subscription frames to the socket themselves, which is only
-  // safe while `ws` writes each of its own frames at once (compression would queue them).
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes,
-    perMessageDeflate: false,
-  });
-  const connectionCaps = createWsConnectionCaps({ ...defaultConnectionCaps, ...options.connectionCaps });
-  const sessions = new Map<WebSocket, Session>();
-  const feeds = new Map<Network, HeadFeed>();
-  let closing = false;
-
-  const feedOf = (network: Network): HeadFeed | undefined => {
-    if (closing || !network.config.upstreams.some((upstream) => upstream.wsUrl)) return undefined;
-    let feed = feeds.get(network);
-    if (!feed) {
-      const { chain, network: name, blockTimeS } = network.config;
-      const { pool } = network;
-      feed = createHeadFeed({
-        urls: () => pool.socketUrls(),
-        chain,
-        network: name,
-        logger,
-        metrics: wsMetrics,
-        lag: { bestHead: () => pool.heads.bestHead, maxBlocks: lagBlocks, checkMs: Math.max(1_000, blockTimeS * 1_000) },
-        socket: options.upstream,
-      });
-      feeds.set(network, feed);
-    }
-    return feed;
+  const state: EndpointState = {
+    deps,
+    wsMetrics: createWsMetrics(ctx.metrics.registry),
+    limits: {
+      maxBufferedBytes: options.maxBufferedBytes ?? defaultMaxBufferedBytes,
+      maxSubscriptions: options.maxSubscriptions ?? defaultMaxSubscriptions,
+    },
+    // No permessage-deflate: sessions write subscription frames to the socket themselves, which is only
+    // safe while `ws` writes each of its own frames at once (compression would queue them).
+    wss: new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayloadBytes ?? defaultMaxPayloadBytes,
+      perMessageDeflate: false,
+    }),
+    connectionCaps: createWsConnectionCaps({ ...defaultConnectionCaps, ...options.connectionCaps }),
+    sessions: new Map(),
+    feeds: new Map(),
+    closing: false,
   };
 
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // A client that resets during the checks must not take the process down.
-    socket.on('error', () => {});
-    if (closing) return refuse(socket, shuttingDown());
-    const address = clientAddress(request, deps.trustProxy) ?? 'unknown';
-    try {
-      connectionCaps.checkAddress(address);
-    } catch (error) {
-      return refuse(socket, error as AppError);
-    }
-    authorizeUpgrade({ ...deps, metrics }, request).then(
-      ({ principal, network }) => {
-        if (closing) return refuse(socket, shuttingDown());
-        let release: () => void;
-        try {
-          release = connectionCaps.admit(address, principal.accountId);
-        } catch (error) {
-          return refuse(socket, error as AppError);
-        }
-        // A client gone during the checks has closed already: its slot is not kept.
-        if (socket.destroyed) return release();
-        socket.once('close', release);
-        wss.handleUpgrade(request, socket, head, (ws) => {
-          const session = startSession({
-            ws,
-            socket,
-            principal,
-            network,
-            limiter: deps.limiter,
-            metrics,
-            enhanced: deps.enhanced,
-            wsMetrics,
-            logger,
-            limits,
-            feed: () => feedOf(network),
-          });
-          sessions.set(ws, session);
-          void session.closed.then(() => sessions.delete(ws));
-        });
-      },
-      (error: unknown) => {
-        const appError = toAppError(error as Error);
-        if (appError.status >= 500) logger.error({ err: error }, 'WebSocket upgrade failed');
-        refuse(socket, appError);
-      },
-    );
-  };
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => handleUpgrade(state, request, socket, head);
   server.on('upgrade', onUpgrade);
-
-  const pinger = setInterval(() => {
-    for (const [ws, session] of sessions) {
-      if (!session.alive) {
-        wsMetrics.serverCloses.inc({ reason: 'keepalive' });
-        ws.terminate();
-        continue;
-      }
-      session.alive = false;
-      ws.ping();
-    }
-  }, options.pingIntervalMs ?? defaultPingIntervalMs).unref();
+  const pinger = setInterval(() => pingSessions(state), options.pingIntervalMs ?? defaultPingIntervalMs).unref();
 
   return {
     async close() {
-      closing = true;
+      state.closing = true;
       clearInterval(pinger);
       server.off('upgrade', onUpgrade);
-      for (const session of sessions.values()) session.close(wsCloseCodes.goingAway, 'server shutting down', 'shutdown');
-      const drained = Promise.all([...sessions.values()].map((session) => session.closed));
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, drainGraceMs)))]);
-      clearTimeout(timer);
-      for (const ws of sessions.keys()) ws.terminate();
-      await Promise.all([...feeds.values()].map((feed) => feed.close()));
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closeConnections(state);
     },
   };
+}
+
+/** The network's shared feed, created by its first subscriber; undefined without a WebSocket upstream. */
+function feedOf(state: EndpointState, network: Network): HeadFeed | undefined {
+  if (state.closing || !network.config.upstreams.some((upstream) => upstream.wsUrl)) return undefined;
+  let feed = state.feeds.get(network);
+  if (!feed) {
+    const { chain, network: name, blockTimeS } = network.config;
+    const { pool } = network;
+    feed = createHeadFeed({
+      urls: () => pool.socketUrls(),
+      chain,
+      network: name,
+      logger: state.deps.ctx.logger,
+      metrics: state.wsMetrics,
+      lag: { bestHead: () => pool.heads.bestHead, maxBlocks: lagBlocks, checkMs: Math.max(1_000, blockTimeS * 1_000) },
+      socket: state.deps.options?.upstream,
+    });
+    state.feeds.set(network, feed);
+  }
+  return feed;
+}
+
+function handleUpgrade(state: EndpointState, request: IncomingMessage, socket: Duplex, head: Buffer) {
+  const { deps } = state;
+  // A client that resets during the checks must not take the process down.
+  socket.on('error', () => {});
+  if (state.closing) return refuse(socket, shuttingDown());
+  const address = clientAddress(request, deps.trustProxy) ?? 'unknown';
+  try {
+    state.connectionCaps.checkAddress(address);
+  } catch (error) {
+    return refuse(socket, error as AppError);
+  }
+  authorizeUpgrade({ ...deps, metrics: deps.ctx.metrics }, request).then(
+    ({ principal, network }) => admitConnection(state, { request, socket, head, address, principal, network }),
+    (error: unknown) => {
+      const appError = toAppError(error as Error);
+      if (appError.status >= 500) deps.ctx.logger.error({ err: error }, 'WebSocket upgrade failed');
+      refuse(socket, appError);
+    },
+  );
+}
+
+/** An authorized upgrade: counted against the caps, then made a WebSocket with its session. */
+function admitConnection(
+  state: EndpointState,
+  upgrade: { request: IncomingMessage; socket: Duplex; head: Buffer; address: string; principal: Principal; network: Network },
+) {
+  const { request, socket, head, address, principal, network } = upgrade;
+  if (state.closing) return refuse(socket, shuttingDown());
+  let release: () => void;
+  try {
+    release = state.connectionCaps.admit(address, principal.accountId);
+  } catch (error) {
+    return refuse(socket, error as AppError);
+  }
+  // A client gone during the checks has closed already: its slot is not kept.
+  if (socket.destroyed) return release();
+  socket.once('close', release);
+  state.wss.handleUpgrade(request, socket, head, (ws) => {
+    const { deps } = state;
+    const session = startSession({
+      ws,
+      socket,
+      principal,
+      network,
+      limiter: deps.limiter,
+      metrics: deps.ctx.metrics,
+      enhanced: deps.enhanced,
+      wsMetrics: state.wsMetrics,
+      logger: deps.ctx.logger,
+      limits: state.limits,
+      feed: () => feedOf(state, network),
+    });
+    state.sessions.set(ws, session);
+    void session.closed.then(() => state.sessions.delete(ws));
+  });
+}
+
+function pingSessions(state: EndpointState): void {
+  for (const [ws, session] of state.sessions) {
+    if (!session.alive) {
+      state.wsMetrics.serverCloses.inc({ reason: 'keepalive' });
+      ws.terminate();
+      continue;
+    }
+    session.alive = false;
+    ws.ping();
+  }
+}
+
+/** Every client closed with 1001 (terminated after a grace period), then the feeds and the server. */
+async function closeConnections(state: EndpointState): Promise<void> {
+  const { sessions, feeds, wss } = state;
+  for (const session of sessions.values()) session.close(wsCloseCodes.goingAway, 'server shutting down', 'shutdown');
+  const drained = Promise.all([...sessions.values()].map((session) => session.closed));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, drainGraceMs)))]);
+  clearTimeout(timer);
+  for (const ws of sessions.keys()) ws.terminate();
+  await Promise.all([...feeds.values()].map((feed) => feed.close()));
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
 }
 
 function shuttingDown(): AppError {

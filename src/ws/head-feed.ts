@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { createUpstreamSocket, type UpstreamSocketOptions } from '../chains/upstream-socket.ts';
-import { createChainWindow, type Header } from './chain-window.ts';
+import { createUpstreamSocket, type UpstreamSocket, type UpstreamSocketOptions } from '../chains/upstream-socket.ts';
+import { type ChainWindow, createChainWindow, type Header } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
@@ -42,6 +42,28 @@ type Log = LogLike & Record<string, unknown>;
 const bodyFields = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals'];
 const logFetchDelaysMs = [250, 500, 1_000, 2_000];
 
+/** One feed's subscribers, upstream subscriptions and queues, shared by the steps below. */
+interface FeedState {
+  chain: string;
+  network: string;
+  labels: { chain: string; network: string };
+  logger: Logger;
+  metrics: WsMetrics;
+  window: ChainWindow;
+  heads: Set<Deliver>;
+  logs: Set<{ filter: LogFilter; deliver: Deliver }>;
+  pending: Set<Deliver>;
+  syncing: Set<Deliver>;
+  socket: UpstreamSocket;
+  headsSub: string | undefined;
+  pendingSub: string | undefined;
+  headQueue: Promise<void>;
+  pendingQueue: Promise<void>;
+  lastSyncing: string | undefined;
+  /** A parent the window misses, by hash (the window's `fetchByHash`). */
+  fetchHeader(hash: string): Promise<Header | undefined>;
+}
+
 /**
  * Subscribes upstream to newHeads (and newPendingTransactions while a client wants them) and fans
  * the items out. Logs are fetched once per new block by hash and filtered per subscription; a reorg
@@ -50,162 +72,184 @@ const logFetchDelaysMs = [250, 500, 1_000, 2_000];
  */
 export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
   const { chain, network, logger, metrics } = options;
-  const labels = { chain, network };
-  const window = createChainWindow(options.reorgDepth ?? 128);
-  const heads = new Set<Deliver>();
-  const logs = new Set<{ filter: LogFilter; deliver: Deliver }>();
-  const pending = new Set<Deliver>();
-  const syncing = new Set<Deliver>();
-  let headsSub: string | undefined;
-  let pendingSub: string | undefined;
-  let headQueue = Promise.resolve();
-  let pendingQueue = Promise.resolve();
-  let lastSyncing: string | undefined;
-
-  const socket = createUpstreamSocket({
-    ...options.socket,
-    urls: options.urls,
+  const feed: FeedState = {
+    chain,
+    network,
+    labels: { chain, network },
     logger,
-    async onOpen(reconnected) {
-      if (reconnected) metrics.upstreamReconnects.inc(labels);
-      headsSub = undefined;
-      pendingSub = undefined;
-      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
-      headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
-      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
-      await syncPendingSubscription();
-      if (window.tip) enqueueHead(await socket.request('eth_getBlockByNumber', ['latest', false]));
-    },
-    onNotification(subscription, result) {
-      if (subscription === headsSub) enqueueHead(result);
-      else if (subscription === pendingSub) deliverAll(pending, createFeedItem(JSON.stringify(result)));
-    },
-  });
-
-  const { lag } = options;
-  let checksBehind = 0;
-  const lagTimer = lag
-    ? setInterval(() => {
-        const tip = window.tip;
-        if (!tip) return;
-        const behind = lag.bestHead() - Number(tip.header.number);
-        checksBehind = behind > lag.maxBlocks ? checksBehind + 1 : 0;
-        if (checksBehind < 2) return;
-        checksBehind = 0;
-        metrics.upstreamLagSwitches.inc(labels);
-        socket.reconnect(`no new head for ${behind} blocks while other upstreams moved on`);
-      }, lag.checkMs).unref()
-    : undefined;
-
-  function syncPendingSubscription(): Promise<void> {
-    pendingQueue = pendingQueue
-      .catch(() => {})
-      .then(async () => {
-        // Not connected yet (the first client of a feed) or reconnecting: onOpen subscribes once it is.
-        if (!socket.isOpen()) return;
-        if (pending.size > 0 && pendingSub === undefined) {
-          pendingSub = String(await socket.request('eth_subscribe', ['newPendingTransactions']));
-          metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 1);
-        } else if (pending.size === 0 && pendingSub !== undefined) {
-          const id = pendingSub;
-          pendingSub = undefined;
-          metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
-          await socket.request('eth_unsubscribe', [id]);
-        }
-      });
-    return pendingQueue;
-  }
-
-  function enqueueHead(raw: unknown) {
-    if (!isHeader(raw)) return;
-    headQueue = headQueue
-      .then(() => processHead(toHeader(raw)))
-      .catch((error: unknown) => logger.warn({ err: error, chain, network }, 'new head not processed'));
-  }
-
-  async function processHead(head: Header) {
-    const change = await window.advance(head, async (hash) => {
-      const block = await socket.request('eth_getBlockByHash', [hash, false]);
+    metrics,
+    window: createChainWindow(options.reorgDepth ?? 128),
+    heads: new Set(),
+    logs: new Set(),
+    pending: new Set(),
+    syncing: new Set(),
+    socket: createUpstreamSocket({
+      ...options.socket,
+      urls: options.urls,
+      logger,
+      onOpen: (reconnected) => resubscribe(feed, reconnected),
+      onNotification: (subscription, result) => onNotification(feed, subscription, result),
+    }),
+    headsSub: undefined,
+    pendingSub: undefined,
+    headQueue: Promise.resolve(),
+    pendingQueue: Promise.resolve(),
+    lastSyncing: undefined,
+    fetchHeader: async (hash) => {
+      const block = await feed.socket.request('eth_getBlockByHash', [hash, false]);
       return isHeader(block) ? toHeader(block) : undefined;
-    });
-    if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(block.logs as Log[], true);
-    for (const block of change.added) {
-      deliverAll(heads, createFeedItem(JSON.stringify(block.header)));
-      if (logs.size > 0) {
-        block.logs = await fetchLogs(block.header.hash);
-        deliverLogs(block.logs as Log[], false);
-      }
-    }
-    if (syncing.size > 0) await checkSyncing();
-  }
-
-  async function fetchLogs(blockHash: string): Promise<Log[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await socket.request('eth_getLogs', [{ blockHash }])) as Log[];
-      } catch (error) {
-        const delay = logFetchDelaysMs[attempt];
-        if (delay === undefined) {
-          logger.warn({ err: error, chain, network, blockHash }, 'logs of a block could not be fetched; skipped');
-          return [];
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  function deliverLogs(blockLogs: readonly Log[], removed: boolean) {
-    for (const log of blockLogs) {
-      let item: FeedItem | undefined;
-      let sent = 0;
-      for (const { filter, deliver } of logs) {
-        if (!matchesLogFilter(filter, log)) continue;
-        item ??= createFeedItem(JSON.stringify(removed ? { ...log, removed: true } : log));
-        if (deliver(item)) sent++;
-      }
-      if (sent > 0) metrics.messagesOut.inc(sent);
-    }
-  }
-
-  async function checkSyncing() {
-    const json = JSON.stringify(await socket.request('eth_syncing', []));
-    if (lastSyncing !== undefined && json !== lastSyncing) deliverAll(syncing, createFeedItem(json));
-    lastSyncing = json;
-  }
-
-  /** One item to every subscriber of a kind, in subscription order, counted once. */
-  function deliverAll(delivers: Iterable<Deliver>, item: FeedItem) {
-    let sent = 0;
-    for (const deliver of delivers) if (deliver(item)) sent++;
-    if (sent > 0) metrics.messagesOut.inc(sent);
-  }
-
-  return {
-    subscribe(request, deliver) {
-      switch (request.kind) {
-        case 'newHeads':
-          return setMember(heads, deliver);
-        case 'syncing':
-          return setMember(syncing, deliver);
-        case 'logs':
-          return setMember(logs, { filter: request.filter, deliver });
-        case 'newPendingTransactions': {
-          const remove = setMember(pending, deliver);
-          syncPendingSubscription().catch((error: unknown) => logger.warn({ err: error }, 'pending subscription not changed'));
-          return () => {
-            remove();
-            syncPendingSubscription().catch(() => {});
-          };
-        }
-      }
-    },
-    async close() {
-      clearInterval(lagTimer);
-      await socket.close();
-      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 0);
-      metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
     },
   };
+  const lagTimer = options.lag ? watchLag(feed, options.lag) : undefined;
+
+  return {
+    subscribe: (request, deliver) => subscribe(feed, request, deliver),
+    async close() {
+      clearInterval(lagTimer);
+      await feed.socket.close();
+      metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newHeads' }, 0);
+      metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newPendingTransactions' }, 0);
+    },
+  };
+}
+
+/** On every (re)connect: the subscriptions again, and the heads missed while away. */
+async function resubscribe(feed: FeedState, reconnected: boolean): Promise<void> {
+  const { metrics, labels, socket } = feed;
+  if (reconnected) metrics.upstreamReconnects.inc(labels);
+  feed.headsSub = undefined;
+  feed.pendingSub = undefined;
+  metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+  feed.headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
+  metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
+  await syncPendingSubscription(feed);
+  if (feed.window.tip) enqueueHead(feed, await socket.request('eth_getBlockByNumber', ['latest', false]));
+}
+
+function onNotification(feed: FeedState, subscription: string, result: unknown): void {
+  if (subscription === feed.headsSub) enqueueHead(feed, result);
+  else if (subscription === feed.pendingSub) deliverAll(feed, feed.pending, createFeedItem(JSON.stringify(result)));
+}
+
+/** Leaves a connection that stays `maxBlocks` behind the best head at two checks in a row. */
+function watchLag(feed: FeedState, lag: NonNullable<HeadFeedOptions['lag']>): NodeJS.Timeout {
+  let checksBehind = 0;
+  return setInterval(() => {
+    const tip = feed.window.tip;
+    if (!tip) return;
+    const behind = lag.bestHead() - Number(tip.header.number);
+    checksBehind = behind > lag.maxBlocks ? checksBehind + 1 : 0;
+    if (checksBehind < 2) return;
+    checksBehind = 0;
+    feed.metrics.upstreamLagSwitches.inc(feed.labels);
+    feed.socket.reconnect(`no new head for ${behind} blocks while other upstreams moved on`);
+  }, lag.checkMs).unref();
+}
+
+function subscribe(feed: FeedState, request: SubscriptionRequest, deliver: Deliver): () => void {
+  switch (request.kind) {
+    case 'newHeads':
+      return setMember(feed.heads, deliver);
+    case 'syncing':
+      return setMember(feed.syncing, deliver);
+    case 'logs':
+      return setMember(feed.logs, { filter: request.filter, deliver });
+    case 'newPendingTransactions': {
+      const remove = setMember(feed.pending, deliver);
+      syncPendingSubscription(feed).catch((error: unknown) =>
+        feed.logger.warn({ err: error }, 'pending subscription not changed'),
+      );
+      return () => {
+        remove();
+        syncPendingSubscription(feed).catch(() => {});
+      };
+    }
+  }
+}
+
+function syncPendingSubscription(feed: FeedState): Promise<void> {
+  const { socket, pending, metrics, labels } = feed;
+  feed.pendingQueue = feed.pendingQueue
+    .catch(() => {})
+    .then(async () => {
+      // Not connected yet (the first client of a feed) or reconnecting: onOpen subscribes once it is.
+      if (!socket.isOpen()) return;
+      if (pending.size > 0 && feed.pendingSub === undefined) {
+        feed.pendingSub = String(await socket.request('eth_subscribe', ['newPendingTransactions']));
+        metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 1);
+      } else if (pending.size === 0 && feed.pendingSub !== undefined) {
+        const id = feed.pendingSub;
+        feed.pendingSub = undefined;
+        metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+        await socket.request('eth_unsubscribe', [id]);
+      }
+    });
+  return feed.pendingQueue;
+}
+
+function enqueueHead(feed: FeedState, raw: unknown): void {
+  if (!isHeader(raw)) return;
+  feed.headQueue = feed.headQueue
+    .then(() => processHead(feed, toHeader(raw)))
+    .catch((error: unknown) =>
+      feed.logger.warn({ err: error, chain: feed.chain, network: feed.network }, 'new head not processed'),
+    );
+}
+
+async function processHead(feed: FeedState, head: Header): Promise<void> {
+  const { logs } = feed;
+  const change = await feed.window.advance(head, feed.fetchHeader);
+  if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(feed, block.logs as Log[], true);
+  for (const block of change.added) {
+    deliverAll(feed, feed.heads, createFeedItem(JSON.stringify(block.header)));
+    if (logs.size > 0) {
+      block.logs = await fetchLogs(feed, block.header.hash);
+      deliverLogs(feed, block.logs as Log[], false);
+    }
+  }
+  if (feed.syncing.size > 0) await checkSyncing(feed);
+}
+
+async function fetchLogs(feed: FeedState, blockHash: string): Promise<Log[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await feed.socket.request('eth_getLogs', [{ blockHash }])) as Log[];
+    } catch (error) {
+      const delay = logFetchDelaysMs[attempt];
+      if (delay === undefined) {
+        const { chain, network } = feed;
+        feed.logger.warn({ err: error, chain, network, blockHash }, 'logs of a block could not be fetched; skipped');
+        return [];
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+function deliverLogs(feed: FeedState, blockLogs: readonly Log[], removed: boolean): void {
+  for (const log of blockLogs) {
+    let item: FeedItem | undefined;
+    let sent = 0;
+    for (const { filter, deliver } of feed.logs) {
+      if (!matchesLogFilter(filter, log)) continue;
+      item ??= createFeedItem(JSON.stringify(removed ? { ...log, removed: true } : log));
+      if (deliver(item)) sent++;
+    }
+    if (sent > 0) feed.metrics.messagesOut.inc(sent);
+  }
+}
+
+async function checkSyncing(feed: FeedState): Promise<void> {
+  const json = JSON.stringify(await feed.socket.request('eth_syncing', []));
+  if (feed.lastSyncing !== undefined && json !== feed.lastSyncing) deliverAll(feed, feed.syncing, createFeedItem(json));
+  feed.lastSyncing = json;
+}
+
+/** One item to every subscriber of a kind, in subscription order, counted once. */
+function deliverAll(feed: FeedState, delivers: Iterable<Deliver>, item: FeedItem): void {
+  let sent = 0;
+  for (const deliver of delivers) if (deliver(item)) sent++;
+  if (sent > 0) feed.metrics.messagesOut.inc(sent);
 }
 
 function setMember<T>(set: Set<T>, member: T): () => void {
