@@ -20,11 +20,18 @@ import type { AccountService } from './service.ts';
 
 const adminSecurity = [{ adminToken: [] }];
 
+const tags = ['admin'];
+
 /** The admin API for accounts and keys (operators, dashboard back end). Registered inside the admin guard's scope. */
 export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts: AccountService }) {
-  const { accounts } = deps;
-  const tags = ['admin'];
+  // Registration order is the OpenAPI document's path order.
+  accountRoutes(app, deps.accounts);
+  accountKeyRoutes(app, deps.accounts);
+  apiKeyRoutes(app, deps.accounts);
+}
 
+/** Create, list, read and change accounts. */
+function accountRoutes(app: FastifyInstance, accounts: AccountService) {
   app.post(
     '/admin/accounts',
     {
@@ -95,7 +102,10 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
       return accounts.updateAccount(id, request.body as Static<typeof UpdateAccountBody>);
     },
   );
+}
 
+/** Create and list the keys of one account. */
+function accountKeyRoutes(app: FastifyInstance, accounts: AccountService) {
   app.post(
     '/admin/accounts/:id/keys',
     {
@@ -140,7 +150,10 @@ export async function accountAdminRoutes(app: FastifyInstance, deps: { accounts:
       return { keys, page: query.page, total };
     },
   );
+}
 
+/** Revoke, change, rotate and audit one key by its id. */
+function apiKeyRoutes(app: FastifyInstance, accounts: AccountService) {
   app.delete(
     '/admin/keys/:id',
     {
