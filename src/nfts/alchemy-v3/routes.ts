@@ -34,19 +34,13 @@ const doc = (summary: string, description: string) => ({
   tags: ['nfts'],
 });
 
+type V3Deps = { chains: ChainRegistry; v3: AlchemyV3Nfts };
+
 /**
  * Alchemy's NFT API v3 method names under the JSON-RPC URL form (`GET {url}/getNFTsForOwner?...`, as
  * alchemy-sdk sends them when given a `url`), scope data:read. Registered inside the /v1 guard's scope.
  */
-export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; v3: AlchemyV3Nfts }) {
-  function evmNetwork(request: FastifyRequest): Network {
-    const { chain, network } = request.params as { chain: string; network: string };
-    const target = resolveRestNetwork(deps.chains.list(), request.principal!, chain, network);
-    if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
-    return target;
-  }
-  const withMetadata = (query: Query) => query.withMetadata !== false;
-
+export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getNFTsForOwner`,
     {
@@ -61,21 +55,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3OwnedResponse, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as Query;
-      const owner = requiredAddress('owner', query.owner);
-      if (query.orderBy !== undefined)
-        throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
-      const network = evmNetwork(request);
-      const answer = await deps.v3.nftsForOwner(network, owner, {
-        contracts: contractFilter(query),
-        pageKey: query.pageKey,
-        pageSize: query.pageSize,
-        withMetadata: withMetadata(query),
-      });
-      // Nothing is classified as spam or as an airdrop: asking for only those finds none.
-      return listParam(query, 'includeFilters').length > 0 ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
-    },
+    (request) => nftsForOwner(deps, request),
   );
 
   app.get(
@@ -89,13 +69,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3NftResponse, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as Query;
-      const contract = requiredAddress('contractAddress', query.contractAddress);
-      const tokenId = requiredTokenId(query.tokenId);
-      // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
-      return deps.v3.nftMetadata(evmNetwork(request), contract, tokenId);
-    },
+    (request) => nftMetadata(deps, request),
   );
 
   app.get(
@@ -109,10 +83,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3ContractResponse, ...errors },
       },
     },
-    async (request) => {
-      const contract = requiredAddress('contractAddress', (request.query as Query).contractAddress);
-      return deps.v3.contractMetadata(evmNetwork(request), contract);
-    },
+    (request) => contractMetadata(deps, request),
   );
 
   app.get(
@@ -126,17 +97,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3ContractNftsResponse, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as Query;
-      const contract = requiredAddress('contractAddress', query.contractAddress);
-      const start = query.pageKey ?? query.startToken;
-      const from = start === undefined ? 0n : parseTokenId(start, query.pageKey === undefined ? 'startToken' : 'pageKey');
-      return deps.v3.nftsForContract(evmNetwork(request), contract, {
-        from,
-        limit: query.limit,
-        withMetadata: withMetadata(query),
-      });
-    },
+    (request) => nftsForContract(deps, request),
   );
 
   app.get(
@@ -150,12 +111,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3OwnersForNftResponse, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as Query;
-      const contract = requiredAddress('contractAddress', query.contractAddress);
-      const tokenId = requiredTokenId(query.tokenId);
-      return deps.v3.ownersForNft(evmNetwork(request), contract, tokenId, { pageKey: query.pageKey, pageSize: query.pageSize });
-    },
+    (request) => ownersForNft(deps, request),
   );
 
   app.get(
@@ -169,15 +125,77 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: { chains: C
         response: { 200: V3OwnersForContractResponse, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as Query;
-      const contract = requiredAddress('contractAddress', query.contractAddress);
-      return deps.v3.ownersForContract(evmNetwork(request), contract, {
-        pageKey: query.pageKey,
-        pageSize: query.pageSize,
-        withTokenBalances: query.withTokenBalances === true,
-        includeCount: query.includeCount === true,
-      });
-    },
+    (request) => ownersForContract(deps, request),
   );
+}
+
+function evmNetwork(chains: ChainRegistry, request: FastifyRequest): Network {
+  const { chain, network } = request.params as { chain: string; network: string };
+  const target = resolveRestNetwork(chains.list(), request.principal!, chain, network);
+  if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
+  return target;
+}
+
+const withMetadata = (query: Query) => query.withMetadata !== false;
+
+async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const owner = requiredAddress('owner', query.owner);
+  if (query.orderBy !== undefined)
+    throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
+  const network = evmNetwork(deps.chains, request);
+  const answer = await deps.v3.nftsForOwner(network, owner, {
+    contracts: contractFilter(query),
+    pageKey: query.pageKey,
+    pageSize: query.pageSize,
+    withMetadata: withMetadata(query),
+  });
+  // Nothing is classified as spam or as an airdrop: asking for only those finds none.
+  return listParam(query, 'includeFilters').length > 0 ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
+}
+
+async function nftMetadata(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const contract = requiredAddress('contractAddress', query.contractAddress);
+  const tokenId = requiredTokenId(query.tokenId);
+  // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
+  return deps.v3.nftMetadata(evmNetwork(deps.chains, request), contract, tokenId);
+}
+
+async function contractMetadata(deps: V3Deps, request: FastifyRequest) {
+  const contract = requiredAddress('contractAddress', (request.query as Query).contractAddress);
+  return deps.v3.contractMetadata(evmNetwork(deps.chains, request), contract);
+}
+
+async function nftsForContract(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const contract = requiredAddress('contractAddress', query.contractAddress);
+  const start = query.pageKey ?? query.startToken;
+  const from = start === undefined ? 0n : parseTokenId(start, query.pageKey === undefined ? 'startToken' : 'pageKey');
+  return deps.v3.nftsForContract(evmNetwork(deps.chains, request), contract, {
+    from,
+    limit: query.limit,
+    withMetadata: withMetadata(query),
+  });
+}
+
+async function ownersForNft(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const contract = requiredAddress('contractAddress', query.contractAddress);
+  const tokenId = requiredTokenId(query.tokenId);
+  return deps.v3.ownersForNft(evmNetwork(deps.chains, request), contract, tokenId, {
+    pageKey: query.pageKey,
+    pageSize: query.pageSize,
+  });
+}
+
+async function ownersForContract(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const contract = requiredAddress('contractAddress', query.contractAddress);
+  return deps.v3.ownersForContract(evmNetwork(deps.chains, request), contract, {
+    pageKey: query.pageKey,
+    pageSize: query.pageSize,
+    withTokenBalances: query.withTokenBalances === true,
+    includeCount: query.includeCount === true,
+  });
 }
