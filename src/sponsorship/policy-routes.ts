@@ -22,11 +22,21 @@ function policyName(name: string): string {
 // Another account's policy is as absent as one that never existed.
 const noSuchPolicy = (id: string) => notFound(`gas policy '${id}' does not exist`);
 
+type PolicyRouteDeps = { chains: ChainRegistry; db: Database };
+
+const principalOf = (request: FastifyRequest) => request.principal!;
+const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'gas:manage' as const });
+
 /** `/v1/gas/policies` (scope gas:manage; a policy belongs to the account of the key that created it). */
-export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; db: Database }) {
+export async function policyRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
+  // Registration order is the OpenAPI document's path order.
+  policyCollectionRoutes(app, deps);
+  singlePolicyRoutes(app, deps.db);
+}
+
+/** Create a policy and list the account's policies. */
+function policyCollectionRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
   const { chains, db } = deps;
-  const principalOf = (request: FastifyRequest) => request.principal!;
-  const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'gas:manage' as const });
 
   app.post(
     '/v1/gas/policies',
@@ -78,7 +88,10 @@ export async function policyRoutes(app: FastifyInstance, deps: { chains: ChainRe
       return { policies: data.map(toPolicyRecord), page, total };
     },
   );
+}
 
+/** Read, change and delete one policy by its id. */
+function singlePolicyRoutes(app: FastifyInstance, db: Database) {
   app.get(
     '/v1/gas/policies/:id',
     {
