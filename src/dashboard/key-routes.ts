@@ -9,6 +9,7 @@ import {
   RotateKeyBody,
   UpdateKeyBody,
 } from '../accounts/schemas.ts';
+import type { AccountService } from '../accounts/service.ts';
 import { listBodyLimit } from '../http/body-limits.ts';
 import { missingBodyAsEmpty } from '../http/optional-body.ts';
 import { pageWindow, paginationQuery } from '../http/pagination.ts';
@@ -21,6 +22,13 @@ const allKeys = { offset: 0, limit: 1000 };
 
 /** The session account's API keys, through the same AccountService as the admin API. */
 export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  // Registration order is the OpenAPI document's path order.
+  keyListRoutes(app, deps);
+  singleKeyRoutes(app, deps.accounts);
+}
+
+/** List the account's keys (with when each was last used) and create one. */
+function keyListRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const { accounts } = deps;
 
   app.get(
@@ -60,7 +68,10 @@ export async function keyRoutes(app: FastifyInstance, deps: DashboardDeps) {
       return reply.code(201).send(created);
     },
   );
+}
 
+/** Revoke, change, rotate and audit one of the account's keys. */
+function singleKeyRoutes(app: FastifyInstance, accounts: AccountService) {
   app.delete(
     '/keys/:id',
     { schema: { params: IdParams, response: { 200: ApiKeyInfo, ...errorResponses(401, 403, 404) } } },
