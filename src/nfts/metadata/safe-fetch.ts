@@ -71,6 +71,16 @@ function describeError(error: unknown, host: string): string {
   return `could not fetch from ${host}${code ? ` (${code})` : ''}`;
 }
 
+/** What every hop of one fetcher needs: the options, resolved once. */
+interface FetchSettings {
+  readonly mode: SafeFetchOptions['mode'];
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly maxRedirects: number;
+  readonly resolve: (hostname: string) => Promise<LookupAddress[]>;
+  readonly trusted: ReadonlySet<string>;
+}
+
 /**
  * An HTTP client for URLs that come from contracts and metadata documents, i.e. from anyone: it
  * resolves the host itself, refuses private, loopback, link-local and other special addresses
@@ -78,105 +88,111 @@ function describeError(error: unknown, host: string): string {
  * on every redirect, and bounds the time and the bytes it spends.
  */
 export function createSafeFetcher(options: SafeFetchOptions): SafeFetcher {
-  const maxRedirects = options.maxRedirects ?? defaultMaxRedirects;
-  const resolve = options.resolve ?? systemResolve;
-  const trusted = new Set(options.trustedOrigins ?? []);
-
-  async function addressesFor(url: URL, signal: AbortSignal): Promise<LookupAddress[]> {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const literal = isIP(host);
-    const addresses = literal ? [{ address: host, family: literal }] : await untilAborted(resolve(host), signal);
-    if (addresses.length === 0) throw new FetchRefused(`host ${host} not found`);
-    if (!trusted.has(url.origin)) {
-      for (const { address } of addresses) {
-        const refused = refusedAddressReason(address, options.mode);
-        if (refused) throw new FetchRefused(refused);
-      }
-    }
-    return addresses;
-  }
-
-  function checkScheme(url: URL): void {
-    if (url.protocol === 'https:') return;
-    if (url.protocol === 'http:' && (options.mode === 'development' || trusted.has(url.origin))) return;
-    if (url.protocol === 'http:') throw new FetchRefused('http URLs are refused outside development mode; use https');
-    throw new FetchRefused(`unsupported URL scheme '${url.protocol}'`);
-  }
-
-  async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > options.maxBytes) {
-        body.destroy();
-        throw new FetchRefused(`response larger than ${options.maxBytes} bytes`);
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks);
-  }
-
-  async function hop(url: URL, signal: AbortSignal): Promise<{ redirect: URL } | SafeFetchResult> {
-    checkScheme(url);
-    const addresses = await addressesFor(url, signal);
-    const agent = new Agent({
-      connect: { lookup: pinnedLookup(addresses), timeout: options.timeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connections: 1,
-    });
-    try {
-      const response = await request(url, {
-        dispatcher: agent,
-        signal,
-        headers: { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': 'blockyard-nft-metadata/1' },
-      });
-      const location = response.headers.location;
-      if (redirectStatuses.has(response.statusCode) && typeof location === 'string') {
-        await response.body.dump();
-        if (!URL.canParse(location, url.href)) return { ok: false, reason: `invalid redirect location from ${url.host}` };
-        return { redirect: new URL(location, url) };
-      }
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        await response.body.dump();
-        return { ok: false, reason: `HTTP ${response.statusCode} from ${url.host}` };
-      }
-      const length = Number(response.headers['content-length']);
-      if (Number.isFinite(length) && length > options.maxBytes) {
-        response.body.destroy();
-        return { ok: false, reason: `response larger than ${options.maxBytes} bytes` };
-      }
-      const contentType = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : null;
-      return { ok: true, url: url.href, contentType, body: await readCapped(response.body) };
-    } finally {
-      await agent.destroy().catch(() => {});
-    }
-  }
-
-  return {
-    async fetch(start) {
-      const signal = AbortSignal.timeout(options.timeoutMs);
-      let url: URL;
-      try {
-        url = new URL(start);
-      } catch {
-        return { ok: false, reason: 'not a valid URL' };
-      }
-      try {
-        for (let redirects = 0; ; redirects++) {
-          const result = await hop(url, signal);
-          if (!('redirect' in result)) return result;
-          if (redirects >= maxRedirects) return { ok: false, reason: `more than ${maxRedirects} redirects` };
-          url = result.redirect;
-        }
-      } catch (error) {
-        if (error instanceof FetchRefused) return { ok: false, reason: error.message };
-        if (signal.aborted || /Timeout/.test((error as Error).name ?? '')) {
-          return { ok: false, reason: `timeout after ${options.timeoutMs} ms` };
-        }
-        return { ok: false, reason: describeError(error, url.host) };
-      }
-    },
+  const settings: FetchSettings = {
+    mode: options.mode,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    maxRedirects: options.maxRedirects ?? defaultMaxRedirects,
+    resolve: options.resolve ?? systemResolve,
+    trusted: new Set(options.trustedOrigins ?? []),
   };
+  return { fetch: (start) => fetchFollowingRedirects(settings, start) };
+}
+
+async function fetchFollowingRedirects(settings: FetchSettings, start: string): Promise<SafeFetchResult> {
+  const { maxRedirects, timeoutMs } = settings;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let url: URL;
+  try {
+    url = new URL(start);
+  } catch {
+    return { ok: false, reason: 'not a valid URL' };
+  }
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const result = await hop(settings, url, signal);
+      if (!('redirect' in result)) return result;
+      if (redirects >= maxRedirects) return { ok: false, reason: `more than ${maxRedirects} redirects` };
+      url = result.redirect;
+    }
+  } catch (error) {
+    if (error instanceof FetchRefused) return { ok: false, reason: error.message };
+    if (signal.aborted || /Timeout/.test((error as Error).name ?? '')) {
+      return { ok: false, reason: `timeout after ${timeoutMs} ms` };
+    }
+    return { ok: false, reason: describeError(error, url.host) };
+  }
+}
+
+async function addressesFor(settings: FetchSettings, url: URL, signal: AbortSignal): Promise<LookupAddress[]> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = isIP(host);
+  const addresses = literal ? [{ address: host, family: literal }] : await untilAborted(settings.resolve(host), signal);
+  if (addresses.length === 0) throw new FetchRefused(`host ${host} not found`);
+  if (!settings.trusted.has(url.origin)) {
+    for (const { address } of addresses) {
+      const refused = refusedAddressReason(address, settings.mode);
+      if (refused) throw new FetchRefused(refused);
+    }
+  }
+  return addresses;
+}
+
+function checkScheme(settings: FetchSettings, url: URL): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && (settings.mode === 'development' || settings.trusted.has(url.origin))) return;
+  if (url.protocol === 'http:') throw new FetchRefused('http URLs are refused outside development mode; use https');
+  throw new FetchRefused(`unsupported URL scheme '${url.protocol}'`);
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new FetchRefused(`response larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function hop(settings: FetchSettings, url: URL, signal: AbortSignal): Promise<{ redirect: URL } | SafeFetchResult> {
+  const { timeoutMs, maxBytes } = settings;
+  checkScheme(settings, url);
+  const addresses = await addressesFor(settings, url, signal);
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(addresses), timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: 1,
+  });
+  try {
+    const response = await request(url, {
+      dispatcher: agent,
+      signal,
+      headers: { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': 'blockyard-nft-metadata/1' },
+    });
+    const location = response.headers.location;
+    if (redirectStatuses.has(response.statusCode) && typeof location === 'string') {
+      await response.body.dump();
+      if (!URL.canParse(location, url.href)) return { ok: false, reason: `invalid redirect location from ${url.host}` };
+      return { redirect: new URL(location, url) };
+    }
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      await response.body.dump();
+      return { ok: false, reason: `HTTP ${response.statusCode} from ${url.host}` };
+    }
+    const length = Number(response.headers['content-length']);
+    if (Number.isFinite(length) && length > maxBytes) {
+      response.body.destroy();
+      return { ok: false, reason: `response larger than ${maxBytes} bytes` };
+    }
+    const contentType = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : null;
+    return { ok: true, url: url.href, contentType, body: await readCapped(response.body, maxBytes) };
+  } finally {
+    await agent.destroy().catch(() => {});
+  }
 }
