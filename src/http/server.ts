@@ -14,13 +14,13 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { maskKeysInUrl } from '../auth/key-in-path.ts';
 import { AppError } from '../core/errors.ts';
-import { createAccessLog } from '../observability/access-log.ts';
+import { type AccessLog, createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { defaultRestBodyLimit } from './body-limits.ts';
 import { plainAddress, type TrustProxy } from './client-address.ts';
 import { handleClientError } from './client-error.ts';
 import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } from './connection-caps.ts';
-import { answerPreflight, createCorsPolicy, isPreflight } from './cors.ts';
+import { answerPreflight, type CorsPolicy, createCorsPolicy, isPreflight } from './cors.ts';
 import { docsPages } from './docs-pages.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
@@ -75,53 +75,38 @@ function requestIdOf(request: IncomingMessage): string {
 
 /** The HTTP server: request ids, error mapping, metrics, OpenAPI and /docs, then the route groups. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
-  const { logger, metrics, plugins, fastRoutes = [], unroutedGuards = [] } = options;
+  const server: ServerState = {
+    options,
+    unroutedGuards: options.unroutedGuards ?? [],
+    cors: createCorsPolicy(options.corsOrigins ?? []),
+    accessLog: createAccessLog(options.logger),
+    closing: false,
+  };
+  const app = createFastify(server);
+  enforceConnectionCaps(app.server, { ...defaultConnectionCaps, ...options.connectionCaps });
+  app.setErrorHandler(errorHandler);
+  readJsonBodiesStrictly(app);
+  addRequestHooks(app, server);
+  await registerDocs(app);
+  for (const plugin of options.plugins) await app.register(plugin);
+  if (options.fastRoutes !== undefined && options.fastRoutes.length > 0) putFastRoutesInFront(app, server, options.fastRoutes);
+  return app;
+}
+
+/** What the server's hooks share: set up once, `closing` from preClose on. */
+interface ServerState {
+  readonly options: ServerOptions;
+  readonly unroutedGuards: NonNullable<ServerOptions['unroutedGuards']>;
+  readonly cors: CorsPolicy | undefined;
+  readonly accessLog: AccessLog;
+  closing: boolean;
+}
+
+function createFastify(server: ServerState): FastifyInstance {
+  const { options } = server;
   const timeouts = { ...defaultHttpTimeouts, ...options.timeouts };
-  const cors = createCorsPolicy(options.corsOrigins ?? []);
-  const accessLog = createAccessLog(logger);
-  let closing = false;
-
-  const guardUnrouted = async (request: FastifyRequest, reply: FastifyReply) => {
-    for (const { prefix, guard } of unroutedGuards) if (isUnder(request.url, prefix)) return guard(request, reply);
-  };
-  const addCorsHeaders = (request: FastifyRequest, reply: FastifyReply) => {
-    if (cors === undefined || !isUnder(request.url, '/v1')) return;
-    const headers = cors.responseHeaders(request.headers.origin);
-    if (headers !== undefined) reply.headers(headers);
-  };
-  const record = (request: FastifyRequest, reply: FastifyReply, ms: number) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, ms / 1000);
-    if (accessLog.enabled) {
-      accessLog.write({
-        reqId: request.id,
-        method: request.method,
-        url: request.url,
-        ip: plainAddress(request.ip),
-        status: reply.statusCode,
-        ms,
-      });
-    }
-  };
-  // The router refused the URL before any hook could run: what the hooks below do, done here.
-  const answerUnroutable = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const started = performance.now();
-    reply.raw.once('finish', () => record(request, reply, performance.now() - started));
-    reply.header('x-request-id', request.id);
-    if (closing) reply.header('connection', 'close');
-    addCorsHeaders(request, reply);
-    let answer: Error = error;
-    try {
-      await guardUnrouted(request, reply);
-    } catch (refused) {
-      answer = refused as Error;
-    }
-    errorHandler(answer, request, reply);
-  };
-
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+  return Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
     // One log line per request, written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     // No requestIdHeader: Fastify would take the header as it is, unchecked, before genReqId.
@@ -141,33 +126,76 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     },
     clientErrorHandler: handleClientError,
-    frameworkErrors: (error, request, reply) => void answerUnroutable(error, request, reply),
+    frameworkErrors: (error, request, reply) => void answerUnroutable(server, error, request, reply),
   });
+}
 
-  enforceConnectionCaps(app.server, { ...defaultConnectionCaps, ...options.connectionCaps });
-  app.setErrorHandler(errorHandler);
-  readJsonBodiesStrictly(app);
+async function guardUnrouted(server: ServerState, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  for (const { prefix, guard } of server.unroutedGuards) if (isUnder(request.url, prefix)) return guard(request, reply);
+}
+
+function addCorsHeaders(server: ServerState, request: FastifyRequest, reply: FastifyReply): void {
+  if (server.cors === undefined || !isUnder(request.url, '/v1')) return;
+  const headers = server.cors.responseHeaders(request.headers.origin);
+  if (headers !== undefined) reply.headers(headers);
+}
+
+function recordRequest(server: ServerState, request: FastifyRequest, reply: FastifyReply, ms: number): void {
+  const { metrics } = server.options;
+  const route = request.routeOptions.url ?? 'unmatched';
+  metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+  metrics.httpDuration.observe({ method: request.method, route }, ms / 1000);
+  if (server.accessLog.enabled) {
+    server.accessLog.write({
+      reqId: request.id,
+      method: request.method,
+      url: request.url,
+      ip: plainAddress(request.ip),
+      status: reply.statusCode,
+      ms,
+    });
+  }
+}
+
+// The router refused the URL before any hook could run: what the hooks below do, done here.
+async function answerUnroutable(server: ServerState, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const started = performance.now();
+  reply.raw.once('finish', () => recordRequest(server, request, reply, performance.now() - started));
+  reply.header('x-request-id', request.id);
+  if (server.closing) reply.header('connection', 'close');
+  addCorsHeaders(server, request, reply);
+  let answer: Error = error;
+  try {
+    await guardUnrouted(server, request, reply);
+  } catch (refused) {
+    answer = refused as Error;
+  }
+  errorHandler(answer, request, reply);
+}
+
+function addRequestHooks(app: FastifyInstance, server: ServerState): void {
+  const { options } = server;
   app.setNotFoundHandler(async (request, reply) => {
     if (options.pageFallback?.(request, reply)) return reply;
-    await guardUnrouted(request, reply);
+    await guardUnrouted(server, request, reply);
     throw new AppError('not_found', `no route ${request.method} ${maskKeysInUrl(request.url.split('?')[0]!)}`);
   });
 
   app.addHook('preClose', async () => {
-    closing = true;
+    server.closing = true;
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const preflight = isPreflight(request.method, request.headers);
-    if (!preflight) addCorsHeaders(request, reply);
-    if (closing) {
+    if (!preflight) addCorsHeaders(server, request, reply);
+    if (server.closing) {
       reply.header('connection', 'close');
       throw shuttingDown();
     }
     if (preflight) {
       const origin = request.headers.origin as string;
       const headers =
-        (await options.keyCors?.preflightHeaders(request.url, origin)) ?? answerPreflight(cors, request.url, origin);
+        (await options.keyCors?.preflightHeaders(request.url, origin)) ?? answerPreflight(server.cors, request.url, origin);
       return reply.code(204).headers(headers).send();
     }
   });
@@ -176,37 +204,38 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // A response finishing while the server drains closes its connection, so close() need not wait
   // for the client's keep-alive to time out.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) reply.header('connection', 'close');
+    if (server.closing) reply.header('connection', 'close');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => record(request, reply, reply.elapsedTime));
+  app.addHook('onResponse', async (request, reply) => recordRequest(server, request, reply, reply.elapsedTime));
   if (options.idempotency) app.addHook('onRoute', idempotentRoutes(options.idempotency));
+}
 
+async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, { openapi: openApiInfo, transform: publishRouteScope });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(docsPages);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
 
-  for (const plugin of plugins) await app.register(plugin);
-  if (fastRoutes.length > 0) {
-    const dispatch = createFastDispatch({
-      routes: fastRoutes,
-      metrics,
-      logger,
-      accessLog,
-      requestId: requestIdOf,
-      isClosing: () => closing,
-      cors,
-      trustProxy: options.trustProxy,
+function putFastRoutesInFront(app: FastifyInstance, server: ServerState, routes: FastRoute[]): void {
+  const { options } = server;
+  const dispatch = createFastDispatch({
+    routes,
+    metrics: options.metrics,
+    logger: options.logger,
+    accessLog: server.accessLog,
+    requestId: requestIdOf,
+    isClosing: () => server.closing,
+    cors: server.cors,
+    trustProxy: options.trustProxy,
+  });
+  // Fastify's handler is the server's one 'request' listener; the fast routes go in front of it.
+  const [fastifyHandler, ...others] = app.server.listeners('request') as ((...args: unknown[]) => void)[];
+  if (fastifyHandler && others.length === 0) {
+    app.server.removeListener('request', fastifyHandler);
+    app.server.on('request', (req, res) => {
+      if (!dispatch(req, res)) fastifyHandler(req, res);
     });
-    // Fastify's handler is the server's one 'request' listener; the fast routes go in front of it.
-    const [fastifyHandler, ...others] = app.server.listeners('request') as ((...args: unknown[]) => void)[];
-    if (fastifyHandler && others.length === 0) {
-      app.server.removeListener('request', fastifyHandler);
-      app.server.on('request', (req, res) => {
-        if (!dispatch(req, res)) fastifyHandler(req, res);
-      });
-    }
   }
-  return app;
 }

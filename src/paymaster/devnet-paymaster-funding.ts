@@ -1,4 +1,4 @@
-import { type Address, type Hex, numberToHex, parseAbi, parseEther } from 'viem';
+import { type Address, type Hex, numberToHex, type PublicClient, parseAbi, parseEther } from 'viem';
 import { entryPointV06Abi } from '../erc4337/contracts/abis.ts';
 import { create2DeployerAddress, devnetInstaller, failed, rpcClients } from '../erc4337/contracts/create2-deployment.ts';
 
@@ -51,9 +51,30 @@ interface Transaction {
  * - Deposit: topped up by 100 ETH from #9 while it is under 10 ETH (`entryPoint.depositTo`).
  */
 export async function fundDevnetPaymasters(rpcUrl: string, paymasters: readonly DevnetPaymaster[]): Promise<void> {
-  const { publicClient, wallet } = rpcClients(rpcUrl);
-  const installer = devnetInstaller.address;
-  const { stakeWei, unstakeDelayS, minimumDepositWei, topUpWei } = devnetPaymasterFunding;
+  const clients = rpcClients(rpcUrl);
+  const states = await readFundingStates(clients.publicClient, paymasters);
+  const transactions = paymasters.flatMap((paymaster, index) => missingFunding(paymaster, states[index]!));
+  if (transactions.length === 0) return;
+  const sent = await sendFunding(clients, transactions);
+  await Promise.all(
+    sent.map(async ({ what, hash }) => {
+      const receipt = await clients.publicClient
+        .waitForTransactionReceipt({ hash, timeout: 60_000, pollingInterval: 100 })
+        .catch((error: unknown) => failed(`Waiting for ${what} (${hash})`, error));
+      if (receipt.status !== 'success') throw new Error(`${what} failed (transaction ${hash})`);
+    }),
+  );
+}
+
+/** A paymaster's owner (lower case) and its stake and deposit at its EntryPoint. */
+interface FundingState {
+  readonly owner: string;
+  readonly stakeWei: bigint;
+  readonly unstakeDelayS: number;
+  readonly depositWei: bigint;
+}
+
+async function readFundingStates(publicClient: PublicClient, paymasters: readonly DevnetPaymaster[]): Promise<FundingState[]> {
   const [owners, infos] = await Promise.all([
     Promise.all(
       paymasters.map((paymaster) =>
@@ -71,42 +92,57 @@ export async function fundDevnetPaymasters(rpcUrl: string, paymasters: readonly 
       ),
     ),
   ]);
+  return infos.map((info, index) => ({
+    owner: owners[index]!.toLowerCase(),
+    stakeWei: BigInt(info.stake),
+    unstakeDelayS: Number(info.unstakeDelaySec),
+    depositWei: BigInt(info.deposit),
+  }));
+}
 
+/** The transactions a paymaster still needs: its stake, its ownership handed over, its deposit topped up. */
+function missingFunding(paymaster: DevnetPaymaster, state: FundingState): Transaction[] {
+  const installer = devnetInstaller.address;
+  const { stakeWei, unstakeDelayS, minimumDepositWei, topUpWei } = devnetPaymasterFunding;
   const transactions: Transaction[] = [];
-  for (const [index, paymaster] of paymasters.entries()) {
-    const owner = owners[index]!.toLowerCase();
-    const info = infos[index]!;
-    const byOwner = owner === create2DeployerAddress ? 'deployer' : owner === installer.toLowerCase() ? 'installer' : undefined;
-    const staked = BigInt(info.stake) >= stakeWei && Number(info.unstakeDelaySec) >= unstakeDelayS;
-    if (!staked && byOwner) {
-      transactions.push({
-        from: byOwner,
-        what: `staking the paymaster ${paymaster.address}`,
-        to: paymaster.address,
-        data: { abi: basePaymasterAbi, functionName: 'addStake', args: [unstakeDelayS] },
-        value: stakeWei,
-      });
-    }
-    if (byOwner === 'deployer') {
-      transactions.push({
-        from: 'deployer',
-        what: `handing the paymaster ${paymaster.address} to ${installer}`,
-        to: paymaster.address,
-        data: { abi: basePaymasterAbi, functionName: 'transferOwnership', args: [installer] },
-      });
-    }
-    if (BigInt(info.deposit) < minimumDepositWei) {
-      transactions.push({
-        from: 'installer',
-        what: `the deposit of the paymaster ${paymaster.address}`,
-        to: paymaster.entryPoint,
-        data: { abi: entryPointV06Abi, functionName: 'depositTo', args: [paymaster.address] },
-        value: topUpWei,
-      });
-    }
+  const { owner } = state;
+  const byOwner = owner === create2DeployerAddress ? 'deployer' : owner === installer.toLowerCase() ? 'installer' : undefined;
+  const staked = state.stakeWei >= stakeWei && state.unstakeDelayS >= unstakeDelayS;
+  if (!staked && byOwner) {
+    transactions.push({
+      from: byOwner,
+      what: `staking the paymaster ${paymaster.address}`,
+      to: paymaster.address,
+      data: { abi: basePaymasterAbi, functionName: 'addStake', args: [unstakeDelayS] },
+      value: stakeWei,
+    });
   }
-  if (transactions.length === 0) return;
+  if (byOwner === 'deployer') {
+    transactions.push({
+      from: 'deployer',
+      what: `handing the paymaster ${paymaster.address} to ${installer}`,
+      to: paymaster.address,
+      data: { abi: basePaymasterAbi, functionName: 'transferOwnership', args: [installer] },
+    });
+  }
+  if (state.depositWei < minimumDepositWei) {
+    transactions.push({
+      from: 'installer',
+      what: `the deposit of the paymaster ${paymaster.address}`,
+      to: paymaster.entryPoint,
+      data: { abi: entryPointV06Abi, functionName: 'depositTo', args: [paymaster.address] },
+      value: topUpWei,
+    });
+  }
+  return transactions;
+}
 
+/** Sends the transactions (the deployer's impersonated and given its stakes and gas); their hashes. */
+async function sendFunding(
+  { publicClient, wallet }: ReturnType<typeof rpcClients>,
+  transactions: readonly Transaction[],
+): Promise<{ what: string; hash: Hex }[]> {
+  const installer = devnetInstaller.address;
   const fromDeployer = transactions.filter((transaction) => transaction.from === 'deployer');
   if (fromDeployer.length > 0) {
     await publicClient.request({ method: 'anvil_impersonateAccount' as never, params: [create2DeployerAddress] as never });
@@ -144,12 +180,5 @@ export async function fundDevnetPaymasters(rpcUrl: string, paymasters: readonly 
         params: [create2DeployerAddress] as never,
       });
   }
-  await Promise.all(
-    sent.map(async ({ what, hash }) => {
-      const receipt = await publicClient
-        .waitForTransactionReceipt({ hash, timeout: 60_000, pollingInterval: 100 })
-        .catch((error: unknown) => failed(`Waiting for ${what} (${hash})`, error));
-      if (receipt.status !== 'success') throw new Error(`${what} failed (transaction ${hash})`);
-    }),
-  );
+  return sent;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, type Hex, isAddress, type PublicClient } from 'viem';
+import type { Address, Hex, PublicClient } from 'viem';
 import { checkCallSucceeds } from '../bundler/gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
 import {
@@ -7,7 +7,6 @@ import {
   deploysSender,
   type EntryPointVersion,
   estimationDefaults,
-  parseUserOperation,
   userOperationHash,
 } from '../bundler/user-operation.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
@@ -15,7 +14,6 @@ import type { Network } from '../chains/registry.ts';
 import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
-import { assertAddressChecksum } from '../http/address-param.ts';
 import type { Plan } from '../limits/plans.ts';
 import { paymasterDeposit } from '../paymaster/deposit.ts';
 import {
@@ -27,11 +25,12 @@ import {
 import { readPaymasterSenderNonce } from '../paymaster/paymaster-reads.ts';
 import type { PaymasterSetup } from '../paymaster/paymaster-setup.ts';
 import { accountCallsOf } from './call-targets.ts';
-import { assertGasFieldBounds, assertSponsorableCost } from './operation-bounds.ts';
+import { assertSponsorableCost } from './operation-bounds.ts';
 import { operatorCapViolation, resolveSponsorshipCaps } from './operator-caps.ts';
 import { policyViolation, type SponsorRules } from './policy-check.ts';
 import type { PolicyRules } from './policy-rules.ts';
 import { getPolicy } from './policy-store.ts';
+import { entryPointFor, readSponsoredOperation } from './sponsored-operation.ts';
 import { maxCostWei } from './sponsorship-cost.ts';
 import { accountState, outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
 import { usdString, weiToPicoUsd } from './usd.ts';
@@ -74,173 +73,126 @@ export const policyViolationError = (message: string) => new AppError('policy_vi
  */
 export function createSponsorService(deps: SponsorDeps) {
   const clientOf = publicClientsByNetwork();
-
-  async function policyFor(request: SponsorRequest) {
-    const { accountId, policyId, chain, network: networkName } = request;
-    if (!/^gp_[A-Za-z0-9_-]{1,64}$/.test(policyId)) throw invalidRequest('policy_id', 'must be a gas policy id (gp_…)');
-    const policy = await getPolicy(deps.db, accountId, policyId);
-    if (!policy) throw notFound(`gas policy ${policyId} not found`);
-    if (chain !== undefined && chain !== policy.chain)
-      throw invalidRequest('chain', `policy ${policyId} sponsors on ${policy.chain}, not ${chain}`);
-    if (networkName !== undefined && networkName !== policy.network)
-      throw invalidRequest('network', `policy ${policyId} sponsors on ${policy.chain}/${policy.network}, not ${networkName}`);
-    if (policy.status !== 'active') throw policyViolationError(`the policy ${policyId} is ${policy.status}: it sponsors nothing`);
-    const network = deps.networks.find(
-      (candidate) => candidate.config.chain === policy.chain && candidate.config.network === policy.network,
-    );
-    if (!network)
-      throw new AppError('service_unavailable', `${policy.chain}/${policy.network} is not served by this service any more`);
-    request.authorize?.(network);
-    return { policy, network };
-  }
-
-  function entryPointFor(
-    network: Network,
-    requested: string | undefined,
-    op: unknown,
-  ): { version: EntryPointVersion; address: Address } {
-    const { entryPointV06, entryPointV07 } = network.config.erc4337;
-    if (requested !== undefined) {
-      if (!isAddress(requested, { strict: false })) throw invalidRequest('entry_point', 'must be a 0x address');
-      assertAddressChecksum('entry_point', requested);
-      if (requested.toLowerCase() === entryPointV07.toLowerCase()) return { version: '0.7', address: getAddress(entryPointV07) };
-      if (requested.toLowerCase() === entryPointV06.toLowerCase()) return { version: '0.6', address: getAddress(entryPointV06) };
-      throw invalidRequest('entry_point', `not served here; use ${entryPointV07} (v0.7) or ${entryPointV06} (v0.6)`);
-    }
-    // Without one, the op's shape says: v0.6 ops carry initCode / paymasterAndData.
-    const v06 = typeof op === 'object' && op !== null && ('initCode' in op || 'paymasterAndData' in op);
-    return v06 ? { version: '0.6', address: getAddress(entryPointV06) } : { version: '0.7', address: getAddress(entryPointV07) };
-  }
-
-  /** The op as the paymaster will see it: the paymaster named, its gas limits filled, no signature needed yet. */
-  function readOperation(
-    version: EntryPointVersion,
-    input: unknown,
-    setup: PaymasterSetup,
-    defaults: Partial<Record<string, string>> = {},
-  ): AnyUserOperation {
-    if (typeof input !== 'object' || input === null || Array.isArray(input))
-      throw invalidRequest('user_operation', 'must be a UserOperation object');
-    const stub = stubPaymasterFields(setup);
-    const withPaymaster =
-      stub.version === '0.7'
-        ? {
-            ...input,
-            paymaster: stub.paymaster,
-            paymasterData: stub.paymasterData,
-            paymasterVerificationGasLimit: `0x${stub.paymasterVerificationGasLimit.toString(16)}`,
-            paymasterPostOpGasLimit: `0x${stub.paymasterPostOpGasLimit.toString(16)}`,
-          }
-        : { ...input, paymasterAndData: stub.paymasterAndData };
-    try {
-      const op = parseUserOperation(version, withPaymaster, { signature: '0x', ...defaults });
-      assertGasFieldBounds(op);
-      return op;
-    } catch (error) {
-      if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.invalidParams) {
-        const field = (error.data as { field?: string } | undefined)?.field;
-        if (field) throw invalidRequest(`user_operation.${field}`, error.message.replace(`userOperation.${field} `, ''));
-        throw invalidRequest('user_operation', error.message);
-      }
-      throw error;
-    }
-  }
-
-  async function sponsor(request: SponsorRequest): Promise<SponsorshipResult> {
-    const { policy, network } = await policyFor(request);
-    const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
-    const setup = deps.paymasterOf(network, entryPoint.version);
-    if (!setup)
-      throw new AppError(
-        'service_unavailable',
-        `${policy.chain}/${policy.network} has no verifying paymaster for EntryPoint v${entryPoint.version} (gas.sponsor_key_file and the chain's erc4337 paymaster)`,
-      );
-    const op = readOperation(entryPoint.version, request.userOperation, setup);
-    const client = clientOf(network);
-    const [price, deposit, outstanding, head] = await Promise.all([
-      deps.nativeUsdPrice(network),
-      paymasterDeposit(client, setup),
-      outstandingMaxCostWei(deps.db, networkKey(network), entryPoint.address),
-      client.getBlock({ blockTag: 'latest' }),
-    ]);
-    assertSponsorableCost(op, entryPoint.version, head.gasLimit);
-    const costWei = maxCostWei(op, entryPoint.version);
-    if (price === null)
-      throw new AppError(
-        'service_unavailable',
-        `no USD price for ${policy.chain}/${policy.network}'s native coin: add a tokens.prices entry with contract: native`,
-      );
-    await assertExecutionSucceeds(client, entryPoint.address, op);
-    const costUsdPico = weiToPicoUsd(costWei, price);
-    const rules = sponsorRulesOf(policy.rules);
-    const nowS = Math.floor(Date.now() / 1000);
-    const validUntil = nowS + policy.rules.sponsorship_expiry_s;
-    const senderNonce = entryPoint.version === '0.6' ? await readPaymasterSenderNonce(client, setup, op.sender) : undefined;
-    const fields = await sponsoredPaymasterFields({
-      setup,
-      chainId: network.config.chainId,
-      op,
-      validUntil,
-      validAfter: 0,
-      senderNonce,
-    });
-    const signedOp = withPaymasterFields(op, fields);
-    const userOpHash = userOperationHash(signedOp, entryPoint.version, entryPoint.address, network.config.chainId);
-    const outcome = await reserveSponsorship(
-      deps.db,
-      {
-        policyId: policy.id,
-        accountId: request.accountId,
-        network: networkKey(network),
-        entryPoint: entryPoint.address,
-        sender: op.sender,
-        userOpHash,
-        maxCostWei: costWei,
-        reservedUsdPico: costUsdPico,
-        validUntil: new Date(validUntil * 1000),
-      },
-      (usage, account) =>
-        refusalOf({
-          policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
-          operator: operatorCapViolation(capsOf(network, account), account, costUsdPico),
-          deposit,
-          outstanding,
-          costWei,
-        }),
-      rules.rateLimit?.perSeconds ?? 1,
-    );
-    if (!outcome.reserved) throw outcome.refusal;
-    return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
-  }
-
-  // The embedded devnet's paymasters are funded from anvil's free ETH: nothing there to protect.
-  const capsOf = (network: Network, account: { plan: Plan; limits: unknown }) =>
-    network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
-
-  /**
-   * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
-   * already used up), then data of the real length that fails only the signature.
-   */
-  async function stub(request: SponsorRequest): Promise<SponsoredFields> {
-    const { network } = await policyFor(request);
-    const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
-    const setup = deps.paymasterOf(network, entryPoint.version);
-    if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
-    // Stub data comes before estimation: the gas fields may not be there yet.
-    readOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
-    if (!network.config.embedded) {
-      const account = await accountState(deps.db, request.accountId);
-      // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
-      const violation = operatorCapViolation(capsOf(network, account), account, 1n);
-      if (violation) throw policyViolationError(violation);
-    }
-    return stubPaymasterFields(setup);
-  }
-
-  return { sponsor, stub };
+  return {
+    sponsor: (request: SponsorRequest) => sponsorOperation(deps, clientOf, request),
+    stub: (request: SponsorRequest) => stubSponsorship(deps, request),
+  };
 }
 
 export type SponsorService = ReturnType<typeof createSponsorService>;
+
+type ClientOf = (network: Network) => PublicClient;
+
+/** The active policy the request names, and the network it sponsors on (the caller's key allowed there). */
+async function policyFor(deps: SponsorDeps, request: SponsorRequest) {
+  const { accountId, policyId, chain, network: networkName } = request;
+  if (!/^gp_[A-Za-z0-9_-]{1,64}$/.test(policyId)) throw invalidRequest('policy_id', 'must be a gas policy id (gp_…)');
+  const policy = await getPolicy(deps.db, accountId, policyId);
+  if (!policy) throw notFound(`gas policy ${policyId} not found`);
+  if (chain !== undefined && chain !== policy.chain)
+    throw invalidRequest('chain', `policy ${policyId} sponsors on ${policy.chain}, not ${chain}`);
+  if (networkName !== undefined && networkName !== policy.network)
+    throw invalidRequest('network', `policy ${policyId} sponsors on ${policy.chain}/${policy.network}, not ${networkName}`);
+  if (policy.status !== 'active') throw policyViolationError(`the policy ${policyId} is ${policy.status}: it sponsors nothing`);
+  const network = deps.networks.find(
+    (candidate) => candidate.config.chain === policy.chain && candidate.config.network === policy.network,
+  );
+  if (!network)
+    throw new AppError('service_unavailable', `${policy.chain}/${policy.network} is not served by this service any more`);
+  request.authorize?.(network);
+  return { policy, network };
+}
+
+async function sponsorOperation(deps: SponsorDeps, clientOf: ClientOf, request: SponsorRequest): Promise<SponsorshipResult> {
+  const { policy, network } = await policyFor(deps, request);
+  const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
+  const setup = deps.paymasterOf(network, entryPoint.version);
+  if (!setup)
+    throw new AppError(
+      'service_unavailable',
+      `${policy.chain}/${policy.network} has no verifying paymaster for EntryPoint v${entryPoint.version} (gas.sponsor_key_file and the chain's erc4337 paymaster)`,
+    );
+  const op = readSponsoredOperation(entryPoint.version, request.userOperation, setup);
+  const client = clientOf(network);
+  const [price, deposit, outstanding, head] = await Promise.all([
+    deps.nativeUsdPrice(network),
+    paymasterDeposit(client, setup),
+    outstandingMaxCostWei(deps.db, networkKey(network), entryPoint.address),
+    client.getBlock({ blockTag: 'latest' }),
+  ]);
+  assertSponsorableCost(op, entryPoint.version, head.gasLimit);
+  const costWei = maxCostWei(op, entryPoint.version);
+  if (price === null)
+    throw new AppError(
+      'service_unavailable',
+      `no USD price for ${policy.chain}/${policy.network}'s native coin: add a tokens.prices entry with contract: native`,
+    );
+  await assertExecutionSucceeds(client, entryPoint.address, op);
+  const costUsdPico = weiToPicoUsd(costWei, price);
+  const rules = sponsorRulesOf(policy.rules);
+  const nowS = Math.floor(Date.now() / 1000);
+  const validUntil = nowS + policy.rules.sponsorship_expiry_s;
+  const senderNonce = entryPoint.version === '0.6' ? await readPaymasterSenderNonce(client, setup, op.sender) : undefined;
+  const fields = await sponsoredPaymasterFields({
+    setup,
+    chainId: network.config.chainId,
+    op,
+    validUntil,
+    validAfter: 0,
+    senderNonce,
+  });
+  const signedOp = withPaymasterFields(op, fields);
+  const userOpHash = userOperationHash(signedOp, entryPoint.version, entryPoint.address, network.config.chainId);
+  const outcome = await reserveSponsorship(
+    deps.db,
+    {
+      policyId: policy.id,
+      accountId: request.accountId,
+      network: networkKey(network),
+      entryPoint: entryPoint.address,
+      sender: op.sender,
+      userOpHash,
+      maxCostWei: costWei,
+      reservedUsdPico: costUsdPico,
+      validUntil: new Date(validUntil * 1000),
+    },
+    (usage, account) =>
+      refusalOf({
+        policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
+        operator: operatorCapViolation(capsOf(deps, network, account), account, costUsdPico),
+        deposit,
+        outstanding,
+        costWei,
+      }),
+    rules.rateLimit?.perSeconds ?? 1,
+  );
+  if (!outcome.reserved) throw outcome.refusal;
+  return { ...fields, sponsoredGasUsd: usdString(costUsdPico), validUntil, userOpHash };
+}
+
+// The embedded devnet's paymasters are funded from anvil's free ETH: nothing there to protect.
+const capsOf = (deps: SponsorDeps, network: Network, account: { plan: Plan; limits: unknown }) =>
+  network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
+
+/**
+ * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
+ * already used up), then data of the real length that fails only the signature.
+ */
+async function stubSponsorship(deps: SponsorDeps, request: SponsorRequest): Promise<SponsoredFields> {
+  const { network } = await policyFor(deps, request);
+  const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
+  const setup = deps.paymasterOf(network, entryPoint.version);
+  if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
+  // Stub data comes before estimation: the gas fields may not be there yet.
+  readSponsoredOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
+  if (!network.config.embedded) {
+    const account = await accountState(deps.db, request.accountId);
+    // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
+    const violation = operatorCapViolation(capsOf(deps, network, account), account, 1n);
+    if (violation) throw policyViolationError(violation);
+  }
+  return stubPaymasterFields(setup);
+}
 
 /**
  * The op's execution simulated as the EntryPoint will make it (the bundler's own check): a call that

@@ -64,139 +64,152 @@ export function contractsOf(network: Network, version: EntryPointVersion): { ent
  * once the index sees the EntryPoint's AccountDeployed event for them (deployment-watcher.ts) or code
  * appears at the address.
  */
-export function createWalletService(deps: { db: Kysely<Tables>; chains: ChainRegistry }) {
-  const { db, chains } = deps;
-
-  function evmNetwork(principal: Principal, chain: string, network?: string): Network {
-    // Named by a body field (create) or query parameter (get): unknown, a 400 naming it.
-    const target = resolveFieldNetwork(chains.list(), principal, chain, network);
-    if (target.config.kind !== 'evm')
-      throw invalidRequest('chain', `smart wallets live on EVM chains; '${chain}' is ${target.config.kind}`);
-    return target;
-  }
-
-  async function view(row: WalletRow, withDetails: true): Promise<WalletView>;
-  async function view(row: WalletRow, withDetails: false): Promise<WalletListItem>;
-  async function view(row: WalletRow, withDetails: boolean): Promise<WalletListItem | WalletView> {
-    const base: WalletListItem = {
-      address: row.address,
-      owner: row.owner,
-      chain: row.chain,
-      network: row.network.split('/')[1] ?? row.network,
-      status: row.deploy_tx || row.deployed_at ? 'deployed' : 'counterfactual',
-      factory: row.factory,
-      entry_point: row.entry_point,
-      entry_point_version: row.entry_point_version,
-      salt: String(row.salt),
-      created_at: new Date(row.created_at).toISOString(),
-    };
-    if (!withDetails) return base;
-    const [chain, name] = row.network.split('/') as [string, string];
-    const network = chains.get(chain, name);
-    const client = publicClientFor(network);
-    // The deployment watcher records deploy_tx from the AccountDeployed event; code at the address
-    // also means deployed (by a transaction the index did not see, or before it caught up).
-    const [nonce, code] = await Promise.all([
-      client.readContract({
-        address: row.entry_point as Address,
-        abi: entryPointNonceAbi,
-        functionName: 'getNonce',
-        args: [row.address as Address, 0n],
-      }),
-      row.deploy_tx ? Promise.resolve('0x1') : client.getCode({ address: row.address as Address }),
-    ]);
-    const deployed = Boolean(code && code !== '0x');
-    return {
-      ...base,
-      status: deployed ? 'deployed' : 'counterfactual',
-      nonce: nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(nonce) : nonce.toString(),
-      deployed_at: row.deployed_at ? new Date(row.deployed_at).toISOString() : null,
-      deploy_tx: row.deploy_tx,
-    };
-  }
-
-  // A key sees the wallets it created; a dashboard session sees every wallet of the account.
-  const owned = (principal: Principal) =>
-    principal.session
-      ? db.selectFrom('wallets').where('account_id', '=', principal.accountId)
-      : db.selectFrom('wallets').where('key_id', '=', principal.keyId);
-
+export function createWalletService(deps: WalletDeps) {
   return {
-    async create(principal: Principal, input: CreateWalletInput): Promise<WalletView> {
-      if (principal.session) throw forbidden('smart wallets belong to the API key that creates them: create them with a key');
-      if (!isAddress(input.owner, { strict: false })) throw invalidRequest('owner', 'must be a 0x address of 40 hex digits');
-      assertAddressChecksum('owner', input.owner);
-      const owner = getAddress(input.owner);
-      const salt = parseSalt(input.salt);
-      const version = input.entry_point_version ?? '0.7';
-      const network = evmNetwork(principal, input.chain, input.network);
-      const { entryPoint, factory } = contractsOf(network, version);
-      const client = publicClientFor(network);
-      const factoryCode = await client.getCode({ address: factory });
-      if (!factoryCode || factoryCode === '0x') {
-        throw new AppError(
-          'service_unavailable',
-          `the SimpleAccountFactory for EntryPoint v${version} (${factory}) has no code on ${network.config.chain}/${network.config.network}; name the network's factory in its erc4337 settings`,
-        );
-      }
-      const address = await client.readContract({
-        address: factory,
-        abi: simpleAccountFactoryAbi,
-        functionName: 'getAddress',
-        args: [owner, salt],
-      });
-      const networkName = `${network.config.chain}/${network.config.network}`;
-      await db
-        .insertInto('wallets')
-        .values({
-          key_id: principal.keyId,
-          account_id: principal.accountId,
-          network: networkName,
-          address,
-          chain: network.config.chain,
-          owner,
-          salt: salt.toString(),
-          entry_point_version: version,
-          entry_point: entryPoint,
-          factory,
-        })
-        // Creating the same wallet again returns it as it was.
-        .onConflict((oc) => oc.columns(['key_id', 'network', 'address']).doNothing())
-        .execute();
-      const row = await db
-        .selectFrom('wallets')
-        .selectAll()
-        .where('key_id', '=', principal.keyId)
-        .where('network', '=', networkName)
-        .where('address', '=', address)
-        .executeTakeFirstOrThrow();
-      return view(row, true);
-    },
-
-    async get(principal: Principal, address: string, filter: { chain?: string; network?: string }): Promise<WalletView> {
-      if (!isAddress(address, { strict: false })) throw invalidRequest('address', 'must be a 0x address of 40 hex digits');
-      assertAddressChecksum('address', address);
-      let query = owned(principal).selectAll().where('address', '=', getAddress(address));
-      if (filter.chain) {
-        const network = evmNetwork(principal, filter.chain, filter.network);
-        query = query.where('network', '=', `${network.config.chain}/${network.config.network}`);
-      }
-      const row = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-      // Another key's wallet is as absent as one never created.
-      if (!row) throw notFound(`wallet '${address}' was not created with this API key`);
-      return view(row, true);
-    },
-
-    async list(principal: Principal, query: { chain?: string; offset: number; limit: number }) {
-      let base = owned(principal);
-      if (query.chain) base = base.where('chain', '=', query.chain);
-      const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('created_at', 'desc').orderBy('address').offset(query.offset).limit(query.limit).execute(),
-        base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-      ]);
-      return { wallets: await Promise.all(rows.map((row) => view(row, false))), total: Number(count.total) };
-    },
+    create: (principal: Principal, input: CreateWalletInput) => createWallet(deps, principal, input),
+    get: (principal: Principal, address: string, filter: { chain?: string; network?: string }) =>
+      getWallet(deps, principal, address, filter),
+    list: (principal: Principal, query: { chain?: string; offset: number; limit: number }) => listWallets(deps, principal, query),
   };
 }
 
 export type WalletService = ReturnType<typeof createWalletService>;
+
+interface WalletDeps {
+  db: Kysely<Tables>;
+  chains: ChainRegistry;
+}
+
+function evmNetwork(chains: ChainRegistry, principal: Principal, chain: string, network?: string): Network {
+  // Named by a body field (create) or query parameter (get): unknown, a 400 naming it.
+  const target = resolveFieldNetwork(chains.list(), principal, chain, network);
+  if (target.config.kind !== 'evm')
+    throw invalidRequest('chain', `smart wallets live on EVM chains; '${chain}' is ${target.config.kind}`);
+  return target;
+}
+
+function listItemOf(row: WalletRow): WalletListItem {
+  return {
+    address: row.address,
+    owner: row.owner,
+    chain: row.chain,
+    network: row.network.split('/')[1] ?? row.network,
+    status: row.deploy_tx || row.deployed_at ? 'deployed' : 'counterfactual',
+    factory: row.factory,
+    entry_point: row.entry_point,
+    entry_point_version: row.entry_point_version,
+    salt: String(row.salt),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+async function detailedView(chains: ChainRegistry, row: WalletRow): Promise<WalletView> {
+  const [chain, name] = row.network.split('/') as [string, string];
+  const network = chains.get(chain, name);
+  const client = publicClientFor(network);
+  // The deployment watcher records deploy_tx from the AccountDeployed event; code at the address
+  // also means deployed (by a transaction the index did not see, or before it caught up).
+  const [nonce, code] = await Promise.all([
+    client.readContract({
+      address: row.entry_point as Address,
+      abi: entryPointNonceAbi,
+      functionName: 'getNonce',
+      args: [row.address as Address, 0n],
+    }),
+    row.deploy_tx ? Promise.resolve('0x1') : client.getCode({ address: row.address as Address }),
+  ]);
+  const deployed = Boolean(code && code !== '0x');
+  return {
+    ...listItemOf(row),
+    status: deployed ? 'deployed' : 'counterfactual',
+    nonce: nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(nonce) : nonce.toString(),
+    deployed_at: row.deployed_at ? new Date(row.deployed_at).toISOString() : null,
+    deploy_tx: row.deploy_tx,
+  };
+}
+
+// A key sees the wallets it created; a dashboard session sees every wallet of the account.
+const ownedWallets = (db: Kysely<Tables>, principal: Principal) =>
+  principal.session
+    ? db.selectFrom('wallets').where('account_id', '=', principal.accountId)
+    : db.selectFrom('wallets').where('key_id', '=', principal.keyId);
+
+async function createWallet({ db, chains }: WalletDeps, principal: Principal, input: CreateWalletInput): Promise<WalletView> {
+  if (principal.session) throw forbidden('smart wallets belong to the API key that creates them: create them with a key');
+  if (!isAddress(input.owner, { strict: false })) throw invalidRequest('owner', 'must be a 0x address of 40 hex digits');
+  assertAddressChecksum('owner', input.owner);
+  const owner = getAddress(input.owner);
+  const salt = parseSalt(input.salt);
+  const version = input.entry_point_version ?? '0.7';
+  const network = evmNetwork(chains, principal, input.chain, input.network);
+  const { entryPoint, factory } = contractsOf(network, version);
+  const client = publicClientFor(network);
+  const factoryCode = await client.getCode({ address: factory });
+  if (!factoryCode || factoryCode === '0x') {
+    throw new AppError(
+      'service_unavailable',
+      `the SimpleAccountFactory for EntryPoint v${version} (${factory}) has no code on ${network.config.chain}/${network.config.network}; name the network's factory in its erc4337 settings`,
+    );
+  }
+  const address = await client.readContract({
+    address: factory,
+    abi: simpleAccountFactoryAbi,
+    functionName: 'getAddress',
+    args: [owner, salt],
+  });
+  const networkName = `${network.config.chain}/${network.config.network}`;
+  await db
+    .insertInto('wallets')
+    .values({
+      key_id: principal.keyId,
+      account_id: principal.accountId,
+      network: networkName,
+      address,
+      chain: network.config.chain,
+      owner,
+      salt: salt.toString(),
+      entry_point_version: version,
+      entry_point: entryPoint,
+      factory,
+    })
+    // Creating the same wallet again returns it as it was.
+    .onConflict((oc) => oc.columns(['key_id', 'network', 'address']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('key_id', '=', principal.keyId)
+    .where('network', '=', networkName)
+    .where('address', '=', address)
+    .executeTakeFirstOrThrow();
+  return detailedView(chains, row);
+}
+
+async function getWallet(
+  { db, chains }: WalletDeps,
+  principal: Principal,
+  address: string,
+  filter: { chain?: string; network?: string },
+): Promise<WalletView> {
+  if (!isAddress(address, { strict: false })) throw invalidRequest('address', 'must be a 0x address of 40 hex digits');
+  assertAddressChecksum('address', address);
+  let query = ownedWallets(db, principal).selectAll().where('address', '=', getAddress(address));
+  if (filter.chain) {
+    const network = evmNetwork(chains, principal, filter.chain, filter.network);
+    query = query.where('network', '=', `${network.config.chain}/${network.config.network}`);
+  }
+  const row = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  // Another key's wallet is as absent as one never created.
+  if (!row) throw notFound(`wallet '${address}' was not created with this API key`);
+  return detailedView(chains, row);
+}
+
+async function listWallets({ db }: WalletDeps, principal: Principal, query: { chain?: string; offset: number; limit: number }) {
+  let base = ownedWallets(db, principal);
+  if (query.chain) base = base.where('chain', '=', query.chain);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('address').offset(query.offset).limit(query.limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { wallets: rows.map(listItemOf), total: Number(count.total) };
+}
