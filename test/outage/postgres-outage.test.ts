@@ -30,8 +30,14 @@ describe('outage: Postgres killed and started again', () => {
     [anvil, postgres] = await Promise.all([startOwnAnvil(), startOwnPostgres()]);
     s = await startOutageService({ anvil, postgres });
     await s.assertPipelineWorks(15_000);
-    listening = await postgres.listeners();
-    // Chain events, webhook deliveries' wake-ups and key changes.
+    // Chain events, webhook deliveries' wake-ups and key changes: each session connects on its own
+    // after the start, so the three are awaited (bounded), not read once.
+    const deadline = Date.now() + 10_000;
+    do {
+      listening = await postgres.listeners();
+      if (listening.length >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } while (Date.now() < deadline);
     expect(listening).toHaveLength(3);
     expect(listening).toContain('LISTEN blockyard_api_key_changed');
   }, 90_000);
