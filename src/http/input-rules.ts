@@ -39,21 +39,31 @@ function pathName(place: Place | undefined): string {
   return name;
 }
 
+/**
+ * No body of ours nests deeper than a few levels; code that walks a body recursively (the Idempotency-Key's canonical
+ * form, Ajv) would overflow the stack on thousands, so past this a body is refused, whatever the route.
+ */
+export const maxBodyDepth = 64;
+const tooDeep = `is nested more than ${maxBodyDepth} levels deep`;
+
 // Past 2^53 - 1 a JSON number is rounded when parsed (9007199254740993 reads as ...992): refused rather than changed.
 const unsafeNumber =
   'is a number past 9007199254740991, which JSON numbers cannot carry exactly; send a large value as a decimal string where the field takes one';
 
 /**
  * The first string (value or key) of a parsed JSON body that is not text, or number that is not finite
- * (`1e400` parses as Infinity) or not exact (past 2^53 - 1), with its path. Walked without recursion: a body nested thousands of
- * levels deep is read in time linear in its size, as any other.
+ * (`1e400` parses as Infinity) or not exact (past 2^53 - 1), or a value nested past `maxBodyDepth`, with its path. Walked
+ * without recursion: a body nested thousands of levels deep is read in time linear in its size, as any other.
  */
 export function findBadJsonValue(body: unknown): { path: string; problem: string } | undefined {
   const values: unknown[] = [body];
   const places: (Place | undefined)[] = [undefined];
+  const depths: number[] = [0];
   while (values.length > 0) {
     const value = values.pop();
     const place = places.pop();
+    const depth = depths.pop()!;
+    if (depth > maxBodyDepth) return { path: pathName(place), problem: tooDeep };
     if (typeof value === 'string') {
       const problem = textProblem(value);
       if (problem) return { path: pathName(place), problem };
@@ -64,6 +74,7 @@ export function findBadJsonValue(body: unknown): { path: string; problem: string
       for (let index = value.length - 1; index >= 0; index--) {
         values.push(value[index]);
         places.push({ parent: place, key: index });
+        depths.push(depth + 1);
       }
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
@@ -73,6 +84,7 @@ export function findBadJsonValue(body: unknown): { path: string; problem: string
         if (problem) return { path: pathName({ parent: place, key }), problem: `has a field name that ${problem}` };
         values.push((value as Record<string, unknown>)[key]);
         places.push({ parent: place, key });
+        depths.push(depth + 1);
       }
     }
   }

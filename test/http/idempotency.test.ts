@@ -271,6 +271,15 @@ describe('Idempotency-Key on the routes that create', () => {
     expect(replayed.text).toBe(made.text);
   });
 
+  it('a body nested thousands of levels deep is a 400 naming where, with or without a key, never a 500', async () => {
+    const deep = `{"url":"http://127.0.0.1:9/deep","chain":"ethereum","event_type":"new_block","config":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    for (const headers of [{ 'idempotency-key': randomUUID() }, {}]) {
+      const answer = await post(first.url, '/v1/webhooks', deep, headers);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toMatch(/^invalid body 'config(\.a)+…?': is nested more than 64 levels deep$/);
+    }
+  });
+
   it('the OpenAPI document lists the header on the routes that create, and only there', async () => {
     const doc = (await (await fetch(`${first.url}/v1/openapi.json`)).json()) as OpenApiDocument;
     const hasHeader = (path: string, method: string) =>
