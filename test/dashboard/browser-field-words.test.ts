@@ -1,10 +1,9 @@
 // The dashboard's forms, refused by the real service: each field says what is wrong in words a person
 // would write ("Give the policy a name."), never the validator's ("Must NOT have fewer than 1 characters").
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
+import { browserOnService, chromiumBrowser, screenshot } from './browser-support.ts';
 import { signUp } from './flow-steps.ts';
 
 const validatorWording = /must NOT|must be equal to|must match|must have required|fewer than|[<>]=/i;
@@ -23,22 +22,10 @@ async function expectNoValidatorWords(page: Page): Promise<void> {
 
 describe('dashboard field messages, from the real service', () => {
   skipWithout(chromiumBrowser);
-  let service: TestService;
-  let browser: BrowserSession;
-
-  beforeAll(async () => {
-    if (chromiumBrowser.missing) return;
-    await ensureWebBuild();
-    service = await startTestService();
-    browser = await openBrowser(service.url);
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
+  const run = browserOnService();
 
   it('sign-in and sign-up: an empty email, a bad email, a short password', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     await page.goto('/sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(fieldError(page, 'Email')).resolves.toBe('Enter an email address.');
@@ -58,8 +45,8 @@ describe('dashboard field messages, from the real service', () => {
   }, 60_000);
 
   it('a gas policy, a key and a webhook left without a name or URL', async () => {
-    const { page } = browser;
-    await signUp(page, service, 'words-forms@example.com');
+    const { page } = run.browser;
+    await signUp(page, run.service, 'words-forms@example.com');
 
     await page.goto('/gas-policies/new');
     await page.getByRole('button', { name: 'Create policy' }).click();

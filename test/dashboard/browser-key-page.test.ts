@@ -3,11 +3,10 @@
 // and the key's events.
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
-import { startTestService, type TestService } from '../support/service.ts';
 import { seriousAccessibilityProblems } from './accessibility.ts';
-import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
+import { browserOnService, chromiumBrowser, screenshot } from './browser-support.ts';
 import { createKey, signUp } from './flow-steps.ts';
 
 const flow = (name: string, body: () => Promise<void>) => it(name, body, 90_000);
@@ -23,29 +22,17 @@ const fieldError = (page: Page, label: string) =>
 
 describe('the API key page against the real back end', () => {
   skipWithout(chromiumBrowser);
-  let service: TestService;
-  let browser: BrowserSession;
-
-  beforeAll(async () => {
-    if (chromiumBrowser.missing) return;
-    await ensureWebBuild();
-    service = await startTestService();
-    browser = await openBrowser(service.url);
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
+  const run = browserOnService();
 
   /** eth_blockNumber with `key` from an allowed origin (the page's restrictions): the HTTP status. */
   const call = async (key: string) =>
-    (await service.rpc(key, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }, undefined, { origin })).status;
+    (await run.service.rpc(key, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }, undefined, { origin })).status;
 
   flow(
     'restrict a key (a bad CIDR shown at its field), rotate it (new key once, old one’s expiry), see its events, revoke it',
     async () => {
-      const { page } = browser;
-      await signUp(page, service, 'keys@example.com');
+      const { page } = run.browser;
+      await signUp(page, run.service, 'keys@example.com');
       const oldKey = await createKey(page, 'frontend');
       await page.getByRole('button', { name: 'I have copied it' }).click();
       await page.getByRole('link', { name: 'frontend', exact: true }).click();
@@ -77,10 +64,15 @@ describe('the API key page against the real back end', () => {
       await page.getByRole('definition').filter({ hasText: '127.0.0.1' }).waitFor();
       await expect(page.getByRole('definition').filter({ hasText: origin }).count()).resolves.toBe(1);
       expect(await call(oldKey)).toBe(200);
-      // What the page set is what the service enforces.
-      const elsewhere = await service.rpc(oldKey, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }, undefined, {
-        origin: 'https://evil.example',
-      });
+      // What the page set is what the run.service enforces.
+      const elsewhere = await run.service.rpc(
+        oldKey,
+        { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] },
+        undefined,
+        {
+          origin: 'https://evil.example',
+        },
+      );
       expect(elsewhere.status).toBe(403);
       await expect(elsewhere.json()).resolves.toMatchObject({
         error: {
@@ -145,7 +137,7 @@ describe('the API key page against the real back end', () => {
       expect(await call(oldKey)).toBe(401);
 
       // Another account's key (or none) in the URL: not found.
-      const other = await service.createKey();
+      const other = await run.service.createKey();
       await page.goto(`/keys/${other.keyId}`);
       await page.getByRole('heading', { name: 'API key not found' }).waitFor();
       expect(await call(other.key)).toBe(200);
@@ -153,7 +145,7 @@ describe('the API key page against the real back end', () => {
   );
 
   flow('signed requests: a PEM that does not parse is refused at its field; a real public key is saved and listed', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     await createKey(page, 'signed');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('link', { name: 'signed', exact: true }).click();
@@ -181,6 +173,6 @@ describe('the API key page against the real back end', () => {
   });
 
   flow('reported no console errors', async () => {
-    expect(browser.problems).toEqual([]);
+    expect(run.browser.problems).toEqual([]);
   });
 });

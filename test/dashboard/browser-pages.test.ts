@@ -3,11 +3,10 @@
 // (test-results/screenshots/). The flows against the real session back end are browser-flows.test.ts.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipWithout } from '../support/requirements.ts';
-import { startTestService, type TestService } from '../support/service.ts';
 import { seriousAccessibilityProblems } from './accessibility.ts';
-import { type BrowserSession, chromiumBrowser, ensureWebBuild, openBrowser, screenshot } from './browser-support.ts';
+import { browserOnService, chromiumBrowser, openBrowser, screenshot } from './browser-support.ts';
 import { csrfToken, type MockApi, mockDashboardApi } from './mock-api.ts';
 
 /** No serious or critical axe violation on the page as drawn; each one is printed on a line of its own. */
@@ -17,23 +16,11 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
 
 describe('dashboard pages in a browser', () => {
   skipWithout(chromiumBrowser);
-  let service: TestService;
-  let browser: BrowserSession;
+  const run = browserOnService();
   let api: MockApi;
 
-  beforeAll(async () => {
-    if (chromiumBrowser.missing) return;
-    await ensureWebBuild();
-    service = await startTestService();
-    browser = await openBrowser(service.url);
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-  });
-
   it('serves the app at / with the security headers, hashed assets cached for a year, and leaves the API its 404s', async () => {
-    const page = await fetch(`${service.url}/`);
+    const page = await fetch(`${run.service.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('cache-control')).toBe('no-cache');
@@ -46,13 +33,13 @@ describe('dashboard pages in a browser', () => {
     const html = await page.text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
-    const asset = await fetch(`${service.url}${script}`);
+    const asset = await fetch(`${run.service.url}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
 
     // A page path the app routes itself: index.html again.
-    const deep = await fetch(`${service.url}/webhooks/wh_123?x=1`);
+    const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`);
     expect(deep.status).toBe(200);
     expect(await deep.text()).toBe(html);
     // The API's prefixes keep their JSON answers.
@@ -63,7 +50,7 @@ describe('dashboard pages in a browser', () => {
       ['/assets/missing.js', 404],
       ['/healthz', 200],
     ] as const) {
-      const answer = await fetch(`${service.url}${path}`);
+      const answer = await fetch(`${run.service.url}${path}`);
       expect(answer.status, path).toBe(status);
       expect(answer.headers.get('content-type'), path).toMatch(/application\/json/);
       expect(answer.headers.get('content-security-policy'), path).toBeNull();
@@ -71,7 +58,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('shows the sign-in page to a visitor, with the API’s error in words', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page, { signedIn: false });
     await page.goto('/usage');
     await page.waitForURL(/\/sign-in\?next=%2Fusage/);
@@ -93,7 +80,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('renders sign-up, forgot-password, reset-password and invitation pages', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page, { signedIn: false });
     for (const [path, heading, name] of [
       ['/sign-up', 'Create an account', 'sign-up'],
@@ -133,7 +120,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('API keys: list, create with scopes (key shown once, CSRF sent), revoke through a keyboard-operable dialog', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page);
     await page.goto('/keys');
     await page.getByRole('cell', { name: 'backend (production)', exact: true }).waitFor();
@@ -186,7 +173,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('usage: charts in SVG over 1 h / 24 h / 7 d, breakdowns by key and method, plan limits', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page);
     await page.goto('/usage');
     await page.getByRole('cell', { name: 'eth_blockNumber' }).waitFor();
@@ -205,7 +192,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('webhooks: list, a create form that follows the event type, field errors from the API, detail with delivery log', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page);
     await page.goto('/webhooks');
     await page.getByRole('link', { name: 'https://hooks.acme.dev/blockyard' }).waitFor();
@@ -277,7 +264,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('gas policies: list, a bad rule value shown at its field, detail with usage per day and per sender', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page);
     await page.goto('/gas-policies');
     await page.getByRole('link', { name: 'Onboarding: first mint free' }).waitFor();
@@ -314,7 +301,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('smart wallets, chains, members (invitation link shown once) and the operator view', async () => {
-    const { page } = browser;
+    const { page } = run.browser;
     api = await mockDashboardApi(page);
     await page.goto('/wallets');
     await page.getByRole('link', { name: '0x6f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c' }).click();
@@ -351,7 +338,7 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('collapses the navigation in a narrow window', async () => {
-    const narrow = await openBrowser(service.url, { width: 390, height: 780 });
+    const narrow = await openBrowser(run.service.url, { width: 390, height: 780 });
     try {
       await mockDashboardApi(narrow.page);
       await narrow.page.goto('/keys');
@@ -372,6 +359,6 @@ describe('dashboard pages in a browser', () => {
   });
 
   it('reported no console errors (CSP violations included) on any page', () => {
-    expect(browser.problems).toEqual([]);
+    expect(run.browser.problems).toEqual([]);
   });
 });

@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Requirement } from '../support/requirements.ts';
+import { startTestService, type TestService } from '../support/service.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const screenshotDir = join(root, 'test-results', 'screenshots');
@@ -109,4 +111,20 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** The enclosing describe's test service and a browser on it: started before its tests (when Chromium is here), stopped after. */
+export function browserOnService(): { service: TestService; browser: BrowserSession } {
+  const run = {} as { service: TestService; browser: BrowserSession };
+  beforeAll(async () => {
+    if (chromiumBrowser.missing) return;
+    await ensureWebBuild();
+    run.service = await startTestService();
+    run.browser = await openBrowser(run.service.url);
+  }, 180_000);
+  afterAll(async () => {
+    await run.browser?.close();
+    await run.service?.stop();
+  });
+  return run;
 }
