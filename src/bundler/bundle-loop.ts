@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Hex } from 'viem';
+import { networkKey } from '../chains/network-key.ts';
 import { publicClientFor } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
@@ -16,7 +17,6 @@ import { resumeSubmittedBundles } from './bundle-settlement.ts';
 import { followBundlerLease } from './bundler-lease.ts';
 import { registerMempoolGauge } from './mempool-gauge.ts';
 import { createMempoolRevalidation } from './mempool-revalidation.ts';
-import { networkNameOf } from './network-name.ts';
 import { createRecentBaseFee } from './recent-base-fee.ts';
 import { createReputationStore } from './reputation-store.ts';
 import { type SendBundleContext, sendBundle } from './send-bundle.ts';
@@ -65,7 +65,7 @@ export interface BundleLoopDeps {
  * a bundle sent before one is checked again (bundle-settlement.ts).
  */
 export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
-  const name = networkNameOf(deps.network);
+  const name = networkKey(deps.network);
   const ctx: BundleContext = {
     db: deps.db,
     client: publicClientFor(deps.network),

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Hex } from 'viem';
+import { networkKey } from '../chains/network-key.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
 import type { BundleLoop } from './bundle-loop.ts';
-import { networkNameOf } from './network-name.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 /** How long the answer waits for the receipt of an op that could not go at once (queued behind others, another process bundles). */
@@ -58,7 +58,7 @@ export function createSendNow(deps: SendNowDeps) {
 
   return async function sendUserOperationNow(network: Network, params: unknown[]): Promise<unknown> {
     const op = deps.identify(network, params);
-    const name = networkNameOf(network);
+    const name = networkKey(network);
     const loop = deps.loopOf(name);
     if (!loop?.active || (await hasEarlierOps(name, op))) return awaitReceipt(network, await deps.send(network, params));
     const admitted: { hash?: Hex } = {};

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { networkKey } from '../chains/network-key.ts';
 import type { Network } from '../chains/registry.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { type BlockTarget, createBlockWaiters } from './block-waiters.ts';
@@ -51,10 +52,6 @@ export interface Indexer {
 const defaultBatchBlocks = 25;
 const defaultConcurrency = 4;
 const maxBackoffMs = 30_000;
-
-export function networkKey(network: Network): string {
-  return `${network.config.chain}/${network.config.network}`;
-}
 
 /**
  * Follows one EVM network's head into the index: backfill, then block by block, undoing reorgs. Each

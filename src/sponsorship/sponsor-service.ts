@@ -9,6 +9,7 @@ import {
   estimationDefaults,
   userOperationHash,
 } from '../bundler/user-operation.ts';
+import { networkKey } from '../chains/network-key.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
@@ -230,8 +231,6 @@ function refusalOf(facts: {
     );
   return undefined;
 }
-
-const networkKey = (network: Network) => `${network.config.chain}/${network.config.network}`;
 
 /** The stored rules as the check reads them. */
 export function sponsorRulesOf(rules: PolicyRules): SponsorRules {

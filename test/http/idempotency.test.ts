@@ -273,7 +273,7 @@ describe('Idempotency-Key on the routes that create', () => {
 
   it('a body nested thousands of levels deep is a 400 naming where, with or without a key, never a 500', async () => {
     const deep = `{"url":"http://127.0.0.1:9/deep","chain":"ethereum","event_type":"new_block","config":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
-    for (const headers of [{ 'idempotency-key': randomUUID() }, {}]) {
+    for (const headers of [{ 'idempotency-key': randomUUID() }, {}] as Record<string, string>[]) {
       const answer = await post(first.url, '/v1/webhooks', deep, headers);
       expect(answer.status).toBe(400);
       expect(answer.body.error.message).toMatch(/^invalid body 'config(\.a)+…?': is nested more than 64 levels deep$/);

@@ -1,8 +1,8 @@
 import { isAddress, toHex } from 'viem';
+import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { resolveEntryPoint } from '../entry-points.ts';
-import { networkNameOf } from '../network-name.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from '../rpc-errors.ts';
 
 /** ERC-7769's debug_bundler_* methods: only on networks with dev_methods (devnets). */
@@ -14,7 +14,7 @@ export async function debugBundlerMethod(
 ): Promise<unknown> {
   if (!network.config.devMethods)
     throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `${method} is a devnet method (dev_methods: true)`);
-  const name = networkNameOf(network);
+  const name = networkKey(network);
   switch (method) {
     case 'debug_bundler_clearState':
       await ctx.db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();

@@ -1,10 +1,10 @@
 import { toHex } from 'viem';
+import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization } from '../eip7702-chain.ts';
 import { resolveEntryPoint } from '../entry-points.ts';
 import { estimateUserOperationGas as estimateGas } from '../gas-estimation.ts';
-import { networkNameOf } from '../network-name.ts';
 import { estimationState } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { estimationDefaults, parseUserOperation } from '../user-operation.ts';
@@ -17,13 +17,13 @@ export async function estimateUserOperationGas(ctx: BundlerContext, network: Net
   // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
   await checkAuthorization(client, op, network.config.chainId, { verifySigner: false });
   // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
-  await ctx.turns.lowerDone(turnKeyOf(networkNameOf(network), entryPoint.address, op), op.nonce);
+  await ctx.turns.lowerDone(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
   const estimate = await estimateGas(
     client,
     entryPoint.version,
     entryPoint.address,
     op,
-    await estimationState(ctx.db, client, networkNameOf(network), entryPoint, op),
+    await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
   );
   return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, toHex(value as bigint)]));
 }

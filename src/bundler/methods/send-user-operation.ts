@@ -1,4 +1,5 @@
 import type { Hex, StateOverride } from 'viem';
+import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization } from '../eip7702-chain.ts';
@@ -6,7 +7,6 @@ import { type EntryPoint, readOnChainNonce, resolveEntryPoint } from '../entry-p
 import { admitToMempool } from '../mempool-admission.ts';
 import { mempoolConflictError } from '../mempool-conflict-error.ts';
 import { checkMempoolLimits, readStandings } from '../mempool-limits.ts';
-import { networkNameOf } from '../network-name.ts';
 import { checkNonce, type NonceCheck } from '../nonce-check.ts';
 import { maxCostOf } from '../op-max-cost.ts';
 import { replacedOp } from '../op-replacement.ts';
@@ -35,7 +35,7 @@ import {
 export async function sendUserOperation(ctx: BundlerContext, network: Network, params: unknown[]): Promise<Hex> {
   const entryPoint = resolveEntryPoint(network, params[1]);
   const op = parseUserOperation(entryPoint.version, params[0]);
-  const turn = ctx.turns.enter(turnKeyOf(networkNameOf(network), entryPoint.address, op), op.nonce);
+  const turn = ctx.turns.enter(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
   try {
     // After a lower nonce's send, this op is most likely queued behind it.
     const likelyQueued = await turn.earlierDone();
@@ -57,7 +57,7 @@ async function admitUserOperation(
   retry: { again: boolean; likelyQueued: boolean },
 ): Promise<Hex> {
   const client = ctx.clientOf(network);
-  const name = networkNameOf(network);
+  const name = networkKey(network);
   if (op.maxPriorityFeePerGas > op.maxFeePerGas) throw invalidParams('maxPriorityFeePerGas is above maxFeePerGas');
   await checkAuthorization(client, op, network.config.chainId, { verifySigner: true });
   const entities = entitiesOf(op);
