@@ -25,7 +25,7 @@ const str = (data: Data, key: string) => data[key] as string;
 const setOf = (list: readonly string[] | undefined) => (list && list.length > 0 ? new Set(list) : undefined);
 
 /** A webhook's filter compiled once: each list as a set (an empty list filters nothing), and the checks the types share. */
-interface CompiledFilter {
+export interface CompiledFilter {
   readonly facts: NetworkFacts;
   readonly addresses: ReadonlySet<string> | undefined;
   readonly contracts: ReadonlySet<string> | undefined;
@@ -35,10 +35,11 @@ interface CompiledFilter {
   readonly topics: WebhookConfig['topics'];
   /** from/to/addresses as Alchemy reads them: each given list must match; `addresses` matches either side. */
   parties(sender: string, receiver: string | null): boolean;
-  enoughValue(value: string): boolean;
+  enoughValue(value: string | bigint): boolean;
 }
 
-function compileFilter(config: WebhookConfig, facts: NetworkFacts): CompiledFilter {
+/** A webhook's filters made once, read by each event it is matched against. */
+export function compileFilter(config: WebhookConfig, facts: NetworkFacts): CompiledFilter {
   const addresses = setOf(config.addresses);
   const from = setOf(config.from);
   const to = setOf(config.to);
@@ -270,11 +271,13 @@ export interface PendingTransaction {
   readonly gasPrice: bigint | null;
 }
 
-/** Whether a pending_transaction webhook wants `tx`, and its data. */
-export function matchPendingTransaction(config: WebhookConfig, facts: NetworkFacts, tx: PendingTransaction): Data | undefined {
-  // The same filter as compileMatcher's (an empty list filters nothing: the config keeps `from: []`).
-  const filter = compileFilter(config, facts);
-  if (!filter.parties(tx.from, tx.to) || !filter.enoughValue(tx.value.toString())) return undefined;
+/**
+ * Whether a pending_transaction webhook wants `tx`, and its data. `filter` is the webhook's
+ * `compileFilter(config, facts)`, the same as compileMatcher's, made once for all the transactions it reads.
+ */
+export function matchPendingTransaction(config: WebhookConfig, filter: CompiledFilter, tx: PendingTransaction): Data | undefined {
+  const { facts } = filter;
+  if (!filter.parties(tx.from, tx.to) || !filter.enoughValue(tx.value)) return undefined;
   const selector = tx.to && tx.input.length >= 10 ? tx.input.slice(0, 10) : null;
   if (filter.selectors && (selector === null || !filter.selectors.has(selector))) return undefined;
   return {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
-import { matchPendingTransaction, type NetworkFacts, type PendingTransaction } from './match-event.ts';
+import { compileFilter, matchPendingTransaction, type NetworkFacts, type PendingTransaction } from './match-event.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { MatchingWebhook } from './webhook-cache.ts';
 
@@ -127,9 +127,10 @@ function matchPendingTransactions(
   transactions: readonly PendingTransaction[],
 ): OutboxEvent[] {
   const outbox: OutboxEvent[] = [];
+  const filters = watched.webhooks.map((webhook) => compileFilter(webhook.config, facts));
   for (const tx of transactions) {
-    for (const webhook of watched.webhooks) {
-      const data = matchPendingTransaction(webhook.config, facts, tx);
+    for (const [index, webhook] of watched.webhooks.entries()) {
+      const data = matchPendingTransaction(webhook.config, filters[index]!, tx);
       if (!data) continue;
       outbox.push({
         webhookId: webhook.id,

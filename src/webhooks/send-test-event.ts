@@ -7,7 +7,7 @@ import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
 import { readIndexHead } from '../indexer/index-head.ts';
 import type { WebhookEventType } from './event-types.ts';
-import { compileMatcher, matchPendingTransaction } from './match-event.ts';
+import { compileFilter, compileMatcher, matchPendingTransaction } from './match-event.ts';
 import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import { eventTypeField, readOwnedWebhook, webhookNetworkFacts } from './owned-webhook.ts';
@@ -65,7 +65,7 @@ async function buildTestEventData(
   let data: Record<string, unknown> | undefined;
   let blockNumber: number | null = null;
   if (type === 'pending_transaction') {
-    data = matchPendingTransaction(config, networkFacts, samplePendingTransaction(config));
+    data = matchPendingTransaction(config, compileFilter(config, networkFacts), samplePendingTransaction(config));
   } else {
     const block = await readHeadBlock(deps.db, row.network);
     blockNumber = block.number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent, ChainEventType } from '../../../src/events/chain-event.ts';
 import {
+  compileFilter,
   compileMatcher,
   matchPendingTransaction,
   type NetworkFacts,
@@ -10,6 +11,9 @@ import {
 import type { WebhookConfig } from '../../../src/webhooks/webhook-config.ts';
 
 const facts: NetworkFacts = { chain: 'ethereum', network: 'devnet', nativeSymbol: 'ETH' };
+/** A pending transaction matched as the feed matches it: the webhook's filter compiled once. */
+const matchPending = (config: WebhookConfig, tx: PendingTransaction) =>
+  matchPendingTransaction(config, compileFilter(config, facts), tx);
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const alice = address(0xa11ce);
@@ -455,7 +459,7 @@ describe('matchPendingTransaction', () => {
   });
 
   it('gives the transaction with amounts as decimal strings', () => {
-    expect(matchPendingTransaction({ from: [alice] }, facts, pending())).toEqual({
+    expect(matchPending({ from: [alice] }, pending())).toEqual({
       chain: 'ethereum',
       network: 'devnet',
       tx_hash: txHash,
@@ -474,7 +478,7 @@ describe('matchPendingTransaction', () => {
 
   it('from, to and addresses', () => {
     const matches = (config: WebhookConfig, tx: Partial<PendingTransaction> = {}) =>
-      matchPendingTransaction(config, facts, pending(tx)) !== undefined;
+      matchPending(config, pending(tx)) !== undefined;
     expect(matches({ from: [bob] })).toBe(false);
     expect(matches({ to: [bob] })).toBe(true);
     expect(matches({ to: [alice] })).toBe(false);
@@ -486,29 +490,29 @@ describe('matchPendingTransaction', () => {
   });
 
   it('reads an empty list as no filter, as compileMatcher does', () => {
-    expect(matchPendingTransaction({ to: [bob], from: [] }, facts, pending())).toBeDefined();
-    expect(matchPendingTransaction({ from: [alice], function_selectors: [] }, facts, pending({ input: '0x' }))).toBeDefined();
-    expect(matchPendingTransaction({ to: [bob], from: [] }, facts, pending())?.direction).toBe('incoming');
+    expect(matchPending({ to: [bob], from: [] }, pending())).toBeDefined();
+    expect(matchPending({ from: [alice], function_selectors: [] }, pending({ input: '0x' }))).toBeDefined();
+    expect(matchPending({ to: [bob], from: [] }, pending())?.direction).toBe('incoming');
   });
 
   it('direction is outgoing when the sender is watched', () => {
-    expect(matchPendingTransaction({ addresses: [bob] }, facts, pending())?.direction).toBe('incoming');
-    expect(matchPendingTransaction({ addresses: [alice] }, facts, pending())?.direction).toBe('outgoing');
-    expect(matchPendingTransaction({ to: [bob] }, facts, pending())?.direction).toBe('incoming');
+    expect(matchPending({ addresses: [bob] }, pending())?.direction).toBe('incoming');
+    expect(matchPending({ addresses: [alice] }, pending())?.direction).toBe('outgoing');
+    expect(matchPending({ to: [bob] }, pending())?.direction).toBe('incoming');
   });
 
   it('min_value', () => {
-    expect(matchPendingTransaction({ to: [bob], min_value: (10n ** 18n).toString() }, facts, pending())).toBeDefined();
-    expect(matchPendingTransaction({ to: [bob], min_value: (10n ** 18n + 1n).toString() }, facts, pending())).toBeUndefined();
+    expect(matchPending({ to: [bob], min_value: (10n ** 18n).toString() }, pending())).toBeDefined();
+    expect(matchPending({ to: [bob], min_value: (10n ** 18n + 1n).toString() }, pending())).toBeUndefined();
   });
 
   it('function_selectors need a call: not a plain transfer or a creation', () => {
     const config: WebhookConfig = { from: [alice], function_selectors: ['0xa9059cbb'] };
-    expect(matchPendingTransaction(config, facts, pending())).toBeDefined();
-    expect(matchPendingTransaction(config, facts, pending({ input: `0x095ea7b3${'0'.repeat(128)}` }))).toBeUndefined();
-    expect(matchPendingTransaction(config, facts, pending({ input: '0x' }))).toBeUndefined();
-    expect(matchPendingTransaction(config, facts, pending({ to: null }))).toBeUndefined();
-    expect(matchPendingTransaction({ from: [alice] }, facts, pending({ to: null }))?.selector).toBeNull();
-    expect(matchPendingTransaction({ from: [alice] }, facts, pending({ input: '0xa9059c' }))?.selector).toBeNull();
+    expect(matchPending(config, pending())).toBeDefined();
+    expect(matchPending(config, pending({ input: `0x095ea7b3${'0'.repeat(128)}` }))).toBeUndefined();
+    expect(matchPending(config, pending({ input: '0x' }))).toBeUndefined();
+    expect(matchPending(config, pending({ to: null }))).toBeUndefined();
+    expect(matchPending({ from: [alice] }, pending({ to: null }))?.selector).toBeNull();
+    expect(matchPending({ from: [alice] }, pending({ input: '0xa9059c' }))?.selector).toBeNull();
   });
 });
