@@ -1,13 +1,20 @@
 import type { PooledUpstream } from './pooled-upstream.ts';
 import { isRetryable } from './retryable.ts';
 
+/** One call's failover state, shared by the pool's loop and the hedge. */
+export interface AttemptState {
+  /** Upstreams already tried for this call (a bit mask). */
+  tried: number;
+  /** The upstream whose answer won. */
+  answeredBy: PooledUpstream | undefined;
+}
+
 export interface HedgedSend {
   first: PooledUpstream;
-  body: string;
+  send(upstream: PooledUpstream): Promise<string>;
   /** How long the first attempt may take before a second upstream is asked too. */
   delayMs: number;
-  /** Upstreams already tried for this call (a bit mask), shared with the caller's failover loop. */
-  state: { tried: number };
+  state: AttemptState;
   pick(tried: number): PooledUpstream | undefined;
   onHedge(): void;
 }
@@ -17,7 +24,7 @@ export interface HedgedSend {
  * first answer wins and the other is ignored (its outcome still feeds its upstream's stats). Rejects
  * with a retryable error only once every attempt started here has failed, so the caller fails over.
  */
-export function sendHedged({ first, body, delayMs, state, pick, onHedge }: HedgedSend): Promise<string> {
+export function sendHedged({ first, send, delayMs, state, pick, onHedge }: HedgedSend): Promise<string> {
   return new Promise((resolve, reject) => {
     let pending = 1;
     let done = false;
@@ -25,9 +32,10 @@ export function sendHedged({ first, body, delayMs, state, pick, onHedge }: Hedge
       done = true;
       clearTimeout(timer);
     };
-    const answer = (text: string) => {
+    const answerFrom = (upstream: PooledUpstream) => (text: string) => {
       if (done) return;
       finish();
+      state.answeredBy = upstream;
       resolve(text);
     };
     const fail = (error: unknown) => {
@@ -42,8 +50,8 @@ export function sendHedged({ first, body, delayMs, state, pick, onHedge }: Hedge
       state.tried |= second.bit;
       pending++;
       onHedge();
-      second.send(body).then(answer, fail);
+      send(second).then(answerFrom(second), fail);
     }, delayMs);
-    first.send(body).then(answer, fail);
+    send(first).then(answerFrom(first), fail);
   });
 }

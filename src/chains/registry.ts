@@ -1,9 +1,10 @@
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ChainConfig, UpstreamConfig } from '../config/chain-settings.ts';
 import { notFound } from '../core/errors.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 import { createUpstreamMetrics } from './upstream-metrics.ts';
-import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts';
+import { createUpstreamPool, type UpstreamPool, type UpstreamPoolOptions } from './upstream-pool.ts';
 
 /** A configured chain/network and the pool of upstreams that reaches it. */
 export interface Network {
@@ -17,17 +18,30 @@ export interface ChainRegistry {
   /** The network at `{chain}/{network}`, or `not_found` naming what is configured. */
   get(chain: string, network: string): Network;
   list(): readonly Network[];
+  /**
+   * Waits (bounded) for every upstream's first identity check; fails naming the network, the upstream
+   * and the chain id found when every upstream of a network serves another chain.
+   */
+  verifyIdentities(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Head polls at most this often, whatever the block time (a 0.1 s devnet must not be flooded). */
 const minHeadPollMs = 250;
-/** About 10 s of Solana slots. */
-const solanaMaxLagSlots = 25;
+/**
+ * And at least this often, whatever the block time: a head poll is also how a node that stopped
+ * answering is noticed, and /admin/chains must say so within seconds, not a 12 s block later.
+ */
+const maxHeadPollMs = 2_000;
 
 export function createChainRegistry(
   chains: readonly ChainConfig[],
-  options: { embeddedUpstream?: UpstreamConfig; metricsRegistry?: Registry } = {},
+  options: {
+    embeddedUpstream?: UpstreamConfig;
+    metricsRegistry?: Registry;
+    logger?: Logger;
+    budgetFor?: UpstreamPoolOptions['budgetFor'];
+  } = {},
 ): ChainRegistry {
   const metrics = options.metricsRegistry ? createUpstreamMetrics(options.metricsRegistry) : undefined;
   const networks = chains.map((config): Network => {
@@ -39,10 +53,13 @@ export function createChainRegistry(
       chain: config.chain,
       network: config.network,
       kind: config.kind,
-      headPollMs: Math.max(minHeadPollMs, config.blockTimeS * 1000),
-      // Solana heads are slots (0.4 s): providers routinely differ by a few, so only a large gap counts.
-      maxLagBlocks: config.kind === 'solana' ? solanaMaxLagSlots : undefined,
+      headPollMs: Math.min(maxHeadPollMs, Math.max(minHeadPollMs, config.blockTimeS * 1000)),
+      maxLagBlocks: config.maxLagBlocks,
+      chainId: config.kind === 'evm' ? config.chainId : undefined,
+      genesisHash: config.genesisHash,
       metrics,
+      logger: options.logger,
+      budgetFor: options.budgetFor,
     });
     return { config: resolved, pool, upstream: pool };
   });
@@ -60,8 +77,24 @@ export function createChainRegistry(
       throw notFound(`chain '${chain}' has no network '${network}' (configured: ${ofChain.join(', ')})`);
     },
     list: () => networks,
+    async verifyIdentities(timeoutMs = 10_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([Promise.all(networks.map((network) => network.pool.identified())), deadline]);
+      clearTimeout(timer);
+      for (const network of networks) assertRightChain(network);
+    },
     async close() {
       await Promise.all(networks.map((network) => network.pool.close()));
     },
   };
+}
+
+/** A network whose every upstream serves another chain cannot start: it would serve that chain's data. */
+function assertRightChain(network: Network): void {
+  const stats = network.pool.stats();
+  if (stats.length === 0 || !stats.every((upstream) => upstream.identity === 'refused')) return;
+  const { chain, network: name } = network.config;
+  const problems = stats.map((upstream) => `${upstream.upstream}: ${upstream.condition.reason}`).join('; ');
+  throw new Error(`no upstream of ${chain}/${name} serves its chain (${problems})`);
 }

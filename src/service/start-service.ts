@@ -90,7 +90,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const { database, lock } = storage;
   const probes: LivenessProbe[] = [];
   const { devnet, upstream } = await wireDevnet(ctx, storage, probes);
-  const upstreams = wireUpstreams(ctx, upstream);
+  const upstreams = await wireUpstreams(ctx, upstream);
   const { chains } = upstreams;
   const access = await wireAccounts(ctx, database);
   const { events, relay } = await wireChainEvents(ctx, database);

@@ -6,17 +6,25 @@ import { createMemoryLimiter } from '../limits/memory-limiter.ts';
 import { createRedisLimiter } from '../limits/redis-limiter.ts';
 import { createRpcCache, type RpcCache } from '../rpc/cache/rpc-cache.ts';
 
+/** A node down at start is not a reason to wait long: it is checked again at every head poll. */
+const identityCheckAtStartMs = 5_000;
+
 export interface Upstreams {
   readonly chains: ChainRegistry;
   readonly rpcCache: RpcCache;
   readonly limiter: RateLimiter;
 }
 
-/** The networks' upstream pools, the JSON-RPC cache and the rate limiter (in memory, or Redis with REDIS_URL). */
-export function wireUpstreams(ctx: Context, embeddedUpstream: UpstreamConfig | undefined): Upstreams {
-  const { config, metrics, shutdown } = ctx;
-  const chains = createChainRegistry(config.chains, { embeddedUpstream, metricsRegistry: metrics.registry });
+/**
+ * The networks' upstream pools, the JSON-RPC cache and the rate limiter (in memory, or Redis with
+ * REDIS_URL). Waits for the upstreams' first identity checks: a network whose every upstream serves
+ * another chain stops the start.
+ */
+export async function wireUpstreams(ctx: Context, embeddedUpstream: UpstreamConfig | undefined): Promise<Upstreams> {
+  const { config, metrics, shutdown, logger } = ctx;
+  const chains = createChainRegistry(config.chains, { embeddedUpstream, metricsRegistry: metrics.registry, logger });
   shutdown.add('upstreams', () => chains.close());
+  await chains.verifyIdentities(identityCheckAtStartMs);
 
   const rpcCache = createRpcCache({ networks: chains.list(), registry: metrics.registry, redisUrl: config.redisUrl });
   shutdown.add('rpc cache', () => rpcCache.close());

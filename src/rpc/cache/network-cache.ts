@@ -7,7 +7,7 @@ import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
 import { createHeadWatch } from './head-watch.ts';
 import { createInflight } from './inflight.ts';
-import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from './raw-answer.ts';
+import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { RedisAnswerStore } from './redis-answer-store.ts';
 
 /** Sends a JSON-RPC body upstream and returns the answer's text (errors included, never thrown for the chain). */

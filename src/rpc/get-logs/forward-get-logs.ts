@@ -1,4 +1,4 @@
-import { formatRpcAnswer, splitRpcAnswer } from '../cache/raw-answer.ts';
+import { formatRpcAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc.ts';
 import { type BlockRange, bisectRange, resolveLogsRange, splitRange } from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
