@@ -1,4 +1,3 @@
-import { memberText } from '../rpc/cache/raw-answer.ts';
 import {
   asRecord,
   type IntegrityProblem,
@@ -12,6 +11,7 @@ import {
   requiredHash,
   show,
 } from './integrity-fields.ts';
+import { memberText } from './raw-answer.ts';
 import { checkReceipt, checkReceipts } from './receipt-integrity.ts';
 
 /*

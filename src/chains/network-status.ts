@@ -63,7 +63,7 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
       tier: stats.tier,
       head: stats.head,
       lag: stats.lag,
-      budget: { rps: stats.budget.rps, cu_per_s: stats.budget.cuPerS, tuned_rps: stats.budget.tunedRps },
+      budget: { rps: stats.budget.rps ?? null, cu_per_s: stats.budget.cuPerS ?? null, tuned_rps: stats.budget.tunedRps ?? null },
       logs_range_cap: stats.logsRangeCap,
     }),
   );

@@ -60,8 +60,10 @@ export function pickUpstream(
     if ((tried & upstream.bit) !== 0 || upstream.identity !== 'verified' || !servesAll(upstream, need)) continue;
     anyServes = true;
     if (!upstream.breaker.isAvailable(now)) continue;
-    if (!upstream.budget.canSpend(callsOf(need), costOn(upstream, need), now)) {
-      const wait = upstream.budget.msUntilAvailable(now);
+    const calls = callsOf(need);
+    const cu = costOn(upstream, need);
+    if (!upstream.budget.canSpend(cu, now, calls)) {
+      const wait = upstream.budget.msUntilAvailable(now, cu, calls);
       budgetWaitMs = budgetWaitMs === undefined ? wait : Math.min(budgetWaitMs, wait);
       continue;
     }

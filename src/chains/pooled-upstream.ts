@@ -4,8 +4,8 @@ import { type CircuitBreaker, type CircuitBreakerOptions, createCircuitBreaker }
 import { createLatencyStats, type LatencyStats } from './latency-stats.ts';
 import type { MethodFilter } from './method-filter.ts';
 import { answerError, RetryableRpcError, retryableKindOf } from './retryable.ts';
-import { type SpendingBudget, unlimitedBudget } from './spending-budget.ts';
 import { createStallWatch } from './stall-watch.ts';
+import { createUpstreamBudget, type UpstreamBudget } from './upstream-budget.ts';
 import { type UpstreamClient, UpstreamError, type UpstreamFailure } from './upstream-client.ts';
 import { type ConditionMonitor, createConditionMonitor } from './upstream-condition.ts';
 import { breakerStateValue, type UpstreamMetrics } from './upstream-metrics.ts';
@@ -31,7 +31,7 @@ export interface PooledUpstream {
   readonly archive: boolean;
   readonly recentBlocks: number;
   readonly serves: MethodFilter;
-  readonly budget: SpendingBudget;
+  readonly budget: UpstreamBudget;
   readonly condition: ConditionMonitor;
   /** Latest block the head tracker saw; -1 until the first poll answers. */
   head: number;
@@ -73,7 +73,7 @@ export interface PooledUpstreamOptions {
   archive?: boolean;
   recentBlocks?: number;
   serves: MethodFilter;
-  budget?: SpendingBudget;
+  budget?: UpstreamBudget;
   costOf?: (method: string) => number;
   logsRangeCap?: number;
   maxLagBlocks: number;
@@ -99,7 +99,7 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
     },
   });
   let badAnswer: { detail: string; until: number } | undefined;
-  const budget = options.budget ?? unlimitedBudget;
+  const budget = options.budget ?? createUpstreamBudget();
   const condition = createConditionMonitor({
     upstream: label,
     network: `${labels.chain}/${labels.network}`,
@@ -109,7 +109,7 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
       identityProblem: upstream.identityProblem,
       breaker: breaker.state,
       lastFailure: upstream.lastFailure,
-      backingOffMs: budget.backingOffMs(performance.now()),
+      backingOffMs: backingOffMs(budget, performance.now()),
       badAnswer: upstream.badAnswer,
       lagBlocks: upstream.lagBlocks,
       maxLagBlocks: options.maxLagBlocks,
@@ -166,6 +166,11 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
   return upstream;
 }
 
+/** ms left of the pause a 429 began (0: none). */
+function backingOffMs(budget: UpstreamBudget, now: number): number {
+  return budget.stateAt(now) === 'backing_off' ? budget.msUntilAvailable(now) : 0;
+}
+
 interface Sender {
   readonly latency: LatencyStats;
   inFlight(): number;
@@ -177,7 +182,7 @@ interface Sender {
 function createSender(
   options: PooledUpstreamOptions,
   breaker: CircuitBreaker,
-  budget: SpendingBudget,
+  budget: UpstreamBudget,
   self: () => PooledUpstream,
 ): Sender {
   const { client, maxConcurrency, maxQueued, metrics, labels, label } = options;
@@ -215,10 +220,10 @@ function createSender(
   async function attempt(body: string, calls: number, cu: number): Promise<string> {
     const started = performance.now();
     if (!breaker.tryAcquire(started)) throw new UpstreamError('circuit_open', 'upstream circuit breaker is open');
-    if (!budget.trySpend(calls, cu, started)) {
+    if (!budget.trySpend(cu, started, calls)) {
       breaker.release();
       throw new UpstreamError('rate_limited', 'upstream is out of its budget', {
-        retryAfterMs: budget.msUntilAvailable(started),
+        retryAfterMs: budget.msUntilAvailable(started, cu, calls),
       });
     }
     let text: string;
@@ -234,7 +239,7 @@ function createSender(
     const elapsed = performance.now() - started;
     latency.recordSuccess(elapsed);
     breaker.onSuccess();
-    budget.onSuccess(performance.now());
+    budget.onSuccess(performance.now(), calls);
     duration.observe(elapsed / 1000);
     // A node that lacks a block is alive and answering; another node may have the block.
     if (kind === 'behind') {

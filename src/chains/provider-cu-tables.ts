@@ -1,3 +1,5 @@
+import type { CuTableName } from '../config/chain-settings.ts';
+
 /**
  * What one JSON-RPC call costs against a provider's per-second budget (an upstream's `cu_per_s`), per
  * the provider's published table. Not Blockyard's own CU table for its clients (src/limits/compute-units.ts).
@@ -25,8 +27,7 @@
  * per event delivered, not per call, so only eth_subscribe and eth_unsubscribe are here.
  */
 
-export const cuTableNames = ['alchemy', 'quicknode', 'infura', 'flat'] as const;
-export type CuTableName = (typeof cuTableNames)[number];
+export { cuTableNames } from '../config/chain-settings.ts';
 
 interface CuTable {
   readonly costs: Readonly<Record<string, number>>;

@@ -1,4 +1,5 @@
 import { isRangeTooLargeMessage } from './range-too-large.ts';
+import { isRateLimitAnswer } from './retry-after.ts';
 import { UpstreamError } from './upstream-client.ts';
 
 /** A node's JSON-RPC error that means "ask another node" (rate limiting or lag). Holds the node's answer unchanged. */
@@ -28,9 +29,7 @@ const retryableCodes = new Set([-32005, -32016, 429]);
 /** Messages of a node that is behind, pruned or still syncing: a node that has the block may well answer. */
 const behindMessages =
   /header not found|unknown block|block not found|missing trie node|historical state .* is not available|state (is )?not available|not synced|is syncing|still syncing|pruned/i;
-/** Messages of a node that refuses for now because of its rate or quota. */
-const rateLimitMessages =
-  /rate limit|too many requests|limit exceeded|capacity exceeded|request limit reached|exceeded its compute units|compute units per second|credits? (limit|per second)|daily request count|throughput/i;
+
 const revert = /revert/i;
 
 /**
@@ -61,7 +60,7 @@ export function isRetryableAnswerError(error: AnswerError): boolean {
 export function retryableKindOf({ code, message }: AnswerError): RetryableKind | undefined {
   if (neverRetriedCodes.has(code) || revert.test(message) || isRangeTooLargeMessage(message)) return undefined;
   if (behindMessages.test(message)) return 'behind';
-  if (retryableCodes.has(code) || rateLimitMessages.test(message)) return 'rate_limited';
+  if (retryableCodes.has(code) || isRateLimitAnswer(code, message)) return 'rate_limited';
   return undefined;
 }
 

@@ -1,4 +1,5 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { retryAfterMs } from './retry-after.ts';
 
 /**
  * `overloaded`, `circuit_open`, `rate_limited` (every upstream out of budget or backing off after a 429),
@@ -78,7 +79,10 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       // A notification (a call without id) gets no answer: 204, or 200 with an empty body.
       if (status < 300 && text.trim() === '') return '';
       if (status === 429) {
-        throw new UpstreamError('rate_limited', 'upstream answered HTTP 429', { status, retryAfterMs: retryAfterMs(retryAfter) });
+        throw new UpstreamError('rate_limited', 'upstream answered HTTP 429', {
+          status,
+          retryAfterMs: retryAfterMs(retryAfter, Date.now()),
+        });
       }
       if (status >= 500 || !looksLikeJson(text)) {
         throw new UpstreamError('http_status', `upstream answered HTTP ${status}`, { status });
@@ -133,15 +137,6 @@ class TextAnswer implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.reject(error);
   }
-}
-
-/** A Retry-After value (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
-function retryAfterMs(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 3600) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), 3_600_000);
 }
 
 function looksLikeJson(text: string): boolean {

@@ -14,7 +14,7 @@ import { createPooledUpstream, type PooledUpstream } from './pooled-upstream.ts'
 import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
-import type { SpendingBudget } from './spending-budget.ts';
+import type { BudgetLimits, UpstreamBudget } from './upstream-budget.ts';
 import { createUpstreamClient, type UpstreamClient, UpstreamError } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
@@ -33,7 +33,7 @@ export interface UpstreamStats {
   readonly tier: string;
   readonly identity: string;
   readonly condition: UpstreamCondition;
-  readonly budget: ReturnType<SpendingBudget['describe']>;
+  readonly budget: BudgetLimits;
   /** The learnt or configured eth_getLogs range cap (null: none known). */
   readonly logsRangeCap: number | null;
 }
@@ -89,7 +89,7 @@ export interface UpstreamPoolOptions {
   metrics?: UpstreamMetrics;
   logger?: Logger;
   /** Each upstream's budget and compute-unit prices (default: unlimited, one per call). */
-  budgetFor?: (config: UpstreamConfig) => { budget: SpendingBudget; costOf: (method: string) => number } | undefined;
+  budgetFor?: (config: UpstreamConfig) => { budget: UpstreamBudget; costOf: (method: string) => number } | undefined;
 }
 
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
@@ -346,7 +346,7 @@ function statsOf(upstream: PooledUpstream, bestHead: number): UpstreamStats {
     tier: upstream.tier,
     identity: upstream.identity,
     condition: upstream.condition.current,
-    budget: upstream.budget.describe(),
+    budget: upstream.budget.limits(),
     logsRangeCap: Number.isFinite(upstream.logsRangeCap) ? upstream.logsRangeCap : null,
   };
 }
