@@ -27,8 +27,6 @@ import type { CuTableName } from '../config/chain-settings.ts';
  * per event delivered, not per call, so only eth_subscribe and eth_unsubscribe are here.
  */
 
-export { cuTableNames } from '../config/chain-settings.ts';
-
 interface CuTable {
   readonly costs: Readonly<Record<string, number>>;
   /** What an unlisted method costs. */

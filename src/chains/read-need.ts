@@ -66,6 +66,21 @@ const byHashMethods = new Set([
   'trace_get',
 ]);
 
+/** Methods about the node or the network, not about a block: any verified upstream answers them alike. */
+const blocklessMethods = new Set([
+  'eth_chainId',
+  'net_version',
+  'net_listening',
+  'net_peerCount',
+  'web3_clientVersion',
+  'web3_sha3',
+  'eth_protocolVersion',
+  'eth_accounts',
+  'eth_sendRawTransaction',
+  'eth_sendRawTransactionConditional',
+  'eth_sendRawTransactionSync',
+]);
+
 const tipMethods = new Set(['eth_blockNumber', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_blobBaseFee', 'eth_syncing']);
 
 interface BlockRef {
@@ -89,6 +104,7 @@ export function readNeedOf(method: string, params: unknown): ReadNeed {
     return need(method, blockRefOf(list[index]));
   }
   if (tipMethods.has(method)) return need(method, { block: -1, atTip: true, byHash: false });
+  if (blocklessMethods.has(method)) return need(method, { block: -1, atTip: false, byHash: false });
   return { ...anyRead, method };
 }
 

@@ -152,7 +152,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     tip,
     metrics,
     labels,
-    maxAttempts: Math.max(options.maxAttempts ?? 3, Math.min(upstreams.length, 8)),
+    maxAttempts: options.maxAttempts ?? 3,
     hedgeDelayMs: (upstream) =>
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
     onHedge: () => hedgeCounter.inc(),
@@ -225,7 +225,9 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
   let lastAnswer: string | undefined;
   let corrupt = false;
   let noPick: NoPick | undefined;
-  for (let tries = 0; tries < pool.maxAttempts; tries++) {
+  // Each upstream is asked once at most; failures count against `maxAttempts`, answers that lack the
+  // block or fail a check do not (another node is asked while one is left).
+  for (let failures = 0; failures < pool.maxAttempts; ) {
     let picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
     if (!('bit' in picked) && attempt.tried === 0 && (await waitForFirstChecks(pool))) {
       picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
@@ -239,7 +241,7 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     attempt.answeredBy = upstream;
     let text: string;
     try {
-      const delay = tries + 1 < pool.maxAttempts ? pool.hedgeDelayMs(upstream) : -1;
+      const delay = failures + 1 < pool.maxAttempts ? pool.hedgeDelayMs(upstream) : -1;
       const send = (target: PooledUpstream) => target.send(body, callsOf(need), costOn(target, need));
       text =
         delay < 0
@@ -248,6 +250,7 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     } catch (error) {
       if (!isRetryable(error)) throw error;
       failure = error;
+      failures++;
       continue;
     }
     const answeredBy = attempt.answeredBy ?? upstream;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, cuTableNames } from '../../src/chains/provider-cu-tables.ts';
+import { costOf } from '../../src/chains/provider-cu-tables.ts';
+import { cuTableNames } from '../../src/config/chain-settings.ts';
 
 /** Every standard eth_/net_/web3_ read and write, logs and receipts, traces and subscriptions. */
 const standardMethods = [

@@ -32,7 +32,7 @@ describe('JSON-RPC cache', () => {
     const chainId = rpcCall('eth_chainId', [], 9);
     await f.viaBlockyard(chainId);
     expect(await f.viaBlockyard(chainId)).toBe(await f.viaAnvil(chainId));
-    expect(f.upstreamCount('"method":"eth_chainId"')).toBe(1);
+    expect(f.upstreamCount('"id":9,"method":"eth_chainId"')).toBe(1);
   });
 
   it('serves cached calls inside a batch, in order, each with its id', async () => {

@@ -1,3 +1,4 @@
+import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { ChainConfig } from '../../config/chain-settings.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
@@ -7,7 +8,6 @@ import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
 import { createHeadWatch } from './head-watch.ts';
 import { createInflight } from './inflight.ts';
-import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { RedisAnswerStore } from './redis-answer-store.ts';
 
 /** Sends a JSON-RPC body upstream and returns the answer's text (errors included, never thrown for the chain). */
