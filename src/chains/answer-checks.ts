@@ -10,14 +10,20 @@ export type PoolVerdict =
   | { readonly kind: 'missing' | 'corrupt'; readonly detail: string }
   | { readonly kind: 'too_wide'; readonly detail: string };
 
-const nullResult = /"result"\s*:\s*null\s*}\s*$/;
-const emptyResult = /"result"\s*:\s*\[\s*\]\s*}\s*$/;
+const nullResult = /"result"\s*:\s*null\s*}$/;
+const emptyResult = /"result"\s*:\s*\[\s*\]\s*}$/;
+
+/** Whether the answer ends with `"result":<value>}`, looking only at its last characters (answers run to megabytes). */
+function endsWithResult(text: string, pattern: RegExp, last: string): boolean {
+  const trimmed = text.trimEnd();
+  return trimmed.endsWith(last) && pattern.test(trimmed.slice(-48));
+}
 
 /**
  * Whether `text`, answered by `upstream`, may be used for `need`. A `null` for a block at or below the
  * served tip, or for a lookup by hash from a node behind the tip, is a node that lacks the block (a
  * node behind, or one node of a load balancer that is): another node is asked. So is an empty
- * eth_getLogs from a node whose head is below the range. Costs two end-anchored regexps on a result.
+ * eth_getLogs from a node whose head is below the range. Looks at the answer's last characters only.
  */
 export function judgeAnswer(text: string, need: ReadNeed, upstream: PooledUpstream, tip: number): PoolVerdict {
   if (need.logsFrom >= 0 && text.includes('"error"')) {
@@ -26,10 +32,10 @@ export function judgeAnswer(text: string, need: ReadNeed, upstream: PooledUpstre
       return { kind: 'too_wide', detail: error.message };
     }
   }
-  if (nullResult.test(text)) {
+  if (endsWithResult(text, nullResult, 'null}')) {
     if (need.block >= 0 && need.block <= tip) return { kind: 'missing', detail: `block ${need.block} answered null` };
     if ((need.byHash || need.atTip) && upstream.head < tip) return { kind: 'missing', detail: 'null from a node behind the tip' };
-  } else if (need.method === 'eth_getLogs' && emptyResult.test(text)) {
+  } else if (need.method === 'eth_getLogs' && endsWithResult(text, emptyResult, ']}')) {
     const required = need.block >= 0 ? need.block : tip;
     if (upstream.head < required)
       return { kind: 'missing', detail: `no logs from a node at ${upstream.head}, below ${required}` };

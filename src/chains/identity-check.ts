@@ -22,7 +22,8 @@ export async function checkIdentity(
 ): Promise<void> {
   let found: string;
   try {
-    found = identityIn(await upstream.send(expected.kind === 'evm' ? chainIdBody : genesisBody));
+    const method = expected.kind === 'evm' ? 'eth_chainId' : 'getGenesisHash';
+    found = identityIn(await upstream.send(expected.kind === 'evm' ? chainIdBody : genesisBody, 1, upstream.costOf(method)));
   } catch (error) {
     upstream.identity = upstream.identity === 'refused' ? 'refused' : 'unverified';
     if (upstream.identity === 'unverified') upstream.identityProblem = `chain id check failed: ${(error as Error).message}`;

@@ -23,6 +23,8 @@ const capPatterns = [
   /block range[^\d]{0,40}(?:max(?:imum)?|limit|up to)[^\d]{0,20}([\d,]+)\s*(k)?/i,
   /range (?:is )?too (?:large|wide|big)[^\d]{0,20}(?:max(?:imum)?|limit)[^\d]{0,12}([\d,]+)\s*(k)?/i,
   /([\d,]+)\s*(k)?\s*blocks? (?:range )?(?:max|limit)/i,
+  /blocks? distance:?\s*([\d,]+)()/i,
+  /exceeds? (?:the )?limit of ([\d,]+)()/i,
 ];
 
 /**

@@ -4,7 +4,7 @@ import type { ChainConfig, UpstreamConfig } from '../config/chain-settings.ts';
 import { notFound } from '../core/errors.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 import { createUpstreamMetrics } from './upstream-metrics.ts';
-import { createUpstreamPool, type UpstreamPool, type UpstreamPoolOptions } from './upstream-pool.ts';
+import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts';
 
 /** A configured chain/network and the pool of upstreams that reaches it. */
 export interface Network {
@@ -40,7 +40,6 @@ export function createChainRegistry(
     embeddedUpstream?: UpstreamConfig;
     metricsRegistry?: Registry;
     logger?: Logger;
-    budgetFor?: UpstreamPoolOptions['budgetFor'];
   } = {},
 ): ChainRegistry {
   const metrics = options.metricsRegistry ? createUpstreamMetrics(options.metricsRegistry) : undefined;
@@ -59,7 +58,6 @@ export function createChainRegistry(
       genesisHash: config.genesisHash,
       metrics,
       logger: options.logger,
-      budgetFor: options.budgetFor,
     });
     return { config: resolved, pool, upstream: pool };
   });

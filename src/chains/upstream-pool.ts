@@ -11,11 +11,12 @@ import { learnRangeCap } from './logs-range-cap.ts';
 import { createMethodFilter } from './method-filter.ts';
 import { callsOf, costOn, type NoPick, pickUpstream, type RoutingView } from './pick-upstream.ts';
 import { createPooledUpstream, type PooledUpstream } from './pooled-upstream.ts';
+import { costOf } from './provider-cu-tables.ts';
 import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
 import type { SocketIdentity } from './socket-identity.ts';
-import type { BudgetLimits, UpstreamBudget } from './upstream-budget.ts';
+import { type BudgetLimits, createUpstreamBudget } from './upstream-budget.ts';
 import { createUpstreamClient, type UpstreamClient, UpstreamError } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
@@ -91,8 +92,6 @@ export interface UpstreamPoolOptions {
   /** Shared by every pool of a process; default: a private registry (not exported). */
   metrics?: UpstreamMetrics;
   logger?: Logger;
-  /** Each upstream's budget and compute-unit prices (default: unlimited, one per call). */
-  budgetFor?: (config: UpstreamConfig) => { budget: UpstreamBudget; costOf: (method: string) => number } | undefined;
 }
 
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
@@ -200,7 +199,6 @@ function createPooledUpstreams(
   const hostLabels = labelsFor(options.upstreams);
   return options.upstreams.map((config, index) => {
     const maxConcurrency = config.maxConcurrency ?? defaultMaxConcurrency;
-    const priced = options.budgetFor?.(config);
     return createPooledUpstream({
       index,
       label: hostLabels[index]!,
@@ -218,7 +216,8 @@ function createPooledUpstreams(
       archive: config.archive,
       recentBlocks: config.recentBlocks,
       serves: createMethodFilter(config.methods),
-      ...(priced ? { budget: priced.budget, costOf: priced.costOf } : {}),
+      budget: createUpstreamBudget({ rps: config.rps, cuPerS: config.cuPerS }),
+      costOf: (method) => costOf(config.cuTable ?? 'flat', method),
       logsRangeCap: config.getLogsMaxRange,
       maxLagBlocks: options.maxLagBlocks ?? 3,
       logger,
