@@ -45,7 +45,8 @@ export function conditionOf(facts: ConditionFacts): { name: UpstreamConditionNam
   if (facts.backingOffMs > 0) {
     return { name: 'rate_limited', reason: `the node answered 429; nothing sent for ${Math.ceil(facts.backingOffMs / 1000)} s` };
   }
-  if (facts.rateLimitedSinceSuccess) return { name: 'rate_limited', reason: 'the node answered 429; asked again after its pause' };
+  if (facts.rateLimitedSinceSuccess)
+    return { name: 'rate_limited', reason: 'the node answered 429; asked again after its pause' };
   if (facts.badAnswer !== undefined) return { name: 'bad_answers', reason: facts.badAnswer };
   if (facts.lagBlocks > facts.maxLagBlocks) {
     return { name: 'lagging', reason: `${facts.lagBlocks} blocks behind the best head (more than ${facts.maxLagBlocks})` };

@@ -40,7 +40,9 @@ describe('blockyard start with an upstream of another chain (real process)', () 
     expect(run.code, run.stderr).not.toBe(0);
     expect(run.code).not.toBeNull();
     const host = new URL(base.url).host;
-    expect(run.stderr).toContain(`no upstream of ethereum/mainnet serves its chain (${host}: eth_chainId answered 0x2105 (8453), expected 0x1 (1))`);
+    expect(run.stderr).toContain(
+      `no upstream of ethereum/mainnet serves its chain (${host}: eth_chainId answered 0x2105 (8453), expected 0x1 (1))`,
+    );
     expect(run.stdout).not.toMatch(/blockyard ready/);
   }, 60_000);
 });
