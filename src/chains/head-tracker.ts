@@ -101,8 +101,11 @@ export function createHeadTracker(options: HeadTrackerOptions): HeadTracker {
       upstream.head = trustedHead(history.get(upstream)!, head);
       options.metrics.headBlock.set({ ...options.labels, upstream: upstream.label }, head);
     } catch (error) {
-      // A node that does not answer a head poll at all serves nothing: out now, not after five more.
-      if (error instanceof UpstreamError && error.reason === 'timeout') upstream.breaker.trip(performance.now());
+      // A node that does not answer a head poll at all, or refuses the connection (killed), serves nothing:
+      // out now, not after five more polls.
+      if (error instanceof UpstreamError && (error.reason === 'timeout' || isRefused(error))) {
+        upstream.breaker.trip(performance.now());
+      }
     }
   };
   const pollNow = async () => {
@@ -122,6 +125,11 @@ export function createHeadTracker(options: HeadTrackerOptions): HeadTracker {
     pollNow,
     stop: () => clearInterval(timer),
   };
+}
+
+/** Nothing listens at the node's address: a process that exited, not a connection that dropped once. */
+function isRefused(error: UpstreamError): boolean {
+  return error.reason === 'connection' && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
 }
 
 /** The head routing may rely on: the reported one, or while the node flaps, its lowest recent one. */

@@ -8,6 +8,7 @@ import type { ExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
+import { createRedisPing } from '../health/redis-ping.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
 import { createIndexStore } from '../indexer/store.ts';
@@ -95,7 +96,9 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const access = await wireAccounts(ctx, database);
   const { events, relay } = await wireChainEvents(ctx, database);
   const indexStore = createIndexStore(database.db);
-  const health = createHealthCheck({ db: database.db, chains, probes });
+  const redisPing = config.redisUrl ? createRedisPing(config.redisUrl) : undefined;
+  if (redisPing) shutdown.add('redis readiness ping', () => redisPing.close());
+  const health = createHealthCheck({ db: database.db, chains, probes, redis: redisPing, readyNetworks: config.readyNetworks });
   let indexers: Indexer[] = [];
   const chainData = await wireChainData(ctx, { database, chains, events, devnet, indexers: () => indexers });
   const webhooks = await wireWebhooks(ctx, { database, chains, events, tokens: chainData.tokens });

@@ -61,4 +61,16 @@ describe('an upstream that stops answering, through the service', () => {
     expect(steps(lines.filter((line) => line.level === 20))).toEqual(['unreachable->recovering']);
     expect(await s.metric('blockyard_upstream_condition_changes_total', { upstream: 'own', condition: 'recovering' })).toBe(4);
   }, 30_000);
+
+  it('a killed node (connection refused) is unreachable in /admin/chains within 2 s, one warn line', async () => {
+    const from = s.log.lines.length;
+    process.kill(s.twins.b.pid, 'SIGKILL');
+    const ms = await s.waitFor('own', 'unreachable', 10_000);
+    console.log(`SIGKILL -> unreachable in /admin/chains: ${Math.round(ms)} ms`);
+    expect(ms).toBeLessThanOrEqual(statusWithinMs);
+    expect((await s.upstream('own')).reason).toBe('connection');
+    const lines = s.changes('own', from);
+    expect(steps(lines)).toEqual(['ok->unreachable']);
+    expect(lines[0]).toMatchObject({ level: 40, reason: 'connection' });
+  });
 });
