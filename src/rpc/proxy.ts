@@ -161,7 +161,8 @@ function metersFor(metrics: Metrics, network: Network): NetworkMeters {
   return meters;
 }
 
-function countCall(deps: ForwardDeps, network: Network, method: string): void {
+/** Counts a call of `method`; returns the network's meters. */
+function countCall(deps: ForwardDeps, network: Network, method: string): NetworkMeters {
   const meters = metersFor(deps.metrics, network);
   const label = methodLabel(method);
   let counter = meters.calls.get(label);
@@ -170,14 +171,14 @@ function countCall(deps: ForwardDeps, network: Network, method: string): void {
     meters.calls.set(label, counter);
   }
   counter.inc();
+  return meters;
 }
 
 function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
   const { call } = checked;
-  countCall(deps, network, call.method);
+  const timer = countCall(deps, network, call.method).upstream;
   const paramsJson = paramsJsonOf(call);
   const body = formatCall(call, paramsJson);
-  const timer = metersFor(deps.metrics, network).upstream;
   const answer =
     // Notifications (no id) get no answer: never cached or shared.
     !deps.rpcCache || !isCacheableCall(call)
