@@ -50,12 +50,7 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   const tip = cursor.tip;
   const next = tip ? tip.number + 1 : deps.startBlock;
   if (next > head) {
-    // Caught up. Our newest block may still have been replaced at the same height: only a different
-    // hash, from a node that has the block, tells. No hash (no node has it now) tells nothing.
-    if (tip) {
-      const canonical = (await reader.blockHashes([tip.number])).get(tip.number);
-      if (canonical !== undefined && canonical !== tip.hash) await rollBack(deps, cursor, tip);
-    }
+    if (tip) await checkNewest(deps, cursor, tip, head);
     return false;
   }
   const to = Math.min(head, next + deps.windowBlocks - 1);
@@ -89,14 +84,29 @@ async function writeLinked(deps: RoundDeps, cursor: IndexCursor, blocks: BlockFa
 }
 
 /**
- * Undoes the blocks above the newest one the store and the upstreams agree on, and publishes the
- * removals. Every block undone was compared: an upstream that has it answered another hash. Answers
- * whether blocks were undone.
+ * Caught up: our newest block may still have been replaced at the same height. Only a different hash,
+ * from a node that has the block, tells; no hash (no node has it now) tells nothing. When the served
+ * head fell below our tip (the chain started over and the pool's tip with it), the block at the head
+ * is compared instead: a different one there means every block we hold above it is gone too.
  */
-async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock): Promise<boolean> {
+async function checkNewest(deps: RoundDeps, cursor: IndexCursor, tip: StoredBlock, head: number): Promise<void> {
+  const height = Math.min(tip.number, head);
+  if (height < deps.startBlock) return;
+  const canonical = (await deps.reader.blockHashes([height])).get(height);
+  const stored = height === tip.number ? tip.hash : (await deps.store.hashes(deps.network, [height])).get(height);
+  if (canonical !== undefined && stored !== undefined && canonical !== stored) await rollBack(deps, cursor, tip, height);
+}
+
+/**
+ * Undoes the blocks above the newest one the store and the upstreams agree on, walking back from
+ * `walkFrom` (default the tip), and publishes the removals. Every block undone was compared (an
+ * upstream that has it answered another hash) or sits above one that was. Answers whether blocks
+ * were undone.
+ */
+async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock, walkFrom = from.number): Promise<boolean> {
   const { network, store, metrics } = deps;
   const search = await findCommonAncestor({
-    from: from.number,
+    from: walkFrom,
     floor: deps.startBlock,
     canonical: (numbers) => deps.reader.blockHashes(numbers),
     stored: (numbers) => store.hashes(network, numbers),
