@@ -110,6 +110,7 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
       breaker: breaker.state,
       lastFailure: upstream.lastFailure,
       backingOffMs: backingOffMs(budget, performance.now()),
+      rateLimitedSinceSuccess: sender.rateLimitedSinceSuccess(),
       badAnswer: upstream.badAnswer,
       lagBlocks: upstream.lagBlocks,
       maxLagBlocks: options.maxLagBlocks,
@@ -174,6 +175,8 @@ function backingOffMs(budget: UpstreamBudget, now: number): number {
 interface Sender {
   readonly latency: LatencyStats;
   inFlight(): number;
+  /** Its last answer was a 429 and none succeeded since. */
+  rateLimitedSinceSuccess(): boolean;
   lastFailure(): UpstreamFailure | undefined;
   send(body: string, calls?: number, cu?: number): Promise<string>;
 }
@@ -195,6 +198,7 @@ function createSender(
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let lastFailure: UpstreamFailure | undefined;
+  let throttled = false;
   const release = () => {
     const next = waiting.shift();
     if (next) next();
@@ -210,6 +214,7 @@ function createSender(
   // A node that says "slow down" is alive: its breaker is not the place for it, its budget is.
   const rateLimited = (error: Error, retryAfterMs: number | undefined): never => {
     budget.onRateLimited(performance.now(), retryAfterMs);
+    throttled = true;
     breaker.onSuccess();
     metrics.attemptErrors.inc({ ...labelValues, reason: 'rate_limited' });
     metrics.rateLimited.inc(labelValues);
@@ -241,6 +246,10 @@ function createSender(
     breaker.onSuccess();
     budget.onSuccess(performance.now(), calls);
     duration.observe(elapsed / 1000);
+    if (throttled) {
+      throttled = false;
+      self().condition.refresh();
+    }
     // A node that lacks a block is alive and answering; another node may have the block.
     if (kind === 'behind') {
       metrics.attemptErrors.inc({ ...labelValues, reason: 'rpc_behind' });
@@ -252,6 +261,7 @@ function createSender(
   return {
     latency,
     inFlight: () => inFlight,
+    rateLimitedSinceSuccess: () => throttled,
     lastFailure: () => lastFailure,
     async send(body, calls = 1, cu = 1) {
       if (inFlight < maxConcurrency) inFlight++;

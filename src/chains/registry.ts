@@ -33,10 +33,10 @@ export interface ChainRegistry {
 /** Head polls at most this often, whatever the block time (a 0.1 s devnet must not be flooded). */
 const minHeadPollMs = 250;
 /**
- * And at least this often, whatever the block time: a head poll is also how a node that stopped
- * answering is noticed, and /admin/chains must say so within seconds, not a 12 s block later.
+ * And at least this often, whatever the block time: a head poll is also how an idle node that stopped
+ * answering is noticed, and /admin/chains must say so within 2 s (this plus the stall watch's 0.8 s).
  */
-const maxHeadPollMs = 2_000;
+const maxHeadPollMs = 1_000;
 
 export function createChainRegistry(
   chains: readonly ChainConfig[],

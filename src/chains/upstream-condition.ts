@@ -29,6 +29,8 @@ export interface ConditionFacts {
   readonly breaker: BreakerState;
   readonly lastFailure: string | undefined;
   readonly backingOffMs: number;
+  /** Its last answer was a 429 and nothing succeeded since (its pause may be over): still rate limited. */
+  readonly rateLimitedSinceSuccess?: boolean;
   readonly badAnswer: string | undefined;
   readonly lagBlocks: number;
   readonly maxLagBlocks: number;
@@ -43,6 +45,8 @@ export function conditionOf(facts: ConditionFacts): { name: UpstreamConditionNam
   if (facts.backingOffMs > 0) {
     return { name: 'rate_limited', reason: `the node answered 429; nothing sent for ${Math.ceil(facts.backingOffMs / 1000)} s` };
   }
+  if (facts.rateLimitedSinceSuccess)
+    return { name: 'rate_limited', reason: 'the node answered 429; asked again after its pause' };
   if (facts.badAnswer !== undefined) return { name: 'bad_answers', reason: facts.badAnswer };
   if (facts.lagBlocks > facts.maxLagBlocks) {
     return { name: 'lagging', reason: `${facts.lagBlocks} blocks behind the best head (more than ${facts.maxLagBlocks})` };
@@ -69,6 +73,8 @@ export interface ConditionMonitorOptions {
 export function createConditionMonitor(options: ConditionMonitorOptions): ConditionMonitor {
   let current: UpstreamCondition = { name: 'verifying', reason: 'chain id not checked yet', since: Date.now() };
   let everOk = false;
+  /** Probes a dead node's breaker let through (one per cooldown) that failed, since it was last anything else. */
+  let failedProbes = 0;
   return {
     get current() {
       return current;
@@ -81,8 +87,14 @@ export function createConditionMonitor(options: ConditionMonitorOptions): Condit
       }
       const from = current.name;
       current = { ...next, since: Date.now() };
-      // The first check passing at start is no news; every later change is.
-      const level = !everOk && next.name === 'ok' && from === 'verifying' ? 'info' : 'warn';
+      const probeLetThrough = from === 'unreachable' && next.name === 'recovering';
+      const probeFailed = from === 'recovering' && next.name === 'unreachable';
+      if (probeFailed) failedProbes++;
+      else if (!probeLetThrough) failedProbes = 0;
+      // The first check passing at start is no news; nor is a dead node failing its probe again (one every
+      // cooldown, forever): after its first failed probe, the probe cycles are debug lines. Every other change is news.
+      const repeatedProbe = (probeLetThrough && failedProbes >= 1) || (probeFailed && failedProbes >= 2);
+      const level = !everOk && next.name === 'ok' && from === 'verifying' ? 'info' : repeatedProbe ? 'debug' : 'warn';
       if (next.name === 'ok') everOk = true;
       options.logger[level](
         { upstream: options.upstream, network: options.network, from, to: next.name, reason: next.reason },

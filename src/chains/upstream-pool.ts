@@ -15,6 +15,7 @@ import { costOf } from './provider-cu-tables.ts';
 import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
+import type { SocketIdentity } from './socket-identity.ts';
 import { type BudgetLimits, createUpstreamBudget } from './upstream-budget.ts';
 import { createUpstreamClient, type UpstreamClient, UpstreamError } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
@@ -56,6 +57,8 @@ export interface UpstreamPool extends UpstreamClient {
    * then lagging, then failing; by latency within each rank. A subscription feed connects to the first.
    */
   socketUrls(): string[];
+  /** What a WebSocket to one of `socketUrls()` must report of itself; its refusals count in this pool's metrics. */
+  socketIdentity(): SocketIdentity;
   stats(): UpstreamStats[];
   readonly heads: HeadTracker;
   /** The newest block served from this network: never goes back. */
@@ -168,6 +171,15 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     broadcast: (body) => broadcastToAvailable(upstreams, body),
     hasHealthyUpstream: () => upstreams.some((u) => u.identity === 'verified' && u.breaker.state === 'closed'),
     socketUrls: () => rankSocketUrls(options.upstreams, upstreams, tip.value - maxLagBlocks),
+    socketIdentity: () => ({
+      expected: identity,
+      network: `${chain}/${network}`,
+      refused: (wsUrl) => {
+        const index = options.upstreams.findIndex((config) => config.wsUrl === wsUrl);
+        const upstream = index < 0 ? new URL(wsUrl).host : upstreams[index]!.label;
+        metrics.identityRefusals.inc({ ...labels, upstream });
+      },
+    }),
     stats: () => upstreams.map((upstream) => statsOf(upstream, heads.bestHead)),
     logsRangeCap: () => largestKnownCap(upstreams),
     async close() {

@@ -8,7 +8,10 @@ describe("the eth_getLogs range cap, in each provider's own words", () => {
       'You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x1a2b, 0x1e13]',
       2000,
     ],
-    ['You can make eth_getLogs requests with up to a 2000 block range. Based on your parameters, this block range should work: [0x10, 0x7df]', 2000],
+    [
+      'You can make eth_getLogs requests with up to a 2000 block range. Based on your parameters, this block range should work: [0x10, 0x7df]',
+      2000,
+    ],
     ['eth_getLogs is limited to a 10,000 range', 10_000],
     ['exceed maximum block range 5000', 5000],
     ['exceed maximum block range: 3000', 3000],
