@@ -47,6 +47,11 @@ export function checkCallAnswer(method: string, params: unknown, rawResult: stri
   return check(Array.isArray(params) ? params : [], rawResult);
 }
 
+/** Whether `checkCallAnswer` checks anything of `method`'s answers (else a judge of them is not worth building). */
+export function hasCallAnswerCheck(method: string): boolean {
+  return checks.has(method);
+}
+
 /** The content of a JSON string member's raw text (hex values need no unescaping). */
 function stringContent(text: string | undefined): string | undefined {
   return text !== undefined && text.length >= 2 && text.startsWith('"') && text.endsWith('"') ? text.slice(1, -1) : text;

@@ -3,7 +3,7 @@ import type { PooledUpstream } from './pooled-upstream.ts';
 /**
  * The block-range cap a provider states in its own error words, when it states one: "up to a 2K block
  * range" (Alchemy), "limited to a 10,000 range" (QuickNode), "exceed maximum block range: 5000",
- * "block range is too wide, max 3000", "Max range: 800". Result-count caps ("more than 10000 results")
+ * "block range is too wide, max 3000", "Max range: 800", "maximum [from, to] blocks distance: 3000" (Ankr). Result-count caps ("more than 10000 results")
  * depend on the query, not the range: none is learnt from them.
  */
 export function rangeCapIn(message: string): number | undefined {
@@ -23,7 +23,7 @@ const capPatterns = [
   /block range[^\d]{0,40}(?:max(?:imum)?|limit|up to)[^\d]{0,20}([\d,]+)\s*(k)?/i,
   /range (?:is )?too (?:large|wide|big)[^\d]{0,20}(?:max(?:imum)?|limit)[^\d]{0,12}([\d,]+)\s*(k)?/i,
   /([\d,]+)\s*(k)?\s*blocks? (?:range )?(?:max|limit)/i,
-  /blocks? distance:?\s*([\d,]+)()/i,
+  /blocks? distance\s*[:=]?\s*([\d,]+)\s*(k)?/i,
   /exceeds? (?:the )?limit of ([\d,]+)()/i,
 ];
 

@@ -1,4 +1,6 @@
 import { type Chain, createPublicClient, custom, defineChain, type PublicClient } from 'viem';
+import { pinLatest } from './pin-latest.ts';
+import { readNeedOf } from './read-need.ts';
 import type { Network } from './registry.ts';
 
 /** Multicall3's address on every chain that has it; the embedded devnet gets it at start. */
@@ -61,7 +63,10 @@ export function poolTransport(network: Network) {
       async request({ method, params }: { method: string; params?: unknown }) {
         // The configured chain id is the network's (viem asks it before every transaction it signs).
         if (method === 'eth_chainId') return `0x${network.config.chainId.toString(16)}`;
-        const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }));
+        // A block at `latest` is read at the served tip: never older than a block this process served.
+        const sent = pinLatest(method, params, network.pool.tip.value) ?? params ?? [];
+        const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: sent });
+        const text = await network.pool.send(body, readNeedOf(method, sent));
         const answer = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
         if (answer.error) throw new NodeRpcError(answer.error.message, answer.error.code, answer.error.data);
         return answer.result;

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ChainConfig, UpstreamConfig } from '../config/chain-settings.ts';
 import { notFound } from '../core/errors.ts';
+import { type ClusterTip, createClusterTip } from './cluster-tip.ts';
+import type { SharedTipStore } from './shared-tip-store.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 import { createUpstreamMetrics } from './upstream-metrics.ts';
 import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts';
@@ -12,6 +14,8 @@ export interface Network {
   readonly pool: UpstreamPool;
   /** The same pool, seen as a plain client (reads routed and failed over like `pool.send`). */
   readonly upstream: UpstreamClient;
+  /** The served tip across API processes (`pool.tip` raised to the shared one when a store is configured). */
+  readonly clusterTip: ClusterTip;
 }
 
 export interface ChainRegistry {
@@ -40,6 +44,8 @@ export function createChainRegistry(
     embeddedUpstream?: UpstreamConfig;
     metricsRegistry?: Registry;
     logger?: Logger;
+    /** Where the API processes of a deployment share their served tips (Redis); absent: each its own. */
+    sharedTips?: SharedTipStore;
   } = {},
 ): ChainRegistry {
   const metrics = options.metricsRegistry ? createUpstreamMetrics(options.metricsRegistry) : undefined;
@@ -59,7 +65,8 @@ export function createChainRegistry(
       metrics,
       logger: options.logger,
     });
-    return { config: resolved, pool, upstream: pool };
+    const clusterTip = createClusterTip(pool.tip, options.sharedTips, `${config.chain}/${config.network}`);
+    return { config: resolved, pool, upstream: pool, clusterTip };
   });
   const byPath = new Map(networks.map((network) => [`${network.config.chain}/${network.config.network}`, network]));
 
