@@ -266,7 +266,7 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     }
     const answeredBy = attempt.answeredBy ?? upstream;
     const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
-    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, answeredBy, pool.tip) : text;
+    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
     if (verdict.kind === 'too_wide') {
       learnRangeCap(answeredBy, verdict.detail);
       lastAnswer = text;
