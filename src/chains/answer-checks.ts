@@ -48,12 +48,13 @@ const blockNumberResult = /"result"\s*:\s*"0x([0-9a-fA-F]{1,13})"/;
 /**
  * An `eth_blockNumber` answer as served: a higher block than the tip raises it; a lower one (a node a
  * block behind the one asked before) is answered as the tip, so the number a client sees never goes back.
+ * The node's own head is left to the head tracker: one answer of a load balancer over unsynced nodes
+ * says nothing of the next.
  */
-export function servedBlockNumber(text: string, upstream: PooledUpstream, tip: ServedTip): string {
+export function servedBlockNumber(text: string, tip: ServedTip): string {
   const match = blockNumberResult.exec(text);
   if (match === null) return text;
   const block = Number.parseInt(match[1]!, 16);
-  if (block > upstream.head) upstream.head = block;
   if (block >= tip.value) {
     tip.advance(block);
     return text;

@@ -168,7 +168,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     identity,
     identified: () => state.firstChecks,
     send: (body, need = anyRead) => sendRead(state, body, need),
-    broadcast: (body) => broadcastToAvailable(upstreams, body),
+    broadcast: (body) => broadcastToAvailable(state, body),
     hasHealthyUpstream: () => upstreams.some((u) => u.identity === 'verified' && u.breaker.state === 'closed'),
     socketUrls: () => rankSocketUrls(options.upstreams, upstreams, tip.value - maxLagBlocks),
     socketIdentity: () => ({
@@ -266,7 +266,7 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     }
     const answeredBy = attempt.answeredBy ?? upstream;
     const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
-    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, answeredBy, pool.tip) : text;
+    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
     if (verdict.kind === 'too_wide') {
       learnRangeCap(answeredBy, verdict.detail);
       lastAnswer = text;
@@ -292,10 +292,14 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
 async function waitForFirstChecks(pool: PoolState): Promise<boolean> {
   if (!pool.upstreams.some((upstream) => upstream.identity === 'unverified')) return false;
   if (pool.upstreams.some((upstream) => upstream.identity === 'verified')) return false;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([pool.firstChecks, new Promise((resolve) => (timer = setTimeout(resolve, identityWaitMs)))]);
-  clearTimeout(timer);
+  await settledOrAfter(pool.firstChecks, identityWaitMs);
   return pool.upstreams.some((upstream) => upstream.identity === 'verified');
+}
+
+async function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Why a read could not be answered, as the error its caller maps to an answer. */
@@ -321,10 +325,13 @@ function noUpstreamError(pool: PoolState, noPick: NoPick | undefined, failure: u
   );
 }
 
-function broadcastToAvailable(upstreams: readonly PooledUpstream[], body: string): Promise<string> {
+/** A write goes to every verified upstream: right after start, once their first checks are done (bounded). */
+async function broadcastToAvailable(pool: PoolState, body: string): Promise<string> {
+  const { upstreams } = pool;
+  if (upstreams.some((upstream) => upstream.identity === 'unverified')) await settledOrAfter(pool.firstChecks, identityWaitMs);
   const now = performance.now();
   const targets = upstreams.filter((u) => u.identity === 'verified' && u.breaker.isAvailable(now));
-  if (targets.length === 0) return Promise.reject(new UpstreamError('connection', 'no upstream available'));
+  if (targets.length === 0) throw new UpstreamError('connection', 'no upstream available');
   return broadcastWrite(targets, body);
 }
 

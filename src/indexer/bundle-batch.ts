@@ -87,6 +87,9 @@ function verdictOn(blocks: readonly BlockAnswers[], traced: boolean): AnswerVerd
     if (verdict !== undefined) return verdict;
     if (traced && trace === undefined)
       return { kind: 'corrupt', detail: `no answer to the traces of block ${number} in the batch` };
+    // A node without the state to trace the block ("missing trie node"): one that has it may answer.
+    const untraced = trace?.error === undefined ? undefined : requiredAnswerVerdict(trace, `traces of block ${number}`);
+    if (untraced?.kind === 'missing') return untraced;
     if (block!.error !== undefined || receipts!.error !== undefined) return undefined;
   }
   const problem = checkBundleBatch(

@@ -48,8 +48,9 @@ export function createChainReader(options: { send: SendRead; tracing?: TracingMe
   };
 
   async function fetchBundles(from: number, to: number): Promise<BlockBundle[]> {
-    const batch = bundleBatch(from, to, tracing, 0);
-    const answered = await sendBatch(options.send, { ...batch, firstId: ids(batch.calls.length) });
+    const batch = bundleBatch(from, to, tracing, nextId);
+    nextId += batch.calls.length;
+    const answered = await sendBatch(options.send, batch);
     return answered.blocks.map((answers) => ({
       block: required<RawBlock>(answers.block, `block ${answers.number}`),
       receipts: required<RawReceipt[]>(answers.receipts, `receipts of block ${answers.number}`),

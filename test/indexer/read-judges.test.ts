@@ -66,6 +66,15 @@ describe('the indexer judges each batch answer before the pool uses it', () => {
       ),
     );
     expect(notFound[0]).toMatchObject({ kind: 'missing' });
+    // A node without the state to trace the block (pruned): one that has it may trace it.
+    const { verdicts: pruned } = await readFromAnvil(anvil.url, bundleBatch(head, head, 'trace_block', 1), (text) =>
+      JSON.stringify(
+        (JSON.parse(text) as { id: number }[]).map((answer) =>
+          answer.id === 3 ? { jsonrpc: '2.0', id: 3, error: { code: -32000, message: 'missing trie node 5e1f' } } : answer,
+        ),
+      ),
+    );
+    expect(pruned[0]).toMatchObject({ kind: 'missing', detail: expect.stringContaining('traces of block') });
   });
 
   it('calls an answer that contradicts the request corrupt, so it is never indexed', async () => {
