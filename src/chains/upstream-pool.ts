@@ -257,7 +257,15 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
       text =
         delay < 0
           ? await send(upstream)
-          : await sendHedged({ first: upstream, send, delayMs: delay, state: attempt, pick, onHedge: pool.onHedge });
+          : await sendHedged({
+              first: upstream,
+              send,
+              delayMs: delay,
+              state: attempt,
+              pick,
+              onHedge: pool.onHedge,
+              refuses: (answer, target) => judgeAnswer(answer, need, target, pool.tip.value) !== undefined,
+            });
     } catch (error) {
       if (!isRetryable(error)) throw error;
       failure = error;

@@ -73,10 +73,14 @@ describe('one honest and one lagging upstream, through the service', () => {
     return body.result as T;
   }
 
-  /** One client polling eth_blockNumber back to back: each answer at least its last and the highest anyone saw. */
-  async function pollBlockNumbers(name: string, seen: Observed, polls: number): Promise<void> {
+  /**
+   * One client polling eth_blockNumber back to back (`polls` times, or until `deadline` on a busy
+   * machine): each answer at least its last and the highest anyone saw. Returns the polls made.
+   */
+  async function pollBlockNumbers(name: string, seen: Observed, polls: number, deadline: number): Promise<number> {
     let last = -1;
-    for (let i = 0; i < polls; i++) {
+    let i = 0;
+    for (; i < polls && Date.now() < deadline; i++) {
       const floor = seen.servedMax;
       const number = Number(await rpc<string>(name, 'eth_blockNumber'));
       seen.blockNumbers++;
@@ -85,6 +89,7 @@ describe('one honest and one lagging upstream, through the service', () => {
       last = number;
       seen.servedMax = Math.max(seen.servedMax, number);
     }
+    return i;
   }
 
   /** A client reading the latest block and every receipt in it, until `until()`. */
@@ -127,22 +132,26 @@ describe('one honest and one lagging upstream, through the service', () => {
     ['lagging 2 blocks', 'devnet'],
     ['alternating honest and 1 behind', 'sepolia'],
   ])(
-    '%s: eth_blockNumber never goes back (2,000 polls of one client), latest never below it, no null receipt of a served block',
+    '%s: eth_blockNumber never goes back (2,000 polls of one client, 20 s at most), latest never below it, no null receipt of a served block',
     async (_name, name) => {
       const seen: Observed = { servedMax: -1, blockNumbers: 0, latestBlocks: 0, receipts: 0, problems: [] };
       const hitsBefore = sumOf(await metric('blockyard_rpc_cache_hits_total'), `network="${name}"`);
       let done = false;
-      const polling = Promise.all([pollBlockNumbers(name, seen, 2_000), pollBlockNumbers(name, seen, 500)]).finally(() => {
+      const deadline = Date.now() + 20_000;
+      const polling = Promise.all([
+        pollBlockNumbers(name, seen, 2_000, deadline),
+        pollBlockNumbers(name, seen, 500, deadline),
+      ]).finally(() => {
         done = true;
       });
-      const [blocks] = await Promise.all([
+      const [blocks, , , [polls]] = await Promise.all([
         mine(80, () => done),
         readLatest(name, seen, () => done),
         readLatest(name, seen, () => done),
         polling,
       ]);
       expect(seen.problems.slice(0, 10)).toEqual([]);
-      expect(seen.blockNumbers).toBe(2_500);
+      expect(polls, 'polls of the first client').toBeGreaterThanOrEqual(1_000);
       expect(blocks, 'blocks mined while polling').toBeGreaterThan(20);
       expect(seen.receipts, 'receipts read').toBeGreaterThan(20);
       const hits = sumOf(await metric('blockyard_rpc_cache_hits_total'), `network="${name}"`) - hitsBefore;
