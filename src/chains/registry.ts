@@ -58,7 +58,7 @@ export function createChainRegistry(
       chain: config.chain,
       network: config.network,
       kind: config.kind,
-      headPollMs: Math.min(maxHeadPollMs, Math.max(minHeadPollMs, config.blockTimeS * 1000)),
+      headPollMs: config.headPollMs ?? Math.min(maxHeadPollMs, Math.max(minHeadPollMs, config.blockTimeS * 1000)),
       maxLagBlocks: config.maxLagBlocks,
       chainId: config.kind === 'evm' ? config.chainId : undefined,
       genesisHash: config.genesisHash,

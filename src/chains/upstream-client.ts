@@ -78,8 +78,9 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       // itself is in trouble.
       // A notification (a call without id) gets no answer: 204, or 200 with an empty body.
       if (status < 300 && text.trim() === '') return '';
-      if (status === 429) {
-        throw new UpstreamError('rate_limited', 'upstream answered HTTP 429', {
+      // 402: Infura's "daily credits spent"; like a 429, another upstream may well answer.
+      if (status === 429 || status === 402) {
+        throw new UpstreamError('rate_limited', `upstream answered HTTP ${status}`, {
           status,
           retryAfterMs: retryAfterMs(retryAfter, Date.now()),
         });
@@ -119,7 +120,7 @@ class TextAnswer implements Dispatcher.DispatchHandler {
     // 1xx interim answers come first; only the final one counts.
     this.status = statusCode;
     this.chunks.length = 0;
-    if (statusCode === 429) {
+    if (statusCode === 429 || statusCode === 402) {
       const value = headers['retry-after'];
       this.retryAfter = Array.isArray(value) ? value[0] : value;
     }

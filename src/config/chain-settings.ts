@@ -59,6 +59,8 @@ export const chainEntrySchema = closedObject({
   get_logs_max_range: integerIn(1, 100_000_000),
   /** An upstream this many blocks behind the best head gets no reads while others are caught up, and is reported lagging. */
   max_lag_blocks: integerIn(1, 100_000),
+  /** How often each upstream's head is polled (also how soon a node that stopped answering is noticed). */
+  head_poll_ms: integerIn(250, 600_000),
   /** Solana: the genesis hash every upstream must report (default: known for solana mainnet, devnet, testnet). */
   genesis_hash: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
   dev_methods: { type: 'boolean' },
@@ -131,6 +133,8 @@ export interface ChainConfig {
   readonly getLogsMaxRange: number;
   /** Blocks (slots on Solana) behind the best head from which an upstream counts as lagging. */
   readonly maxLagBlocks: number;
+  /** Each upstream's head poll interval; undefined: the block time, within 250-1000 ms. */
+  readonly headPollMs?: number;
   /** Solana: the genesis hash upstreams must report; undefined: the first verified upstream's, which the others must match. */
   readonly genesisHash?: string;
   readonly devMethods: boolean;
@@ -215,6 +219,7 @@ export function buildChains(
       blockTimeS: entry.block_time_s ?? (embedded ? devnetBlockTimeS : 12),
       getLogsMaxRange: entry.get_logs_max_range ?? 10_000,
       maxLagBlocks: entry.max_lag_blocks ?? (kind === 'solana' ? solanaMaxLagSlots : 3),
+      headPollMs: entry.head_poll_ms,
       genesisHash: kind === 'solana' ? (entry.genesis_hash ?? knownSolanaGenesis[key]) : undefined,
       devMethods,
       indexer: {

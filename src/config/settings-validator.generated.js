@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2001,36 +2001,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.genesis_hash !== undefined){
-let data53 = data21.genesis_hash;
+if(data21.head_poll_ms !== undefined){
+let data53 = data21.head_poll_ms;
 const _errs112 = errors;
-if(typeof data53 !== "string"){
+if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
 let dataType42 = typeof data53;
 let coerced42 = undefined;
 if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data53;
-}
-else if(data53 === null){
-coerced42 = "";
+if(dataType42 === "boolean" || data53 === null
+              || (dataType42 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced42 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data53 = coerced42;
 if(data21 !== undefined){
-data21["genesis_hash"] = coerced42;
+data21["head_poll_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs112){
-if(typeof data53 === "string"){
-if(!pattern9.test(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 > 600000 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
+}
+else {
+if(data53 < 250 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+return false;
+}
 }
 }
 }
@@ -2040,27 +2044,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.dev_methods !== undefined){
-let data54 = data21.dev_methods;
+if(data21.genesis_hash !== undefined){
+let data54 = data21.genesis_hash;
 const _errs114 = errors;
-if(typeof data54 !== "boolean"){
+if(typeof data54 !== "string"){
+let dataType43 = typeof data54;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(data54 === "false" || data54 === 0 || data54 === null){
-coerced43 = false;
+if(dataType43 == "number" || dataType43 == "boolean"){
+coerced43 = "" + data54;
 }
-else if(data54 === "true" || data54 === 1){
-coerced43 = true;
+else if(data54 === null){
+coerced43 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data54 = coerced43;
 if(data21 !== undefined){
-data21["dev_methods"] = coerced43;
+data21["genesis_hash"] = coerced43;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data54 === "string"){
+if(!pattern9.test(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+return false;
 }
 }
 }
@@ -2070,82 +2083,112 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.indexer !== undefined){
-let data55 = data21.indexer;
+if(data21.dev_methods !== undefined){
+let data55 = data21.dev_methods;
 const _errs116 = errors;
-if(errors === _errs116){
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(typeof data55 !== "boolean"){
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(data55 === "false" || data55 === 0 || data55 === null){
+coerced44 = false;
+}
+else if(data55 === "true" || data55 === 1){
+coerced44 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data55 = coerced44;
+if(data21 !== undefined){
+data21["dev_methods"] = coerced44;
+}
+}
+}
+var valid9 = _errs116 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.indexer !== undefined){
+let data56 = data21.indexer;
 const _errs118 = errors;
-for(const key5 in data55){
+if(errors === _errs118){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+const _errs120 = errors;
+for(const key5 in data56){
 if(!((key5 === "enabled") || (key5 === "start_block"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs118 === errors){
-if(data55.enabled !== undefined){
-let data56 = data55.enabled;
-const _errs119 = errors;
-if(typeof data56 !== "boolean"){
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(data56 === "false" || data56 === 0 || data56 === null){
-coerced44 = false;
+if(_errs120 === errors){
+if(data56.enabled !== undefined){
+let data57 = data56.enabled;
+const _errs121 = errors;
+if(typeof data57 !== "boolean"){
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(data57 === "false" || data57 === 0 || data57 === null){
+coerced45 = false;
 }
-else if(data56 === "true" || data56 === 1){
-coerced44 = true;
+else if(data57 === "true" || data57 === 1){
+coerced45 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced44 !== undefined){
-data56 = coerced44;
-if(data55 !== undefined){
-data55["enabled"] = coerced44;
+if(coerced45 !== undefined){
+data57 = coerced45;
+if(data56 !== undefined){
+data56["enabled"] = coerced45;
 }
 }
 }
-var valid15 = _errs119 === errors;
+var valid15 = _errs121 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data55.start_block !== undefined){
-let data57 = data55.start_block;
-const _errs121 = errors;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-let dataType45 = typeof data57;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data57 === null
-              || (dataType45 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced45 = +data57;
+if(data56.start_block !== undefined){
+let data58 = data56.start_block;
+const _errs123 = errors;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+let dataType46 = typeof data58;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data58 === null
+              || (dataType46 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced46 = +data58;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced45 !== undefined){
-data57 = coerced45;
-if(data55 !== undefined){
-data55["start_block"] = coerced45;
+if(coerced46 !== undefined){
+data58 = coerced46;
+if(data56 !== undefined){
+data56["start_block"] = coerced46;
 }
 }
 }
-if(errors === _errs121){
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 < 0 || isNaN(data57)){
+if(errors === _errs123){
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 < 0 || isNaN(data58)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid15 = _errs121 === errors;
+var valid15 = _errs123 === errors;
 }
 else {
 var valid15 = true;
@@ -2158,67 +2201,28 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schem
 return false;
 }
 }
-var valid9 = _errs116 === errors;
+var valid9 = _errs118 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.erc4337 !== undefined){
-let data58 = data21.erc4337;
-const _errs123 = errors;
-if(errors === _errs123){
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+let data59 = data21.erc4337;
 const _errs125 = errors;
-for(const key6 in data58){
+if(errors === _errs125){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+const _errs127 = errors;
+for(const key6 in data59){
 if(!((((((key6 === "entry_point_v06") || (key6 === "entry_point_v07")) || (key6 === "factory_v06")) || (key6 === "factory_v07")) || (key6 === "paymaster_v06")) || (key6 === "paymaster_v07"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs125 === errors){
-if(data58.entry_point_v06 !== undefined){
-let data59 = data58.entry_point_v06;
-const _errs126 = errors;
-if(typeof data59 !== "string"){
-let dataType46 = typeof data59;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 == "number" || dataType46 == "boolean"){
-coerced46 = "" + data59;
-}
-else if(data59 === null){
-coerced46 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data59 = coerced46;
-if(data58 !== undefined){
-data58["entry_point_v06"] = coerced46;
-}
-}
-}
-if(errors === _errs126){
-if(typeof data59 === "string"){
-if(!pattern10.test(data59)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs126 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data58.entry_point_v07 !== undefined){
-let data60 = data58.entry_point_v07;
+if(_errs127 === errors){
+if(data59.entry_point_v06 !== undefined){
+let data60 = data59.entry_point_v06;
 const _errs128 = errors;
 if(typeof data60 !== "string"){
 let dataType47 = typeof data60;
@@ -2231,21 +2235,21 @@ else if(data60 === null){
 coerced47 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data60 = coerced47;
-if(data58 !== undefined){
-data58["entry_point_v07"] = coerced47;
+if(data59 !== undefined){
+data59["entry_point_v06"] = coerced47;
 }
 }
 }
 if(errors === _errs128){
 if(typeof data60 === "string"){
 if(!pattern10.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2256,8 +2260,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.factory_v06 !== undefined){
-let data61 = data58.factory_v06;
+if(data59.entry_point_v07 !== undefined){
+let data61 = data59.entry_point_v07;
 const _errs130 = errors;
 if(typeof data61 !== "string"){
 let dataType48 = typeof data61;
@@ -2270,21 +2274,21 @@ else if(data61 === null){
 coerced48 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data61 = coerced48;
-if(data58 !== undefined){
-data58["factory_v06"] = coerced48;
+if(data59 !== undefined){
+data59["entry_point_v07"] = coerced48;
 }
 }
 }
 if(errors === _errs130){
 if(typeof data61 === "string"){
 if(!pattern10.test(data61)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2295,8 +2299,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.factory_v07 !== undefined){
-let data62 = data58.factory_v07;
+if(data59.factory_v06 !== undefined){
+let data62 = data59.factory_v06;
 const _errs132 = errors;
 if(typeof data62 !== "string"){
 let dataType49 = typeof data62;
@@ -2309,21 +2313,21 @@ else if(data62 === null){
 coerced49 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data62 = coerced49;
-if(data58 !== undefined){
-data58["factory_v07"] = coerced49;
+if(data59 !== undefined){
+data59["factory_v06"] = coerced49;
 }
 }
 }
 if(errors === _errs132){
 if(typeof data62 === "string"){
 if(!pattern10.test(data62)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2334,8 +2338,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.paymaster_v06 !== undefined){
-let data63 = data58.paymaster_v06;
+if(data59.factory_v07 !== undefined){
+let data63 = data59.factory_v07;
 const _errs134 = errors;
 if(typeof data63 !== "string"){
 let dataType50 = typeof data63;
@@ -2348,21 +2352,21 @@ else if(data63 === null){
 coerced50 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data63 = coerced50;
-if(data58 !== undefined){
-data58["paymaster_v06"] = coerced50;
+if(data59 !== undefined){
+data59["factory_v07"] = coerced50;
 }
 }
 }
 if(errors === _errs134){
 if(typeof data63 === "string"){
 if(!pattern10.test(data63)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2373,8 +2377,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.paymaster_v07 !== undefined){
-let data64 = data58.paymaster_v07;
+if(data59.paymaster_v06 !== undefined){
+let data64 = data59.paymaster_v06;
 const _errs136 = errors;
 if(typeof data64 !== "string"){
 let dataType51 = typeof data64;
@@ -2387,26 +2391,65 @@ else if(data64 === null){
 coerced51 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data64 = coerced51;
-if(data58 !== undefined){
-data58["paymaster_v07"] = coerced51;
+if(data59 !== undefined){
+data59["paymaster_v06"] = coerced51;
 }
 }
 }
 if(errors === _errs136){
 if(typeof data64 === "string"){
 if(!pattern10.test(data64)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
 var valid16 = _errs136 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data59.paymaster_v07 !== undefined){
+let data65 = data59.paymaster_v07;
+const _errs138 = errors;
+if(typeof data65 !== "string"){
+let dataType52 = typeof data65;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data65;
+}
+else if(data65 === null){
+coerced52 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data65 = coerced52;
+if(data59 !== undefined){
+data59["paymaster_v07"] = coerced52;
+}
+}
+}
+if(errors === _errs138){
+if(typeof data65 === "string"){
+if(!pattern10.test(data65)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs138 === errors;
 }
 else {
 var valid16 = true;
@@ -2423,86 +2466,47 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schem
 return false;
 }
 }
-var valid9 = _errs123 === errors;
+var valid9 = _errs125 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.bundler !== undefined){
-let data65 = data21.bundler;
-const _errs138 = errors;
-if(errors === _errs138){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data21.bundler;
 const _errs140 = errors;
-for(const key7 in data65){
+if(errors === _errs140){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs142 = errors;
+for(const key7 in data66){
 if(!((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs140 === errors){
-if(data65.enabled !== undefined){
-let data66 = data65.enabled;
-const _errs141 = errors;
-if(typeof data66 !== "boolean"){
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(data66 === "false" || data66 === 0 || data66 === null){
-coerced52 = false;
+if(_errs142 === errors){
+if(data66.enabled !== undefined){
+let data67 = data66.enabled;
+const _errs143 = errors;
+if(typeof data67 !== "boolean"){
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(data67 === "false" || data67 === 0 || data67 === null){
+coerced53 = false;
 }
-else if(data66 === "true" || data66 === 1){
-coerced52 = true;
+else if(data67 === "true" || data67 === 1){
+coerced53 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data66 = coerced52;
-if(data65 !== undefined){
-data65["enabled"] = coerced52;
-}
-}
-}
-var valid17 = _errs141 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data65.executor_keys_file !== undefined){
-let data67 = data65.executor_keys_file;
-const _errs143 = errors;
-if(typeof data67 !== "string"){
-let dataType53 = typeof data67;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data67;
-}
-else if(data67 === null){
-coerced53 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced53 !== undefined){
 data67 = coerced53;
-if(data65 !== undefined){
-data65["executor_keys_file"] = coerced53;
-}
-}
-}
-if(errors === _errs143){
-if(typeof data67 === "string"){
-if(func3(data67) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
+if(data66 !== undefined){
+data66["enabled"] = coerced53;
 }
 }
 }
@@ -2512,27 +2516,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data65.safe_mode !== undefined){
-let data68 = data65.safe_mode;
+if(data66.executor_keys_file !== undefined){
+let data68 = data66.executor_keys_file;
 const _errs145 = errors;
-if(typeof data68 !== "boolean"){
+if(typeof data68 !== "string"){
+let dataType54 = typeof data68;
 let coerced54 = undefined;
 if(!(coerced54 !== undefined)){
-if(data68 === "false" || data68 === 0 || data68 === null){
-coerced54 = false;
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data68;
 }
-else if(data68 === "true" || data68 === 1){
-coerced54 = true;
+else if(data68 === null){
+coerced54 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data68 = coerced54;
-if(data65 !== undefined){
-data65["safe_mode"] = coerced54;
+if(data66 !== undefined){
+data66["executor_keys_file"] = coerced54;
+}
+}
+}
+if(errors === _errs145){
+if(typeof data68 === "string"){
+if(func3(data68) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
 }
 }
 }
@@ -2542,40 +2555,27 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data65.max_bundle_ops !== undefined){
-let data69 = data65.max_bundle_ops;
+if(data66.safe_mode !== undefined){
+let data69 = data66.safe_mode;
 const _errs147 = errors;
-if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
-let dataType55 = typeof data69;
+if(typeof data69 !== "boolean"){
 let coerced55 = undefined;
 if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data69 === null
-              || (dataType55 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
-coerced55 = +data69;
+if(data69 === "false" || data69 === 0 || data69 === null){
+coerced55 = false;
+}
+else if(data69 === "true" || data69 === 1){
+coerced55 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data69 = coerced55;
-if(data65 !== undefined){
-data65["max_bundle_ops"] = coerced55;
-}
-}
-}
-if(errors === _errs147){
-if((typeof data69 == "number") && (isFinite(data69))){
-if(data69 > 1000 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data69 < 1 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
+if(data66 !== undefined){
+data66["safe_mode"] = coerced55;
 }
 }
 }
@@ -2585,36 +2585,40 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data65.min_stake_wei !== undefined){
-let data70 = data65.min_stake_wei;
+if(data66.max_bundle_ops !== undefined){
+let data70 = data66.max_bundle_ops;
 const _errs149 = errors;
-if(typeof data70 !== "string"){
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
 let dataType56 = typeof data70;
 let coerced56 = undefined;
 if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data70;
-}
-else if(data70 === null){
-coerced56 = "";
+if(dataType56 === "boolean" || data70 === null
+              || (dataType56 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced56 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data70 = coerced56;
-if(data65 !== undefined){
-data65["min_stake_wei"] = coerced56;
+if(data66 !== undefined){
+data66["max_bundle_ops"] = coerced56;
 }
 }
 }
 if(errors === _errs149){
-if(typeof data70 === "string"){
-if(!pattern16.test(data70)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 > 1000 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
+}
+else {
+if(data70 < 1 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
 }
 }
 }
@@ -2624,44 +2628,83 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data65.min_unstake_delay_s !== undefined){
-let data71 = data65.min_unstake_delay_s;
+if(data66.min_stake_wei !== undefined){
+let data71 = data66.min_stake_wei;
 const _errs151 = errors;
-if(!(((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71))) && (isFinite(data71)))){
+if(typeof data71 !== "string"){
 let dataType57 = typeof data71;
 let coerced57 = undefined;
 if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data71 === null
-              || (dataType57 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
-coerced57 = +data71;
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data71;
+}
+else if(data71 === null){
+coerced57 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data71 = coerced57;
+if(data66 !== undefined){
+data66["min_stake_wei"] = coerced57;
+}
+}
+}
+if(errors === _errs151){
+if(typeof data71 === "string"){
+if(!pattern16.test(data71)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid17 = _errs151 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data66.min_unstake_delay_s !== undefined){
+let data72 = data66.min_unstake_delay_s;
+const _errs153 = errors;
+if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
+let dataType58 = typeof data72;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data72 === null
+              || (dataType58 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced58 = +data72;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data71 = coerced57;
-if(data65 !== undefined){
-data65["min_unstake_delay_s"] = coerced57;
+if(coerced58 !== undefined){
+data72 = coerced58;
+if(data66 !== undefined){
+data66["min_unstake_delay_s"] = coerced58;
 }
 }
 }
-if(errors === _errs151){
-if((typeof data71 == "number") && (isFinite(data71))){
-if(data71 > 31536000 || isNaN(data71)){
+if(errors === _errs153){
+if((typeof data72 == "number") && (isFinite(data72))){
+if(data72 > 31536000 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
 return false;
 }
 else {
-if(data71 < 0 || isNaN(data71)){
+if(data72 < 0 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs151 === errors;
+var valid17 = _errs153 === errors;
 }
 else {
 var valid17 = true;
@@ -2678,10 +2721,11 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schem
 return false;
 }
 }
-var valid9 = _errs138 === errors;
+var valid9 = _errs140 === errors;
 }
 else {
 var valid9 = true;
+}
 }
 }
 }
@@ -2724,71 +2768,71 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data72 = data.readiness;
-const _errs153 = errors;
-if(errors === _errs153){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+let data73 = data.readiness;
 const _errs155 = errors;
-for(const key8 in data72){
+if(errors === _errs155){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs157 = errors;
+for(const key8 in data73){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs155 === errors){
-if(data72.networks !== undefined){
-let data73 = data72.networks;
-const _errs156 = errors;
-if(errors === _errs156){
-if(Array.isArray(data73)){
-var valid19 = true;
-const len7 = data73.length;
-for(let i10=0; i10<len7; i10++){
-let data74 = data73[i10];
+if(_errs157 === errors){
+if(data73.networks !== undefined){
+let data74 = data73.networks;
 const _errs158 = errors;
-if(typeof data74 !== "string"){
-let dataType58 = typeof data74;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data74;
+if(errors === _errs158){
+if(Array.isArray(data74)){
+var valid19 = true;
+const len7 = data74.length;
+for(let i10=0; i10<len7; i10++){
+let data75 = data74[i10];
+const _errs160 = errors;
+if(typeof data75 !== "string"){
+let dataType59 = typeof data75;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data75;
 }
-else if(data74 === null){
-coerced58 = "";
+else if(data75 === null){
+coerced59 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced58 !== undefined){
-data74 = coerced58;
-if(data73 !== undefined){
-data73[i10] = coerced58;
+if(coerced59 !== undefined){
+data75 = coerced59;
+if(data74 !== undefined){
+data74[i10] = coerced59;
 }
 }
 }
-if(errors === _errs158){
-if(typeof data74 === "string"){
-if(!pattern17.test(data74)){
+if(errors === _errs160){
+if(typeof data75 === "string"){
+if(!pattern17.test(data75)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs158 === errors;
+var valid19 = _errs160 === errors;
 if(!valid19){
 break;
 }
 }
 if(valid19){
-let i11 = data73.length;
+let i11 = data74.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data73[i11];
+let item3 = data74[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -2816,94 +2860,55 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs153 === errors;
+var valid0 = _errs155 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data75 = data.tokens;
-const _errs160 = errors;
-if(errors === _errs160){
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+let data76 = data.tokens;
 const _errs162 = errors;
-for(const key9 in data75){
+if(errors === _errs162){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs164 = errors;
+for(const key9 in data76){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs162 === errors){
-if(data75.prices !== undefined){
-let data76 = data75.prices;
-const _errs163 = errors;
-if(errors === _errs163){
-if(Array.isArray(data76)){
-var valid22 = true;
-const len8 = data76.length;
-for(let i12=0; i12<len8; i12++){
-let data77 = data76[i12];
+if(_errs164 === errors){
+if(data76.prices !== undefined){
+let data77 = data76.prices;
 const _errs165 = errors;
 if(errors === _errs165){
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(Array.isArray(data77)){
+var valid22 = true;
+const len8 = data77.length;
+for(let i12=0; i12<len8; i12++){
+let data78 = data77[i12];
+const _errs167 = errors;
+if(errors === _errs167){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
 let missing3;
-if((((data77.chain === undefined) && (missing3 = "chain")) || ((data77.contract === undefined) && (missing3 = "contract"))) || ((data77.usd === undefined) && (missing3 = "usd"))){
+if((((data78.chain === undefined) && (missing3 = "chain")) || ((data78.contract === undefined) && (missing3 = "contract"))) || ((data78.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs167 = errors;
-for(const key10 in data77){
+const _errs169 = errors;
+for(const key10 in data78){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs167 === errors){
-if(data77.chain !== undefined){
-let data78 = data77.chain;
-const _errs168 = errors;
-if(typeof data78 !== "string"){
-let dataType59 = typeof data78;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data78;
-}
-else if(data78 === null){
-coerced59 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced59 !== undefined){
-data78 = coerced59;
-if(data77 !== undefined){
-data77["chain"] = coerced59;
-}
-}
-}
-if(errors === _errs168){
-if(typeof data78 === "string"){
-if(!pattern2.test(data78)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs168 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data77.network !== undefined){
-let data79 = data77.network;
+if(_errs169 === errors){
+if(data78.chain !== undefined){
+let data79 = data78.chain;
 const _errs170 = errors;
 if(typeof data79 !== "string"){
 let dataType60 = typeof data79;
@@ -2916,21 +2921,21 @@ else if(data79 === null){
 coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data79 = coerced60;
-if(data77 !== undefined){
-data77["network"] = coerced60;
+if(data78 !== undefined){
+data78["chain"] = coerced60;
 }
 }
 }
 if(errors === _errs170){
 if(typeof data79 === "string"){
 if(!pattern2.test(data79)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2941,8 +2946,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data77.contract !== undefined){
-let data80 = data77.contract;
+if(data78.network !== undefined){
+let data80 = data78.network;
 const _errs172 = errors;
 if(typeof data80 !== "string"){
 let dataType61 = typeof data80;
@@ -2955,21 +2960,21 @@ else if(data80 === null){
 coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data80 = coerced61;
-if(data77 !== undefined){
-data77["contract"] = coerced61;
+if(data78 !== undefined){
+data78["network"] = coerced61;
 }
 }
 }
 if(errors === _errs172){
 if(typeof data80 === "string"){
-if(!pattern20.test(data80)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data80)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -2980,8 +2985,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data77.usd !== undefined){
-let data81 = data77.usd;
+if(data78.contract !== undefined){
+let data81 = data78.contract;
 const _errs174 = errors;
 if(typeof data81 !== "string"){
 let dataType62 = typeof data81;
@@ -2994,26 +2999,65 @@ else if(data81 === null){
 coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data81 = coerced62;
-if(data77 !== undefined){
-data77["usd"] = coerced62;
+if(data78 !== undefined){
+data78["contract"] = coerced62;
 }
 }
 }
 if(errors === _errs174){
 if(typeof data81 === "string"){
-if(!pattern21.test(data81)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern20.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid23 = _errs174 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data78.usd !== undefined){
+let data82 = data78.usd;
+const _errs176 = errors;
+if(typeof data82 !== "string"){
+let dataType63 = typeof data82;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data82;
+}
+else if(data82 === null){
+coerced63 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data82 = coerced63;
+if(data78 !== undefined){
+data78["usd"] = coerced63;
+}
+}
+}
+if(errors === _errs176){
+if(typeof data82 === "string"){
+if(!pattern21.test(data82)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs176 === errors;
 }
 else {
 var valid23 = true;
@@ -3029,7 +3073,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPa
 return false;
 }
 }
-var valid22 = _errs165 === errors;
+var valid22 = _errs167 === errors;
 if(!valid22){
 break;
 }
@@ -3040,80 +3084,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs163 === errors;
+var valid21 = _errs165 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data75.price_feeds !== undefined){
-let data82 = data75.price_feeds;
-const _errs176 = errors;
-if(errors === _errs176){
-if(Array.isArray(data82)){
-var valid24 = true;
-const len9 = data82.length;
-for(let i13=0; i13<len9; i13++){
-let data83 = data82[i13];
+if(data76.price_feeds !== undefined){
+let data83 = data76.price_feeds;
 const _errs178 = errors;
 if(errors === _errs178){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(Array.isArray(data83)){
+var valid24 = true;
+const len9 = data83.length;
+for(let i13=0; i13<len9; i13++){
+let data84 = data83[i13];
+const _errs180 = errors;
+if(errors === _errs180){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
 let missing4;
-if((((data83.chain === undefined) && (missing4 = "chain")) || ((data83.contract === undefined) && (missing4 = "contract"))) || ((data83.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data84.chain === undefined) && (missing4 = "chain")) || ((data84.contract === undefined) && (missing4 = "contract"))) || ((data84.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs180 = errors;
-for(const key11 in data83){
+const _errs182 = errors;
+for(const key11 in data84){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs180 === errors){
-if(data83.chain !== undefined){
-let data84 = data83.chain;
-const _errs181 = errors;
-if(typeof data84 !== "string"){
-let dataType63 = typeof data84;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data84;
-}
-else if(data84 === null){
-coerced63 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced63 !== undefined){
-data84 = coerced63;
-if(data83 !== undefined){
-data83["chain"] = coerced63;
-}
-}
-}
-if(errors === _errs181){
-if(typeof data84 === "string"){
-if(!pattern2.test(data84)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs181 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data83.network !== undefined){
-let data85 = data83.network;
+if(_errs182 === errors){
+if(data84.chain !== undefined){
+let data85 = data84.chain;
 const _errs183 = errors;
 if(typeof data85 !== "string"){
 let dataType64 = typeof data85;
@@ -3126,21 +3131,21 @@ else if(data85 === null){
 coerced64 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data85 = coerced64;
-if(data83 !== undefined){
-data83["network"] = coerced64;
+if(data84 !== undefined){
+data84["chain"] = coerced64;
 }
 }
 }
 if(errors === _errs183){
 if(typeof data85 === "string"){
 if(!pattern2.test(data85)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3151,8 +3156,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data83.contract !== undefined){
-let data86 = data83.contract;
+if(data84.network !== undefined){
+let data86 = data84.network;
 const _errs185 = errors;
 if(typeof data86 !== "string"){
 let dataType65 = typeof data86;
@@ -3165,21 +3170,21 @@ else if(data86 === null){
 coerced65 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data86 = coerced65;
-if(data83 !== undefined){
-data83["contract"] = coerced65;
+if(data84 !== undefined){
+data84["network"] = coerced65;
 }
 }
 }
 if(errors === _errs185){
 if(typeof data86 === "string"){
-if(!pattern20.test(data86)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3190,8 +3195,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data83.aggregator !== undefined){
-let data87 = data83.aggregator;
+if(data84.contract !== undefined){
+let data87 = data84.contract;
 const _errs187 = errors;
 if(typeof data87 !== "string"){
 let dataType66 = typeof data87;
@@ -3204,26 +3209,65 @@ else if(data87 === null){
 coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data87 = coerced66;
-if(data83 !== undefined){
-data83["aggregator"] = coerced66;
+if(data84 !== undefined){
+data84["contract"] = coerced66;
 }
 }
 }
 if(errors === _errs187){
 if(typeof data87 === "string"){
-if(!pattern10.test(data87)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern20.test(data87)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid25 = _errs187 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data84.aggregator !== undefined){
+let data88 = data84.aggregator;
+const _errs189 = errors;
+if(typeof data88 !== "string"){
+let dataType67 = typeof data88;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data88;
+}
+else if(data88 === null){
+coerced67 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data88 = coerced67;
+if(data84 !== undefined){
+data84["aggregator"] = coerced67;
+}
+}
+}
+if(errors === _errs189){
+if(typeof data88 === "string"){
+if(!pattern10.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs189 === errors;
 }
 else {
 var valid25 = true;
@@ -3239,7 +3283,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,sch
 return false;
 }
 }
-var valid24 = _errs178 === errors;
+var valid24 = _errs180 === errors;
 if(!valid24){
 break;
 }
@@ -3250,46 +3294,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid21 = _errs176 === errors;
+var valid21 = _errs178 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data75.token_list !== undefined){
-let data88 = data75.token_list;
-const _errs189 = errors;
-if(typeof data88 !== "string"){
-let dataType67 = typeof data88;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data88;
+if(data76.token_list !== undefined){
+let data89 = data76.token_list;
+const _errs191 = errors;
+if(typeof data89 !== "string"){
+let dataType68 = typeof data89;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data89;
 }
-else if(data88 === null){
-coerced67 = "";
+else if(data89 === null){
+coerced68 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data88 = coerced67;
-if(data75 !== undefined){
-data75["token_list"] = coerced67;
+if(coerced68 !== undefined){
+data89 = coerced68;
+if(data76 !== undefined){
+data76["token_list"] = coerced68;
 }
 }
 }
-if(errors === _errs189){
-if(typeof data88 === "string"){
-if(func3(data88) < 1){
+if(errors === _errs191){
+if(typeof data89 === "string"){
+if(func3(data89) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs189 === errors;
+var valid21 = _errs191 === errors;
 }
 else {
 var valid21 = true;
@@ -3303,67 +3347,28 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs160 === errors;
+var valid0 = _errs162 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data89 = data.nfts;
-const _errs191 = errors;
-if(errors === _errs191){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+let data90 = data.nfts;
 const _errs193 = errors;
-for(const key12 in data89){
+if(errors === _errs193){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs195 = errors;
+for(const key12 in data90){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs193 === errors){
-if(data89.ipfs_gateway !== undefined){
-let data90 = data89.ipfs_gateway;
-const _errs194 = errors;
-if(typeof data90 !== "string"){
-let dataType68 = typeof data90;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data90;
-}
-else if(data90 === null){
-coerced68 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data90 = coerced68;
-if(data89 !== undefined){
-data89["ipfs_gateway"] = coerced68;
-}
-}
-}
-if(errors === _errs194){
-if(typeof data90 === "string"){
-if(!pattern4.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs194 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data89.arweave_gateway !== undefined){
-let data91 = data89.arweave_gateway;
+if(_errs195 === errors){
+if(data90.ipfs_gateway !== undefined){
+let data91 = data90.ipfs_gateway;
 const _errs196 = errors;
 if(typeof data91 !== "string"){
 let dataType69 = typeof data91;
@@ -3376,21 +3381,21 @@ else if(data91 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data91 = coerced69;
-if(data89 !== undefined){
-data89["arweave_gateway"] = coerced69;
+if(data90 !== undefined){
+data90["ipfs_gateway"] = coerced69;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data91 === "string"){
 if(!pattern4.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -3401,40 +3406,36 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data89.metadata_timeout_ms !== undefined){
-let data92 = data89.metadata_timeout_ms;
+if(data90.arweave_gateway !== undefined){
+let data92 = data90.arweave_gateway;
 const _errs198 = errors;
-if(!(((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92))) && (isFinite(data92)))){
+if(typeof data92 !== "string"){
 let dataType70 = typeof data92;
 let coerced70 = undefined;
 if(!(coerced70 !== undefined)){
-if(dataType70 === "boolean" || data92 === null
-              || (dataType70 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced70 = +data92;
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data92;
+}
+else if(data92 === null){
+coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data92 = coerced70;
-if(data89 !== undefined){
-data89["metadata_timeout_ms"] = coerced70;
+if(data90 !== undefined){
+data90["arweave_gateway"] = coerced70;
 }
 }
 }
 if(errors === _errs198){
-if((typeof data92 == "number") && (isFinite(data92))){
-if(data92 > 60000 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data92 === "string"){
+if(!pattern4.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data92 < 100 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -3444,8 +3445,8 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data89.metadata_max_bytes !== undefined){
-let data93 = data89.metadata_max_bytes;
+if(data90.metadata_timeout_ms !== undefined){
+let data93 = data90.metadata_timeout_ms;
 const _errs200 = errors;
 if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
 let dataType71 = typeof data93;
@@ -3456,32 +3457,75 @@ if(dataType71 === "boolean" || data93 === null
 coerced71 = +data93;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data93 = coerced71;
-if(data89 !== undefined){
-data89["metadata_max_bytes"] = coerced71;
+if(data90 !== undefined){
+data90["metadata_timeout_ms"] = coerced71;
 }
 }
 }
 if(errors === _errs200){
 if((typeof data93 == "number") && (isFinite(data93))){
-if(data93 > 52428800 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+if(data93 > 60000 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data93 < 1024 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data93 < 100 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
 var valid26 = _errs200 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data90.metadata_max_bytes !== undefined){
+let data94 = data90.metadata_max_bytes;
+const _errs202 = errors;
+if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
+let dataType72 = typeof data94;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data94 === null
+              || (dataType72 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced72 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data94 = coerced72;
+if(data90 !== undefined){
+data90["metadata_max_bytes"] = coerced72;
+}
+}
+}
+if(errors === _errs202){
+if((typeof data94 == "number") && (isFinite(data94))){
+if(data94 > 52428800 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+return false;
+}
+else {
+if(data94 < 1024 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid26 = _errs202 === errors;
 }
 else {
 var valid26 = true;
@@ -3496,81 +3540,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs191 === errors;
+var valid0 = _errs193 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data94 = data.webhooks;
-const _errs202 = errors;
-if(errors === _errs202){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+let data95 = data.webhooks;
 const _errs204 = errors;
-for(const key13 in data94){
+if(errors === _errs204){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs206 = errors;
+for(const key13 in data95){
 if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs204 === errors){
-if(data94.retry_schedule_s !== undefined){
-let data95 = data94.retry_schedule_s;
-const _errs205 = errors;
-if(errors === _errs205){
-if(Array.isArray(data95)){
-if(data95.length > 20){
+if(_errs206 === errors){
+if(data95.retry_schedule_s !== undefined){
+let data96 = data95.retry_schedule_s;
+const _errs207 = errors;
+if(errors === _errs207){
+if(Array.isArray(data96)){
+if(data96.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data95.length < 1){
+if(data96.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid28 = true;
-const len10 = data95.length;
+const len10 = data96.length;
 for(let i14=0; i14<len10; i14++){
-let data96 = data95[i14];
-const _errs207 = errors;
-if(!((typeof data96 == "number") && (isFinite(data96)))){
-let dataType72 = typeof data96;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data96 === null
-              || (dataType72 == "string" && data96 && data96 == +data96)){
-coerced72 = +data96;
+let data97 = data96[i14];
+const _errs209 = errors;
+if(!((typeof data97 == "number") && (isFinite(data97)))){
+let dataType73 = typeof data97;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "boolean" || data97 === null
+              || (dataType73 == "string" && data97 && data97 == +data97)){
+coerced73 = +data97;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced72 !== undefined){
-data96 = coerced72;
-if(data95 !== undefined){
-data95[i14] = coerced72;
+if(coerced73 !== undefined){
+data97 = coerced73;
+if(data96 !== undefined){
+data96[i14] = coerced73;
 }
 }
 }
-if(errors === _errs207){
-if((typeof data96 == "number") && (isFinite(data96))){
-if(data96 > 604800 || isNaN(data96)){
+if(errors === _errs209){
+if((typeof data97 == "number") && (isFinite(data97))){
+if(data97 > 604800 || isNaN(data97)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data96 < 0 || isNaN(data96)){
+if(data97 < 0 || isNaN(data97)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs207 === errors;
+var valid28 = _errs209 === errors;
 if(!valid28){
 break;
 }
@@ -3583,87 +3627,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid27 = _errs205 === errors;
+var valid27 = _errs207 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.timeout_s !== undefined){
-let data97 = data94.timeout_s;
-const _errs209 = errors;
-if(!((typeof data97 == "number") && (isFinite(data97)))){
-let dataType73 = typeof data97;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "boolean" || data97 === null
-              || (dataType73 == "string" && data97 && data97 == +data97)){
-coerced73 = +data97;
+if(data95.timeout_s !== undefined){
+let data98 = data95.timeout_s;
+const _errs211 = errors;
+if(!((typeof data98 == "number") && (isFinite(data98)))){
+let dataType74 = typeof data98;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "boolean" || data98 === null
+              || (dataType74 == "string" && data98 && data98 == +data98)){
+coerced74 = +data98;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced73 !== undefined){
-data97 = coerced73;
-if(data94 !== undefined){
-data94["timeout_s"] = coerced73;
-}
-}
-}
-if(errors === _errs209){
-if((typeof data97 == "number") && (isFinite(data97))){
-if(data97 > 60 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data97 <= 0 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs209 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data94.max_in_flight_per_endpoint !== undefined){
-let data98 = data94.max_in_flight_per_endpoint;
-const _errs211 = errors;
-if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
-let dataType74 = typeof data98;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data98 === null
-              || (dataType74 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced74 = +data98;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced74 !== undefined){
 data98 = coerced74;
-if(data94 !== undefined){
-data94["max_in_flight_per_endpoint"] = coerced74;
+if(data95 !== undefined){
+data95["timeout_s"] = coerced74;
 }
 }
 }
 if(errors === _errs211){
 if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 > 256 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+if(data98 > 60 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data98 <= 0 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -3675,8 +3676,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.max_payload_bytes !== undefined){
-let data99 = data94.max_payload_bytes;
+if(data95.max_in_flight_per_endpoint !== undefined){
+let data99 = data95.max_in_flight_per_endpoint;
 const _errs213 = errors;
 if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
 let dataType75 = typeof data99;
@@ -3687,26 +3688,26 @@ if(dataType75 === "boolean" || data99 === null
 coerced75 = +data99;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data99 = coerced75;
-if(data94 !== undefined){
-data94["max_payload_bytes"] = coerced75;
+if(data95 !== undefined){
+data95["max_in_flight_per_endpoint"] = coerced75;
 }
 }
 }
 if(errors === _errs213){
 if((typeof data99 == "number") && (isFinite(data99))){
-if(data99 > 10485760 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data99 > 256 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data99 < 4096 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data99 < 1 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3718,8 +3719,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.pending_poll_ms !== undefined){
-let data100 = data94.pending_poll_ms;
+if(data95.max_payload_bytes !== undefined){
+let data100 = data95.max_payload_bytes;
 const _errs215 = errors;
 if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
 let dataType76 = typeof data100;
@@ -3730,26 +3731,26 @@ if(dataType76 === "boolean" || data100 === null
 coerced76 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data100 = coerced76;
-if(data94 !== undefined){
-data94["pending_poll_ms"] = coerced76;
+if(data95 !== undefined){
+data95["max_payload_bytes"] = coerced76;
 }
 }
 }
 if(errors === _errs215){
 if((typeof data100 == "number") && (isFinite(data100))){
-if(data100 > 60000 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data100 > 10485760 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data100 < 20 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data100 < 4096 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
@@ -3761,8 +3762,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.replay_max_events !== undefined){
-let data101 = data94.replay_max_events;
+if(data95.pending_poll_ms !== undefined){
+let data101 = data95.pending_poll_ms;
 const _errs217 = errors;
 if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
 let dataType77 = typeof data101;
@@ -3773,26 +3774,26 @@ if(dataType77 === "boolean" || data101 === null
 coerced77 = +data101;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data101 = coerced77;
-if(data94 !== undefined){
-data94["replay_max_events"] = coerced77;
+if(data95 !== undefined){
+data95["pending_poll_ms"] = coerced77;
 }
 }
 }
 if(errors === _errs217){
 if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 > 1000000 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data101 > 60000 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data101 < 1 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data101 < 20 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
@@ -3804,8 +3805,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.replay_page_events !== undefined){
-let data102 = data94.replay_page_events;
+if(data95.replay_max_events !== undefined){
+let data102 = data95.replay_max_events;
 const _errs219 = errors;
 if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
 let dataType78 = typeof data102;
@@ -3816,26 +3817,26 @@ if(dataType78 === "boolean" || data102 === null
 coerced78 = +data102;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data102 = coerced78;
-if(data94 !== undefined){
-data94["replay_page_events"] = coerced78;
+if(data95 !== undefined){
+data95["replay_max_events"] = coerced78;
 }
 }
 }
 if(errors === _errs219){
 if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 10000 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data102 > 1000000 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3847,58 +3848,101 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data94.private_destinations !== undefined){
-let data103 = data94.private_destinations;
+if(data95.replay_page_events !== undefined){
+let data103 = data95.replay_page_events;
 const _errs221 = errors;
+if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
+let dataType79 = typeof data103;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data103 === null
+              || (dataType79 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced79 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data103 = coerced79;
+if(data95 !== undefined){
+data95["replay_page_events"] = coerced79;
+}
+}
+}
 if(errors === _errs221){
-if(Array.isArray(data103)){
-if(data103.length > 100){
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 > 10000 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data103 < 1 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs221 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data95.private_destinations !== undefined){
+let data104 = data95.private_destinations;
+const _errs223 = errors;
+if(errors === _errs223){
+if(Array.isArray(data104)){
+if(data104.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid29 = true;
-const len11 = data103.length;
+const len11 = data104.length;
 for(let i15=0; i15<len11; i15++){
-let data104 = data103[i15];
-const _errs223 = errors;
-if(typeof data104 !== "string"){
-let dataType79 = typeof data104;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data104;
+let data105 = data104[i15];
+const _errs225 = errors;
+if(typeof data105 !== "string"){
+let dataType80 = typeof data105;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data105;
 }
-else if(data104 === null){
-coerced79 = "";
+else if(data105 === null){
+coerced80 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced79 !== undefined){
-data104 = coerced79;
-if(data103 !== undefined){
-data103[i15] = coerced79;
+if(coerced80 !== undefined){
+data105 = coerced80;
+if(data104 !== undefined){
+data104[i15] = coerced80;
 }
 }
 }
-if(errors === _errs223){
-if(typeof data104 === "string"){
-if(func3(data104) > 64){
+if(errors === _errs225){
+if(typeof data105 === "string"){
+if(func3(data105) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data104) < 1){
+if(func3(data105) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs223 === errors;
+var valid29 = _errs225 === errors;
 if(!valid29){
 break;
 }
@@ -3910,7 +3954,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid27 = _errs221 === errors;
+var valid27 = _errs223 === errors;
 }
 else {
 var valid27 = true;
@@ -3929,67 +3973,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs202 === errors;
+var valid0 = _errs204 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data105 = data.email;
-const _errs225 = errors;
-if(errors === _errs225){
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+let data106 = data.email;
 const _errs227 = errors;
-for(const key14 in data105){
+if(errors === _errs227){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs229 = errors;
+for(const key14 in data106){
 if(!((key14 === "smtp_url") || (key14 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs227 === errors){
-if(data105.smtp_url !== undefined){
-let data106 = data105.smtp_url;
-const _errs228 = errors;
-if(typeof data106 !== "string"){
-let dataType80 = typeof data106;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data106;
-}
-else if(data106 === null){
-coerced80 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data106 = coerced80;
-if(data105 !== undefined){
-data105["smtp_url"] = coerced80;
-}
-}
-}
-if(errors === _errs228){
-if(typeof data106 === "string"){
-if(!pattern28.test(data106)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid30 = _errs228 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data105.from !== undefined){
-let data107 = data105.from;
+if(_errs229 === errors){
+if(data106.smtp_url !== undefined){
+let data107 = data106.smtp_url;
 const _errs230 = errors;
 if(typeof data107 !== "string"){
 let dataType81 = typeof data107;
@@ -4002,26 +4007,65 @@ else if(data107 === null){
 coerced81 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data107 = coerced81;
-if(data105 !== undefined){
-data105["from"] = coerced81;
+if(data106 !== undefined){
+data106["smtp_url"] = coerced81;
 }
 }
 }
 if(errors === _errs230){
 if(typeof data107 === "string"){
-if(func3(data107) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+if(!pattern28.test(data107)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
 var valid30 = _errs230 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data106.from !== undefined){
+let data108 = data106.from;
+const _errs232 = errors;
+if(typeof data108 !== "string"){
+let dataType82 = typeof data108;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data108;
+}
+else if(data108 === null){
+coerced82 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data108 = coerced82;
+if(data106 !== undefined){
+data106["from"] = coerced82;
+}
+}
+}
+if(errors === _errs232){
+if(typeof data108 === "string"){
+if(func3(data108) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid30 = _errs232 === errors;
 }
 else {
 var valid30 = true;
@@ -4034,63 +4078,28 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs225 === errors;
+var valid0 = _errs227 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data108 = data.dashboard;
-const _errs232 = errors;
-if(errors === _errs232){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+let data109 = data.dashboard;
 const _errs234 = errors;
-for(const key15 in data108){
+if(errors === _errs234){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs236 = errors;
+for(const key15 in data109){
 if(!((key15 === "signup") || (key15 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs234 === errors){
-if(data108.signup !== undefined){
-let data109 = data108.signup;
-const _errs235 = errors;
-if(typeof data109 !== "string"){
-let dataType82 = typeof data109;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data109;
-}
-else if(data109 === null){
-coerced82 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data109 = coerced82;
-if(data108 !== undefined){
-data108["signup"] = coerced82;
-}
-}
-}
-if(!((data109 === "open") || (data109 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid31 = _errs235 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data108.public_url !== undefined){
-let data110 = data108.public_url;
+if(_errs236 === errors){
+if(data109.signup !== undefined){
+let data110 = data109.signup;
 const _errs237 = errors;
 if(typeof data110 !== "string"){
 let dataType83 = typeof data110;
@@ -4103,26 +4112,61 @@ else if(data110 === null){
 coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data110 = coerced83;
-if(data108 !== undefined){
-data108["public_url"] = coerced83;
+if(data109 !== undefined){
+data109["signup"] = coerced83;
 }
 }
 }
-if(errors === _errs237){
-if(typeof data110 === "string"){
-if(!pattern29.test(data110)){
+if(!((data110 === "open") || (data110 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid31 = _errs237 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.public_url !== undefined){
+let data111 = data109.public_url;
+const _errs239 = errors;
+if(typeof data111 !== "string"){
+let dataType84 = typeof data111;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data111;
+}
+else if(data111 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data111 = coerced84;
+if(data109 !== undefined){
+data109["public_url"] = coerced84;
+}
+}
+}
+if(errors === _errs239){
+if(typeof data111 === "string"){
+if(!pattern29.test(data111)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs237 === errors;
+var valid31 = _errs239 === errors;
 }
 else {
 var valid31 = true;
@@ -4135,67 +4179,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs232 === errors;
+var valid0 = _errs234 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data111 = data.gas;
-const _errs239 = errors;
-if(errors === _errs239){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+let data112 = data.gas;
 const _errs241 = errors;
-for(const key16 in data111){
+if(errors === _errs241){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+const _errs243 = errors;
+for(const key16 in data112){
 if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs241 === errors){
-if(data111.sponsor_key_file !== undefined){
-let data112 = data111.sponsor_key_file;
-const _errs242 = errors;
-if(typeof data112 !== "string"){
-let dataType84 = typeof data112;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data112;
-}
-else if(data112 === null){
-coerced84 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data112 = coerced84;
-if(data111 !== undefined){
-data111["sponsor_key_file"] = coerced84;
-}
-}
-}
-if(errors === _errs242){
-if(typeof data112 === "string"){
-if(func3(data112) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid32 = _errs242 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data111.deposit_warning_wei !== undefined){
-let data113 = data111.deposit_warning_wei;
+if(_errs243 === errors){
+if(data112.sponsor_key_file !== undefined){
+let data113 = data112.sponsor_key_file;
 const _errs244 = errors;
 if(typeof data113 !== "string"){
 let dataType85 = typeof data113;
@@ -4208,21 +4213,21 @@ else if(data113 === null){
 coerced85 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data113 = coerced85;
-if(data111 !== undefined){
-data111["deposit_warning_wei"] = coerced85;
+if(data112 !== undefined){
+data112["sponsor_key_file"] = coerced85;
 }
 }
 }
 if(errors === _errs244){
 if(typeof data113 === "string"){
-if(!pattern16.test(data113)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -4233,78 +4238,75 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data111.sponsorship_caps !== undefined){
-let data114 = data111.sponsorship_caps;
+if(data112.deposit_warning_wei !== undefined){
+let data114 = data112.deposit_warning_wei;
 const _errs246 = errors;
+if(typeof data114 !== "string"){
+let dataType86 = typeof data114;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data114;
+}
+else if(data114 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data114 = coerced86;
+if(data112 !== undefined){
+data112["deposit_warning_wei"] = coerced86;
+}
+}
+}
 if(errors === _errs246){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(typeof data114 === "string"){
+if(!pattern16.test(data114)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid32 = _errs246 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data112.sponsorship_caps !== undefined){
+let data115 = data112.sponsorship_caps;
 const _errs248 = errors;
-for(const key17 in data114){
+if(errors === _errs248){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs250 = errors;
+for(const key17 in data115){
 if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs248 === errors){
-if(data114.free !== undefined){
-let data115 = data114.free;
-const _errs249 = errors;
-if(errors === _errs249){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+if(_errs250 === errors){
+if(data115.free !== undefined){
+let data116 = data115.free;
 const _errs251 = errors;
-for(const key18 in data115){
+if(errors === _errs251){
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+const _errs253 = errors;
+for(const key18 in data116){
 if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs251 === errors){
-if(data115.usd_per_day !== undefined){
-let data116 = data115.usd_per_day;
-const _errs252 = errors;
-if((typeof data116 !== "string") && (data116 !== null)){
-let dataType86 = typeof data116;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data116;
-}
-else if(data116 === null){
-coerced86 = "";
-}
-else if(data116 === "" || data116 === 0 || data116 === false){
-coerced86 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data116 = coerced86;
-if(data115 !== undefined){
-data115["usd_per_day"] = coerced86;
-}
-}
-}
-if(errors === _errs252){
-if(typeof data116 === "string"){
-if(!pattern31.test(data116)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid34 = _errs252 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data115.usd_total !== undefined){
-let data117 = data115.usd_total;
+if(_errs253 === errors){
+if(data116.usd_per_day !== undefined){
+let data117 = data116.usd_per_day;
 const _errs254 = errors;
 if((typeof data117 !== "string") && (data117 !== null)){
 let dataType87 = typeof data117;
@@ -4320,26 +4322,68 @@ else if(data117 === "" || data117 === 0 || data117 === false){
 coerced87 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data117 = coerced87;
-if(data115 !== undefined){
-data115["usd_total"] = coerced87;
+if(data116 !== undefined){
+data116["usd_per_day"] = coerced87;
 }
 }
 }
 if(errors === _errs254){
 if(typeof data117 === "string"){
 if(!pattern31.test(data117)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid34 = _errs254 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data116.usd_total !== undefined){
+let data118 = data116.usd_total;
+const _errs256 = errors;
+if((typeof data118 !== "string") && (data118 !== null)){
+let dataType88 = typeof data118;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data118;
+}
+else if(data118 === null){
+coerced88 = "";
+}
+else if(data118 === "" || data118 === 0 || data118 === false){
+coerced88 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data118 = coerced88;
+if(data116 !== undefined){
+data116["usd_total"] = coerced88;
+}
+}
+}
+if(errors === _errs256){
+if(typeof data118 === "string"){
+if(!pattern31.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid34 = _errs256 === errors;
 }
 else {
 var valid34 = true;
@@ -4352,70 +4396,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid33 = _errs249 === errors;
+var valid33 = _errs251 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data114.growth !== undefined){
-let data118 = data114.growth;
-const _errs256 = errors;
-if(errors === _errs256){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+if(data115.growth !== undefined){
+let data119 = data115.growth;
 const _errs258 = errors;
-for(const key19 in data118){
+if(errors === _errs258){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+const _errs260 = errors;
+for(const key19 in data119){
 if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs258 === errors){
-if(data118.usd_per_day !== undefined){
-let data119 = data118.usd_per_day;
-const _errs259 = errors;
-if((typeof data119 !== "string") && (data119 !== null)){
-let dataType88 = typeof data119;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data119;
-}
-else if(data119 === null){
-coerced88 = "";
-}
-else if(data119 === "" || data119 === 0 || data119 === false){
-coerced88 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data119 = coerced88;
-if(data118 !== undefined){
-data118["usd_per_day"] = coerced88;
-}
-}
-}
-if(errors === _errs259){
-if(typeof data119 === "string"){
-if(!pattern31.test(data119)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid35 = _errs259 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data118.usd_total !== undefined){
-let data120 = data118.usd_total;
+if(_errs260 === errors){
+if(data119.usd_per_day !== undefined){
+let data120 = data119.usd_per_day;
 const _errs261 = errors;
 if((typeof data120 !== "string") && (data120 !== null)){
 let dataType89 = typeof data120;
@@ -4431,26 +4433,68 @@ else if(data120 === "" || data120 === 0 || data120 === false){
 coerced89 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data120 = coerced89;
-if(data118 !== undefined){
-data118["usd_total"] = coerced89;
+if(data119 !== undefined){
+data119["usd_per_day"] = coerced89;
 }
 }
 }
 if(errors === _errs261){
 if(typeof data120 === "string"){
 if(!pattern31.test(data120)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid35 = _errs261 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data119.usd_total !== undefined){
+let data121 = data119.usd_total;
+const _errs263 = errors;
+if((typeof data121 !== "string") && (data121 !== null)){
+let dataType90 = typeof data121;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data121;
+}
+else if(data121 === null){
+coerced90 = "";
+}
+else if(data121 === "" || data121 === 0 || data121 === false){
+coerced90 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data121 = coerced90;
+if(data119 !== undefined){
+data119["usd_total"] = coerced90;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data121 === "string"){
+if(!pattern31.test(data121)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs263 === errors;
 }
 else {
 var valid35 = true;
@@ -4463,70 +4507,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid33 = _errs256 === errors;
+var valid33 = _errs258 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data114.enterprise !== undefined){
-let data121 = data114.enterprise;
-const _errs263 = errors;
-if(errors === _errs263){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(data115.enterprise !== undefined){
+let data122 = data115.enterprise;
 const _errs265 = errors;
-for(const key20 in data121){
+if(errors === _errs265){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs267 = errors;
+for(const key20 in data122){
 if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs265 === errors){
-if(data121.usd_per_day !== undefined){
-let data122 = data121.usd_per_day;
-const _errs266 = errors;
-if((typeof data122 !== "string") && (data122 !== null)){
-let dataType90 = typeof data122;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data122;
-}
-else if(data122 === null){
-coerced90 = "";
-}
-else if(data122 === "" || data122 === 0 || data122 === false){
-coerced90 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data122 = coerced90;
-if(data121 !== undefined){
-data121["usd_per_day"] = coerced90;
-}
-}
-}
-if(errors === _errs266){
-if(typeof data122 === "string"){
-if(!pattern31.test(data122)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid36 = _errs266 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data121.usd_total !== undefined){
-let data123 = data121.usd_total;
+if(_errs267 === errors){
+if(data122.usd_per_day !== undefined){
+let data123 = data122.usd_per_day;
 const _errs268 = errors;
 if((typeof data123 !== "string") && (data123 !== null)){
 let dataType91 = typeof data123;
@@ -4542,26 +4544,68 @@ else if(data123 === "" || data123 === 0 || data123 === false){
 coerced91 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced91 !== undefined){
 data123 = coerced91;
-if(data121 !== undefined){
-data121["usd_total"] = coerced91;
+if(data122 !== undefined){
+data122["usd_per_day"] = coerced91;
 }
 }
 }
 if(errors === _errs268){
 if(typeof data123 === "string"){
 if(!pattern31.test(data123)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid36 = _errs268 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data122.usd_total !== undefined){
+let data124 = data122.usd_total;
+const _errs270 = errors;
+if((typeof data124 !== "string") && (data124 !== null)){
+let dataType92 = typeof data124;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data124;
+}
+else if(data124 === null){
+coerced92 = "";
+}
+else if(data124 === "" || data124 === 0 || data124 === false){
+coerced92 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data124 = coerced92;
+if(data122 !== undefined){
+data122["usd_total"] = coerced92;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data124 === "string"){
+if(!pattern31.test(data124)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid36 = _errs270 === errors;
 }
 else {
 var valid36 = true;
@@ -4574,7 +4618,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid33 = _errs263 === errors;
+var valid33 = _errs265 === errors;
 }
 else {
 var valid33 = true;
@@ -4588,7 +4632,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid32 = _errs246 === errors;
+var valid32 = _errs248 === errors;
 }
 else {
 var valid32 = true;
@@ -4602,71 +4646,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs239 === errors;
+var valid0 = _errs241 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data124 = data.limits;
-const _errs270 = errors;
-if(errors === _errs270){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+let data125 = data.limits;
 const _errs272 = errors;
-for(const key21 in data124){
+if(errors === _errs272){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs274 = errors;
+for(const key21 in data125){
 if(!((((((((key21 === "max_connections") || (key21 === "max_connections_per_ip")) || (key21 === "max_body_bytes")) || (key21 === "ws_max_connections_per_account")) || (key21 === "ws_max_connections_per_ip")) || (key21 === "ws_max_subscriptions_per_connection")) || (key21 === "ws_max_buffered_bytes")) || (key21 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs272 === errors){
-if(data124.max_connections !== undefined){
-let data125 = data124.max_connections;
-const _errs273 = errors;
-if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
-let dataType92 = typeof data125;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data125 === null
-              || (dataType92 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced92 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data125 = coerced92;
-if(data124 !== undefined){
-data124["max_connections"] = coerced92;
-}
-}
-}
-if(errors === _errs273){
-if((typeof data125 == "number") && (isFinite(data125))){
-if(data125 > 1000000 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs273 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data124.max_connections_per_ip !== undefined){
-let data126 = data124.max_connections_per_ip;
+if(_errs274 === errors){
+if(data125.max_connections !== undefined){
+let data126 = data125.max_connections;
 const _errs275 = errors;
 if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
 let dataType93 = typeof data126;
@@ -4677,26 +4678,26 @@ if(dataType93 === "boolean" || data126 === null
 coerced93 = +data126;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced93 !== undefined){
 data126 = coerced93;
-if(data124 !== undefined){
-data124["max_connections_per_ip"] = coerced93;
+if(data125 !== undefined){
+data125["max_connections"] = coerced93;
 }
 }
 }
 if(errors === _errs275){
 if((typeof data126 == "number") && (isFinite(data126))){
 if(data126 > 1000000 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4708,8 +4709,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.max_body_bytes !== undefined){
-let data127 = data124.max_body_bytes;
+if(data125.max_connections_per_ip !== undefined){
+let data127 = data125.max_connections_per_ip;
 const _errs277 = errors;
 if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
 let dataType94 = typeof data127;
@@ -4720,26 +4721,26 @@ if(dataType94 === "boolean" || data127 === null
 coerced94 = +data127;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data127 = coerced94;
-if(data124 !== undefined){
-data124["max_body_bytes"] = coerced94;
+if(data125 !== undefined){
+data125["max_connections_per_ip"] = coerced94;
 }
 }
 }
 if(errors === _errs277){
 if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 > 104857600 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data127 > 1000000 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data127 < 1024 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4751,8 +4752,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.ws_max_connections_per_account !== undefined){
-let data128 = data124.ws_max_connections_per_account;
+if(data125.max_body_bytes !== undefined){
+let data128 = data125.max_body_bytes;
 const _errs279 = errors;
 if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
 let dataType95 = typeof data128;
@@ -4763,26 +4764,26 @@ if(dataType95 === "boolean" || data128 === null
 coerced95 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data128 = coerced95;
-if(data124 !== undefined){
-data124["ws_max_connections_per_account"] = coerced95;
+if(data125 !== undefined){
+data125["max_body_bytes"] = coerced95;
 }
 }
 }
 if(errors === _errs279){
 if((typeof data128 == "number") && (isFinite(data128))){
-if(data128 > 1000000 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data128 > 104857600 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data128 < 1024 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -4794,8 +4795,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.ws_max_connections_per_ip !== undefined){
-let data129 = data124.ws_max_connections_per_ip;
+if(data125.ws_max_connections_per_account !== undefined){
+let data129 = data125.ws_max_connections_per_account;
 const _errs281 = errors;
 if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
 let dataType96 = typeof data129;
@@ -4806,26 +4807,26 @@ if(dataType96 === "boolean" || data129 === null
 coerced96 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data129 = coerced96;
-if(data124 !== undefined){
-data124["ws_max_connections_per_ip"] = coerced96;
+if(data125 !== undefined){
+data125["ws_max_connections_per_account"] = coerced96;
 }
 }
 }
 if(errors === _errs281){
 if((typeof data129 == "number") && (isFinite(data129))){
 if(data129 > 1000000 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4837,8 +4838,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.ws_max_subscriptions_per_connection !== undefined){
-let data130 = data124.ws_max_subscriptions_per_connection;
+if(data125.ws_max_connections_per_ip !== undefined){
+let data130 = data125.ws_max_connections_per_ip;
 const _errs283 = errors;
 if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
 let dataType97 = typeof data130;
@@ -4849,26 +4850,26 @@ if(dataType97 === "boolean" || data130 === null
 coerced97 = +data130;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced97 !== undefined){
 data130 = coerced97;
-if(data124 !== undefined){
-data124["ws_max_subscriptions_per_connection"] = coerced97;
+if(data125 !== undefined){
+data125["ws_max_connections_per_ip"] = coerced97;
 }
 }
 }
 if(errors === _errs283){
 if((typeof data130 == "number") && (isFinite(data130))){
-if(data130 > 100000 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data130 > 1000000 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4880,8 +4881,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.ws_max_buffered_bytes !== undefined){
-let data131 = data124.ws_max_buffered_bytes;
+if(data125.ws_max_subscriptions_per_connection !== undefined){
+let data131 = data125.ws_max_subscriptions_per_connection;
 const _errs285 = errors;
 if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
 let dataType98 = typeof data131;
@@ -4892,26 +4893,26 @@ if(dataType98 === "boolean" || data131 === null
 coerced98 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data131 = coerced98;
-if(data124 !== undefined){
-data124["ws_max_buffered_bytes"] = coerced98;
+if(data125 !== undefined){
+data125["ws_max_subscriptions_per_connection"] = coerced98;
 }
 }
 }
 if(errors === _errs285){
 if((typeof data131 == "number") && (isFinite(data131))){
-if(data131 > 1073741824 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data131 > 100000 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data131 < 16384 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4923,8 +4924,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data124.ws_max_message_bytes !== undefined){
-let data132 = data124.ws_max_message_bytes;
+if(data125.ws_max_buffered_bytes !== undefined){
+let data132 = data125.ws_max_buffered_bytes;
 const _errs287 = errors;
 if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
 let dataType99 = typeof data132;
@@ -4935,32 +4936,75 @@ if(dataType99 === "boolean" || data132 === null
 coerced99 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced99 !== undefined){
 data132 = coerced99;
-if(data124 !== undefined){
-data124["ws_max_message_bytes"] = coerced99;
+if(data125 !== undefined){
+data125["ws_max_buffered_bytes"] = coerced99;
 }
 }
 }
 if(errors === _errs287){
 if((typeof data132 == "number") && (isFinite(data132))){
-if(data132 > 104857600 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data132 > 1073741824 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data132 < 1024 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data132 < 16384 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
 var valid37 = _errs287 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data125.ws_max_message_bytes !== undefined){
+let data133 = data125.ws_max_message_bytes;
+const _errs289 = errors;
+if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
+let dataType100 = typeof data133;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 === "boolean" || data133 === null
+              || (dataType100 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced100 = +data133;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data133 = coerced100;
+if(data125 !== undefined){
+data125["ws_max_message_bytes"] = coerced100;
+}
+}
+}
+if(errors === _errs289){
+if((typeof data133 == "number") && (isFinite(data133))){
+if(data133 > 104857600 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data133 < 1024 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs289 === errors;
 }
 else {
 var valid37 = true;
@@ -4979,53 +5023,14 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs270 === errors;
+var valid0 = _errs272 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data133 = data.sponsor_key;
-const _errs289 = errors;
-if(typeof data133 !== "string"){
-let dataType100 = typeof data133;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data133;
-}
-else if(data133 === null){
-coerced100 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data133 = coerced100;
-if(data !== undefined){
-data["sponsor_key"] = coerced100;
-}
-}
-}
-if(errors === _errs289){
-if(typeof data133 === "string"){
-if(!pattern37.test(data133)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs289 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data134 = data.bundler_keys;
+let data134 = data.sponsor_key;
 const _errs291 = errors;
 if(typeof data134 !== "string"){
 let dataType101 = typeof data134;
@@ -5038,21 +5043,21 @@ else if(data134 === null){
 coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data134 = coerced101;
 if(data !== undefined){
-data["bundler_keys"] = coerced101;
+data["sponsor_key"] = coerced101;
 }
 }
 }
 if(errors === _errs291){
 if(typeof data134 === "string"){
-if(!pattern38.test(data134)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern37.test(data134)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -5063,8 +5068,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data135 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data135 = data.bundler_keys;
 const _errs293 = errors;
 if(typeof data135 !== "string"){
 let dataType102 = typeof data135;
@@ -5077,21 +5082,21 @@ else if(data135 === null){
 coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data135 = coerced102;
 if(data !== undefined){
-data["encryption_key"] = coerced102;
+data["bundler_keys"] = coerced102;
 }
 }
 }
 if(errors === _errs293){
 if(typeof data135 === "string"){
-if(!pattern39.test(data135)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern38.test(data135)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -5102,31 +5107,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data136 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data136 = data.encryption_key;
 const _errs295 = errors;
-if(typeof data136 !== "boolean"){
+if(typeof data136 !== "string"){
+let dataType103 = typeof data136;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(data136 === "false" || data136 === 0 || data136 === null){
-coerced103 = false;
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data136;
 }
-else if(data136 === "true" || data136 === 1){
-coerced103 = true;
+else if(data136 === null){
+coerced103 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data136 = coerced103;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced103;
+data["encryption_key"] = coerced103;
+}
+}
+}
+if(errors === _errs295){
+if(typeof data136 === "string"){
+if(!pattern39.test(data136)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
 var valid0 = _errs295 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data137 = data.metrics_require_admin_token;
+const _errs297 = errors;
+if(typeof data137 !== "boolean"){
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(data137 === "false" || data137 === 0 || data137 === null){
+coerced104 = false;
+}
+else if(data137 === "true" || data137 === 1){
+coerced104 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data137 = coerced104;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced104;
+}
+}
+}
+var valid0 = _errs297 === errors;
 }
 else {
 var valid0 = true;

@@ -142,7 +142,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
       if (running) return;
       stopped = false;
       if (network.config.upstreams.some((upstream) => upstream.wsUrl)) {
-        heads = watchHeads({ urls: () => network.pool.socketUrls(), onHead: pause.wake, logger });
+        heads = watchHeads({
+          urls: () => network.pool.socketUrls(),
+          onHead: pause.wake,
+          logger,
+          identity: network.pool.socketIdentity(),
+        });
       }
       running = run().catch((error) => logger.error({ err: error }, 'indexer stopped on an error'));
     },

@@ -99,6 +99,16 @@ const transfer = {
   value: '0x1',
 };
 
+/** The receipt straight from anvil, polled briefly: under load automine may answer the hash first. */
+async function minedReceipt(url: string, hash: string): Promise<{ blockNumber: string }> {
+  for (let tries = 0; tries < 100; tries++) {
+    const receipt = resultOf(await direct(url, call('eth_getTransactionReceipt', [hash]))) as { blockNumber: string } | null;
+    if (receipt !== null) return receipt;
+    await sleep(10);
+  }
+  throw new Error('anvil mined no receipt within 1 s');
+}
+
 describe('one consistent view across upstreams that lag', () => {
   it('never answers null for a block or receipt another upstream has, and eth_blockNumber never goes back', async () => {
     const [anvil] = await fixture.anvils(1);
@@ -110,7 +120,7 @@ describe('one consistent view across upstreams that lag', () => {
     let highest = 0;
     for (let round = 0; round < 15; round++) {
       const hash = resultOf(await direct(anvil!.url, call('eth_sendTransaction', [transfer]))) as string;
-      const mined = resultOf(await direct(anvil!.url, call('eth_getTransactionReceipt', [hash]))) as { blockNumber: string };
+      const mined = await minedReceipt(anvil!.url, hash);
       // Poll as a client does until the block of its transaction is served; the tip never goes back meanwhile.
       for (let polls = 0; polls < 50 && highest < Number(mined.blockNumber); polls++) {
         const tip = Number(resultOf(await read(p, 'eth_blockNumber')));
