@@ -14,6 +14,26 @@ const ok: ConditionFacts = {
   maxLagBlocks: 3,
 };
 
+describe('an upstream condition, worst first', () => {
+  it.each([
+    [{}, 'ok', null],
+    [{ lagBlocks: 3 }, 'ok', null],
+    [{ lagBlocks: 7 }, 'lagging', '7 blocks behind the best head (more than 3)'],
+    [{ badAnswer: 'receipt 0 names another block', lagBlocks: 7 }, 'bad_answers', 'receipt 0 names another block'],
+    [{ backingOffMs: 1500, lagBlocks: 9 }, 'rate_limited', 'the node answered 429; nothing sent for 2 s'],
+    [{ identity: 'unverified' as const }, 'verifying', 'chain id not checked yet'],
+    [{ breaker: 'half_open' as const, identity: 'unverified' as const }, 'recovering', 'one probe let through after failures'],
+    [{ breaker: 'open' as const, lastFailure: 'timeout' }, 'unreachable', 'timeout'],
+    [
+      { identity: 'refused' as const, identityProblem: 'eth_chainId answered 0x1 (1)', breaker: 'open' as const },
+      'wrong_chain',
+      'eth_chainId answered 0x1 (1)',
+    ],
+  ])('%j -> %s', (facts, name, reason) => {
+    expect(conditionOf({ ...ok, ...facts })).toEqual({ name, reason });
+  });
+});
+
 /** A monitor over facts the test sets, logging to a captured JSON log at debug. */
 function monitored() {
   const log = captureLog();

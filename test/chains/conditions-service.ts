@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type CapturedLog, captureLog, type LogLine } from '../support/log-lines.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startTwinAnvils, type TwinAnvils } from '../support/twin-anvils.ts';
@@ -102,13 +103,7 @@ export function conditionsService(): ConditionsService {
     },
     changes: (name, from) =>
       log.lines.slice(from).filter((line) => line.upstream === name && line.from !== undefined && line.to !== undefined),
-    async metric(name, labels) {
-      const text = await (await fetch(`${parts.t!.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-      const line = text
-        .split('\n')
-        .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
-      return line === undefined ? 0 : Number(line.split(' ').at(-1));
-    },
+    metric: (name, labels) => metricSum(parts.t!.url, name, labels),
     stopOwn() {
       process.kill(parts.twins!.b.pid, 'SIGSTOP');
       stopped = true;

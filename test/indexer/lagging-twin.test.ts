@@ -74,7 +74,7 @@ describe.each<Routing>(['by block', 'unrouted'])('indexing through a pool where 
 
     // B served the indexer's reads; unrouted, it was asked for blocks it lacked and its nulls were not used.
     expect(t.simB.calls('eth_getBlockByNumber')).toBeGreaterThan(0);
-    const missingFromB = await t.metric('blockyard_upstream_missing_answers_total', 'upstream="b"');
+    const missingFromB = await t.metric('blockyard_upstream_missing_answers_total', { upstream: 'b' });
     if (routing === 'unrouted') expect(missingFromB).toBeGreaterThan(0);
   }, 120_000);
 

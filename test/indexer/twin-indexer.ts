@@ -10,6 +10,7 @@ import { createIndexerMetrics } from '../../src/indexer/indexer-metrics.ts';
 import { createIndexStore } from '../../src/indexer/store.ts';
 import { captureLogs, type LogCapture } from '../lag/log-capture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { sumOfSamples } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTwinAnvils, type TwinAnvils } from '../support/twin-anvils.ts';
 
@@ -27,7 +28,7 @@ export interface PoolIndexer {
   readonly network: Network;
   readonly logs: LogCapture;
   /** A counter or gauge of the pool's and the indexer's metrics (summed over the lines containing `labelPart`). */
-  metric(name: string, labelPart?: string): Promise<number>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -64,14 +65,7 @@ export async function startPoolIndexer(upstreams: { name: string; url: string }[
     indexer,
     network,
     logs,
-    async metric(name, labelPart = '') {
-      const text = await registry.metrics();
-      let sum = 0;
-      for (const line of text.split('\n'))
-        if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(labelPart))
-          sum += Number(line.split(' ').at(-1));
-      return sum;
-    },
+    metric: async (name, labels) => sumOfSamples(await registry.metrics(), name, labels),
     async stop() {
       await indexer.stop();
       await chains.close();

@@ -1,5 +1,6 @@
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type Receiver, startReceiver } from '../webhooks/support.ts';
@@ -44,7 +45,7 @@ export interface LagDeployment {
   /** Calls anvil directly (the test's own view of the chain). */
   anvilRpc(method: string, params?: unknown[]): Promise<unknown>;
   /** A counter of the service's /metrics (summed over labels matching `labelPart`). */
-  metric(name: string, labelPart?: string): Promise<number>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -120,15 +121,7 @@ function deploymentOf(parts: Omit<LagDeployment, 'api' | 'createWebhook' | 'anvi
       return created.body.id as string;
     },
     anvilRpc: (method, params = []) => jsonRpc(anvil.url, method, params),
-    async metric(name, labelPart = '') {
-      const text = await (await fetch(`${service.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-      let sum = 0;
-      for (const line of text.split('\n')) {
-        if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(labelPart))
-          sum += Number(line.split(' ').at(-1));
-      }
-      return sum;
-    },
+    metric: (name, labels) => metricSum(service.url, name, labels),
   };
 }
 

@@ -126,7 +126,7 @@ async function factsOf(
     ['calls to the upstreams', `lagging ${deployment.lagging.calls()}, honest ${deployment.honest.calls()}`],
     [
       'answers of the lagging upstream not used (it lacked the block)',
-      String(await metric('blockyard_upstream_missing_answers_total', 'upstream="lagging"')),
+      String(await metric('blockyard_upstream_missing_answers_total', { upstream: 'lagging' })),
     ],
     ['index rounds that waited for a block no upstream had', String(await metric('blockyard_indexer_blocks_unavailable_total'))],
     ['failed index rounds', String(await metric('blockyard_indexer_errors_total'))],

@@ -3,6 +3,7 @@ import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { captureLog } from '../support/log-lines.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { connectRaw, eventually } from './support/ws-client.ts';
@@ -54,11 +55,7 @@ describe('the identity of every upstream WebSocket connection', () => {
     await Promise.all([anvil?.stop(), database?.close()]);
   });
 
-  const metric = async (name: string, upstream: string) => {
-    const text = await (await fetch(`${t.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`upstream="${upstream}"`));
-    return line === undefined ? 0 : Number(line.split(' ').at(-1));
-  };
+  const metric = (name: string, upstream: string) => metricSum(t.url, name, { upstream });
 
   it('refuses the other chain once (one warn line, one count), subscribes only on the right one, and stays there', async () => {
     const client = await connectRaw(`${t.url.replace('http', 'ws')}/v1/ws/ethereum/devnet?apiKey=${key}`);

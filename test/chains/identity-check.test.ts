@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { type ExpectedIdentity, identityProblem } from '../../src/chains/identity-check.ts';
-import { type ConditionFacts, conditionOf } from '../../src/chains/upstream-condition.ts';
 
 describe('identity: what an upstream says it serves', () => {
   it('accepts the chain id in any hex case and refuses another one with both ids in words', () => {
@@ -17,35 +16,5 @@ describe('identity: what an upstream says it serves', () => {
     const evm: ExpectedIdentity = { kind: 'evm', chainId: undefined };
     expect(identityProblem(evm, '0x7a69')).toBeUndefined();
     expect(identityProblem(evm, '0x1')).toContain('expected 0x7a69 (31337)');
-  });
-});
-
-describe('an upstream condition, worst first', () => {
-  const ok: ConditionFacts = {
-    identity: 'verified',
-    identityProblem: undefined,
-    breaker: 'closed',
-    lastFailure: undefined,
-    backingOffMs: 0,
-    badAnswer: undefined,
-    lagBlocks: 0,
-    maxLagBlocks: 3,
-  };
-  it.each([
-    [{}, 'ok', null],
-    [{ lagBlocks: 3 }, 'ok', null],
-    [{ lagBlocks: 7 }, 'lagging', '7 blocks behind the best head (more than 3)'],
-    [{ badAnswer: 'receipt 0 names another block', lagBlocks: 7 }, 'bad_answers', 'receipt 0 names another block'],
-    [{ backingOffMs: 1500, lagBlocks: 9 }, 'rate_limited', 'the node answered 429; nothing sent for 2 s'],
-    [{ identity: 'unverified' as const }, 'verifying', 'chain id not checked yet'],
-    [{ breaker: 'half_open' as const, identity: 'unverified' as const }, 'recovering', 'one probe let through after failures'],
-    [{ breaker: 'open' as const, lastFailure: 'timeout' }, 'unreachable', 'timeout'],
-    [
-      { identity: 'refused' as const, identityProblem: 'eth_chainId answered 0x1 (1)', breaker: 'open' as const },
-      'wrong_chain',
-      'eth_chainId answered 0x1 (1)',
-    ],
-  ])('%j -> %s', (facts, name, reason) => {
-    expect(conditionOf({ ...ok, ...facts })).toEqual({ name, reason });
   });
 });
