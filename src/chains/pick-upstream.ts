@@ -57,8 +57,10 @@ export function pickUpstream(
   let budgetWaitMs: number | undefined;
   let anyServes = false;
   for (const upstream of upstreams) {
-    if ((tried & upstream.bit) !== 0 || upstream.identity !== 'verified' || !servesAll(upstream, need)) continue;
+    if (upstream.identity !== 'verified' || !servesAll(upstream, need)) continue;
+    // One that failed this call still serves the method: the call failed, it was not refused.
     anyServes = true;
+    if ((tried & upstream.bit) !== 0) continue;
     if (!upstream.breaker.isAvailable(now)) continue;
     const calls = callsOf(need);
     const cu = costOn(upstream, need);

@@ -105,6 +105,14 @@ describe('upstream pool: what is retried and what is not', () => {
     expect(servers.reduce((sum, server) => sum + server.count('eth_getBalance'), 0)).toBe(3);
   });
 
+  it('rejects a verified lone upstream\'s failure as that failure, not as a method no upstream serves', async () => {
+    const server = fixture.server(await startRpcServer(answeringChainId(31337, async () => ({ status: 503, body: 'down' }))));
+    const pool = fixture.pool([server.url], { headPollMs: 60_000 });
+    await pool.identified();
+    const failure = await pool.send(call('eth_getBalance', [reverter, '0x1'])).catch((error: unknown) => error);
+    expect((failure as UpstreamError).reason).toBe('http_status');
+  });
+
   it('fails fast with the last failure reason once every breaker is open', async () => {
     const pool = fixture.pool(['http://127.0.0.1:1', 'http://127.0.0.1:2'], {
       breaker: { failureThreshold: 1, cooldownMs: 60_000 },
