@@ -22,8 +22,11 @@ export interface CachedRpcFixture {
   stop(): Promise<void>;
 }
 
-/** More than one head poll (half a block of the 1 s block time below). */
-export const headPollSettleMs = 700;
+/**
+ * More than one head poll: the pool's (once a block: 1 s below), whose served tip drops head-dependent
+ * entries when it moves, and the cache's head watch (half a block).
+ */
+export const headPollSettleMs = 1_200;
 export const settle = () => sleep(headPollSettleMs);
 
 export const rpcCall = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });

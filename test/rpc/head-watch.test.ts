@@ -5,8 +5,13 @@ const head = (number: number, hash: string, parentHash = '0xparent'): Head => ({
 
 describe('compareHeads: a reorg is a different hash at a height, seen from a node at or above it', () => {
   it('a lower head is a node behind (a lagging upstream, one node of a load balancer), never a reorg', () => {
-    expect(compareHeads(head(10, '0xa'), head(9, '0xb'))).toBe('behind');
-    expect(compareHeads(head(10, '0xa'), head(8, '0xc'))).toBe('behind');
+    expect(compareHeads(head(10, '0xa', '0x9'), head(9, '0x9'))).toBe('behind');
+    expect(compareHeads(head(10, '0xa', '0x9'), head(8, '0xc'))).toBe('behind');
+    expect(compareHeads(head(10, '0xa', '0x9'), head(3, '0xd'))).toBe('behind');
+  });
+
+  it('the block just below with another hash than our head’s parent is a reorg (that node is at that height)', () => {
+    expect(compareHeads(head(10, '0xa', '0x9'), head(9, '0xb'))).toBe('reorg');
   });
 
   it('another hash at the same height is a reorg; the same one is no change', () => {

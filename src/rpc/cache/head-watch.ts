@@ -12,11 +12,13 @@ export type HeadChange = 'same' | 'behind' | 'advanced' | 'reorg';
 
 /**
  * Compares two successive heads. A reorg is only a different hash at a height, seen from a node at or
- * above it: another hash at the same height, or a block just above whose parent is not the head we
- * saw. A lower number is a node behind, never a reorg.
+ * above it: another hash at the same height, a block just above whose parent is not the head we saw,
+ * or a block just below that is not our head's parent. Any other lower number is a node behind (a
+ * lagging upstream, one node of a load balancer), never a reorg.
  */
 export function compareHeads(previous: Head | undefined, next: Head): HeadChange {
   if (!previous) return 'advanced';
+  if (next.number === previous.number - 1 && previous.parentHash !== '' && next.hash !== previous.parentHash) return 'reorg';
   if (next.number < previous.number) return 'behind';
   if (next.number === previous.number) return next.hash === previous.hash ? 'same' : 'reorg';
   if (next.number === previous.number + 1 && next.parentHash !== previous.hash) return 'reorg';

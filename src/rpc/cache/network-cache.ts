@@ -93,8 +93,17 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     },
   });
   const stopFollowingTip = tip.onAdvance(evictHeadEntries);
-  /** The newest block known: the served tip (never goes back), else the head watch's. */
-  const headNumber = () => (tip.value >= 0 ? tip.value : head.current()?.number);
+  /** The newest block known: the served tip or the head watch's head, whichever is newer (they poll apart). */
+  const headNumber = () => {
+    const watched = head.current()?.number ?? -1;
+    const newest = Math.max(tip.value, watched);
+    return newest >= 0 ? newest : undefined;
+  };
+
+  // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
+  const blockNumberKey = `${prefix}eth_blockNumber\n`;
+  const isTheTip = (key: string, raw: string) =>
+    key.startsWith(blockNumberKey) && raw.startsWith('"0x') && Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
 
   const fetchAndStore = async (key: string, scope: CacheScope, idJson: string, body: string, upstream: Upstream) => {
     const startEpoch = epoch;
@@ -116,7 +125,7 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     if (stored === 'final') {
       lru.set(key, { raw: answer.raw, epoch: finalEpoch, expiresAt: 0 }, answer.raw.length);
       redis?.set(key, answer.raw);
-    } else if (stored === 'head' && epoch === startEpoch) {
+    } else if (stored === 'head' && (epoch === startEpoch || isTheTip(key, answer.raw))) {
       lru.set(key, { raw: answer.raw, epoch, expiresAt: Date.now() + blockTimeMs }, answer.raw.length);
       headKeys.add(key);
     }
