@@ -16,6 +16,10 @@ export interface CircuitBreaker {
   tryAcquire(now: number): boolean;
   onSuccess(): void;
   onFailure(now: number): void;
+  /** Gives back an admission that sent nothing (a probe slot is freed, nothing is counted). */
+  release(): void;
+  /** Opens at once: a health probe found the node not answering at all. */
+  trip(now: number): void;
 }
 
 /**
@@ -67,6 +71,15 @@ export function createCircuitBreaker({
         openedAt = now;
         moveTo('open');
       }
+    },
+    release() {
+      probeInFlight = false;
+    },
+    trip(now) {
+      probeInFlight = false;
+      failures = failureThreshold;
+      openedAt = now;
+      moveTo('open');
     },
   };
 }

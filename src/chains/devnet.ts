@@ -17,6 +17,8 @@ export interface DevnetOptions {
   logger: Logger;
   /** Spawn to first `eth_chainId` answer. Default 15000; anvil usually answers within 100 ms. */
   startTimeoutMs?: number;
+  /** More anvil flags, appended after ours (e.g. `--no-mining`, `--timestamp N` for test twins). */
+  extraArgs?: string[];
 }
 
 export interface DevnetExit {
@@ -87,6 +89,7 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
   const args = ['--port', String(requestedPort), '--host', '127.0.0.1', '--chain-id', String(chainId)];
   if (statePath !== undefined) args.push('--state', statePath, '--state-interval', String(stateIntervalS));
   if (blockTimeS !== undefined) args.push('--block-time', String(blockTimeS));
+  if (options.extraArgs !== undefined) args.push(...options.extraArgs);
 
   // Own process group: a Ctrl-C in the terminal reaches us, and we stop anvil in order (state dump included).
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, windowsHide: true });

@@ -1,4 +1,5 @@
 import type { Network } from './registry.ts';
+import type { UpstreamConditionName } from './upstream-condition.ts';
 
 /** An indexer's saved progress, as the index store reads it (any process may be the one indexing). */
 export interface IndexProgress {
@@ -10,9 +11,20 @@ export interface IndexProgress {
 
 export interface UpstreamStatus {
   url_host: string;
+  /** Its `name`, else `url_host`: the label of its logs and metrics. */
+  name: string;
   healthy: boolean;
   latency_ms: number | null;
   state: 'closed' | 'open' | 'half_open';
+  condition: UpstreamConditionName;
+  reason: string | null;
+  /** When it entered its condition. */
+  since: string;
+  tier: string;
+  head: number;
+  lag: number;
+  budget: { rps: number | null; cu_per_s: number | null; tuned_rps: number | null };
+  logs_range_cap: number | null;
 }
 
 export interface NetworkStatus {
@@ -22,6 +34,8 @@ export interface NetworkStatus {
   testnet: boolean;
   kind: string;
   upstreams: UpstreamStatus[];
+  /** The newest block served from this network (-1: none yet). */
+  served_tip: number;
   indexer: { head: number; indexed: number; behind: number; running: boolean } | null;
   bundler: boolean;
 }
@@ -35,12 +49,24 @@ const indexerStaleMs = 30_000;
  */
 export function networkStatus(network: Network, progress: IndexProgress | undefined, nowMs: number): NetworkStatus {
   const { config } = network;
-  const upstreams = network.pool.stats().map((stats, index) => ({
-    url_host: new URL(config.upstreams[index]!.url).host,
-    healthy: stats.breaker === 'closed',
-    latency_ms: stats.samples === 0 ? null : Math.round(stats.ewmaMs * 10) / 10,
-    state: stats.breaker as UpstreamStatus['state'],
-  }));
+  const upstreams = network.pool.stats().map(
+    (stats, index): UpstreamStatus => ({
+      url_host: new URL(config.upstreams[index]!.url).host,
+      name: stats.upstream,
+      // Serving reads now: a lagging node still serves what it has, one backing off or failing does not.
+      healthy: stats.condition.name === 'ok' || stats.condition.name === 'lagging' || stats.condition.name === 'bad_answers',
+      latency_ms: stats.samples === 0 ? null : Math.round(stats.ewmaMs * 10) / 10,
+      state: stats.breaker as UpstreamStatus['state'],
+      condition: stats.condition.name,
+      reason: stats.condition.reason,
+      since: new Date(stats.condition.since).toISOString(),
+      tier: stats.tier,
+      head: stats.head,
+      lag: stats.lag,
+      budget: { rps: stats.budget.rps ?? null, cu_per_s: stats.budget.cuPerS ?? null, tuned_rps: stats.budget.tunedRps ?? null },
+      logs_range_cap: stats.logsRangeCap,
+    }),
+  );
   let indexer: NetworkStatus['indexer'] = null;
   if (config.indexer.enabled) {
     indexer = progress
@@ -59,6 +85,7 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
     testnet: config.testnet,
     kind: config.kind,
     upstreams,
+    served_tip: network.pool.tip.value,
     indexer,
     bundler: config.kind === 'evm' && config.bundler.enabled,
   };

@@ -1,16 +1,23 @@
+import type { Logger } from 'pino';
+import type { UpstreamTier } from '../config/chain-settings.ts';
 import { type CircuitBreaker, type CircuitBreakerOptions, createCircuitBreaker } from './circuit-breaker.ts';
 import { createLatencyStats, type LatencyStats } from './latency-stats.ts';
-import { answerError, isRetryableAnswerError, RetryableRpcError } from './retryable.ts';
+import type { MethodFilter } from './method-filter.ts';
+import { answerError, RetryableRpcError, retryableKindOf } from './retryable.ts';
 import { createStallWatch } from './stall-watch.ts';
+import { createUpstreamBudget, type UpstreamBudget } from './upstream-budget.ts';
 import { type UpstreamClient, UpstreamError, type UpstreamFailure } from './upstream-client.ts';
+import { type ConditionMonitor, createConditionMonitor } from './upstream-condition.ts';
 import { breakerStateValue, type UpstreamMetrics } from './upstream-metrics.ts';
 
-/** One node of a pool: its client, breaker, latency, head and concurrency limit. */
+export type IdentityState = 'unverified' | 'verified' | 'refused';
+
+/** One node of a pool: its client, breaker, latency, head, budget, identity and what it can serve. */
 export interface PooledUpstream {
   readonly index: number;
   /** Bit of this upstream in a pool's "already tried" mask. */
   readonly bit: number;
-  /** Host (and port) only: a URL may carry an API key, metrics and logs must not. */
+  /** Its name, else host (and port) only: a URL may carry an API key, metrics and logs must not. */
   readonly label: string;
   readonly url: string;
   readonly breaker: CircuitBreaker;
@@ -19,13 +26,34 @@ export interface PooledUpstream {
   readonly inFlight: number;
   /** Why its last transport failure happened (what the pool reports when no upstream is left to try). */
   readonly lastFailure: UpstreamFailure | undefined;
+  readonly tier: UpstreamTier;
+  /** false: it keeps only the last `recentBlocks` blocks of state. */
+  readonly archive: boolean;
+  readonly recentBlocks: number;
+  readonly serves: MethodFilter;
+  readonly budget: UpstreamBudget;
+  readonly condition: ConditionMonitor;
   /** Latest block the head tracker saw; -1 until the first poll answers. */
   head: number;
+  /** Blocks behind the best head at the last poll (the condition reads it). */
+  lagBlocks: number;
+  /** The widest eth_getLogs range it takes: configured, or learnt from its own error words (Infinity: unknown). */
+  logsRangeCap: number;
+  identity: IdentityState;
+  /** Why the identity is not verified (the wrong chain id found, or the check's failure). */
+  identityProblem: string | undefined;
+  /** Its last answer that failed an integrity check, while it counts against it. */
+  readonly badAnswer: string | undefined;
+  /** Records an answer that failed an integrity check: the upstream is avoided for a while. */
+  markBadAnswer(detail: string): void;
   /**
-   * Sends one JSON-RPC body. Resolves with the node's text for results and for final JSON-RPC errors;
-   * rejects with `UpstreamError` or `RetryableRpcError`, which another node may answer.
+   * Sends one JSON-RPC body of `calls` calls costing `cu` compute units of its budget. Resolves with the
+   * node's text for results and final JSON-RPC errors; rejects with `UpstreamError` or `RetryableRpcError`,
+   * which another node may answer.
    */
-  send(body: string): Promise<string>;
+  send(body: string, calls?: number, cu?: number): Promise<string>;
+  /** What a call of `method` costs on its compute-unit table. */
+  costOf(method: string): number;
   close(): Promise<void>;
 }
 
@@ -41,18 +69,128 @@ export interface PooledUpstreamOptions {
   labels: { chain: string; network: string };
   /** A cheap call the node always answers (`eth_chainId`, Solana's `getHealth`): the stall probe. */
   probeBody?: string;
+  tier?: UpstreamTier;
+  archive?: boolean;
+  recentBlocks?: number;
+  serves: MethodFilter;
+  budget?: UpstreamBudget;
+  costOf?: (method: string) => number;
+  logsRangeCap?: number;
+  maxLagBlocks: number;
+  logger: Logger;
 }
 
+/** An integrity failure counts against an upstream this long. */
+const badAnswerMs = 60_000;
+const defaultRecentBlocks = 128;
+
 export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpstream {
-  const { index, label, client, maxConcurrency, maxQueued, metrics } = options;
-  const labelValues = { ...options.labels, upstream: label };
-  const duration = metrics.attemptDuration.labels(labelValues.chain, labelValues.network, label);
-  const breakerGauge = metrics.breakerState.labels(labelValues);
+  const { client, metrics, labels, label } = options;
+  const breakerGauge = metrics.breakerState.labels({ ...labels, upstream: label });
   breakerGauge.set(0);
+  let upstream: PooledUpstream;
   const breaker = createCircuitBreaker({
     ...options.breaker,
-    onStateChange: (state) => breakerGauge.set(breakerStateValue[state]),
+    onStateChange: (state) => {
+      breakerGauge.set(breakerStateValue[state]);
+      // A node that went away may come back as another node behind the same URL: check it again.
+      if (state === 'open' && upstream.identity === 'verified') upstream.identity = 'unverified';
+      upstream.condition.refresh();
+    },
   });
+  let badAnswer: { detail: string; until: number } | undefined;
+  const budget = options.budget ?? createUpstreamBudget();
+  const condition = createConditionMonitor({
+    upstream: label,
+    network: `${labels.chain}/${labels.network}`,
+    logger: options.logger,
+    facts: () => ({
+      identity: upstream.identity,
+      identityProblem: upstream.identityProblem,
+      breaker: breaker.state,
+      lastFailure: upstream.lastFailure,
+      backingOffMs: backingOffMs(budget, performance.now()),
+      rateLimitedSinceSuccess: sender.rateLimitedSinceSuccess(),
+      badAnswer: upstream.badAnswer,
+      lagBlocks: upstream.lagBlocks,
+      maxLagBlocks: options.maxLagBlocks,
+    }),
+    onChange: (to, from) => {
+      metrics.condition.set({ ...labels, upstream: label, condition: from }, 0);
+      metrics.condition.set({ ...labels, upstream: label, condition: to }, 1);
+      metrics.conditionChanges.inc({ ...labels, upstream: label, condition: to });
+    },
+  });
+  metrics.condition.set({ ...labels, upstream: label, condition: condition.current.name }, 1);
+  const sender = createSender(options, breaker, budget, () => upstream);
+  upstream = {
+    index: options.index,
+    bit: 1 << options.index,
+    label,
+    url: client.url,
+    breaker,
+    latency: sender.latency,
+    maxConcurrency: options.maxConcurrency,
+    get inFlight() {
+      return sender.inFlight();
+    },
+    get lastFailure() {
+      return sender.lastFailure();
+    },
+    tier: options.tier ?? 'primary',
+    archive: options.archive ?? true,
+    recentBlocks: options.recentBlocks ?? defaultRecentBlocks,
+    serves: options.serves,
+    budget,
+    condition,
+    head: -1,
+    lagBlocks: 0,
+    logsRangeCap: options.logsRangeCap ?? Number.POSITIVE_INFINITY,
+    identity: 'unverified',
+    identityProblem: undefined,
+    get badAnswer() {
+      if (badAnswer !== undefined && Date.now() > badAnswer.until) {
+        badAnswer = undefined;
+        queueMicrotask(() => condition.refresh());
+      }
+      return badAnswer?.detail;
+    },
+    markBadAnswer(detail) {
+      badAnswer = { detail, until: Date.now() + badAnswerMs };
+      metrics.integrityFailures.inc({ ...labels, upstream: label });
+      condition.refresh();
+    },
+    send: sender.send,
+    costOf: options.costOf ?? (() => 1),
+    close: () => client.close(),
+  };
+  return upstream;
+}
+
+/** ms left of the pause a 429 began (0: none). */
+function backingOffMs(budget: UpstreamBudget, now: number): number {
+  return budget.stateAt(now) === 'backing_off' ? budget.msUntilAvailable(now) : 0;
+}
+
+interface Sender {
+  readonly latency: LatencyStats;
+  inFlight(): number;
+  /** Its last answer was a 429 and none succeeded since. */
+  rateLimitedSinceSuccess(): boolean;
+  lastFailure(): UpstreamFailure | undefined;
+  send(body: string, calls?: number, cu?: number): Promise<string>;
+}
+
+/** The send path of one upstream: concurrency slots, breaker, budget, stall watch, and what a failure means. */
+function createSender(
+  options: PooledUpstreamOptions,
+  breaker: CircuitBreaker,
+  budget: UpstreamBudget,
+  self: () => PooledUpstream,
+): Sender {
+  const { client, maxConcurrency, maxQueued, metrics, labels, label } = options;
+  const labelValues = { ...labels, upstream: label };
+  const duration = metrics.attemptDuration.labels(labels.chain, labels.network, label);
   const latency = createLatencyStats();
   const probeBody = options.probeBody ?? '{"jsonrpc":"2.0","id":"stall-probe","method":"eth_chainId","params":[]}';
   const stalls = createStallWatch({ probe: () => client.send(probeBody) });
@@ -60,6 +198,7 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let lastFailure: UpstreamFailure | undefined;
+  let throttled = false;
   const release = () => {
     const next = waiting.shift();
     if (next) next();
@@ -72,23 +211,59 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
     if (error instanceof UpstreamError) lastFailure = error.reason;
     throw error;
   };
+  // A node that says "slow down" is alive: its breaker is not the place for it, its budget is.
+  const rateLimited = (error: Error, retryAfterMs: number | undefined): never => {
+    budget.onRateLimited(performance.now(), retryAfterMs);
+    throttled = true;
+    breaker.onSuccess();
+    metrics.attemptErrors.inc({ ...labelValues, reason: 'rate_limited' });
+    metrics.rateLimited.inc(labelValues);
+    self().condition.refresh();
+    throw error;
+  };
+
+  async function attempt(body: string, calls: number, cu: number): Promise<string> {
+    const started = performance.now();
+    if (!breaker.tryAcquire(started)) throw new UpstreamError('circuit_open', 'upstream circuit breaker is open');
+    if (!budget.trySpend(cu, started, calls)) {
+      breaker.release();
+      throw new UpstreamError('rate_limited', 'upstream is out of its budget', {
+        retryAfterMs: budget.msUntilAvailable(started, cu, calls),
+      });
+    }
+    let text: string;
+    try {
+      text = await stalls.watch(() => client.send(body));
+    } catch (error) {
+      if (error instanceof UpstreamError && error.reason === 'rate_limited') return rateLimited(error, error.retryAfterMs);
+      return fail(error instanceof UpstreamError ? error.reason : 'connection', error as Error);
+    }
+    const error = answerError(text);
+    const kind = error === undefined ? undefined : retryableKindOf(error);
+    if (kind === 'rate_limited') return rateLimited(new RetryableRpcError(text, error!.code, kind), undefined);
+    const elapsed = performance.now() - started;
+    latency.recordSuccess(elapsed);
+    breaker.onSuccess();
+    budget.onSuccess(performance.now(), calls);
+    duration.observe(elapsed / 1000);
+    if (throttled) {
+      throttled = false;
+      self().condition.refresh();
+    }
+    // A node that lacks a block is alive and answering; another node may have the block.
+    if (kind === 'behind') {
+      metrics.attemptErrors.inc({ ...labelValues, reason: 'rpc_behind' });
+      throw new RetryableRpcError(text, error!.code, kind);
+    }
+    return text;
+  }
 
   return {
-    index,
-    bit: 1 << index,
-    label,
-    url: client.url,
-    breaker,
     latency,
-    maxConcurrency,
-    get inFlight() {
-      return inFlight;
-    },
-    get lastFailure() {
-      return lastFailure;
-    },
-    head: -1,
-    async send(body) {
+    inFlight: () => inFlight,
+    rateLimitedSinceSuccess: () => throttled,
+    lastFailure: () => lastFailure,
+    async send(body, calls = 1, cu = 1) {
       if (inFlight < maxConcurrency) inFlight++;
       else if (waiting.length < maxQueued) await new Promise<void>((resolve) => waiting.push(resolve));
       else {
@@ -96,27 +271,10 @@ export function createPooledUpstream(options: PooledUpstreamOptions): PooledUpst
         throw new UpstreamError('overloaded', 'upstream is at its concurrency limit');
       }
       try {
-        const started = performance.now();
-        if (!breaker.tryAcquire(started)) throw new UpstreamError('circuit_open', 'upstream circuit breaker is open');
-        let text: string;
-        try {
-          text = await stalls.watch(() => client.send(body));
-        } catch (error) {
-          return fail(error instanceof UpstreamError ? error.reason : 'connection', error as Error);
-        }
-        const error = answerError(text);
-        if (error !== undefined && isRetryableAnswerError(error)) {
-          return fail('rpc_retryable', new RetryableRpcError(text, error.code));
-        }
-        const elapsed = performance.now() - started;
-        latency.recordSuccess(elapsed);
-        breaker.onSuccess();
-        duration.observe(elapsed / 1000);
-        return text;
+        return await attempt(body, calls, cu);
       } finally {
         release();
       }
     },
-    close: () => client.close(),
   };
 }

@@ -1,4 +1,5 @@
 import { isRangeTooLargeMessage } from './range-too-large.ts';
+import { isRateLimitAnswer } from './retry-after.ts';
 import { UpstreamError } from './upstream-client.ts';
 
 /** A node's JSON-RPC error that means "ask another node" (rate limiting or lag). Holds the node's answer unchanged. */
@@ -6,6 +7,8 @@ export class RetryableRpcError extends Error {
   constructor(
     readonly text: string,
     readonly code: number,
+    /** `rate_limited`: the node refuses for now; `behind`: it lacks the block or state (lag, pruning, syncing). */
+    readonly kind: RetryableKind = 'behind',
   ) {
     super(`upstream answered a retryable JSON-RPC error (${code})`);
     this.name = 'RetryableRpcError';
@@ -17,13 +20,16 @@ export interface AnswerError {
   readonly message: string;
 }
 
+export type RetryableKind = 'rate_limited' | 'behind';
+
 /** A revert, a malformed request or an unknown method fails the same way on every node. */
 const neverRetriedCodes = new Set([3, -32600, -32601, -32602, -32700]);
 /** -32005: limit exceeded (EIP-1474); -32016 and 429: rate limits as some providers number them. */
 const retryableCodes = new Set([-32005, -32016, 429]);
-/** Messages of a node that is behind, still syncing or rate limiting: another node may well answer. */
-const retryableMessages =
-  /header not found|unknown block|block not found|missing trie node|not synced|is syncing|still syncing|rate limit|too many requests|limit exceeded|capacity exceeded|request limit reached/i;
+/** Messages of a node that is behind, pruned or still syncing: a node that has the block may well answer. */
+const behindMessages =
+  /header not found|unknown block|block not found|missing trie node|historical state .* is not available|state (is )?not available|not synced|is syncing|still syncing|pruned/i;
+
 const revert = /revert/i;
 
 /**
@@ -46,9 +52,16 @@ export function answerError(text: string): AnswerError | undefined {
 }
 
 /** Whether a node's JSON-RPC error may be asked of another node: an allowlist, never a revert or a bad request. */
-export function isRetryableAnswerError({ code, message }: AnswerError): boolean {
-  if (neverRetriedCodes.has(code) || revert.test(message) || isRangeTooLargeMessage(message)) return false;
-  return retryableCodes.has(code) || retryableMessages.test(message);
+export function isRetryableAnswerError(error: AnswerError): boolean {
+  return retryableKindOf(error) !== undefined;
+}
+
+/** Why another node may answer a node's JSON-RPC error, or undefined when every node would say the same. */
+export function retryableKindOf({ code, message }: AnswerError): RetryableKind | undefined {
+  if (neverRetriedCodes.has(code) || revert.test(message) || isRangeTooLargeMessage(message)) return undefined;
+  if (behindMessages.test(message)) return 'behind';
+  if (retryableCodes.has(code) || isRateLimitAnswer(code, message)) return 'rate_limited';
+  return undefined;
 }
 
 /** Whether a failed attempt may go to another upstream: transport failures and retryable node errors only. */

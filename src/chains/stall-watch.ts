@@ -19,7 +19,9 @@ export function createStallWatch(options: {
   suspectAfterMs?: number;
   probeTimeoutMs?: number;
 }): StallWatch {
-  const { suspectAfterMs = 600, probeTimeoutMs = 800 } = options;
+  // 0.8 s together: with a head poll every second, an idle node that stopped is reported within 2 s (issue 32).
+  // A probe is one cheap call; 500 ms covers a new TLS connection to a node up to ~150 ms away.
+  const { suspectAfterMs = 300, probeTimeoutMs = 500 } = options;
   const waiting = new Set<(error: Error) => void>();
   let lastAnswerAt = performance.now();
   let probing: Promise<boolean> | undefined;

@@ -3,12 +3,28 @@ import { Type } from 'typebox';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
 import { type IndexProgress, networkStatus } from './network-status.ts';
 import type { ChainRegistry } from './registry.ts';
+import { upstreamConditions } from './upstream-condition.ts';
 
 const UpstreamStatus = Type.Object({
   url_host: Type.String({ description: 'Host and port of the upstream URL (never its path or query, where keys live)' }),
-  healthy: Type.Boolean({ description: 'Its circuit breaker is closed' }),
+  name: Type.String({ description: 'Its configured name, else url_host: the label of its logs and metrics' }),
+  healthy: Type.Boolean({ description: 'It serves reads now (condition ok, lagging or bad_answers)' }),
   latency_ms: Type.Union([Type.Number(), Type.Null()], { description: 'Moving average of answers; null before the first' }),
   state: StringEnum(['closed', 'open', 'half_open'] as const, { description: 'Circuit breaker state' }),
+  condition: StringEnum(upstreamConditions, { description: 'What it is doing now, worst first (docs/upstreams.md)' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, with the figures; null when ok' }),
+  since: Type.String({ format: 'date-time', description: 'When it entered its condition' }),
+  tier: StringEnum(['primary', 'fallback'] as const),
+  head: Type.Integer({ description: 'Its latest head (-1: not read yet)' }),
+  lag: Type.Integer({ description: 'Blocks behind the best head' }),
+  budget: Type.Object({
+    rps: Type.Union([Type.Number(), Type.Null()]),
+    cu_per_s: Type.Union([Type.Number(), Type.Null()]),
+    tuned_rps: Type.Union([Type.Number(), Type.Null()], { description: 'The rate its 429s taught, when below rps' }),
+  }),
+  logs_range_cap: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Widest eth_getLogs range it takes (null: none known)',
+  }),
 });
 
 const IndexerStatus = Type.Union(
@@ -31,6 +47,7 @@ const NetworkStatus = Type.Object({
   testnet: Type.Boolean(),
   kind: Type.String({ description: 'evm or solana' }),
   upstreams: Type.Array(UpstreamStatus),
+  served_tip: Type.Integer({ description: 'The newest block served from this network (-1: none yet); never goes back' }),
   indexer: IndexerStatus,
   bundler: Type.Boolean({ description: 'The bundler is enabled on the network' }),
 });

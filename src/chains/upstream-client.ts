@@ -1,20 +1,37 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { retryAfterMs } from './retry-after.ts';
 
-/** `overloaded` and `circuit_open` come from a pool refusing to send, before any request. */
-export type UpstreamFailure = 'timeout' | 'connection' | 'http_status' | 'overloaded' | 'circuit_open';
+/**
+ * `overloaded`, `circuit_open`, `rate_limited` (every upstream out of budget or backing off after a 429),
+ * `no_capable_upstream` (none serves the method or block) and `wrong_chain` come from a pool refusing
+ * to send; `integrity`, from answers that contradict themselves on every upstream tried.
+ */
+export type UpstreamFailure =
+  | 'timeout'
+  | 'connection'
+  | 'http_status'
+  | 'overloaded'
+  | 'circuit_open'
+  | 'rate_limited'
+  | 'no_capable_upstream'
+  | 'wrong_chain'
+  | 'integrity';
 
 /** An upstream that did not answer with a JSON-RPC response; the raw detail stays in the cause. */
 export class UpstreamError extends Error {
   constructor(
     readonly reason: UpstreamFailure,
     message: string,
-    options: { cause?: unknown; status?: number } = {},
+    options: { cause?: unknown; status?: number; retryAfterMs?: number } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'UpstreamError';
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
   readonly status: number | undefined;
+  /** How long the node (or, for `rate_limited`, every upstream) asked to be left alone, when known. */
+  readonly retryAfterMs: number | undefined;
 }
 
 export interface UpstreamClient {
@@ -48,7 +65,7 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
   return {
     url,
     async send(body) {
-      let response: { status: number; text: string };
+      let response: { status: number; text: string; retryAfter: string | undefined };
       try {
         response = await new Promise((resolve, reject) => {
           pool.dispatch({ path, method: 'POST', headers: jsonHeaders, body }, new TextAnswer(resolve, reject));
@@ -56,12 +73,19 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       } catch (error) {
         throw classify(error);
       }
-      const { status, text } = response;
+      const { status, text, retryAfter } = response;
       // Nodes answer JSON-RPC errors with 200 (or 4xx with a JSON-RPC body); 429 and 5xx mean the node
       // itself is in trouble.
       // A notification (a call without id) gets no answer: 204, or 200 with an empty body.
       if (status < 300 && text.trim() === '') return '';
-      if (status === 429 || status >= 500 || !looksLikeJson(text)) {
+      // 402: Infura's "daily credits spent"; like a 429, another upstream may well answer.
+      if (status === 429 || status === 402) {
+        throw new UpstreamError('rate_limited', `upstream answered HTTP ${status}`, {
+          status,
+          retryAfterMs: retryAfterMs(retryAfter, Date.now()),
+        });
+      }
+      if (status >= 500 || !looksLikeJson(text)) {
         throw new UpstreamError('http_status', `upstream answered HTTP ${status}`, { status });
       }
       return text;
@@ -76,10 +100,11 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
  */
 class TextAnswer implements Dispatcher.DispatchHandler {
   private status = 0;
+  private retryAfter: string | undefined;
   private readonly chunks: Buffer[] = [];
 
   constructor(
-    private readonly resolve: (answer: { status: number; text: string }) => void,
+    private readonly resolve: (answer: { status: number; text: string; retryAfter: string | undefined }) => void,
     private readonly reject: (error: Error) => void,
   ) {}
 
@@ -87,10 +112,18 @@ class TextAnswer implements Dispatcher.DispatchHandler {
     // Nothing to set up: the answer is collected below.
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx interim answers come first; only the final one counts.
     this.status = statusCode;
     this.chunks.length = 0;
+    if (statusCode === 429 || statusCode === 402) {
+      const value = headers['retry-after'];
+      this.retryAfter = Array.isArray(value) ? value[0] : value;
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -99,7 +132,7 @@ class TextAnswer implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     const text = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
-    this.resolve({ status: this.status, text });
+    this.resolve({ status: this.status, text, retryAfter: this.retryAfter });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -15,6 +15,16 @@ export interface UpstreamMetrics {
   readonly hedges: Counter<'chain' | 'network'>;
   /** Calls per JSON-RPC batch sent to each node (its count is the number of batches). */
   readonly batchSize: FastHistogram<UpstreamLabels>;
+  /** 1 for the condition each upstream is in (src/chains/upstream-condition.ts), 0 for the others it was in. */
+  readonly condition: Gauge<UpstreamLabels | 'condition'>;
+  readonly conditionChanges: Counter<UpstreamLabels | 'condition'>;
+  readonly identityRefusals: Counter<UpstreamLabels>;
+  readonly rateLimited: Counter<UpstreamLabels>;
+  readonly integrityFailures: Counter<UpstreamLabels>;
+  /** Answers not used because the node lacked the block another node has (asked again elsewhere). */
+  readonly missingAnswers: Counter<UpstreamLabels>;
+  /** Reads no upstream could take because every one was out of budget. */
+  readonly budgetExhausted: Counter<'chain' | 'network'>;
 }
 
 /** The gauge value of each breaker state: alerts can say `> 0`. */
@@ -66,6 +76,48 @@ export function createUpstreamMetrics(registry: Registry): UpstreamMetrics {
       help: 'Calls per JSON-RPC batch sent to each upstream node (quick calls that arrived together)',
       labelNames,
       buckets: [2, 5, 10, 20, 50, 100],
+      registers,
+    }),
+    condition: new Gauge({
+      name: 'blockyard_upstream_condition',
+      help: 'Condition of each upstream node (1: the one it is in): ok, lagging, bad_answers, rate_limited, verifying, recovering, unreachable, wrong_chain',
+      labelNames: [...labelNames, 'condition'],
+      registers,
+    }),
+    conditionChanges: new Counter({
+      name: 'blockyard_upstream_condition_changes_total',
+      help: 'Changes of condition of each upstream node, by the condition entered',
+      labelNames: [...labelNames, 'condition'],
+      registers,
+    }),
+    identityRefusals: new Counter({
+      name: 'blockyard_upstream_identity_refusals_total',
+      help: "Identity checks an upstream node failed (eth_chainId or getGenesisHash not the network's)",
+      labelNames,
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'blockyard_upstream_rate_limited_total',
+      help: 'Answers of 429 or a rate-limit error from each upstream node',
+      labelNames,
+      registers,
+    }),
+    integrityFailures: new Counter({
+      name: 'blockyard_upstream_integrity_failures_total',
+      help: 'Answers of each upstream node that failed an integrity check (never cached or indexed)',
+      labelNames,
+      registers,
+    }),
+    missingAnswers: new Counter({
+      name: 'blockyard_upstream_missing_answers_total',
+      help: 'Answers (null, header not found) of a node lacking a block that another node was asked for instead',
+      labelNames,
+      registers,
+    }),
+    budgetExhausted: new Counter({
+      name: 'blockyard_upstream_budget_exhausted_total',
+      help: 'Reads refused because every upstream of the network was out of budget or backing off',
+      labelNames: ['chain', 'network'],
       registers,
     }),
   };

@@ -1,12 +1,24 @@
+import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
+import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { createBatchingClient } from './batching-client.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
-import { sendHedged } from './hedged-send.ts';
+import { type AttemptState, sendHedged } from './hedged-send.ts';
+import { checkIdentity, type ExpectedIdentity } from './identity-check.ts';
+import { learnRangeCap } from './logs-range-cap.ts';
+import { createMethodFilter } from './method-filter.ts';
+import { callsOf, costOn, type NoPick, pickUpstream, type RoutingView } from './pick-upstream.ts';
 import { createPooledUpstream, type PooledUpstream } from './pooled-upstream.ts';
+import { costOf } from './provider-cu-tables.ts';
+import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
+import { createServedTip, type ServedTip } from './served-tip.ts';
+import type { SocketIdentity } from './socket-identity.ts';
+import { type BudgetLimits, createUpstreamBudget } from './upstream-budget.ts';
 import { createUpstreamClient, type UpstreamClient, UpstreamError } from './upstream-client.ts';
+import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
 import { broadcastWrite } from './write-broadcast.ts';
 
@@ -20,23 +32,43 @@ export interface UpstreamStats {
   readonly samples: number;
   readonly breaker: string;
   readonly inFlight: number;
+  readonly tier: string;
+  readonly identity: string;
+  readonly condition: UpstreamCondition;
+  readonly budget: BudgetLimits;
+  /** The learnt or configured eth_getLogs range cap (null: none known). */
+  readonly logsRangeCap: number | null;
 }
 
 /** A network's upstreams behind one client: reads are routed, failed over and hedged; writes go to all. */
 export interface UpstreamPool extends UpstreamClient {
-  /** Sends a read to the best healthy, caught-up upstream; fails over on retryable errors only. */
-  send(body: string): Promise<string>;
+  /**
+   * Sends a read to the upstream best able to answer `need` (default: a read at the tip); asks another
+   * on retryable errors and on answers of a node that lacks the block; never answers a tip lower than
+   * one already served.
+   */
+  send(body: string, need?: ReadNeed): Promise<string>;
   /** Sends a write (e.g. `eth_sendRawTransaction`) to every healthy upstream; the first success answers. */
   broadcast(body: string): Promise<string>;
-  /** Whether at least one upstream's breaker lets requests through. */
+  /** Whether at least one verified upstream's breaker lets requests through. */
   hasHealthyUpstream(): boolean;
   /**
-   * WebSocket URLs of the upstreams that have one, best first: breaker closed and caught up, then
-   * lagging, then failing; by latency within each rank. A subscription feed connects to the first.
+   * WebSocket URLs of the verified upstreams that have one, best first: breaker closed and caught up,
+   * then lagging, then failing; by latency within each rank. A subscription feed connects to the first.
    */
   socketUrls(): string[];
+  /** What a WebSocket to one of `socketUrls()` must report of itself; its refusals count in this pool's metrics. */
+  socketIdentity(): SocketIdentity;
   stats(): UpstreamStats[];
   readonly heads: HeadTracker;
+  /** The newest block served from this network: never goes back. */
+  readonly tip: ServedTip;
+  /** What every upstream must report of itself. */
+  readonly identity: ExpectedIdentity;
+  /** Resolves once every upstream's identity was checked at least once (verified, refused, or no answer). */
+  identified(): Promise<void>;
+  /** The widest eth_getLogs range worth one call: the largest cap the upstreams taught (undefined: none known). */
+  logsRangeCap(): number | undefined;
 }
 
 export interface UpstreamPoolOptions {
@@ -44,17 +76,22 @@ export interface UpstreamPoolOptions {
   chain: string;
   network: string;
   kind?: ChainKind;
+  /** The chain id every upstream must answer (EVM); default: the first upstream's, unchecked (tests). */
+  chainId?: number;
+  /** Solana: the genesis hash every upstream must answer (default: the first one's). */
+  genesisHash?: string;
   /** Head poll interval; the chain's block time. */
   headPollMs: number;
   /** Blocks behind the best head beyond which an upstream gets no reads while others are caught up. Default 3. */
   maxLagBlocks?: number;
-  /** Attempts per read, hedges included. Default 3. */
+  /** Attempts per read, hedges included (at least one per upstream). Default 3. */
   maxAttempts?: number;
   breaker?: CircuitBreakerOptions;
   /** Hedge once the first attempt is slower than the upstream's p95, but never sooner than `floorMs`. */
   hedge?: { minSamples?: number; floorMs?: number };
   /** Shared by every pool of a process; default: a private registry (not exported). */
   metrics?: UpstreamMetrics;
+  logger?: Logger;
 }
 
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
@@ -64,43 +101,87 @@ const defaultMaxConcurrency = 64;
 const defaultBatchMaxSize = 20;
 /** A slot is free within one answer time, so a few waiters per slot add little delay. */
 const queuedPerSlot = 4;
+/** How long a read waits for the first identity checks of a pool that has no verified upstream yet. */
+const identityWaitMs = 5_000;
 
 /** What a read needs to be routed: built once per pool, shared by every call. */
-interface ReadRouting {
-  upstreams: readonly PooledUpstream[];
-  maxAttempts: number;
-  hedgeDelayMs(upstream: PooledUpstream): number;
-  pick(tried: number): PooledUpstream | undefined;
-  onHedge(): void;
+interface PoolState {
+  readonly upstreams: readonly PooledUpstream[];
+  readonly view: RoutingView;
+  readonly tip: ServedTip;
+  readonly metrics: UpstreamMetrics;
+  readonly labels: { chain: string; network: string };
+  readonly maxAttempts: number;
+  readonly hedgeDelayMs: (upstream: PooledUpstream) => number;
+  readonly onHedge: () => void;
+  firstChecks: Promise<void>;
 }
 
 export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
-  const { chain, network, maxLagBlocks = 3, maxAttempts = 3 } = options;
+  const { chain, network, maxLagBlocks = 3 } = options;
   if (options.upstreams.length === 0 || options.upstreams.length > 30) throw new Error('a pool holds 1 to 30 upstreams');
   const metrics = options.metrics ?? createUpstreamMetrics(new Registry());
+  const logger = options.logger ?? pino({ level: 'silent' });
   const labels = { chain, network };
-  const upstreams = createPooledUpstreams(options, metrics, labels);
-  const heads = createHeadTracker({ upstreams, kind: options.kind ?? 'evm', intervalMs: options.headPollMs, metrics, labels });
+  const upstreams = createPooledUpstreams(options, metrics, labels, logger.child({ component: 'upstreams' }));
+  const identity: ExpectedIdentity =
+    options.kind === 'solana' ? { kind: 'solana', genesisHash: options.genesisHash } : { kind: 'evm', chainId: options.chainId };
+  const tip = createServedTip();
+  const check = (upstream: PooledUpstream) => checkIdentity(upstream, identity, metrics, labels);
+  const heads = createHeadTracker({
+    upstreams,
+    kind: options.kind ?? 'evm',
+    intervalMs: options.headPollMs,
+    metrics,
+    labels,
+    tip,
+    maxLagBlocks,
+    checkIdentity: check,
+    logger,
+  });
   const minSamples = options.hedge?.minSamples ?? 20;
   const floorMs = options.hedge?.floorMs ?? 10;
   const hedgeCounter = metrics.hedges.labels(labels);
-  const routing: ReadRouting = {
+  const view: RoutingView = {
+    get tip() {
+      return tip.value;
+    },
+    maxLagBlocks,
+  };
+  const state: PoolState = {
     upstreams,
-    maxAttempts,
+    view,
+    tip,
+    metrics,
+    labels,
+    maxAttempts: options.maxAttempts ?? 3,
     hedgeDelayMs: (upstream) =>
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
-    pick: (tried) => pickUpstream(upstreams, heads.bestHead - maxLagBlocks, tried),
     onHedge: () => hedgeCounter.inc(),
+    firstChecks: heads.firstPoll,
   };
 
   return {
     url: upstreams[0]!.url,
     heads,
-    send: (body) => sendRead(routing, body),
-    broadcast: (body) => broadcastToAvailable(upstreams, body),
-    hasHealthyUpstream: () => upstreams.some((upstream) => upstream.breaker.state === 'closed'),
-    socketUrls: () => rankSocketUrls(options.upstreams, upstreams, heads.bestHead - maxLagBlocks),
+    tip,
+    identity,
+    identified: () => state.firstChecks,
+    send: (body, need = anyRead) => sendRead(state, body, need),
+    broadcast: (body) => broadcastToAvailable(state, body),
+    hasHealthyUpstream: () => upstreams.some((u) => u.identity === 'verified' && u.breaker.state === 'closed'),
+    socketUrls: () => rankSocketUrls(options.upstreams, upstreams, tip.value - maxLagBlocks),
+    socketIdentity: () => ({
+      expected: identity,
+      network: `${chain}/${network}`,
+      refused: (wsUrl) => {
+        const index = options.upstreams.findIndex((config) => config.wsUrl === wsUrl);
+        const upstream = index < 0 ? new URL(wsUrl).host : upstreams[index]!.label;
+        metrics.identityRefusals.inc({ ...labels, upstream });
+      },
+    }),
     stats: () => upstreams.map((upstream) => statsOf(upstream, heads.bestHead)),
+    logsRangeCap: () => largestKnownCap(upstreams),
     async close() {
       heads.stop();
       await Promise.all(upstreams.map((upstream) => upstream.close()));
@@ -112,9 +193,10 @@ function createPooledUpstreams(
   options: UpstreamPoolOptions,
   metrics: UpstreamMetrics,
   labels: { chain: string; network: string },
+  logger: Logger,
 ): PooledUpstream[] {
   const { chain, network } = labels;
-  const hostLabels = labelsFor(options.upstreams.map((u) => u.url));
+  const hostLabels = labelsFor(options.upstreams);
   return options.upstreams.map((config, index) => {
     const maxConcurrency = config.maxConcurrency ?? defaultMaxConcurrency;
     return createPooledUpstream({
@@ -130,72 +212,151 @@ function createPooledUpstreams(
       breaker: options.breaker ?? {},
       metrics,
       labels,
+      tier: config.tier,
+      archive: config.archive,
+      recentBlocks: config.recentBlocks,
+      serves: createMethodFilter(config.methods),
+      budget: createUpstreamBudget({ rps: config.rps, cuPerS: config.cuPerS }),
+      costOf: (method) => costOf(config.cuTable ?? 'flat', method),
+      logsRangeCap: config.getLogsMaxRange,
+      maxLagBlocks: options.maxLagBlocks ?? 3,
+      logger,
       ...(options.kind === 'solana' ? { probeBody: '{"jsonrpc":"2.0","id":"stall-probe","method":"getHealth"}' } : {}),
     });
   });
 }
 
-/** Peak-EWMA: latency times load, so a stalled node (its requests pile up) loses traffic at once. */
-function pickUpstream(upstreams: readonly PooledUpstream[], caughtUp: number, tried: number): PooledUpstream | undefined {
-  const now = performance.now();
-  let best: PooledUpstream | undefined;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (const upstream of upstreams) {
-    if ((tried & upstream.bit) !== 0 || !upstream.breaker.isAvailable(now)) continue;
-    let score = (upstream.latency.ewmaMs + 0.01) * (upstream.inFlight + 1);
-    if (upstream.inFlight >= upstream.maxConcurrency) score += 1e9;
-    // Lagging nodes only when no caught-up one is left.
-    if (upstream.head >= 0 && upstream.head < caughtUp) score += 1e12;
-    if (score < bestScore) {
-      best = upstream;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-async function sendRead(routing: ReadRouting, body: string): Promise<string> {
-  const { maxAttempts, pick } = routing;
-  const state = { tried: 0 };
+async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<string> {
+  const attempt: AttemptState = { tried: 0, answeredBy: undefined };
+  const pick = (tried: number) => {
+    const picked = pickUpstream(pool.upstreams, need, pool.view, tried);
+    return 'bit' in picked ? picked : undefined;
+  };
   let failure: unknown;
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const upstream = pick(state.tried);
-    if (upstream === undefined) break;
-    state.tried |= upstream.bit;
+  let lastAnswer: string | undefined;
+  let corrupt = false;
+  let noPick: NoPick | undefined;
+  // Each upstream is asked once at most; failures count against `maxAttempts`, answers that lack the
+  // block or fail a check do not (another node is asked while one is left).
+  for (let failures = 0; failures < pool.maxAttempts; ) {
+    let picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
+    if (!('bit' in picked) && attempt.tried === 0 && (await waitForFirstChecks(pool))) {
+      picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
+    }
+    if (!('bit' in picked)) {
+      noPick = picked;
+      break;
+    }
+    const upstream = picked;
+    attempt.tried |= upstream.bit;
+    attempt.answeredBy = upstream;
+    let text: string;
     try {
-      const delay = attempt + 1 < maxAttempts ? routing.hedgeDelayMs(upstream) : -1;
-      if (delay < 0) return await upstream.send(body);
-      return await sendHedged({ first: upstream, body, delayMs: delay, state, pick, onHedge: routing.onHedge });
+      const delay = failures + 1 < pool.maxAttempts ? pool.hedgeDelayMs(upstream) : -1;
+      const send = (target: PooledUpstream) => target.send(body, callsOf(need), costOn(target, need));
+      text =
+        delay < 0
+          ? await send(upstream)
+          : await sendHedged({
+              first: upstream,
+              send,
+              delayMs: delay,
+              state: attempt,
+              pick,
+              onHedge: pool.onHedge,
+              refuses: (answer, target) => judgeAnswer(answer, need, target, pool.tip.value) !== undefined,
+            });
     } catch (error) {
       if (!isRetryable(error)) throw error;
       failure = error;
+      failures++;
+      continue;
+    }
+    const answeredBy = attempt.answeredBy ?? upstream;
+    const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
+    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
+    if (verdict.kind === 'too_wide') {
+      learnRangeCap(answeredBy, verdict.detail);
+      lastAnswer = text;
+      continue;
+    }
+    if (verdict.kind === 'missing') {
+      pool.metrics.missingAnswers.inc({ ...pool.labels, upstream: answeredBy.label });
+      if (need.block >= 0 && answeredBy.head >= need.block) answeredBy.head = need.block - 1;
+      lastAnswer = text;
+    } else {
+      answeredBy.markBadAnswer(verdict.detail);
+      corrupt = true;
     }
   }
-  // A node's own answer (e.g. "header not found" everywhere) says more than our generic error.
-  if (failure instanceof RetryableRpcError) return failure.text;
-  if (failure instanceof UpstreamError && failure.reason !== 'circuit_open') throw failure;
-  throw noUpstreamAvailable(routing.upstreams);
+  // A node's own answer (a null no other node could better, "header not found" everywhere) says more than our error.
+  if (lastAnswer !== undefined) return lastAnswer;
+  if (corrupt) throw new UpstreamError('integrity', 'every upstream asked answered data that fails its integrity checks');
+  if (failure instanceof RetryableRpcError && failure.kind === 'behind') return failure.text;
+  throw noUpstreamError(pool, noPick, failure);
 }
 
-function broadcastToAvailable(upstreams: readonly PooledUpstream[], body: string): Promise<string> {
-  const now = performance.now();
-  const targets = upstreams.filter((upstream) => upstream.breaker.isAvailable(now));
-  if (targets.length === 0) return Promise.reject(noUpstreamAvailable(upstreams));
-  return broadcastWrite(targets, body);
+/** Before the first identity checks end, no upstream is verified: a read waits for them (bounded). */
+async function waitForFirstChecks(pool: PoolState): Promise<boolean> {
+  if (!pool.upstreams.some((upstream) => upstream.identity === 'unverified')) return false;
+  if (pool.upstreams.some((upstream) => upstream.identity === 'verified')) return false;
+  await settledOrAfter(pool.firstChecks, identityWaitMs);
+  return pool.upstreams.some((upstream) => upstream.identity === 'verified');
 }
 
-function noUpstreamAvailable(upstreams: readonly PooledUpstream[]): UpstreamError {
+async function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Why a read could not be answered, as the error its caller maps to an answer. */
+function noUpstreamError(pool: PoolState, noPick: NoPick | undefined, failure: unknown): UpstreamError {
+  const { upstreams, labels, metrics } = pool;
+  const name = `${labels.chain}/${labels.network}`;
+  if (upstreams.every((upstream) => upstream.identity === 'refused')) {
+    return new UpstreamError('wrong_chain', `every upstream of ${name} serves another chain`);
+  }
+  const rateLimited = failure instanceof UpstreamError && failure.reason === 'rate_limited';
+  if (noPick?.budgetWaitMs !== undefined || (rateLimited && noPick !== undefined)) {
+    metrics.budgetExhausted.inc(labels);
+    const retryAfterMs = noPick?.budgetWaitMs ?? (failure as UpstreamError).retryAfterMs ?? 1000;
+    return new UpstreamError('rate_limited', `every upstream of ${name} is out of budget`, { retryAfterMs });
+  }
+  if (noPick !== undefined && !noPick.anyServes && upstreams.some((u) => u.identity === 'verified')) {
+    return new UpstreamError('no_capable_upstream', `no upstream of ${name} serves this method`);
+  }
+  if (failure instanceof UpstreamError && failure.reason !== 'circuit_open') return failure;
   return new UpstreamError(
     upstreams.find((u) => u.lastFailure !== undefined)?.lastFailure ?? 'connection',
     'no upstream available',
   );
 }
 
+/** A write goes to every verified upstream: right after start, once their first checks are done (bounded). */
+async function broadcastToAvailable(pool: PoolState, body: string): Promise<string> {
+  const { upstreams } = pool;
+  if (upstreams.some((upstream) => upstream.identity === 'unverified')) await settledOrAfter(pool.firstChecks, identityWaitMs);
+  const now = performance.now();
+  const targets = upstreams.filter((u) => u.identity === 'verified' && u.breaker.isAvailable(now));
+  if (targets.length === 0) throw new UpstreamError('connection', 'no upstream available');
+  return broadcastWrite(targets, body);
+}
+
+function largestKnownCap(upstreams: readonly PooledUpstream[]): number | undefined {
+  let cap: number | undefined;
+  for (const upstream of upstreams) {
+    if (upstream.identity !== 'verified' || !Number.isFinite(upstream.logsRangeCap)) continue;
+    cap = cap === undefined ? upstream.logsRangeCap : Math.max(cap, upstream.logsRangeCap);
+  }
+  return cap;
+}
+
 function rankSocketUrls(configs: readonly UpstreamConfig[], upstreams: readonly PooledUpstream[], caughtUp: number): string[] {
   const rank = (upstream: PooledUpstream) =>
     (upstream.breaker.state === 'closed' ? 0 : 2) + (upstream.head >= 0 && upstream.head < caughtUp ? 1 : 0);
   return upstreams
-    .filter((upstream) => configs[upstream.index]!.wsUrl !== undefined)
+    .filter((upstream) => configs[upstream.index]!.wsUrl !== undefined && upstream.identity !== 'refused')
     .sort((a, b) => rank(a) - rank(b) || a.latency.ewmaMs - b.latency.ewmaMs)
     .map((upstream) => configs[upstream.index]!.wsUrl!);
 }
@@ -211,6 +372,11 @@ function statsOf(upstream: PooledUpstream, bestHead: number): UpstreamStats {
     samples: upstream.latency.samples,
     breaker: upstream.breaker.state,
     inFlight: upstream.inFlight,
+    tier: upstream.tier,
+    identity: upstream.identity,
+    condition: upstream.condition.current,
+    budget: upstream.budget.limits(),
+    logsRangeCap: Number.isFinite(upstream.logsRangeCap) ? upstream.logsRangeCap : null,
   };
 }
 
@@ -218,8 +384,8 @@ function batching(client: UpstreamClient, maxSize: number, sizes: { observe(size
   return maxSize > 1 ? createBatchingClient(client, { maxSize, onBatch: (size) => sizes.observe(size) }) : client;
 }
 
-/** Host and port of each URL, never its path or query (where API keys live); `#n` when two share a host. */
-function labelsFor(urls: readonly string[]): string[] {
-  const hosts = urls.map((url) => new URL(url).host);
+/** Each upstream's name, else host and port of its URL (never its path or query, where API keys live); `#n` when two share a host. */
+function labelsFor(configs: readonly UpstreamConfig[]): string[] {
+  const hosts = configs.map((config) => config.name ?? new URL(config.url).host);
   return hosts.map((host, index) => (hosts.indexOf(host) === hosts.lastIndexOf(host) ? host : `${host}#${index}`));
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
+import { expectedText, identityMethod, type SocketIdentity, socketIdentityProblem } from './socket-identity.ts';
 
 /** A JSON-RPC error the upstream answered with. */
 export class UpstreamRpcError extends Error {
@@ -12,7 +13,7 @@ export class UpstreamRpcError extends Error {
 export interface UpstreamSocket {
   /** Sends a call on the current connection; rejects if there is none or it drops before the answer. */
   request(method: string, params: unknown[]): Promise<unknown>;
-  /** Whether a connection is open now (`onOpen` runs on each new one). */
+  /** Whether a connection is open now and passed its identity check (`onOpen` runs on each new one). */
   isOpen(): boolean;
   /** Drops the current connection (it misbehaves) and connects again, to another upstream when there is one. */
   reconnect(reason: string): void;
@@ -23,7 +24,12 @@ export interface UpstreamSocketOptions {
   /** Candidate URLs, best first, asked again at every (re)connect (a pool's ranking changes). */
   urls: () => readonly string[];
   logger: Logger;
-  /** Runs on every (re)connect, before anything else is read; a failure drops the connection to retry. */
+  /**
+   * Asked of every connection before `onOpen`: a node of another chain is dropped with one warn line,
+   * counted, and its URL avoided while another candidate is left.
+   */
+  identity?: SocketIdentity;
+  /** Runs on every (re)connect, once the identity passed; a failure drops the connection to retry. */
   onOpen(reconnected: boolean): Promise<void>;
   onNotification(subscription: string, result: unknown): void;
   requestTimeoutMs?: number;
@@ -33,6 +39,8 @@ export interface UpstreamSocketOptions {
 }
 
 const failureMemoryMs = 60_000;
+/** A URL that served another chain is tried last for this long (and logged once in it). */
+const refusalMemoryMs = 600_000;
 
 type PendingCall = { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout };
 
@@ -46,6 +54,8 @@ interface SocketState {
   socket: WebSocket | undefined;
   closed: boolean;
   opened: boolean;
+  /** The current connection passed its identity check: users may call through it. */
+  verified: boolean;
   failures: number;
   nextId: number;
   retryTimer: NodeJS.Timeout | undefined;
@@ -54,6 +64,10 @@ interface SocketState {
   host: string;
   /** When each URL's connection last failed; older failures than `failureMemoryMs` are forgotten. */
   failedAt: Map<string, number>;
+  /** When each URL last answered another chain's identity. */
+  refusedAt: Map<string, number>;
+  /** The connection closing now was dropped for its identity (already logged). */
+  refusedConnection: boolean;
 }
 
 /**
@@ -72,19 +86,23 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
     socket: undefined,
     closed: false,
     opened: false,
+    verified: false,
     failures: 0,
     nextId: 1,
     retryTimer: undefined,
     url: '',
     host: '',
     failedAt: new Map(),
+    refusedAt: new Map(),
+    refusedConnection: false,
   };
 
   connect(state);
 
   return {
-    isOpen: () => state.socket?.readyState === WebSocket.OPEN,
-    request: (method, params) => sendRequest(state, method, params),
+    isOpen: () => state.verified && state.socket?.readyState === WebSocket.OPEN,
+    request: (method, params) =>
+      state.verified ? sendRequest(state, method, params) : Promise.reject(new Error('upstream WebSocket not connected')),
     reconnect(reason) {
       if (state.closed || !state.socket) return;
       options.logger.warn({ upstream: state.host, reason }, 'leaving the upstream WebSocket');
@@ -94,20 +112,29 @@ export function createUpstreamSocket(options: UpstreamSocketOptions): UpstreamSo
   };
 }
 
-/** The candidate that failed least recently (never, within memory, is best); the pool's order breaks ties. */
+/**
+ * A candidate that did not serve another chain lately, else any; among those the one that failed
+ * least recently (never, within memory, is best); the pool's order breaks ties.
+ */
 function nextUrl(state: SocketState): string {
   const now = Date.now();
   let best: string | undefined;
-  let bestFailedAt = Number.POSITIVE_INFINITY;
+  let bestScore = Number.POSITIVE_INFINITY;
   for (const candidate of state.options.urls()) {
     const failed = state.failedAt.get(candidate) ?? 0;
-    const at = now - failed < failureMemoryMs ? failed : 0;
-    if (at < bestFailedAt) {
+    const refused = isRefused(state, candidate, now);
+    const score = (refused ? now : 0) + (now - failed < failureMemoryMs ? failed : 0);
+    if (score < bestScore) {
       best = candidate;
-      bestFailedAt = at;
+      bestScore = score;
     }
   }
   return best ?? state.url;
+}
+
+function isRefused(state: SocketState, url: string, now: number): boolean {
+  const refused = state.refusedAt.get(url);
+  return refused !== undefined && now - refused < refusalMemoryMs;
 }
 
 function connect(state: SocketState): void {
@@ -129,10 +156,7 @@ function connect(state: SocketState): void {
     alive = true;
   });
   ws.on('open', () => {
-    state.failures = 0;
-    const reconnected = state.opened;
-    state.opened = true;
-    options.onOpen(reconnected).catch((error: unknown) => {
+    setUp(state, ws).catch((error: unknown) => {
       logger.warn({ err: error, upstream: state.host }, 'upstream WebSocket set-up failed; reconnecting');
       ws.terminate();
     });
@@ -141,8 +165,49 @@ function connect(state: SocketState): void {
   ws.on('error', (error) => logger.debug({ err: error, upstream: state.host }, 'upstream WebSocket error'));
   ws.on('close', () => {
     clearInterval(pinger);
+    state.verified = false;
     onClose(state);
   });
+}
+
+/** A new connection: its identity first, then the user's `onOpen`; a wrong chain drops it. */
+async function setUp(state: SocketState, ws: WebSocket): Promise<void> {
+  if (!(await identityPasses(state))) {
+    state.refusedConnection = true;
+    ws.terminate();
+    return;
+  }
+  if (state.socket !== ws || ws.readyState !== WebSocket.OPEN) return;
+  state.failures = 0;
+  state.verified = true;
+  const reconnected = state.opened;
+  state.opened = true;
+  await state.options.onOpen(reconnected);
+}
+
+/** Asks the connection which chain it serves; false (logged once per episode, counted) for another chain. */
+async function identityPasses(state: SocketState): Promise<boolean> {
+  const { identity, logger } = state.options;
+  if (!identity) return true;
+  const { url, host } = state;
+  const answer = await sendRequest(state, identityMethod(identity.expected), []);
+  const problem = socketIdentityProblem(identity.expected, answer);
+  if (problem === undefined) {
+    if (state.refusedAt.delete(url)) {
+      logger.info({ upstream: host, network: identity.network }, `upstream WebSocket ${host} serves the network's chain again`);
+    }
+    return true;
+  }
+  if (!isRefused(state, url, Date.now())) {
+    identity.refused(url);
+    const found = typeof answer === 'string' ? answer : JSON.stringify(answer);
+    logger.warn(
+      { upstream: host, network: identity.network, expected: expectedText(identity.expected), found, reason: problem },
+      `upstream WebSocket ${host} of ${identity.network} serves another chain (${problem}); trying another`,
+    );
+  }
+  state.refusedAt.set(url, Date.now());
+  return false;
 }
 
 /** Fails the calls still waiting, then (unless closed) connects again after a backoff. */
@@ -156,7 +221,9 @@ function onClose(state: SocketState): void {
   if (state.closed) return;
   state.failedAt.set(state.url, Date.now());
   const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** state.failures++) * (0.5 + Math.random() / 2);
-  state.options.logger.warn({ upstream: state.host, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
+  const level = state.refusedConnection ? 'debug' : 'warn';
+  state.refusedConnection = false;
+  state.options.logger[level]({ upstream: state.host, retryInMs: Math.round(delay) }, 'upstream WebSocket lost; reconnecting');
   state.retryTimer = setTimeout(connect, delay, state);
 }
 

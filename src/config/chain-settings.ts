@@ -12,13 +12,34 @@ import {
 export const chainKinds = ['evm', 'solana'] as const;
 export type ChainKind = (typeof chainKinds)[number];
 
+export const upstreamTiers = ['primary', 'fallback'] as const;
+export type UpstreamTier = (typeof upstreamTiers)[number];
+export const cuTableNames = ['alchemy', 'quicknode', 'infura', 'flat'] as const;
+export type CuTableName = (typeof cuTableNames)[number];
+
+/** A JSON-RPC method name, or a pattern with `*` (`trace_*`, `debug_*`). */
+const methodPatternSchema = { type: 'string', pattern: '^[A-Za-z0-9_*]{1,100}$' } as const;
+
 const upstreamSchema = closedObject(
   {
     url: httpUrlSchema,
     ws_url: { type: 'string', pattern: '^wss?://' },
+    /** Shown in logs, metrics and /admin/chains instead of the host (a URL may hold an API key). */
+    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$' },
     timeout_ms: integerIn(1, 600_000),
     max_concurrency: integerIn(1, 4096),
     batch_max_size: integerIn(1, 1000),
+    tier: { type: 'string', enum: upstreamTiers },
+    rps: integerIn(1, 1_000_000),
+    cu_per_s: integerIn(1, 100_000_000),
+    cu_table: { type: 'string', enum: cuTableNames },
+    methods: closedObject({
+      allow: { type: 'array', items: methodPatternSchema, maxItems: 1000 },
+      deny: { type: 'array', items: methodPatternSchema, maxItems: 1000 },
+    }),
+    archive: { type: 'boolean' },
+    recent_blocks: integerIn(1, 10_000_000),
+    get_logs_max_range: integerIn(1, 100_000_000),
   },
   ['url'],
 );
@@ -36,6 +57,12 @@ export const chainEntrySchema = closedObject({
   finality_depth: integerIn(0, 10_000),
   block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
   get_logs_max_range: integerIn(1, 100_000_000),
+  /** An upstream this many blocks behind the best head gets no reads while others are caught up, and is reported lagging. */
+  max_lag_blocks: integerIn(1, 100_000),
+  /** How often each upstream's head is polled (also how soon a node that stopped answering is noticed). */
+  head_poll_ms: integerIn(250, 600_000),
+  /** Solana: the genesis hash every upstream must report (default: known for solana mainnet, devnet, testnet). */
+  genesis_hash: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
   dev_methods: { type: 'boolean' },
   indexer: closedObject({ enabled: { type: 'boolean' }, start_block: { type: 'integer', minimum: 0 } }),
   /** ERC-4337 contracts of the network (default: the canonical addresses). */
@@ -62,6 +89,24 @@ export type ChainEntry = FromSchema<typeof chainEntrySchema>;
 export interface UpstreamConfig {
   readonly url: string;
   readonly wsUrl?: string;
+  /** The label of logs, metrics and status (default: the URL's host and port, never its path or query). */
+  readonly name?: string;
+  /** `fallback` upstreams serve only when no primary can (default `primary`). */
+  readonly tier?: UpstreamTier;
+  /** Calls per second this upstream may receive (its plan's limit); absent: learnt from its 429s only. */
+  readonly rps?: number;
+  /** Compute units (credits) per second, counted with `cuTable`. */
+  readonly cuPerS?: number;
+  /** Whose compute-unit table prices a call for `cuPerS` (default `flat`: one per call). */
+  readonly cuTable?: CuTableName;
+  /** Methods this upstream serves: `allow` (absent: all) minus `deny`; `*` matches any run of characters. */
+  readonly methods?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };
+  /** false: the node keeps only the last `recentBlocks` blocks of state (default true). */
+  readonly archive?: boolean;
+  /** Blocks of state a non-archive node keeps (default 128, geth's). */
+  readonly recentBlocks?: number;
+  /** The widest eth_getLogs range this upstream takes, when known beforehand (else learnt from its errors). */
+  readonly getLogsMaxRange?: number;
   /** Per-request timeout for this upstream (default 30000). */
   readonly timeoutMs?: number;
   /** Requests in flight to this upstream at most (default 64); more wait in a short queue or go elsewhere. */
@@ -86,6 +131,12 @@ export interface ChainConfig {
   readonly blockTimeS: number;
   /** Widest eth_getLogs block range sent upstream in one call; wider ranges are split. */
   readonly getLogsMaxRange: number;
+  /** Blocks (slots on Solana) behind the best head from which an upstream counts as lagging. */
+  readonly maxLagBlocks: number;
+  /** Each upstream's head poll interval; undefined: the block time, within 250-1000 ms. */
+  readonly headPollMs?: number;
+  /** Solana: the genesis hash upstreams must report; undefined: the first verified upstream's, which the others must match. */
+  readonly genesisHash?: string;
   readonly devMethods: boolean;
   readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
   readonly erc4337: Erc4337Config;
@@ -151,6 +202,7 @@ export function buildChains(
     const key = `${chain}/${network}`;
     if (seen.has(key)) throw new ConfigError(name('network'), `${key} is listed twice`);
     seen.add(key);
+    assertUniqueUpstreamNames(entry.upstreams ?? [], name('upstreams'));
     const testnet = entry.testnet ?? (embedded || network !== 'mainnet');
     const devMethods = entry.dev_methods ?? embedded;
     if (devMethods && !testnet) throw new ConfigError(name('dev_methods'), 'is allowed on testnets only');
@@ -166,6 +218,9 @@ export function buildChains(
       finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
       blockTimeS: entry.block_time_s ?? (embedded ? devnetBlockTimeS : 12),
       getLogsMaxRange: entry.get_logs_max_range ?? 10_000,
+      maxLagBlocks: entry.max_lag_blocks ?? (kind === 'solana' ? solanaMaxLagSlots : 3),
+      headPollMs: entry.head_poll_ms,
+      genesisHash: kind === 'solana' ? (entry.genesis_hash ?? knownSolanaGenesis[key]) : undefined,
       devMethods,
       indexer: {
         enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
@@ -177,13 +232,38 @@ export function buildChains(
   });
 }
 
+function assertUniqueUpstreamNames(upstreams: NonNullable<ChainEntry['upstreams']>, setting: string): void {
+  const names = upstreams.map((upstream) => upstream.name).filter((name) => name !== undefined);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new ConfigError(setting, `two upstreams are named '${twice}'`);
+}
+
+/** About 10 s of Solana slots: providers routinely differ by a few, so only a large gap counts. */
+const solanaMaxLagSlots = 25;
+
+/** Genesis hashes of the public Solana clusters (`getGenesisHash`). */
+const knownSolanaGenesis: Record<string, string> = {
+  'solana/mainnet': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+  'solana/devnet': 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+  'solana/testnet': '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY',
+};
+
 function buildUpstream(upstream: NonNullable<ChainEntry['upstreams']>[number]): UpstreamConfig {
   return {
     url: upstream.url,
     wsUrl: upstream.ws_url,
+    name: upstream.name,
     timeoutMs: upstream.timeout_ms,
     maxConcurrency: upstream.max_concurrency,
     batchMaxSize: upstream.batch_max_size,
+    tier: upstream.tier,
+    rps: upstream.rps,
+    cuPerS: upstream.cu_per_s,
+    cuTable: upstream.cu_table,
+    methods: upstream.methods,
+    archive: upstream.archive,
+    recentBlocks: upstream.recent_blocks,
+    getLogsMaxRange: upstream.get_logs_max_range,
   };
 }
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { addressRangeProblem } from '../core/address-ranges.ts';
-import { buildChains } from './chain-settings.ts';
+import { buildChains, type ChainConfig } from './chain-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { defaultConfigFile, readConfigFile } from './config-file.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
@@ -41,6 +41,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
   const chains = buildChains(settings.chains, settings.devnet.block_time_s, configFile ?? 'the config file');
+  const readyNetworks = buildReadyNetworks(settings.readiness?.networks, chains, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
   if ('problem' in cors) throw new ConfigError(origin.cors_origins ?? 'cors_origins', cors.problem);
   const trustProxy = settings.trust_proxy ?? [];
@@ -68,6 +69,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     trustProxy,
     jwtAudience: settings.jwt_audience ?? 'blockyard',
     chains,
+    readyNetworks,
     tokens: buildTokens(settings.tokens, configFile, cwd),
     nfts: buildNfts(settings.nfts),
     webhooks: buildWebhooks(settings.webhooks),
@@ -114,4 +116,18 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** `readiness.networks`, each a configured network; absent: every network. */
+function buildReadyNetworks(listed: readonly string[] | undefined, chains: readonly ChainConfig[], fileName: string): string[] {
+  const configured = chains.map((chain) => `${chain.chain}/${chain.network}`);
+  if (listed === undefined) return configured;
+  const unknown = listed.find((network) => !configured.includes(network));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `readiness.networks (in ${fileName})`,
+      `'${unknown}' is not a configured network (configured: ${configured.join(', ')})`,
+    );
+  }
+  return [...listed];
 }

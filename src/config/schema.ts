@@ -38,6 +38,14 @@ export const settingsSchema = closedObject(
     jwt_audience: { type: 'string', minLength: 1 },
     devnet: closedObject({ block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 } }, ['block_time_s']),
     chains: { type: 'array', items: chainEntrySchema },
+    /** What a node needs to answer /healthz with 200: `networks` (`chain/network`; default every configured one). */
+    readiness: closedObject({
+      networks: {
+        type: 'array',
+        items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$' },
+        uniqueItems: true,
+      },
+    }),
     tokens: tokenSettingsSchema,
     nfts: nftSettingsSchema,
     webhooks: webhookSettingsSchema,
@@ -85,6 +93,8 @@ export interface Config {
   /** The audience a key's signed requests (JWT) must name. */
   readonly jwtAudience: string;
   readonly chains: readonly ChainConfig[];
+  /** The networks (`chain/network`) whose upstreams must answer for /healthz to say ready. */
+  readonly readyNetworks: readonly string[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;
   readonly webhooks: WebhooksConfig;

@@ -19,10 +19,24 @@ export interface ConfigFlags {
 }
 
 /** Sections only the YAML file sets (no flag or variable). */
-const fileOnlySections = new Set(['devnet', 'chains', 'tokens', 'nfts', 'webhooks', 'email', 'dashboard', 'gas', 'limits']);
+const fileOnlySections = new Set([
+  'devnet',
+  'chains',
+  'readiness',
+  'tokens',
+  'nfts',
+  'webhooks',
+  'email',
+  'dashboard',
+  'gas',
+  'limits',
+]);
 
 type SettingKey =
-  | Exclude<keyof Settings, 'devnet' | 'chains' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits'>
+  | Exclude<
+      keyof Settings,
+      'devnet' | 'chains' | 'readiness' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits'
+    >
   | 'block_time_s';
 
 interface SettingSource {

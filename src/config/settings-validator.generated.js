@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -13,16 +13,20 @@ const pattern1 = new RegExp("^rediss?://", "u");
 const pattern2 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
-const pattern6 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-const pattern12 = new RegExp("^[0-9]{1,78}$", "u");
-const pattern15 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
-const pattern16 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern23 = new RegExp("^smtps?://", "u");
-const pattern24 = new RegExp("^https?://[^/?#]+/?$", "u");
-const pattern26 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
-const pattern32 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
-const pattern33 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern34 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$", "u");
+const pattern7 = new RegExp("^[A-Za-z0-9_*]{1,100}$", "u");
+const pattern9 = new RegExp("^[1-9A-HJ-NP-Za-km-z]{32,44}$", "u");
+const pattern10 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
+const pattern16 = new RegExp("^[0-9]{1,78}$", "u");
+const pattern17 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$", "u");
+const pattern20 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
+const pattern21 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern28 = new RegExp("^smtps?://", "u");
+const pattern29 = new RegExp("^https?://[^/?#]+/?$", "u");
+const pattern31 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
+const pattern37 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
+const pattern38 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern39 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1109,7 +1113,7 @@ return false;
 else {
 const _errs66 = errors;
 for(const key3 in data30){
-if(!(((((key3 === "url") || (key3 === "ws_url")) || (key3 === "timeout_ms")) || (key3 === "max_concurrency")) || (key3 === "batch_max_size"))){
+if(!(func2.call(schema11.properties.chains.items.properties.upstreams.items.properties, key3))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1194,40 +1198,36 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.timeout_ms !== undefined){
-let data33 = data30.timeout_ms;
+if(data30.name !== undefined){
+let data33 = data30.name;
 const _errs71 = errors;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+if(typeof data33 !== "string"){
 let dataType25 = typeof data33;
 let coerced25 = undefined;
 if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data33 === null
-              || (dataType25 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced25 = +data33;
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data33;
+}
+else if(data33 === null){
+coerced25 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced25 !== undefined){
 data33 = coerced25;
 if(data30 !== undefined){
-data30["timeout_ms"] = coerced25;
+data30["name"] = coerced25;
 }
 }
 }
 if(errors === _errs71){
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 600000 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+if(typeof data33 === "string"){
+if(!pattern6.test(data33)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"+"\""}];
 return false;
-}
-else {
-if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
 }
 }
 }
@@ -1237,8 +1237,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.max_concurrency !== undefined){
-let data34 = data30.max_concurrency;
+if(data30.timeout_ms !== undefined){
+let data34 = data30.timeout_ms;
 const _errs73 = errors;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
 let dataType26 = typeof data34;
@@ -1249,26 +1249,26 @@ if(dataType26 === "boolean" || data34 === null
 coerced26 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced26 !== undefined){
 data34 = coerced26;
 if(data30 !== undefined){
-data30["max_concurrency"] = coerced26;
+data30["timeout_ms"] = coerced26;
 }
 }
 }
 if(errors === _errs73){
 if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 4096 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
+if(data34 > 600000 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
 }
 else {
 if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1280,8 +1280,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.batch_max_size !== undefined){
-let data35 = data30.batch_max_size;
+if(data30.max_concurrency !== undefined){
+let data35 = data30.max_concurrency;
 const _errs75 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
 let dataType27 = typeof data35;
@@ -1292,26 +1292,26 @@ if(dataType27 === "boolean" || data35 === null
 coerced27 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced27 !== undefined){
 data35 = coerced27;
 if(data30 !== undefined){
-data30["batch_max_size"] = coerced27;
+data30["max_concurrency"] = coerced27;
 }
 }
 }
 if(errors === _errs75){
 if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 1000 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+if(data35 > 4096 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
 return false;
 }
 else {
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1321,6 +1321,483 @@ var valid11 = _errs75 === errors;
 }
 else {
 var valid11 = true;
+}
+if(valid11){
+if(data30.batch_max_size !== undefined){
+let data36 = data30.batch_max_size;
+const _errs77 = errors;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+let dataType28 = typeof data36;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data36 === null
+              || (dataType28 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced28 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced28 !== undefined){
+data36 = coerced28;
+if(data30 !== undefined){
+data30["batch_max_size"] = coerced28;
+}
+}
+}
+if(errors === _errs77){
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 1000 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs77 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.tier !== undefined){
+let data37 = data30.tier;
+const _errs79 = errors;
+if(typeof data37 !== "string"){
+let dataType29 = typeof data37;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 == "number" || dataType29 == "boolean"){
+coerced29 = "" + data37;
+}
+else if(data37 === null){
+coerced29 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced29 !== undefined){
+data37 = coerced29;
+if(data30 !== undefined){
+data30["tier"] = coerced29;
+}
+}
+}
+if(!((data37 === "primary") || (data37 === "fallback"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.tier.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs79 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.rps !== undefined){
+let data38 = data30.rps;
+const _errs81 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+let dataType30 = typeof data38;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 === "boolean" || data38 === null
+              || (dataType30 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced30 = +data38;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced30 !== undefined){
+data38 = coerced30;
+if(data30 !== undefined){
+data30["rps"] = coerced30;
+}
+}
+}
+if(errors === _errs81){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 1000000 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs81 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.cu_per_s !== undefined){
+let data39 = data30.cu_per_s;
+const _errs83 = errors;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+let dataType31 = typeof data39;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data39 === null
+              || (dataType31 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced31 = +data39;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data39 = coerced31;
+if(data30 !== undefined){
+data30["cu_per_s"] = coerced31;
+}
+}
+}
+if(errors === _errs83){
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 100000000 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
+}
+else {
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs83 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.cu_table !== undefined){
+let data40 = data30.cu_table;
+const _errs85 = errors;
+if(typeof data40 !== "string"){
+let dataType32 = typeof data40;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 == "number" || dataType32 == "boolean"){
+coerced32 = "" + data40;
+}
+else if(data40 === null){
+coerced32 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data40 = coerced32;
+if(data30 !== undefined){
+data30["cu_table"] = coerced32;
+}
+}
+}
+if(!((((data40 === "alchemy") || (data40 === "quicknode")) || (data40 === "infura")) || (data40 === "flat"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.cu_table.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs85 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.methods !== undefined){
+let data41 = data30.methods;
+const _errs87 = errors;
+if(errors === _errs87){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+const _errs89 = errors;
+for(const key4 in data41){
+if(!((key4 === "allow") || (key4 === "deny"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs89 === errors){
+if(data41.allow !== undefined){
+let data42 = data41.allow;
+const _errs90 = errors;
+if(errors === _errs90){
+if(Array.isArray(data42)){
+if(data42.length > 1000){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+var valid13 = true;
+const len5 = data42.length;
+for(let i8=0; i8<len5; i8++){
+let data43 = data42[i8];
+const _errs92 = errors;
+if(typeof data43 !== "string"){
+let dataType33 = typeof data43;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data43;
+}
+else if(data43 === null){
+coerced33 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced33 !== undefined){
+data43 = coerced33;
+if(data42 !== undefined){
+data42[i8] = coerced33;
+}
+}
+}
+if(errors === _errs92){
+if(typeof data43 === "string"){
+if(!pattern7.test(data43)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
+return false;
+}
+}
+}
+var valid13 = _errs92 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid12 = _errs90 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data41.deny !== undefined){
+let data44 = data41.deny;
+const _errs94 = errors;
+if(errors === _errs94){
+if(Array.isArray(data44)){
+if(data44.length > 1000){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+var valid14 = true;
+const len6 = data44.length;
+for(let i9=0; i9<len6; i9++){
+let data45 = data44[i9];
+const _errs96 = errors;
+if(typeof data45 !== "string"){
+let dataType34 = typeof data45;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data45;
+}
+else if(data45 === null){
+coerced34 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data45 = coerced34;
+if(data44 !== undefined){
+data44[i9] = coerced34;
+}
+}
+}
+if(errors === _errs96){
+if(typeof data45 === "string"){
+if(!pattern7.test(data45)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
+return false;
+}
+}
+}
+var valid14 = _errs96 === errors;
+if(!valid14){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid12 = _errs94 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid11 = _errs87 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.archive !== undefined){
+let data46 = data30.archive;
+const _errs98 = errors;
+if(typeof data46 !== "boolean"){
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(data46 === "false" || data46 === 0 || data46 === null){
+coerced35 = false;
+}
+else if(data46 === "true" || data46 === 1){
+coerced35 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/archive",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/archive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced35 !== undefined){
+data46 = coerced35;
+if(data30 !== undefined){
+data30["archive"] = coerced35;
+}
+}
+}
+var valid11 = _errs98 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.recent_blocks !== undefined){
+let data47 = data30.recent_blocks;
+const _errs100 = errors;
+if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
+let dataType36 = typeof data47;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data47 === null
+              || (dataType36 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced36 = +data47;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data47 = coerced36;
+if(data30 !== undefined){
+data30["recent_blocks"] = coerced36;
+}
+}
+}
+if(errors === _errs100){
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 > 10000000 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+return false;
+}
+else {
+if(data47 < 1 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs100 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data30.get_logs_max_range !== undefined){
+let data48 = data30.get_logs_max_range;
+const _errs102 = errors;
+if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
+let dataType37 = typeof data48;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data48 === null
+              || (dataType37 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced37 = +data48;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data48 = coerced37;
+if(data30 !== undefined){
+data30["get_logs_max_range"] = coerced37;
+}
+}
+}
+if(errors === _errs102){
+if((typeof data48 == "number") && (isFinite(data48))){
+if(data48 > 100000000 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
+}
+else {
+if(data48 < 1 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs102 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -1353,243 +1830,368 @@ var valid9 = true;
 }
 if(valid9){
 if(data21.finality_depth !== undefined){
-let data36 = data21.finality_depth;
-const _errs77 = errors;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-let dataType28 = typeof data36;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data36 === null
-              || (dataType28 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced28 = +data36;
+let data49 = data21.finality_depth;
+const _errs104 = errors;
+if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+let dataType38 = typeof data49;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data49 === null
+              || (dataType38 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced38 = +data49;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced28 !== undefined){
-data36 = coerced28;
+if(coerced38 !== undefined){
+data49 = coerced38;
 if(data21 !== undefined){
-data21["finality_depth"] = coerced28;
+data21["finality_depth"] = coerced38;
 }
 }
 }
-if(errors === _errs77){
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 > 10000 || isNaN(data36)){
+if(errors === _errs104){
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 > 10000 || isNaN(data49)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data36 < 0 || isNaN(data36)){
+if(data49 < 0 || isNaN(data49)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid9 = _errs77 === errors;
+var valid9 = _errs104 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.block_time_s !== undefined){
-let data37 = data21.block_time_s;
-const _errs79 = errors;
-if(!((typeof data37 == "number") && (isFinite(data37)))){
-let dataType29 = typeof data37;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 == "boolean" || data37 === null
-              || (dataType29 == "string" && data37 && data37 == +data37)){
-coerced29 = +data37;
+let data50 = data21.block_time_s;
+const _errs106 = errors;
+if(!((typeof data50 == "number") && (isFinite(data50)))){
+let dataType39 = typeof data50;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 == "boolean" || data50 === null
+              || (dataType39 == "string" && data50 && data50 == +data50)){
+coerced39 = +data50;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced29 !== undefined){
-data37 = coerced29;
+if(coerced39 !== undefined){
+data50 = coerced39;
 if(data21 !== undefined){
-data21["block_time_s"] = coerced29;
+data21["block_time_s"] = coerced39;
 }
 }
 }
-if(errors === _errs79){
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 > 3600 || isNaN(data37)){
+if(errors === _errs106){
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 > 3600 || isNaN(data50)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
 return false;
 }
 else {
-if(data37 <= 0 || isNaN(data37)){
+if(data50 <= 0 || isNaN(data50)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid9 = _errs79 === errors;
+var valid9 = _errs106 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.get_logs_max_range !== undefined){
-let data38 = data21.get_logs_max_range;
-const _errs81 = errors;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-let dataType30 = typeof data38;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data38 === null
-              || (dataType30 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced30 = +data38;
+let data51 = data21.get_logs_max_range;
+const _errs108 = errors;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+let dataType40 = typeof data51;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data51 === null
+              || (dataType40 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced40 = +data51;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced30 !== undefined){
-data38 = coerced30;
+if(coerced40 !== undefined){
+data51 = coerced40;
 if(data21 !== undefined){
-data21["get_logs_max_range"] = coerced30;
+data21["get_logs_max_range"] = coerced40;
 }
 }
 }
-if(errors === _errs81){
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 > 100000000 || isNaN(data38)){
+if(errors === _errs108){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 > 100000000 || isNaN(data51)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
 }
 else {
-if(data38 < 1 || isNaN(data38)){
+if(data51 < 1 || isNaN(data51)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid9 = _errs81 === errors;
+var valid9 = _errs108 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.max_lag_blocks !== undefined){
+let data52 = data21.max_lag_blocks;
+const _errs110 = errors;
+if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
+let dataType41 = typeof data52;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data52 === null
+              || (dataType41 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced41 = +data52;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data52 = coerced41;
+if(data21 !== undefined){
+data21["max_lag_blocks"] = coerced41;
+}
+}
+}
+if(errors === _errs110){
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 > 100000 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data52 < 1 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs110 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.head_poll_ms !== undefined){
+let data53 = data21.head_poll_ms;
+const _errs112 = errors;
+if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
+let dataType42 = typeof data53;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data53 === null
+              || (dataType42 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced42 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data53 = coerced42;
+if(data21 !== undefined){
+data21["head_poll_ms"] = coerced42;
+}
+}
+}
+if(errors === _errs112){
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 > 600000 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+return false;
+}
+else {
+if(data53 < 250 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs112 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.genesis_hash !== undefined){
+let data54 = data21.genesis_hash;
+const _errs114 = errors;
+if(typeof data54 !== "string"){
+let dataType43 = typeof data54;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 == "number" || dataType43 == "boolean"){
+coerced43 = "" + data54;
+}
+else if(data54 === null){
+coerced43 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data54 = coerced43;
+if(data21 !== undefined){
+data21["genesis_hash"] = coerced43;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data54 === "string"){
+if(!pattern9.test(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+return false;
+}
+}
+}
+var valid9 = _errs114 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.dev_methods !== undefined){
-let data39 = data21.dev_methods;
-const _errs83 = errors;
-if(typeof data39 !== "boolean"){
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(data39 === "false" || data39 === 0 || data39 === null){
-coerced31 = false;
+let data55 = data21.dev_methods;
+const _errs116 = errors;
+if(typeof data55 !== "boolean"){
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(data55 === "false" || data55 === 0 || data55 === null){
+coerced44 = false;
 }
-else if(data39 === "true" || data39 === 1){
-coerced31 = true;
+else if(data55 === "true" || data55 === 1){
+coerced44 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced31 !== undefined){
-data39 = coerced31;
+if(coerced44 !== undefined){
+data55 = coerced44;
 if(data21 !== undefined){
-data21["dev_methods"] = coerced31;
+data21["dev_methods"] = coerced44;
 }
 }
 }
-var valid9 = _errs83 === errors;
+var valid9 = _errs116 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.indexer !== undefined){
-let data40 = data21.indexer;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs87 = errors;
-for(const key4 in data40){
-if(!((key4 === "enabled") || (key4 === "start_block"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+let data56 = data21.indexer;
+const _errs118 = errors;
+if(errors === _errs118){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+const _errs120 = errors;
+for(const key5 in data56){
+if(!((key5 === "enabled") || (key5 === "start_block"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs87 === errors){
-if(data40.enabled !== undefined){
-let data41 = data40.enabled;
-const _errs88 = errors;
-if(typeof data41 !== "boolean"){
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(data41 === "false" || data41 === 0 || data41 === null){
-coerced32 = false;
+if(_errs120 === errors){
+if(data56.enabled !== undefined){
+let data57 = data56.enabled;
+const _errs121 = errors;
+if(typeof data57 !== "boolean"){
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(data57 === "false" || data57 === 0 || data57 === null){
+coerced45 = false;
 }
-else if(data41 === "true" || data41 === 1){
-coerced32 = true;
+else if(data57 === "true" || data57 === 1){
+coerced45 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced32 !== undefined){
-data41 = coerced32;
-if(data40 !== undefined){
-data40["enabled"] = coerced32;
+if(coerced45 !== undefined){
+data57 = coerced45;
+if(data56 !== undefined){
+data56["enabled"] = coerced45;
 }
 }
 }
-var valid12 = _errs88 === errors;
+var valid15 = _errs121 === errors;
 }
 else {
-var valid12 = true;
+var valid15 = true;
 }
-if(valid12){
-if(data40.start_block !== undefined){
-let data42 = data40.start_block;
-const _errs90 = errors;
-if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
-let dataType33 = typeof data42;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data42 === null
-              || (dataType33 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced33 = +data42;
+if(valid15){
+if(data56.start_block !== undefined){
+let data58 = data56.start_block;
+const _errs123 = errors;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+let dataType46 = typeof data58;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data58 === null
+              || (dataType46 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced46 = +data58;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced33 !== undefined){
-data42 = coerced33;
-if(data40 !== undefined){
-data40["start_block"] = coerced33;
+if(coerced46 !== undefined){
+data58 = coerced46;
+if(data56 !== undefined){
+data56["start_block"] = coerced46;
 }
 }
 }
-if(errors === _errs90){
-if((typeof data42 == "number") && (isFinite(data42))){
-if(data42 < 0 || isNaN(data42)){
+if(errors === _errs123){
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 < 0 || isNaN(data58)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid12 = _errs90 === errors;
+var valid15 = _errs123 === errors;
 }
 else {
-var valid12 = true;
+var valid15 = true;
 }
 }
 }
@@ -1599,258 +2201,258 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schem
 return false;
 }
 }
-var valid9 = _errs85 === errors;
+var valid9 = _errs118 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.erc4337 !== undefined){
-let data43 = data21.erc4337;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-const _errs94 = errors;
-for(const key5 in data43){
-if(!((((((key5 === "entry_point_v06") || (key5 === "entry_point_v07")) || (key5 === "factory_v06")) || (key5 === "factory_v07")) || (key5 === "paymaster_v06")) || (key5 === "paymaster_v07"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
+let data59 = data21.erc4337;
+const _errs125 = errors;
+if(errors === _errs125){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+const _errs127 = errors;
+for(const key6 in data59){
+if(!((((((key6 === "entry_point_v06") || (key6 === "entry_point_v07")) || (key6 === "factory_v06")) || (key6 === "factory_v07")) || (key6 === "paymaster_v06")) || (key6 === "paymaster_v07"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data43.entry_point_v06 !== undefined){
-let data44 = data43.entry_point_v06;
-const _errs95 = errors;
-if(typeof data44 !== "string"){
-let dataType34 = typeof data44;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data44;
+if(_errs127 === errors){
+if(data59.entry_point_v06 !== undefined){
+let data60 = data59.entry_point_v06;
+const _errs128 = errors;
+if(typeof data60 !== "string"){
+let dataType47 = typeof data60;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 == "number" || dataType47 == "boolean"){
+coerced47 = "" + data60;
 }
-else if(data44 === null){
-coerced34 = "";
+else if(data60 === null){
+coerced47 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced34 !== undefined){
-data44 = coerced34;
-if(data43 !== undefined){
-data43["entry_point_v06"] = coerced34;
+if(coerced47 !== undefined){
+data60 = coerced47;
+if(data59 !== undefined){
+data59["entry_point_v06"] = coerced47;
 }
 }
 }
-if(errors === _errs95){
-if(typeof data44 === "string"){
-if(!pattern6.test(data44)){
+if(errors === _errs128){
+if(typeof data60 === "string"){
+if(!pattern10.test(data60)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs95 === errors;
+var valid16 = _errs128 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
-if(valid13){
-if(data43.entry_point_v07 !== undefined){
-let data45 = data43.entry_point_v07;
-const _errs97 = errors;
-if(typeof data45 !== "string"){
-let dataType35 = typeof data45;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data45;
+if(valid16){
+if(data59.entry_point_v07 !== undefined){
+let data61 = data59.entry_point_v07;
+const _errs130 = errors;
+if(typeof data61 !== "string"){
+let dataType48 = typeof data61;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data61;
 }
-else if(data45 === null){
-coerced35 = "";
+else if(data61 === null){
+coerced48 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data45 = coerced35;
-if(data43 !== undefined){
-data43["entry_point_v07"] = coerced35;
+if(coerced48 !== undefined){
+data61 = coerced48;
+if(data59 !== undefined){
+data59["entry_point_v07"] = coerced48;
 }
 }
 }
-if(errors === _errs97){
-if(typeof data45 === "string"){
-if(!pattern6.test(data45)){
+if(errors === _errs130){
+if(typeof data61 === "string"){
+if(!pattern10.test(data61)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs97 === errors;
+var valid16 = _errs130 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
-if(valid13){
-if(data43.factory_v06 !== undefined){
-let data46 = data43.factory_v06;
-const _errs99 = errors;
-if(typeof data46 !== "string"){
-let dataType36 = typeof data46;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data46;
+if(valid16){
+if(data59.factory_v06 !== undefined){
+let data62 = data59.factory_v06;
+const _errs132 = errors;
+if(typeof data62 !== "string"){
+let dataType49 = typeof data62;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data62;
 }
-else if(data46 === null){
-coerced36 = "";
+else if(data62 === null){
+coerced49 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data46 = coerced36;
-if(data43 !== undefined){
-data43["factory_v06"] = coerced36;
+if(coerced49 !== undefined){
+data62 = coerced49;
+if(data59 !== undefined){
+data59["factory_v06"] = coerced49;
 }
 }
 }
-if(errors === _errs99){
-if(typeof data46 === "string"){
-if(!pattern6.test(data46)){
+if(errors === _errs132){
+if(typeof data62 === "string"){
+if(!pattern10.test(data62)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs99 === errors;
+var valid16 = _errs132 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
-if(valid13){
-if(data43.factory_v07 !== undefined){
-let data47 = data43.factory_v07;
-const _errs101 = errors;
-if(typeof data47 !== "string"){
-let dataType37 = typeof data47;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 == "number" || dataType37 == "boolean"){
-coerced37 = "" + data47;
+if(valid16){
+if(data59.factory_v07 !== undefined){
+let data63 = data59.factory_v07;
+const _errs134 = errors;
+if(typeof data63 !== "string"){
+let dataType50 = typeof data63;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data63;
 }
-else if(data47 === null){
-coerced37 = "";
+else if(data63 === null){
+coerced50 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data47 = coerced37;
-if(data43 !== undefined){
-data43["factory_v07"] = coerced37;
+if(coerced50 !== undefined){
+data63 = coerced50;
+if(data59 !== undefined){
+data59["factory_v07"] = coerced50;
 }
 }
 }
-if(errors === _errs101){
-if(typeof data47 === "string"){
-if(!pattern6.test(data47)){
+if(errors === _errs134){
+if(typeof data63 === "string"){
+if(!pattern10.test(data63)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs101 === errors;
+var valid16 = _errs134 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
-if(valid13){
-if(data43.paymaster_v06 !== undefined){
-let data48 = data43.paymaster_v06;
-const _errs103 = errors;
-if(typeof data48 !== "string"){
-let dataType38 = typeof data48;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 == "number" || dataType38 == "boolean"){
-coerced38 = "" + data48;
+if(valid16){
+if(data59.paymaster_v06 !== undefined){
+let data64 = data59.paymaster_v06;
+const _errs136 = errors;
+if(typeof data64 !== "string"){
+let dataType51 = typeof data64;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data64;
 }
-else if(data48 === null){
-coerced38 = "";
+else if(data64 === null){
+coerced51 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data48 = coerced38;
-if(data43 !== undefined){
-data43["paymaster_v06"] = coerced38;
+if(coerced51 !== undefined){
+data64 = coerced51;
+if(data59 !== undefined){
+data59["paymaster_v06"] = coerced51;
 }
 }
 }
-if(errors === _errs103){
-if(typeof data48 === "string"){
-if(!pattern6.test(data48)){
+if(errors === _errs136){
+if(typeof data64 === "string"){
+if(!pattern10.test(data64)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs103 === errors;
+var valid16 = _errs136 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
-if(valid13){
-if(data43.paymaster_v07 !== undefined){
-let data49 = data43.paymaster_v07;
-const _errs105 = errors;
-if(typeof data49 !== "string"){
-let dataType39 = typeof data49;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data49;
+if(valid16){
+if(data59.paymaster_v07 !== undefined){
+let data65 = data59.paymaster_v07;
+const _errs138 = errors;
+if(typeof data65 !== "string"){
+let dataType52 = typeof data65;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 == "number" || dataType52 == "boolean"){
+coerced52 = "" + data65;
 }
-else if(data49 === null){
-coerced39 = "";
+else if(data65 === null){
+coerced52 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data49 = coerced39;
-if(data43 !== undefined){
-data43["paymaster_v07"] = coerced39;
+if(coerced52 !== undefined){
+data65 = coerced52;
+if(data59 !== undefined){
+data59["paymaster_v07"] = coerced52;
 }
 }
 }
-if(errors === _errs105){
-if(typeof data49 === "string"){
-if(!pattern6.test(data49)){
+if(errors === _errs138){
+if(typeof data65 === "string"){
+if(!pattern10.test(data65)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs105 === errors;
+var valid16 = _errs138 === errors;
 }
 else {
-var valid13 = true;
+var valid16 = true;
 }
 }
 }
@@ -1864,248 +2466,248 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schem
 return false;
 }
 }
-var valid9 = _errs92 === errors;
+var valid9 = _errs125 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.bundler !== undefined){
-let data50 = data21.bundler;
-const _errs107 = errors;
-if(errors === _errs107){
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-const _errs109 = errors;
-for(const key6 in data50){
-if(!((((((key6 === "enabled") || (key6 === "executor_keys_file")) || (key6 === "safe_mode")) || (key6 === "max_bundle_ops")) || (key6 === "min_stake_wei")) || (key6 === "min_unstake_delay_s"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
+let data66 = data21.bundler;
+const _errs140 = errors;
+if(errors === _errs140){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs142 = errors;
+for(const key7 in data66){
+if(!((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs109 === errors){
-if(data50.enabled !== undefined){
-let data51 = data50.enabled;
-const _errs110 = errors;
-if(typeof data51 !== "boolean"){
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(data51 === "false" || data51 === 0 || data51 === null){
-coerced40 = false;
+if(_errs142 === errors){
+if(data66.enabled !== undefined){
+let data67 = data66.enabled;
+const _errs143 = errors;
+if(typeof data67 !== "boolean"){
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(data67 === "false" || data67 === 0 || data67 === null){
+coerced53 = false;
 }
-else if(data51 === "true" || data51 === 1){
-coerced40 = true;
+else if(data67 === "true" || data67 === 1){
+coerced53 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced40 !== undefined){
-data51 = coerced40;
-if(data50 !== undefined){
-data50["enabled"] = coerced40;
+if(coerced53 !== undefined){
+data67 = coerced53;
+if(data66 !== undefined){
+data66["enabled"] = coerced53;
 }
 }
 }
-var valid14 = _errs110 === errors;
+var valid17 = _errs143 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
-if(valid14){
-if(data50.executor_keys_file !== undefined){
-let data52 = data50.executor_keys_file;
-const _errs112 = errors;
-if(typeof data52 !== "string"){
-let dataType41 = typeof data52;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 == "number" || dataType41 == "boolean"){
-coerced41 = "" + data52;
+if(valid17){
+if(data66.executor_keys_file !== undefined){
+let data68 = data66.executor_keys_file;
+const _errs145 = errors;
+if(typeof data68 !== "string"){
+let dataType54 = typeof data68;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data68;
 }
-else if(data52 === null){
-coerced41 = "";
+else if(data68 === null){
+coerced54 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced41 !== undefined){
-data52 = coerced41;
-if(data50 !== undefined){
-data50["executor_keys_file"] = coerced41;
+if(coerced54 !== undefined){
+data68 = coerced54;
+if(data66 !== undefined){
+data66["executor_keys_file"] = coerced54;
 }
 }
 }
-if(errors === _errs112){
-if(typeof data52 === "string"){
-if(func3(data52) < 1){
+if(errors === _errs145){
+if(typeof data68 === "string"){
+if(func3(data68) < 1){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid14 = _errs112 === errors;
+var valid17 = _errs145 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
-if(valid14){
-if(data50.safe_mode !== undefined){
-let data53 = data50.safe_mode;
-const _errs114 = errors;
-if(typeof data53 !== "boolean"){
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(data53 === "false" || data53 === 0 || data53 === null){
-coerced42 = false;
+if(valid17){
+if(data66.safe_mode !== undefined){
+let data69 = data66.safe_mode;
+const _errs147 = errors;
+if(typeof data69 !== "boolean"){
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(data69 === "false" || data69 === 0 || data69 === null){
+coerced55 = false;
 }
-else if(data53 === "true" || data53 === 1){
-coerced42 = true;
+else if(data69 === "true" || data69 === 1){
+coerced55 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced42 !== undefined){
-data53 = coerced42;
-if(data50 !== undefined){
-data50["safe_mode"] = coerced42;
+if(coerced55 !== undefined){
+data69 = coerced55;
+if(data66 !== undefined){
+data66["safe_mode"] = coerced55;
 }
 }
 }
-var valid14 = _errs114 === errors;
+var valid17 = _errs147 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
-if(valid14){
-if(data50.max_bundle_ops !== undefined){
-let data54 = data50.max_bundle_ops;
-const _errs116 = errors;
-if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
-let dataType43 = typeof data54;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data54 === null
-              || (dataType43 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced43 = +data54;
+if(valid17){
+if(data66.max_bundle_ops !== undefined){
+let data70 = data66.max_bundle_ops;
+const _errs149 = errors;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+let dataType56 = typeof data70;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data70 === null
+              || (dataType56 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced56 = +data70;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced43 !== undefined){
-data54 = coerced43;
-if(data50 !== undefined){
-data50["max_bundle_ops"] = coerced43;
+if(coerced56 !== undefined){
+data70 = coerced56;
+if(data66 !== undefined){
+data66["max_bundle_ops"] = coerced56;
 }
 }
 }
-if(errors === _errs116){
-if((typeof data54 == "number") && (isFinite(data54))){
-if(data54 > 1000 || isNaN(data54)){
+if(errors === _errs149){
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 > 1000 || isNaN(data70)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
-if(data54 < 1 || isNaN(data54)){
+if(data70 < 1 || isNaN(data70)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid14 = _errs116 === errors;
+var valid17 = _errs149 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
-if(valid14){
-if(data50.min_stake_wei !== undefined){
-let data55 = data50.min_stake_wei;
-const _errs118 = errors;
-if(typeof data55 !== "string"){
-let dataType44 = typeof data55;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 == "number" || dataType44 == "boolean"){
-coerced44 = "" + data55;
+if(valid17){
+if(data66.min_stake_wei !== undefined){
+let data71 = data66.min_stake_wei;
+const _errs151 = errors;
+if(typeof data71 !== "string"){
+let dataType57 = typeof data71;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data71;
 }
-else if(data55 === null){
-coerced44 = "";
+else if(data71 === null){
+coerced57 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced44 !== undefined){
-data55 = coerced44;
-if(data50 !== undefined){
-data50["min_stake_wei"] = coerced44;
+if(coerced57 !== undefined){
+data71 = coerced57;
+if(data66 !== undefined){
+data66["min_stake_wei"] = coerced57;
 }
 }
 }
-if(errors === _errs118){
-if(typeof data55 === "string"){
-if(!pattern12.test(data55)){
+if(errors === _errs151){
+if(typeof data71 === "string"){
+if(!pattern16.test(data71)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid14 = _errs118 === errors;
+var valid17 = _errs151 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
-if(valid14){
-if(data50.min_unstake_delay_s !== undefined){
-let data56 = data50.min_unstake_delay_s;
-const _errs120 = errors;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-let dataType45 = typeof data56;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data56 === null
-              || (dataType45 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced45 = +data56;
+if(valid17){
+if(data66.min_unstake_delay_s !== undefined){
+let data72 = data66.min_unstake_delay_s;
+const _errs153 = errors;
+if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
+let dataType58 = typeof data72;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data72 === null
+              || (dataType58 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced58 = +data72;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced45 !== undefined){
-data56 = coerced45;
-if(data50 !== undefined){
-data50["min_unstake_delay_s"] = coerced45;
+if(coerced58 !== undefined){
+data72 = coerced58;
+if(data66 !== undefined){
+data66["min_unstake_delay_s"] = coerced58;
 }
 }
 }
-if(errors === _errs120){
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 31536000 || isNaN(data56)){
+if(errors === _errs153){
+if((typeof data72 == "number") && (isFinite(data72))){
+if(data72 > 31536000 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
 return false;
 }
 else {
-if(data56 < 0 || isNaN(data56)){
+if(data72 < 0 || isNaN(data72)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid14 = _errs120 === errors;
+var valid17 = _errs153 === errors;
 }
 else {
-var valid14 = true;
+var valid17 = true;
 }
 }
 }
@@ -2119,10 +2721,13 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schem
 return false;
 }
 }
-var valid9 = _errs107 === errors;
+var valid9 = _errs140 === errors;
 }
 else {
 var valid9 = true;
+}
+}
+}
 }
 }
 }
@@ -2162,215 +2767,314 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.readiness !== undefined){
+let data73 = data.readiness;
+const _errs155 = errors;
+if(errors === _errs155){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs157 = errors;
+for(const key8 in data73){
+if(!(key8 === "networks")){
+validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs157 === errors){
+if(data73.networks !== undefined){
+let data74 = data73.networks;
+const _errs158 = errors;
+if(errors === _errs158){
+if(Array.isArray(data74)){
+var valid19 = true;
+const len7 = data74.length;
+for(let i10=0; i10<len7; i10++){
+let data75 = data74[i10];
+const _errs160 = errors;
+if(typeof data75 !== "string"){
+let dataType59 = typeof data75;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data75;
+}
+else if(data75 === null){
+coerced59 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced59 !== undefined){
+data75 = coerced59;
+if(data74 !== undefined){
+data74[i10] = coerced59;
+}
+}
+}
+if(errors === _errs160){
+if(typeof data75 === "string"){
+if(!pattern17.test(data75)){
+validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid19 = _errs160 === errors;
+if(!valid19){
+break;
+}
+}
+if(valid19){
+let i11 = data74.length;
+let j3;
+if(i11 > 1){
+const indices3 = {};
+for(;i11--;){
+let item3 = data74[i11];
+if(typeof item3 !== "string"){
+continue;
+}
+if(typeof indices3[item3] == "number"){
+j3 = indices3[item3];
+validate10.errors = [{instancePath:instancePath+"/readiness/networks",schemaPath:"#/properties/readiness/properties/networks/uniqueItems",keyword:"uniqueItems",params:{i: i11, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i11+" are identical)"}];
+return false;
+break;
+}
+indices3[item3] = i11;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/readiness/networks",schemaPath:"#/properties/readiness/properties/networks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs155 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.tokens !== undefined){
-let data57 = data.tokens;
-const _errs122 = errors;
-if(errors === _errs122){
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-const _errs124 = errors;
-for(const key7 in data57){
-if(!(((key7 === "prices") || (key7 === "price_feeds")) || (key7 === "token_list"))){
-validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+let data76 = data.tokens;
+const _errs162 = errors;
+if(errors === _errs162){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs164 = errors;
+for(const key9 in data76){
+if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
+validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs124 === errors){
-if(data57.prices !== undefined){
-let data58 = data57.prices;
-const _errs125 = errors;
-if(errors === _errs125){
-if(Array.isArray(data58)){
-var valid16 = true;
-const len5 = data58.length;
-for(let i8=0; i8<len5; i8++){
-let data59 = data58[i8];
-const _errs127 = errors;
-if(errors === _errs127){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(_errs164 === errors){
+if(data76.prices !== undefined){
+let data77 = data76.prices;
+const _errs165 = errors;
+if(errors === _errs165){
+if(Array.isArray(data77)){
+var valid22 = true;
+const len8 = data77.length;
+for(let i12=0; i12<len8; i12++){
+let data78 = data77[i12];
+const _errs167 = errors;
+if(errors === _errs167){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
 let missing3;
-if((((data59.chain === undefined) && (missing3 = "chain")) || ((data59.contract === undefined) && (missing3 = "contract"))) || ((data59.usd === undefined) && (missing3 = "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+if((((data78.chain === undefined) && (missing3 = "chain")) || ((data78.contract === undefined) && (missing3 = "contract"))) || ((data78.usd === undefined) && (missing3 = "usd"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs129 = errors;
-for(const key8 in data59){
-if(!((((key8 === "chain") || (key8 === "network")) || (key8 === "contract")) || (key8 === "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
+const _errs169 = errors;
+for(const key10 in data78){
+if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs129 === errors){
-if(data59.chain !== undefined){
-let data60 = data59.chain;
-const _errs130 = errors;
-if(typeof data60 !== "string"){
-let dataType46 = typeof data60;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 == "number" || dataType46 == "boolean"){
-coerced46 = "" + data60;
+if(_errs169 === errors){
+if(data78.chain !== undefined){
+let data79 = data78.chain;
+const _errs170 = errors;
+if(typeof data79 !== "string"){
+let dataType60 = typeof data79;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data79;
 }
-else if(data60 === null){
-coerced46 = "";
+else if(data79 === null){
+coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced46 !== undefined){
-data60 = coerced46;
-if(data59 !== undefined){
-data59["chain"] = coerced46;
+if(coerced60 !== undefined){
+data79 = coerced60;
+if(data78 !== undefined){
+data78["chain"] = coerced60;
 }
 }
 }
-if(errors === _errs130){
-if(typeof data60 === "string"){
-if(!pattern2.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs130 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data59.network !== undefined){
-let data61 = data59.network;
-const _errs132 = errors;
-if(typeof data61 !== "string"){
-let dataType47 = typeof data61;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 == "number" || dataType47 == "boolean"){
-coerced47 = "" + data61;
-}
-else if(data61 === null){
-coerced47 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data61 = coerced47;
-if(data59 !== undefined){
-data59["network"] = coerced47;
-}
-}
-}
-if(errors === _errs132){
-if(typeof data61 === "string"){
-if(!pattern2.test(data61)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+if(errors === _errs170){
+if(typeof data79 === "string"){
+if(!pattern2.test(data79)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid17 = _errs132 === errors;
+var valid23 = _errs170 === errors;
 }
 else {
-var valid17 = true;
+var valid23 = true;
 }
-if(valid17){
-if(data59.contract !== undefined){
-let data62 = data59.contract;
-const _errs134 = errors;
-if(typeof data62 !== "string"){
-let dataType48 = typeof data62;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data62;
+if(valid23){
+if(data78.network !== undefined){
+let data80 = data78.network;
+const _errs172 = errors;
+if(typeof data80 !== "string"){
+let dataType61 = typeof data80;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data80;
 }
-else if(data62 === null){
-coerced48 = "";
+else if(data80 === null){
+coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data62 = coerced48;
-if(data59 !== undefined){
-data59["contract"] = coerced48;
+if(coerced61 !== undefined){
+data80 = coerced61;
+if(data78 !== undefined){
+data78["network"] = coerced61;
 }
 }
 }
-if(errors === _errs134){
-if(typeof data62 === "string"){
-if(!pattern15.test(data62)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
-return false;
-}
-}
-}
-var valid17 = _errs134 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data59.usd !== undefined){
-let data63 = data59.usd;
-const _errs136 = errors;
-if(typeof data63 !== "string"){
-let dataType49 = typeof data63;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data63;
-}
-else if(data63 === null){
-coerced49 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data63 = coerced49;
-if(data59 !== undefined){
-data59["usd"] = coerced49;
-}
-}
-}
-if(errors === _errs136){
-if(typeof data63 === "string"){
-if(!pattern16.test(data63)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(errors === _errs172){
+if(typeof data80 === "string"){
+if(!pattern2.test(data80)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid17 = _errs136 === errors;
+var valid23 = _errs172 === errors;
 }
 else {
-var valid17 = true;
+var valid23 = true;
 }
+if(valid23){
+if(data78.contract !== undefined){
+let data81 = data78.contract;
+const _errs174 = errors;
+if(typeof data81 !== "string"){
+let dataType62 = typeof data81;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data81;
 }
-}
-}
-}
-}
+else if(data81 === null){
+coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i8,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid16 = _errs127 === errors;
-if(!valid16){
+if(coerced62 !== undefined){
+data81 = coerced62;
+if(data78 !== undefined){
+data78["contract"] = coerced62;
+}
+}
+}
+if(errors === _errs174){
+if(typeof data81 === "string"){
+if(!pattern20.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs174 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data78.usd !== undefined){
+let data82 = data78.usd;
+const _errs176 = errors;
+if(typeof data82 !== "string"){
+let dataType63 = typeof data82;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data82;
+}
+else if(data82 === null){
+coerced63 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data82 = coerced63;
+if(data78 !== undefined){
+data78["usd"] = coerced63;
+}
+}
+}
+if(errors === _errs176){
+if(typeof data82 === "string"){
+if(!pattern21.test(data82)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs176 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid22 = _errs167 === errors;
+if(!valid22){
 break;
 }
 }
@@ -2380,207 +3084,207 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid15 = _errs125 === errors;
+var valid21 = _errs165 === errors;
 }
 else {
-var valid15 = true;
+var valid21 = true;
 }
-if(valid15){
-if(data57.price_feeds !== undefined){
-let data64 = data57.price_feeds;
-const _errs138 = errors;
-if(errors === _errs138){
-if(Array.isArray(data64)){
-var valid18 = true;
-const len6 = data64.length;
-for(let i9=0; i9<len6; i9++){
-let data65 = data64[i9];
-const _errs140 = errors;
-if(errors === _errs140){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(valid21){
+if(data76.price_feeds !== undefined){
+let data83 = data76.price_feeds;
+const _errs178 = errors;
+if(errors === _errs178){
+if(Array.isArray(data83)){
+var valid24 = true;
+const len9 = data83.length;
+for(let i13=0; i13<len9; i13++){
+let data84 = data83[i13];
+const _errs180 = errors;
+if(errors === _errs180){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
 let missing4;
-if((((data65.chain === undefined) && (missing4 = "chain")) || ((data65.contract === undefined) && (missing4 = "contract"))) || ((data65.aggregator === undefined) && (missing4 = "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+if((((data84.chain === undefined) && (missing4 = "chain")) || ((data84.contract === undefined) && (missing4 = "contract"))) || ((data84.aggregator === undefined) && (missing4 = "aggregator"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs142 = errors;
-for(const key9 in data65){
-if(!((((key9 === "chain") || (key9 === "network")) || (key9 === "contract")) || (key9 === "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
+const _errs182 = errors;
+for(const key11 in data84){
+if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs142 === errors){
-if(data65.chain !== undefined){
-let data66 = data65.chain;
-const _errs143 = errors;
-if(typeof data66 !== "string"){
-let dataType50 = typeof data66;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data66;
+if(_errs182 === errors){
+if(data84.chain !== undefined){
+let data85 = data84.chain;
+const _errs183 = errors;
+if(typeof data85 !== "string"){
+let dataType64 = typeof data85;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data85;
 }
-else if(data66 === null){
-coerced50 = "";
+else if(data85 === null){
+coerced64 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data66 = coerced50;
-if(data65 !== undefined){
-data65["chain"] = coerced50;
+if(coerced64 !== undefined){
+data85 = coerced64;
+if(data84 !== undefined){
+data84["chain"] = coerced64;
 }
 }
 }
-if(errors === _errs143){
-if(typeof data66 === "string"){
-if(!pattern2.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid19 = _errs143 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data65.network !== undefined){
-let data67 = data65.network;
-const _errs145 = errors;
-if(typeof data67 !== "string"){
-let dataType51 = typeof data67;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data67;
-}
-else if(data67 === null){
-coerced51 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data67 = coerced51;
-if(data65 !== undefined){
-data65["network"] = coerced51;
-}
-}
-}
-if(errors === _errs145){
-if(typeof data67 === "string"){
-if(!pattern2.test(data67)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+if(errors === _errs183){
+if(typeof data85 === "string"){
+if(!pattern2.test(data85)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs145 === errors;
+var valid25 = _errs183 === errors;
 }
 else {
-var valid19 = true;
+var valid25 = true;
 }
-if(valid19){
-if(data65.contract !== undefined){
-let data68 = data65.contract;
-const _errs147 = errors;
-if(typeof data68 !== "string"){
-let dataType52 = typeof data68;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data68;
+if(valid25){
+if(data84.network !== undefined){
+let data86 = data84.network;
+const _errs185 = errors;
+if(typeof data86 !== "string"){
+let dataType65 = typeof data86;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data86;
 }
-else if(data68 === null){
-coerced52 = "";
+else if(data86 === null){
+coerced65 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data68 = coerced52;
-if(data65 !== undefined){
-data65["contract"] = coerced52;
+if(coerced65 !== undefined){
+data86 = coerced65;
+if(data84 !== undefined){
+data84["network"] = coerced65;
 }
 }
 }
-if(errors === _errs147){
-if(typeof data68 === "string"){
-if(!pattern15.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
-return false;
-}
-}
-}
-var valid19 = _errs147 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data65.aggregator !== undefined){
-let data69 = data65.aggregator;
-const _errs149 = errors;
-if(typeof data69 !== "string"){
-let dataType53 = typeof data69;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data69;
-}
-else if(data69 === null){
-coerced53 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data69 = coerced53;
-if(data65 !== undefined){
-data65["aggregator"] = coerced53;
-}
-}
-}
-if(errors === _errs149){
-if(typeof data69 === "string"){
-if(!pattern6.test(data69)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(errors === _errs185){
+if(typeof data86 === "string"){
+if(!pattern2.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs149 === errors;
+var valid25 = _errs185 === errors;
 }
 else {
-var valid19 = true;
+var valid25 = true;
 }
+if(valid25){
+if(data84.contract !== undefined){
+let data87 = data84.contract;
+const _errs187 = errors;
+if(typeof data87 !== "string"){
+let dataType66 = typeof data87;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data87;
 }
-}
-}
-}
-}
+else if(data87 === null){
+coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i9,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid18 = _errs140 === errors;
-if(!valid18){
+if(coerced66 !== undefined){
+data87 = coerced66;
+if(data84 !== undefined){
+data84["contract"] = coerced66;
+}
+}
+}
+if(errors === _errs187){
+if(typeof data87 === "string"){
+if(!pattern20.test(data87)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs187 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data84.aggregator !== undefined){
+let data88 = data84.aggregator;
+const _errs189 = errors;
+if(typeof data88 !== "string"){
+let dataType67 = typeof data88;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data88;
+}
+else if(data88 === null){
+coerced67 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data88 = coerced67;
+if(data84 !== undefined){
+data84["aggregator"] = coerced67;
+}
+}
+}
+if(errors === _errs189){
+if(typeof data88 === "string"){
+if(!pattern10.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs189 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid24 = _errs180 === errors;
+if(!valid24){
 break;
 }
 }
@@ -2590,49 +3294,49 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid15 = _errs138 === errors;
+var valid21 = _errs178 === errors;
 }
 else {
-var valid15 = true;
+var valid21 = true;
 }
-if(valid15){
-if(data57.token_list !== undefined){
-let data70 = data57.token_list;
-const _errs151 = errors;
-if(typeof data70 !== "string"){
-let dataType54 = typeof data70;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 == "number" || dataType54 == "boolean"){
-coerced54 = "" + data70;
+if(valid21){
+if(data76.token_list !== undefined){
+let data89 = data76.token_list;
+const _errs191 = errors;
+if(typeof data89 !== "string"){
+let dataType68 = typeof data89;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data89;
 }
-else if(data70 === null){
-coerced54 = "";
+else if(data89 === null){
+coerced68 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data70 = coerced54;
-if(data57 !== undefined){
-data57["token_list"] = coerced54;
+if(coerced68 !== undefined){
+data89 = coerced68;
+if(data76 !== undefined){
+data76["token_list"] = coerced68;
 }
 }
 }
-if(errors === _errs151){
-if(typeof data70 === "string"){
-if(func3(data70) < 1){
+if(errors === _errs191){
+if(typeof data89 === "string"){
+if(func3(data89) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid15 = _errs151 === errors;
+var valid21 = _errs191 === errors;
 }
 else {
-var valid15 = true;
+var valid21 = true;
 }
 }
 }
@@ -2643,188 +3347,188 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs122 === errors;
+var valid0 = _errs162 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data71 = data.nfts;
-const _errs153 = errors;
-if(errors === _errs153){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-const _errs155 = errors;
-for(const key10 in data71){
-if(!((((key10 === "ipfs_gateway") || (key10 === "arweave_gateway")) || (key10 === "metadata_timeout_ms")) || (key10 === "metadata_max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+let data90 = data.nfts;
+const _errs193 = errors;
+if(errors === _errs193){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs195 = errors;
+for(const key12 in data90){
+if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs155 === errors){
-if(data71.ipfs_gateway !== undefined){
-let data72 = data71.ipfs_gateway;
-const _errs156 = errors;
-if(typeof data72 !== "string"){
-let dataType55 = typeof data72;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 == "number" || dataType55 == "boolean"){
-coerced55 = "" + data72;
+if(_errs195 === errors){
+if(data90.ipfs_gateway !== undefined){
+let data91 = data90.ipfs_gateway;
+const _errs196 = errors;
+if(typeof data91 !== "string"){
+let dataType69 = typeof data91;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data91;
 }
-else if(data72 === null){
-coerced55 = "";
+else if(data91 === null){
+coerced69 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data72 = coerced55;
-if(data71 !== undefined){
-data71["ipfs_gateway"] = coerced55;
+if(coerced69 !== undefined){
+data91 = coerced69;
+if(data90 !== undefined){
+data90["ipfs_gateway"] = coerced69;
 }
 }
 }
-if(errors === _errs156){
-if(typeof data72 === "string"){
-if(!pattern4.test(data72)){
+if(errors === _errs196){
+if(typeof data91 === "string"){
+if(!pattern4.test(data91)){
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid20 = _errs156 === errors;
+var valid26 = _errs196 === errors;
 }
 else {
-var valid20 = true;
+var valid26 = true;
 }
-if(valid20){
-if(data71.arweave_gateway !== undefined){
-let data73 = data71.arweave_gateway;
-const _errs158 = errors;
-if(typeof data73 !== "string"){
-let dataType56 = typeof data73;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 == "number" || dataType56 == "boolean"){
-coerced56 = "" + data73;
+if(valid26){
+if(data90.arweave_gateway !== undefined){
+let data92 = data90.arweave_gateway;
+const _errs198 = errors;
+if(typeof data92 !== "string"){
+let dataType70 = typeof data92;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data92;
 }
-else if(data73 === null){
-coerced56 = "";
+else if(data92 === null){
+coerced70 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced56 !== undefined){
-data73 = coerced56;
-if(data71 !== undefined){
-data71["arweave_gateway"] = coerced56;
+if(coerced70 !== undefined){
+data92 = coerced70;
+if(data90 !== undefined){
+data90["arweave_gateway"] = coerced70;
 }
 }
 }
-if(errors === _errs158){
-if(typeof data73 === "string"){
-if(!pattern4.test(data73)){
+if(errors === _errs198){
+if(typeof data92 === "string"){
+if(!pattern4.test(data92)){
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid20 = _errs158 === errors;
+var valid26 = _errs198 === errors;
 }
 else {
-var valid20 = true;
+var valid26 = true;
 }
-if(valid20){
-if(data71.metadata_timeout_ms !== undefined){
-let data74 = data71.metadata_timeout_ms;
-const _errs160 = errors;
-if(!(((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74))) && (isFinite(data74)))){
-let dataType57 = typeof data74;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data74 === null
-              || (dataType57 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
-coerced57 = +data74;
+if(valid26){
+if(data90.metadata_timeout_ms !== undefined){
+let data93 = data90.metadata_timeout_ms;
+const _errs200 = errors;
+if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
+let dataType71 = typeof data93;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data93 === null
+              || (dataType71 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced71 = +data93;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data74 = coerced57;
-if(data71 !== undefined){
-data71["metadata_timeout_ms"] = coerced57;
+if(coerced71 !== undefined){
+data93 = coerced71;
+if(data90 !== undefined){
+data90["metadata_timeout_ms"] = coerced71;
 }
 }
 }
-if(errors === _errs160){
-if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 > 60000 || isNaN(data74)){
+if(errors === _errs200){
+if((typeof data93 == "number") && (isFinite(data93))){
+if(data93 > 60000 || isNaN(data93)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data74 < 100 || isNaN(data74)){
+if(data93 < 100 || isNaN(data93)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs160 === errors;
+var valid26 = _errs200 === errors;
 }
 else {
-var valid20 = true;
+var valid26 = true;
 }
-if(valid20){
-if(data71.metadata_max_bytes !== undefined){
-let data75 = data71.metadata_max_bytes;
-const _errs162 = errors;
-if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
-let dataType58 = typeof data75;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 === "boolean" || data75 === null
-              || (dataType58 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced58 = +data75;
+if(valid26){
+if(data90.metadata_max_bytes !== undefined){
+let data94 = data90.metadata_max_bytes;
+const _errs202 = errors;
+if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
+let dataType72 = typeof data94;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data94 === null
+              || (dataType72 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced72 = +data94;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced58 !== undefined){
-data75 = coerced58;
-if(data71 !== undefined){
-data71["metadata_max_bytes"] = coerced58;
+if(coerced72 !== undefined){
+data94 = coerced72;
+if(data90 !== undefined){
+data90["metadata_max_bytes"] = coerced72;
 }
 }
 }
-if(errors === _errs162){
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 > 52428800 || isNaN(data75)){
+if(errors === _errs202){
+if((typeof data94 == "number") && (isFinite(data94))){
+if(data94 > 52428800 || isNaN(data94)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data75 < 1024 || isNaN(data75)){
+if(data94 < 1024 || isNaN(data94)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs162 === errors;
+var valid26 = _errs202 === errors;
 }
 else {
-var valid20 = true;
+var valid26 = true;
 }
 }
 }
@@ -2836,82 +3540,82 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs153 === errors;
+var valid0 = _errs193 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data76 = data.webhooks;
-const _errs164 = errors;
-if(errors === _errs164){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs166 = errors;
-for(const key11 in data76){
-if(!((((((((key11 === "retry_schedule_s") || (key11 === "timeout_s")) || (key11 === "max_in_flight_per_endpoint")) || (key11 === "max_payload_bytes")) || (key11 === "pending_poll_ms")) || (key11 === "replay_max_events")) || (key11 === "replay_page_events")) || (key11 === "private_destinations"))){
-validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
+let data95 = data.webhooks;
+const _errs204 = errors;
+if(errors === _errs204){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs206 = errors;
+for(const key13 in data95){
+if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
+validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs166 === errors){
-if(data76.retry_schedule_s !== undefined){
-let data77 = data76.retry_schedule_s;
-const _errs167 = errors;
-if(errors === _errs167){
-if(Array.isArray(data77)){
-if(data77.length > 20){
+if(_errs206 === errors){
+if(data95.retry_schedule_s !== undefined){
+let data96 = data95.retry_schedule_s;
+const _errs207 = errors;
+if(errors === _errs207){
+if(Array.isArray(data96)){
+if(data96.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data77.length < 1){
+if(data96.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid22 = true;
-const len7 = data77.length;
-for(let i10=0; i10<len7; i10++){
-let data78 = data77[i10];
-const _errs169 = errors;
-if(!((typeof data78 == "number") && (isFinite(data78)))){
-let dataType59 = typeof data78;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "boolean" || data78 === null
-              || (dataType59 == "string" && data78 && data78 == +data78)){
-coerced59 = +data78;
+var valid28 = true;
+const len10 = data96.length;
+for(let i14=0; i14<len10; i14++){
+let data97 = data96[i14];
+const _errs209 = errors;
+if(!((typeof data97 == "number") && (isFinite(data97)))){
+let dataType73 = typeof data97;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "boolean" || data97 === null
+              || (dataType73 == "string" && data97 && data97 == +data97)){
+coerced73 = +data97;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data78 = coerced59;
-if(data77 !== undefined){
-data77[i10] = coerced59;
+if(coerced73 !== undefined){
+data97 = coerced73;
+if(data96 !== undefined){
+data96[i14] = coerced73;
 }
 }
 }
-if(errors === _errs169){
-if((typeof data78 == "number") && (isFinite(data78))){
-if(data78 > 604800 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+if(errors === _errs209){
+if((typeof data97 == "number") && (isFinite(data97))){
+if(data97 > 604800 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i10,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data97 < 0 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid22 = _errs169 === errors;
-if(!valid22){
+var valid28 = _errs209 === errors;
+if(!valid28){
 break;
 }
 }
@@ -2923,323 +3627,323 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid21 = _errs167 === errors;
+var valid27 = _errs207 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.timeout_s !== undefined){
-let data79 = data76.timeout_s;
-const _errs171 = errors;
-if(!((typeof data79 == "number") && (isFinite(data79)))){
-let dataType60 = typeof data79;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "boolean" || data79 === null
-              || (dataType60 == "string" && data79 && data79 == +data79)){
-coerced60 = +data79;
+if(valid27){
+if(data95.timeout_s !== undefined){
+let data98 = data95.timeout_s;
+const _errs211 = errors;
+if(!((typeof data98 == "number") && (isFinite(data98)))){
+let dataType74 = typeof data98;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "boolean" || data98 === null
+              || (dataType74 == "string" && data98 && data98 == +data98)){
+coerced74 = +data98;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced60 !== undefined){
-data79 = coerced60;
-if(data76 !== undefined){
-data76["timeout_s"] = coerced60;
+if(coerced74 !== undefined){
+data98 = coerced74;
+if(data95 !== undefined){
+data95["timeout_s"] = coerced74;
 }
 }
 }
-if(errors === _errs171){
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 > 60 || isNaN(data79)){
+if(errors === _errs211){
+if((typeof data98 == "number") && (isFinite(data98))){
+if(data98 > 60 || isNaN(data98)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data79 <= 0 || isNaN(data79)){
+if(data98 <= 0 || isNaN(data98)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs171 === errors;
+var valid27 = _errs211 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.max_in_flight_per_endpoint !== undefined){
-let data80 = data76.max_in_flight_per_endpoint;
-const _errs173 = errors;
-if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
-let dataType61 = typeof data80;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 === "boolean" || data80 === null
-              || (dataType61 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
-coerced61 = +data80;
+if(valid27){
+if(data95.max_in_flight_per_endpoint !== undefined){
+let data99 = data95.max_in_flight_per_endpoint;
+const _errs213 = errors;
+if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
+let dataType75 = typeof data99;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data99 === null
+              || (dataType75 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced75 = +data99;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced61 !== undefined){
-data80 = coerced61;
-if(data76 !== undefined){
-data76["max_in_flight_per_endpoint"] = coerced61;
+if(coerced75 !== undefined){
+data99 = coerced75;
+if(data95 !== undefined){
+data95["max_in_flight_per_endpoint"] = coerced75;
 }
 }
 }
-if(errors === _errs173){
-if((typeof data80 == "number") && (isFinite(data80))){
-if(data80 > 256 || isNaN(data80)){
+if(errors === _errs213){
+if((typeof data99 == "number") && (isFinite(data99))){
+if(data99 > 256 || isNaN(data99)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data80 < 1 || isNaN(data80)){
+if(data99 < 1 || isNaN(data99)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs173 === errors;
+var valid27 = _errs213 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.max_payload_bytes !== undefined){
-let data81 = data76.max_payload_bytes;
-const _errs175 = errors;
-if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
-let dataType62 = typeof data81;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data81 === null
-              || (dataType62 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced62 = +data81;
+if(valid27){
+if(data95.max_payload_bytes !== undefined){
+let data100 = data95.max_payload_bytes;
+const _errs215 = errors;
+if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
+let dataType76 = typeof data100;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data100 === null
+              || (dataType76 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced76 = +data100;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data81 = coerced62;
-if(data76 !== undefined){
-data76["max_payload_bytes"] = coerced62;
+if(coerced76 !== undefined){
+data100 = coerced76;
+if(data95 !== undefined){
+data95["max_payload_bytes"] = coerced76;
 }
 }
 }
-if(errors === _errs175){
-if((typeof data81 == "number") && (isFinite(data81))){
-if(data81 > 10485760 || isNaN(data81)){
+if(errors === _errs215){
+if((typeof data100 == "number") && (isFinite(data100))){
+if(data100 > 10485760 || isNaN(data100)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data81 < 4096 || isNaN(data81)){
+if(data100 < 4096 || isNaN(data100)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs175 === errors;
+var valid27 = _errs215 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.pending_poll_ms !== undefined){
-let data82 = data76.pending_poll_ms;
-const _errs177 = errors;
-if(!(((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82))) && (isFinite(data82)))){
-let dataType63 = typeof data82;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data82 === null
-              || (dataType63 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced63 = +data82;
+if(valid27){
+if(data95.pending_poll_ms !== undefined){
+let data101 = data95.pending_poll_ms;
+const _errs217 = errors;
+if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
+let dataType77 = typeof data101;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data101 === null
+              || (dataType77 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
+coerced77 = +data101;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data82 = coerced63;
-if(data76 !== undefined){
-data76["pending_poll_ms"] = coerced63;
+if(coerced77 !== undefined){
+data101 = coerced77;
+if(data95 !== undefined){
+data95["pending_poll_ms"] = coerced77;
 }
 }
 }
-if(errors === _errs177){
-if((typeof data82 == "number") && (isFinite(data82))){
-if(data82 > 60000 || isNaN(data82)){
+if(errors === _errs217){
+if((typeof data101 == "number") && (isFinite(data101))){
+if(data101 > 60000 || isNaN(data101)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data82 < 20 || isNaN(data82)){
+if(data101 < 20 || isNaN(data101)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs177 === errors;
+var valid27 = _errs217 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.replay_max_events !== undefined){
-let data83 = data76.replay_max_events;
-const _errs179 = errors;
-if(!(((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83))) && (isFinite(data83)))){
-let dataType64 = typeof data83;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 === "boolean" || data83 === null
-              || (dataType64 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
-coerced64 = +data83;
+if(valid27){
+if(data95.replay_max_events !== undefined){
+let data102 = data95.replay_max_events;
+const _errs219 = errors;
+if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
+let dataType78 = typeof data102;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data102 === null
+              || (dataType78 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced78 = +data102;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data83 = coerced64;
-if(data76 !== undefined){
-data76["replay_max_events"] = coerced64;
+if(coerced78 !== undefined){
+data102 = coerced78;
+if(data95 !== undefined){
+data95["replay_max_events"] = coerced78;
 }
 }
 }
-if(errors === _errs179){
-if((typeof data83 == "number") && (isFinite(data83))){
-if(data83 > 1000000 || isNaN(data83)){
+if(errors === _errs219){
+if((typeof data102 == "number") && (isFinite(data102))){
+if(data102 > 1000000 || isNaN(data102)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data83 < 1 || isNaN(data83)){
+if(data102 < 1 || isNaN(data102)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs179 === errors;
+var valid27 = _errs219 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.replay_page_events !== undefined){
-let data84 = data76.replay_page_events;
-const _errs181 = errors;
-if(!(((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84))) && (isFinite(data84)))){
-let dataType65 = typeof data84;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data84 === null
-              || (dataType65 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
-coerced65 = +data84;
+if(valid27){
+if(data95.replay_page_events !== undefined){
+let data103 = data95.replay_page_events;
+const _errs221 = errors;
+if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
+let dataType79 = typeof data103;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data103 === null
+              || (dataType79 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced79 = +data103;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data84 = coerced65;
-if(data76 !== undefined){
-data76["replay_page_events"] = coerced65;
+if(coerced79 !== undefined){
+data103 = coerced79;
+if(data95 !== undefined){
+data95["replay_page_events"] = coerced79;
 }
 }
 }
-if(errors === _errs181){
-if((typeof data84 == "number") && (isFinite(data84))){
-if(data84 > 10000 || isNaN(data84)){
+if(errors === _errs221){
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 > 10000 || isNaN(data103)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data84 < 1 || isNaN(data84)){
+if(data103 < 1 || isNaN(data103)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs181 === errors;
+var valid27 = _errs221 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
-if(valid21){
-if(data76.private_destinations !== undefined){
-let data85 = data76.private_destinations;
-const _errs183 = errors;
-if(errors === _errs183){
-if(Array.isArray(data85)){
-if(data85.length > 100){
+if(valid27){
+if(data95.private_destinations !== undefined){
+let data104 = data95.private_destinations;
+const _errs223 = errors;
+if(errors === _errs223){
+if(Array.isArray(data104)){
+if(data104.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
-var valid23 = true;
-const len8 = data85.length;
-for(let i11=0; i11<len8; i11++){
-let data86 = data85[i11];
-const _errs185 = errors;
-if(typeof data86 !== "string"){
-let dataType66 = typeof data86;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data86;
+var valid29 = true;
+const len11 = data104.length;
+for(let i15=0; i15<len11; i15++){
+let data105 = data104[i15];
+const _errs225 = errors;
+if(typeof data105 !== "string"){
+let dataType80 = typeof data105;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data105;
 }
-else if(data86 === null){
-coerced66 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data86 = coerced66;
-if(data85 !== undefined){
-data85[i11] = coerced66;
-}
-}
-}
-if(errors === _errs185){
-if(typeof data86 === "string"){
-if(func3(data86) > 64){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
+else if(data105 === null){
+coerced80 = "";
 }
 else {
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i11,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data105 = coerced80;
+if(data104 !== undefined){
+data104[i15] = coerced80;
+}
+}
+}
+if(errors === _errs225){
+if(typeof data105 === "string"){
+if(func3(data105) > 64){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func3(data105) < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid23 = _errs185 === errors;
-if(!valid23){
+var valid29 = _errs225 === errors;
+if(!valid29){
 break;
 }
 }
@@ -3250,10 +3954,10 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid21 = _errs183 === errors;
+var valid27 = _errs223 === errors;
 }
 else {
-var valid21 = true;
+var valid27 = true;
 }
 }
 }
@@ -3269,634 +3973,55 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs164 === errors;
+var valid0 = _errs204 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data87 = data.email;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-const _errs189 = errors;
-for(const key12 in data87){
-if(!((key12 === "smtp_url") || (key12 === "from"))){
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+let data106 = data.email;
+const _errs227 = errors;
+if(errors === _errs227){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs229 = errors;
+for(const key14 in data106){
+if(!((key14 === "smtp_url") || (key14 === "from"))){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs189 === errors){
-if(data87.smtp_url !== undefined){
-let data88 = data87.smtp_url;
-const _errs190 = errors;
-if(typeof data88 !== "string"){
-let dataType67 = typeof data88;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data88;
+if(_errs229 === errors){
+if(data106.smtp_url !== undefined){
+let data107 = data106.smtp_url;
+const _errs230 = errors;
+if(typeof data107 !== "string"){
+let dataType81 = typeof data107;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data107;
 }
-else if(data88 === null){
-coerced67 = "";
+else if(data107 === null){
+coerced81 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data88 = coerced67;
-if(data87 !== undefined){
-data87["smtp_url"] = coerced67;
-}
-}
-}
-if(errors === _errs190){
-if(typeof data88 === "string"){
-if(!pattern23.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid24 = _errs190 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data87.from !== undefined){
-let data89 = data87.from;
-const _errs192 = errors;
-if(typeof data89 !== "string"){
-let dataType68 = typeof data89;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data89;
-}
-else if(data89 === null){
-coerced68 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data89 = coerced68;
-if(data87 !== undefined){
-data87["from"] = coerced68;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data89 === "string"){
-if(func3(data89) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid24 = _errs192 === errors;
-}
-else {
-var valid24 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs187 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.dashboard !== undefined){
-let data90 = data.dashboard;
-const _errs194 = errors;
-if(errors === _errs194){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-const _errs196 = errors;
-for(const key13 in data90){
-if(!((key13 === "signup") || (key13 === "public_url"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs196 === errors){
-if(data90.signup !== undefined){
-let data91 = data90.signup;
-const _errs197 = errors;
-if(typeof data91 !== "string"){
-let dataType69 = typeof data91;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data91;
-}
-else if(data91 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data91 = coerced69;
-if(data90 !== undefined){
-data90["signup"] = coerced69;
-}
-}
-}
-if(!((data91 === "open") || (data91 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid25 = _errs197 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data90.public_url !== undefined){
-let data92 = data90.public_url;
-const _errs199 = errors;
-if(typeof data92 !== "string"){
-let dataType70 = typeof data92;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data92;
-}
-else if(data92 === null){
-coerced70 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data92 = coerced70;
-if(data90 !== undefined){
-data90["public_url"] = coerced70;
-}
-}
-}
-if(errors === _errs199){
-if(typeof data92 === "string"){
-if(!pattern24.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs199 === errors;
-}
-else {
-var valid25 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs194 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data93 = data.gas;
-const _errs201 = errors;
-if(errors === _errs201){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-const _errs203 = errors;
-for(const key14 in data93){
-if(!(((key14 === "sponsor_key_file") || (key14 === "deposit_warning_wei")) || (key14 === "sponsorship_caps"))){
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs203 === errors){
-if(data93.sponsor_key_file !== undefined){
-let data94 = data93.sponsor_key_file;
-const _errs204 = errors;
-if(typeof data94 !== "string"){
-let dataType71 = typeof data94;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data94;
-}
-else if(data94 === null){
-coerced71 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data94 = coerced71;
-if(data93 !== undefined){
-data93["sponsor_key_file"] = coerced71;
-}
-}
-}
-if(errors === _errs204){
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid26 = _errs204 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data93.deposit_warning_wei !== undefined){
-let data95 = data93.deposit_warning_wei;
-const _errs206 = errors;
-if(typeof data95 !== "string"){
-let dataType72 = typeof data95;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data95;
-}
-else if(data95 === null){
-coerced72 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data95 = coerced72;
-if(data93 !== undefined){
-data93["deposit_warning_wei"] = coerced72;
-}
-}
-}
-if(errors === _errs206){
-if(typeof data95 === "string"){
-if(!pattern12.test(data95)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs206 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data93.sponsorship_caps !== undefined){
-let data96 = data93.sponsorship_caps;
-const _errs208 = errors;
-if(errors === _errs208){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-const _errs210 = errors;
-for(const key15 in data96){
-if(!(((key15 === "free") || (key15 === "growth")) || (key15 === "enterprise"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs210 === errors){
-if(data96.free !== undefined){
-let data97 = data96.free;
-const _errs211 = errors;
-if(errors === _errs211){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-const _errs213 = errors;
-for(const key16 in data97){
-if(!((key16 === "usd_per_day") || (key16 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs213 === errors){
-if(data97.usd_per_day !== undefined){
-let data98 = data97.usd_per_day;
-const _errs214 = errors;
-if((typeof data98 !== "string") && (data98 !== null)){
-let dataType73 = typeof data98;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data98;
-}
-else if(data98 === null){
-coerced73 = "";
-}
-else if(data98 === "" || data98 === 0 || data98 === false){
-coerced73 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data98 = coerced73;
-if(data97 !== undefined){
-data97["usd_per_day"] = coerced73;
-}
-}
-}
-if(errors === _errs214){
-if(typeof data98 === "string"){
-if(!pattern26.test(data98)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid28 = _errs214 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data97.usd_total !== undefined){
-let data99 = data97.usd_total;
-const _errs216 = errors;
-if((typeof data99 !== "string") && (data99 !== null)){
-let dataType74 = typeof data99;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data99;
-}
-else if(data99 === null){
-coerced74 = "";
-}
-else if(data99 === "" || data99 === 0 || data99 === false){
-coerced74 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data99 = coerced74;
-if(data97 !== undefined){
-data97["usd_total"] = coerced74;
-}
-}
-}
-if(errors === _errs216){
-if(typeof data99 === "string"){
-if(!pattern26.test(data99)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid28 = _errs216 === errors;
-}
-else {
-var valid28 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid27 = _errs211 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data96.growth !== undefined){
-let data100 = data96.growth;
-const _errs218 = errors;
-if(errors === _errs218){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-const _errs220 = errors;
-for(const key17 in data100){
-if(!((key17 === "usd_per_day") || (key17 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs220 === errors){
-if(data100.usd_per_day !== undefined){
-let data101 = data100.usd_per_day;
-const _errs221 = errors;
-if((typeof data101 !== "string") && (data101 !== null)){
-let dataType75 = typeof data101;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data101;
-}
-else if(data101 === null){
-coerced75 = "";
-}
-else if(data101 === "" || data101 === 0 || data101 === false){
-coerced75 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data101 = coerced75;
-if(data100 !== undefined){
-data100["usd_per_day"] = coerced75;
-}
-}
-}
-if(errors === _errs221){
-if(typeof data101 === "string"){
-if(!pattern26.test(data101)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid29 = _errs221 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data100.usd_total !== undefined){
-let data102 = data100.usd_total;
-const _errs223 = errors;
-if((typeof data102 !== "string") && (data102 !== null)){
-let dataType76 = typeof data102;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data102;
-}
-else if(data102 === null){
-coerced76 = "";
-}
-else if(data102 === "" || data102 === 0 || data102 === false){
-coerced76 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data102 = coerced76;
-if(data100 !== undefined){
-data100["usd_total"] = coerced76;
-}
-}
-}
-if(errors === _errs223){
-if(typeof data102 === "string"){
-if(!pattern26.test(data102)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid29 = _errs223 === errors;
-}
-else {
-var valid29 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid27 = _errs218 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data96.enterprise !== undefined){
-let data103 = data96.enterprise;
-const _errs225 = errors;
-if(errors === _errs225){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-const _errs227 = errors;
-for(const key18 in data103){
-if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs227 === errors){
-if(data103.usd_per_day !== undefined){
-let data104 = data103.usd_per_day;
-const _errs228 = errors;
-if((typeof data104 !== "string") && (data104 !== null)){
-let dataType77 = typeof data104;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data104;
-}
-else if(data104 === null){
-coerced77 = "";
-}
-else if(data104 === "" || data104 === 0 || data104 === false){
-coerced77 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data104 = coerced77;
-if(data103 !== undefined){
-data103["usd_per_day"] = coerced77;
-}
-}
-}
-if(errors === _errs228){
-if(typeof data104 === "string"){
-if(!pattern26.test(data104)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid30 = _errs228 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data103.usd_total !== undefined){
-let data105 = data103.usd_total;
-const _errs230 = errors;
-if((typeof data105 !== "string") && (data105 !== null)){
-let dataType78 = typeof data105;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data105;
-}
-else if(data105 === null){
-coerced78 = "";
-}
-else if(data105 === "" || data105 === 0 || data105 === false){
-coerced78 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data105 = coerced78;
-if(data103 !== undefined){
-data103["usd_total"] = coerced78;
+if(coerced81 !== undefined){
+data107 = coerced81;
+if(data106 !== undefined){
+data106["smtp_url"] = coerced81;
 }
 }
 }
 if(errors === _errs230){
-if(typeof data105 === "string"){
-if(!pattern26.test(data105)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+if(typeof data107 === "string"){
+if(!pattern28.test(data107)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
@@ -3906,6 +4031,585 @@ var valid30 = _errs230 === errors;
 else {
 var valid30 = true;
 }
+if(valid30){
+if(data106.from !== undefined){
+let data108 = data106.from;
+const _errs232 = errors;
+if(typeof data108 !== "string"){
+let dataType82 = typeof data108;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data108;
+}
+else if(data108 === null){
+coerced82 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data108 = coerced82;
+if(data106 !== undefined){
+data106["from"] = coerced82;
+}
+}
+}
+if(errors === _errs232){
+if(typeof data108 === "string"){
+if(func3(data108) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid30 = _errs232 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs227 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.dashboard !== undefined){
+let data109 = data.dashboard;
+const _errs234 = errors;
+if(errors === _errs234){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs236 = errors;
+for(const key15 in data109){
+if(!((key15 === "signup") || (key15 === "public_url"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs236 === errors){
+if(data109.signup !== undefined){
+let data110 = data109.signup;
+const _errs237 = errors;
+if(typeof data110 !== "string"){
+let dataType83 = typeof data110;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data110;
+}
+else if(data110 === null){
+coerced83 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data110 = coerced83;
+if(data109 !== undefined){
+data109["signup"] = coerced83;
+}
+}
+}
+if(!((data110 === "open") || (data110 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid31 = _errs237 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.public_url !== undefined){
+let data111 = data109.public_url;
+const _errs239 = errors;
+if(typeof data111 !== "string"){
+let dataType84 = typeof data111;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data111;
+}
+else if(data111 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data111 = coerced84;
+if(data109 !== undefined){
+data109["public_url"] = coerced84;
+}
+}
+}
+if(errors === _errs239){
+if(typeof data111 === "string"){
+if(!pattern29.test(data111)){
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs239 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs234 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data112 = data.gas;
+const _errs241 = errors;
+if(errors === _errs241){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+const _errs243 = errors;
+for(const key16 in data112){
+if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs243 === errors){
+if(data112.sponsor_key_file !== undefined){
+let data113 = data112.sponsor_key_file;
+const _errs244 = errors;
+if(typeof data113 !== "string"){
+let dataType85 = typeof data113;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data113;
+}
+else if(data113 === null){
+coerced85 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data113 = coerced85;
+if(data112 !== undefined){
+data112["sponsor_key_file"] = coerced85;
+}
+}
+}
+if(errors === _errs244){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid32 = _errs244 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data112.deposit_warning_wei !== undefined){
+let data114 = data112.deposit_warning_wei;
+const _errs246 = errors;
+if(typeof data114 !== "string"){
+let dataType86 = typeof data114;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data114;
+}
+else if(data114 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data114 = coerced86;
+if(data112 !== undefined){
+data112["deposit_warning_wei"] = coerced86;
+}
+}
+}
+if(errors === _errs246){
+if(typeof data114 === "string"){
+if(!pattern16.test(data114)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid32 = _errs246 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data112.sponsorship_caps !== undefined){
+let data115 = data112.sponsorship_caps;
+const _errs248 = errors;
+if(errors === _errs248){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs250 = errors;
+for(const key17 in data115){
+if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs250 === errors){
+if(data115.free !== undefined){
+let data116 = data115.free;
+const _errs251 = errors;
+if(errors === _errs251){
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+const _errs253 = errors;
+for(const key18 in data116){
+if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs253 === errors){
+if(data116.usd_per_day !== undefined){
+let data117 = data116.usd_per_day;
+const _errs254 = errors;
+if((typeof data117 !== "string") && (data117 !== null)){
+let dataType87 = typeof data117;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data117;
+}
+else if(data117 === null){
+coerced87 = "";
+}
+else if(data117 === "" || data117 === 0 || data117 === false){
+coerced87 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data117 = coerced87;
+if(data116 !== undefined){
+data116["usd_per_day"] = coerced87;
+}
+}
+}
+if(errors === _errs254){
+if(typeof data117 === "string"){
+if(!pattern31.test(data117)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid34 = _errs254 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data116.usd_total !== undefined){
+let data118 = data116.usd_total;
+const _errs256 = errors;
+if((typeof data118 !== "string") && (data118 !== null)){
+let dataType88 = typeof data118;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data118;
+}
+else if(data118 === null){
+coerced88 = "";
+}
+else if(data118 === "" || data118 === 0 || data118 === false){
+coerced88 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data118 = coerced88;
+if(data116 !== undefined){
+data116["usd_total"] = coerced88;
+}
+}
+}
+if(errors === _errs256){
+if(typeof data118 === "string"){
+if(!pattern31.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid34 = _errs256 === errors;
+}
+else {
+var valid34 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid33 = _errs251 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data115.growth !== undefined){
+let data119 = data115.growth;
+const _errs258 = errors;
+if(errors === _errs258){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+const _errs260 = errors;
+for(const key19 in data119){
+if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs260 === errors){
+if(data119.usd_per_day !== undefined){
+let data120 = data119.usd_per_day;
+const _errs261 = errors;
+if((typeof data120 !== "string") && (data120 !== null)){
+let dataType89 = typeof data120;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data120;
+}
+else if(data120 === null){
+coerced89 = "";
+}
+else if(data120 === "" || data120 === 0 || data120 === false){
+coerced89 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data120 = coerced89;
+if(data119 !== undefined){
+data119["usd_per_day"] = coerced89;
+}
+}
+}
+if(errors === _errs261){
+if(typeof data120 === "string"){
+if(!pattern31.test(data120)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs261 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data119.usd_total !== undefined){
+let data121 = data119.usd_total;
+const _errs263 = errors;
+if((typeof data121 !== "string") && (data121 !== null)){
+let dataType90 = typeof data121;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data121;
+}
+else if(data121 === null){
+coerced90 = "";
+}
+else if(data121 === "" || data121 === 0 || data121 === false){
+coerced90 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data121 = coerced90;
+if(data119 !== undefined){
+data119["usd_total"] = coerced90;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data121 === "string"){
+if(!pattern31.test(data121)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs263 === errors;
+}
+else {
+var valid35 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid33 = _errs258 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data115.enterprise !== undefined){
+let data122 = data115.enterprise;
+const _errs265 = errors;
+if(errors === _errs265){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs267 = errors;
+for(const key20 in data122){
+if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs267 === errors){
+if(data122.usd_per_day !== undefined){
+let data123 = data122.usd_per_day;
+const _errs268 = errors;
+if((typeof data123 !== "string") && (data123 !== null)){
+let dataType91 = typeof data123;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data123;
+}
+else if(data123 === null){
+coerced91 = "";
+}
+else if(data123 === "" || data123 === 0 || data123 === false){
+coerced91 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data123 = coerced91;
+if(data122 !== undefined){
+data122["usd_per_day"] = coerced91;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data123 === "string"){
+if(!pattern31.test(data123)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid36 = _errs268 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data122.usd_total !== undefined){
+let data124 = data122.usd_total;
+const _errs270 = errors;
+if((typeof data124 !== "string") && (data124 !== null)){
+let dataType92 = typeof data124;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data124;
+}
+else if(data124 === null){
+coerced92 = "";
+}
+else if(data124 === "" || data124 === 0 || data124 === false){
+coerced92 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data124 = coerced92;
+if(data122 !== undefined){
+data122["usd_total"] = coerced92;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data124 === "string"){
+if(!pattern31.test(data124)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid36 = _errs270 === errors;
+}
+else {
+var valid36 = true;
+}
 }
 }
 }
@@ -3914,10 +4618,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid27 = _errs225 === errors;
+var valid33 = _errs265 === errors;
 }
 else {
-var valid27 = true;
+var valid33 = true;
 }
 }
 }
@@ -3928,10 +4632,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid26 = _errs208 === errors;
+var valid32 = _errs248 === errors;
 }
 else {
-var valid26 = true;
+var valid32 = true;
 }
 }
 }
@@ -3942,368 +4646,368 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs201 === errors;
+var valid0 = _errs241 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data106 = data.limits;
-const _errs232 = errors;
-if(errors === _errs232){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-const _errs234 = errors;
-for(const key19 in data106){
-if(!((((((((key19 === "max_connections") || (key19 === "max_connections_per_ip")) || (key19 === "max_body_bytes")) || (key19 === "ws_max_connections_per_account")) || (key19 === "ws_max_connections_per_ip")) || (key19 === "ws_max_subscriptions_per_connection")) || (key19 === "ws_max_buffered_bytes")) || (key19 === "ws_max_message_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+let data125 = data.limits;
+const _errs272 = errors;
+if(errors === _errs272){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs274 = errors;
+for(const key21 in data125){
+if(!((((((((key21 === "max_connections") || (key21 === "max_connections_per_ip")) || (key21 === "max_body_bytes")) || (key21 === "ws_max_connections_per_account")) || (key21 === "ws_max_connections_per_ip")) || (key21 === "ws_max_subscriptions_per_connection")) || (key21 === "ws_max_buffered_bytes")) || (key21 === "ws_max_message_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs234 === errors){
-if(data106.max_connections !== undefined){
-let data107 = data106.max_connections;
-const _errs235 = errors;
-if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
-let dataType79 = typeof data107;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data107 === null
-              || (dataType79 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced79 = +data107;
+if(_errs274 === errors){
+if(data125.max_connections !== undefined){
+let data126 = data125.max_connections;
+const _errs275 = errors;
+if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
+let dataType93 = typeof data126;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data126 === null
+              || (dataType93 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced93 = +data126;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced79 !== undefined){
-data107 = coerced79;
-if(data106 !== undefined){
-data106["max_connections"] = coerced79;
+if(coerced93 !== undefined){
+data126 = coerced93;
+if(data125 !== undefined){
+data125["max_connections"] = coerced93;
 }
 }
 }
-if(errors === _errs235){
-if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 > 1000000 || isNaN(data107)){
+if(errors === _errs275){
+if((typeof data126 == "number") && (isFinite(data126))){
+if(data126 > 1000000 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data107 < 1 || isNaN(data107)){
+if(data126 < 1 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs235 === errors;
+var valid37 = _errs275 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.max_connections_per_ip !== undefined){
-let data108 = data106.max_connections_per_ip;
-const _errs237 = errors;
-if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
-let dataType80 = typeof data108;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data108 === null
-              || (dataType80 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced80 = +data108;
+if(valid37){
+if(data125.max_connections_per_ip !== undefined){
+let data127 = data125.max_connections_per_ip;
+const _errs277 = errors;
+if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
+let dataType94 = typeof data127;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data127 === null
+              || (dataType94 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced94 = +data127;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data108 = coerced80;
-if(data106 !== undefined){
-data106["max_connections_per_ip"] = coerced80;
+if(coerced94 !== undefined){
+data127 = coerced94;
+if(data125 !== undefined){
+data125["max_connections_per_ip"] = coerced94;
 }
 }
 }
-if(errors === _errs237){
-if((typeof data108 == "number") && (isFinite(data108))){
-if(data108 > 1000000 || isNaN(data108)){
+if(errors === _errs277){
+if((typeof data127 == "number") && (isFinite(data127))){
+if(data127 > 1000000 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data108 < 1 || isNaN(data108)){
+if(data127 < 1 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs237 === errors;
+var valid37 = _errs277 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.max_body_bytes !== undefined){
-let data109 = data106.max_body_bytes;
-const _errs239 = errors;
-if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
-let dataType81 = typeof data109;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data109 === null
-              || (dataType81 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced81 = +data109;
+if(valid37){
+if(data125.max_body_bytes !== undefined){
+let data128 = data125.max_body_bytes;
+const _errs279 = errors;
+if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
+let dataType95 = typeof data128;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data128 === null
+              || (dataType95 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced95 = +data128;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data109 = coerced81;
-if(data106 !== undefined){
-data106["max_body_bytes"] = coerced81;
+if(coerced95 !== undefined){
+data128 = coerced95;
+if(data125 !== undefined){
+data125["max_body_bytes"] = coerced95;
 }
 }
 }
-if(errors === _errs239){
-if((typeof data109 == "number") && (isFinite(data109))){
-if(data109 > 104857600 || isNaN(data109)){
+if(errors === _errs279){
+if((typeof data128 == "number") && (isFinite(data128))){
+if(data128 > 104857600 || isNaN(data128)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data109 < 1024 || isNaN(data109)){
+if(data128 < 1024 || isNaN(data128)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs239 === errors;
+var valid37 = _errs279 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.ws_max_connections_per_account !== undefined){
-let data110 = data106.ws_max_connections_per_account;
-const _errs241 = errors;
-if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
-let dataType82 = typeof data110;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data110 === null
-              || (dataType82 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced82 = +data110;
+if(valid37){
+if(data125.ws_max_connections_per_account !== undefined){
+let data129 = data125.ws_max_connections_per_account;
+const _errs281 = errors;
+if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
+let dataType96 = typeof data129;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data129 === null
+              || (dataType96 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced96 = +data129;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data110 = coerced82;
-if(data106 !== undefined){
-data106["ws_max_connections_per_account"] = coerced82;
+if(coerced96 !== undefined){
+data129 = coerced96;
+if(data125 !== undefined){
+data125["ws_max_connections_per_account"] = coerced96;
 }
 }
 }
-if(errors === _errs241){
-if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 > 1000000 || isNaN(data110)){
+if(errors === _errs281){
+if((typeof data129 == "number") && (isFinite(data129))){
+if(data129 > 1000000 || isNaN(data129)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data110 < 1 || isNaN(data110)){
+if(data129 < 1 || isNaN(data129)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs241 === errors;
+var valid37 = _errs281 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.ws_max_connections_per_ip !== undefined){
-let data111 = data106.ws_max_connections_per_ip;
-const _errs243 = errors;
-if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
-let dataType83 = typeof data111;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data111 === null
-              || (dataType83 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
-coerced83 = +data111;
+if(valid37){
+if(data125.ws_max_connections_per_ip !== undefined){
+let data130 = data125.ws_max_connections_per_ip;
+const _errs283 = errors;
+if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
+let dataType97 = typeof data130;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data130 === null
+              || (dataType97 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced97 = +data130;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data111 = coerced83;
-if(data106 !== undefined){
-data106["ws_max_connections_per_ip"] = coerced83;
+if(coerced97 !== undefined){
+data130 = coerced97;
+if(data125 !== undefined){
+data125["ws_max_connections_per_ip"] = coerced97;
 }
 }
 }
-if(errors === _errs243){
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 > 1000000 || isNaN(data111)){
+if(errors === _errs283){
+if((typeof data130 == "number") && (isFinite(data130))){
+if(data130 > 1000000 || isNaN(data130)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data111 < 1 || isNaN(data111)){
+if(data130 < 1 || isNaN(data130)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs243 === errors;
+var valid37 = _errs283 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.ws_max_subscriptions_per_connection !== undefined){
-let data112 = data106.ws_max_subscriptions_per_connection;
-const _errs245 = errors;
-if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
-let dataType84 = typeof data112;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data112 === null
-              || (dataType84 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced84 = +data112;
+if(valid37){
+if(data125.ws_max_subscriptions_per_connection !== undefined){
+let data131 = data125.ws_max_subscriptions_per_connection;
+const _errs285 = errors;
+if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
+let dataType98 = typeof data131;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data131 === null
+              || (dataType98 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced98 = +data131;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data112 = coerced84;
-if(data106 !== undefined){
-data106["ws_max_subscriptions_per_connection"] = coerced84;
+if(coerced98 !== undefined){
+data131 = coerced98;
+if(data125 !== undefined){
+data125["ws_max_subscriptions_per_connection"] = coerced98;
 }
 }
 }
-if(errors === _errs245){
-if((typeof data112 == "number") && (isFinite(data112))){
-if(data112 > 100000 || isNaN(data112)){
+if(errors === _errs285){
+if((typeof data131 == "number") && (isFinite(data131))){
+if(data131 > 100000 || isNaN(data131)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data112 < 1 || isNaN(data112)){
+if(data131 < 1 || isNaN(data131)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs245 === errors;
+var valid37 = _errs285 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.ws_max_buffered_bytes !== undefined){
-let data113 = data106.ws_max_buffered_bytes;
-const _errs247 = errors;
-if(!(((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113))) && (isFinite(data113)))){
-let dataType85 = typeof data113;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data113 === null
-              || (dataType85 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced85 = +data113;
+if(valid37){
+if(data125.ws_max_buffered_bytes !== undefined){
+let data132 = data125.ws_max_buffered_bytes;
+const _errs287 = errors;
+if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
+let dataType99 = typeof data132;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 === "boolean" || data132 === null
+              || (dataType99 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
+coerced99 = +data132;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data113 = coerced85;
-if(data106 !== undefined){
-data106["ws_max_buffered_bytes"] = coerced85;
+if(coerced99 !== undefined){
+data132 = coerced99;
+if(data125 !== undefined){
+data125["ws_max_buffered_bytes"] = coerced99;
 }
 }
 }
-if(errors === _errs247){
-if((typeof data113 == "number") && (isFinite(data113))){
-if(data113 > 1073741824 || isNaN(data113)){
+if(errors === _errs287){
+if((typeof data132 == "number") && (isFinite(data132))){
+if(data132 > 1073741824 || isNaN(data132)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data113 < 16384 || isNaN(data113)){
+if(data132 < 16384 || isNaN(data132)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs247 === errors;
+var valid37 = _errs287 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
-if(valid31){
-if(data106.ws_max_message_bytes !== undefined){
-let data114 = data106.ws_max_message_bytes;
-const _errs249 = errors;
-if(!(((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114))) && (isFinite(data114)))){
-let dataType86 = typeof data114;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data114 === null
-              || (dataType86 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
-coerced86 = +data114;
+if(valid37){
+if(data125.ws_max_message_bytes !== undefined){
+let data133 = data125.ws_max_message_bytes;
+const _errs289 = errors;
+if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
+let dataType100 = typeof data133;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 === "boolean" || data133 === null
+              || (dataType100 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced100 = +data133;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced86 !== undefined){
-data114 = coerced86;
-if(data106 !== undefined){
-data106["ws_max_message_bytes"] = coerced86;
+if(coerced100 !== undefined){
+data133 = coerced100;
+if(data125 !== undefined){
+data125["ws_max_message_bytes"] = coerced100;
 }
 }
 }
-if(errors === _errs249){
-if((typeof data114 == "number") && (isFinite(data114))){
-if(data114 > 104857600 || isNaN(data114)){
+if(errors === _errs289){
+if((typeof data133 == "number") && (isFinite(data133))){
+if(data133 > 104857600 || isNaN(data133)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data114 < 1024 || isNaN(data114)){
+if(data133 < 1024 || isNaN(data133)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs249 === errors;
+var valid37 = _errs289 === errors;
 }
 else {
-var valid31 = true;
+var valid37 = true;
 }
 }
 }
@@ -4319,157 +5023,158 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs232 === errors;
+var valid0 = _errs272 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data115 = data.sponsor_key;
-const _errs251 = errors;
-if(typeof data115 !== "string"){
-let dataType87 = typeof data115;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data115;
+let data134 = data.sponsor_key;
+const _errs291 = errors;
+if(typeof data134 !== "string"){
+let dataType101 = typeof data134;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data134;
 }
-else if(data115 === null){
-coerced87 = "";
+else if(data134 === null){
+coerced101 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data115 = coerced87;
+if(coerced101 !== undefined){
+data134 = coerced101;
 if(data !== undefined){
-data["sponsor_key"] = coerced87;
+data["sponsor_key"] = coerced101;
 }
 }
 }
-if(errors === _errs251){
-if(typeof data115 === "string"){
-if(!pattern32.test(data115)){
+if(errors === _errs291){
+if(typeof data134 === "string"){
+if(!pattern37.test(data134)){
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs251 === errors;
+var valid0 = _errs291 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.bundler_keys !== undefined){
-let data116 = data.bundler_keys;
-const _errs253 = errors;
-if(typeof data116 !== "string"){
-let dataType88 = typeof data116;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data116;
+let data135 = data.bundler_keys;
+const _errs293 = errors;
+if(typeof data135 !== "string"){
+let dataType102 = typeof data135;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data135;
 }
-else if(data116 === null){
-coerced88 = "";
+else if(data135 === null){
+coerced102 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data116 = coerced88;
+if(coerced102 !== undefined){
+data135 = coerced102;
 if(data !== undefined){
-data["bundler_keys"] = coerced88;
+data["bundler_keys"] = coerced102;
 }
 }
 }
-if(errors === _errs253){
-if(typeof data116 === "string"){
-if(!pattern33.test(data116)){
+if(errors === _errs293){
+if(typeof data135 === "string"){
+if(!pattern38.test(data135)){
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs253 === errors;
+var valid0 = _errs293 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data117 = data.encryption_key;
-const _errs255 = errors;
-if(typeof data117 !== "string"){
-let dataType89 = typeof data117;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data117;
+let data136 = data.encryption_key;
+const _errs295 = errors;
+if(typeof data136 !== "string"){
+let dataType103 = typeof data136;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data136;
 }
-else if(data117 === null){
-coerced89 = "";
+else if(data136 === null){
+coerced103 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced89 !== undefined){
-data117 = coerced89;
+if(coerced103 !== undefined){
+data136 = coerced103;
 if(data !== undefined){
-data["encryption_key"] = coerced89;
+data["encryption_key"] = coerced103;
 }
 }
 }
-if(errors === _errs255){
-if(typeof data117 === "string"){
-if(!pattern34.test(data117)){
+if(errors === _errs295){
+if(typeof data136 === "string"){
+if(!pattern39.test(data136)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs255 === errors;
+var valid0 = _errs295 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics_require_admin_token !== undefined){
-let data118 = data.metrics_require_admin_token;
-const _errs257 = errors;
-if(typeof data118 !== "boolean"){
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(data118 === "false" || data118 === 0 || data118 === null){
-coerced90 = false;
+let data137 = data.metrics_require_admin_token;
+const _errs297 = errors;
+if(typeof data137 !== "boolean"){
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(data137 === "false" || data137 === 0 || data137 === null){
+coerced104 = false;
 }
-else if(data118 === "true" || data118 === 1){
-coerced90 = true;
+else if(data137 === "true" || data137 === 1){
+coerced104 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data118 = coerced90;
+if(coerced104 !== undefined){
+data137 = coerced104;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced90;
+data["metrics_require_admin_token"] = coerced104;
 }
 }
 }
-var valid0 = _errs257 === errors;
+var valid0 = _errs297 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -1,3 +1,4 @@
+import { type ReadNeed, readNeedOf } from '../chains/read-need.ts';
 import type { Network } from '../chains/registry.ts';
 import { AppError } from '../core/errors.ts';
 import { estimateFees, type FeeHistory, feeHistoryBlocks, type GasPriceEstimates, rewardPercentiles } from './fee-estimates.ts';
@@ -7,8 +8,8 @@ export interface GasPrices extends GasPriceEstimates {
   updated_at: string;
 }
 
-/** Sends one JSON-RPC call body to a network's upstream and returns the answer text. */
-export type SendToNetwork = (network: Network, body: string) => Promise<string>;
+/** Sends one JSON-RPC call body, which reads what `need` says, to a network's upstream and returns the answer text. */
+export type SendToNetwork = (network: Network, body: string, need: ReadNeed) => Promise<string>;
 
 export interface GasPriceService {
   prices(network: Network): Promise<GasPrices>;
@@ -22,7 +23,7 @@ export function createGasPriceService(deps: { send: SendToNetwork; now?: () => D
   async function call<T>(network: Network, method: string, params: unknown[]): Promise<T> {
     let text: string;
     try {
-      text = await deps.send(network, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+      text = await deps.send(network, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), readNeedOf(method, params));
     } catch (error) {
       throw new AppError('service_unavailable', "the chain's upstream is unavailable; retry with exponential backoff", {
         cause: error,

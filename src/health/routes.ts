@@ -38,7 +38,8 @@ export async function operationsRoutes(
     '/healthz',
     {
       schema: {
-        summary: 'Readiness: database migrated and reachable, every chain upstream answering',
+        summary:
+          'Readiness: the database answers, Redis answers PING (when configured), and each network of readiness.networks (default all) has an upstream verified as its chain and serving; every network is reported',
         tags: ['operations'],
         response: { 200: HealthReport, 503: HealthReport },
       },

@@ -1,106 +1,85 @@
 import type { Hex } from 'viem';
+import { parseHash, parseQuantity } from '../chains/integrity-fields.ts';
+import { readNeedOf } from '../chains/read-need.ts';
+import {
+  type BatchRead,
+  BlockUnavailableError,
+  ChainReadError,
+  type RpcAnswer,
+  requiredAnswerVerdict,
+  type SendRead,
+  sendBatch,
+} from './batch-read.ts';
+import { type BlockAnswers, bundleBatch, type TracingMethod } from './bundle-batch.ts';
 import type { BlockBundle, RawBlock, RawReceipt, RawTrace } from './raw-types.ts';
 
-/** How internal transfers are read: parity `trace_block`, geth `debug_traceBlockByNumber`, or not at all. */
-export type TracingMethod = 'trace_block' | 'debug_traceBlockByNumber' | 'none';
-
 export interface ChainReader {
-  /** The upstream's newest block number. */
+  /** The newest block served from the network (the pool's served tip: it never goes back). */
   head(): Promise<number>;
-  /** Canonical hashes of these block numbers (absent when the block does not exist). */
+  /**
+   * Canonical hashes of these block numbers, each as a node that has the block answers it. A number is
+   * absent when no upstream has that block (yet): unknown, which is never a different hash.
+   */
   blockHashes(numbers: readonly number[]): Promise<Map<number, string>>;
-  /** Blocks `from..to` with receipts (and traces when the upstream has them), in one batched request. */
+  /**
+   * Blocks `from..to` with receipts (and traces when the upstream has them), in one batched request
+   * answered by an upstream that has `to`. Throws `BlockUnavailableError` when none has them yet.
+   */
   bundles(from: number, to: number): Promise<BlockBundle[]>;
   /** Which tracing method is in use, once the first bundle was fetched. */
   tracing(): TracingMethod | 'unknown';
 }
 
-interface RpcAnswer {
-  id: number;
-  result?: unknown;
-  error?: { code: number; message: string };
-}
-
-/** A node answered a request the indexer needs with an error or nothing. */
-export class ChainReadError extends Error {
-  override name = 'ChainReadError';
-}
-
 const hex = (value: number): Hex => `0x${value.toString(16)}`;
+const headNeed = readNeedOf('eth_blockNumber', []);
 
-/** Reads blocks for the indexer through `send` (the network's upstream pool) using JSON-RPC batches. */
-export function createChainReader(options: { send: (body: string) => Promise<string>; tracing?: TracingMethod }): ChainReader {
+/**
+ * Reads blocks for the indexer through `send` (the network's upstream pool) using JSON-RPC batches, each
+ * routed to an upstream that has the blocks it names and judged before it is used: an upstream without
+ * the block, or with an answer that fails the integrity checks, is passed over for another.
+ */
+export function createChainReader(options: { send: SendRead; tracing?: TracingMethod }): ChainReader {
   let tracing: TracingMethod | 'unknown' = options.tracing ?? 'unknown';
   let nextId = 1;
-
-  async function batch(calls: { method: string; params: unknown[] }[]): Promise<RpcAnswer[]> {
+  const ids = (count: number) => {
     const first = nextId;
-    nextId += calls.length;
-    const body = JSON.stringify(calls.map((call, index) => ({ jsonrpc: '2.0', id: first + index, ...call })));
-    const parsed = JSON.parse(await options.send(body)) as RpcAnswer[] | RpcAnswer;
-    if (!Array.isArray(parsed))
-      throw new ChainReadError(`the upstream answered a batch with ${parsed.error?.message ?? 'a single answer'}`);
-    const byId = new Map(parsed.map((answer) => [answer.id, answer]));
-    return calls.map((call, index) => {
-      const answer = byId.get(first + index);
-      if (!answer) throw new ChainReadError(`no answer to ${call.method}`);
-      return answer;
-    });
-  }
-
-  function traceCall(number: number): { method: string; params: unknown[] } | undefined {
-    if (tracing === 'none') return undefined;
-    if (tracing === 'debug_traceBlockByNumber') return { method: tracing, params: [hex(number), { tracer: 'callTracer' }] };
-    return { method: 'trace_block', params: [hex(number)] };
-  }
+    nextId += count;
+    return first;
+  };
 
   async function fetchBundles(from: number, to: number): Promise<BlockBundle[]> {
-    const calls: { method: string; params: unknown[] }[] = [];
-    const perBlock = traceCall(from) ? 3 : 2;
-    for (let number = from; number <= to; number++) {
-      calls.push({ method: 'eth_getBlockByNumber', params: [hex(number), true] });
-      calls.push({ method: 'eth_getBlockReceipts', params: [hex(number)] });
-      const trace = traceCall(number);
-      if (trace) calls.push(trace);
-    }
-    const answers = await batch(calls);
-    const bundles: BlockBundle[] = [];
-    for (let index = 0; index < answers.length; index += perBlock) {
-      const number = from + index / perBlock;
-      const [blockAnswer, receiptsAnswer, traceAnswer] = answers.slice(index, index + perBlock);
-      const block = required<RawBlock>(blockAnswer, `block ${number}`);
-      const receipts = required<RawReceipt[]>(receiptsAnswer, `receipts of block ${number}`);
-      bundles.push({ block, receipts, traces: traceAnswer ? tracesFrom(traceAnswer) : undefined });
-    }
-    return bundles;
+    const batch = bundleBatch(from, to, tracing, nextId);
+    nextId += batch.calls.length;
+    const answered = await sendBatch(options.send, batch);
+    return answered.blocks.map((answers) => ({
+      block: required<RawBlock>(answers.block, `block ${answers.number}`),
+      receipts: required<RawReceipt[]>(answers.receipts, `receipts of block ${answers.number}`),
+      traces: tracesFrom(answers),
+    }));
   }
 
   /** The first fetch finds out which tracing method the upstream has; a block fetch never fails because of tracing. */
-  function tracesFrom(answer: RpcAnswer): RawTrace[] | undefined {
-    if (answer.error) {
+  function tracesFrom({ trace, traces }: BlockAnswers): RawTrace[] | undefined {
+    if (trace === undefined) return undefined;
+    if (trace.error) {
       // Only a missing method changes the method; any other error (a busy node) fails this fetch, to be retried.
-      if (!missingMethod(answer.error)) throw new ChainReadError(`cannot trace the block: ${answer.error.message}`);
+      if (!missingMethod(trace.error)) throw new ChainReadError(`cannot trace the block: ${trace.error.message}`);
       tracing = tracing === 'unknown' || tracing === 'trace_block' ? 'debug_traceBlockByNumber' : 'none';
       return undefined;
     }
     if (tracing === 'unknown') tracing = 'trace_block';
-    if (tracing === 'debug_traceBlockByNumber') return fromCallTracer(answer.result as CallTracerTx[]);
-    return answer.result as RawTrace[];
+    return traces ?? [];
   }
 
   return {
     async head() {
-      const [answer] = await batch([{ method: 'eth_blockNumber', params: [] }]);
-      return Number(BigInt(required<Hex>(answer, 'the head block number')));
+      const id = ids(1);
+      const text = await options.send(`{"jsonrpc":"2.0","id":${id},"method":"eth_blockNumber","params":[]}`, headNeed);
+      return Number(BigInt(required<Hex>(JSON.parse(text) as RpcAnswer, 'the head block number')));
     },
     async blockHashes(numbers) {
-      const answers = await batch(numbers.map((number) => ({ method: 'eth_getBlockByNumber', params: [hex(number), false] })));
-      const hashes = new Map<number, string>();
-      answers.forEach((answer, index) => {
-        const block = answer.result as { hash?: string } | null | undefined;
-        if (block?.hash) hashes.set(numbers[index]!, block.hash.toLowerCase());
-      });
-      return hashes;
+      if (numbers.length === 0) return new Map();
+      return (await sendBatch(options.send, hashBatch(numbers, ids(numbers.length)))).hashes;
     },
     async bundles(from, to) {
       const bundles = await fetchBundles(from, to);
@@ -112,6 +91,42 @@ export function createChainReader(options: { send: (body: string) => Promise<str
   };
 }
 
+/** Block hashes by number; a node without one of the blocks is `missing`, one that answers another block `corrupt`. */
+function hashBatch(
+  numbers: readonly number[],
+  firstId: number,
+): BatchRead<{ hashes: Map<number, string>; verdict: BatchVerdict }> {
+  return {
+    calls: numbers.map((number) => ({ method: 'eth_getBlockByNumber', params: [hex(number), false] })),
+    firstId,
+    highest: Math.max(...numbers),
+    oldestState: -1,
+    interpret(answers) {
+      const hashes = new Map<number, string>();
+      let verdict: BatchVerdict;
+      answers.forEach((answer, index) => {
+        const number = numbers[index]!;
+        verdict ??= requiredAnswerVerdict(answer, `block ${number}`);
+        const block = answer?.result as { hash?: unknown; number?: unknown } | null | undefined;
+        if (block === null || block === undefined) return;
+        const hash = parseHash(block.hash);
+        if (hash === undefined || parseQuantity(block.number) !== number) {
+          verdict ??= {
+            kind: 'corrupt',
+            detail: `asked for block ${number}, answered ${String(block.number)} (${String(block.hash)})`,
+          };
+          return;
+        }
+        hashes.set(number, hash);
+      });
+      return { hashes, verdict };
+    },
+    judge: (value) => value.verdict,
+  };
+}
+
+type BatchVerdict = ReturnType<BatchRead<unknown>['judge']>;
+
 function missingMethod(error: { code: number; message: string }): boolean {
   return (
     error.code === -32601 ||
@@ -122,46 +137,6 @@ function missingMethod(error: { code: number; message: string }): boolean {
 function required<T>(answer: RpcAnswer | undefined, what: string): T {
   if (!answer || answer.error) throw new ChainReadError(`cannot read ${what}: ${answer?.error?.message ?? 'no answer'}`);
   if (answer.result === null || answer.result === undefined)
-    throw new ChainReadError(`cannot read ${what}: the node does not have it`);
+    throw new BlockUnavailableError(`cannot read ${what}: no upstream has it yet`);
   return answer.result as T;
-}
-
-interface CallFrame {
-  type: string;
-  from?: Hex;
-  to?: Hex;
-  value?: Hex;
-  error?: string;
-  calls?: CallFrame[];
-}
-interface CallTracerTx {
-  txHash?: Hex;
-  result?: CallFrame;
-}
-
-/** geth's callTracer tree, flattened into the parity shape `decodeBlock` reads. */
-function fromCallTracer(transactions: CallTracerTx[]): RawTrace[] {
-  const traces: RawTrace[] = [];
-  const walk = (frame: CallFrame, path: number[], txHash: Hex | null) => {
-    const type = frame.type.toLowerCase();
-    const isCreate = type === 'create' || type === 'create2';
-    traces.push({
-      type: isCreate ? 'create' : 'call',
-      action: {
-        callType: isCreate ? undefined : type,
-        from: frame.from,
-        to: isCreate ? undefined : frame.to,
-        value: frame.value,
-      },
-      result: isCreate ? { address: frame.to } : null,
-      traceAddress: path,
-      transactionHash: txHash,
-      error: frame.error,
-    });
-    frame.calls?.forEach((child, index) => {
-      walk(child, [...path, index], txHash);
-    });
-  };
-  for (const tx of transactions ?? []) if (tx.result) walk(tx.result, [], tx.txHash ?? null);
-  return traces;
 }

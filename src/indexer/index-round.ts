@@ -39,7 +39,8 @@ export interface RoundDeps {
 /**
  * One round of the indexer: reads the head, fetches the next window, keeps the blocks that link to
  * the tip and writes them; a window that does not link undoes the reorg instead. Answers whether
- * more blocks are waiting (then the next round starts at once).
+ * more blocks are waiting (then the next round starts at once). A block no upstream has yet (a node a
+ * block or two behind) is never a reorg: the round ends and the next one asks again.
  */
 export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<boolean> {
   const { network, reader, metrics, fetcher } = deps;
@@ -49,12 +50,7 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   const tip = cursor.tip;
   const next = tip ? tip.number + 1 : deps.startBlock;
   if (next > head) {
-    // Caught up. Our newest block may still have been replaced (at the same height, or the node's chain
-    // got shorter): only its hash tells.
-    if (tip) {
-      const canonical = await reader.blockHashes([tip.number]);
-      if (canonical.get(tip.number) !== tip.hash) await rollBack(deps, cursor, tip);
-    }
+    if (tip) await checkNewest(deps, cursor, tip, head);
     return false;
   }
   const to = Math.min(head, next + deps.windowBlocks - 1);
@@ -62,8 +58,9 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   const linked = linkedPrefix(facts, tip?.hash);
   if (linked.length === 0) {
     fetcher.forget();
-    if (tip) await rollBack(deps, cursor, tip);
-    return true;
+    // The node that has the next block holds another parent for it: a reorg, unless the walk back finds
+    // nothing to undo (nodes disagree for now), then the next round looks again after a pause.
+    return tip ? rollBack(deps, cursor, tip) : true;
   }
   // Backfilling: fetch the next window while this one is written. Blocks fetched before a reorg are
   // caught by the parent-hash check like any other.
@@ -71,7 +68,6 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   await writeLinked(deps, cursor, linked);
   return cursor.tip!.number < head;
 }
-
 /** Writes linked blocks in chunks, each committed (and its events published) before the next. */
 async function writeLinked(deps: RoundDeps, cursor: IndexCursor, blocks: BlockFacts[]): Promise<void> {
   const { network, metrics } = deps;
@@ -87,16 +83,44 @@ async function writeLinked(deps: RoundDeps, cursor: IndexCursor, blocks: BlockFa
   }
 }
 
-/** Undoes the blocks above the newest one the store and the upstream agree on, and publishes the removals. */
-async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock): Promise<void> {
+/**
+ * Caught up: our newest block may still have been replaced at the same height. Only a different hash,
+ * from a node that has the block, tells; no hash (no node has it now) tells nothing. When the served
+ * head fell below our tip (the chain started over and the pool's tip with it), the block at the head
+ * is compared instead: a different one there means every block we hold above it is gone too.
+ */
+async function checkNewest(deps: RoundDeps, cursor: IndexCursor, tip: StoredBlock, head: number): Promise<void> {
+  const height = Math.min(tip.number, head);
+  if (height < deps.startBlock) return;
+  const canonical = (await deps.reader.blockHashes([height])).get(height);
+  const stored = height === tip.number ? tip.hash : (await deps.store.hashes(deps.network, [height])).get(height);
+  if (canonical !== undefined && stored !== undefined && canonical !== stored) await rollBack(deps, cursor, tip, height);
+}
+
+/**
+ * Undoes the blocks above the newest one the store and the upstreams agree on, walking back from
+ * `walkFrom` (default the tip), and publishes the removals. Every block undone was compared (an
+ * upstream that has it answered another hash) or sits above one that was. Answers whether blocks
+ * were undone.
+ */
+async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock, walkFrom = from.number): Promise<boolean> {
   const { network, store, metrics } = deps;
-  const ancestor = await findCommonAncestor({
-    from: from.number,
+  const search = await findCommonAncestor({
+    from: walkFrom,
     floor: deps.startBlock,
     canonical: (numbers) => deps.reader.blockHashes(numbers),
     stored: (numbers) => store.hashes(network, numbers),
   });
+  if ('unknown' in search) {
+    deps.logger.debug(
+      { block: search.unknown, tip: from.number },
+      'no upstream has this block now: no reorg declared, asking again',
+    );
+    return false;
+  }
+  const { ancestor } = search;
   const depth = from.number - ancestor;
+  if (depth === 0) return false;
   // Blocks fetched ahead may be from the dropped branch, and they link to the ancestor too.
   deps.fetcher.forget();
   const removed = await store.rollbackTo(network, ancestor);
@@ -109,4 +133,5 @@ async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock)
     'reorg: blocks above the common ancestor undone',
   );
   deps.publish(removed);
+  return true;
 }

@@ -9,6 +9,7 @@ export interface IndexerMetrics {
   readonly reorgs: Counter<'network'>;
   readonly blocksRolledBack: Counter<'network'>;
   readonly errors: Counter<'network'>;
+  readonly unavailable: Counter<'network'>;
 }
 
 /** Created once per process and shared by every network's indexer (the label tells them apart). */
@@ -53,6 +54,12 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
     errors: new Counter({
       name: 'blockyard_indexer_errors_total',
       help: 'Failed index rounds (retried with backoff)',
+      labelNames: ['network'],
+      registers: [registry],
+    }),
+    unavailable: new Counter({
+      name: 'blockyard_indexer_blocks_unavailable_total',
+      help: 'Index rounds that met a block no upstream had yet (asked again after a poll interval, never a reorg)',
       labelNames: ['network'],
       registers: [registry],
     }),

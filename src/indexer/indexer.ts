@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { networkKey } from '../chains/network-key.ts';
 import type { Network } from '../chains/registry.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import { BlockUnavailableError } from './batch-read.ts';
 import { type BlockTarget, createBlockWaiters } from './block-waiters.ts';
 import { type ChainReader, createChainReader } from './chain-reader.ts';
 import { type HeadWakeup, watchHeads } from './head-wakeup.ts';
@@ -62,7 +63,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const { network, store, metrics } = options;
   const key = networkKey(network);
   const logger = options.logger.child({ component: 'indexer', network: key });
-  const reader = options.reader ?? createChainReader({ send: (body) => network.upstream.send(body) });
+  const reader = options.reader ?? createChainReader({ send: (body, need) => network.pool.send(body, need) });
   const batchBlocks = options.batchBlocks ?? defaultBatchBlocks;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
   const startBlock = network.config.indexer.startBlock;
@@ -102,6 +103,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
   async function run() {
     let backoffMs = 0;
     let started = false;
+    const waiting = createUnavailableWatch(logger);
     while (!stopped) {
       // Every database step is inside the retry: one outside it (reading the tip, reporting progress)
       // ended the indexer for good when the database did not answer, until its lease changed hands.
@@ -113,11 +115,19 @@ export function createIndexer(options: IndexerOptions): Indexer {
         }
         const more = await indexRound(round, cursor);
         backoffMs = 0;
+        waiting.ended();
         if (waiters.size > 0) void waiters.settle();
         await progress.maybeReport(cursor.tip);
         if (!more) await pause.sleep(pollMs);
       } catch (error) {
         if (stopped) break;
+        if (error instanceof BlockUnavailableError) {
+          // The upstreams are a block or two behind the tip served: the block comes within a poll or two.
+          metrics.unavailable.inc({ network: key });
+          waiting.met(error);
+          await pause.sleep(pollMs);
+          continue;
+        }
         metrics.errors.inc({ network: key });
         backoffMs = Math.min(maxBackoffMs, Math.max(500, backoffMs * 2));
         logger.warn({ err: error, retryInMs: backoffMs }, 'index round failed; retrying');
@@ -132,7 +142,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
       if (running) return;
       stopped = false;
       if (network.config.upstreams.some((upstream) => upstream.wsUrl)) {
-        heads = watchHeads({ urls: () => network.pool.socketUrls(), onHead: pause.wake, logger });
+        heads = watchHeads({
+          urls: () => network.pool.socketUrls(),
+          onHead: pause.wake,
+          logger,
+          identity: network.pool.socketIdentity(),
+        });
       }
       running = run().catch((error) => logger.error({ err: error }, 'indexer stopped on an error'));
     },
@@ -154,5 +169,29 @@ export function createIndexer(options: IndexerOptions): Indexer {
     },
     tip: () => cursor.tip,
     isRunning: () => running !== undefined,
+  };
+}
+
+/** Past this long without the blocks asked for, it is worth a warn line (a lag of a block or two is not). */
+const unavailableWarnMs = 30_000;
+
+/** Rounds that met a block no upstream has yet: debug lines, and one warn line when it lasts. */
+function createUnavailableWatch(logger: Logger) {
+  let since: number | undefined;
+  let warned = false;
+  return {
+    met(error: BlockUnavailableError) {
+      since ??= Date.now();
+      const waitedMs = Date.now() - since;
+      if (!warned && waitedMs > unavailableWarnMs) {
+        warned = true;
+        logger.warn({ waitedMs, reason: error.message }, 'no upstream has the next blocks yet; still asking');
+      } else logger.debug({ waitedMs, reason: error.message }, 'no upstream has the next blocks yet; asking again');
+    },
+    ended() {
+      if (warned) logger.info({ waitedMs: Date.now() - (since ?? Date.now()) }, 'the upstreams have the blocks again');
+      since = undefined;
+      warned = false;
+    },
   };
 }

@@ -61,7 +61,8 @@ export async function answerRpc(
     }
     await chargeRequest(deps, reply, principal, plan.computeUnits, parsed.batch ? 'batch' : 'method');
     charged = true;
-    const answer = await forwardRpcRequest(deps, network, plan);
+    // A single call every upstream is too busy for is this request's 429 (with Retry-After).
+    const answer = await forwardRpcRequest(deps, network, plan, { rateLimitAsStatus: true });
     if (deps.usage !== undefined) recordRpcUsage(deps.usage, principal, network, parsed, plan, '2xx', true);
     return answer;
   } catch (error) {

@@ -2,8 +2,8 @@ import { type ChainCaller, resultOf } from '../alchemy/chain-caller.ts';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import { enhancedMethodUnavailable, isEnhancedMethod } from '../alchemy/method-names.ts';
 import type { Principal } from '../auth/principal.ts';
+import { blockNumberAtLeast } from '../chains/cluster-tip.ts';
 import type { Network } from '../chains/registry.ts';
-import { UpstreamError } from '../chains/upstream-client.ts';
 import { forbidden } from '../core/errors.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
@@ -20,8 +20,10 @@ import {
   paramsJsonOf,
   rpcErrorText,
 } from './jsonrpc.ts';
-import { isWriteMethod, methodAccess } from './method-policy.ts';
+import { methodAccess } from './method-policy.ts';
 import { clip } from './params-shape.ts';
+import { sendUpstream } from './upstream-call.ts';
+import { rateLimitedAnswer } from './upstream-refusal.ts';
 
 /** A request after policy: what to forward, what to answer at once, and what it costs. */
 export interface RpcPlan {
@@ -82,10 +84,22 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
 /**
  * Forwards the plan upstream and returns the JSON text to answer with ('' when there is none:
  * notifications). Each call is forwarded as `formatCall` rebuilds it, never as the client's text; a
- * batch's calls run concurrently and the answers keep the request's order.
+ * batch's calls run concurrently and the answers keep the request's order. A call no upstream has the
+ * budget for gets its -32005 error, but with `rateLimitAsStatus` (the HTTP endpoint) a single call's
+ * `UpstreamsRateLimited` is thrown, to become a 429 with Retry-After.
  */
-export async function forwardRpcRequest(deps: ForwardDeps, network: Network, plan: RpcPlan): Promise<string> {
-  if (!plan.batch) return answerRpcCall(deps, network, plan.calls[0]!);
+export async function forwardRpcRequest(
+  deps: ForwardDeps,
+  network: Network,
+  plan: RpcPlan,
+  options: { rateLimitAsStatus?: boolean } = {},
+): Promise<string> {
+  if (!plan.batch) {
+    const checked = plan.calls[0]!;
+    if (options.rateLimitAsStatus && checked.ok && !isEnhancedMethod(checked.call.method))
+      return forwardOne(deps, network, checked);
+    return answerRpcCall(deps, network, checked);
+  }
   const answers = await Promise.all(plan.calls.map((checked) => answerRpcCall(deps, network, checked)));
   // Notifications have no place in a batch's answer; a batch of only notifications has no answer at all.
   const answered = answers.filter((answer) => answer !== '');
@@ -100,7 +114,12 @@ export async function forwardRpcRequest(deps: ForwardDeps, network: Network, pla
 export function answerRpcCall(deps: ForwardDeps, network: Network, checked: CheckedCall): Promise<string> | string {
   if (!checked.ok) return rpcErrorText(checked.id, checked.error);
   if (isEnhancedMethod(checked.call.method)) return answerEnhanced(deps, network, checked.call);
-  return forwardOne(deps, network, checked);
+  return forwardAnswering(deps, network, checked);
+}
+
+/** `forwardOne`, a call refused for want of upstream budget answered with its -32005 error. */
+function forwardAnswering(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
+  return forwardOne(deps, network, checked).catch(rateLimitedAnswer(checked.call.id));
 }
 
 export interface ForwardDeps {
@@ -121,7 +140,7 @@ async function answerEnhanced(deps: ForwardDeps, network: Network, call: JsonRpc
     return rpcErrorText(call.id, { code: jsonRpcErrorCodes.method_not_found, message });
   }
   const chainCall: ChainCaller = async (method, params) =>
-    resultOf(await forwardOne(deps, network, { ok: true, call: { jsonrpc: '2.0', id: 1, method, params: [...params] } }));
+    resultOf(await forwardAnswering(deps, network, { ok: true, call: { jsonrpc: '2.0', id: 1, method, params: [...params] } }));
   return deps.enhanced.answer(network, { ...call, method: call.method }, chainCall);
 }
 
@@ -142,7 +161,8 @@ function metersFor(metrics: Metrics, network: Network): NetworkMeters {
   return meters;
 }
 
-function countCall(deps: ForwardDeps, network: Network, method: string): void {
+/** Counts a call of `method`; returns the network's meters. */
+function countCall(deps: ForwardDeps, network: Network, method: string): NetworkMeters {
   const meters = metersFor(deps.metrics, network);
   const label = methodLabel(method);
   let counter = meters.calls.get(label);
@@ -151,42 +171,36 @@ function countCall(deps: ForwardDeps, network: Network, method: string): void {
     meters.calls.set(label, counter);
   }
   counter.inc();
+  return meters;
 }
 
 function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
-  countCall(deps, network, checked.call.method);
-  const paramsJson = paramsJsonOf(checked.call);
-  const body = formatCall(checked.call, paramsJson);
-  // Notifications (no id) get no answer: never cached or shared.
-  if (!deps.rpcCache || !isCacheableCall(checked.call)) return sendUpstream(deps, network, checked, body);
-  return deps.rpcCache.forward(network, checked.call, body, sendUpstream.bind(null, deps, network, checked), paramsJson);
+  const { call } = checked;
+  const timer = countCall(deps, network, call.method).upstream;
+  const paramsJson = paramsJsonOf(call);
+  const body = formatCall(call, paramsJson);
+  const answer =
+    // Notifications (no id) get no answer: never cached or shared.
+    !deps.rpcCache || !isCacheableCall(call)
+      ? sendUpstream(deps.metrics, timer, network, call, body)
+      : deps.rpcCache.forward(
+          network,
+          call,
+          body,
+          (text, sent) => sendUpstream(deps.metrics, timer, network, call, text, sent),
+          paramsJson,
+        );
+  return call.method === 'eth_blockNumber' && network.clusterTip.shared
+    ? answer.then((text) => atClusterTip(network, text))
+    : answer;
 }
 
-/** One upstream call; an unreachable upstream becomes this call's JSON-RPC error. */
-async function sendUpstream(
-  deps: ForwardDeps,
-  network: Network,
-  checked: CheckedCall & { ok: true },
-  body: string,
-): Promise<string> {
-  const started = performance.now();
-  try {
-    // Writes reach every healthy upstream (more nodes gossip the transaction); reads go to the best one.
-    const answer = isWriteMethod(network.config.kind, checked.call.method)
-      ? network.pool.broadcast(body)
-      : network.pool.send(body);
-    return (await answer).trim();
-  } catch (error) {
-    if (!(error instanceof UpstreamError)) throw error;
-    const { chain, network: networkName } = network.config;
-    deps.metrics.upstreamErrors.inc({ chain, network: networkName, reason: error.reason });
-    return rpcErrorText(checked.call.id, {
-      code: jsonRpcErrorCodes.internal_error,
-      message: `upstream unavailable (${error.reason}); retry with exponential backoff`,
-    });
-  } finally {
-    metersFor(deps.metrics, network).upstream.observe((performance.now() - started) / 1000);
-  }
+/**
+ * An eth_blockNumber answer (a cache hit too) as the API processes agree: this process's tip is
+ * published first when it is the highest, and a higher one another process served is answered instead.
+ */
+async function atClusterTip(network: Network, text: string): Promise<string> {
+  return blockNumberAtLeast(text, await network.clusterTip.agreed());
 }
 
 /** Known methods by name, the rest as one label: clients choose method names, metrics must stay bounded. */

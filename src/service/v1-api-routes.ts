@@ -52,7 +52,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
   const { chains, limiter, rpcCache } = upstreams;
   const { tokens, nfts } = chainData;
   const usage = parts.usage.recorder;
-  const gas = createGasPriceService({ send: (network, body) => network.upstream.send(body) });
+  const gas = createGasPriceService({ send: (network, body, need) => network.pool.send(body, need) });
   return async (scope: FastifyInstance) => {
     // `POST /v1/rpc` is answered by the fast route, before Fastify: a hook added to this scope
     // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { readNeedOf } from '../chains/read-need.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
 import { compileFilter, matchPendingTransaction, type NetworkFacts, type PendingTransaction } from './match-event.ts';
@@ -151,14 +152,16 @@ function createFeedRpc(): FeedRpc {
   let id = 1;
   return {
     async call(network, method, params) {
-      const text = await network.upstream.send(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }));
+      const request = JSON.stringify({ jsonrpc: '2.0', id: id++, method, params });
+      const text = await network.pool.send(request, readNeedOf(method, params));
       const body = JSON.parse(text) as { result?: unknown; error?: { message: string } };
       if (body.error) throw new Error(`${method}: ${body.error.message}`);
       return body.result;
     },
     async transactions(network, hashes) {
       const batch = hashes.map((hash) => ({ jsonrpc: '2.0', id: id++, method: 'eth_getTransactionByHash', params: [hash] }));
-      const answers = JSON.parse(await network.upstream.send(JSON.stringify(batch))) as {
+      const need = { ...readNeedOf('eth_getTransactionByHash', [hashes[0]]), methods: batch.map((call) => call.method) };
+      const answers = JSON.parse(await network.pool.send(JSON.stringify(batch), need)) as {
         result?: RawPendingTransaction | null;
       }[];
       return answers.flatMap(({ result: tx }) => (tx ? [parsePendingTransaction(tx)] : []));

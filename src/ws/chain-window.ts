@@ -1,7 +1,11 @@
 /**
  * The recent canonical chain as the head stream reported it, and how a new head changes it: which
  * blocks it drops (a reorg) and which it adds (itself, plus any parents missed during a gap or on
- * the new branch). Pure apart from the injected `fetchByHash`.
+ * the new branch). Pure apart from the injected `fetchByHash` and clock.
+ *
+ * Heads never go back: a head below the tip comes from a node that is behind (a lagging upstream the
+ * feed moved to, a load balancer's other node), whatever its hash, and changes nothing. A reorg is
+ * declared only by a head at or above the tip whose ancestry leaves the window's chain.
  */
 
 /** The header fields the window relies on; the rest passes through to clients untouched. */
@@ -31,14 +35,27 @@ export interface ChainWindow {
   advance(head: Header, fetchByHash: (hash: string) => Promise<Header | undefined>): Promise<HeadChange>;
 }
 
+export interface ChainWindowOptions {
+  /**
+   * Heads of other hashes only below the tip for this long mean the chain started over (a devnet
+   * reset): the window restarts from the next one. Default 30 s, as the served tip's reset.
+   */
+  restartBelowAfterMs?: number;
+  now?: () => number;
+}
+
 const none: HeadChange = { dropped: [], added: [] };
+const defaultRestartBelowAfterMs = 30_000;
 
 /** A window of the last `depth` blocks: reorgs deeper than that are reported from the new head on only. */
-export function createChainWindow(depth: number): ChainWindow {
+export function createChainWindow(depth: number, options: ChainWindowOptions = {}): ChainWindow {
+  const { restartBelowAfterMs = defaultRestartBelowAfterMs, now = Date.now } = options;
   const byNumber = new Map<number, WindowBlock>();
   let tipNumber: number | undefined;
+  let belowSince: number | undefined;
 
   const restart = (head: Header): HeadChange => {
+    belowSince = undefined;
     byNumber.clear();
     const block: WindowBlock = { header: head };
     byNumber.set(Number(head.number), block);
@@ -53,8 +70,16 @@ export function createChainWindow(depth: number): ChainWindow {
 
     async advance(head, fetchByHash) {
       const headNumber = Number(head.number);
-      if (tipNumber === undefined || headNumber - tipNumber > depth || headNumber < tipNumber - depth) return restart(head);
-      if (byNumber.get(headNumber)?.header.hash === head.hash) return none;
+      if (tipNumber === undefined || headNumber - tipNumber > depth) return restart(head);
+      const known = byNumber.get(headNumber)?.header.hash === head.hash;
+      if (headNumber < tipNumber) {
+        // Already delivered, or a node behind: neither is news. Only a long run of unknown lower heads is.
+        if (known) return none;
+        belowSince ??= now();
+        return now() - belowSince >= restartBelowAfterMs ? restart(head) : none;
+      }
+      belowSince = undefined;
+      if (known) return none;
       // Walk back from the head until a parent is the window's block at that height.
       const branch: Header[] = [head];
       for (;;) {

@@ -17,6 +17,7 @@ import { wsCloseCodes } from './close-codes.ts';
 import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
 import { createWsMetrics, type WsMetrics } from './metrics.ts';
+import { readThroughPool } from './pool-read.ts';
 import { type Session, type SessionLimits, startSession } from './session.ts';
 
 export interface WsEndpointOptions extends Partial<SessionLimits> {
@@ -132,6 +133,8 @@ function feedOf(state: EndpointState, network: Network): HeadFeed | undefined {
     const { pool } = network;
     feed = createHeadFeed({
       urls: () => pool.socketUrls(),
+      identity: pool.socketIdentity(),
+      fallbackRead: readThroughPool(pool),
       chain,
       network: name,
       logger: state.deps.ctx.logger,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SocketIdentity } from '../chains/socket-identity.ts';
 import { createUpstreamSocket, type UpstreamSocket, type UpstreamSocketOptions } from '../chains/upstream-socket.ts';
 import { type ChainWindow, createChainWindow, type Header } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
@@ -22,6 +23,13 @@ export interface HeadFeed {
 export interface HeadFeedOptions {
   /** Upstream WebSocket URLs, best first (a pool's ranking, asked again at every reconnect). */
   urls: () => readonly string[];
+  /** What each upstream connection must report of itself (the pool's `socketIdentity()`). */
+  identity?: SocketIdentity;
+  /**
+   * Reads a block or its logs elsewhere (the pool: a node that has it) when the connection cannot: after
+   * a switch, the node now connected may lack a block the previous one announced. Rejects on an error answer.
+   */
+  fallbackRead?: (method: string, params: unknown[]) => Promise<unknown>;
   chain: string;
   network: string;
   logger: Logger;
@@ -62,6 +70,8 @@ interface FeedState {
   lastSyncing: string | undefined;
   /** A parent the window misses, by hash (the window's `fetchByHash`). */
   fetchHeader(hash: string): Promise<Header | undefined>;
+  /** A read of a block or logs: the connection first, then `fallbackRead` when it has no answer. */
+  read(method: string, params: unknown[], usable: (result: unknown) => boolean): Promise<unknown>;
 }
 
 /**
@@ -86,6 +96,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     socket: createUpstreamSocket({
       ...options.socket,
       urls: options.urls,
+      identity: options.identity,
       logger,
       onOpen: (reconnected) => resubscribe(feed, reconnected),
       onNotification: (subscription, result) => onNotification(feed, subscription, result),
@@ -96,9 +107,10 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     pendingQueue: Promise.resolve(),
     lastSyncing: undefined,
     fetchHeader: async (hash) => {
-      const block = await feed.socket.request('eth_getBlockByHash', [hash, false]);
+      const block = await feed.read('eth_getBlockByHash', [hash, false], isHeader);
       return isHeader(block) ? toHeader(block) : undefined;
     },
+    read: (method, params, usable) => readWithFallback(feed.socket, options.fallbackRead, { method, params, usable }),
   };
   const lagTimer = options.lag ? watchLag(feed, options.lag) : undefined;
 
@@ -111,6 +123,27 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newPendingTransactions' }, 0);
     },
   };
+}
+
+/** The connection's answer when usable, else the fallback's (when there is one), else the connection's failure. */
+async function readWithFallback(
+  socket: UpstreamSocket,
+  fallback: HeadFeedOptions['fallbackRead'],
+  read: { method: string; params: unknown[]; usable: (result: unknown) => boolean },
+): Promise<unknown> {
+  let failure: unknown;
+  try {
+    const result = await socket.request(read.method, read.params);
+    if (read.usable(result) || !fallback) return result;
+  } catch (error) {
+    if (!fallback) throw error;
+    failure = error;
+  }
+  try {
+    return await fallback(read.method, read.params);
+  } catch (error) {
+    throw failure ?? error;
+  }
 }
 
 /** On every (re)connect: the subscriptions again, and the heads missed while away. */
@@ -203,17 +236,20 @@ async function processHead(feed: FeedState, head: Header): Promise<void> {
   for (const block of change.added) {
     deliverAll(feed, feed.heads, createFeedItem(JSON.stringify(block.header)));
     if (logs.size > 0) {
-      block.logs = await fetchLogs(feed, block.header.hash);
+      block.logs = await fetchLogs(feed, block.header);
       deliverLogs(feed, block.logs as Log[], false);
     }
   }
   if (feed.syncing.size > 0) await checkSyncing(feed);
 }
 
-async function fetchLogs(feed: FeedState, blockHash: string): Promise<Log[]> {
+async function fetchLogs(feed: FeedState, header: Header): Promise<Log[]> {
+  const blockHash = header.hash;
+  // No logs from a block whose bloom says it has some: a node that lacks the block (some answer [] for an unknown hash).
+  const usable = (result: unknown) => Array.isArray(result) && (result.length > 0 || !bloomHasLogs(header.logsBloom));
   for (let attempt = 0; ; attempt++) {
     try {
-      return (await feed.socket.request('eth_getLogs', [{ blockHash }])) as Log[];
+      return (await feed.read('eth_getLogs', [{ blockHash }], usable)) as Log[];
     } catch (error) {
       const delay = logFetchDelaysMs[attempt];
       if (delay === undefined) {
@@ -255,6 +291,10 @@ function deliverAll(feed: FeedState, delivers: Iterable<Deliver>, item: FeedItem
 function setMember<T>(set: Set<T>, member: T): () => void {
   set.add(member);
   return () => set.delete(member);
+}
+
+function bloomHasLogs(bloom: unknown): boolean {
+  return typeof bloom !== 'string' || /[1-9a-f]/i.test(bloom.slice(2));
 }
 
 function isHeader(value: unknown): value is Header {

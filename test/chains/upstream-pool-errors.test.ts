@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readNeedOf } from '../../src/chains/read-need.ts';
 import { UpstreamError } from '../../src/chains/upstream-client.ts';
-import { forwardTo, type RpcServerAnswer, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
+import { answeringChainId, forwardTo, type RpcServerAnswer, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
 
 const fixture = createPoolFixture();
@@ -45,20 +47,35 @@ describe('upstream pool: what is retried and what is not', () => {
   ];
   it.each(failing)('fails over from a node answering %s', async (_, answer) => {
     const [anvil] = await fixture.anvils(1);
-    const bad = fixture.server(await startRpcServer(async (body) => answer(body)));
-    // Listed first, and with no latency samples it is tried first.
-    const pool = fixture.pool([bad.url, anvil!.url], noHedge);
-    for (let i = 0; i < 5; i++) expect(resultOf(await pool.send(call('eth_chainId', [], i)))).toBe('0x7a69');
-    expect(bad.count('eth_chainId')).toBeGreaterThanOrEqual(1);
+    // Only the call under test fails: the identity check and head polls pass, so the node is in the pool.
+    const bad = fixture.server(
+      await startRpcServer(
+        answeringChainId(31337, async (body, method) => (method === 'net_version' ? answer(body) : forwardTo(anvil!.url)(body))),
+      ),
+    );
+    // The good node answers 30 ms slower than the bad one, so the bad one is tried first.
+    const slow = fixture.server(
+      await startRpcServer(async (body) => {
+        await sleep(30);
+        return forwardTo(anvil!.url)(body);
+      }),
+    );
+    const pool = fixture.pool([bad.url, slow.url], noHedge);
+    await pool.identified();
+    const need = readNeedOf('net_version', []);
+    for (let i = 0; i < 5; i++) expect(resultOf(await pool.send(call('net_version', [], i), need))).toBe('31337');
+    expect(bad.count('net_version')).toBeGreaterThanOrEqual(1);
   });
 
   it('returns the node answer when every node says it is behind', async () => {
     const lagging = await Promise.all(
       [1, 2].map(async () =>
         fixture.server(
-          await startRpcServer(async (body) => ({
-            body: rpcAnswer(body, { error: { code: -32000, message: 'header not found' } }),
-          })),
+          await startRpcServer(
+            answeringChainId(31337, async (body) => ({
+              body: rpcAnswer(body, { error: { code: -32000, message: 'header not found' } }),
+            })),
+          ),
         ),
       ),
     );
@@ -73,16 +90,27 @@ describe('upstream pool: what is retried and what is not', () => {
 
   it('rejects with the transport failure when every upstream fails, after at most maxAttempts tries', async () => {
     const servers = await Promise.all(
-      [1, 2, 3, 4].map(async () => fixture.server(await startRpcServer(async () => ({ status: 503, body: 'down' })))),
+      [1, 2, 3, 4].map(async () =>
+        fixture.server(await startRpcServer(answeringChainId(31337, async () => ({ status: 503, body: 'down' })))),
+      ),
     );
     const pool = fixture.pool(
       servers.map((server) => server.url),
       { maxAttempts: 3, headPollMs: 60_000 },
     );
-    const failure = await pool.send(call('eth_chainId')).catch((error: unknown) => error);
+    await pool.identified();
+    const failure = await pool.send(call('eth_getBalance', [reverter, '0x1'])).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).reason).toBe('http_status');
-    expect(servers.reduce((sum, server) => sum + server.count('eth_chainId'), 0)).toBe(3);
+    expect(servers.reduce((sum, server) => sum + server.count('eth_getBalance'), 0)).toBe(3);
+  });
+
+  it('rejects a verified lone upstream\'s failure as that failure, not as a method no upstream serves', async () => {
+    const server = fixture.server(await startRpcServer(answeringChainId(31337, async () => ({ status: 503, body: 'down' }))));
+    const pool = fixture.pool([server.url], { headPollMs: 60_000 });
+    await pool.identified();
+    const failure = await pool.send(call('eth_getBalance', [reverter, '0x1'])).catch((error: unknown) => error);
+    expect((failure as UpstreamError).reason).toBe('http_status');
   });
 
   it('fails fast with the last failure reason once every breaker is open', async () => {

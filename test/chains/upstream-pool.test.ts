@@ -98,7 +98,7 @@ describe('upstream pool over real anvils', () => {
     expect(counting.count('eth_getBlockByNumber')).toBe(0);
   });
 
-  it('sends eth_sendRawTransaction to every upstream; a node error such as "nonce too low" comes back unchanged', async () => {
+  it('sends eth_sendRawTransaction to every upstream; the same one again answers its hash, another with its nonce gets "nonce too low" unchanged', async () => {
     const anvils = await fixture.anvils(3);
     const pool = fixture.pool(anvils.map((anvil) => anvil.url));
     const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(anvils[0]!.url) });
@@ -117,9 +117,12 @@ describe('upstream pool over real anvils', () => {
       });
     }
 
-    const again = await pool.broadcast(body);
-    expect(JSON.parse(again).error.message).toMatch(/nonce too low|already/i);
-    expect(again).toBe(await direct(anvils[0]!.url, body));
+    // A retried send is safe (idempotent-send.ts): every node knows this very transaction.
+    expect(resultOf(await pool.broadcast(body))).toBe(hash);
+    const other = call('eth_sendRawTransaction', [await wallet.signTransaction({ ...request, value: parseEther('2') })]);
+    const refused = await pool.broadcast(other);
+    expect(JSON.parse(refused).error.message).toMatch(/nonce too low/i);
+    expect(refused).toBe(await direct(anvils[0]!.url, other));
   });
 
   it('sends quick reads made together as one batch per upstream (batch_max_size), and counts the batch sizes', async () => {

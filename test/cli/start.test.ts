@@ -231,13 +231,16 @@ describe('blockyard start (embedded devnet, real process)', () => {
     expect((await healthz()).status).toBe(200);
 
     process.kill(anvilPid!, 'SIGKILL');
-    // The process check turns as soon as the server has seen anvil exit; the chain probe fails from the kill on.
+    // The process check turns as soon as the server has seen anvil exit; the chain's at its next head poll (refused: out at once).
     const unhealthy = await eventually(
       async () => {
         const health = await healthz();
-        return health.status === 503 && health.body.checks['devnet process'] !== 'ok' ? health : undefined;
+        const { checks } = health.body;
+        return health.status === 503 && checks['devnet process'] !== 'ok' && checks['chain ethereum/devnet'] !== 'ok'
+          ? health
+          : undefined;
       },
-      { timeoutMs: 10_000, what: "/healthz to answer 503 with the 'devnet process' check failing" },
+      { timeoutMs: 10_000, what: "/healthz to answer 503 with the 'devnet process' and the chain checks failing" },
     );
     expect(unhealthy.body.status).toBe('unavailable');
     expect(unhealthy.body.checks.database).toBe('ok');

@@ -314,6 +314,9 @@ describe('dashboard pages in a browser', () => {
 
     await page.goto('/chains');
     await page.getByText('eth-mainnet.provider-a.example').waitFor();
+    // Each upstream's condition, and the reason when it is not ok.
+    const infura = page.getByRole('listitem').filter({ hasText: 'infura' });
+    await expect(infura.textContent()).resolves.toMatch(/infura \(rpc\.provider-b\.example\) unreachable · fallback.*timeout/);
     await screenshot(page, 'chains');
     await expectAccessible(page, 'chains');
 

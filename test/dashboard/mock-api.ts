@@ -240,6 +240,16 @@ const policy = {
   updated_at: iso(9 * day),
 };
 
+const upstreamDefaults = {
+  condition: 'ok',
+  reason: null,
+  since: iso(day),
+  tier: 'primary',
+  lag: 0,
+  budget: { rps: null, cu_per_s: null, tuned_rps: null },
+  logs_range_cap: null,
+};
+
 const chains = {
   networks: [
     {
@@ -248,7 +258,17 @@ const chains = {
       chain_id: 31337,
       testnet: true,
       kind: 'evm',
-      upstreams: [{ url_host: '127.0.0.1:8545', healthy: true, latency_ms: 3, state: 'closed' }],
+      upstreams: [
+        {
+          ...upstreamDefaults,
+          url_host: '127.0.0.1:8545',
+          name: '127.0.0.1:8545',
+          healthy: true,
+          latency_ms: 3,
+          state: 'closed',
+          head: 1843,
+        },
+      ],
       indexer: { head: 1843, indexed: 1841, behind: 2, running: true },
       bundler: true,
     },
@@ -259,8 +279,28 @@ const chains = {
       testnet: false,
       kind: 'evm',
       upstreams: [
-        { url_host: 'eth-mainnet.provider-a.example', healthy: true, latency_ms: 41, state: 'closed' },
-        { url_host: 'rpc.provider-b.example', healthy: false, latency_ms: null, state: 'open' },
+        {
+          ...upstreamDefaults,
+          url_host: 'eth-mainnet.provider-a.example',
+          name: 'alchemy',
+          healthy: true,
+          latency_ms: 41,
+          state: 'closed',
+          head: 21_400_120,
+        },
+        {
+          ...upstreamDefaults,
+          url_host: 'rpc.provider-b.example',
+          name: 'infura',
+          healthy: false,
+          latency_ms: null,
+          state: 'open',
+          condition: 'unreachable',
+          reason: 'timeout',
+          tier: 'fallback',
+          head: 21_400_117,
+          lag: 3,
+        },
       ],
       indexer: null,
       bundler: false,

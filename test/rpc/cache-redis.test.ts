@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
 import { redisServer, skipWithout } from '../support/requirements.ts';
-import { type CachedRpcFixture, rpcCall, settle, startCachedRpc, sumOf } from './cache-setup.ts';
+import { type CachedRpcFixture, rpcCall, startCachedRpc, sumOf } from './cache-setup.ts';
 
 describe('JSON-RPC cache with Redis', () => {
   skipWithout(redisServer);
@@ -15,7 +15,7 @@ describe('JSON-RPC cache with Redis', () => {
     first = await startCachedRpc({ redisUrl: redis.url });
     second = await startCachedRpc({ redisUrl: redis.url, sharing: first });
     await first.viaBlockyard(rpcCall('anvil_mine', ['0x5']));
-    await settle();
+    await Promise.all([first.settle(), second.settle()]);
   });
   afterAll(async () => {
     await second?.stop();

@@ -19,12 +19,14 @@ export interface CachedRpcFixture {
   upstreamCount(text: string): number;
   /** A metric's value as Prometheus text (all its series). */
   metric(name: string): Promise<string>;
+  /**
+   * Until the service's served tip of ethereum/devnet has reached the node's head (its pool's head poll
+   * runs once a block: 1 s below), which drops the cache's head-dependent entries and makes older blocks
+   * final: what a test waits for after mining. Bounded at 10 s.
+   */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
-
-/** More than one head poll (half a block of the 1 s block time below). */
-export const headPollSettleMs = 700;
-export const settle = () => sleep(headPollSettleMs);
 
 export const rpcCall = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
 
@@ -87,6 +89,18 @@ export async function startCachedRpc(options: { redisUrl?: string; sharing?: Cac
         .split('\n')
         .filter((line) => !line.startsWith('#'))
         .join('\n'),
+    async settle() {
+      const head = Number.parseInt(JSON.parse(await post(t.anvil.url, rpcCall('eth_blockNumber'))).result, 16);
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { body } = await t.admin('GET', '/admin/chains');
+        const devnet = body.networks.find((n: { network: string }) => n.network === 'devnet');
+        if (devnet.served_tip >= head) return;
+        if (Date.now() > deadline)
+          throw new Error(`served tip ${devnet.served_tip} did not reach the node's head ${head} in 10 s`);
+        await sleep(50);
+      }
+    },
     async stop() {
       await t.stop();
       await upstream.close();

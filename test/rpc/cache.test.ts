@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createWalletClient, http, parseEther } from 'viem';
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachedRpcFixture, rpcCall, settle, startCachedRpc, sumOf } from './cache-setup.ts';
+import { type CachedRpcFixture, rpcCall, startCachedRpc, sumOf } from './cache-setup.ts';
 
 // anvil's first default account: a well-known development key, funded on every anvil.
 const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -15,9 +15,12 @@ describe('JSON-RPC cache', () => {
   beforeAll(async () => {
     f = await startCachedRpc();
     await f.viaBlockyard(rpcCall('anvil_mine', ['0x5']));
-    await settle();
+    await f.settle();
   });
   afterAll(() => f?.stop());
+  /** Waits for the node itself to have the transaction's receipt (anvil mines once a second here). */
+  const mined = (hash: `0x${string}`) =>
+    createPublicClient({ chain: foundry, transport: http(f.t.anvil.url) }).waitForTransactionReceipt({ hash, timeout: 10_000 });
 
   it('answers a final block from the cache, byte for byte as anvil does (apart from id)', async () => {
     const body = rpcCall('eth_getBlockByNumber', ['0x1', true], 42);
@@ -32,7 +35,7 @@ describe('JSON-RPC cache', () => {
     const chainId = rpcCall('eth_chainId', [], 9);
     await f.viaBlockyard(chainId);
     expect(await f.viaBlockyard(chainId)).toBe(await f.viaAnvil(chainId));
-    expect(f.upstreamCount('"method":"eth_chainId"')).toBe(1);
+    expect(f.upstreamCount('"id":9,"method":"eth_chainId"')).toBe(1);
   });
 
   it('serves cached calls inside a batch, in order, each with its id', async () => {
@@ -57,8 +60,9 @@ describe('JSON-RPC cache', () => {
     const balance = rpcCall('eth_getBalance', [recipient, 'latest']);
     expect(JSON.parse(await f.viaBlockyard(balance)).result).toBe('0x0');
     const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(f.t.anvil.url) });
-    await wallet.sendTransaction({ to: recipient as `0x${string}`, value: parseEther('1') });
-    await settle();
+    const paid = await wallet.sendTransaction({ to: recipient as `0x${string}`, value: parseEther('1') });
+    await mined(paid);
+    await f.settle();
     expect(JSON.parse(await f.viaBlockyard(balance)).result).toBe(`0x${parseEther('1').toString(16)}`);
   });
 
@@ -95,18 +99,19 @@ describe('JSON-RPC cache', () => {
   it('caches a receipt for one block until its block is final, then for good', async () => {
     const wallet = createWalletClient({ account: devAccount, chain: foundry, transport: http(f.t.anvil.url) });
     const hash = await wallet.sendTransaction({ to: randomAddress() as `0x${string}`, value: 1n });
-    await settle();
+    await mined(hash);
+    await f.settle();
     const receipt = rpcCall('eth_getTransactionReceipt', [hash]);
     const first = await f.viaBlockyard(receipt);
     expect(JSON.parse(first).result.transactionHash).toBe(hash);
     await f.viaBlockyard(receipt);
     expect(f.upstreamCount(hash)).toBe(1);
     await f.viaBlockyard(rpcCall('anvil_mine', ['0x2']));
-    await settle();
+    await f.settle();
     expect(await f.viaBlockyard(receipt)).toBe(first);
     expect(f.upstreamCount(hash)).toBe(2);
     await f.viaBlockyard(rpcCall('evm_mine'));
-    await settle();
+    await f.settle();
     await f.viaBlockyard(receipt);
     expect(f.upstreamCount(hash)).toBe(2);
   });
@@ -115,7 +120,7 @@ describe('JSON-RPC cache', () => {
     const reorgsBefore = sumOf(await f.metric('blockyard_rpc_cache_reorgs_total'));
     const snapshot = JSON.parse(await f.viaAnvil(rpcCall('evm_snapshot'))).result as string;
     await f.viaAnvil(rpcCall('evm_mine'));
-    await settle();
+    await f.settle();
     const height = JSON.parse(await f.viaAnvil(rpcCall('eth_blockNumber'))).result as string;
     const blockAtHeight = rpcCall('eth_getBlockByNumber', [height, false]);
     const replaced = JSON.parse(await f.viaBlockyard(blockAtHeight)).result.hash as string;

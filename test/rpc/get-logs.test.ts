@@ -2,7 +2,7 @@ import { type Address, createPublicClient, createWalletClient, type Hex, http, p
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachedRpcFixture, rpcCall, settle, startCachedRpc } from './cache-setup.ts';
+import { type CachedRpcFixture, rpcCall, startCachedRpc } from './cache-setup.ts';
 
 const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 
@@ -45,7 +45,7 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
       if (Date.now() > deadline) throw new Error('anvil does not hold the 8 emitted logs 10 s after they were sent');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await settle();
+    await f.settle();
   });
   afterAll(() => f?.stop());
 

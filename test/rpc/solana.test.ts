@@ -8,6 +8,7 @@ function startFakeSolanaNode(): Promise<{ server: Server; url: string; received:
   const received: string[] = [];
   const answers: Record<string, unknown> = {
     getHealth: 'ok',
+    getGenesisHash: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
     getSlot: 287_654_321,
     getBalance: { context: { apiVersion: '2.1.0', slot: 287_654_321 }, value: 1_500_000_000 },
     getProgramAccounts: [],

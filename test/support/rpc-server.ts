@@ -78,3 +78,17 @@ export function rpcAnswer(body: string, member: { result: unknown } | { error: {
   const answer = (call: { id?: unknown }) => ({ jsonrpc: '2.0', id: call.id ?? null, ...member });
   return JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed));
 }
+
+/**
+ * Wraps a misbehaving node's `answer` so that it still answers the identity check (`eth_chainId`) like
+ * the chain `chainId`: Blockyard sends nothing else to a node until it passed that check.
+ */
+export function answeringChainId(
+  chainId: number,
+  answer: (body: string, method: string) => Promise<RpcServerAnswer>,
+): (body: string, method: string) => Promise<RpcServerAnswer> {
+  return (body, method) =>
+    method === 'eth_chainId' && !body.trimStart().startsWith('[')
+      ? Promise.resolve({ body: rpcAnswer(body, { result: `0x${chainId.toString(16)}` }) })
+      : answer(body, method);
+}

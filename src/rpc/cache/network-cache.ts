@@ -1,3 +1,5 @@
+import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
+import type { ServedTip } from '../../chains/served-tip.ts';
 import type { ChainConfig } from '../../config/chain-settings.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
@@ -7,11 +9,19 @@ import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
 import { createHeadWatch } from './head-watch.ts';
 import { createInflight } from './inflight.ts';
-import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from './raw-answer.ts';
 import type { RedisAnswerStore } from './redis-answer-store.ts';
 
-/** Sends a JSON-RPC body upstream and returns the answer's text (errors included, never thrown for the chain). */
-export type SendRpc = (body: string) => Promise<string>;
+/**
+ * Sends a JSON-RPC body upstream and returns the answer's text (errors included, never thrown for the
+ * chain). `sent` says what the body asks when the cache tells: its params (a piece of an eth_getLogs
+ * split has its own range) and whether its answer may be stored, so must pass the integrity checks.
+ */
+export type SendRpc = (body: string, sent?: SentCall) => Promise<string>;
+
+export interface SentCall {
+  readonly params: unknown;
+  readonly stored: boolean;
+}
 
 /** A stored result: its raw JSON text, and for head-dependent entries the head epoch and expiry. */
 export interface CachedResult {
@@ -37,8 +47,15 @@ export interface NetworkCacheOptions {
   redis?: RedisAnswerStore;
   metrics: NetworkCacheMetrics;
   /** How the head watch reaches the upstream. */
-  sendForHead: SendRpc;
+  sendForHead: (body: string) => Promise<string>;
+  /** The network's served tip: every head-dependent answer is dropped when it advances. */
+  tip: ServedTip;
+  /** The eth_getLogs range cap the upstreams taught (undefined: none known; `get_logs_max_range` then). */
+  logsRangeCap(): number | undefined;
 }
+
+/** The call's way upstream: `stored` when its answer may enter the cache. */
+type Upstream = (body: string, stored: boolean) => Promise<string>;
 
 interface Shared {
   readonly text: string;
@@ -47,14 +64,17 @@ interface Shared {
 
 /**
  * One network's cache: answers what is cached, merges identical calls under way, stores results by
- * their scope, and evicts every head-dependent result when the head moves, reorg or not (final results
- * are below any fork by definition). Also routes eth_getLogs through range splitting.
+ * their scope, and evicts every head-dependent result when the served tip advances or the head watch
+ * sees the head move, reorg or not (final results are below any fork by definition), so a hit is never
+ * older than a tip already served. Also routes eth_getLogs through range splitting.
  */
-export function createNetworkCache({ config, lru, redis, metrics, sendForHead }: NetworkCacheOptions): NetworkCache {
+export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
+  const { config, lru, redis, metrics, sendForHead, tip } = options;
   const prefix = `${config.chain}/${config.network}\n`;
   const blockTimeMs = config.blockTimeS * 1000;
   const depth = config.finalityDepth;
   const inflight = createInflight<Shared>();
+  const logsMaxRange = () => options.logsRangeCap() ?? config.getLogsMaxRange;
   let epoch = 0;
   let headKeys = new Set<string>();
 
@@ -72,8 +92,20 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
       evictHeadEntries();
     },
   });
+  const stopFollowingTip = tip.onAdvance(evictHeadEntries);
+  /** The newest block known: the served tip or the head watch's head, whichever is newer (they poll apart). */
+  const headNumber = () => {
+    const watched = head.current()?.number ?? -1;
+    const newest = Math.max(tip.value, watched);
+    return newest >= 0 ? newest : undefined;
+  };
 
-  const fetchAndStore = async (key: string, scope: CacheScope, idJson: string, body: string, upstream: SendRpc) => {
+  // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
+  const blockNumberKey = `${prefix}eth_blockNumber\n`;
+  const isTheTip = (key: string, raw: string) =>
+    key.startsWith(blockNumberKey) && raw.startsWith('"0x') && Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
+
+  const fetchAndStore = async (key: string, scope: CacheScope, idJson: string, body: string, upstream: Upstream) => {
     const startEpoch = epoch;
     if (redis && scope !== 'head') {
       const raw = await redis.get(key);
@@ -85,14 +117,15 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
       }
     }
     metrics.miss();
-    const text = await upstream(body);
+    // Stored answers pass the integrity checks first (the pool asks another upstream when one fails).
+    const text = await upstream(body, true);
     const answer = splitRpcAnswer(text, idJson);
     if (answer?.kind !== 'result' || answer.raw === 'null') return { text, answer };
-    const stored = scope === 'by-result' ? scopeOfResult(answer.raw, head.current()?.number, depth) : scope;
+    const stored = scope === 'by-result' ? scopeOfResult(answer.raw, headNumber(), depth) : scope;
     if (stored === 'final') {
       lru.set(key, { raw: answer.raw, epoch: finalEpoch, expiresAt: 0 }, answer.raw.length);
       redis?.set(key, answer.raw);
-    } else if (stored === 'head' && epoch === startEpoch) {
+    } else if (stored === 'head' && (epoch === startEpoch || isTheTip(key, answer.raw))) {
       lru.set(key, { raw: answer.raw, epoch, expiresAt: Date.now() + blockTimeMs }, answer.raw.length);
       headKeys.add(key);
     }
@@ -116,18 +149,18 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
         return formatRpcAnswer(call.id === undefined ? 'null' : JSON.stringify(call.id), { kind: 'result', raw: cached.raw });
       }
       const idJson = JSON.stringify(call.id ?? null);
-      const headNumber = head.current()?.number;
-      const upstream: SendRpc =
+      const known = headNumber();
+      const upstream: Upstream =
         method === 'eth_getLogs'
-          ? (text) => forwardGetLogs({ call, idJson, body: text, head: headNumber, maxRange: config.getLogsMaxRange, send })
-          : send;
-      const scope = cacheScopeFor(method, call.params, headNumber, depth);
-      if (scope === 'none') return upstream(body);
+          ? (text, stored) => forwardGetLogs({ call, idJson, body: text, head: known, maxRange: logsMaxRange, send, stored })
+          : (text, stored) => send(text, { params: call.params, stored });
+      const scope = cacheScopeFor(method, call.params, known, depth);
+      if (scope === 'none') return upstream(body, false);
       const joined = inflight.get(key);
       if (joined) {
         metrics.merged();
         const shared = await joined;
-        return shared.answer ? formatRpcAnswer(idJson, shared.answer) : upstream(body);
+        return shared.answer ? formatRpcAnswer(idJson, shared.answer) : upstream(body, false);
       }
       return (await inflight.run(key, () => fetchAndStore(key, scope, idJson, body, upstream))).text;
     },
@@ -135,6 +168,9 @@ export function createNetworkCache({ config, lru, redis, metrics, sendForHead }:
       evictHeadEntries();
       await head.refresh();
     },
-    stop: () => head.stop(),
+    stop() {
+      head.stop();
+      stopFollowingTip();
+    },
   };
 }

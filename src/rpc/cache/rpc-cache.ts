@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { readNeedOf } from '../../chains/read-need.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { JsonRpcCall } from '../jsonrpc.ts';
 import { createByteLru } from './byte-lru.ts';
@@ -26,6 +27,9 @@ export interface RpcCacheOptions {
   maxBytes?: number;
 }
 
+/** The head watch's poll (head-watch.ts) as the pool routes it: a read at the tip. */
+const headPollNeed = readNeedOf('eth_getBlockByNumber', ['latest', false]);
+
 /** Blocks and receipts run to tens of KB: 64 MB holds thousands while keeping the api process small. */
 const defaultMaxBytes = 64 * 1024 * 1024;
 
@@ -45,7 +49,9 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
         lru,
         redis,
         metrics: metrics.forNetwork(chain, name),
-        sendForHead: (body) => network.upstream.send(body),
+        sendForHead: (body) => network.pool.send(body, headPollNeed),
+        tip: network.pool.tip,
+        logsRangeCap: () => network.pool.logsRangeCap(),
       }),
     );
   }

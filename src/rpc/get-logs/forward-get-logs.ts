@@ -1,4 +1,5 @@
-import { formatRpcAnswer, splitRpcAnswer } from '../cache/raw-answer.ts';
+import { formatRpcAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
+import type { SendRpc } from '../cache/network-cache.ts';
 import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc.ts';
 import { type BlockRange, bisectRange, resolveLogsRange, splitRange } from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
@@ -9,10 +10,17 @@ export interface GetLogsRequest {
   readonly idJson: string;
   /** The call as the proxy rebuilt it (src/rpc/jsonrpc.ts formatCall): forwarded as it is when no split is needed. */
   readonly body: string;
-  /** Latest known block number, to resolve `latest` (and a missing bound). */
+  /** Latest known block number (the served tip), to resolve `latest` (and a missing bound). */
   readonly head: number | undefined;
-  readonly maxRange: number;
-  send(body: string): Promise<string>;
+  /**
+   * The widest range worth one call: the cap the upstreams taught (their own error words), else the
+   * network's `get_logs_max_range`. Asked again after a refusal, which may have taught one.
+   */
+  maxRange(): number;
+  /** Each piece goes with its own params, so the pool sends it to an upstream that has its blocks. */
+  readonly send: SendRpc;
+  /** Whether the answer may be stored (each piece then passes the integrity checks). */
+  readonly stored: boolean;
 }
 
 /** Sub-requests under way at once for one call: enough to hide latency, few enough to spare the upstream. */
@@ -26,21 +34,22 @@ class FinalAnswer {
 }
 
 /**
- * eth_getLogs over a range wider than the upstream allows: split into `maxRange` pieces run
+ * eth_getLogs over a range wider than the upstreams allow: split into `maxRange()` pieces run
  * `concurrency` at a time, each halved again while the upstream says the range is too large. Pieces
  * are disjoint and in order and each upstream answer is in (block, log index) order, so joining their
  * raw arrays gives the bytes the node would answer for the whole range.
  */
 export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
-  const { call, idJson, maxRange } = request;
+  const { call, idJson, stored } = request;
   const filter = Array.isArray(call.params) ? (call.params[0] as Record<string, unknown>) : undefined;
   const range = resolveLogsRange(filter, request.head);
-  if (!range || !filter) return request.send(request.body);
-  if (range.to - range.from < maxRange) {
-    const text = await request.send(request.body);
+  if (!range || !filter) return request.send(request.body, { params: call.params, stored });
+  if (range.to - range.from < request.maxRange()) {
+    const text = await request.send(request.body, { params: call.params, stored });
     const answer = splitRpcAnswer(text, idJson);
     if (range.to === range.from || answer?.kind !== 'error' || !isRangeTooLargeError(answer.raw)) return text;
   }
+  const maxRange = request.maxRange();
 
   let budget = maxSubRequests;
   const tooWide = () =>
@@ -54,7 +63,7 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
     if (--budget < 0) throw new FinalAnswer(tooWide());
     const params = [{ ...filter, fromBlock: toHex(part.from), toBlock: toHex(part.to) }];
     const body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, method: 'eth_getLogs', params });
-    const text = await gate(() => request.send(body));
+    const text = await gate(() => request.send(body, { params, stored }));
     const answer = splitRpcAnswer(text, idJson);
     if (answer?.kind === 'result' && answer.raw.startsWith('[')) {
       const inner = answer.raw.slice(1, -1).trim();

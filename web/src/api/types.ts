@@ -199,13 +199,30 @@ export interface Usage {
   limits: { rps: number | null; rpd: number | null; cups: number | null };
 }
 
+/** One upstream node of a network, as /dashboard/api/chains reports it (src/chains/status-routes.ts). */
+export interface ChainUpstream {
+  url_host: string;
+  name: string;
+  healthy: boolean;
+  latency_ms: number | null;
+  state: string;
+  /** ok, lagging, bad_answers, rate_limited, verifying, recovering, unreachable, wrong_chain. */
+  condition: string;
+  /** Why, with the figures; null when ok. */
+  reason: string | null;
+  since: string;
+  tier: string;
+  head: number;
+  lag: number;
+}
+
 export interface ChainInfo {
   chain: string;
   network: string;
   chain_id: number;
   testnet: boolean;
   kind: string;
-  upstreams: { url_host: string; healthy: boolean; latency_ms: number | null; state: string }[];
+  upstreams: ChainUpstream[];
   indexer: { head: number; indexed: number; behind: number; running: boolean } | null;
   bundler: boolean;
 }

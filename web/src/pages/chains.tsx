@@ -69,9 +69,12 @@ export default function ChainsPage() {
                   // biome-ignore lint/suspicious/noArrayIndexKey: one host may serve two upstreams
                   <li key={index}>
                     <span className={`health-dot ${upstream.healthy ? 'health-good' : 'health-bad'}`} aria-hidden="true" />
-                    <code>{upstream.url_host}</code> <span className="muted">{upstream.healthy ? 'healthy' : 'unhealthy'}</span>
+                    <code>{upstream.name}</code>
+                    {upstream.name !== upstream.url_host && <span className="muted"> ({upstream.url_host})</span>}{' '}
+                    <span className="muted">{upstream.condition.replace('_', ' ')}</span>
+                    {upstream.tier === 'fallback' && <span className="muted"> · fallback</span>}
                     {upstream.latency_ms !== null && <span className="muted"> · {upstream.latency_ms} ms</span>}
-                    {upstream.state && <span className="muted"> · {upstream.state}</span>}
+                    {upstream.reason && <div className="muted">{upstream.reason}</div>}
                   </li>
                 ))}
               </ul>

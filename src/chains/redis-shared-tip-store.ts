@@ -1,0 +1,64 @@
+import { Redis } from 'ioredis';
+import type { SharedTipStore } from './shared-tip-store.ts';
+
+const keyPrefix = 'blockyard:tip:';
+const commandName = 'blockyardRaiseTip';
+/** A tip op rides on requests a client waits for: a slow Redis reads as "this process's tip only". */
+const commandTimeoutMs = 250;
+/** A connect that gets no answer is given up after this and tried again (ioredis's default is 10 s). */
+const connectTimeoutMs = 2_000;
+/**
+ * A tip no process raised for this long is forgotten: a devnet that started over (every process's own
+ * tip follows it down after its head tracker's reset) is not held at its old height for long, and a
+ * live chain's next block sets it again at once.
+ */
+const idleExpiryS = 60;
+
+/**
+ * Set if greater, return the max, in one atomic step (Redis runs a script to completion before any
+ * other command). KEYS[1] = the network's tip key; ARGV = the offered block, the expiry in seconds.
+ */
+const raiseScript = `
+local current = tonumber(redis.call('GET', KEYS[1]))
+local offered = tonumber(ARGV[1])
+if current == nil or offered > current then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return offered
+end
+return current
+`;
+
+type RaisingRedis = Redis & { [commandName](key: string, block: number, expiryS: number): Promise<number> };
+
+/**
+ * The shared tips in Redis: one script call per raise. Never a dependency: any failure answers the
+ * offered block, as if this process were alone.
+ * @example const tips = createRedisSharedTipStore(process.env.REDIS_URL); await tips.raise('ethereum/mainnet', 21_000_000);
+ */
+export function createRedisSharedTipStore(url: string): SharedTipStore {
+  const client = new Redis(url, {
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: connectTimeoutMs,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
+  }) as RaisingRedis;
+  client.defineCommand(commandName, { numberOfKeys: 1, lua: raiseScript });
+  client.on('error', () => {
+    // Reconnects on its own; meanwhile every raise answers this process's own tip.
+  });
+  return {
+    async raise(network, block) {
+      try {
+        const shared = Number(await client[commandName](keyPrefix + network, block, idleExpiryS));
+        return Number.isSafeInteger(shared) && shared > block ? shared : block;
+      } catch {
+        return block;
+      }
+    },
+    async close() {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
