@@ -105,7 +105,7 @@ describe('upstream pool: what is retried and what is not', () => {
     expect(servers.reduce((sum, server) => sum + server.count('eth_getBalance'), 0)).toBe(3);
   });
 
-  it('rejects a verified lone upstream\'s failure as that failure, not as a method no upstream serves', async () => {
+  it("rejects a verified lone upstream's failure as that failure, not as a method no upstream serves", async () => {
     const server = fixture.server(await startRpcServer(answeringChainId(31337, async () => ({ status: 503, body: 'down' }))));
     const pool = fixture.pool([server.url], { headPollMs: 60_000 });
     await pool.identified();
