@@ -26,7 +26,8 @@ interface RpcCall {
 
 /**
  * A JSON-RPC upstream on 127.0.0.1 that answers every call with 0x2a after 1.5 s, except eth_chainId
- * (the health probe), which it answers at once. `slowCallReceived` resolves when a slow call arrives.
+ * (the identity check and stall probe), which it answers at once. `slowCallReceived` resolves when the
+ * client's call (eth_gasPrice) arrives: not at a head poll (eth_blockNumber, once a second).
  */
 function startSlowUpstream(): Promise<{ server: Server; url: string; slowCallReceived: Promise<void> }> {
   let onSlowCall: () => void = () => {};
@@ -60,7 +61,7 @@ function startSlowUpstream(): Promise<{ server: Server; url: string; slowCallRec
       if (calls.every((call) => call.method === 'eth_chainId')) {
         send();
       } else {
-        onSlowCall();
+        if (calls.some((call) => call.method === 'eth_gasPrice')) onSlowCall();
         setTimeout(send, slowAnswerMs);
       }
     });
@@ -122,7 +123,7 @@ describe('blockyard start: graceful shutdown', () => {
     const inFlight = fetch(`${blockyard.url}/v1/rpc/ethereum/devnet`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': blockyard.key },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_gasPrice', params: [] }),
       signal: AbortSignal.timeout(20_000),
     }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown, at: Date.now() }));
     inFlight.catch(() => {});
