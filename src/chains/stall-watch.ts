@@ -18,17 +18,37 @@ export function createStallWatch(options: {
   probe: () => Promise<unknown>;
   suspectAfterMs?: number;
   probeTimeoutMs?: number;
+  /** A probe deadline firing this much later than due means this process was starved, not the node. */
+  starvedAfterMs?: number;
 }): StallWatch {
   // 0.8 s together: with a head poll every second, an idle node that stopped is reported within 2 s (issue 32).
   // A probe is one cheap call; 500 ms covers a new TLS connection to a node up to ~150 ms away.
-  const { suspectAfterMs = 300, probeTimeoutMs = 500 } = options;
+  const { suspectAfterMs = 300, probeTimeoutMs = 500, starvedAfterMs = 100 } = options;
   const waiting = new Set<(error: Error) => void>();
   let lastAnswerAt = performance.now();
   let probing: Promise<boolean> | undefined;
 
+  /**
+   * True when the node answered the probe (or anything else) within `probeTimeoutMs`. A deadline that
+   * fires late means this process was starved (a loaded machine, a long GC): the answer may be waiting
+   * unread in the socket, so that window proves nothing and another is given, at most twice.
+   */
   function probeAnswers(): Promise<boolean> {
     probing ??= new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => setImmediate(() => resolve(false)), probeTimeoutMs);
+      const probeStartedAt = performance.now();
+      let timer: NodeJS.Timeout;
+      const armDeadline = (windowsLeft: number) => {
+        const due = performance.now() + probeTimeoutMs;
+        timer = setTimeout(() => {
+          const late = performance.now() - due;
+          setImmediate(() => {
+            if (lastAnswerAt > probeStartedAt) resolve(true);
+            else if (late > starvedAfterMs && windowsLeft > 0) armDeadline(windowsLeft - 1);
+            else resolve(false);
+          });
+        }, probeTimeoutMs);
+      };
+      armDeadline(2);
       // A refusal or an error answer is an answer too: the node is not stalled.
       const answered = () => {
         clearTimeout(timer);

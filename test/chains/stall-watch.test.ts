@@ -1,0 +1,88 @@
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStallWatch } from '../../src/chains/stall-watch.ts';
+import { UpstreamError } from '../../src/chains/upstream-client.ts';
+
+/**
+ * A node on 127.0.0.1 in a worker thread (so it answers while this thread is busy): `/after/<ms>`
+ * answers after that many milliseconds, `/never` never does.
+ */
+const nodeSource = `
+const { createServer } = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const server = createServer((request, response) => {
+  const delay = /^\\/after\\/(\\d+)$/.exec(request.url ?? '');
+  if (delay) setTimeout(() => response.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}'), Number(delay[1]));
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+parentPort.on('message', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+`;
+
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // The process is starved: nothing else runs on this thread meanwhile.
+  }
+}
+
+const never = () => new Promise<string>(() => {});
+const answersAfter =
+  (ms: number, text = 'answer') =>
+  () =>
+    new Promise<string>((resolve) => setTimeout(() => resolve(text), ms));
+
+describe('stall watch', () => {
+  let node: Worker;
+  let base: string;
+
+  beforeAll(async () => {
+    node = new Worker(nodeSource, { eval: true });
+    const port = await new Promise<number>((resolve) => node.once('message', resolve));
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    node.postMessage('stop');
+    await new Promise((resolve) => node.once('exit', resolve));
+  });
+
+  const ask = (path: string) => () => fetch(`${base}${path}`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.text());
+
+  it('fails every waiting call as a timeout when neither the call nor the probe is answered', async () => {
+    const watch = createStallWatch({ probe: ask('/never'), suspectAfterMs: 50, probeTimeoutMs: 200 });
+    const outcomes = await Promise.allSettled([watch.watch(never), watch.watch(never)]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      const reason = (outcome as PromiseRejectedResult).reason as UpstreamError;
+      expect(reason).toBeInstanceOf(UpstreamError);
+      expect(reason.reason).toBe('timeout');
+    }
+  });
+
+  it('never cuts a long call on a node that answers the probe', async () => {
+    const watch = createStallWatch({ probe: ask('/after/5'), suspectAfterMs: 50, probeTimeoutMs: 200 });
+    await expect(watch.watch(answersAfter(1_000, 'long'))).resolves.toBe('long');
+  });
+
+  it('takes an answer to another call during the probe as a sign of life', async () => {
+    const watch = createStallWatch({ probe: ask('/never'), suspectAfterMs: 50, probeTimeoutMs: 300 });
+    const long = watch.watch(answersAfter(1_000, 'long'));
+    // Answered while the probe (sent at about 50 ms) is still waiting.
+    await expect(watch.watch(answersAfter(200, 'short'))).resolves.toBe('short');
+    await expect(long).resolves.toBe('long');
+  });
+
+  it('does not take a starved machine for a stalled node: a late deadline gives the probe another window', async () => {
+    const watch = createStallWatch({
+      probe: () => {
+        // The node, as starved as this process, answers at 1.1 s; this thread is busy from 20 ms to ~1 s,
+        // so the probe's 300 ms deadline fires about 700 ms late.
+        const answer = ask('/after/1100')();
+        setTimeout(() => busyFor(1_000), 20);
+        return answer;
+      },
+      suspectAfterMs: 50,
+      probeTimeoutMs: 300,
+    });
+    await expect(watch.watch(answersAfter(2_000, 'long'))).resolves.toBe('long');
+  });
+});
