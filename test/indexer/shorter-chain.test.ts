@@ -1,4 +1,4 @@
-import { createWalletClient, http } from 'viem';
+import { createPublicClient, createWalletClient, http } from 'viem';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
@@ -29,7 +29,12 @@ describe('indexing a chain that got shorter', () => {
 
   it('undoes the blocks above the new head once the served tip follows it down', async () => {
     const wallet = createWalletClient({ chain: foundry, transport: http(anvil.url), account: devAccount });
-    const send = (to: `0x${string}`, value: bigint) => wallet.sendTransaction({ to, value });
+    const reader = createPublicClient({ chain: foundry, transport: http(anvil.url) });
+    // Each transfer mined before the next step reads the head: anvil may answer the send before it mines.
+    const send = async (to: `0x${string}`, value: bigint) => {
+      const hash = await wallet.sendTransaction({ to, value });
+      await reader.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 10_000 });
+    };
     for (let i = 0; i < 3; i++) await send('0x00000000000000000000000000000000000b10c5', BigInt(i + 1));
     const snapshot = await jsonRpc(anvil.url, 'evm_snapshot');
     const fork = Number(await jsonRpc(anvil.url, 'eth_blockNumber'));
