@@ -8,6 +8,15 @@ import {
   integerIn,
   uint256StringSchema,
 } from './json-schema-parts.ts';
+import {
+  canonicalMulticall3,
+  type FeeModel,
+  type FinalityModel,
+  feeModels,
+  finalityModels,
+  type NetworkPreset,
+  presetFor,
+} from './network-presets.ts';
 
 export const chainKinds = ['evm', 'solana'] as const;
 export type ChainKind = (typeof chainKinds)[number];
@@ -54,7 +63,14 @@ export const chainEntrySchema = closedObject({
   testnet: { type: 'boolean' },
   native_symbol: { type: 'string', minLength: 1, maxLength: 16 },
   upstreams: { type: 'array', items: upstreamSchema, minItems: 1 },
-  finality_depth: integerIn(0, 10_000),
+  finality_depth: integerIn(0, 1_000_000),
+  /** `tags`: the node's `finalized`/`safe` blocks (the depth only as fallback); `depth`: `finality_depth` alone. */
+  finality: { type: 'string', enum: finalityModels },
+  fee_model: { type: 'string', enum: feeModels },
+  /** Polygon PoS: the smallest priority fee its nodes accept (wei, decimal string). */
+  min_priority_fee_wei: uint256StringSchema,
+  max_transaction_bytes: integerIn(100, 100_000_000),
+  multicall3: addressSchema,
   block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
   get_logs_max_range: integerIn(1, 100_000_000),
   /** An upstream this many blocks behind the best head gets no reads while others are caught up, and is reported lagging. */
@@ -127,7 +143,15 @@ export interface ChainConfig {
   /** The embedded anvil devnet: its upstream is filled in once anvil listens. */
   readonly embedded: boolean;
   readonly upstreams: readonly UpstreamConfig[];
+  /** Blocks below the head from which a block is final (with `finality: 'tags'`, until the node reports its tags). */
   readonly finalityDepth: number;
+  readonly finality: FinalityModel;
+  readonly feeModel: FeeModel;
+  /** The smallest priority fee the chain's nodes accept (Polygon PoS), wei. */
+  readonly minPriorityFeeWei?: bigint;
+  /** The largest signed transaction the chain's nodes accept, in bytes. */
+  readonly maxTransactionBytes: number;
+  readonly multicall3: string;
   readonly blockTimeS: number;
   /** Widest eth_getLogs block range sent upstream in one call; wider ranges are split. */
   readonly getLogsMaxRange: number;
@@ -138,7 +162,8 @@ export interface ChainConfig {
   /** Solana: the genesis hash upstreams must report; undefined: the first verified upstream's, which the others must match. */
   readonly genesisHash?: string;
   readonly devMethods: boolean;
-  readonly indexer: { readonly enabled: boolean; readonly startBlock: number };
+  /** `startBlock` undefined: the head at the index's first start (a real network without `start_block`). */
+  readonly indexer: { readonly enabled: boolean; readonly startBlock: number | undefined };
   readonly erc4337: Erc4337Config;
   readonly bundler: BundlerConfig;
 }
@@ -195,28 +220,38 @@ export function buildChains(
         if (entry[field] === undefined) throw new ConfigError(name(field), 'is required');
       }
     }
-    const kind = entry.kind ?? 'evm';
-    if (kind === 'evm' && !embedded && entry.chain_id === undefined) throw new ConfigError(name('chain_id'), 'is required');
     const chain = entry.chain ?? 'ethereum';
     const network = entry.network ?? 'devnet';
     const key = `${chain}/${network}`;
+    const preset: NetworkPreset | undefined = embedded ? undefined : presetFor(chain, network);
+    const kind = entry.kind ?? preset?.kind ?? 'evm';
+    if (kind === 'evm' && !embedded && (entry.chain_id ?? preset?.chainId) === undefined) {
+      throw new ConfigError(name('chain_id'), `is required: ${key} is not a built-in network (docs/networks.md lists them)`);
+    }
     if (seen.has(key)) throw new ConfigError(name('network'), `${key} is listed twice`);
     seen.add(key);
     assertUniqueUpstreamNames(entry.upstreams ?? [], name('upstreams'));
-    const testnet = entry.testnet ?? (embedded || network !== 'mainnet');
+    const testnet = entry.testnet ?? preset?.testnet ?? (embedded || network !== 'mainnet');
     const devMethods = entry.dev_methods ?? embedded;
     if (devMethods && !testnet) throw new ConfigError(name('dev_methods'), 'is allowed on testnets only');
     return {
       chain,
       network,
-      chainId: entry.chain_id ?? (embedded ? 31337 : 0),
+      chainId: entry.chain_id ?? preset?.chainId ?? (embedded ? 31337 : 0),
       kind,
       testnet,
-      nativeSymbol: entry.native_symbol ?? (kind === 'solana' ? 'SOL' : 'ETH'),
+      nativeSymbol: entry.native_symbol ?? preset?.nativeSymbol ?? (kind === 'solana' ? 'SOL' : 'ETH'),
       embedded,
       upstreams: (entry.upstreams ?? []).map(buildUpstream),
-      finalityDepth: entry.finality_depth ?? (embedded ? 2 : 64),
-      blockTimeS: entry.block_time_s ?? (embedded ? devnetBlockTimeS : 12),
+      finalityDepth: entry.finality_depth ?? preset?.finalityDepth ?? (embedded ? 2 : 64),
+      // anvil's own tags are fixed depths (64 and 32) that a 2-block devnet finality would contradict.
+      finality: entry.finality ?? preset?.finality ?? (embedded ? 'depth' : 'tags'),
+      feeModel: entry.fee_model ?? preset?.feeModel ?? (kind === 'solana' ? 'solana' : 'eip1559'),
+      minPriorityFeeWei:
+        entry.min_priority_fee_wei !== undefined ? BigInt(entry.min_priority_fee_wei) : preset?.minPriorityFeeWei,
+      maxTransactionBytes: entry.max_transaction_bytes ?? preset?.maxTransactionBytes ?? (kind === 'solana' ? 1_232 : 131_072),
+      multicall3: entry.multicall3 ?? canonicalMulticall3,
+      blockTimeS: entry.block_time_s ?? preset?.blockTimeS ?? (embedded ? devnetBlockTimeS : 12),
       getLogsMaxRange: entry.get_logs_max_range ?? 10_000,
       maxLagBlocks: entry.max_lag_blocks ?? (kind === 'solana' ? solanaMaxLagSlots : 3),
       headPollMs: entry.head_poll_ms,
@@ -224,7 +259,7 @@ export function buildChains(
       devMethods,
       indexer: {
         enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
-        startBlock: entry.indexer?.start_block ?? 0,
+        startBlock: entry.indexer?.start_block ?? (embedded ? 0 : undefined),
       },
       erc4337: buildErc4337(entry.erc4337),
       bundler: buildBundler(entry.bundler, kind === 'evm' && (entry.bundler?.enabled ?? embedded)),

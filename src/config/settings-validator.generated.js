@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":10000},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -15,18 +15,18 @@ const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^wss?://", "u");
 const pattern6 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$", "u");
 const pattern7 = new RegExp("^[A-Za-z0-9_*]{1,100}$", "u");
-const pattern9 = new RegExp("^[1-9A-HJ-NP-Za-km-z]{32,44}$", "u");
+const pattern9 = new RegExp("^[0-9]{1,78}$", "u");
 const pattern10 = new RegExp("^0x[0-9a-fA-F]{40}$", "u");
-const pattern16 = new RegExp("^[0-9]{1,78}$", "u");
-const pattern17 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$", "u");
-const pattern20 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
-const pattern21 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern28 = new RegExp("^smtps?://", "u");
-const pattern29 = new RegExp("^https?://[^/?#]+/?$", "u");
-const pattern31 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
-const pattern37 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
-const pattern38 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern39 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern11 = new RegExp("^[1-9A-HJ-NP-Za-km-z]{32,44}$", "u");
+const pattern19 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$", "u");
+const pattern22 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
+const pattern23 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern30 = new RegExp("^smtps?://", "u");
+const pattern31 = new RegExp("^https?://[^/?#]+/?$", "u");
+const pattern33 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
+const pattern39 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
+const pattern40 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern41 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1854,8 +1854,8 @@ data21["finality_depth"] = coerced38;
 }
 if(errors === _errs104){
 if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 10000 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data49 > 1000000 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
@@ -1872,42 +1872,34 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.block_time_s !== undefined){
-let data50 = data21.block_time_s;
+if(data21.finality !== undefined){
+let data50 = data21.finality;
 const _errs106 = errors;
-if(!((typeof data50 == "number") && (isFinite(data50)))){
+if(typeof data50 !== "string"){
 let dataType39 = typeof data50;
 let coerced39 = undefined;
 if(!(coerced39 !== undefined)){
-if(dataType39 == "boolean" || data50 === null
-              || (dataType39 == "string" && data50 && data50 == +data50)){
-coerced39 = +data50;
+if(dataType39 == "number" || dataType39 == "boolean"){
+coerced39 = "" + data50;
+}
+else if(data50 === null){
+coerced39 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data50 = coerced39;
 if(data21 !== undefined){
-data21["block_time_s"] = coerced39;
+data21["finality"] = coerced39;
 }
 }
 }
-if(errors === _errs106){
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 > 3600 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+if(!((data50 === "tags") || (data50 === "depth"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.finality.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-if(data50 <= 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
 }
 var valid9 = _errs106 === errors;
 }
@@ -1915,42 +1907,34 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.get_logs_max_range !== undefined){
-let data51 = data21.get_logs_max_range;
+if(data21.fee_model !== undefined){
+let data51 = data21.fee_model;
 const _errs108 = errors;
-if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+if(typeof data51 !== "string"){
 let dataType40 = typeof data51;
 let coerced40 = undefined;
 if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data51 === null
-              || (dataType40 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced40 = +data51;
+if(dataType40 == "number" || dataType40 == "boolean"){
+coerced40 = "" + data51;
+}
+else if(data51 === null){
+coerced40 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data51 = coerced40;
 if(data21 !== undefined){
-data21["get_logs_max_range"] = coerced40;
+data21["fee_model"] = coerced40;
 }
 }
 }
-if(errors === _errs108){
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 > 100000000 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(!(((((data51 === "eip1559") || (data51 === "op-stack")) || (data51 === "arbitrum")) || (data51 === "polygon")) || (data51 === "solana"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.fee_model.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
 }
 var valid9 = _errs108 === errors;
 }
@@ -1958,40 +1942,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.max_lag_blocks !== undefined){
-let data52 = data21.max_lag_blocks;
+if(data21.min_priority_fee_wei !== undefined){
+let data52 = data21.min_priority_fee_wei;
 const _errs110 = errors;
-if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
+if(typeof data52 !== "string"){
 let dataType41 = typeof data52;
 let coerced41 = undefined;
 if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data52 === null
-              || (dataType41 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced41 = +data52;
+if(dataType41 == "number" || dataType41 == "boolean"){
+coerced41 = "" + data52;
+}
+else if(data52 === null){
+coerced41 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data52 = coerced41;
 if(data21 !== undefined){
-data21["max_lag_blocks"] = coerced41;
+data21["min_priority_fee_wei"] = coerced41;
 }
 }
 }
 if(errors === _errs110){
-if((typeof data52 == "number") && (isFinite(data52))){
-if(data52 > 100000 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(typeof data52 === "string"){
+if(!pattern9.test(data52)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
 }
 }
 }
@@ -2001,8 +1981,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.head_poll_ms !== undefined){
-let data53 = data21.head_poll_ms;
+if(data21.max_transaction_bytes !== undefined){
+let data53 = data21.max_transaction_bytes;
 const _errs112 = errors;
 if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
 let dataType42 = typeof data53;
@@ -2013,26 +1993,26 @@ if(dataType42 === "boolean" || data53 === null
 coerced42 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data53 = coerced42;
 if(data21 !== undefined){
-data21["head_poll_ms"] = coerced42;
+data21["max_transaction_bytes"] = coerced42;
 }
 }
 }
 if(errors === _errs112){
 if((typeof data53 == "number") && (isFinite(data53))){
-if(data53 > 600000 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+if(data53 > 100000000 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
 }
 else {
-if(data53 < 250 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+if(data53 < 100 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
@@ -2044,8 +2024,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.genesis_hash !== undefined){
-let data54 = data21.genesis_hash;
+if(data21.multicall3 !== undefined){
+let data54 = data21.multicall3;
 const _errs114 = errors;
 if(typeof data54 !== "string"){
 let dataType43 = typeof data54;
@@ -2058,21 +2038,21 @@ else if(data54 === null){
 coerced43 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data54 = coerced43;
 if(data21 !== undefined){
-data21["genesis_hash"] = coerced43;
+data21["multicall3"] = coerced43;
 }
 }
 }
 if(errors === _errs114){
 if(typeof data54 === "string"){
-if(!pattern9.test(data54)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+if(!pattern10.test(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2083,27 +2063,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.dev_methods !== undefined){
-let data55 = data21.dev_methods;
+if(data21.block_time_s !== undefined){
+let data55 = data21.block_time_s;
 const _errs116 = errors;
-if(typeof data55 !== "boolean"){
+if(!((typeof data55 == "number") && (isFinite(data55)))){
+let dataType44 = typeof data55;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(data55 === "false" || data55 === 0 || data55 === null){
-coerced44 = false;
-}
-else if(data55 === "true" || data55 === 1){
-coerced44 = true;
+if(dataType44 == "boolean" || data55 === null
+              || (dataType44 == "string" && data55 && data55 == +data55)){
+coerced44 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data55 = coerced44;
 if(data21 !== undefined){
-data21["dev_methods"] = coerced44;
+data21["block_time_s"] = coerced44;
+}
+}
+}
+if(errors === _errs116){
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 > 3600 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+return false;
+}
+else {
+if(data55 <= 0 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
 }
 }
 }
@@ -2113,82 +2106,280 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.indexer !== undefined){
-let data56 = data21.indexer;
+if(data21.get_logs_max_range !== undefined){
+let data56 = data21.get_logs_max_range;
 const _errs118 = errors;
+if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
+let dataType45 = typeof data56;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data56 === null
+              || (dataType45 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced45 = +data56;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data56 = coerced45;
+if(data21 !== undefined){
+data21["get_logs_max_range"] = coerced45;
+}
+}
+}
 if(errors === _errs118){
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 > 100000000 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
+}
+else {
+if(data56 < 1 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs118 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.max_lag_blocks !== undefined){
+let data57 = data21.max_lag_blocks;
 const _errs120 = errors;
-for(const key5 in data56){
+if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
+let dataType46 = typeof data57;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data57 === null
+              || (dataType46 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced46 = +data57;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data57 = coerced46;
+if(data21 !== undefined){
+data21["max_lag_blocks"] = coerced46;
+}
+}
+}
+if(errors === _errs120){
+if((typeof data57 == "number") && (isFinite(data57))){
+if(data57 > 100000 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data57 < 1 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs120 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.head_poll_ms !== undefined){
+let data58 = data21.head_poll_ms;
+const _errs122 = errors;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+let dataType47 = typeof data58;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data58 === null
+              || (dataType47 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced47 = +data58;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data58 = coerced47;
+if(data21 !== undefined){
+data21["head_poll_ms"] = coerced47;
+}
+}
+}
+if(errors === _errs122){
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 > 600000 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+return false;
+}
+else {
+if(data58 < 250 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs122 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.genesis_hash !== undefined){
+let data59 = data21.genesis_hash;
+const _errs124 = errors;
+if(typeof data59 !== "string"){
+let dataType48 = typeof data59;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data59;
+}
+else if(data59 === null){
+coerced48 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data59 = coerced48;
+if(data21 !== undefined){
+data21["genesis_hash"] = coerced48;
+}
+}
+}
+if(errors === _errs124){
+if(typeof data59 === "string"){
+if(!pattern11.test(data59)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+return false;
+}
+}
+}
+var valid9 = _errs124 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.dev_methods !== undefined){
+let data60 = data21.dev_methods;
+const _errs126 = errors;
+if(typeof data60 !== "boolean"){
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(data60 === "false" || data60 === 0 || data60 === null){
+coerced49 = false;
+}
+else if(data60 === "true" || data60 === 1){
+coerced49 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data60 = coerced49;
+if(data21 !== undefined){
+data21["dev_methods"] = coerced49;
+}
+}
+}
+var valid9 = _errs126 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data21.indexer !== undefined){
+let data61 = data21.indexer;
+const _errs128 = errors;
+if(errors === _errs128){
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+const _errs130 = errors;
+for(const key5 in data61){
 if(!((key5 === "enabled") || (key5 === "start_block"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs120 === errors){
-if(data56.enabled !== undefined){
-let data57 = data56.enabled;
-const _errs121 = errors;
-if(typeof data57 !== "boolean"){
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(data57 === "false" || data57 === 0 || data57 === null){
-coerced45 = false;
+if(_errs130 === errors){
+if(data61.enabled !== undefined){
+let data62 = data61.enabled;
+const _errs131 = errors;
+if(typeof data62 !== "boolean"){
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(data62 === "false" || data62 === 0 || data62 === null){
+coerced50 = false;
 }
-else if(data57 === "true" || data57 === 1){
-coerced45 = true;
+else if(data62 === "true" || data62 === 1){
+coerced50 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced45 !== undefined){
-data57 = coerced45;
-if(data56 !== undefined){
-data56["enabled"] = coerced45;
+if(coerced50 !== undefined){
+data62 = coerced50;
+if(data61 !== undefined){
+data61["enabled"] = coerced50;
 }
 }
 }
-var valid15 = _errs121 === errors;
+var valid15 = _errs131 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data56.start_block !== undefined){
-let data58 = data56.start_block;
-const _errs123 = errors;
-if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
-let dataType46 = typeof data58;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data58 === null
-              || (dataType46 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced46 = +data58;
+if(data61.start_block !== undefined){
+let data63 = data61.start_block;
+const _errs133 = errors;
+if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
+let dataType51 = typeof data63;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data63 === null
+              || (dataType51 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced51 = +data63;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced46 !== undefined){
-data58 = coerced46;
-if(data56 !== undefined){
-data56["start_block"] = coerced46;
+if(coerced51 !== undefined){
+data63 = coerced51;
+if(data61 !== undefined){
+data61["start_block"] = coerced51;
 }
 }
 }
-if(errors === _errs123){
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 < 0 || isNaN(data58)){
+if(errors === _errs133){
+if((typeof data63 == "number") && (isFinite(data63))){
+if(data63 < 0 || isNaN(data63)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid15 = _errs123 === errors;
+var valid15 = _errs133 === errors;
 }
 else {
 var valid15 = true;
@@ -2201,223 +2392,28 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schem
 return false;
 }
 }
-var valid9 = _errs118 === errors;
+var valid9 = _errs128 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.erc4337 !== undefined){
-let data59 = data21.erc4337;
-const _errs125 = errors;
-if(errors === _errs125){
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-const _errs127 = errors;
-for(const key6 in data59){
+let data64 = data21.erc4337;
+const _errs135 = errors;
+if(errors === _errs135){
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+const _errs137 = errors;
+for(const key6 in data64){
 if(!((((((key6 === "entry_point_v06") || (key6 === "entry_point_v07")) || (key6 === "factory_v06")) || (key6 === "factory_v07")) || (key6 === "paymaster_v06")) || (key6 === "paymaster_v07"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs127 === errors){
-if(data59.entry_point_v06 !== undefined){
-let data60 = data59.entry_point_v06;
-const _errs128 = errors;
-if(typeof data60 !== "string"){
-let dataType47 = typeof data60;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 == "number" || dataType47 == "boolean"){
-coerced47 = "" + data60;
-}
-else if(data60 === null){
-coerced47 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data60 = coerced47;
-if(data59 !== undefined){
-data59["entry_point_v06"] = coerced47;
-}
-}
-}
-if(errors === _errs128){
-if(typeof data60 === "string"){
-if(!pattern10.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs128 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data59.entry_point_v07 !== undefined){
-let data61 = data59.entry_point_v07;
-const _errs130 = errors;
-if(typeof data61 !== "string"){
-let dataType48 = typeof data61;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data61;
-}
-else if(data61 === null){
-coerced48 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data61 = coerced48;
-if(data59 !== undefined){
-data59["entry_point_v07"] = coerced48;
-}
-}
-}
-if(errors === _errs130){
-if(typeof data61 === "string"){
-if(!pattern10.test(data61)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs130 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data59.factory_v06 !== undefined){
-let data62 = data59.factory_v06;
-const _errs132 = errors;
-if(typeof data62 !== "string"){
-let dataType49 = typeof data62;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data62;
-}
-else if(data62 === null){
-coerced49 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data62 = coerced49;
-if(data59 !== undefined){
-data59["factory_v06"] = coerced49;
-}
-}
-}
-if(errors === _errs132){
-if(typeof data62 === "string"){
-if(!pattern10.test(data62)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs132 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data59.factory_v07 !== undefined){
-let data63 = data59.factory_v07;
-const _errs134 = errors;
-if(typeof data63 !== "string"){
-let dataType50 = typeof data63;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data63;
-}
-else if(data63 === null){
-coerced50 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data63 = coerced50;
-if(data59 !== undefined){
-data59["factory_v07"] = coerced50;
-}
-}
-}
-if(errors === _errs134){
-if(typeof data63 === "string"){
-if(!pattern10.test(data63)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs134 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data59.paymaster_v06 !== undefined){
-let data64 = data59.paymaster_v06;
-const _errs136 = errors;
-if(typeof data64 !== "string"){
-let dataType51 = typeof data64;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data64;
-}
-else if(data64 === null){
-coerced51 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data64 = coerced51;
-if(data59 !== undefined){
-data59["paymaster_v06"] = coerced51;
-}
-}
-}
-if(errors === _errs136){
-if(typeof data64 === "string"){
-if(!pattern10.test(data64)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs136 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data59.paymaster_v07 !== undefined){
-let data65 = data59.paymaster_v07;
+if(_errs137 === errors){
+if(data64.entry_point_v06 !== undefined){
+let data65 = data64.entry_point_v06;
 const _errs138 = errors;
 if(typeof data65 !== "string"){
 let dataType52 = typeof data65;
@@ -2430,26 +2426,221 @@ else if(data65 === null){
 coerced52 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data65 = coerced52;
-if(data59 !== undefined){
-data59["paymaster_v07"] = coerced52;
+if(data64 !== undefined){
+data64["entry_point_v06"] = coerced52;
 }
 }
 }
 if(errors === _errs138){
 if(typeof data65 === "string"){
 if(!pattern10.test(data65)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
 var valid16 = _errs138 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data64.entry_point_v07 !== undefined){
+let data66 = data64.entry_point_v07;
+const _errs140 = errors;
+if(typeof data66 !== "string"){
+let dataType53 = typeof data66;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 == "number" || dataType53 == "boolean"){
+coerced53 = "" + data66;
+}
+else if(data66 === null){
+coerced53 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced53 !== undefined){
+data66 = coerced53;
+if(data64 !== undefined){
+data64["entry_point_v07"] = coerced53;
+}
+}
+}
+if(errors === _errs140){
+if(typeof data66 === "string"){
+if(!pattern10.test(data66)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs140 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data64.factory_v06 !== undefined){
+let data67 = data64.factory_v06;
+const _errs142 = errors;
+if(typeof data67 !== "string"){
+let dataType54 = typeof data67;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "number" || dataType54 == "boolean"){
+coerced54 = "" + data67;
+}
+else if(data67 === null){
+coerced54 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data67 = coerced54;
+if(data64 !== undefined){
+data64["factory_v06"] = coerced54;
+}
+}
+}
+if(errors === _errs142){
+if(typeof data67 === "string"){
+if(!pattern10.test(data67)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs142 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data64.factory_v07 !== undefined){
+let data68 = data64.factory_v07;
+const _errs144 = errors;
+if(typeof data68 !== "string"){
+let dataType55 = typeof data68;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "number" || dataType55 == "boolean"){
+coerced55 = "" + data68;
+}
+else if(data68 === null){
+coerced55 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data68 = coerced55;
+if(data64 !== undefined){
+data64["factory_v07"] = coerced55;
+}
+}
+}
+if(errors === _errs144){
+if(typeof data68 === "string"){
+if(!pattern10.test(data68)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs144 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data64.paymaster_v06 !== undefined){
+let data69 = data64.paymaster_v06;
+const _errs146 = errors;
+if(typeof data69 !== "string"){
+let dataType56 = typeof data69;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 == "number" || dataType56 == "boolean"){
+coerced56 = "" + data69;
+}
+else if(data69 === null){
+coerced56 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced56 !== undefined){
+data69 = coerced56;
+if(data64 !== undefined){
+data64["paymaster_v06"] = coerced56;
+}
+}
+}
+if(errors === _errs146){
+if(typeof data69 === "string"){
+if(!pattern10.test(data69)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs146 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data64.paymaster_v07 !== undefined){
+let data70 = data64.paymaster_v07;
+const _errs148 = errors;
+if(typeof data70 !== "string"){
+let dataType57 = typeof data70;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 == "number" || dataType57 == "boolean"){
+coerced57 = "" + data70;
+}
+else if(data70 === null){
+coerced57 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data70 = coerced57;
+if(data64 !== undefined){
+data64["paymaster_v07"] = coerced57;
+}
+}
+}
+if(errors === _errs148){
+if(typeof data70 === "string"){
+if(!pattern10.test(data70)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs148 === errors;
 }
 else {
 var valid16 = true;
@@ -2466,245 +2657,245 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schem
 return false;
 }
 }
-var valid9 = _errs125 === errors;
+var valid9 = _errs135 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data21.bundler !== undefined){
-let data66 = data21.bundler;
-const _errs140 = errors;
-if(errors === _errs140){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs142 = errors;
-for(const key7 in data66){
+let data71 = data21.bundler;
+const _errs150 = errors;
+if(errors === _errs150){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs152 = errors;
+for(const key7 in data71){
 if(!((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs142 === errors){
-if(data66.enabled !== undefined){
-let data67 = data66.enabled;
-const _errs143 = errors;
-if(typeof data67 !== "boolean"){
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(data67 === "false" || data67 === 0 || data67 === null){
-coerced53 = false;
+if(_errs152 === errors){
+if(data71.enabled !== undefined){
+let data72 = data71.enabled;
+const _errs153 = errors;
+if(typeof data72 !== "boolean"){
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(data72 === "false" || data72 === 0 || data72 === null){
+coerced58 = false;
 }
-else if(data67 === "true" || data67 === 1){
-coerced53 = true;
+else if(data72 === "true" || data72 === 1){
+coerced58 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced53 !== undefined){
-data67 = coerced53;
-if(data66 !== undefined){
-data66["enabled"] = coerced53;
+if(coerced58 !== undefined){
+data72 = coerced58;
+if(data71 !== undefined){
+data71["enabled"] = coerced58;
 }
 }
 }
-var valid17 = _errs143 === errors;
+var valid17 = _errs153 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data66.executor_keys_file !== undefined){
-let data68 = data66.executor_keys_file;
-const _errs145 = errors;
-if(typeof data68 !== "string"){
-let dataType54 = typeof data68;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 == "number" || dataType54 == "boolean"){
-coerced54 = "" + data68;
+if(data71.executor_keys_file !== undefined){
+let data73 = data71.executor_keys_file;
+const _errs155 = errors;
+if(typeof data73 !== "string"){
+let dataType59 = typeof data73;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 == "number" || dataType59 == "boolean"){
+coerced59 = "" + data73;
 }
-else if(data68 === null){
-coerced54 = "";
+else if(data73 === null){
+coerced59 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data68 = coerced54;
-if(data66 !== undefined){
-data66["executor_keys_file"] = coerced54;
+if(coerced59 !== undefined){
+data73 = coerced59;
+if(data71 !== undefined){
+data71["executor_keys_file"] = coerced59;
 }
 }
 }
-if(errors === _errs145){
-if(typeof data68 === "string"){
-if(func3(data68) < 1){
+if(errors === _errs155){
+if(typeof data73 === "string"){
+if(func3(data73) < 1){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid17 = _errs145 === errors;
+var valid17 = _errs155 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data66.safe_mode !== undefined){
-let data69 = data66.safe_mode;
-const _errs147 = errors;
-if(typeof data69 !== "boolean"){
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(data69 === "false" || data69 === 0 || data69 === null){
-coerced55 = false;
+if(data71.safe_mode !== undefined){
+let data74 = data71.safe_mode;
+const _errs157 = errors;
+if(typeof data74 !== "boolean"){
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(data74 === "false" || data74 === 0 || data74 === null){
+coerced60 = false;
 }
-else if(data69 === "true" || data69 === 1){
-coerced55 = true;
+else if(data74 === "true" || data74 === 1){
+coerced60 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data69 = coerced55;
-if(data66 !== undefined){
-data66["safe_mode"] = coerced55;
+if(coerced60 !== undefined){
+data74 = coerced60;
+if(data71 !== undefined){
+data71["safe_mode"] = coerced60;
 }
 }
 }
-var valid17 = _errs147 === errors;
+var valid17 = _errs157 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data66.max_bundle_ops !== undefined){
-let data70 = data66.max_bundle_ops;
-const _errs149 = errors;
-if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
-let dataType56 = typeof data70;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data70 === null
-              || (dataType56 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced56 = +data70;
+if(data71.max_bundle_ops !== undefined){
+let data75 = data71.max_bundle_ops;
+const _errs159 = errors;
+if(!(((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75))) && (isFinite(data75)))){
+let dataType61 = typeof data75;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data75 === null
+              || (dataType61 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced61 = +data75;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced56 !== undefined){
-data70 = coerced56;
-if(data66 !== undefined){
-data66["max_bundle_ops"] = coerced56;
+if(coerced61 !== undefined){
+data75 = coerced61;
+if(data71 !== undefined){
+data71["max_bundle_ops"] = coerced61;
 }
 }
 }
-if(errors === _errs149){
-if((typeof data70 == "number") && (isFinite(data70))){
-if(data70 > 1000 || isNaN(data70)){
+if(errors === _errs159){
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 > 1000 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
-if(data70 < 1 || isNaN(data70)){
+if(data75 < 1 || isNaN(data75)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs149 === errors;
+var valid17 = _errs159 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data66.min_stake_wei !== undefined){
-let data71 = data66.min_stake_wei;
-const _errs151 = errors;
-if(typeof data71 !== "string"){
-let dataType57 = typeof data71;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data71;
+if(data71.min_stake_wei !== undefined){
+let data76 = data71.min_stake_wei;
+const _errs161 = errors;
+if(typeof data76 !== "string"){
+let dataType62 = typeof data76;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data76;
 }
-else if(data71 === null){
-coerced57 = "";
+else if(data76 === null){
+coerced62 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced57 !== undefined){
-data71 = coerced57;
-if(data66 !== undefined){
-data66["min_stake_wei"] = coerced57;
+if(coerced62 !== undefined){
+data76 = coerced62;
+if(data71 !== undefined){
+data71["min_stake_wei"] = coerced62;
 }
 }
 }
-if(errors === _errs151){
-if(typeof data71 === "string"){
-if(!pattern16.test(data71)){
+if(errors === _errs161){
+if(typeof data76 === "string"){
+if(!pattern9.test(data76)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid17 = _errs151 === errors;
+var valid17 = _errs161 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data66.min_unstake_delay_s !== undefined){
-let data72 = data66.min_unstake_delay_s;
-const _errs153 = errors;
-if(!(((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72))) && (isFinite(data72)))){
-let dataType58 = typeof data72;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 === "boolean" || data72 === null
-              || (dataType58 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced58 = +data72;
+if(data71.min_unstake_delay_s !== undefined){
+let data77 = data71.min_unstake_delay_s;
+const _errs163 = errors;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+let dataType63 = typeof data77;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data77 === null
+              || (dataType63 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced63 = +data77;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced58 !== undefined){
-data72 = coerced58;
-if(data66 !== undefined){
-data66["min_unstake_delay_s"] = coerced58;
+if(coerced63 !== undefined){
+data77 = coerced63;
+if(data71 !== undefined){
+data71["min_unstake_delay_s"] = coerced63;
 }
 }
 }
-if(errors === _errs153){
-if((typeof data72 == "number") && (isFinite(data72))){
-if(data72 > 31536000 || isNaN(data72)){
+if(errors === _errs163){
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 > 31536000 || isNaN(data77)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
 return false;
 }
 else {
-if(data72 < 0 || isNaN(data72)){
+if(data77 < 0 || isNaN(data77)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs153 === errors;
+var valid17 = _errs163 === errors;
 }
 else {
 var valid17 = true;
@@ -2721,10 +2912,15 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schem
 return false;
 }
 }
-var valid9 = _errs140 === errors;
+var valid9 = _errs150 === errors;
 }
 else {
 var valid9 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -2768,71 +2964,71 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data73 = data.readiness;
-const _errs155 = errors;
-if(errors === _errs155){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
-const _errs157 = errors;
-for(const key8 in data73){
+let data78 = data.readiness;
+const _errs165 = errors;
+if(errors === _errs165){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+const _errs167 = errors;
+for(const key8 in data78){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs157 === errors){
-if(data73.networks !== undefined){
-let data74 = data73.networks;
-const _errs158 = errors;
-if(errors === _errs158){
-if(Array.isArray(data74)){
+if(_errs167 === errors){
+if(data78.networks !== undefined){
+let data79 = data78.networks;
+const _errs168 = errors;
+if(errors === _errs168){
+if(Array.isArray(data79)){
 var valid19 = true;
-const len7 = data74.length;
+const len7 = data79.length;
 for(let i10=0; i10<len7; i10++){
-let data75 = data74[i10];
-const _errs160 = errors;
-if(typeof data75 !== "string"){
-let dataType59 = typeof data75;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data75;
+let data80 = data79[i10];
+const _errs170 = errors;
+if(typeof data80 !== "string"){
+let dataType64 = typeof data80;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data80;
 }
-else if(data75 === null){
-coerced59 = "";
+else if(data80 === null){
+coerced64 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data75 = coerced59;
-if(data74 !== undefined){
-data74[i10] = coerced59;
+if(coerced64 !== undefined){
+data80 = coerced64;
+if(data79 !== undefined){
+data79[i10] = coerced64;
 }
 }
 }
-if(errors === _errs160){
-if(typeof data75 === "string"){
-if(!pattern17.test(data75)){
+if(errors === _errs170){
+if(typeof data80 === "string"){
+if(!pattern19.test(data80)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs160 === errors;
+var valid19 = _errs170 === errors;
 if(!valid19){
 break;
 }
 }
 if(valid19){
-let i11 = data74.length;
+let i11 = data79.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data74[i11];
+let item3 = data79[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -2860,204 +3056,204 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs155 === errors;
+var valid0 = _errs165 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data76 = data.tokens;
-const _errs162 = errors;
-if(errors === _errs162){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs164 = errors;
-for(const key9 in data76){
+let data81 = data.tokens;
+const _errs172 = errors;
+if(errors === _errs172){
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+const _errs174 = errors;
+for(const key9 in data81){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs164 === errors){
-if(data76.prices !== undefined){
-let data77 = data76.prices;
-const _errs165 = errors;
-if(errors === _errs165){
-if(Array.isArray(data77)){
+if(_errs174 === errors){
+if(data81.prices !== undefined){
+let data82 = data81.prices;
+const _errs175 = errors;
+if(errors === _errs175){
+if(Array.isArray(data82)){
 var valid22 = true;
-const len8 = data77.length;
+const len8 = data82.length;
 for(let i12=0; i12<len8; i12++){
-let data78 = data77[i12];
-const _errs167 = errors;
-if(errors === _errs167){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+let data83 = data82[i12];
+const _errs177 = errors;
+if(errors === _errs177){
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
 let missing3;
-if((((data78.chain === undefined) && (missing3 = "chain")) || ((data78.contract === undefined) && (missing3 = "contract"))) || ((data78.usd === undefined) && (missing3 = "usd"))){
+if((((data83.chain === undefined) && (missing3 = "chain")) || ((data83.contract === undefined) && (missing3 = "contract"))) || ((data83.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs169 = errors;
-for(const key10 in data78){
+const _errs179 = errors;
+for(const key10 in data83){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs169 === errors){
-if(data78.chain !== undefined){
-let data79 = data78.chain;
-const _errs170 = errors;
-if(typeof data79 !== "string"){
-let dataType60 = typeof data79;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data79;
+if(_errs179 === errors){
+if(data83.chain !== undefined){
+let data84 = data83.chain;
+const _errs180 = errors;
+if(typeof data84 !== "string"){
+let dataType65 = typeof data84;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data84;
 }
-else if(data79 === null){
-coerced60 = "";
+else if(data84 === null){
+coerced65 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced60 !== undefined){
-data79 = coerced60;
-if(data78 !== undefined){
-data78["chain"] = coerced60;
+if(coerced65 !== undefined){
+data84 = coerced65;
+if(data83 !== undefined){
+data83["chain"] = coerced65;
 }
 }
 }
-if(errors === _errs170){
-if(typeof data79 === "string"){
-if(!pattern2.test(data79)){
+if(errors === _errs180){
+if(typeof data84 === "string"){
+if(!pattern2.test(data84)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs170 === errors;
+var valid23 = _errs180 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data78.network !== undefined){
-let data80 = data78.network;
-const _errs172 = errors;
-if(typeof data80 !== "string"){
-let dataType61 = typeof data80;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data80;
+if(data83.network !== undefined){
+let data85 = data83.network;
+const _errs182 = errors;
+if(typeof data85 !== "string"){
+let dataType66 = typeof data85;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data85;
 }
-else if(data80 === null){
-coerced61 = "";
+else if(data85 === null){
+coerced66 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced61 !== undefined){
-data80 = coerced61;
-if(data78 !== undefined){
-data78["network"] = coerced61;
+if(coerced66 !== undefined){
+data85 = coerced66;
+if(data83 !== undefined){
+data83["network"] = coerced66;
 }
 }
 }
-if(errors === _errs172){
-if(typeof data80 === "string"){
-if(!pattern2.test(data80)){
+if(errors === _errs182){
+if(typeof data85 === "string"){
+if(!pattern2.test(data85)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs172 === errors;
+var valid23 = _errs182 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data78.contract !== undefined){
-let data81 = data78.contract;
-const _errs174 = errors;
-if(typeof data81 !== "string"){
-let dataType62 = typeof data81;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data81;
+if(data83.contract !== undefined){
+let data86 = data83.contract;
+const _errs184 = errors;
+if(typeof data86 !== "string"){
+let dataType67 = typeof data86;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data86;
 }
-else if(data81 === null){
-coerced62 = "";
+else if(data86 === null){
+coerced67 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data81 = coerced62;
-if(data78 !== undefined){
-data78["contract"] = coerced62;
+if(coerced67 !== undefined){
+data86 = coerced67;
+if(data83 !== undefined){
+data83["contract"] = coerced67;
 }
 }
 }
-if(errors === _errs174){
-if(typeof data81 === "string"){
-if(!pattern20.test(data81)){
+if(errors === _errs184){
+if(typeof data86 === "string"){
+if(!pattern22.test(data86)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs174 === errors;
+var valid23 = _errs184 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data78.usd !== undefined){
-let data82 = data78.usd;
-const _errs176 = errors;
-if(typeof data82 !== "string"){
-let dataType63 = typeof data82;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data82;
+if(data83.usd !== undefined){
+let data87 = data83.usd;
+const _errs186 = errors;
+if(typeof data87 !== "string"){
+let dataType68 = typeof data87;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data87;
 }
-else if(data82 === null){
-coerced63 = "";
+else if(data87 === null){
+coerced68 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data82 = coerced63;
-if(data78 !== undefined){
-data78["usd"] = coerced63;
+if(coerced68 !== undefined){
+data87 = coerced68;
+if(data83 !== undefined){
+data83["usd"] = coerced68;
 }
 }
 }
-if(errors === _errs176){
-if(typeof data82 === "string"){
-if(!pattern21.test(data82)){
+if(errors === _errs186){
+if(typeof data87 === "string"){
+if(!pattern23.test(data87)){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs176 === errors;
+var valid23 = _errs186 === errors;
 }
 else {
 var valid23 = true;
@@ -3073,7 +3269,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPa
 return false;
 }
 }
-var valid22 = _errs167 === errors;
+var valid22 = _errs177 === errors;
 if(!valid22){
 break;
 }
@@ -3084,190 +3280,190 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs165 === errors;
+var valid21 = _errs175 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data76.price_feeds !== undefined){
-let data83 = data76.price_feeds;
-const _errs178 = errors;
-if(errors === _errs178){
-if(Array.isArray(data83)){
+if(data81.price_feeds !== undefined){
+let data88 = data81.price_feeds;
+const _errs188 = errors;
+if(errors === _errs188){
+if(Array.isArray(data88)){
 var valid24 = true;
-const len9 = data83.length;
+const len9 = data88.length;
 for(let i13=0; i13<len9; i13++){
-let data84 = data83[i13];
-const _errs180 = errors;
-if(errors === _errs180){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let data89 = data88[i13];
+const _errs190 = errors;
+if(errors === _errs190){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
 let missing4;
-if((((data84.chain === undefined) && (missing4 = "chain")) || ((data84.contract === undefined) && (missing4 = "contract"))) || ((data84.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data89.chain === undefined) && (missing4 = "chain")) || ((data89.contract === undefined) && (missing4 = "contract"))) || ((data89.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs182 = errors;
-for(const key11 in data84){
+const _errs192 = errors;
+for(const key11 in data89){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs182 === errors){
-if(data84.chain !== undefined){
-let data85 = data84.chain;
-const _errs183 = errors;
-if(typeof data85 !== "string"){
-let dataType64 = typeof data85;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data85;
+if(_errs192 === errors){
+if(data89.chain !== undefined){
+let data90 = data89.chain;
+const _errs193 = errors;
+if(typeof data90 !== "string"){
+let dataType69 = typeof data90;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data90;
 }
-else if(data85 === null){
-coerced64 = "";
+else if(data90 === null){
+coerced69 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data85 = coerced64;
-if(data84 !== undefined){
-data84["chain"] = coerced64;
+if(coerced69 !== undefined){
+data90 = coerced69;
+if(data89 !== undefined){
+data89["chain"] = coerced69;
 }
 }
 }
-if(errors === _errs183){
-if(typeof data85 === "string"){
-if(!pattern2.test(data85)){
+if(errors === _errs193){
+if(typeof data90 === "string"){
+if(!pattern2.test(data90)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs183 === errors;
+var valid25 = _errs193 === errors;
 }
 else {
 var valid25 = true;
 }
 if(valid25){
-if(data84.network !== undefined){
-let data86 = data84.network;
-const _errs185 = errors;
-if(typeof data86 !== "string"){
-let dataType65 = typeof data86;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data86;
+if(data89.network !== undefined){
+let data91 = data89.network;
+const _errs195 = errors;
+if(typeof data91 !== "string"){
+let dataType70 = typeof data91;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data91;
 }
-else if(data86 === null){
-coerced65 = "";
+else if(data91 === null){
+coerced70 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data86 = coerced65;
-if(data84 !== undefined){
-data84["network"] = coerced65;
+if(coerced70 !== undefined){
+data91 = coerced70;
+if(data89 !== undefined){
+data89["network"] = coerced70;
 }
 }
 }
-if(errors === _errs185){
-if(typeof data86 === "string"){
-if(!pattern2.test(data86)){
+if(errors === _errs195){
+if(typeof data91 === "string"){
+if(!pattern2.test(data91)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs185 === errors;
+var valid25 = _errs195 === errors;
 }
 else {
 var valid25 = true;
 }
 if(valid25){
-if(data84.contract !== undefined){
-let data87 = data84.contract;
-const _errs187 = errors;
-if(typeof data87 !== "string"){
-let dataType66 = typeof data87;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data87;
+if(data89.contract !== undefined){
+let data92 = data89.contract;
+const _errs197 = errors;
+if(typeof data92 !== "string"){
+let dataType71 = typeof data92;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data92;
 }
-else if(data87 === null){
-coerced66 = "";
+else if(data92 === null){
+coerced71 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced66 !== undefined){
-data87 = coerced66;
-if(data84 !== undefined){
-data84["contract"] = coerced66;
+if(coerced71 !== undefined){
+data92 = coerced71;
+if(data89 !== undefined){
+data89["contract"] = coerced71;
 }
 }
 }
-if(errors === _errs187){
-if(typeof data87 === "string"){
-if(!pattern20.test(data87)){
+if(errors === _errs197){
+if(typeof data92 === "string"){
+if(!pattern22.test(data92)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs187 === errors;
+var valid25 = _errs197 === errors;
 }
 else {
 var valid25 = true;
 }
 if(valid25){
-if(data84.aggregator !== undefined){
-let data88 = data84.aggregator;
-const _errs189 = errors;
-if(typeof data88 !== "string"){
-let dataType67 = typeof data88;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data88;
+if(data89.aggregator !== undefined){
+let data93 = data89.aggregator;
+const _errs199 = errors;
+if(typeof data93 !== "string"){
+let dataType72 = typeof data93;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data93;
 }
-else if(data88 === null){
-coerced67 = "";
+else if(data93 === null){
+coerced72 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data88 = coerced67;
-if(data84 !== undefined){
-data84["aggregator"] = coerced67;
+if(coerced72 !== undefined){
+data93 = coerced72;
+if(data89 !== undefined){
+data89["aggregator"] = coerced72;
 }
 }
 }
-if(errors === _errs189){
-if(typeof data88 === "string"){
-if(!pattern10.test(data88)){
+if(errors === _errs199){
+if(typeof data93 === "string"){
+if(!pattern10.test(data93)){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs189 === errors;
+var valid25 = _errs199 === errors;
 }
 else {
 var valid25 = true;
@@ -3283,7 +3479,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,sch
 return false;
 }
 }
-var valid24 = _errs180 === errors;
+var valid24 = _errs190 === errors;
 if(!valid24){
 break;
 }
@@ -3294,46 +3490,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid21 = _errs178 === errors;
+var valid21 = _errs188 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data76.token_list !== undefined){
-let data89 = data76.token_list;
-const _errs191 = errors;
-if(typeof data89 !== "string"){
-let dataType68 = typeof data89;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data89;
+if(data81.token_list !== undefined){
+let data94 = data81.token_list;
+const _errs201 = errors;
+if(typeof data94 !== "string"){
+let dataType73 = typeof data94;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data94;
 }
-else if(data89 === null){
-coerced68 = "";
+else if(data94 === null){
+coerced73 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced68 !== undefined){
-data89 = coerced68;
-if(data76 !== undefined){
-data76["token_list"] = coerced68;
+if(coerced73 !== undefined){
+data94 = coerced73;
+if(data81 !== undefined){
+data81["token_list"] = coerced73;
 }
 }
 }
-if(errors === _errs191){
-if(typeof data89 === "string"){
-if(func3(data89) < 1){
+if(errors === _errs201){
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs191 === errors;
+var valid21 = _errs201 === errors;
 }
 else {
 var valid21 = true;
@@ -3347,185 +3543,185 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs162 === errors;
+var valid0 = _errs172 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data90 = data.nfts;
-const _errs193 = errors;
-if(errors === _errs193){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-const _errs195 = errors;
-for(const key12 in data90){
+let data95 = data.nfts;
+const _errs203 = errors;
+if(errors === _errs203){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs205 = errors;
+for(const key12 in data95){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs195 === errors){
-if(data90.ipfs_gateway !== undefined){
-let data91 = data90.ipfs_gateway;
-const _errs196 = errors;
-if(typeof data91 !== "string"){
-let dataType69 = typeof data91;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data91;
+if(_errs205 === errors){
+if(data95.ipfs_gateway !== undefined){
+let data96 = data95.ipfs_gateway;
+const _errs206 = errors;
+if(typeof data96 !== "string"){
+let dataType74 = typeof data96;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data96;
 }
-else if(data91 === null){
-coerced69 = "";
+else if(data96 === null){
+coerced74 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data91 = coerced69;
-if(data90 !== undefined){
-data90["ipfs_gateway"] = coerced69;
+if(coerced74 !== undefined){
+data96 = coerced74;
+if(data95 !== undefined){
+data95["ipfs_gateway"] = coerced74;
 }
 }
 }
-if(errors === _errs196){
-if(typeof data91 === "string"){
-if(!pattern4.test(data91)){
+if(errors === _errs206){
+if(typeof data96 === "string"){
+if(!pattern4.test(data96)){
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid26 = _errs196 === errors;
+var valid26 = _errs206 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data90.arweave_gateway !== undefined){
-let data92 = data90.arweave_gateway;
-const _errs198 = errors;
-if(typeof data92 !== "string"){
-let dataType70 = typeof data92;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data92;
+if(data95.arweave_gateway !== undefined){
+let data97 = data95.arweave_gateway;
+const _errs208 = errors;
+if(typeof data97 !== "string"){
+let dataType75 = typeof data97;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data97;
 }
-else if(data92 === null){
-coerced70 = "";
+else if(data97 === null){
+coerced75 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced70 !== undefined){
-data92 = coerced70;
-if(data90 !== undefined){
-data90["arweave_gateway"] = coerced70;
+if(coerced75 !== undefined){
+data97 = coerced75;
+if(data95 !== undefined){
+data95["arweave_gateway"] = coerced75;
 }
 }
 }
-if(errors === _errs198){
-if(typeof data92 === "string"){
-if(!pattern4.test(data92)){
+if(errors === _errs208){
+if(typeof data97 === "string"){
+if(!pattern4.test(data97)){
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid26 = _errs198 === errors;
+var valid26 = _errs208 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data90.metadata_timeout_ms !== undefined){
-let data93 = data90.metadata_timeout_ms;
-const _errs200 = errors;
-if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
-let dataType71 = typeof data93;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data93 === null
-              || (dataType71 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
-coerced71 = +data93;
+if(data95.metadata_timeout_ms !== undefined){
+let data98 = data95.metadata_timeout_ms;
+const _errs210 = errors;
+if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
+let dataType76 = typeof data98;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data98 === null
+              || (dataType76 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced76 = +data98;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced71 !== undefined){
-data93 = coerced71;
-if(data90 !== undefined){
-data90["metadata_timeout_ms"] = coerced71;
+if(coerced76 !== undefined){
+data98 = coerced76;
+if(data95 !== undefined){
+data95["metadata_timeout_ms"] = coerced76;
 }
 }
 }
-if(errors === _errs200){
-if((typeof data93 == "number") && (isFinite(data93))){
-if(data93 > 60000 || isNaN(data93)){
+if(errors === _errs210){
+if((typeof data98 == "number") && (isFinite(data98))){
+if(data98 > 60000 || isNaN(data98)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data93 < 100 || isNaN(data93)){
+if(data98 < 100 || isNaN(data98)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
-var valid26 = _errs200 === errors;
+var valid26 = _errs210 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data90.metadata_max_bytes !== undefined){
-let data94 = data90.metadata_max_bytes;
-const _errs202 = errors;
-if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
-let dataType72 = typeof data94;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 === "boolean" || data94 === null
-              || (dataType72 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced72 = +data94;
+if(data95.metadata_max_bytes !== undefined){
+let data99 = data95.metadata_max_bytes;
+const _errs212 = errors;
+if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
+let dataType77 = typeof data99;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data99 === null
+              || (dataType77 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced77 = +data99;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced72 !== undefined){
-data94 = coerced72;
-if(data90 !== undefined){
-data90["metadata_max_bytes"] = coerced72;
+if(coerced77 !== undefined){
+data99 = coerced77;
+if(data95 !== undefined){
+data95["metadata_max_bytes"] = coerced77;
 }
 }
 }
-if(errors === _errs202){
-if((typeof data94 == "number") && (isFinite(data94))){
-if(data94 > 52428800 || isNaN(data94)){
+if(errors === _errs212){
+if((typeof data99 == "number") && (isFinite(data99))){
+if(data99 > 52428800 || isNaN(data99)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data94 < 1024 || isNaN(data94)){
+if(data99 < 1024 || isNaN(data99)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid26 = _errs202 === errors;
+var valid26 = _errs212 === errors;
 }
 else {
 var valid26 = true;
@@ -3540,81 +3736,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs193 === errors;
+var valid0 = _errs203 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data95 = data.webhooks;
-const _errs204 = errors;
-if(errors === _errs204){
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-const _errs206 = errors;
-for(const key13 in data95){
+let data100 = data.webhooks;
+const _errs214 = errors;
+if(errors === _errs214){
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs216 = errors;
+for(const key13 in data100){
 if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs206 === errors){
-if(data95.retry_schedule_s !== undefined){
-let data96 = data95.retry_schedule_s;
-const _errs207 = errors;
-if(errors === _errs207){
-if(Array.isArray(data96)){
-if(data96.length > 20){
+if(_errs216 === errors){
+if(data100.retry_schedule_s !== undefined){
+let data101 = data100.retry_schedule_s;
+const _errs217 = errors;
+if(errors === _errs217){
+if(Array.isArray(data101)){
+if(data101.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data96.length < 1){
+if(data101.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid28 = true;
-const len10 = data96.length;
+const len10 = data101.length;
 for(let i14=0; i14<len10; i14++){
-let data97 = data96[i14];
-const _errs209 = errors;
-if(!((typeof data97 == "number") && (isFinite(data97)))){
-let dataType73 = typeof data97;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "boolean" || data97 === null
-              || (dataType73 == "string" && data97 && data97 == +data97)){
-coerced73 = +data97;
+let data102 = data101[i14];
+const _errs219 = errors;
+if(!((typeof data102 == "number") && (isFinite(data102)))){
+let dataType78 = typeof data102;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "boolean" || data102 === null
+              || (dataType78 == "string" && data102 && data102 == +data102)){
+coerced78 = +data102;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced73 !== undefined){
-data97 = coerced73;
-if(data96 !== undefined){
-data96[i14] = coerced73;
+if(coerced78 !== undefined){
+data102 = coerced78;
+if(data101 !== undefined){
+data101[i14] = coerced78;
 }
 }
 }
-if(errors === _errs209){
-if((typeof data97 == "number") && (isFinite(data97))){
-if(data97 > 604800 || isNaN(data97)){
+if(errors === _errs219){
+if((typeof data102 == "number") && (isFinite(data102))){
+if(data102 > 604800 || isNaN(data102)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data97 < 0 || isNaN(data97)){
+if(data102 < 0 || isNaN(data102)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs209 === errors;
+var valid28 = _errs219 === errors;
 if(!valid28){
 break;
 }
@@ -3627,259 +3823,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid27 = _errs207 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.timeout_s !== undefined){
-let data98 = data95.timeout_s;
-const _errs211 = errors;
-if(!((typeof data98 == "number") && (isFinite(data98)))){
-let dataType74 = typeof data98;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "boolean" || data98 === null
-              || (dataType74 == "string" && data98 && data98 == +data98)){
-coerced74 = +data98;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data98 = coerced74;
-if(data95 !== undefined){
-data95["timeout_s"] = coerced74;
-}
-}
-}
-if(errors === _errs211){
-if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 > 60 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data98 <= 0 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs211 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.max_in_flight_per_endpoint !== undefined){
-let data99 = data95.max_in_flight_per_endpoint;
-const _errs213 = errors;
-if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
-let dataType75 = typeof data99;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data99 === null
-              || (dataType75 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced75 = +data99;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data99 = coerced75;
-if(data95 !== undefined){
-data95["max_in_flight_per_endpoint"] = coerced75;
-}
-}
-}
-if(errors === _errs213){
-if((typeof data99 == "number") && (isFinite(data99))){
-if(data99 > 256 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
-return false;
-}
-else {
-if(data99 < 1 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs213 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.max_payload_bytes !== undefined){
-let data100 = data95.max_payload_bytes;
-const _errs215 = errors;
-if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
-let dataType76 = typeof data100;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data100 === null
-              || (dataType76 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced76 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data100 = coerced76;
-if(data95 !== undefined){
-data95["max_payload_bytes"] = coerced76;
-}
-}
-}
-if(errors === _errs215){
-if((typeof data100 == "number") && (isFinite(data100))){
-if(data100 > 10485760 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
-return false;
-}
-else {
-if(data100 < 4096 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs215 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.pending_poll_ms !== undefined){
-let data101 = data95.pending_poll_ms;
-const _errs217 = errors;
-if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
-let dataType77 = typeof data101;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data101 === null
-              || (dataType77 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
-coerced77 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data101 = coerced77;
-if(data95 !== undefined){
-data95["pending_poll_ms"] = coerced77;
-}
-}
-}
-if(errors === _errs217){
-if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 > 60000 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
-return false;
-}
-else {
-if(data101 < 20 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
-return false;
-}
-}
-}
-}
 var valid27 = _errs217 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data95.replay_max_events !== undefined){
-let data102 = data95.replay_max_events;
-const _errs219 = errors;
-if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
-let dataType78 = typeof data102;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data102 === null
-              || (dataType78 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced78 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data102 = coerced78;
-if(data95 !== undefined){
-data95["replay_max_events"] = coerced78;
-}
-}
-}
-if(errors === _errs219){
-if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 1000000 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data102 < 1 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs219 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.replay_page_events !== undefined){
-let data103 = data95.replay_page_events;
+if(data100.timeout_s !== undefined){
+let data103 = data100.timeout_s;
 const _errs221 = errors;
-if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
+if(!((typeof data103 == "number") && (isFinite(data103)))){
 let dataType79 = typeof data103;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data103 === null
-              || (dataType79 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+if(dataType79 == "boolean" || data103 === null
+              || (dataType79 == "string" && data103 && data103 == +data103)){
 coerced79 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data103 = coerced79;
-if(data95 !== undefined){
-data95["replay_page_events"] = coerced79;
+if(data100 !== undefined){
+data100["timeout_s"] = coerced79;
 }
 }
 }
 if(errors === _errs221){
 if((typeof data103 == "number") && (isFinite(data103))){
-if(data103 > 10000 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data103 > 60 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data103 < 1 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data103 <= 0 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -3891,58 +3872,273 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data95.private_destinations !== undefined){
-let data104 = data95.private_destinations;
+if(data100.max_in_flight_per_endpoint !== undefined){
+let data104 = data100.max_in_flight_per_endpoint;
 const _errs223 = errors;
+if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+let dataType80 = typeof data104;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data104 === null
+              || (dataType80 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced80 = +data104;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data104 = coerced80;
+if(data100 !== undefined){
+data100["max_in_flight_per_endpoint"] = coerced80;
+}
+}
+}
 if(errors === _errs223){
-if(Array.isArray(data104)){
-if(data104.length > 100){
+if((typeof data104 == "number") && (isFinite(data104))){
+if(data104 > 256 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+return false;
+}
+else {
+if(data104 < 1 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs223 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data100.max_payload_bytes !== undefined){
+let data105 = data100.max_payload_bytes;
+const _errs225 = errors;
+if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+let dataType81 = typeof data105;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data105 === null
+              || (dataType81 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced81 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data105 = coerced81;
+if(data100 !== undefined){
+data100["max_payload_bytes"] = coerced81;
+}
+}
+}
+if(errors === _errs225){
+if((typeof data105 == "number") && (isFinite(data105))){
+if(data105 > 10485760 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+return false;
+}
+else {
+if(data105 < 4096 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs225 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data100.pending_poll_ms !== undefined){
+let data106 = data100.pending_poll_ms;
+const _errs227 = errors;
+if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
+let dataType82 = typeof data106;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data106 === null
+              || (dataType82 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced82 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data106 = coerced82;
+if(data100 !== undefined){
+data100["pending_poll_ms"] = coerced82;
+}
+}
+}
+if(errors === _errs227){
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 > 60000 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+return false;
+}
+else {
+if(data106 < 20 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs227 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data100.replay_max_events !== undefined){
+let data107 = data100.replay_max_events;
+const _errs229 = errors;
+if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
+let dataType83 = typeof data107;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data107 === null
+              || (dataType83 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced83 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data107 = coerced83;
+if(data100 !== undefined){
+data100["replay_max_events"] = coerced83;
+}
+}
+}
+if(errors === _errs229){
+if((typeof data107 == "number") && (isFinite(data107))){
+if(data107 > 1000000 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs229 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data100.replay_page_events !== undefined){
+let data108 = data100.replay_page_events;
+const _errs231 = errors;
+if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
+let dataType84 = typeof data108;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data108 === null
+              || (dataType84 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced84 = +data108;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data108 = coerced84;
+if(data100 !== undefined){
+data100["replay_page_events"] = coerced84;
+}
+}
+}
+if(errors === _errs231){
+if((typeof data108 == "number") && (isFinite(data108))){
+if(data108 > 10000 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data108 < 1 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs231 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data100.private_destinations !== undefined){
+let data109 = data100.private_destinations;
+const _errs233 = errors;
+if(errors === _errs233){
+if(Array.isArray(data109)){
+if(data109.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid29 = true;
-const len11 = data104.length;
+const len11 = data109.length;
 for(let i15=0; i15<len11; i15++){
-let data105 = data104[i15];
-const _errs225 = errors;
-if(typeof data105 !== "string"){
-let dataType80 = typeof data105;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data105;
+let data110 = data109[i15];
+const _errs235 = errors;
+if(typeof data110 !== "string"){
+let dataType85 = typeof data110;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data110;
 }
-else if(data105 === null){
-coerced80 = "";
+else if(data110 === null){
+coerced85 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data105 = coerced80;
-if(data104 !== undefined){
-data104[i15] = coerced80;
+if(coerced85 !== undefined){
+data110 = coerced85;
+if(data109 !== undefined){
+data109[i15] = coerced85;
 }
 }
 }
-if(errors === _errs225){
-if(typeof data105 === "string"){
-if(func3(data105) > 64){
+if(errors === _errs235){
+if(typeof data110 === "string"){
+if(func3(data110) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data105) < 1){
+if(func3(data110) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs225 === errors;
+var valid29 = _errs235 === errors;
 if(!valid29){
 break;
 }
@@ -3954,7 +4150,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid27 = _errs223 === errors;
+var valid27 = _errs233 === errors;
 }
 else {
 var valid27 = true;
@@ -3973,99 +4169,99 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs204 === errors;
+var valid0 = _errs214 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data106 = data.email;
-const _errs227 = errors;
-if(errors === _errs227){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-const _errs229 = errors;
-for(const key14 in data106){
+let data111 = data.email;
+const _errs237 = errors;
+if(errors === _errs237){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+const _errs239 = errors;
+for(const key14 in data111){
 if(!((key14 === "smtp_url") || (key14 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs229 === errors){
-if(data106.smtp_url !== undefined){
-let data107 = data106.smtp_url;
-const _errs230 = errors;
-if(typeof data107 !== "string"){
-let dataType81 = typeof data107;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data107;
+if(_errs239 === errors){
+if(data111.smtp_url !== undefined){
+let data112 = data111.smtp_url;
+const _errs240 = errors;
+if(typeof data112 !== "string"){
+let dataType86 = typeof data112;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data112;
 }
-else if(data107 === null){
-coerced81 = "";
+else if(data112 === null){
+coerced86 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data107 = coerced81;
-if(data106 !== undefined){
-data106["smtp_url"] = coerced81;
+if(coerced86 !== undefined){
+data112 = coerced86;
+if(data111 !== undefined){
+data111["smtp_url"] = coerced86;
 }
 }
 }
-if(errors === _errs230){
-if(typeof data107 === "string"){
-if(!pattern28.test(data107)){
+if(errors === _errs240){
+if(typeof data112 === "string"){
+if(!pattern30.test(data112)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid30 = _errs230 === errors;
+var valid30 = _errs240 === errors;
 }
 else {
 var valid30 = true;
 }
 if(valid30){
-if(data106.from !== undefined){
-let data108 = data106.from;
-const _errs232 = errors;
-if(typeof data108 !== "string"){
-let dataType82 = typeof data108;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data108;
+if(data111.from !== undefined){
+let data113 = data111.from;
+const _errs242 = errors;
+if(typeof data113 !== "string"){
+let dataType87 = typeof data113;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data113;
 }
-else if(data108 === null){
-coerced82 = "";
+else if(data113 === null){
+coerced87 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data108 = coerced82;
-if(data106 !== undefined){
-data106["from"] = coerced82;
+if(coerced87 !== undefined){
+data113 = coerced87;
+if(data111 !== undefined){
+data111["from"] = coerced87;
 }
 }
 }
-if(errors === _errs232){
-if(typeof data108 === "string"){
-if(func3(data108) < 3){
+if(errors === _errs242){
+if(typeof data113 === "string"){
+if(func3(data113) < 3){
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid30 = _errs232 === errors;
+var valid30 = _errs242 === errors;
 }
 else {
 var valid30 = true;
@@ -4078,95 +4274,95 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs227 === errors;
+var valid0 = _errs237 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data109 = data.dashboard;
-const _errs234 = errors;
-if(errors === _errs234){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-const _errs236 = errors;
-for(const key15 in data109){
+let data114 = data.dashboard;
+const _errs244 = errors;
+if(errors === _errs244){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+const _errs246 = errors;
+for(const key15 in data114){
 if(!((key15 === "signup") || (key15 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs236 === errors){
-if(data109.signup !== undefined){
-let data110 = data109.signup;
-const _errs237 = errors;
-if(typeof data110 !== "string"){
-let dataType83 = typeof data110;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data110;
+if(_errs246 === errors){
+if(data114.signup !== undefined){
+let data115 = data114.signup;
+const _errs247 = errors;
+if(typeof data115 !== "string"){
+let dataType88 = typeof data115;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data115;
 }
-else if(data110 === null){
-coerced83 = "";
+else if(data115 === null){
+coerced88 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data110 = coerced83;
-if(data109 !== undefined){
-data109["signup"] = coerced83;
+if(coerced88 !== undefined){
+data115 = coerced88;
+if(data114 !== undefined){
+data114["signup"] = coerced88;
 }
 }
 }
-if(!((data110 === "open") || (data110 === "invite_only"))){
+if(!((data115 === "open") || (data115 === "invite_only"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid31 = _errs237 === errors;
+var valid31 = _errs247 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data109.public_url !== undefined){
-let data111 = data109.public_url;
-const _errs239 = errors;
-if(typeof data111 !== "string"){
-let dataType84 = typeof data111;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data111;
+if(data114.public_url !== undefined){
+let data116 = data114.public_url;
+const _errs249 = errors;
+if(typeof data116 !== "string"){
+let dataType89 = typeof data116;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data116;
 }
-else if(data111 === null){
-coerced84 = "";
+else if(data116 === null){
+coerced89 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data111 = coerced84;
-if(data109 !== undefined){
-data109["public_url"] = coerced84;
+if(coerced89 !== undefined){
+data116 = coerced89;
+if(data114 !== undefined){
+data114["public_url"] = coerced89;
 }
 }
 }
-if(errors === _errs239){
-if(typeof data111 === "string"){
-if(!pattern29.test(data111)){
+if(errors === _errs249){
+if(typeof data116 === "string"){
+if(!pattern31.test(data116)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs239 === errors;
+var valid31 = _errs249 === errors;
 }
 else {
 var valid31 = true;
@@ -4179,211 +4375,211 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs234 === errors;
+var valid0 = _errs244 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data112 = data.gas;
-const _errs241 = errors;
-if(errors === _errs241){
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-const _errs243 = errors;
-for(const key16 in data112){
+let data117 = data.gas;
+const _errs251 = errors;
+if(errors === _errs251){
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+const _errs253 = errors;
+for(const key16 in data117){
 if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs243 === errors){
-if(data112.sponsor_key_file !== undefined){
-let data113 = data112.sponsor_key_file;
-const _errs244 = errors;
-if(typeof data113 !== "string"){
-let dataType85 = typeof data113;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data113;
+if(_errs253 === errors){
+if(data117.sponsor_key_file !== undefined){
+let data118 = data117.sponsor_key_file;
+const _errs254 = errors;
+if(typeof data118 !== "string"){
+let dataType90 = typeof data118;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data118;
 }
-else if(data113 === null){
-coerced85 = "";
+else if(data118 === null){
+coerced90 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data113 = coerced85;
-if(data112 !== undefined){
-data112["sponsor_key_file"] = coerced85;
+if(coerced90 !== undefined){
+data118 = coerced90;
+if(data117 !== undefined){
+data117["sponsor_key_file"] = coerced90;
 }
 }
 }
-if(errors === _errs244){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
+if(errors === _errs254){
+if(typeof data118 === "string"){
+if(func3(data118) < 1){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid32 = _errs244 === errors;
+var valid32 = _errs254 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data112.deposit_warning_wei !== undefined){
-let data114 = data112.deposit_warning_wei;
-const _errs246 = errors;
-if(typeof data114 !== "string"){
-let dataType86 = typeof data114;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data114;
+if(data117.deposit_warning_wei !== undefined){
+let data119 = data117.deposit_warning_wei;
+const _errs256 = errors;
+if(typeof data119 !== "string"){
+let dataType91 = typeof data119;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data119;
 }
-else if(data114 === null){
-coerced86 = "";
+else if(data119 === null){
+coerced91 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced86 !== undefined){
-data114 = coerced86;
-if(data112 !== undefined){
-data112["deposit_warning_wei"] = coerced86;
+if(coerced91 !== undefined){
+data119 = coerced91;
+if(data117 !== undefined){
+data117["deposit_warning_wei"] = coerced91;
 }
 }
 }
-if(errors === _errs246){
-if(typeof data114 === "string"){
-if(!pattern16.test(data114)){
+if(errors === _errs256){
+if(typeof data119 === "string"){
+if(!pattern9.test(data119)){
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid32 = _errs246 === errors;
+var valid32 = _errs256 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data112.sponsorship_caps !== undefined){
-let data115 = data112.sponsorship_caps;
-const _errs248 = errors;
-if(errors === _errs248){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-const _errs250 = errors;
-for(const key17 in data115){
+if(data117.sponsorship_caps !== undefined){
+let data120 = data117.sponsorship_caps;
+const _errs258 = errors;
+if(errors === _errs258){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+const _errs260 = errors;
+for(const key17 in data120){
 if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs250 === errors){
-if(data115.free !== undefined){
-let data116 = data115.free;
-const _errs251 = errors;
-if(errors === _errs251){
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-const _errs253 = errors;
-for(const key18 in data116){
+if(_errs260 === errors){
+if(data120.free !== undefined){
+let data121 = data120.free;
+const _errs261 = errors;
+if(errors === _errs261){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs263 = errors;
+for(const key18 in data121){
 if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs253 === errors){
-if(data116.usd_per_day !== undefined){
-let data117 = data116.usd_per_day;
-const _errs254 = errors;
-if((typeof data117 !== "string") && (data117 !== null)){
-let dataType87 = typeof data117;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data117;
+if(_errs263 === errors){
+if(data121.usd_per_day !== undefined){
+let data122 = data121.usd_per_day;
+const _errs264 = errors;
+if((typeof data122 !== "string") && (data122 !== null)){
+let dataType92 = typeof data122;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data122;
 }
-else if(data117 === null){
-coerced87 = "";
+else if(data122 === null){
+coerced92 = "";
 }
-else if(data117 === "" || data117 === 0 || data117 === false){
-coerced87 = null;
+else if(data122 === "" || data122 === 0 || data122 === false){
+coerced92 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data117 = coerced87;
-if(data116 !== undefined){
-data116["usd_per_day"] = coerced87;
+if(coerced92 !== undefined){
+data122 = coerced92;
+if(data121 !== undefined){
+data121["usd_per_day"] = coerced92;
 }
 }
 }
-if(errors === _errs254){
-if(typeof data117 === "string"){
-if(!pattern31.test(data117)){
+if(errors === _errs264){
+if(typeof data122 === "string"){
+if(!pattern33.test(data122)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs254 === errors;
+var valid34 = _errs264 === errors;
 }
 else {
 var valid34 = true;
 }
 if(valid34){
-if(data116.usd_total !== undefined){
-let data118 = data116.usd_total;
-const _errs256 = errors;
-if((typeof data118 !== "string") && (data118 !== null)){
-let dataType88 = typeof data118;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data118;
+if(data121.usd_total !== undefined){
+let data123 = data121.usd_total;
+const _errs266 = errors;
+if((typeof data123 !== "string") && (data123 !== null)){
+let dataType93 = typeof data123;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data123;
 }
-else if(data118 === null){
-coerced88 = "";
+else if(data123 === null){
+coerced93 = "";
 }
-else if(data118 === "" || data118 === 0 || data118 === false){
-coerced88 = null;
+else if(data123 === "" || data123 === 0 || data123 === false){
+coerced93 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data118 = coerced88;
-if(data116 !== undefined){
-data116["usd_total"] = coerced88;
+if(coerced93 !== undefined){
+data123 = coerced93;
+if(data121 !== undefined){
+data121["usd_total"] = coerced93;
 }
 }
 }
-if(errors === _errs256){
-if(typeof data118 === "string"){
-if(!pattern31.test(data118)){
+if(errors === _errs266){
+if(typeof data123 === "string"){
+if(!pattern33.test(data123)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs256 === errors;
+var valid34 = _errs266 === errors;
 }
 else {
 var valid34 = true;
@@ -4396,105 +4592,105 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid33 = _errs251 === errors;
+var valid33 = _errs261 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data115.growth !== undefined){
-let data119 = data115.growth;
-const _errs258 = errors;
-if(errors === _errs258){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-const _errs260 = errors;
-for(const key19 in data119){
+if(data120.growth !== undefined){
+let data124 = data120.growth;
+const _errs268 = errors;
+if(errors === _errs268){
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+const _errs270 = errors;
+for(const key19 in data124){
 if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs260 === errors){
-if(data119.usd_per_day !== undefined){
-let data120 = data119.usd_per_day;
-const _errs261 = errors;
-if((typeof data120 !== "string") && (data120 !== null)){
-let dataType89 = typeof data120;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data120;
+if(_errs270 === errors){
+if(data124.usd_per_day !== undefined){
+let data125 = data124.usd_per_day;
+const _errs271 = errors;
+if((typeof data125 !== "string") && (data125 !== null)){
+let dataType94 = typeof data125;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data125;
 }
-else if(data120 === null){
-coerced89 = "";
+else if(data125 === null){
+coerced94 = "";
 }
-else if(data120 === "" || data120 === 0 || data120 === false){
-coerced89 = null;
+else if(data125 === "" || data125 === 0 || data125 === false){
+coerced94 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced89 !== undefined){
-data120 = coerced89;
-if(data119 !== undefined){
-data119["usd_per_day"] = coerced89;
+if(coerced94 !== undefined){
+data125 = coerced94;
+if(data124 !== undefined){
+data124["usd_per_day"] = coerced94;
 }
 }
 }
-if(errors === _errs261){
-if(typeof data120 === "string"){
-if(!pattern31.test(data120)){
+if(errors === _errs271){
+if(typeof data125 === "string"){
+if(!pattern33.test(data125)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs261 === errors;
+var valid35 = _errs271 === errors;
 }
 else {
 var valid35 = true;
 }
 if(valid35){
-if(data119.usd_total !== undefined){
-let data121 = data119.usd_total;
-const _errs263 = errors;
-if((typeof data121 !== "string") && (data121 !== null)){
-let dataType90 = typeof data121;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data121;
+if(data124.usd_total !== undefined){
+let data126 = data124.usd_total;
+const _errs273 = errors;
+if((typeof data126 !== "string") && (data126 !== null)){
+let dataType95 = typeof data126;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data126;
 }
-else if(data121 === null){
-coerced90 = "";
+else if(data126 === null){
+coerced95 = "";
 }
-else if(data121 === "" || data121 === 0 || data121 === false){
-coerced90 = null;
+else if(data126 === "" || data126 === 0 || data126 === false){
+coerced95 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data121 = coerced90;
-if(data119 !== undefined){
-data119["usd_total"] = coerced90;
+if(coerced95 !== undefined){
+data126 = coerced95;
+if(data124 !== undefined){
+data124["usd_total"] = coerced95;
 }
 }
 }
-if(errors === _errs263){
-if(typeof data121 === "string"){
-if(!pattern31.test(data121)){
+if(errors === _errs273){
+if(typeof data126 === "string"){
+if(!pattern33.test(data126)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs263 === errors;
+var valid35 = _errs273 === errors;
 }
 else {
 var valid35 = true;
@@ -4507,105 +4703,105 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid33 = _errs258 === errors;
+var valid33 = _errs268 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data115.enterprise !== undefined){
-let data122 = data115.enterprise;
-const _errs265 = errors;
-if(errors === _errs265){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-const _errs267 = errors;
-for(const key20 in data122){
+if(data120.enterprise !== undefined){
+let data127 = data120.enterprise;
+const _errs275 = errors;
+if(errors === _errs275){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+const _errs277 = errors;
+for(const key20 in data127){
 if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs267 === errors){
-if(data122.usd_per_day !== undefined){
-let data123 = data122.usd_per_day;
-const _errs268 = errors;
-if((typeof data123 !== "string") && (data123 !== null)){
-let dataType91 = typeof data123;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data123;
+if(_errs277 === errors){
+if(data127.usd_per_day !== undefined){
+let data128 = data127.usd_per_day;
+const _errs278 = errors;
+if((typeof data128 !== "string") && (data128 !== null)){
+let dataType96 = typeof data128;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data128;
 }
-else if(data123 === null){
-coerced91 = "";
+else if(data128 === null){
+coerced96 = "";
 }
-else if(data123 === "" || data123 === 0 || data123 === false){
-coerced91 = null;
+else if(data128 === "" || data128 === 0 || data128 === false){
+coerced96 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data123 = coerced91;
-if(data122 !== undefined){
-data122["usd_per_day"] = coerced91;
+if(coerced96 !== undefined){
+data128 = coerced96;
+if(data127 !== undefined){
+data127["usd_per_day"] = coerced96;
 }
 }
 }
-if(errors === _errs268){
-if(typeof data123 === "string"){
-if(!pattern31.test(data123)){
+if(errors === _errs278){
+if(typeof data128 === "string"){
+if(!pattern33.test(data128)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid36 = _errs268 === errors;
+var valid36 = _errs278 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.usd_total !== undefined){
-let data124 = data122.usd_total;
-const _errs270 = errors;
-if((typeof data124 !== "string") && (data124 !== null)){
-let dataType92 = typeof data124;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data124;
+if(data127.usd_total !== undefined){
+let data129 = data127.usd_total;
+const _errs280 = errors;
+if((typeof data129 !== "string") && (data129 !== null)){
+let dataType97 = typeof data129;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data129;
 }
-else if(data124 === null){
-coerced92 = "";
+else if(data129 === null){
+coerced97 = "";
 }
-else if(data124 === "" || data124 === 0 || data124 === false){
-coerced92 = null;
+else if(data129 === "" || data129 === 0 || data129 === false){
+coerced97 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data124 = coerced92;
-if(data122 !== undefined){
-data122["usd_total"] = coerced92;
+if(coerced97 !== undefined){
+data129 = coerced97;
+if(data127 !== undefined){
+data127["usd_total"] = coerced97;
 }
 }
 }
-if(errors === _errs270){
-if(typeof data124 === "string"){
-if(!pattern31.test(data124)){
+if(errors === _errs280){
+if(typeof data129 === "string"){
+if(!pattern33.test(data129)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid36 = _errs270 === errors;
+var valid36 = _errs280 === errors;
 }
 else {
 var valid36 = true;
@@ -4618,7 +4814,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid33 = _errs265 === errors;
+var valid33 = _errs275 === errors;
 }
 else {
 var valid33 = true;
@@ -4632,7 +4828,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid32 = _errs248 === errors;
+var valid32 = _errs258 === errors;
 }
 else {
 var valid32 = true;
@@ -4646,243 +4842,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs241 === errors;
+var valid0 = _errs251 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data125 = data.limits;
-const _errs272 = errors;
-if(errors === _errs272){
-if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
-const _errs274 = errors;
-for(const key21 in data125){
+let data130 = data.limits;
+const _errs282 = errors;
+if(errors === _errs282){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs284 = errors;
+for(const key21 in data130){
 if(!((((((((key21 === "max_connections") || (key21 === "max_connections_per_ip")) || (key21 === "max_body_bytes")) || (key21 === "ws_max_connections_per_account")) || (key21 === "ws_max_connections_per_ip")) || (key21 === "ws_max_subscriptions_per_connection")) || (key21 === "ws_max_buffered_bytes")) || (key21 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs274 === errors){
-if(data125.max_connections !== undefined){
-let data126 = data125.max_connections;
-const _errs275 = errors;
-if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
-let dataType93 = typeof data126;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data126 === null
-              || (dataType93 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced93 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data126 = coerced93;
-if(data125 !== undefined){
-data125["max_connections"] = coerced93;
-}
-}
-}
-if(errors === _errs275){
-if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 > 1000000 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs275 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data125.max_connections_per_ip !== undefined){
-let data127 = data125.max_connections_per_ip;
-const _errs277 = errors;
-if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
-let dataType94 = typeof data127;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 === "boolean" || data127 === null
-              || (dataType94 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced94 = +data127;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced94 !== undefined){
-data127 = coerced94;
-if(data125 !== undefined){
-data125["max_connections_per_ip"] = coerced94;
-}
-}
-}
-if(errors === _errs277){
-if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 > 1000000 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs277 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data125.max_body_bytes !== undefined){
-let data128 = data125.max_body_bytes;
-const _errs279 = errors;
-if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
-let dataType95 = typeof data128;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data128 === null
-              || (dataType95 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced95 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data128 = coerced95;
-if(data125 !== undefined){
-data125["max_body_bytes"] = coerced95;
-}
-}
-}
-if(errors === _errs279){
-if((typeof data128 == "number") && (isFinite(data128))){
-if(data128 > 104857600 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
-return false;
-}
-else {
-if(data128 < 1024 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs279 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data125.ws_max_connections_per_account !== undefined){
-let data129 = data125.ws_max_connections_per_account;
-const _errs281 = errors;
-if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
-let dataType96 = typeof data129;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 === "boolean" || data129 === null
-              || (dataType96 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced96 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data129 = coerced96;
-if(data125 !== undefined){
-data125["ws_max_connections_per_account"] = coerced96;
-}
-}
-}
-if(errors === _errs281){
-if((typeof data129 == "number") && (isFinite(data129))){
-if(data129 > 1000000 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs281 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data125.ws_max_connections_per_ip !== undefined){
-let data130 = data125.ws_max_connections_per_ip;
-const _errs283 = errors;
-if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
-let dataType97 = typeof data130;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 === "boolean" || data130 === null
-              || (dataType97 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced97 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data130 = coerced97;
-if(data125 !== undefined){
-data125["ws_max_connections_per_ip"] = coerced97;
-}
-}
-}
-if(errors === _errs283){
-if((typeof data130 == "number") && (isFinite(data130))){
-if(data130 > 1000000 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs283 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data125.ws_max_subscriptions_per_connection !== undefined){
-let data131 = data125.ws_max_subscriptions_per_connection;
+if(_errs284 === errors){
+if(data130.max_connections !== undefined){
+let data131 = data130.max_connections;
 const _errs285 = errors;
 if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
 let dataType98 = typeof data131;
@@ -4893,26 +4874,26 @@ if(dataType98 === "boolean" || data131 === null
 coerced98 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data131 = coerced98;
-if(data125 !== undefined){
-data125["ws_max_subscriptions_per_connection"] = coerced98;
+if(data130 !== undefined){
+data130["max_connections"] = coerced98;
 }
 }
 }
 if(errors === _errs285){
 if((typeof data131 == "number") && (isFinite(data131))){
-if(data131 > 100000 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data131 > 1000000 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4924,8 +4905,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data125.ws_max_buffered_bytes !== undefined){
-let data132 = data125.ws_max_buffered_bytes;
+if(data130.max_connections_per_ip !== undefined){
+let data132 = data130.max_connections_per_ip;
 const _errs287 = errors;
 if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
 let dataType99 = typeof data132;
@@ -4936,26 +4917,26 @@ if(dataType99 === "boolean" || data132 === null
 coerced99 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced99 !== undefined){
 data132 = coerced99;
-if(data125 !== undefined){
-data125["ws_max_buffered_bytes"] = coerced99;
+if(data130 !== undefined){
+data130["max_connections_per_ip"] = coerced99;
 }
 }
 }
 if(errors === _errs287){
 if((typeof data132 == "number") && (isFinite(data132))){
-if(data132 > 1073741824 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data132 > 1000000 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data132 < 16384 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data132 < 1 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4967,8 +4948,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data125.ws_max_message_bytes !== undefined){
-let data133 = data125.ws_max_message_bytes;
+if(data130.max_body_bytes !== undefined){
+let data133 = data130.max_body_bytes;
 const _errs289 = errors;
 if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
 let dataType100 = typeof data133;
@@ -4979,32 +4960,247 @@ if(dataType100 === "boolean" || data133 === null
 coerced100 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data133 = coerced100;
-if(data125 !== undefined){
-data125["ws_max_message_bytes"] = coerced100;
+if(data130 !== undefined){
+data130["max_body_bytes"] = coerced100;
 }
 }
 }
 if(errors === _errs289){
 if((typeof data133 == "number") && (isFinite(data133))){
 if(data133 > 104857600 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
 if(data133 < 1024 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
 var valid37 = _errs289 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.ws_max_connections_per_account !== undefined){
+let data134 = data130.ws_max_connections_per_account;
+const _errs291 = errors;
+if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
+let dataType101 = typeof data134;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data134 === null
+              || (dataType101 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced101 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data134 = coerced101;
+if(data130 !== undefined){
+data130["ws_max_connections_per_account"] = coerced101;
+}
+}
+}
+if(errors === _errs291){
+if((typeof data134 == "number") && (isFinite(data134))){
+if(data134 > 1000000 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs291 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.ws_max_connections_per_ip !== undefined){
+let data135 = data130.ws_max_connections_per_ip;
+const _errs293 = errors;
+if(!(((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135))) && (isFinite(data135)))){
+let dataType102 = typeof data135;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 === "boolean" || data135 === null
+              || (dataType102 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced102 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data135 = coerced102;
+if(data130 !== undefined){
+data130["ws_max_connections_per_ip"] = coerced102;
+}
+}
+}
+if(errors === _errs293){
+if((typeof data135 == "number") && (isFinite(data135))){
+if(data135 > 1000000 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs293 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.ws_max_subscriptions_per_connection !== undefined){
+let data136 = data130.ws_max_subscriptions_per_connection;
+const _errs295 = errors;
+if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
+let dataType103 = typeof data136;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 === "boolean" || data136 === null
+              || (dataType103 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced103 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data136 = coerced103;
+if(data130 !== undefined){
+data130["ws_max_subscriptions_per_connection"] = coerced103;
+}
+}
+}
+if(errors === _errs295){
+if((typeof data136 == "number") && (isFinite(data136))){
+if(data136 > 100000 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+return false;
+}
+else {
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs295 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.ws_max_buffered_bytes !== undefined){
+let data137 = data130.ws_max_buffered_bytes;
+const _errs297 = errors;
+if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
+let dataType104 = typeof data137;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 === "boolean" || data137 === null
+              || (dataType104 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced104 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data137 = coerced104;
+if(data130 !== undefined){
+data130["ws_max_buffered_bytes"] = coerced104;
+}
+}
+}
+if(errors === _errs297){
+if((typeof data137 == "number") && (isFinite(data137))){
+if(data137 > 1073741824 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+return false;
+}
+else {
+if(data137 < 16384 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs297 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.ws_max_message_bytes !== undefined){
+let data138 = data130.ws_max_message_bytes;
+const _errs299 = errors;
+if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
+let dataType105 = typeof data138;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 === "boolean" || data138 === null
+              || (dataType105 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced105 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data138 = coerced105;
+if(data130 !== undefined){
+data130["ws_max_message_bytes"] = coerced105;
+}
+}
+}
+if(errors === _errs299){
+if((typeof data138 == "number") && (isFinite(data138))){
+if(data138 > 104857600 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data138 < 1024 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs299 === errors;
 }
 else {
 var valid37 = true;
@@ -5023,154 +5219,154 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs272 === errors;
+var valid0 = _errs282 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data134 = data.sponsor_key;
-const _errs291 = errors;
-if(typeof data134 !== "string"){
-let dataType101 = typeof data134;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data134;
+let data139 = data.sponsor_key;
+const _errs301 = errors;
+if(typeof data139 !== "string"){
+let dataType106 = typeof data139;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data139;
 }
-else if(data134 === null){
-coerced101 = "";
+else if(data139 === null){
+coerced106 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced101 !== undefined){
-data134 = coerced101;
+if(coerced106 !== undefined){
+data139 = coerced106;
 if(data !== undefined){
-data["sponsor_key"] = coerced101;
+data["sponsor_key"] = coerced106;
 }
 }
 }
-if(errors === _errs291){
-if(typeof data134 === "string"){
-if(!pattern37.test(data134)){
+if(errors === _errs301){
+if(typeof data139 === "string"){
+if(!pattern39.test(data139)){
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs291 === errors;
+var valid0 = _errs301 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.bundler_keys !== undefined){
-let data135 = data.bundler_keys;
-const _errs293 = errors;
-if(typeof data135 !== "string"){
-let dataType102 = typeof data135;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data135;
+let data140 = data.bundler_keys;
+const _errs303 = errors;
+if(typeof data140 !== "string"){
+let dataType107 = typeof data140;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data140;
 }
-else if(data135 === null){
-coerced102 = "";
+else if(data140 === null){
+coerced107 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced102 !== undefined){
-data135 = coerced102;
+if(coerced107 !== undefined){
+data140 = coerced107;
 if(data !== undefined){
-data["bundler_keys"] = coerced102;
+data["bundler_keys"] = coerced107;
 }
 }
 }
-if(errors === _errs293){
-if(typeof data135 === "string"){
-if(!pattern38.test(data135)){
+if(errors === _errs303){
+if(typeof data140 === "string"){
+if(!pattern40.test(data140)){
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs293 === errors;
+var valid0 = _errs303 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data136 = data.encryption_key;
-const _errs295 = errors;
-if(typeof data136 !== "string"){
-let dataType103 = typeof data136;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data136;
+let data141 = data.encryption_key;
+const _errs305 = errors;
+if(typeof data141 !== "string"){
+let dataType108 = typeof data141;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data141;
 }
-else if(data136 === null){
-coerced103 = "";
+else if(data141 === null){
+coerced108 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data136 = coerced103;
+if(coerced108 !== undefined){
+data141 = coerced108;
 if(data !== undefined){
-data["encryption_key"] = coerced103;
+data["encryption_key"] = coerced108;
 }
 }
 }
-if(errors === _errs295){
-if(typeof data136 === "string"){
-if(!pattern39.test(data136)){
+if(errors === _errs305){
+if(typeof data141 === "string"){
+if(!pattern41.test(data141)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs295 === errors;
+var valid0 = _errs305 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics_require_admin_token !== undefined){
-let data137 = data.metrics_require_admin_token;
-const _errs297 = errors;
-if(typeof data137 !== "boolean"){
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(data137 === "false" || data137 === 0 || data137 === null){
-coerced104 = false;
+let data142 = data.metrics_require_admin_token;
+const _errs307 = errors;
+if(typeof data142 !== "boolean"){
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(data142 === "false" || data142 === 0 || data142 === null){
+coerced109 = false;
 }
-else if(data137 === "true" || data137 === 1){
-coerced104 = true;
+else if(data142 === "true" || data142 === 1){
+coerced109 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced104 !== undefined){
-data137 = coerced104;
+if(coerced109 !== undefined){
+data142 = coerced109;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced104;
+data["metrics_require_admin_token"] = coerced109;
 }
 }
 }
-var valid0 = _errs297 === errors;
+var valid0 = _errs307 === errors;
 }
 else {
 var valid0 = true;

@@ -66,7 +66,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const reader = options.reader ?? createChainReader({ send: (body, need) => network.pool.send(body, need) });
   const batchBlocks = options.batchBlocks ?? defaultBatchBlocks;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
-  const startBlock = network.config.indexer.startBlock;
+  // Until the real-network start (head of the first start) is built, an unset start is block 0.
+  const startBlock = network.config.indexer.startBlock ?? 0;
   const progress = createProgressTracker({
     network: key,
     store,

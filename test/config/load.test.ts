@@ -338,8 +338,8 @@ describe('loadConfig', () => {
       expect(error.message).toMatch(/required/);
     });
 
-    it('an EVM chain without chain_id', () => {
-      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', upstreams }] });
+    it('an EVM chain without chain_id that is not a built-in network', () => {
+      writeYaml({ chains: [{ chain: 'zora', network: 'mainnet', upstreams }] });
       const error = configError(() => load());
       expect(error.setting).toMatch(/^chains\[0\]\.chain_id/);
       expect(error.message).toMatch(/required/);
