@@ -33,6 +33,10 @@ export interface NetworkStatus {
   chain_id: number;
   testnet: boolean;
   kind: string;
+  native_symbol: string;
+  block_time_s: number;
+  fee_model: string;
+  finality: string;
   upstreams: UpstreamStatus[];
   /** The newest block served from this network (-1: none yet). */
   served_tip: number;
@@ -84,6 +88,10 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
     chain_id: config.chainId,
     testnet: config.testnet,
     kind: config.kind,
+    native_symbol: config.nativeSymbol,
+    block_time_s: config.blockTimeS,
+    fee_model: config.feeModel,
+    finality: config.finality,
     upstreams,
     served_tip: network.pool.tip.value,
     indexer,
