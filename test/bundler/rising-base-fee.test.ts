@@ -50,13 +50,17 @@ const burner: Address = '0x00000000000000000000000000000000000b0b0b';
 function startBlockProducer(anvilUrl: string, anvilRpc: IndexedChain['anvilRpc'], maxMs: number) {
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet = createWalletClient({ chain: foundry, transport: http(anvilUrl), account });
-  const state = { filling: true, stopped: false };
+  const state: { filling: boolean; stopped: boolean; holdAt?: bigint } = { filling: true, stopped: false };
   let nonce = 0;
   const until = Date.now() + maxMs;
   const done = (async () => {
     await anvilRpc('anvil_setBalance', [account.address, `0x${parseEther('100000').toString(16)}`]);
     while (!state.stopped && Date.now() < until) {
       const started = Date.now();
+      if (state.holdAt !== undefined && BigInt((await anvilRpc('eth_blockNumber')) as string) >= state.holdAt) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
       if (state.filling) {
         await Promise.all(
           Array.from({ length: fillersPerBlock }, () =>
@@ -82,6 +86,13 @@ function startBlockProducer(anvilUrl: string, anvilRpc: IndexedChain['anvilRpc']
   return {
     stopFilling() {
       state.filling = false;
+    },
+    /** Mines no block past `block` until `release()`: what the test does meanwhile takes no block, however slow the machine. */
+    holdAt(block: bigint) {
+      state.holdAt = block;
+    },
+    release() {
+      state.holdAt = undefined;
     },
     async stop() {
       state.stopped = true;
@@ -185,21 +196,25 @@ describe('the bundler under a base fee rising every block', () => {
     await chain.anvilRpc('evm_setAutomine', [false]);
     const producer = startBlockProducer(chain.service.anvil.url, chain.anvilRpc, 120_000);
     const pool = watchBundlePool(chain.anvilRpc, publicClient);
-    const waitForBlocks = async (count: bigint) => {
-      const target = (await publicClient.getBlockNumber({ cacheTime: 0 })) + count;
+    const waitForBlock = async (target: bigint, timeoutMs: number) => {
       await eventually(async () => ((await publicClient.getBlockNumber({ cacheTime: 0 })) >= target ? true : undefined), {
-        timeoutMs: 10_000 * Number(count),
+        timeoutMs,
         intervalMs: 100,
-        what: `${count} blocks`,
+        what: `block ${target}`,
       });
     };
+    const waitForBlocks = async (count: bigint) =>
+      waitForBlock((await publicClient.getBlockNumber({ cacheTime: 0 })) + count, 10_000 * Number(count));
     try {
       await waitForBlocks(1n);
       const firstFilled = await publicClient.getBlockNumber({ cacheTime: 0 });
 
-      // A quote taken now and used 3 filled blocks later (base fee up 25-42%) is still accepted, every tier.
+      // A quote taken now and used 3 filled blocks later (base fee up 25-42%) is still accepted, every
+      // tier. The producer stops at the third block until the ops are in: exactly 3 blocks later.
+      const quotedAt = await publicClient.getBlockNumber({ cacheTime: 0 });
       const quote = await pimlico.getUserOperationGasPrice();
-      await waitForBlocks(3n);
+      producer.holdAt(quotedAt + 3n);
+      await waitForBlock(quotedAt + 3n, 30_000);
       const lateHashes = [
         await send(late, quote.slow),
         await send(lateStandard, quote.standard),
@@ -212,6 +227,7 @@ describe('the bundler under a base fee rising every block', () => {
       const nextBaseFee = (await publicClient.getFeeHistory({ blockCount: 1, blockTag: 'latest', rewardPercentiles: [] }))
         .baseFeePerGas[1]!;
       const waitingHash = await send(waiting, { maxFeePerGas: nextBaseFee, maxPriorityFeePerGas: parseGwei('1') });
+      producer.release();
       await waitForBlocks(1n);
       await callBundler(url, key, 'debug_bundler_setBundlingMode', ['auto']);
 
