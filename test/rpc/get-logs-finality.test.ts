@@ -65,7 +65,9 @@ describe('eth_getLogs to finalized and safe on a network with finality: tags', (
     // One log every other block: logs across 240 blocks, so finalized (head - 64) and safe (head - 32)
     // fall among them.
     for (let i = 1; i <= emits; i++) {
-      await viaAnvil(rpcCall('eth_sendTransaction', [{ from: devAddress, to: emitter, data: `0x${i.toString(16).padStart(4, '0')}` }]));
+      await viaAnvil(
+        rpcCall('eth_sendTransaction', [{ from: devAddress, to: emitter, data: `0x${i.toString(16).padStart(4, '0')}` }]),
+      );
       await viaAnvil(rpcCall('anvil_mine', ['0x1']));
     }
     const deadline = Date.now() + 10_000;
