@@ -12,6 +12,8 @@ export interface FinalityTracker {
   finalBlock(tag?: FinalityTag): number | undefined;
   /** Reads the tags now, as a new head does (tests). */
   readNow(): Promise<void>;
+  /** Called after the reported tags moved. Returns the function that stops it. */
+  onChange(listener: () => void): () => void;
   stop(): void;
 }
 
@@ -52,6 +54,7 @@ export function createFinalityTracker(options: FinalityTrackerOptions): Finality
   let lastTip = tip.value;
   let reading: Promise<void> | undefined;
   let again = false;
+  const listeners = new Set<() => void>();
 
   const finalBlock = (tag: FinalityTag = 'finalized') => finalBlockOf(settings, tip.value < 0 ? undefined : tip.value, best, tag);
   const publish = () => {
@@ -66,6 +69,7 @@ export function createFinalityTracker(options: FinalityTrackerOptions): Finality
       (u) => u.identity === 'verified' && u.breaker.isAvailable(performance.now()) && (refusedUntil.get(u) ?? 0) <= now,
     );
     const answers = await Promise.all(asked.map((upstream) => readTags(upstream, tagReads[options.kind])));
+    const before = best;
     answers.forEach((answer, index) => {
       if (answer.finalized === undefined && answer.refused) refusedUntil.set(asked[index]!, now + refusedRetryMs);
       for (const tag of tags) {
@@ -73,6 +77,7 @@ export function createFinalityTracker(options: FinalityTrackerOptions): Finality
         if (block !== undefined && !(block <= (best[tag] ?? -1))) best = { ...best, [tag]: block };
       }
     });
+    if (best !== before) for (const listener of listeners) listener();
   };
   const read = (): Promise<void> => {
     if (reading) {
@@ -102,6 +107,10 @@ export function createFinalityTracker(options: FinalityTrackerOptions): Finality
     reported: () => best,
     finalBlock,
     readNow: () => (readsTags ? read() : Promise.resolve()),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     stop: stopFollowing,
   };
 }

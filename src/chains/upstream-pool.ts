@@ -75,6 +75,8 @@ export interface UpstreamPool extends UpstreamClient {
   finality(): ReportedFinality;
   /** The newest block counted as `tag` (default `finalized`) by the network's finality model; undefined while unknown. */
   finalBlock(tag?: FinalityTag): number | undefined;
+  /** Called after the reported tags moved (answers that resolved a tag are stale). Returns the function that stops it. */
+  onFinalityChange(listener: () => void): () => void;
 }
 
 export interface UpstreamPoolOptions {
@@ -200,6 +202,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     logsRangeCap: () => largestKnownCap(upstreams),
     finality: () => finality.reported(),
     finalBlock: (tag) => finality.finalBlock(tag),
+    onFinalityChange: (listener) => finality.onChange(listener),
     async close() {
       heads.stop();
       finality.stop();

@@ -21,7 +21,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return response.text();
 }
 
-describe('eth_getLogs to finalized and safe on a network with finality: tags', () => {
+describe('a network with finality: tags (anvil: finalized = head - 64; finality_depth 5)', () => {
   let t: TestService;
   let upstream: TestRpcServer;
   let key: string;
@@ -109,5 +109,32 @@ describe('eth_getLogs to finalized and safe on a network with finality: tags', (
     const theirs = await viaAnvil(body);
     expect(JSON.parse(theirs).result.length).toBeGreaterThan(20);
     expect(await post(`${t.url}/v1/rpc/ethereum/devnet`, body, { 'x-api-key': key })).toBe(theirs);
+  });
+
+  it('the cache keeps for good only blocks the node finalized, not every block finality_depth deep', async () => {
+    const head = Number.parseInt(JSON.parse(await viaAnvil(rpcCall('eth_blockNumber'))).result, 16);
+    const finalized = await tagBlock('finalized');
+    const deepNotFinal = head - 10;
+    const read = (block: number) =>
+      post(`${t.url}/v1/rpc/ethereum/devnet`, rpcCall('eth_getBlockByNumber', [`0x${block.toString(16)}`, false], 9), {
+        'x-api-key': key,
+      });
+    const upstreamReads = (block: number) =>
+      upstream.seen.filter((seen) => seen.body.includes(`"0x${block.toString(16)}",false]`)).length;
+    await read(finalized);
+    await read(deepNotFinal);
+    // A new head drops what was cached only until the head moves.
+    await viaAnvil(rpcCall('anvil_mine', ['0x1']));
+    for (const until = Date.now() + 10_000; ; await sleep(50)) {
+      const { body } = await t.admin('GET', '/admin/chains');
+      if (body.networks[0].finality.finalized === finalized + 1) break;
+      if (Date.now() > until) throw new Error('the service never saw the new head and its tags');
+    }
+    expect(await read(finalized)).toBe(
+      await viaAnvil(rpcCall('eth_getBlockByNumber', [`0x${finalized.toString(16)}`, false], 9)),
+    );
+    await read(deepNotFinal);
+    expect(upstreamReads(finalized), 'a finalized block is read once').toBe(1);
+    expect(upstreamReads(deepNotFinal), '10 deep but not finalized: read again after the head moved').toBe(2);
   });
 });

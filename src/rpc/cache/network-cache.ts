@@ -55,6 +55,8 @@ export interface NetworkCacheOptions {
   logsRangeCap(): number | undefined;
   /** The `finalized`/`safe` blocks the network's nodes reported (the pool reads them with the head). */
   finality(): ReportedFinality;
+  /** Registers a call after those tags moved; answers the function that stops it. */
+  onFinalityChange(listener: () => void): () => void;
 }
 
 /** The call's way upstream: `stored` when its answer may enter the cache. */
@@ -95,6 +97,8 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     },
   });
   const stopFollowingTip = tip.onAdvance(evictHeadEntries);
+  // The tags are read just after the tip moved: an answer that resolved `finalized` in between is stale.
+  const stopFollowingFinality = options.onFinalityChange(evictHeadEntries);
   /** The newest block known: the served tip or the head watch's head, whichever is newer (they poll apart). */
   const headNumber = () => {
     const watched = head.current()?.number ?? -1;
@@ -178,6 +182,7 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     stop() {
       head.stop();
       stopFollowingTip();
+      stopFollowingFinality();
     },
   };
 }

@@ -53,6 +53,7 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
         tip: network.pool.tip,
         logsRangeCap: () => network.pool.logsRangeCap(),
         finality: () => network.pool.finality(),
+        onFinalityChange: (listener) => network.pool.onFinalityChange(listener),
       }),
     );
   }
