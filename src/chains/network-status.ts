@@ -36,12 +36,22 @@ export interface NetworkStatus {
   native_symbol: string;
   block_time_s: number;
   fee_model: string;
-  finality: string;
   upstreams: UpstreamStatus[];
   /** The newest block served from this network (-1: none yet). */
   served_tip: number;
   indexer: { head: number; indexed: number; behind: number; running: boolean } | null;
   bundler: boolean;
+  finality: FinalityStatus;
+}
+
+/** How the network decides what is final, and the blocks that are now (null: not known yet). */
+export interface FinalityStatus {
+  model: 'tags' | 'depth';
+  depth: number;
+  finalized: number | null;
+  safe: number | null;
+  /** Whether a node reported the tags (false: the depth stands in). */
+  from_node: boolean;
 }
 
 /** The running indexer saves its progress every second; a row this old means no process indexes the network. */
@@ -91,10 +101,22 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
     native_symbol: config.nativeSymbol,
     block_time_s: config.blockTimeS,
     fee_model: config.feeModel,
-    finality: config.finality,
     upstreams,
     served_tip: network.pool.tip.value,
     indexer,
     bundler: config.kind === 'evm' && config.bundler.enabled,
+    finality: finalityStatus(network),
+  };
+}
+
+function finalityStatus(network: Network): FinalityStatus {
+  const { config, pool } = network;
+  const orNull = (block: number | undefined) => (block === undefined ? null : Math.max(-1, block));
+  return {
+    model: config.finality,
+    depth: config.finalityDepth,
+    finalized: orNull(pool.finalBlock('finalized')),
+    safe: orNull(pool.finalBlock('safe')),
+    from_node: config.finality === 'tags' && pool.finality().finalized !== undefined,
   };
 }

@@ -50,13 +50,22 @@ const NetworkStatus = Type.Object({
   native_symbol: Type.String(),
   block_time_s: Type.Number({ description: 'Its block time (preset or setting): gas estimates and head polls follow it' }),
   fee_model: StringEnum(feeModels, { description: 'eip1559, op-stack (L1 data fee), arbitrum (L1 component), polygon, solana' }),
-  finality: StringEnum(finalityModels, {
-    description: "tags: the node's finalized/safe blocks; depth: finality_depth below the head",
-  }),
   upstreams: Type.Array(UpstreamStatus),
   served_tip: Type.Integer({ description: 'The newest block served from this network (-1: none yet); never goes back' }),
   indexer: IndexerStatus,
   bundler: Type.Boolean({ description: 'The bundler is enabled on the network' }),
+  finality: Type.Object(
+    {
+      model: StringEnum(finalityModels, {
+        description: "tags: the nodes' finalized/safe blocks; depth: finality_depth",
+      }),
+      depth: Type.Integer({ description: 'finality_depth: the rule with model depth, the fallback with tags' }),
+      finalized: Type.Union([Type.Integer(), Type.Null()], { description: 'Newest final block (null: no head yet)' }),
+      safe: Type.Union([Type.Integer(), Type.Null()], { description: 'Newest safe block (null: no head yet)' }),
+      from_node: Type.Boolean({ description: 'A node reported the tags (false: the depth stands in)' }),
+    },
+    { description: 'What the webhooks, the index, the cache and eth_getLogs count as final (docs/networks.md)' },
+  ),
 });
 
 export interface ChainStatusDeps {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { finalBlockOf } from '../chains/final-block.ts';
 import { networkKey } from '../chains/network-key.ts';
 import type { Network } from '../chains/registry.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
@@ -68,12 +69,13 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
   // Until the real-network start (head of the first start) is built, an unset start is block 0.
   const startBlock = network.config.indexer.startBlock ?? 0;
+  const finalBlock = (head: number) => finalBlockOf(network.config, head, network.pool.finality());
   const progress = createProgressTracker({
     network: key,
     store,
     logger,
     logIntervalMs: options.progressIntervalMs ?? 10_000,
-    finalityDepth: network.config.finalityDepth,
+    finalBlock,
   });
   const cursor: IndexCursor = { tip: undefined };
   const round: RoundDeps = {
@@ -86,7 +88,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     publish: options.publish,
     logger,
     startBlock,
-    finalityDepth: network.config.finalityDepth,
+    finalBlock,
     windowBlocks: batchBlocks * (options.concurrency ?? defaultConcurrency),
   };
   const waiters = createBlockWaiters({ network: key, store, reader, tip: () => cursor.tip, logger });

@@ -7,7 +7,10 @@ const NetworkProgress = Type.Object({
   indexed_block: Type.Integer({ description: 'Newest indexed block (-1: none yet)' }),
   head_block: Type.Integer({ description: 'The upstream head the indexer last saw' }),
   blocks_behind: Type.Integer(),
-  final_block: Type.Integer({ description: 'Newest indexed block at least finality_depth deep' }),
+  final_block: Type.Integer({
+    description:
+      "Newest indexed block the network counts as final (its nodes' finalized tag, or finality_depth deep; docs/networks.md)",
+  }),
   blocks_per_second: Type.Number({ description: 'Over the last progress interval' }),
   transfers_per_second: Type.Number({ description: 'Token, NFT, native and internal transfers, over the last interval' }),
   updated_at: Type.String({ format: 'date-time' }),
