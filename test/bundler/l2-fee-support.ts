@@ -40,8 +40,9 @@ export interface RollupDevnet {
 export async function startRollupDevnet(
   feeModel: FeeModel,
   install: (anvilUrl: string) => Promise<void>,
-  baseFeeWei = 0n,
+  options: { baseFeeWei?: bigint; settings?: Record<string, unknown>; chainSettings?: Record<string, unknown> } = {},
 ): Promise<RollupDevnet> {
+  const baseFeeWei = options.baseFeeWei ?? 0n;
   const anvil = await startDevnet({ logger: pino({ level: 'silent' }), extraArgs: ['--base-fee', baseFeeWei.toString()] });
   const database = await createTestDatabase();
   const stopParts = () => Promise.all([anvil.stop(), database.close()]);
@@ -50,8 +51,8 @@ export async function startRollupDevnet(
     await install(anvil.url);
     const service = await startTestService({
       sharing: { anvil, database },
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (url) => [devnetChain(url, { bundler: { enabled: true }, fee_model: feeModel })],
+      settings: { bundler_keys: devnetExecutorKeys[0], ...options.settings },
+      chainsFor: (url) => [devnetChain(url, { bundler: { enabled: true }, fee_model: feeModel, ...options.chainSettings })],
     });
     const key = (await service.createKey()).key;
     const publicClient = createPublicClient({ chain: foundry, transport: http(anvil.url) }) as PublicClient;
