@@ -34,16 +34,18 @@ export interface RollupDevnet {
 
 /**
  * The service with its bundler on an anvil configured as a rollup (`fee_model`), the ERC-4337
- * contracts installed, and `install` making the anvil answer the rollup's L1 fee contracts.
- * `baseFeeWei`: anvil's starting base fee (0: the L2 price is the tip alone).
+ * contracts installed, and `install` making the anvil answer the rollup's L1 fee contracts. anvil's
+ * base fee is 0 (the L2 price is the tip alone); `anvilArgs`: more of anvil's flags.
  */
 export async function startRollupDevnet(
   feeModel: FeeModel,
   install: (anvilUrl: string) => Promise<void>,
-  options: { baseFeeWei?: bigint; settings?: Record<string, unknown>; chainSettings?: Record<string, unknown> } = {},
+  options: { anvilArgs?: string[]; settings?: Record<string, unknown>; chainSettings?: Record<string, unknown> } = {},
 ): Promise<RollupDevnet> {
-  const baseFeeWei = options.baseFeeWei ?? 0n;
-  const anvil = await startDevnet({ logger: pino({ level: 'silent' }), extraArgs: ['--base-fee', baseFeeWei.toString()] });
+  const anvil = await startDevnet({
+    logger: pino({ level: 'silent' }),
+    extraArgs: ['--base-fee', '0', ...(options.anvilArgs ?? [])],
+  });
   const database = await createTestDatabase();
   const stopParts = () => Promise.all([anvil.stop(), database.close()]);
   try {
@@ -90,7 +92,12 @@ export interface LandedBundle {
  * Sends `count` ops through the bundler, each after the previous one landed (one bundle each): SimpleAccounts
  * of fresh owners, `opsPerAccount` each (the first deploys it), every op a small ETH transfer.
  */
-export async function sendOpsOneBundleEach(rollup: RollupDevnet, count: number, opsPerAccount = 5): Promise<Hex[]> {
+export async function sendOpsOneBundleEach(
+  rollup: RollupDevnet,
+  count: number,
+  options: { opsPerAccount?: number } = {},
+): Promise<Hex[]> {
+  const { opsPerAccount = 5 } = options;
   const url = bundlerUrlOf(rollup.service.url);
   const bundler = bundlerClientFor(url, rollup.key, rollup.publicClient);
   const hashes: Hex[] = [];

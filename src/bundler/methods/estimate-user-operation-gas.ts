@@ -25,20 +25,18 @@ export async function estimateUserOperationGas(ctx: BundlerContext, network: Net
   await ctx.turns.lowerDone(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
   const oracle = ctx.l1FeeOf(network);
   const priced = { op, version: entryPoint.version, entryPoint: entryPoint.address, chainId: network.config.chainId };
-  const [estimate, preVerificationGas] = await Promise.all([
-    estimateGas(
-      client,
-      entryPoint.version,
-      entryPoint.address,
-      op,
-      await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
-    ),
-    oracle.charged
-      ? estimationGasPrice(client, op, network.config.minPriorityFeeWei).then((price) =>
-          estimatedPreVerificationGas(oracle, priced, price),
-        )
-      : undefined,
-  ]);
-  if (preVerificationGas !== undefined) estimate.preVerificationGas = preVerificationGas;
+  // The L1 part first: the simulations then pay the prefund the op will (an account whose EntryPoint
+  // deposit covers a smaller one skips its transfer, and would be given too little verification gas).
+  const preVerificationGas = oracle.charged
+    ? await estimatedPreVerificationGas(oracle, priced, await estimationGasPrice(client, op, network.config.minPriorityFeeWei))
+    : undefined;
+  const estimate = await estimateGas(
+    client,
+    entryPoint.version,
+    entryPoint.address,
+    op,
+    await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
+    preVerificationGas,
+  );
   return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, toHex(value as bigint)]));
 }
