@@ -3,6 +3,7 @@ import { toHex } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
+import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { BundleLoop } from './bundle-loop.ts';
 import type { BundlerContext } from './bundler-context.ts';
 import { entryPointsOf, resolveEntryPoint } from './entry-points.ts';
@@ -30,9 +31,11 @@ export interface BundlerDeps {
 
 /** The bundler's JSON-RPC methods (ERC-7769 and Alto's pimlico_* extensions), each in src/bundler/methods. */
 export function createBundlerService(deps: BundlerDeps) {
+  const clientOf = publicClientsByNetwork();
   const ctx: BundlerContext = {
     db: deps.db,
-    clientOf: publicClientsByNetwork(),
+    clientOf,
+    l1FeeOf: l1FeeOraclesByNetwork(clientOf),
     reputation: createReputationStore(deps.db),
     recentBaseFee: createRecentBaseFee(),
     turns: createSenderTurns(),

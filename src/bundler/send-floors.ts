@@ -4,7 +4,8 @@ import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 
 /**
  * The bundler's own floors for an op (-32602): `maxFeePerGas` at least the next block's base fee (the earliest it can land in), and
- * `preVerificationGas` at least what the op's share of the bundle costs. Checked only for an op that
+ * `preVerificationGas` at least what the op's share of the bundle costs, on a rollup with its L1 part
+ * (`l1PreVerificationGas`, pre-verification-gas.ts) at the op's own price. Checked only for an op that
  * validates: an op that fails simulation is told that first (what the account or paymaster must fix),
  * whatever its fees. Undefined: the op clears both.
  */
@@ -12,6 +13,7 @@ export function sendFloorError(
   op: AnyUserOperation,
   version: EntryPointVersion,
   baseFee: bigint | null,
+  l1PreVerificationGas = 0n,
 ): BundlerRpcError | undefined {
   if (baseFee !== null && op.maxFeePerGas < baseFee) {
     return invalidParams(
@@ -19,10 +21,14 @@ export function sendFloorError(
       'maxFeePerGas',
     );
   }
-  const preVerificationGas = preVerificationGasOf(op, version);
+  const preVerificationGas = preVerificationGasOf(op, version) + l1PreVerificationGas;
   if (op.preVerificationGas < preVerificationGas) {
+    const l1 =
+      l1PreVerificationGas > 0n
+        ? `, ${l1PreVerificationGas} of it for its share of the bundle's L1 data fee at its own gas price`
+        : '';
     return invalidParams(
-      `preVerificationGas ${op.preVerificationGas} is below the ${preVerificationGas} this operation needs (eth_estimateUserOperationGas gives it)`,
+      `preVerificationGas ${op.preVerificationGas} is below the ${preVerificationGas} this operation needs${l1} (eth_estimateUserOperationGas gives it)`,
       'preVerificationGas',
     );
   }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { bundlerRoutes } from '../bundler/routes.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import { chainStatusRoutes } from '../chains/status-routes.ts';
 import type { Context } from '../core/context.ts';
+import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
@@ -52,7 +54,10 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
   const { chains, limiter, rpcCache } = upstreams;
   const { tokens, nfts } = chainData;
   const usage = parts.usage.recorder;
-  const gas = createGasPriceService({ send: (network, body, need) => network.pool.send(body, need) });
+  const gas = createGasPriceService({
+    send: (network, body, need) => network.pool.send(body, need),
+    l1FeeOf: l1FeeOraclesByNetwork(publicClientsByNetwork()),
+  });
   return async (scope: FastifyInstance) => {
     // `POST /v1/rpc` is answered by the fast route, before Fastify: a hook added to this scope
     // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
