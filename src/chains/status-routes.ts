@@ -28,6 +28,19 @@ const UpstreamStatus = Type.Object({
   }),
 });
 
+const BackfillStatus = Type.Object({
+  id: Type.String(),
+  from: Type.Integer(),
+  to: Type.Integer(),
+  next: Type.Integer({ description: 'First block not filled yet (to + 1 once done)' }),
+  status: StringEnum(['pending', 'running', 'done'] as const),
+  blocks_done: Type.Integer(),
+  blocks_total: Type.Integer(),
+  blocks_per_second: Type.Number(),
+  transfers_per_second: Type.Number(),
+  seconds_left: Type.Union([Type.Integer(), Type.Null()]),
+});
+
 const IndexerStatus = Type.Union(
   [
     Type.Object({
@@ -35,6 +48,12 @@ const IndexerStatus = Type.Union(
       indexed: Type.Integer({ description: 'Newest indexed block (-1: none yet)' }),
       behind: Type.Integer(),
       running: Type.Boolean({ description: 'A process saved progress in the last 30 s' }),
+      start_block: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Where the live index starts (a real network: the head of its first start); null before it starts',
+      }),
+      backfill: Type.Union([BackfillStatus, Type.Null()], {
+        description: 'The backfill being worked on, else the last one done; null: none',
+      }),
     }),
     Type.Null(),
   ],

@@ -8,6 +8,7 @@ import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { createV1Guard } from '../http/v1-guard.ts';
+import { readIndexStatus } from '../indexer/index-status.ts';
 import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
 import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
 import { createNftIndexReads } from '../nfts/index-reads.ts';
@@ -29,7 +30,7 @@ import type { ServiceParts } from './service-parts.ts';
 
 /** What `GET /v1/chains` (and `/admin/chains`, `/dashboard/api/chains`) reports. */
 export function chainStatusOf(parts: ServiceParts) {
-  return { chains: parts.upstreams.chains, indexProgress: () => parts.indexStore.progress() };
+  return { chains: parts.upstreams.chains, indexProgress: () => readIndexStatus(parts.indexStore, parts.backfillStore) };
 }
 
 /** The /v1 routes a dashboard session reaches (docs/dashboard-api.md, "The /v1 routes, on a session"). */
