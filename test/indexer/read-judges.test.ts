@@ -1,4 +1,4 @@
-import { createWalletClient, http, parseEther } from 'viem';
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
@@ -29,8 +29,12 @@ describe('the indexer judges each batch answer before the pool uses it', () => {
   beforeAll(async () => {
     anvil = await startTestAnvil();
     const wallet = createWalletClient({ chain: foundry, transport: http(anvil.url), account: devAccount });
-    for (let i = 0; i < 3; i++)
-      await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000b10c5', value: parseEther('1') });
+    const reader = createPublicClient({ chain: foundry, transport: http(anvil.url) });
+    // Each mined before the next (anvil may answer the send before it mines): blocks 1, 2 and 3.
+    for (let i = 0; i < 3; i++) {
+      const hash = await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000b10c5', value: parseEther('1') });
+      await reader.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 10_000 });
+    }
     head = 3;
   }, 30_000);
   afterAll(async () => {
