@@ -36,7 +36,6 @@ export interface NetworkStatus {
   native_symbol: string;
   block_time_s: number;
   fee_model: string;
-  finality: string;
   upstreams: UpstreamStatus[];
   /** The newest block served from this network (-1: none yet). */
   served_tip: number;
@@ -91,7 +90,6 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
     native_symbol: config.nativeSymbol,
     block_time_s: config.blockTimeS,
     fee_model: config.feeModel,
-    finality: config.finality,
     upstreams,
     served_tip: network.pool.tip.value,
     indexer,

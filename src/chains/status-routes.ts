@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { feeModels, finalityModels } from '../config/network-presets.ts';
+import { feeModels } from '../config/network-presets.ts';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
 import { type IndexProgress, networkStatus } from './network-status.ts';
 import type { ChainRegistry } from './registry.ts';
@@ -50,9 +50,6 @@ const NetworkStatus = Type.Object({
   native_symbol: Type.String(),
   block_time_s: Type.Number({ description: 'Its block time (preset or setting): gas estimates and head polls follow it' }),
   fee_model: StringEnum(feeModels, { description: 'eip1559, op-stack (L1 data fee), arbitrum (L1 component), polygon, solana' }),
-  finality: StringEnum(finalityModels, {
-    description: "tags: the node's finalized/safe blocks; depth: finality_depth below the head",
-  }),
   upstreams: Type.Array(UpstreamStatus),
   served_tip: Type.Integer({ description: 'The newest block served from this network (-1: none yet); never goes back' }),
   indexer: IndexerStatus,

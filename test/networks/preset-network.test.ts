@@ -75,7 +75,6 @@ describe('a network described by its preset alone', () => {
       native_symbol: 'ETH',
       block_time_s: 2,
       fee_model: 'op-stack',
-      finality: 'tags',
     });
   });
 });
