@@ -199,7 +199,11 @@ function createPooledUpstreams(
   const hostLabels = labelsFor(options.upstreams);
   return options.upstreams.map((config, index) => {
     const maxConcurrency = config.maxConcurrency ?? defaultMaxConcurrency;
-    const client = createUpstreamClient({ url: config.url, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, connections: maxConcurrency });
+    const client = createUpstreamClient({
+      url: config.url,
+      timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
+      connections: maxConcurrency,
+    });
     return createPooledUpstream({
       index,
       label: hostLabels[index]!,
