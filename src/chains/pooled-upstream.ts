@@ -61,6 +61,11 @@ export interface PooledUpstreamOptions {
   index: number;
   label: string;
   client: UpstreamClient;
+  /**
+   * The stall probe's way to the node: never batched with other calls, whose slowest would hold the
+   * probe's answer (default: `client`).
+   */
+  probeClient?: UpstreamClient;
   maxConcurrency: number;
   /** Requests waiting for a free slot beyond which the upstream reports itself overloaded. */
   maxQueued: number;
@@ -193,7 +198,8 @@ function createSender(
   const duration = metrics.attemptDuration.labels(labels.chain, labels.network, label);
   const latency = createLatencyStats();
   const probeBody = options.probeBody ?? '{"jsonrpc":"2.0","id":"stall-probe","method":"eth_chainId","params":[]}';
-  const stalls = createStallWatch({ probe: () => client.send(probeBody) });
+  const probeClient = options.probeClient ?? client;
+  const stalls = createStallWatch({ probe: () => probeClient.send(probeBody) });
   // A slot is handed from a finishing request to the next waiter, so the limit holds exactly.
   const waiting: (() => void)[] = [];
   let inFlight = 0;

@@ -221,14 +221,20 @@ function createPooledUpstreams(
   const hostLabels = labelsFor(options.upstreams);
   return options.upstreams.map((config, index) => {
     const maxConcurrency = config.maxConcurrency ?? defaultMaxConcurrency;
+    const client = createUpstreamClient({
+      url: config.url,
+      timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
+      connections: maxConcurrency,
+    });
     return createPooledUpstream({
       index,
       label: hostLabels[index]!,
       client: batching(
-        createUpstreamClient({ url: config.url, timeoutMs: config.timeoutMs ?? defaultTimeoutMs, connections: maxConcurrency }),
+        client,
         options.kind === 'solana' ? 1 : (config.batchMaxSize ?? defaultBatchMaxSize),
         metrics.batchSize.labels(chain, network, hostLabels[index]!),
       ),
+      probeClient: client,
       maxConcurrency,
       maxQueued: maxConcurrency * queuedPerSlot,
       breaker: options.breaker ?? {},

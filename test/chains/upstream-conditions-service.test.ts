@@ -43,8 +43,13 @@ describe('upstream conditions through the service: log lines, /admin/chains and 
 
   it('a node that answers 429 is rate_limited (one line) while it keeps answering 429 after each pause, and back', async () => {
     const from = s.log.lines.length;
+    const refusalsBefore = s.provider.refusedTimes.length;
+    const setAt = performance.now();
     s.provider.set({ rateLimit: { rps: 0.01, style: 'http', retryAfterS: 1 } });
-    expect(await s.waitFor('provider', 'rate_limited', 5_000)).toBeLessThanOrEqual(statusWithinMs);
+    const seenAt = setAt + (await s.waitFor('provider', 'rate_limited', 5_000));
+    // The bucket starts full: the node's change is its first 429, not the set() (one head poll earlier).
+    const firstRefusalAt = s.provider.refusedTimes[refusalsBefore]!;
+    expect(seenAt - firstRefusalAt).toBeLessThanOrEqual(statusWithinMs);
     const limited = await s.upstream('provider');
     expect(limited.reason).toMatch(/429/);
     expect(limited.state).toBe('closed');
@@ -58,6 +63,8 @@ describe('upstream conditions through the service: log lines, /admin/chains and 
   }, 30_000);
 
   it('a node that comes back as another chain is wrong_chain with both ids (one line, counted), and ok once right again', async () => {
+    s.provider.reset();
+    await s.waitFor('provider', 'ok', 10_000);
     const from = s.log.lines.length;
     s.provider.set({ stall: true });
     await s.waitFor('provider', 'unreachable', 5_000);

@@ -42,6 +42,8 @@ export interface ProviderSim {
   readonly receivedTimes: readonly number[];
   /** performance.now() of every call the rate limiter let through. */
   readonly servedTimes: readonly number[];
+  /** performance.now() of every call the rate limiter refused. */
+  readonly refusedTimes: readonly number[];
   /** The same array as receivedTimes. */
   readonly callTimes: readonly number[];
   /** Empties the counts and times above. */
@@ -100,6 +102,7 @@ export async function startProviderSim(options: ProviderSimOptions): Promise<Pro
     refused: () => log.refusedCount(),
     receivedTimes: log.receivedTimes,
     servedTimes: log.servedTimes,
+    refusedTimes: log.refusedTimes,
     callTimes: log.receivedTimes,
     clearCounts: () => log.clear(),
     dropSockets: () => ws.dropSockets(),

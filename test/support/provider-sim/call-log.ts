@@ -11,12 +11,15 @@ export interface CallLog {
   /** performance.now() of every call received / served, in order (the same arrays across `clear()`). */
   readonly receivedTimes: readonly number[];
   readonly servedTimes: readonly number[];
+  /** performance.now() of every call the rate limiter refused. */
+  readonly refusedTimes: readonly number[];
   clear(): void;
 }
 
 export function createCallLog(now: () => number = () => performance.now()): CallLog {
   const receivedTimes: number[] = [];
   const servedTimes: number[] = [];
+  const refusedTimes: number[] = [];
   const byMethod = new Map<string, number>();
   let refused = 0;
   return {
@@ -32,6 +35,8 @@ export function createCallLog(now: () => number = () => performance.now()): Call
       for (let i = 0; i < count; i++) servedTimes.push(at);
     },
     refused(count) {
+      const at = now();
+      for (let i = 0; i < count; i++) refusedTimes.push(at);
       refused += count;
     },
     count: (method) => (method === undefined ? receivedTimes.length : (byMethod.get(method) ?? 0)),
@@ -44,9 +49,11 @@ export function createCallLog(now: () => number = () => performance.now()): Call
     },
     receivedTimes,
     servedTimes,
+    refusedTimes,
     clear() {
       receivedTimes.length = 0;
       servedTimes.length = 0;
+      refusedTimes.length = 0;
       byMethod.clear();
       refused = 0;
     },
