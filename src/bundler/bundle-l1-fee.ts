@@ -67,20 +67,22 @@ const sum = (values: readonly bigint[]) => values.reduce((total, value) => total
 
 /**
  * Ops held back by the L1 check, until the network's head moves (the L1 fee and the base fee are read
- * again then): the bundle loop does not pick them again at the same head.
+ * again then) or `maxHoldMs` passed (a chain that mines only on demand may see no new head for long,
+ * while its L1 fee can still change): the bundle loop does not pick them again before.
  */
-export function createL1Holds() {
-  const heldAt = new Map<string, number>();
+export function createL1Holds(options: { maxHoldMs?: number; now?: () => number } = {}) {
+  const { maxHoldMs = 10_000, now = () => performance.now() } = options;
+  const heldAt = new Map<string, { head: number; at: number }>();
   return {
     hold(rows: readonly UserOperationRow[], head: number) {
       // Entries of ops that were never picked again (dropped, bundled elsewhere) go in one sweep.
       if (heldAt.size > 10_000) heldAt.clear();
-      for (const row of rows) heldAt.set(row.hash, head);
+      for (const row of rows) heldAt.set(row.hash, { head, at: now() });
     },
     isHeld(row: Pick<UserOperationRow, 'hash'>, head: number): boolean {
-      const at = heldAt.get(row.hash);
-      if (at === undefined) return false;
-      if (at === head) return true;
+      const held = heldAt.get(row.hash);
+      if (held === undefined) return false;
+      if (held.head === head && now() - held.at < maxHoldMs) return true;
       heldAt.delete(row.hash);
       return false;
     },

@@ -64,7 +64,8 @@ export function createBundlerService(deps: BundlerDeps) {
     eth_getUserOperationByHash: (_network, params) => getUserOperationByHash(ctx, params),
     eth_getUserOperationReceipt: (network, params) => getUserOperationReceipt(ctx, network, params[0]),
     pimlico_getUserOperationStatus: (_network, params) => getUserOperationStatus(ctx, params),
-    pimlico_getUserOperationGasPrice: (network) => quoteUserOperationGasPrice(ctx.clientOf(network)),
+    pimlico_getUserOperationGasPrice: (network) =>
+      quoteUserOperationGasPrice(ctx.clientOf(network), network.config.minPriorityFeeWei),
   };
 
   return {

@@ -9,8 +9,8 @@ import type { AnyUserOperation } from './user-operation.ts';
  * are set, the next base fee plus the network's tip (a quote's tips are higher, so the gas is not short).
  */
 export async function estimationGasPrice(client: PublicClient, op: AnyUserOperation, minTip = 0n): Promise<bigint> {
-  const pending = await readPendingBlockFees(client);
+  const pending = await readPendingBlockFees(client, minTip);
   if (op.maxFeePerGas > 0n) return opGasPrice(op, pending.nextBaseFee);
-  const tip = pending.networkTip > minTip ? pending.networkTip : minTip;
-  return pending.nextBaseFee + tip > 0n ? pending.nextBaseFee + tip : 1n;
+  const price = pending.nextBaseFee + pending.networkTip;
+  return price > 0n ? price : 1n;
 }

@@ -69,7 +69,7 @@ export async function sendBundle(
   // between them would be a target with a higher base fee). An op that cannot pay them waits in the
   // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
   // enough for the others.
-  const pending = await readPendingBlockFees(client);
+  const pending = await readPendingBlockFees(client, ctx.network.config.minPriorityFeeWei);
   const rows = estimated.rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
   if (rows.length === 0) return undefined;
   const nonce = await pendingNonce;
@@ -93,6 +93,7 @@ export async function sendBundle(
   const mined = await submitBundle<UserOperationRow>({
     client,
     logger,
+    minTip: ctx.network.config.minPriorityFeeWei,
     rows: paying,
     feesOf: feesOfRow,
     first: { fees: firstBundleFees(paying.map(feesOfRow), pending), pending },

@@ -122,7 +122,11 @@ async function admitUserOperation(
   // The floors are said only once the op validates: a failed simulation is the real problem.
   const l1Settled = await l1Part;
   if (!l1Settled.ok) throw l1Settled.error;
-  const floorError = sendFloorError(op, entryPoint.version, baseFee, l1Settled.value);
+  const floorError = sendFloorError(op, entryPoint.version, {
+    baseFee,
+    l1PreVerificationGas: l1Settled.value,
+    minTip: network.config.minPriorityFeeWei,
+  });
   if (floorError) throw floorError;
   await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, ...found });
   ctx.queued(name);
