@@ -96,7 +96,7 @@ export function createHeadTracker(options: HeadTrackerOptions): HeadTracker {
   };
   const fetchHead = async (upstream: PooledUpstream) => {
     try {
-      const head = parseHead(await upstream.send(body, 1, upstream.costOf(headMethod[options.kind])));
+      const head = parseHead(await upstream.send(body, 1, upstream.costOf(headMethod[options.kind]), 'poll'));
       if (head === undefined) return;
       upstream.head = trustedHead(history.get(upstream)!, head);
       options.metrics.headBlock.set({ ...options.labels, upstream: upstream.label }, head);

@@ -49,9 +49,10 @@ export interface PooledUpstream {
   /**
    * Sends one JSON-RPC body of `calls` calls costing `cu` compute units of its budget. Resolves with the
    * node's text for results and final JSON-RPC errors; rejects with `UpstreamError` or `RetryableRpcError`,
-   * which another node may answer.
+   * which another node may answer. `poll`: a cheap call (the head poll), sent alone and suspected of a
+   * stall sooner (stall-watch.ts).
    */
-  send(body: string, calls?: number, cu?: number): Promise<string>;
+  send(body: string, calls?: number, cu?: number, mode?: SendMode): Promise<string>;
   /** What a call of `method` costs on its compute-unit table. */
   costOf(method: string): number;
   close(): Promise<void>;
@@ -183,8 +184,11 @@ interface Sender {
   /** Its last answer was a 429 and none succeeded since. */
   rateLimitedSinceSuccess(): boolean;
   lastFailure(): UpstreamFailure | undefined;
-  send(body: string, calls?: number, cu?: number): Promise<string>;
+  send(body: string, calls?: number, cu?: number, mode?: SendMode): Promise<string>;
 }
+
+/** `poll`: a cheap call that goes alone and is suspected of a stall sooner. */
+export type SendMode = 'call' | 'poll';
 
 /** The send path of one upstream: concurrency slots, breaker, budget, stall watch, and what a failure means. */
 function createSender(
@@ -228,7 +232,7 @@ function createSender(
     throw error;
   };
 
-  async function attempt(body: string, calls: number, cu: number): Promise<string> {
+  async function attempt(body: string, calls: number, cu: number, mode: SendMode): Promise<string> {
     const started = performance.now();
     if (!breaker.tryAcquire(started)) throw new UpstreamError('circuit_open', 'upstream circuit breaker is open');
     if (!budget.trySpend(cu, started, calls)) {
@@ -239,7 +243,10 @@ function createSender(
     }
     let text: string;
     try {
-      text = await stalls.watch(() => client.send(body));
+      text =
+        mode === 'poll'
+          ? await stalls.watch(() => probeClient.send(body), { poll: true })
+          : await stalls.watch(() => client.send(body));
     } catch (error) {
       if (error instanceof UpstreamError && error.reason === 'rate_limited') return rateLimited(error, error.retryAfterMs);
       return fail(error instanceof UpstreamError ? error.reason : 'connection', error as Error);
@@ -269,7 +276,7 @@ function createSender(
     inFlight: () => inFlight,
     rateLimitedSinceSuccess: () => throttled,
     lastFailure: () => lastFailure,
-    async send(body, calls = 1, cu = 1) {
+    async send(body, calls = 1, cu = 1, mode = 'call') {
       if (inFlight < maxConcurrency) inFlight++;
       else if (waiting.length < maxQueued) await new Promise<void>((resolve) => waiting.push(resolve));
       else {
@@ -277,7 +284,7 @@ function createSender(
         throw new UpstreamError('overloaded', 'upstream is at its concurrency limit');
       }
       try {
-        return await attempt(body, calls, cu);
+        return await attempt(body, calls, cu, mode);
       } finally {
         release();
       }

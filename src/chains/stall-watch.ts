@@ -6,24 +6,27 @@ import { UpstreamError } from './upstream-client.ts';
  * `suspectAfterMs` and the node has answered nothing meanwhile, one cheap probe is sent; if that gets
  * no answer within `probeTimeoutMs` either, every waiting call fails as a timeout (failed over, or
  * -32603 to the client) instead of waiting on. A node busy with one long call still answers the
- * probe, so long calls on a live node are never cut.
+ * probe, so long calls on a live node are never cut. A head poll, as cheap as the probe, is suspected
+ * sooner (`pollSuspectAfterMs`): an idle node that stopped is noticed soon after its next poll.
  */
 export interface StallWatch {
-  /** `send`, raced against the watch. */
-  watch(send: () => Promise<string>): Promise<string>;
+  /** `send`, raced against the watch; `poll`: a call as cheap as the probe (a head poll). */
+  watch(send: () => Promise<string>, options?: { poll?: boolean }): Promise<string>;
 }
 
 export function createStallWatch(options: {
   /** Sends the probe straight to the node. */
   probe: () => Promise<unknown>;
   suspectAfterMs?: number;
+  pollSuspectAfterMs?: number;
   probeTimeoutMs?: number;
   /** A probe deadline firing this much later than due means this process was starved, not the node. */
   starvedAfterMs?: number;
 }): StallWatch {
-  // 0.8 s together: with a head poll every second, an idle node that stopped is reported within 2 s (issue 32).
-  // A probe is one cheap call; 500 ms covers a new TLS connection to a node up to ~150 ms away.
-  const { suspectAfterMs = 300, probeTimeoutMs = 500, starvedAfterMs = 100 } = options;
+  // A head poll every second, then 0.65 s for a poll: an idle node that stopped is reported within 2 s
+  // (issue 32) with room for a loaded machine. A probe is one cheap call; 500 ms covers a new TLS
+  // connection to a node up to ~150 ms away. A poll answers in under 150 ms from all but far nodes.
+  const { suspectAfterMs = 300, pollSuspectAfterMs = 150, probeTimeoutMs = 500, starvedAfterMs = 100 } = options;
   const waiting = new Set<(error: Error) => void>();
   let lastAnswerAt = performance.now();
   let probing: Promise<boolean> | undefined;
@@ -68,7 +71,7 @@ export function createStallWatch(options: {
   }
 
   return {
-    watch(send) {
+    watch(send, watchOptions = {}) {
       const startedAt = performance.now();
       return new Promise<string>((resolve, reject) => {
         let settled = false;
@@ -78,19 +81,24 @@ export function createStallWatch(options: {
           clearTimeout(suspect);
           reject(error);
         };
-        const suspect = setTimeout(() => {
-          // After this loop turn's I/O: an answer that waited behind a busy event loop is not a stall.
-          setImmediate(() => {
-            if (settled || lastAnswerAt > startedAt) return;
-            void probeAnswers().then((answered) => {
-              if (answered) lastAnswerAt = performance.now();
-              else if (!settled) stalled();
+        const judge = (answered: boolean) => {
+          if (answered) lastAnswerAt = performance.now();
+          else if (!settled) stalled();
+        };
+        const sending = send();
+        const suspect = setTimeout(
+          () => {
+            // After this loop turn's I/O: an answer that waited behind a busy event loop is not a stall.
+            setImmediate(() => {
+              if (settled || lastAnswerAt > startedAt) return;
+              void probeAnswers().then(judge);
             });
-          });
-        }, suspectAfterMs);
+          },
+          watchOptions.poll ? pollSuspectAfterMs : suspectAfterMs,
+        );
         suspect.unref();
         waiting.add(abandon);
-        send().then(
+        sending.then(
           (text) => {
             lastAnswerAt = performance.now();
             waiting.delete(abandon);

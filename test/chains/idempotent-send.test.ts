@@ -47,6 +47,11 @@ describe('eth_sendRawTransaction is idempotent: the same signed transaction sent
     const raw = await signed(0, 1n);
     const first = resultOf(await pool.broadcast(send(raw, 1)));
     expect(first).toBe(keccak256(raw));
+    // anvil may answer the send before it mines: wait for the receipt.
+    const deadline = Date.now() + 10_000;
+    while (resultOf(await direct(anvil!.url, call('eth_getTransactionReceipt', [first]))) === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     // Both upstreams now answer "nonce too low": each knows the transaction, so the hash again.
     expect(await direct(anvil!.url, send(raw, 9))).toContain('nonce too low');
     expect(await pool.broadcast(send(raw, 2))).toBe(`{"jsonrpc":"2.0","id":2,"result":"${first}"}`);

@@ -85,4 +85,19 @@ describe('stall watch', () => {
     });
     await expect(watch.watch(answersAfter(2_000, 'long'))).resolves.toBe('long');
   });
+
+  it('suspects a head poll sooner than another call: a stopped node is found soon after its next poll', async () => {
+    const watch = createStallWatch({ probe: ask('/never'), suspectAfterMs: 5_000, pollSuspectAfterMs: 50, probeTimeoutMs: 200 });
+    const other = watch.watch(never);
+    const startedAt = performance.now();
+    await expect(watch.watch(never, { poll: true })).rejects.toMatchObject({ reason: 'timeout' });
+    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    // Every call waiting on the stalled node fails with it.
+    await expect(other).rejects.toMatchObject({ reason: 'timeout' });
+  });
+
+  it('never cuts a slow head poll of a node that answers the probe', async () => {
+    const watch = createStallWatch({ probe: ask('/after/5'), pollSuspectAfterMs: 50, probeTimeoutMs: 200 });
+    await expect(watch.watch(answersAfter(1_000, 'slow poll'), { poll: true })).resolves.toBe('slow poll');
+  });
 });
