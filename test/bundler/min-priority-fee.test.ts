@@ -40,7 +40,12 @@ describe('bundler on a chain with a minimum priority fee', () => {
     );
     expect(refused?.details).toMatch(/maxPriorityFeePerGas 1000000000 is below this chain's minimum priority fee 30000000000/);
 
-    const hash = await bundler.sendUserOperation({ account, calls, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: minTip });
+    const hash = await bundler.sendUserOperation({
+      account,
+      calls,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: minTip,
+    });
     const receipt = await bundler.waitForUserOperationReceipt({ hash, timeout: 30_000, pollingInterval: 100 });
     expect(receipt.success).toBe(true);
     const bundle = await chain.publicClient.getTransaction({ hash: receipt.receipt.transactionHash });
