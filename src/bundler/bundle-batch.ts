@@ -32,6 +32,8 @@ export async function selectBatch(deps: {
   claims: BundleClaims;
   recentBaseFee: (client: PublicClient) => Promise<bigint | null>;
   maxBundleOps: number;
+  /** Ops held back at this head (their L1 share not covered now, bundle-l1-fee.ts): they wait, and their sender's later ops with them. */
+  held?: (row: UserOperationRow) => boolean;
 }): Promise<UserOperationRow[]> {
   const { ctx, maxBundleOps } = deps;
   const [rows, nextBaseFee] = await Promise.all([
@@ -39,7 +41,8 @@ export async function selectBatch(deps: {
     deps.recentBaseFee(ctx.client),
   ]);
   const entryPoint = rows[0]?.entry_point;
-  const paysNext = (row: UserOperationRow) => paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n });
+  const paysNext = (row: UserOperationRow) =>
+    paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n }) && !deps.held?.(row);
   return queuedRunsInNonceOrder(
     rows.filter((row) => row.entry_point === entryPoint),
     paysNext,

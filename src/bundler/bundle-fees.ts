@@ -29,14 +29,15 @@ const replacementPercent = 110n;
 /**
  * The pending block's base fee and the network's tip. The base fee comes from eth_feeHistory, whose
  * last entry is the node's own computation of the next block's base fee (right for chains whose
- * EIP-1559 parameters differ from mainnet's, which a local formula would not be).
+ * EIP-1559 parameters differ from mainnet's, which a local formula would not be). `minTip`: the
+ * chain's floor for tips (Polygon PoS nodes refuse a transaction below it), under which the tip never goes.
  */
-export async function readPendingBlockFees(client: PublicClient): Promise<PendingBlockFees> {
-  const [history, networkTip] = await Promise.all([
+export async function readPendingBlockFees(client: PublicClient, minTip = 0n): Promise<PendingBlockFees> {
+  const [history, nodeTip] = await Promise.all([
     client.getFeeHistory({ blockCount: 1, blockTag: 'latest', rewardPercentiles: [] }),
     client.estimateMaxPriorityFeePerGas().catch(() => fallbackTip),
   ]);
-  return { head: history.oldestBlock, nextBaseFee: history.baseFeePerGas.at(-1) ?? 0n, networkTip };
+  return { head: history.oldestBlock, nextBaseFee: history.baseFeePerGas.at(-1) ?? 0n, networkTip: maxOf(nodeTip, minTip) };
 }
 
 /** The worst base fee `blocks` full blocks after one of `baseFee` (each raises it by an eighth, EIP-1559's maximum). */

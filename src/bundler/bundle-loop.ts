@@ -7,11 +7,13 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
+import { createL1FeeOracle } from '../gas/l1-fee/l1-fee-oracle.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { readWaitingOps, selectBatch } from './bundle-batch.ts';
 import { createBundleClaims } from './bundle-claims.ts';
 import type { BundleContext } from './bundle-context.ts';
 import { createExecutorBalanceWatch, createExecutors, type Executor } from './bundle-executors.ts';
+import { createL1Holds } from './bundle-l1-fee.ts';
 import { createBundleRounds } from './bundle-rounds.ts';
 import { resumeSubmittedBundles } from './bundle-settlement.ts';
 import { followBundlerLease } from './bundler-lease.ts';
@@ -78,6 +80,7 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
   const executors = createExecutors(deps.network, deps.executorKeys);
   const claims = createBundleClaims();
   const recentBaseFee = createRecentBaseFee();
+  const l1Holds = createL1Holds();
   const watchBalance = createExecutorBalanceWatch({ ...ctx, registry: deps.registry });
   let closed = false;
   let active = false;
@@ -90,13 +93,26 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
     sent: (txHash) => rounds.sent(txHash),
     chainChanged: deps.chainChanged,
     watchBalance,
+    l1Fee: createL1FeeOracle({
+      client: ctx.client,
+      feeModel: deps.network.config.feeModel,
+      head: () => deps.network.pool.tip.value,
+    }),
+    l1Holds,
   };
   const bundleWith = (executor: Executor, rows: UserOperationRow[]) => sendBundle(sendContext, executor, rows);
   const resumeSubmitted = () => resumeSubmittedBundles(ctx, (hash) => claims.holdsOp(hash));
   const rounds = createBundleRounds({
     executors,
     claims,
-    loadBatch: () => selectBatch({ ctx, claims, recentBaseFee, maxBundleOps: deps.maxBundleOps }),
+    loadBatch: () =>
+      selectBatch({
+        ctx,
+        claims,
+        recentBaseFee,
+        maxBundleOps: deps.maxBundleOps,
+        held: (row) => l1Holds.isHeld(row, deps.network.pool.tip.value),
+      }),
     bundleWith,
     resumeSubmitted,
     revalidate: createMempoolRevalidation(ctx, (limit) => readWaitingOps(ctx, claims, limit)),

@@ -22,6 +22,8 @@ interface Sent<Row> {
 export interface BundleSubmission<Row> {
   client: PublicClient;
   logger: Logger;
+  /** The chain's floor for tips (Polygon's): replacements never bid under it. */
+  minTip?: bigint;
   rows: Row[];
   feesOf(row: Row): Fees;
   /** The first transaction's fees (bundle-fees.ts firstBundleFees) and the block fees they came from. */
@@ -78,7 +80,7 @@ export async function submitBundle<Row>(
       if (Date.now() - last.at < submission.receiptTimeoutMs) continue;
       throw new Error(`bundle ${last.hash} not mined after ${history.length - 1} replacements`);
     }
-    const pending = await readPendingBlockFees(client);
+    const pending = await readPendingBlockFees(client, submission.minTip);
     try {
       const plan = last.rows.length > 0 ? replacementFees(last.fees, last.rows.map(submission.feesOf), pending) : undefined;
       if (plan) {

@@ -3,6 +3,7 @@ import { toHex } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
+import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { BundleLoop } from './bundle-loop.ts';
 import type { BundlerContext } from './bundler-context.ts';
 import { entryPointsOf, resolveEntryPoint } from './entry-points.ts';
@@ -30,9 +31,11 @@ export interface BundlerDeps {
 
 /** The bundler's JSON-RPC methods (ERC-7769 and Alto's pimlico_* extensions), each in src/bundler/methods. */
 export function createBundlerService(deps: BundlerDeps) {
+  const clientOf = publicClientsByNetwork();
   const ctx: BundlerContext = {
     db: deps.db,
-    clientOf: publicClientsByNetwork(),
+    clientOf,
+    l1FeeOf: l1FeeOraclesByNetwork(clientOf),
     reputation: createReputationStore(deps.db),
     recentBaseFee: createRecentBaseFee(),
     turns: createSenderTurns(),
@@ -61,7 +64,8 @@ export function createBundlerService(deps: BundlerDeps) {
     eth_getUserOperationByHash: (_network, params) => getUserOperationByHash(ctx, params),
     eth_getUserOperationReceipt: (network, params) => getUserOperationReceipt(ctx, network, params[0]),
     pimlico_getUserOperationStatus: (_network, params) => getUserOperationStatus(ctx, params),
-    pimlico_getUserOperationGasPrice: (network) => quoteUserOperationGasPrice(ctx.clientOf(network)),
+    pimlico_getUserOperationGasPrice: (network) =>
+      quoteUserOperationGasPrice(ctx.clientOf(network), network.config.minPriorityFeeWei),
   };
 
   return {

@@ -83,8 +83,9 @@ export async function estimateUserOperationGas(
   entryPoint: Address,
   op: AnyUserOperation,
   override: StateOverride = [],
+  /** The op's preVerificationGas when more than its L2 share (a rollup's L1 part): the probes then pay the prefund the op will. */
+  preVerificationGas = preVerificationGasOf(op, version),
 ): Promise<GasEstimate> {
-  const preVerificationGas = preVerificationGasOf(op, version);
   const deploying = 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
   const hasPaymaster = 'paymasterAndData' in op ? op.paymasterAndData !== '0x' : Boolean((op as UserOperation<'0.7'>).paymaster);
   const probeOp = {

@@ -16,9 +16,12 @@ const tiers = {
 
 export type GasPriceQuote = Record<keyof typeof tiers, { maxFeePerGas: `0x${string}`; maxPriorityFeePerGas: `0x${string}` }>;
 
-/** The quote from the pending block's base fee (the one eth_sendUserOperation checks against) and the node's tip. */
-export async function quoteUserOperationGasPrice(client: PublicClient): Promise<GasPriceQuote> {
-  const pending = await readPendingBlockFees(client);
+/**
+ * The quote from the pending block's base fee (the one eth_sendUserOperation checks against) and the
+ * node's tip, never under the chain's minimum tip (`minTip`, Polygon's).
+ */
+export async function quoteUserOperationGasPrice(client: PublicClient, minTip = 0n): Promise<GasPriceQuote> {
+  const pending = await readPendingBlockFees(client, minTip);
   const tier = ({ blocks, tipPercent }: { blocks: number; tipPercent: bigint }) => {
     const tip = (pending.networkTip * tipPercent) / 100n;
     return {

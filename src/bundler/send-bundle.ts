@@ -1,14 +1,18 @@
-import type { Address, Hex } from 'viem';
+import { type Address, encodeFunctionData, type Hex, type SignedAuthorization } from 'viem';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
+import { l1FeeWeiOf } from '../gas/l1-fee/l1-cost.ts';
+import type { L1FeeOracle } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { BundleContext } from './bundle-context.ts';
 import { estimateDroppingRefused } from './bundle-estimate.ts';
 import type { Executor } from './bundle-executors.ts';
-import { feesOfRow, firstBundleFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
+import { feesOfRow, firstBundleFees, type PendingBlockFees, paysNextBlock, readPendingBlockFees } from './bundle-fees.ts';
+import { type L1Holds, rowsPayingL1Fee } from './bundle-l1-fee.ts';
 import { receiptTimeoutMs, settleBundle } from './bundle-settlement.ts';
 import { markFailed, markSubmitted, returnToMempool } from './bundle-status.ts';
 import { submitBundle } from './bundle-submission.ts';
 import { planAuthorizations } from './eip7702-chain.ts';
 import { handleOpsCall, opOfRow } from './handle-ops-call.ts';
+import { bundleTransactionOf } from './handle-ops-transaction.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 
 /** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
@@ -22,6 +26,9 @@ export interface SendBundleContext extends BundleContext {
   /** The bundle landed: the proxy's head-dependent answers (eth_getCode, balances) must not predate it. */
   chainChanged?: () => Promise<void>;
   watchBalance(executor: Executor): Promise<void>;
+  /** The network's L1 fee oracle (rollups), and the ops the L1 check held back until the next head. */
+  readonly l1Fee: L1FeeOracle;
+  readonly l1Holds: L1Holds;
 }
 
 /**
@@ -62,7 +69,7 @@ export async function sendBundle(
   // between them would be a target with a higher base fee). An op that cannot pay them waits in the
   // mempool (the batch was chosen with a base fee up to 500 ms old); the gas estimated with it is
   // enough for the others.
-  const pending = await readPendingBlockFees(client);
+  const pending = await readPendingBlockFees(client, ctx.network.config.minPriorityFeeWei);
   const rows = estimated.rows.filter((row) => paysNextBlock(feesOfRow(row), pending));
   if (rows.length === 0) return undefined;
   const nonce = await pendingNonce;
@@ -74,13 +81,22 @@ export async function sendBundle(
     );
     return undefined;
   }
-  const gasLimit = (estimated.gas * 12n) / 10n;
+  const payingL1 = await opsPayingL1Fee(ctx, executor, {
+    rows,
+    call,
+    gas: (estimated.gas * 12n) / 10n,
+    nonce,
+    pending,
+  });
+  if (payingL1 === undefined) return undefined;
+  const { rows: paying, gasLimit } = payingL1;
   const mined = await submitBundle<UserOperationRow>({
     client,
     logger,
-    rows,
+    minTip: ctx.network.config.minPriorityFeeWei,
+    rows: paying,
     feesOf: feesOfRow,
-    first: { fees: firstBundleFees(rows.map(feesOfRow), pending), pending },
+    first: { fees: firstBundleFees(paying.map(feesOfRow), pending), pending },
     send: (of, fees) => executor.wallet.writeContract({ ...call(of), gas: gasLimit, nonce, ...fees }),
     cancel: (fees) => executor.wallet.sendTransaction({ to: executor.account.address, value: 0n, gas: 21_000n, nonce, ...fees }),
     onSent: async (txHash, of, replaces) => {
@@ -96,7 +112,7 @@ export async function sendBundle(
   // Ops left out of the transaction that was mined (a replacement without them, a cancellation) wait again.
   await returnToMempool(
     ctx.db,
-    rows.filter((row) => !mined.rows.includes(row)),
+    paying.filter((row) => !mined.rows.includes(row)),
   );
   if (mined.rows.length > 0) {
     // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.
@@ -105,4 +121,54 @@ export async function sendBundle(
   }
   await ctx.watchBalance(executor);
   return mined.rows.length > 0 ? mined.hash : undefined;
+}
+
+/**
+ * The L1 check before a bundle goes out (rollups): the ops left that pay for the L1 fee of the signed
+ * bundle (the others wait for the next block), and the gas limit, which on Arbitrum also holds the L1
+ * part (charged as the transaction's gas). Undefined when no op is left.
+ */
+async function opsPayingL1Fee(
+  ctx: SendBundleContext,
+  executor: Executor,
+  bundle: {
+    rows: UserOperationRow[];
+    call: (of: readonly UserOperationRow[]) => ReturnType<typeof handleOpsCall>;
+    gas: bigint;
+    nonce: number;
+    pending: PendingBlockFees;
+  },
+): Promise<{ rows: UserOperationRow[]; gasLimit: bigint } | undefined> {
+  const { rows, call, gas, nonce, pending } = bundle;
+  if (!ctx.l1Fee.charged) return { rows, gasLimit: gas };
+  const entryPoint = rows[0]!.entry_point as Address;
+  const signed = async (of: readonly UserOperationRow[]) => {
+    const data = encodeFunctionData(call(of));
+    const { authorizationList } = call(of) as { authorizationList?: SignedAuthorization[] };
+    const envelope = {
+      chainId: ctx.network.config.chainId,
+      nonce,
+      gas,
+      ...firstBundleFees(of.map(feesOfRow), pending),
+      authorizationList,
+    };
+    const serialized = await executor.account.signTransaction(bundleTransactionOf(entryPoint, data, envelope));
+    return { to: entryPoint, data, serialized };
+  };
+  const check = {
+    oracle: ctx.l1Fee,
+    version: rows[0]!.entry_point_version as EntryPointVersion,
+    nextBaseFee: pending.nextBaseFee,
+    signed,
+  };
+  const l1 = await rowsPayingL1Fee(check, rows);
+  if (l1.held.length > 0) {
+    ctx.l1Holds.hold(l1.held, ctx.network.pool.tip.value);
+    ctx.logger.info(
+      { network: ctx.name, held: l1.held.length, l1FeeWei: l1FeeWeiOf(l1.cost).toString() },
+      "ops held until the next block: their preVerificationGas does not cover their share of the bundle's L1 fee now",
+    );
+  }
+  if (l1.paying.length === 0) return undefined;
+  return { rows: l1.paying, gasLimit: gas + (l1.cost.model === 'arbitrum' ? l1.cost.l1Gas : 0n) };
 }

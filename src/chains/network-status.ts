@@ -7,6 +7,23 @@ export interface IndexProgress {
   readonly indexedBlock: number;
   readonly headBlock: number;
   readonly updatedAt: string;
+  /** Where the index starts (null: not started yet). */
+  readonly startBlock?: number | null;
+  readonly backfill?: BackfillSummary | null;
+}
+
+/** The backfill being worked on (else the last one done), as `blockyard index backfill` recorded it. */
+export interface BackfillSummary {
+  id: string;
+  from: number;
+  to: number;
+  next: number;
+  status: 'pending' | 'running' | 'done';
+  blocks_done: number;
+  blocks_total: number;
+  blocks_per_second: number;
+  transfers_per_second: number;
+  seconds_left: number | null;
 }
 
 export interface UpstreamStatus {
@@ -39,8 +56,26 @@ export interface NetworkStatus {
   upstreams: UpstreamStatus[];
   /** The newest block served from this network (-1: none yet). */
   served_tip: number;
-  indexer: { head: number; indexed: number; behind: number; running: boolean } | null;
+  indexer: {
+    head: number;
+    indexed: number;
+    behind: number;
+    running: boolean;
+    start_block: number | null;
+    backfill: BackfillSummary | null;
+  } | null;
   bundler: boolean;
+  finality: FinalityStatus;
+}
+
+/** How the network decides what is final, and the blocks that are now (null: not known yet). */
+export interface FinalityStatus {
+  model: 'tags' | 'depth';
+  depth: number;
+  finalized: number | null;
+  safe: number | null;
+  /** Whether a node reported the tags (false: the depth stands in). */
+  from_node: boolean;
 }
 
 /** The running indexer saves its progress every second; a row this old means no process indexes the network. */
@@ -78,8 +113,10 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
           indexed: progress.indexedBlock,
           behind: Math.max(0, progress.headBlock - progress.indexedBlock),
           running: nowMs - Date.parse(progress.updatedAt) < indexerStaleMs,
+          start_block: progress.startBlock ?? null,
+          backfill: progress.backfill ?? null,
         }
-      : { head: -1, indexed: -1, behind: 0, running: false };
+      : { head: -1, indexed: -1, behind: 0, running: false, start_block: null, backfill: null };
   }
   return {
     chain: config.chain,
@@ -94,5 +131,18 @@ export function networkStatus(network: Network, progress: IndexProgress | undefi
     served_tip: network.pool.tip.value,
     indexer,
     bundler: config.kind === 'evm' && config.bundler.enabled,
+    finality: finalityStatus(network),
+  };
+}
+
+function finalityStatus(network: Network): FinalityStatus {
+  const { config, pool } = network;
+  const orNull = (block: number | undefined) => (block === undefined ? null : Math.max(-1, block));
+  return {
+    model: config.finality,
+    depth: config.finalityDepth,
+    finalized: orNull(pool.finalBlock('finalized')),
+    safe: orNull(pool.finalBlock('safe')),
+    from_node: config.finality === 'tags' && pool.finality().finalized !== undefined,
   };
 }

@@ -64,6 +64,7 @@ export function createChainRegistry(
       genesisHash: config.genesisHash,
       metrics,
       logger: options.logger,
+      finality: config,
     });
     const clusterTip = createClusterTip(pool.tip, options.sharedTips, `${config.chain}/${config.network}`);
     return { config: resolved, pool, upstream: pool, clusterTip };

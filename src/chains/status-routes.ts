@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { feeModels } from '../config/network-presets.ts';
+import { feeModels, finalityModels } from '../config/network-presets.ts';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
 import { type IndexProgress, networkStatus } from './network-status.ts';
 import type { ChainRegistry } from './registry.ts';
@@ -28,6 +28,19 @@ const UpstreamStatus = Type.Object({
   }),
 });
 
+const BackfillStatus = Type.Object({
+  id: Type.String(),
+  from: Type.Integer(),
+  to: Type.Integer(),
+  next: Type.Integer({ description: 'First block not filled yet (to + 1 once done)' }),
+  status: StringEnum(['pending', 'running', 'done'] as const),
+  blocks_done: Type.Integer(),
+  blocks_total: Type.Integer(),
+  blocks_per_second: Type.Number(),
+  transfers_per_second: Type.Number(),
+  seconds_left: Type.Union([Type.Integer(), Type.Null()]),
+});
+
 const IndexerStatus = Type.Union(
   [
     Type.Object({
@@ -35,6 +48,12 @@ const IndexerStatus = Type.Union(
       indexed: Type.Integer({ description: 'Newest indexed block (-1: none yet)' }),
       behind: Type.Integer(),
       running: Type.Boolean({ description: 'A process saved progress in the last 30 s' }),
+      start_block: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Where the live index starts (a real network: the head of its first start); null before it starts',
+      }),
+      backfill: Type.Union([BackfillStatus, Type.Null()], {
+        description: 'The backfill being worked on, else the last one done; null: none',
+      }),
     }),
     Type.Null(),
   ],
@@ -54,6 +73,18 @@ const NetworkStatus = Type.Object({
   served_tip: Type.Integer({ description: 'The newest block served from this network (-1: none yet); never goes back' }),
   indexer: IndexerStatus,
   bundler: Type.Boolean({ description: 'The bundler is enabled on the network' }),
+  finality: Type.Object(
+    {
+      model: StringEnum(finalityModels, {
+        description: "tags: the nodes' finalized/safe blocks; depth: finality_depth",
+      }),
+      depth: Type.Integer({ description: 'finality_depth: the rule with model depth, the fallback with tags' }),
+      finalized: Type.Union([Type.Integer(), Type.Null()], { description: 'Newest final block (null: no head yet)' }),
+      safe: Type.Union([Type.Integer(), Type.Null()], { description: 'Newest safe block (null: no head yet)' }),
+      from_node: Type.Boolean({ description: 'A node reported the tags (false: the depth stands in)' }),
+    },
+    { description: 'What the webhooks, the index, the cache and eth_getLogs count as final (docs/networks.md)' },
+  ),
 });
 
 export interface ChainStatusDeps {

@@ -25,6 +25,8 @@ export interface UpstreamMetrics {
   readonly missingAnswers: Counter<UpstreamLabels>;
   /** Reads no upstream could take because every one was out of budget. */
   readonly budgetExhausted: Counter<'chain' | 'network'>;
+  /** The network's `finalized` and `safe` blocks as the service uses them (tags, else the depth fallback). */
+  readonly finalBlock: Gauge<'chain' | 'network' | 'tag'>;
 }
 
 /** The gauge value of each breaker state: alerts can say `> 0`. */
@@ -118,6 +120,12 @@ export function createUpstreamMetrics(registry: Registry): UpstreamMetrics {
       name: 'blockyard_upstream_budget_exhausted_total',
       help: 'Reads refused because every upstream of the network was out of budget or backing off',
       labelNames: ['chain', 'network'],
+      registers,
+    }),
+    finalBlock: new Gauge({
+      name: 'blockyard_chain_final_block',
+      help: "Newest block of the network counted as final (tag=finalized) or safe (tag=safe): its nodes' own tags with finality: tags, else finality_depth below the head",
+      labelNames: ['chain', 'network', 'tag'],
       registers,
     }),
   };

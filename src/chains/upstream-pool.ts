@@ -4,6 +4,8 @@ import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { createBatchingClient } from './batching-client.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
+import type { FinalitySettings, FinalityTag, ReportedFinality } from './final-block.ts';
+import { createFinalityTracker } from './finality-tracker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
 import { checkIdentity, type ExpectedIdentity } from './identity-check.ts';
@@ -69,6 +71,12 @@ export interface UpstreamPool extends UpstreamClient {
   identified(): Promise<void>;
   /** The widest eth_getLogs range worth one call: the largest cap the upstreams taught (undefined: none known). */
   logsRangeCap(): number | undefined;
+  /** The best `finalized`/`safe` blocks the nodes reported, read with the head (`finality: 'tags'` only). */
+  finality(): ReportedFinality;
+  /** The newest block counted as `tag` (default `finalized`) by the network's finality model; undefined while unknown. */
+  finalBlock(tag?: FinalityTag): number | undefined;
+  /** Called after the reported tags moved (answers that resolved a tag are stale). Returns the function that stops it. */
+  onFinalityChange(listener: () => void): () => void;
 }
 
 export interface UpstreamPoolOptions {
@@ -92,6 +100,8 @@ export interface UpstreamPoolOptions {
   /** Shared by every pool of a process; default: a private registry (not exported). */
   metrics?: UpstreamMetrics;
   logger?: Logger;
+  /** How the network decides its final block; default: depth 0 (no tags read). */
+  finality?: FinalitySettings;
 }
 
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
@@ -139,6 +149,14 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     checkIdentity: check,
     logger,
   });
+  const finality = createFinalityTracker({
+    upstreams,
+    kind: options.kind ?? 'evm',
+    tip,
+    settings: options.finality ?? { finality: 'depth', finalityDepth: 0 },
+    gauge: metrics.finalBlock,
+    labels,
+  });
   const minSamples = options.hedge?.minSamples ?? 20;
   const floorMs = options.hedge?.floorMs ?? 10;
   const hedgeCounter = metrics.hedges.labels(labels);
@@ -182,8 +200,12 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     }),
     stats: () => upstreams.map((upstream) => statsOf(upstream, heads.bestHead)),
     logsRangeCap: () => largestKnownCap(upstreams),
+    finality: () => finality.reported(),
+    finalBlock: (tag) => finality.finalBlock(tag),
+    onFinalityChange: (listener) => finality.onChange(listener),
     async close() {
       heads.stop();
+      finality.stop();
       await Promise.all(upstreams.map((upstream) => upstream.close()));
     },
   };

@@ -4,6 +4,7 @@ import { adminTokenPath } from '../auth/admin-token.ts';
 import { loadConfig } from '../config/load.ts';
 import { type AdminResponse, sendAdminRequest } from './admin-request.ts';
 import { configFlagOptions } from './flags.ts';
+import { runIndexBackfill } from './index-backfill.ts';
 
 const adminOptions = {
   ...configFlagOptions,
@@ -25,6 +26,10 @@ const adminOptions = {
   grace: { type: 'string' },
   restrictions: { type: 'string' },
   limits: { type: 'string' },
+  network: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  detach: { type: 'boolean' },
 } as const;
 
 interface AdminRequest {
@@ -43,24 +48,32 @@ export async function runAdminCommand(
 ): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: adminOptions, strict: true, allowPositionals: true });
   const [action, target] = positionals;
-  const request = buildRequest(group, action, target, values);
-  const config = loadConfig({ flags: values });
+  const { detach, ...settings } = values;
+  const request = group === 'index' && action === 'backfill' ? undefined : buildRequest(group, action, target, settings);
+  const config = loadConfig({ flags: settings });
   const base = values.url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const token = values['admin-token'] ?? config.adminToken ?? readTokenFile(config.dataDir);
+  if (!request) return reachServer(base, () => runIndexBackfill({ ...values, detach: detach === true }, { base, token }));
 
-  let response: AdminResponse;
-  try {
-    response = await sendAdminRequest(new URL(request.path, base), {
+  const response: AdminResponse = await reachServer(base, () =>
+    sendAdminRequest(new URL(request.path, base), {
       method: request.method,
       token,
       ...(request.body ? { body: JSON.stringify(request.body) } : {}),
       timeoutMs: 30_000,
-    });
-  } catch (error) {
-    throw new Error(`cannot reach the server at ${base} (${(error as Error).message}); is 'blockyard start' running?`);
-  }
+    }),
+  );
   (response.ok ? process.stdout : process.stderr).write(`${response.text}\n`);
   return response.ok ? 0 : 1;
+}
+
+async function reachServer<T>(base: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw error;
+    throw new Error(`cannot reach the server at ${base} (${(error as Error).message}); is 'blockyard start' running?`);
+  }
 }
 
 function buildRequest(
@@ -131,6 +144,10 @@ function buildRequest(
   }
   if (group === 'users' && action === 'list') return { method: 'GET', path: `/admin/users${suffix}` };
   if (group === 'index' && action === 'status') return { method: 'GET', path: '/admin/index/status' };
+  if (group === 'index' && action === 'backfills') {
+    if (values.network) query.set('network', values.network);
+    return { method: 'GET', path: `/admin/index/backfills${query.size > 0 ? `?${query}` : ''}` };
+  }
   if (group === 'keys' && (action === 'update' || action === 'rotate' || action === 'events'))
     return keyChangeRequest(action, required(target, 'KEY_ID'), values, suffix);
   if (group === 'keys' && action === 'revoke')

@@ -25,6 +25,10 @@ Usage:
   blockyard users add-operator EMAIL   (a dashboard user who may use the admin view; made if new)
   blockyard users list [--page N] [--limit N]
   blockyard index status          (per network: indexed block, head, blocks behind, blocks/s, transfers/s)
+  blockyard index backfill --network CHAIN/NETWORK --from N [--to M] [--detach]
+                  (fills blocks N..M below where the index starts, in the service's background; M defaults to
+                  the block just below it; shows progress until done, Ctrl-C stops only the display)
+  blockyard index backfills [--network CHAIN/NETWORK]   (backfill jobs, newest first)
 
 Admin commands talk to a running server: --url (default from the config's host and port) and
 --admin-token (default BLOCKYARD_ADMIN_TOKEN, else <data dir>/admin-token). They print JSON.`;

@@ -259,7 +259,9 @@ export function buildChains(
       devMethods,
       indexer: {
         enabled: kind === 'evm' && (entry.indexer?.enabled ?? embedded),
-        startBlock: entry.indexer?.start_block ?? (embedded ? 0 : undefined),
+        // A devnet (embedded, or one that lets dev methods through) is cheap to read from genesis; a real
+        // chain starts at the head of its index's first start (src/indexer/index-origin.ts).
+        startBlock: entry.indexer?.start_block ?? (embedded || devMethods ? 0 : undefined),
       },
       erc4337: buildErc4337(entry.erc4337),
       bundler: buildBundler(entry.bundler, kind === 'evm' && (entry.bundler?.enabled ?? embedded)),

@@ -22,6 +22,8 @@ export const contractNames = [
   'Multicall3',
   'BenchToken',
   'Simple7702AccountV07',
+  // Tests only: Arbitrum's NodeInterface is answered by the Nitro node, not deployed code.
+  'ArbitrumNodeInterfaceStandIn',
 ] as const;
 export type ContractName = (typeof contractNames)[number];
 export type ContractArtifacts = Readonly<Record<ContractName, ContractArtifact>>;

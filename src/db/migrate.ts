@@ -15,6 +15,8 @@ import * as gasSponsorshipsByAccount from './migrations/2026-11-26T2300-gas-spon
 import * as transfersByAddress from './migrations/2026-11-27T0300-transfers-by-address.ts';
 import * as keyRestrictions from './migrations/2026-11-27T0900-key-restrictions.ts';
 import * as idempotencyKeys from './migrations/2026-11-27T1000-idempotency-keys.ts';
+import * as indexOriginsAndBackfills from './migrations/2026-12-01T1200-index-origins-and-backfills.ts';
+import * as webhookFinalDeliveries from './migrations/2026-12-02T0600-webhook-final-deliveries.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -37,6 +39,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-27T0300-transfers-by-address': transfersByAddress,
   '2026-11-27T0900-key-restrictions': keyRestrictions,
   '2026-11-27T1000-idempotency-keys': idempotencyKeys,
+  '2026-12-01T1200-index-origins-and-backfills': indexOriginsAndBackfills,
+  '2026-12-02T0600-webhook-final-deliveries': webhookFinalDeliveries,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

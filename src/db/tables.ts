@@ -2,7 +2,9 @@ import type { AccountsTable, ApiKeyEventsTable, ApiKeysTable } from './tables/ac
 import type { BundlerReputationTable, UserOperationsTable, WalletsTable } from './tables/bundler.ts';
 import type {
   ChainEventsTable,
+  IndexBackfillsTable,
   IndexBlocksTable,
+  IndexOriginsTable,
   IndexProgressTable,
   IndexTransactionsTable,
   InternalTransfersTable,
@@ -52,6 +54,8 @@ export interface Tables {
   nft_metadata: NftMetadataTable;
   chain_events: ChainEventsTable;
   index_progress: IndexProgressTable;
+  index_origins: IndexOriginsTable;
+  index_backfills: IndexBackfillsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -34,14 +34,16 @@ const tiers = {
   fast: { percentileIndex: 2, baseFeeTimes100: 200n, blocks: 1 },
 } as const;
 
-export function estimateFees(history: FeeHistory, blockTimeS: number): GasPriceEstimates {
+/** `minPriorityFeeWei`: the chain's floor for tips (Polygon PoS nodes refuse less), under which no tier goes. */
+export function estimateFees(history: FeeHistory, blockTimeS: number, minPriorityFeeWei = 0n): GasPriceEstimates {
   const baseFees = history.baseFeePerGas.map((value) => BigInt(value));
   // The last base fee is the one of the block after the newest: what a transaction sent now pays.
   const nextBaseFee = baseFees.at(-1) ?? 0n;
   const newestBlock = Number(BigInt(history.oldestBlock)) + Math.max(0, baseFees.length - 2);
   const estimate = (tier: (typeof tiers)[keyof typeof tiers]): FeeEstimate => {
     const tips = (history.reward ?? []).map((row) => BigInt(row[tier.percentileIndex] ?? '0x0'));
-    const tip = median(tips);
+    const medianTip = median(tips);
+    const tip = medianTip > minPriorityFeeWei ? medianTip : minPriorityFeeWei;
     return {
       max_fee_gwei: formatGwei((nextBaseFee * tier.baseFeeTimes100) / 100n + tip),
       max_priority_fee_gwei: formatGwei(tip),

@@ -19,6 +19,17 @@ const GasPricesResponse = Type.Object({
   base_fee_gwei: Type.String({ description: 'Base fee of the next block, decimal gwei' }),
   estimates: Type.Object({ slow: Estimate, standard: Estimate, fast: Estimate }),
   updated_at: Type.String({ format: 'date-time' }),
+  l1_data_fee: Type.Optional(
+    Type.Object(
+      {
+        estimated_wei_per_transfer: Type.String({
+          description: "An ERC-20 transfer's L1 data fee (OP-stack) or L1 component (Arbitrum), decimal wei",
+        }),
+        updated_at: Type.String({ format: 'date-time' }),
+      },
+      { description: "Rollups only: the L1 part of a transaction's cost, from the chain's own oracle. See docs/gas-prices.md." },
+    ),
+  ),
 });
 
 /** `GET /v1/gas/{chain}/prices` (scope data:read). Registered inside the /v1 guard's scope. */

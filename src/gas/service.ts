@@ -2,10 +2,14 @@ import { type ReadNeed, readNeedOf } from '../chains/read-need.ts';
 import type { Network } from '../chains/registry.ts';
 import { AppError } from '../core/errors.ts';
 import { estimateFees, type FeeHistory, feeHistoryBlocks, type GasPriceEstimates, rewardPercentiles } from './fee-estimates.ts';
+import { erc20TransferQuery, l1FeeWeiOf } from './l1-fee/l1-cost.ts';
+import type { L1FeeOracle } from './l1-fee/l1-fee-oracle.ts';
 
 export interface GasPrices extends GasPriceEstimates {
   chain: string;
   updated_at: string;
+  /** Rollups only (OP-stack, Arbitrum): the L1 part of an ERC-20 transfer's cost, decimal wei. */
+  l1_data_fee?: { estimated_wei_per_transfer: string; updated_at: string };
 }
 
 /** Sends one JSON-RPC call body, which reads what `need` says, to a network's upstream and returns the answer text. */
@@ -15,8 +19,15 @@ export interface GasPriceService {
   prices(network: Network): Promise<GasPrices>;
 }
 
-/** Gas prices from `eth_feeHistory`, computed once per block per network. */
-export function createGasPriceService(deps: { send: SendToNetwork; now?: () => Date }): GasPriceService {
+/**
+ * Gas prices from `eth_feeHistory`, computed once per block per network; on a rollup with the L1 fee
+ * of an ERC-20 transfer from the chain's own oracle (`l1FeeOf`).
+ */
+export function createGasPriceService(deps: {
+  send: SendToNetwork;
+  l1FeeOf?: (network: Network) => L1FeeOracle;
+  now?: () => Date;
+}): GasPriceService {
   const now = deps.now ?? (() => new Date());
   const latest = new Map<Network, { blockNumber: string; prices: Promise<GasPrices> }>();
 
@@ -37,12 +48,27 @@ export function createGasPriceService(deps: { send: SendToNetwork; now?: () => D
   }
 
   async function compute(network: Network): Promise<GasPrices> {
-    const history = await call<FeeHistory>(network, 'eth_feeHistory', [
-      `0x${feeHistoryBlocks.toString(16)}`,
-      'latest',
-      rewardPercentiles,
+    const { chain, blockTimeS, minPriorityFeeWei } = network.config;
+    const [history, l1DataFee] = await Promise.all([
+      call<FeeHistory>(network, 'eth_feeHistory', [`0x${feeHistoryBlocks.toString(16)}`, 'latest', rewardPercentiles]),
+      transferL1Fee(network),
     ]);
-    return { chain: network.config.chain, ...estimateFees(history, network.config.blockTimeS), updated_at: now().toISOString() };
+    const updatedAt = now().toISOString();
+    return {
+      chain,
+      ...estimateFees(history, blockTimeS, minPriorityFeeWei),
+      updated_at: updatedAt,
+      ...(l1DataFee === undefined
+        ? {}
+        : { l1_data_fee: { estimated_wei_per_transfer: l1DataFee.toString(), updated_at: updatedAt } }),
+    };
+  }
+
+  /** An ERC-20 transfer's L1 fee in wei on a rollup; undefined elsewhere. */
+  async function transferL1Fee(network: Network): Promise<bigint | undefined> {
+    const oracle = deps.l1FeeOf?.(network);
+    if (!oracle?.charged) return undefined;
+    return l1FeeWeiOf(await oracle.costOf(erc20TransferQuery(network.config.chainId)));
   }
 
   return {

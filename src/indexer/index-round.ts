@@ -31,7 +31,8 @@ export interface RoundDeps {
   publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
   startBlock: number;
-  finalityDepth: number;
+  /** The newest final block of the network while its head is `head` (src/chains/final-block.ts decides). */
+  finalBlock(head: number): number | undefined;
   /** Blocks one round fetches at most. */
   windowBlocks: number;
 }
@@ -127,11 +128,11 @@ async function rollBack(deps: RoundDeps, cursor: IndexCursor, from: StoredBlock,
   cursor.tip = ancestor >= deps.startBlock ? await store.tip(network) : undefined;
   metrics.reorgs.inc({ network });
   metrics.blocksRolledBack.inc({ network }, depth);
-  const log = depth > deps.finalityDepth ? deps.logger.error.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
-  log(
-    { depth, ancestor, removedEvents: removed.length, finalityDepth: deps.finalityDepth },
-    'reorg: blocks above the common ancestor undone',
-  );
+  // Undoing a block the network had called final is an error to look into, not a normal reorg.
+  const finalBlock = deps.finalBlock(from.number);
+  const undidFinal = finalBlock !== undefined && ancestor < finalBlock;
+  const log = undidFinal ? deps.logger.error.bind(deps.logger) : deps.logger.warn.bind(deps.logger);
+  log({ depth, ancestor, removedEvents: removed.length, finalBlock }, 'reorg: blocks above the common ancestor undone');
   deps.publish(removed);
   return true;
 }

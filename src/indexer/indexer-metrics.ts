@@ -10,6 +10,16 @@ export interface IndexerMetrics {
   readonly blocksRolledBack: Counter<'network'>;
   readonly errors: Counter<'network'>;
   readonly unavailable: Counter<'network'>;
+  readonly backfill: BackfillMetrics;
+}
+
+/** The running backfill job of each network (`blockyard index backfill`). */
+export interface BackfillMetrics {
+  readonly fromBlock: Gauge<'network'>;
+  readonly toBlock: Gauge<'network'>;
+  readonly nextBlock: Gauge<'network'>;
+  readonly blocks: Counter<'network'>;
+  readonly transfers: Counter<'network'>;
 }
 
 /** Created once per process and shared by every network's indexer (the label tells them apart). */
@@ -63,7 +73,32 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
       labelNames: ['network'],
       registers: [registry],
     }),
+    backfill: createBackfillMetrics(registry),
   };
+}
+
+function createBackfillMetrics(registry: Registry): BackfillMetrics {
+  const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['network'], registers: [registry] });
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['network'], registers: [registry] });
+  return {
+    fromBlock: gauge('blockyard_indexer_backfill_from_block', 'First block of the backfill being worked on'),
+    toBlock: gauge('blockyard_indexer_backfill_to_block', 'Last block of the backfill being worked on'),
+    nextBlock: gauge('blockyard_indexer_backfill_next_block', 'First block the backfill has not filled yet'),
+    blocks: counter('blockyard_indexer_backfill_blocks_total', 'Blocks filled by backfills'),
+    transfers: counter(
+      'blockyard_indexer_backfill_transfers_total',
+      'Transfers (token, NFT, native, internal) filled by backfills',
+    ),
+  };
+}
+
+/** Token, NFT, native and internal transfers of the blocks. */
+export function transfersIn(blocks: readonly BlockFacts[]): number {
+  let total = 0;
+  for (const block of blocks)
+    total +=
+      block.tokenTransfers.length + block.nftTransfers.length + block.nativeTransfers.length + block.internalTransfers.length;
+  return total;
 }
 
 /** Adds the blocks' transfers to the transfers counter, by kind. */

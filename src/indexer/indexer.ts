@@ -1,11 +1,15 @@
 import type { Logger } from 'pino';
+import { finalBlockOf } from '../chains/final-block.ts';
 import { networkKey } from '../chains/network-key.ts';
 import type { Network } from '../chains/registry.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import type { BackfillStore } from './backfill-store.ts';
+import { createBackfillWorker } from './backfill-worker.ts';
 import { BlockUnavailableError } from './batch-read.ts';
 import { type BlockTarget, createBlockWaiters } from './block-waiters.ts';
 import { type ChainReader, createChainReader } from './chain-reader.ts';
 import { type HeadWakeup, watchHeads } from './head-wakeup.ts';
+import { resolveIndexOrigin } from './index-origin.ts';
 import { type IndexCursor, indexRound, type RoundDeps } from './index-round.ts';
 import type { IndexerMetrics } from './indexer-metrics.ts';
 import { createProgressTracker } from './progress.ts';
@@ -16,6 +20,8 @@ import { createWindowFetcher } from './window-fetcher.ts';
 export interface IndexerOptions {
   network: Network;
   store: IndexStore;
+  /** Where the index starts (remembered at its first start) and the backfill jobs below it. */
+  backfills: BackfillStore;
   /** Hands committed events on: a poke to the relay that reads them back from the table in seq order. */
   publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
@@ -66,14 +72,13 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const reader = options.reader ?? createChainReader({ send: (body, need) => network.pool.send(body, need) });
   const batchBlocks = options.batchBlocks ?? defaultBatchBlocks;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
-  // Until the real-network start (head of the first start) is built, an unset start is block 0.
-  const startBlock = network.config.indexer.startBlock ?? 0;
+  const finalBlock = (head: number) => finalBlockOf(network.config, head, network.pool.finality());
   const progress = createProgressTracker({
     network: key,
     store,
     logger,
     logIntervalMs: options.progressIntervalMs ?? 10_000,
-    finalityDepth: network.config.finalityDepth,
+    finalBlock,
   });
   const cursor: IndexCursor = { tip: undefined };
   const round: RoundDeps = {
@@ -85,10 +90,20 @@ export function createIndexer(options: IndexerOptions): Indexer {
     metrics,
     publish: options.publish,
     logger,
-    startBlock,
-    finalityDepth: network.config.finalityDepth,
+    // Resolved at the first round: the remembered start, or the head of the first start.
+    startBlock: 0,
+    finalBlock,
     windowBlocks: batchBlocks * (options.concurrency ?? defaultConcurrency),
   };
+  const backfill = createBackfillWorker({
+    network: key,
+    reader,
+    store: options.backfills,
+    metrics: metrics.backfill,
+    logger,
+    batchBlocks,
+    windowBlocks: round.windowBlocks,
+  });
   const waiters = createBlockWaiters({ network: key, store, reader, tip: () => cursor.tip, logger });
   const pause = createWakeableSleep();
   let running: Promise<void> | undefined;
@@ -110,9 +125,20 @@ export function createIndexer(options: IndexerOptions): Indexer {
       // ended the indexer for good when the database did not answer, until its lease changed hands.
       try {
         if (!started) {
+          round.startBlock = await resolveIndexOrigin({
+            network: key,
+            configured: network.config.indexer.startBlock,
+            store: options.backfills,
+            head: () => reader.head(),
+            logger,
+          });
           cursor.tip = await store.tip(key);
-          logger.info({ from: cursor.tip ? cursor.tip.number + 1 : startBlock, tracing: reader.tracing() }, 'indexer started');
+          logger.info(
+            { from: cursor.tip ? cursor.tip.number + 1 : round.startBlock, tracing: reader.tracing() },
+            'indexer started',
+          );
           started = true;
+          backfill.start();
         }
         const more = await indexRound(round, cursor);
         backoffMs = 0;
@@ -157,7 +183,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       heads?.close();
       heads = undefined;
       pause.wake();
-      await running;
+      await Promise.all([running, backfill.stop()]);
       running = undefined;
       await waiters.stop();
     },

@@ -11,7 +11,8 @@ export function createProgressTracker(options: {
   store: IndexStore;
   logger: Logger;
   logIntervalMs: number;
-  finalityDepth: number;
+  /** The newest final block of the network while its head is `head` (src/chains/final-block.ts decides). */
+  finalBlock(head: number): number | undefined;
 }) {
   let head = -1;
   let blocks = 0;
@@ -51,7 +52,7 @@ export function createProgressTracker(options: {
         network: options.network,
         indexedBlock,
         headBlock: head,
-        finalBlock: Math.max(-1, Math.min(indexedBlock, head - options.finalityDepth)),
+        finalBlock: Math.max(-1, Math.min(indexedBlock, options.finalBlock(head) ?? -1)),
         ...rates,
       };
       lastSaved = now;

@@ -2,6 +2,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Context } from '../core/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import type { BackfillStore } from './backfill-store.ts';
 import { createIndexer, type Indexer } from './indexer.ts';
 import { createIndexerMetrics } from './indexer-metrics.ts';
 import { acquireIndexerLease, type IndexerLease } from './leader-lease.ts';
@@ -19,14 +20,15 @@ export function startIndexers(options: {
   chains: ChainRegistry;
   database: OpenDatabase;
   store: IndexStore;
+  backfills: BackfillStore;
   publish: (events: readonly ChainEvent[]) => void;
 }): Indexer[] {
-  const { ctx, chains, database, store, publish } = options;
+  const { ctx, chains, database, store, backfills, publish } = options;
   const networks = chains.list().filter((network) => network.config.kind === 'evm' && network.config.indexer.enabled);
   if (networks.length === 0) return [];
   const metrics = createIndexerMetrics(ctx.metrics.registry);
   return networks.map((network) => {
-    const indexer = createIndexer({ network, store, publish, logger: ctx.logger, metrics });
+    const indexer = createIndexer({ network, store, backfills, publish, logger: ctx.logger, metrics });
     let stopping = false;
     let lease: IndexerLease | undefined;
     // Runs while this process holds the lease; a lost lease (its connection ended) stops the indexer

@@ -52,7 +52,7 @@ export function createIndexStore(db: Kysely<Tables>): IndexStore {
   };
 }
 
-type Trx = Transaction<Tables>;
+export type Trx = Transaction<Tables>;
 
 async function readTip(db: Kysely<Tables>, network: string): Promise<StoredBlock | undefined> {
   const row = await db
@@ -186,7 +186,7 @@ async function readProgress(db: Kysely<Tables>): Promise<IndexProgressRow[]> {
   }));
 }
 
-async function insertBlocks(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+export async function insertBlocks(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
   await sql`
     insert into index_blocks (network, number, hash, parent_hash, timestamp, gas_used, tx_count)
     select ${network}, * from unnest(
@@ -203,7 +203,7 @@ async function insertBlocks(trx: Trx, network: string, blocks: readonly BlockFac
       ${txs.map((t) => t.tx.status)}::int2[], ${txs.map((t) => t.tx.contractCreated)}::text[])`.execute(trx);
 }
 
-async function insertTransfers(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+export async function insertTransfers(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
   const tokens = blocks.flatMap((block) => block.tokenTransfers.map((t) => ({ block: block.number, t })));
   if (tokens.length > 0) {
     await sql`
@@ -247,7 +247,7 @@ async function insertTransfers(trx: Trx, network: string, blocks: readonly Block
 }
 
 /** Remembers every (holder, token) pair a transfer touched, with the first block it was seen in. */
-async function updateHoldings(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
+export async function updateHoldings(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
   const firstSeen = new Map<string, { holder: string; contract: string; block: number }>();
   for (const block of blocks) {
     for (const transfer of block.tokenTransfers) {
@@ -259,22 +259,33 @@ async function updateHoldings(trx: Trx, network: string, blocks: readonly BlockF
     }
   }
   if (firstSeen.size === 0) return;
-  const pairs = [...firstSeen.values()];
+  // In key order, as every writer does: a backfill and the head may write the same rows at once.
+  const pairs = [...firstSeen.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, pair]) => pair);
+  // The earliest block wins: a backfill fills blocks older than those the head indexed first.
   await sql`
     insert into token_holdings (network, holder, contract, first_block)
     select ${network}, * from unnest(${pairs.map((p) => p.holder)}::text[], ${pairs.map((p) => p.contract)}::text[], ${text(pairs.map((p) => p.block))}::int8[])
-    on conflict do nothing`.execute(trx);
+    on conflict (network, holder, contract) do update set first_block = least(token_holdings.first_block, excluded.first_block)
+    where excluded.first_block < token_holdings.first_block`.execute(trx);
 }
 
-async function applyOwnership(trx: Trx, network: string, deltas: readonly OwnershipDelta[]) {
-  if (deltas.length === 0) return;
+/**
+ * Ownership is the sum of every indexed transfer's delta, negative sums kept (the readers count only
+ * `amount > 0`): a sum does not depend on the order blocks are applied in, so a backfill of older
+ * blocks, or an index that started mid-chain (a sender's first row is a -1), ends where an index
+ * from genesis would. Deleting negative rows, as this once did, lost the -1 that a later (older) +1
+ * must cancel.
+ */
+export async function applyOwnership(trx: Trx, network: string, unordered: readonly OwnershipDelta[]) {
+  if (unordered.length === 0) return;
+  const deltas = [...unordered].sort(compareOwnershipKeys);
   await sql`
     insert into nft_ownership (network, contract, token_id, owner, standard, amount)
     select ${network}, * from unnest(
       ${deltas.map((d) => d.contract)}::text[], ${text(deltas.map((d) => d.tokenId))}::numeric[], ${deltas.map((d) => d.owner)}::text[],
       ${deltas.map((d) => d.standard)}::text[], ${text(deltas.map((d) => d.amount))}::numeric[])
     on conflict (network, contract, token_id, owner) do update set amount = nft_ownership.amount + excluded.amount`.execute(trx);
-  await sql`delete from nft_ownership where network = ${network} and amount <= 0`.execute(trx);
+  await sql`delete from nft_ownership where network = ${network} and amount = 0`.execute(trx);
 }
 
 /**
@@ -303,4 +314,11 @@ async function insertEvents(trx: Trx, network: string, pending: readonly Pending
     data: event.data,
     createdAt: new Date(rows[index]!.created_at).toISOString(),
   }));
+}
+
+/** Key order of nft_ownership rows, so concurrent writers lock them in the same order. */
+function compareOwnershipKeys(a: OwnershipDelta, b: OwnershipDelta): number {
+  if (a.contract !== b.contract) return a.contract < b.contract ? -1 : 1;
+  if (a.tokenId !== b.tokenId) return a.tokenId < b.tokenId ? -1 : 1;
+  return a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0;
 }

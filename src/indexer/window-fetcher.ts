@@ -17,8 +17,11 @@ export function createWindowFetcher(reader: Pick<ChainReader, 'bundles'>, batchB
   async function fetchFacts(from: number, to: number): Promise<BlockFacts[]> {
     const ranges: [number, number][] = [];
     for (let start = from; start <= to; start += batchBlocks) ranges.push([start, Math.min(to, start + batchBlocks - 1)]);
-    const bundles = await Promise.all(ranges.map(([start, end]) => reader.bundles(start, end)));
-    return bundles.flat().map(decodeBlock);
+    // Each batch is decoded as it arrives: one window decoded at once held the event loop (and the head's round) for long.
+    const facts = await Promise.all(
+      ranges.map(([start, end]) => reader.bundles(start, end).then((bundles) => bundles.map(decodeBlock))),
+    );
+    return facts.flat();
   }
 
   return {

@@ -24,7 +24,7 @@ export function adminApiRoutes(parts: ServiceParts) {
   return async (scope: FastifyInstance) => {
     scope.addHook('onRequest', createAdminGuard(parts.access.adminToken));
     await operator(scope);
-    await indexAdminRoutes(scope, { store: parts.indexStore });
+    await indexAdminRoutes(scope, { store: parts.indexStore, backfills: parts.backfillStore, chains: parts.upstreams.chains });
     // `GET /admin/chains`: the same plugin the dashboard mounts at /dashboard/api/chains.
     await scope.register(async (status) => chainStatusRoutes(status, chainStatusOf(parts)), { prefix: '/admin' });
   };

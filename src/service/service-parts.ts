@@ -2,6 +2,7 @@ import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { BundlerService } from '../bundler/bundler-service.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { HealthCheck } from '../health/health-check.ts';
+import type { BackfillStore } from '../indexer/backfill-store.ts';
 import type { IndexStore } from '../indexer/store.ts';
 import type { AccessControl } from './wire-accounts.ts';
 import type { ChainData } from './wire-chain-data.ts';
@@ -23,6 +24,7 @@ export interface ServiceParts {
   readonly usage: Usage;
   readonly dashboard: Dashboard;
   readonly indexStore: IndexStore;
+  readonly backfillStore: BackfillStore;
   readonly health: HealthCheck;
   /** Alchemy's enhanced JSON-RPC methods, on /v1/rpc, the bundler's endpoint and WebSockets (src/alchemy). */
   readonly enhanced: EnhancedMethods;

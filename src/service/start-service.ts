@@ -9,6 +9,7 @@ import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
 import { createRedisPing } from '../health/redis-ping.ts';
+import { createBackfillStore } from '../indexer/backfill-store.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
 import { createIndexStore } from '../indexer/store.ts';
@@ -96,6 +97,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const access = await wireAccounts(ctx, database);
   const { events, relay } = await wireChainEvents(ctx, database);
   const indexStore = createIndexStore(database.db);
+  const backfillStore = createBackfillStore(database.db);
   const redisPing = config.redisUrl ? createRedisPing(config.redisUrl) : undefined;
   if (redisPing) shutdown.add('redis readiness ping', () => redisPing.close());
   const health = createHealthCheck({ db: database.db, chains, probes, redis: redisPing, readyNetworks: config.readyNetworks });
@@ -118,6 +120,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     usage,
     dashboard,
     indexStore,
+    backfillStore,
     health,
     enhanced,
   };
@@ -128,7 +131,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
 
   // Started once the API listens, so a long backfill never delays readiness.
   indexers = config.roles.includes('indexer')
-    ? startIndexers({ ctx, chains, database, store: indexStore, publish: () => relay.poke() })
+    ? startIndexers({ ctx, chains, database, store: indexStore, backfills: backfillStore, publish: () => relay.poke() })
     : [];
 
   return {

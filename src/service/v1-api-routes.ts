@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { bundlerRoutes } from '../bundler/routes.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import { chainStatusRoutes } from '../chains/status-routes.ts';
 import type { Context } from '../core/context.ts';
+import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { createV1Guard } from '../http/v1-guard.ts';
+import { readIndexStatus } from '../indexer/index-status.ts';
 import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
 import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
 import { createNftIndexReads } from '../nfts/index-reads.ts';
@@ -27,7 +30,7 @@ import type { ServiceParts } from './service-parts.ts';
 
 /** What `GET /v1/chains` (and `/admin/chains`, `/dashboard/api/chains`) reports. */
 export function chainStatusOf(parts: ServiceParts) {
-  return { chains: parts.upstreams.chains, indexProgress: () => parts.indexStore.progress() };
+  return { chains: parts.upstreams.chains, indexProgress: () => readIndexStatus(parts.indexStore, parts.backfillStore) };
 }
 
 /** The /v1 routes a dashboard session reaches (docs/dashboard-api.md, "The /v1 routes, on a session"). */
@@ -52,7 +55,10 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
   const { chains, limiter, rpcCache } = upstreams;
   const { tokens, nfts } = chainData;
   const usage = parts.usage.recorder;
-  const gas = createGasPriceService({ send: (network, body, need) => network.pool.send(body, need) });
+  const gas = createGasPriceService({
+    send: (network, body, need) => network.pool.send(body, need),
+    l1FeeOf: l1FeeOraclesByNetwork(publicClientsByNetwork()),
+  });
   return async (scope: FastifyInstance) => {
     // `POST /v1/rpc` is answered by the fast route, before Fastify: a hook added to this scope
     // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.

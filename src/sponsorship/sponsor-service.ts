@@ -15,6 +15,7 @@ import type { Network } from '../chains/registry.ts';
 import type { GasSponsorshipConfig } from '../config/gas-settings.ts';
 import { AppError, invalidRequest, notFound } from '../core/errors.ts';
 import type { Tables } from '../db/tables.ts';
+import { type L1FeeOracle, l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { Plan } from '../limits/plans.ts';
 import { paymasterDeposit } from '../paymaster/deposit.ts';
 import {
@@ -32,7 +33,7 @@ import { policyViolation, type SponsorRules } from './policy-check.ts';
 import type { PolicyRules } from './policy-rules.ts';
 import { getPolicy } from './policy-store.ts';
 import { entryPointFor, readSponsoredOperation } from './sponsored-operation.ts';
-import { maxCostWei } from './sponsorship-cost.ts';
+import { maxCostWei, withL1PreVerificationGas } from './sponsorship-cost.ts';
 import { accountState, outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
 import { usdString, weiToPicoUsd } from './usd.ts';
 
@@ -74,15 +75,20 @@ export const policyViolationError = (message: string) => new AppError('policy_vi
  */
 export function createSponsorService(deps: SponsorDeps) {
   const clientOf = publicClientsByNetwork();
+  const l1FeeOf = l1FeeOraclesByNetwork(clientOf);
   return {
-    sponsor: (request: SponsorRequest) => sponsorOperation(deps, clientOf, request),
+    sponsor: (request: SponsorRequest) => sponsorOperation(deps, { clientOf, l1FeeOf }, request),
     stub: (request: SponsorRequest) => stubSponsorship(deps, request),
   };
 }
 
 export type SponsorService = ReturnType<typeof createSponsorService>;
 
-type ClientOf = (network: Network) => PublicClient;
+/** The sponsor's reads of each network: its node, and its L1 fee oracle (rollups). */
+interface NetworkReads {
+  readonly clientOf: (network: Network) => PublicClient;
+  readonly l1FeeOf: (network: Network) => L1FeeOracle;
+}
 
 /** The active policy the request names, and the network it sponsors on (the caller's key allowed there). */
 async function policyFor(deps: SponsorDeps, request: SponsorRequest) {
@@ -104,7 +110,11 @@ async function policyFor(deps: SponsorDeps, request: SponsorRequest) {
   return { policy, network };
 }
 
-async function sponsorOperation(deps: SponsorDeps, clientOf: ClientOf, request: SponsorRequest): Promise<SponsorshipResult> {
+async function sponsorOperation(
+  deps: SponsorDeps,
+  { clientOf, l1FeeOf }: NetworkReads,
+  request: SponsorRequest,
+): Promise<SponsorshipResult> {
   const { policy, network } = await policyFor(deps, request);
   const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
   const setup = deps.paymasterOf(network, entryPoint.version);
@@ -122,7 +132,11 @@ async function sponsorOperation(deps: SponsorDeps, clientOf: ClientOf, request: 
     client.getBlock({ blockTag: 'latest' }),
   ]);
   assertSponsorableCost(op, entryPoint.version, head.gasLimit);
-  const costWei = maxCostWei(op, entryPoint.version);
+  const priced = { op, version: entryPoint.version, entryPoint: entryPoint.address, chainId: network.config.chainId };
+  const costWei = maxCostWei(
+    await withL1PreVerificationGas(l1FeeOf(network), priced, head.baseFeePerGas ?? 0n),
+    entryPoint.version,
+  );
   if (price === null)
     throw new AppError(
       'service_unavailable',

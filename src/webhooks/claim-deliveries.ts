@@ -2,13 +2,17 @@ import { type Kysely, sql } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 
 /**
- * A delivery (`d`) that waits for confirmations is due once the index holds its `ready_block` and its
- * block is still on the chain. The indexer writes a reorg's removal events in the transaction that
- * drops the blocks, but the matcher cancels the deliveries later, after the new branch may already be
- * as high as `ready_block`: without the second test a worker could send an event from a dropped block.
+ * A delivery (`d`) that waits for confirmations is due once the index holds its `ready_block` (or, with
+ * `ready_final`, counts it final: the index's saved final block, which follows the network's finality
+ * model) and its block is still on the chain. The indexer writes a reorg's removal events in the
+ * transaction that drops the blocks, but the matcher cancels the deliveries later, after the new branch
+ * may already be as high as `ready_block`: without the second test a worker could send an event from a
+ * dropped block.
  */
 const confirmationsReached = sql`(d.ready_block is null
-  or (d.ready_block <= (select max(b.number) from index_blocks b where b.network = d.network)
+  or (d.ready_block <= (case when d.ready_final
+        then (select p.final_block from index_progress p where p.network = d.network)
+        else (select max(b.number) from index_blocks b where b.network = d.network) end)
     and not exists (
       select 1 from webhook_events de join chain_events r on r.removes_seq = de.chain_seq
       where de.id = d.event_id)))`;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { readChainEvents } from '../events/store.ts';
+import { deliveryReadiness } from './delivery-readiness.ts';
 import type { MatchedEvent } from './match-event.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import type { MatchingWebhook } from './webhook-cache.ts';
@@ -114,7 +115,6 @@ async function enrich(
       }
     }
     if (match.nft) data.metadata = nftFacts.get(event.network)?.get(`${match.nft.contract}/${match.nft.tokenId}`) ?? null;
-    const confirmations = webhook.config.confirmations ?? 0;
     return {
       webhookId: webhook.id,
       accountId: webhook.accountId,
@@ -124,7 +124,7 @@ async function enrich(
       type: webhook.type,
       blockNumber: event.blockNumber,
       data,
-      readyBlock: confirmations > 0 ? event.blockNumber + confirmations : null,
+      ...deliveryReadiness(webhook.config.confirmations, event.blockNumber),
     };
   });
 }

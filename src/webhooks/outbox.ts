@@ -21,6 +21,8 @@ export interface OutboxEvent {
   readonly data: Record<string, unknown>;
   /** Not sent before the network's indexed head reaches this block. */
   readonly readyBlock?: number | null;
+  /** And not before the index counts that block final (`confirmations: "finalized"`). */
+  readonly readyFinal?: boolean;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function writeOutbox(
           kind,
           status: 'pending' as const,
           ready_block: event.readyBlock ?? null,
+          ready_final: event.readyFinal ?? false,
         })),
       )
       .execute();

@@ -5,6 +5,7 @@ import { invalidRequest } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
+import { deliveryReadiness } from './delivery-readiness.ts';
 import type { WebhookEventType } from './event-types.ts';
 import { compileMatcher, type MatchedEvent } from './match-event.ts';
 import type { Enricher } from './matcher.ts';
@@ -65,7 +66,7 @@ function replayOutboxEvent(
   type: WebhookEventType,
   { event, match }: { event: ChainEvent; match: MatchedEvent },
 ): OutboxEvent {
-  const confirmations = (row.config as WebhookConfig).confirmations ?? 0;
+  const confirmations = (row.config as WebhookConfig).confirmations;
   return {
     webhookId: row.id,
     accountId: row.account_id,
@@ -75,7 +76,7 @@ function replayOutboxEvent(
     type,
     blockNumber: event.blockNumber,
     data: match.nft ? { ...match.data, metadata: null } : { ...match.data },
-    readyBlock: confirmations > 0 ? event.blockNumber + confirmations : null,
+    ...deliveryReadiness(confirmations, event.blockNumber),
   };
 }
 

@@ -14,8 +14,8 @@ export interface WebhookConfig {
   /** eth_getLogs style: per position, null (any), one topic, or a list of alternatives. */
   readonly topics?: readonly (string | readonly string[] | null)[];
   readonly function_selectors?: readonly string[];
-  /** Deliver once the event's block is this many blocks deep (0: at once). */
-  readonly confirmations?: number;
+  /** Deliver once the event's block is this many blocks deep (0: at once), or once the network counts it final. */
+  readonly confirmations?: number | 'finalized';
 }
 type ConfigKey = keyof WebhookConfig;
 
@@ -111,8 +111,9 @@ function parseValue(key: ConfigKey, value: unknown, name: string): unknown {
     case 'topics':
       return topics(value, name);
     case 'confirmations':
+      if (value === 'finalized') return value;
       if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > maxConfirmations) {
-        throw invalidRequest(name, `must be an integer from 0 to ${maxConfirmations}`);
+        throw invalidRequest(name, `must be an integer from 0 to ${maxConfirmations}, or "finalized"`);
       }
       return value;
   }

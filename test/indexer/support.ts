@@ -52,6 +52,8 @@ export async function startIndexedChain(
           testnet: true,
           dev_methods: true,
           block_time_s: 0.2,
+          // Final at a depth, as the embedded devnet (anvil's own tags, head - 64, unless chainSettings says tags).
+          finality: 'depth',
           finality_depth: options.finalityDepth ?? 2,
           upstreams: [{ url }],
           indexer: { enabled: true },

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type ChainRegistry, createChainRegistry, type Network } from '../../src/chains/registry.ts';
 import { buildChains } from '../../src/config/chain-settings.ts';
+import { createBackfillStore } from '../../src/indexer/backfill-store.ts';
 import type { SendRead } from '../../src/indexer/batch-read.ts';
 import { createChainReader } from '../../src/indexer/chain-reader.ts';
 import { createIndexer, type Indexer } from '../../src/indexer/indexer.ts';
@@ -43,7 +44,7 @@ export async function startPoolIndexer(upstreams: { name: string; url: string }[
     block_time_s: 0.25,
     finality_depth: 10,
     upstreams: upstreams.map((upstream) => ({ ...upstream, timeout_ms: 5_000 })),
-    indexer: { enabled: true },
+    indexer: { enabled: true, start_block: 0 },
   };
   const chains: ChainRegistry = createChainRegistry(buildChains([entry], 1, 'pool-indexer'), { metricsRegistry: registry });
   const network = chains.list()[0]!;
@@ -55,6 +56,7 @@ export async function startPoolIndexer(upstreams: { name: string; url: string }[
   const indexer = createIndexer({
     network,
     store: createIndexStore(database.db),
+    backfills: createBackfillStore(database.db),
     publish: () => {},
     logger: pino({ level: 'debug' }, logs.destination),
     metrics: createIndexerMetrics(registry),

@@ -3,11 +3,12 @@ import type { Devnet } from '../../src/chains/devnet.ts';
 import { canonicalErc4337 } from '../../src/config/chain-settings.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { installOpPredeploys } from '../support/op-predeploys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /**
  * The issue's first must-show: a base/mainnet entry of only `chain`, `network` and `upstreams` (an anvil
- * run with Base's chain id 8453) serves chain id 8453, estimates in Base's 2 s blocks and the canonical
+ * run with Base's chain id 8453 and the OP-stack predeploys a Base node has) serves chain id 8453, estimates in Base's 2 s blocks and the canonical
  * EntryPoints, with nothing else described.
  */
 describe('a network described by its preset alone', () => {
@@ -18,6 +19,8 @@ describe('a network described by its preset alone', () => {
   beforeAll(async () => {
     base = await startTestAnvil({ chainId: 8453 });
     await installErc4337Contracts(base.url);
+    // Base's nodes have the OP-stack predeploys its fee model reads (the L1 data fee in the gas prices).
+    await installOpPredeploys(base.url);
     t = await startTestService({ chains: [{ chain: 'base', network: 'mainnet', upstreams: [{ url: base.url }] }] });
     ({ key } = await t.createKey({ environment: 'live' }));
   }, 90_000);
@@ -47,7 +50,7 @@ describe('a network described by its preset alone', () => {
 
   it("estimates in Base's 2 s blocks", async () => {
     const prices = await get('/v1/gas/base/prices');
-    expect(prices.status).toBe(200);
+    expect(prices.status, JSON.stringify(prices.body)).toBe(200);
     const estimates = prices.body.estimates as Record<string, { estimated_seconds: number }>;
     // slow, standard and fast wait 5, 2 and 1 blocks.
     expect([estimates.slow!.estimated_seconds, estimates.standard!.estimated_seconds, estimates.fast!.estimated_seconds]).toEqual(
@@ -75,6 +78,7 @@ describe('a network described by its preset alone', () => {
       native_symbol: 'ETH',
       block_time_s: 2,
       fee_model: 'op-stack',
+      finality: { model: 'tags', depth: 1200 },
     });
   });
 });

@@ -23,7 +23,7 @@ describe('roles', () => {
             chain_id: 31337,
             block_time_s: 0.2,
             upstreams: [{ url: anvil.url }],
-            indexer: { enabled: true },
+            indexer: { enabled: true, start_block: 0 },
           },
         ],
       }),

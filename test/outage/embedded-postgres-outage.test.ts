@@ -33,7 +33,7 @@ describe('outage: the embedded Postgres killed', () => {
             chain_id: 31337,
             testnet: true,
             upstreams: [{ url: anvil.url }],
-            indexer: { enabled: true },
+            indexer: { enabled: true, start_block: 0 },
           },
         ],
       }),

@@ -5,7 +5,8 @@ import { bisectRange, resolveLogsRange, splitRange } from '../../src/rpc/get-log
 import { isRangeTooLargeError } from '../../src/rpc/get-logs/range-error.ts';
 
 describe('cache scope', () => {
-  const head = 100;
+  // Head 100 at depth 2, or a node's `finalized` tag at 98: the same final block.
+  const finalBlock = 98;
   it.each([
     ['eth_chainId', [], 'final'],
     ['eth_blockNumber', [], 'head'],
@@ -20,18 +21,18 @@ describe('cache scope', () => {
     ['eth_getLogs', [{ fromBlock: '0x1' }], 'head'],
     ['eth_sendRawTransaction', ['0x00'], 'none'],
     ['eth_getFilterChanges', ['0x1'], 'none'],
-  ])('%s %j is %s (head 100, depth 2)', (method, params, scope) => {
-    expect(cacheScopeFor(method, params, head, 2)).toBe(scope);
+  ])('%s %j is %s (final block 98)', (method, params, scope) => {
+    expect(cacheScopeFor(method, params, finalBlock)).toBe(scope);
   });
 
-  it('a read at a number is never final while the head is unknown', () => {
-    expect(cacheScopeFor('eth_getBalance', ['0xab', '0x1'], undefined, 2)).toBe('head');
+  it('a read at a number is never final while the final block is unknown', () => {
+    expect(cacheScopeFor('eth_getBalance', ['0xab', '0x1'], undefined)).toBe('head');
   });
 
   it('a lookup by hash is final once its block is', () => {
-    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x62"}', 100, 2)).toBe('final');
-    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x63"}', 100, 2)).toBe('head');
-    expect(scopeOfResult('{"blockHash":null,"blockNumber":null}', 100, 2)).toBe('head');
+    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x62"}', finalBlock)).toBe('final');
+    expect(scopeOfResult('{"blockHash":"0x1","blockNumber":"0x63"}', finalBlock)).toBe('head');
+    expect(scopeOfResult('{"blockHash":null,"blockNumber":null}', finalBlock)).toBe('head');
   });
 });
 
@@ -52,9 +53,10 @@ describe('raw answers', () => {
 
 describe('eth_getLogs ranges', () => {
   it('resolves, splits and bisects', () => {
-    expect(resolveLogsRange({ fromBlock: '0x5' }, 20)).toEqual({ from: 5, to: 20 });
-    expect(resolveLogsRange({ blockHash: '0x12' }, 20)).toBeUndefined();
-    expect(resolveLogsRange({ fromBlock: 'pending' }, 20)).toBeUndefined();
+    const tags = { finalized: 12, safe: 16 };
+    expect(resolveLogsRange({ fromBlock: '0x5' }, 20, tags)).toEqual({ from: 5, to: 20 });
+    expect(resolveLogsRange({ blockHash: '0x12' }, 20, tags)).toBeUndefined();
+    expect(resolveLogsRange({ fromBlock: 'pending' }, 20, tags)).toBeUndefined();
     expect(splitRange({ from: 0, to: 9 }, 4)).toEqual([
       { from: 0, to: 3 },
       { from: 4, to: 7 },
@@ -64,6 +66,16 @@ describe('eth_getLogs ranges', () => {
       { from: 4, to: 5 },
       { from: 6, to: 7 },
     ]);
+  });
+
+  it('resolves finalized and safe to the blocks the network counts as such, never to the head', () => {
+    const tags = { finalized: 12, safe: 16 };
+    expect(resolveLogsRange({ fromBlock: '0x5', toBlock: 'finalized' }, 20, tags)).toEqual({ from: 5, to: 12 });
+    expect(resolveLogsRange({ fromBlock: 'finalized', toBlock: 'safe' }, 20, tags)).toEqual({ from: 12, to: 16 });
+    expect(
+      resolveLogsRange({ fromBlock: '0x5', toBlock: 'safe' }, 20, { finalized: undefined, safe: undefined }),
+    ).toBeUndefined();
+    expect(resolveLogsRange({ fromBlock: '0xd', toBlock: 'finalized' }, 20, tags)).toBeUndefined();
   });
 
   it.each([

@@ -50,6 +50,9 @@ export async function startCachedRpc(options: { redisUrl?: string; sharing?: Cac
     chain_id: 31337,
     testnet: true,
     dev_methods: true,
+    // Final two blocks below the head, as the embedded devnet: anvil's own tags (head - 64) would leave
+    // nothing final in these short chains.
+    finality: 'depth',
     finality_depth: 2,
     block_time_s: 1,
     // One call per upstream request: the cache tests count what reaches the node by the caller's id

@@ -23,7 +23,7 @@ export async function startPricedService(options: {
         chain_id: 31337,
         testnet: true,
         upstreams: [{ url: options.anvil.url }],
-        indexer: { enabled: true },
+        indexer: { enabled: true, start_block: 0 },
       },
     ],
     settings: { tokens: options.tokens, ...(options.nfts ? { nfts: options.nfts } : {}) },

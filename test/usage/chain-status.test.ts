@@ -15,7 +15,7 @@ describe('GET /admin/chains', () => {
             chain_id: 31337,
             testnet: true,
             block_time_s: 0.2,
-            indexer: { enabled: true },
+            indexer: { enabled: true, start_block: 0 },
             // A provider key in the URL must never be shown.
             upstreams: [{ url }, { url: `${url}/?apikey=secret-provider-key` }],
           },

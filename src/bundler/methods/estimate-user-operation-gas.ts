@@ -5,11 +5,16 @@ import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization } from '../eip7702-chain.ts';
 import { resolveEntryPoint } from '../entry-points.ts';
 import { estimateUserOperationGas as estimateGas } from '../gas-estimation.ts';
+import { estimationGasPrice } from '../l1-op-price.ts';
+import { estimatedPreVerificationGas } from '../pre-verification-gas.ts';
 import { estimationState } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { estimationDefaults, parseUserOperation } from '../user-operation.ts';
 
-/** eth_estimateUserOperationGas: the op's gas limits, as 0x quantities, in the state its sender's queued ops leave. */
+/**
+ * eth_estimateUserOperationGas: the op's gas limits, as 0x quantities, in the state its sender's queued
+ * ops leave. On a rollup, preVerificationGas also holds the op's L1 part (pre-verification-gas.ts).
+ */
 export async function estimateUserOperationGas(ctx: BundlerContext, network: Network, params: unknown[]) {
   const client = ctx.clientOf(network);
   const entryPoint = resolveEntryPoint(network, params[1]);
@@ -18,12 +23,20 @@ export async function estimateUserOperationGas(ctx: BundlerContext, network: Net
   await checkAuthorization(client, op, network.config.chainId, { verifySigner: false });
   // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
   await ctx.turns.lowerDone(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
+  const oracle = ctx.l1FeeOf(network);
+  const priced = { op, version: entryPoint.version, entryPoint: entryPoint.address, chainId: network.config.chainId };
+  // The L1 part first: the simulations then pay the prefund the op will (an account whose EntryPoint
+  // deposit covers a smaller one skips its transfer, and would be given too little verification gas).
+  const preVerificationGas = oracle.charged
+    ? await estimatedPreVerificationGas(oracle, priced, await estimationGasPrice(client, op, network.config.minPriorityFeeWei))
+    : undefined;
   const estimate = await estimateGas(
     client,
     entryPoint.version,
     entryPoint.address,
     op,
     await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
+    preVerificationGas,
   );
   return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, toHex(value as bigint)]));
 }

@@ -12,6 +12,7 @@ import { maxCostOf } from '../op-max-cost.ts';
 import { replacedOp } from '../op-replacement.ts';
 import { startValidation, type ValidationTarget, validationVerdict } from '../op-validation.ts';
 import { pendingDepositError, readPendingDeposit } from '../paymaster-deposit-check.ts';
+import { l1PreVerificationGas, opGasPrice } from '../pre-verification-gas.ts';
 import { earlierOpsOf, queuedStateOverride } from '../queued-state.ts';
 import { invalidParams } from '../rpc-errors.ts';
 import { SendAgain } from '../send-again.ts';
@@ -78,8 +79,8 @@ async function admitUserOperation(
     ctx.recentBaseFee(client),
     readQueuedOfSender(ctx.db, name, entryPoint.address, op.sender),
   ]);
-  // The floors are said only once the op validates: a failed simulation is the real problem.
-  const floorError = sendFloorError(op, entryPoint.version, baseFee);
+  // The op's L1 part (rollups) at its own price, read while the op is checked.
+  const l1Part = settledOf(l1PartOf(ctx, network, entryPoint, op, baseFee));
   const key = op.nonce >> 64n;
   const readNonce = () => readOnChainNonce(client, entryPoint.address, op.sender, key);
   const nonceCheck: NonceCheck = {
@@ -118,10 +119,34 @@ async function admitUserOperation(
     });
     if (short) throw short;
   }
+  // The floors are said only once the op validates: a failed simulation is the real problem.
+  const l1Settled = await l1Part;
+  if (!l1Settled.ok) throw l1Settled.error;
+  const floorError = sendFloorError(op, entryPoint.version, {
+    baseFee,
+    l1PreVerificationGas: l1Settled.value,
+    minTip: network.config.minPriorityFeeWei,
+  });
   if (floorError) throw floorError;
   await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, ...found });
   ctx.queued(name);
   return hash as Hex;
+}
+
+/** The L1 part of the op's preVerificationGas at the price the EntryPoint will charge it (0 off rollups). */
+async function l1PartOf(
+  ctx: BundlerContext,
+  network: Network,
+  entryPoint: EntryPoint,
+  op: AnyUserOperation,
+  baseFee: bigint | null,
+): Promise<bigint> {
+  const oracle = ctx.l1FeeOf(network);
+  if (!oracle.charged) return 0n;
+  const price = opGasPrice(op, baseFee ?? 0n);
+  const priced = { op, version: entryPoint.version, entryPoint: entryPoint.address, chainId: network.config.chainId };
+  // An op that pays nothing per gas cannot pay an L1 fee: 1 wei makes its need plain in the refusal.
+  return l1PreVerificationGas(oracle, priced, price > 0n ? price : 1n);
 }
 
 /**

@@ -136,3 +136,28 @@ export interface IndexProgressTable {
   transfers_per_second: number;
   updated_at: Timestamp;
 }
+
+export interface IndexOriginsTable {
+  network: string;
+  /** The lowest block the live index started from (a backfill fills below it). */
+  first_block: BigNumeric;
+  chosen_at: Timestamp;
+}
+
+export type BackfillStatus = 'pending' | 'running' | 'done';
+
+export interface IndexBackfillsTable {
+  id: ColumnType<string, never, never>;
+  network: string;
+  from_block: BigNumeric;
+  to_block: BigNumeric;
+  /** The first block not yet filled; to_block + 1 once done. */
+  next_block: BigNumeric;
+  status: ColumnType<BackfillStatus, BackfillStatus | undefined, BackfillStatus>;
+  transfers: ColumnType<string, string | number | undefined, string | number>;
+  blocks_per_second: ColumnType<number, number | undefined, number>;
+  transfers_per_second: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}

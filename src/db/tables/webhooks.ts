@@ -51,6 +51,8 @@ export interface WebhookDeliveriesTable {
   status: DeliveryStatus;
   attempts: ColumnType<number, number | undefined, number>;
   ready_block: ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
+  /** Waits until the index counts `ready_block` final (`confirmations: "finalized"`). */
+  ready_final: ColumnType<boolean, boolean | undefined, boolean>;
   next_attempt_at: Timestamp;
   note: Nullable<string>;
   created_at: Timestamp;

@@ -1,6 +1,7 @@
 /**
  * How long an answer may be reused:
- * - `final`: it can no longer change (chain id, reads at a block at least `finality_depth` deep);
+ * - `final`: it can no longer change (chain id, reads at a block the network counts as final: its
+ *   nodes' `finalized` tag or `finality_depth` deep, src/chains/final-block.ts);
  * - `head`: until the head moves (or a reorg), i.e. at most one block;
  * - `by-result`: a lookup by hash, final once the block in its result is final, else `head`;
  * - `none`: never (errors are never stored whatever the scope).
@@ -51,58 +52,58 @@ export function isCacheableMethod(method: string): boolean {
   );
 }
 
-/** The scope of a call before it is answered. `head` is the latest known block number, if any. */
-export function cacheScopeFor(method: string, params: unknown, head: number | undefined, finalityDepth: number): CacheScope {
+/** The scope of a call before it is answered. `finalBlock`: the network's newest final block, if known (src/chains/final-block.ts). */
+export function cacheScopeFor(method: string, params: unknown, finalBlock: number | undefined): CacheScope {
   if (alwaysFinal.has(method)) return 'final';
   if (headDependent.has(method)) return 'head';
   if (byHash.has(method)) return 'by-result';
   const list = Array.isArray(params) ? params : [];
-  if (method === 'eth_getLogs') return logsScope(list[0], head, finalityDepth);
+  if (method === 'eth_getLogs') return logsScope(list[0], finalBlock);
   const index = blockParamIndex[method];
   if (index === undefined) return 'none';
   const block = list[index];
   // eth_getBlockReceipts also takes a block hash.
   if (method === 'eth_getBlockReceipts' && typeof block === 'string' && block.length === 66) return 'by-result';
-  return blockScope(block, head, finalityDepth);
+  return blockScope(block, finalBlock);
 }
 
 /** The final scope of a `by-result` answer, from the block number found in its raw text. */
-export function scopeOfResult(rawResult: string, head: number | undefined, finalityDepth: number): 'final' | 'head' {
+export function scopeOfResult(rawResult: string, finalBlock: number | undefined): 'final' | 'head' {
   const match = blockNumberInResult.exec(rawResult);
-  if (!match || head === undefined) return 'head';
-  return isFinal(Number.parseInt(match[1]!, 16), head, finalityDepth) ? 'final' : 'head';
+  if (!match) return 'head';
+  return isFinal(Number.parseInt(match[1]!, 16), finalBlock) ? 'final' : 'head';
 }
 
 /** A block's own `number`, or the `blockNumber` of a transaction, receipt or log (the first one). */
 const blockNumberInResult = /"(?:blockNumber|number)":"0x([0-9a-fA-F]{1,16})"/;
 
-function isFinal(block: number, head: number, finalityDepth: number): boolean {
-  return block <= head - finalityDepth;
+function isFinal(block: number, finalBlock: number | undefined): boolean {
+  return finalBlock !== undefined && block <= finalBlock;
 }
 
 /** A block parameter: a tag, a hex number, or an EIP-1898 object. Absent means `latest`. */
-export function blockScope(block: unknown, head: number | undefined, finalityDepth: number): CacheScope {
+export function blockScope(block: unknown, finalBlock: number | undefined): CacheScope {
   if (block === undefined || block === 'latest' || block === 'safe' || block === 'finalized') return 'head';
   if (block === 'earliest') return 'final';
   if (typeof block === 'string') {
     const number = parseBlockNumber(block);
     if (number === undefined) return 'none';
-    return head !== undefined && isFinal(number, head, finalityDepth) ? 'final' : 'head';
+    return isFinal(number, finalBlock) ? 'final' : 'head';
   }
   if (block !== null && typeof block === 'object') {
     const { blockNumber, blockHash } = block as { blockNumber?: unknown; blockHash?: unknown };
-    if (typeof blockNumber === 'string') return blockScope(blockNumber, head, finalityDepth);
+    if (typeof blockNumber === 'string') return blockScope(blockNumber, finalBlock);
     if (typeof blockHash === 'string') return 'head';
   }
   return 'none';
 }
 
-function logsScope(filter: unknown, head: number | undefined, finalityDepth: number): CacheScope {
+function logsScope(filter: unknown, finalBlock: number | undefined): CacheScope {
   if (filter === null || typeof filter !== 'object') return 'none';
   const { fromBlock, toBlock, blockHash } = filter as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown };
   if (typeof blockHash === 'string') return 'by-result';
-  const from = blockScope(fromBlock, head, finalityDepth);
-  const to = blockScope(toBlock, head, finalityDepth);
+  const from = blockScope(fromBlock, finalBlock);
+  const to = blockScope(toBlock, finalBlock);
   if (from === 'none' || to === 'none') return 'none';
   return to === 'final' ? 'final' : 'head';
 }

@@ -1,3 +1,4 @@
+import { type FinalityTag, finalBlockOf, type ReportedFinality } from '../../chains/final-block.ts';
 import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { ServedTip } from '../../chains/served-tip.ts';
 import type { ChainConfig } from '../../config/chain-settings.ts';
@@ -52,6 +53,10 @@ export interface NetworkCacheOptions {
   tip: ServedTip;
   /** The eth_getLogs range cap the upstreams taught (undefined: none known; `get_logs_max_range` then). */
   logsRangeCap(): number | undefined;
+  /** The `finalized`/`safe` blocks the network's nodes reported (the pool reads them with the head). */
+  finality(): ReportedFinality;
+  /** Registers a call after those tags moved; answers the function that stops it. */
+  onFinalityChange(listener: () => void): () => void;
 }
 
 /** The call's way upstream: `stored` when its answer may enter the cache. */
@@ -72,7 +77,6 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
   const { config, lru, redis, metrics, sendForHead, tip } = options;
   const prefix = `${config.chain}/${config.network}\n`;
   const blockTimeMs = config.blockTimeS * 1000;
-  const depth = config.finalityDepth;
   const inflight = createInflight<Shared>();
   const logsMaxRange = () => options.logsRangeCap() ?? config.getLogsMaxRange;
   let epoch = 0;
@@ -93,12 +97,16 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     },
   });
   const stopFollowingTip = tip.onAdvance(evictHeadEntries);
+  // The tags are read just after the tip moved: an answer that resolved `finalized` in between is stale.
+  const stopFollowingFinality = options.onFinalityChange(evictHeadEntries);
   /** The newest block known: the served tip or the head watch's head, whichever is newer (they poll apart). */
   const headNumber = () => {
     const watched = head.current()?.number ?? -1;
     const newest = Math.max(tip.value, watched);
     return newest >= 0 ? newest : undefined;
   };
+
+  const finalBlock = (tag?: FinalityTag) => finalBlockOf(config, headNumber(), options.finality(), tag);
 
   // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
   const blockNumberKey = `${prefix}eth_blockNumber\n`;
@@ -121,7 +129,7 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     const text = await upstream(body, true);
     const answer = splitRpcAnswer(text, idJson);
     if (answer?.kind !== 'result' || answer.raw === 'null') return { text, answer };
-    const stored = scope === 'by-result' ? scopeOfResult(answer.raw, headNumber(), depth) : scope;
+    const stored = scope === 'by-result' ? scopeOfResult(answer.raw, finalBlock()) : scope;
     if (stored === 'final') {
       lru.set(key, { raw: answer.raw, epoch: finalEpoch, expiresAt: 0 }, answer.raw.length);
       redis?.set(key, answer.raw);
@@ -150,11 +158,14 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       }
       const idJson = JSON.stringify(call.id ?? null);
       const known = headNumber();
+      const final = finalBlock();
+      const tags = { finalized: final, safe: finalBlock('safe') };
       const upstream: Upstream =
         method === 'eth_getLogs'
-          ? (text, stored) => forwardGetLogs({ call, idJson, body: text, head: known, maxRange: logsMaxRange, send, stored })
+          ? (text, stored) =>
+              forwardGetLogs({ call, idJson, body: text, head: known, tags, maxRange: logsMaxRange, send, stored })
           : (text, stored) => send(text, { params: call.params, stored });
-      const scope = cacheScopeFor(method, call.params, known, depth);
+      const scope = cacheScopeFor(method, call.params, final);
       if (scope === 'none') return upstream(body, false);
       const joined = inflight.get(key);
       if (joined) {
@@ -171,6 +182,7 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     stop() {
       head.stop();
       stopFollowingTip();
+      stopFollowingFinality();
     },
   };
 }

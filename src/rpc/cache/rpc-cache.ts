@@ -52,6 +52,8 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
         sendForHead: (body) => network.pool.send(body, headPollNeed),
         tip: network.pool.tip,
         logsRangeCap: () => network.pool.logsRangeCap(),
+        finality: () => network.pool.finality(),
+        onFinalityChange: (listener) => network.pool.onFinalityChange(listener),
       }),
     );
   }

@@ -5,22 +5,35 @@ export interface BlockRange {
   readonly to: number;
 }
 
+/** The blocks `finalized` and `safe` stand for on the network now (src/chains/final-block.ts decides). */
+export interface TagBlocks {
+  readonly finalized: number | undefined;
+  readonly safe: number | undefined;
+}
+
 /**
- * The numeric block range of an eth_getLogs filter, tags resolved against `head`. Undefined when it
- * cannot be split: a `blockHash` filter, `pending`, an unknown head for a tag, or an invalid range.
+ * The numeric block range of an eth_getLogs filter: `latest` (or no bound) resolved against `head`,
+ * `finalized` and `safe` against `tags`. Undefined when it cannot be split: a `blockHash` filter,
+ * `pending`, an unknown block for a tag, or an invalid range.
  */
-export function resolveLogsRange(filter: unknown, head: number | undefined): BlockRange | undefined {
+export function resolveLogsRange(filter: unknown, head: number | undefined, tags: TagBlocks): BlockRange | undefined {
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) return undefined;
   const { fromBlock, toBlock, blockHash } = filter as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown };
   if (blockHash !== undefined) return undefined;
-  const from = resolveBlock(fromBlock, head);
-  const to = resolveBlock(toBlock, head);
-  if (from === undefined || to === undefined || from > to) return undefined;
+  const from = resolveBlock(fromBlock, head, tags);
+  const to = resolveBlock(toBlock, head, tags);
+  if (from === undefined || to === undefined || from < 0 || from > to) return undefined;
   return { from, to };
 }
 
-function resolveBlock(block: unknown, head: number | undefined): number | undefined {
-  if (block === undefined || block === 'latest' || block === 'safe' || block === 'finalized') return head;
+/** Whether a filter's bounds name `finalized` or `safe`, which a node would resolve by its own view. */
+export function namesFinalityTag(filter: { fromBlock?: unknown; toBlock?: unknown }): boolean {
+  return [filter.fromBlock, filter.toBlock].some((block) => block === 'finalized' || block === 'safe');
+}
+
+function resolveBlock(block: unknown, head: number | undefined, tags: TagBlocks): number | undefined {
+  if (block === undefined || block === 'latest') return head;
+  if (block === 'finalized' || block === 'safe') return tags[block];
   if (block === 'earliest') return 0;
   return typeof block === 'string' ? parseBlockNumber(block) : undefined;
 }

@@ -1,7 +1,7 @@
 import { formatRpcAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { SendRpc } from '../cache/network-cache.ts';
 import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc.ts';
-import { type BlockRange, bisectRange, resolveLogsRange, splitRange } from './block-range.ts';
+import { type BlockRange, bisectRange, namesFinalityTag, resolveLogsRange, splitRange, type TagBlocks } from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
 
 export interface GetLogsRequest {
@@ -12,6 +12,8 @@ export interface GetLogsRequest {
   readonly body: string;
   /** Latest known block number (the served tip), to resolve `latest` (and a missing bound). */
   readonly head: number | undefined;
+  /** The network's `finalized` and `safe` blocks, which those tags stand for (never `latest`). */
+  readonly tags: TagBlocks;
   /**
    * The widest range worth one call: the cap the upstreams taught (their own error words), else the
    * network's `get_logs_max_range`. Asked again after a refusal, which may have taught one.
@@ -42,10 +44,12 @@ class FinalAnswer {
 export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
   const { call, idJson, stored } = request;
   const filter = Array.isArray(call.params) ? (call.params[0] as Record<string, unknown>) : undefined;
-  const range = resolveLogsRange(filter, request.head);
+  const range = resolveLogsRange(filter, request.head, request.tags);
   if (!range || !filter) return request.send(request.body, { params: call.params, stored });
   if (range.to - range.from < request.maxRange()) {
-    const text = await request.send(request.body, { params: call.params, stored });
+    // A tag goes as the number the network's finality decided, so the answer is the same split or not.
+    const whole = namesFinalityTag(filter) ? numberedCall(call.id, filter, range) : { body: request.body, params: call.params };
+    const text = await request.send(whole.body, { params: whole.params, stored });
     const answer = splitRpcAnswer(text, idJson);
     if (range.to === range.from || answer?.kind !== 'error' || !isRangeTooLargeError(answer.raw)) return text;
   }
@@ -61,8 +65,7 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
   const gate = createGate(concurrency);
   const fetchPart = async (part: BlockRange): Promise<string[]> => {
     if (--budget < 0) throw new FinalAnswer(tooWide());
-    const params = [{ ...filter, fromBlock: toHex(part.from), toBlock: toHex(part.to) }];
-    const body = JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, method: 'eth_getLogs', params });
+    const { body, params } = numberedCall(call.id, filter, part);
     const text = await gate(() => request.send(body, { params, stored }));
     const answer = splitRpcAnswer(text, idJson);
     if (answer?.kind === 'result' && answer.raw.startsWith('[')) {
@@ -86,6 +89,12 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
 }
 
 const toHex = (block: number) => `0x${block.toString(16)}`;
+
+/** The call over `range` with numeric bounds. */
+function numberedCall(id: JsonRpcCall['id'], filter: Record<string, unknown>, range: BlockRange) {
+  const params = [{ ...filter, fromBlock: toHex(range.from), toBlock: toHex(range.to) }];
+  return { params, body: JSON.stringify({ jsonrpc: '2.0', id: id ?? null, method: 'eth_getLogs', params }) };
+}
 
 /** Runs at most `limit` tasks at once; the others wait their turn in order. */
 function createGate(limit: number) {

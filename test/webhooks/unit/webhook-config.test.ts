@@ -168,10 +168,11 @@ describe('parseWebhookConfig: numbers', () => {
     expect(errorOf(() => parseWebhookConfig('nft_transfer', { token_ids: ['1', 'x'] })).message).toContain('config.token_ids[1]');
   });
 
-  it(`takes confirmations from 0 to ${maxConfirmations}`, () => {
+  it(`takes confirmations from 0 to ${maxConfirmations}, or "finalized"`, () => {
     expect(parseWebhookConfig('new_block', { confirmations: 0 }).confirmations).toBe(0);
     expect(parseWebhookConfig('new_block', { confirmations: maxConfirmations }).confirmations).toBe(maxConfirmations);
-    for (const bad of [-1, maxConfirmations + 1, 1.5, '3']) {
+    expect(parseWebhookConfig('new_block', { confirmations: 'finalized' }).confirmations).toBe('finalized');
+    for (const bad of [-1, maxConfirmations + 1, 1.5, '3', 'safe']) {
       expect(errorOf(() => parseWebhookConfig('new_block', { confirmations: bad })).message).toContain(
         `'config.confirmations': must be an integer from 0 to ${maxConfirmations}`,
       );

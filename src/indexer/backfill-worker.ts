@@ -1,0 +1,139 @@
+import type { Logger } from 'pino';
+import type { BackfillJob, BackfillStore } from './backfill-store.ts';
+import type { ChainReader } from './chain-reader.ts';
+import { type BackfillMetrics, transfersIn } from './indexer-metrics.ts';
+import { createWakeableSleep } from './wakeable-sleep.ts';
+import { createWindowFetcher } from './window-fetcher.ts';
+import { linkedPrefix, writeChunks } from './write-chunks.ts';
+
+/** Facts per database transaction at most, as the head's writes (index-round.ts). */
+const maxFactsPerWrite = 8000;
+/** How often an idle worker looks for a new job: the command waits at most this before the first block. */
+const idleLookMs = 1000;
+const maxBackoffMs = 30_000;
+/** Rates over this long a stretch at least, so one slow window does not swing them. */
+const rateWindowMs = 3000;
+
+export interface BackfillWorker {
+  start(): void;
+  /** Stops after the window being written (its transaction commits or rolls back whole). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Works through a network's backfill jobs, oldest first, beside the head (the lease holder runs both):
+ * windows of blocks fetched ahead while the previous one is written, each committed with the job's
+ * progress, so a restart resumes after the last committed window. Backfilled blocks write the same rows
+ * as the head's, but no chain events: webhooks and subscriptions are about new blocks, not history.
+ */
+export function createBackfillWorker(options: {
+  network: string;
+  reader: ChainReader;
+  store: BackfillStore;
+  metrics: BackfillMetrics;
+  logger: Logger;
+  batchBlocks: number;
+  windowBlocks: number;
+}): BackfillWorker {
+  const { network, store, metrics, logger } = options;
+  const pause = createWakeableSleep();
+  let stopped = false;
+  let running: Promise<void> | undefined;
+
+  async function fill(job: BackfillJob): Promise<void> {
+    logger.info(
+      { backfill: job.id, from: job.from, to: job.to, next: job.next },
+      job.next > job.from ? 'backfill resumed' : 'backfill started',
+    );
+    metrics.fromBlock.set({ network }, job.from);
+    metrics.toBlock.set({ network }, job.to);
+    metrics.nextBlock.set({ network }, job.next);
+    const fetcher = createWindowFetcher(options.reader, options.batchBlocks);
+    const rates = createRateMeter();
+    let current = job;
+    while (!stopped && current.next <= current.to) {
+      const to = Math.min(current.to, current.next + options.windowBlocks - 1);
+      const facts = await fetcher.take(current.next, to);
+      if (linkedPrefix(facts, undefined).length !== facts.length) {
+        fetcher.forget();
+        throw new Error(`blocks ${current.next} to ${to} do not link to each other (the chain moved under the read)`);
+      }
+      if (to < current.to) fetcher.prefetch(to + 1, Math.min(current.to, to + options.windowBlocks));
+      for (const chunk of writeChunks(facts, maxFactsPerWrite)) {
+        const transfers = transfersIn(chunk);
+        rates.add(chunk.length, transfers);
+        current = await store.writeWindow(current, chunk, { transfers, ...rates.current() });
+        metrics.nextBlock.set({ network }, current.next);
+        metrics.blocks.inc({ network }, chunk.length);
+        metrics.transfers.inc({ network }, transfers);
+        if (stopped) break;
+      }
+    }
+    if (current.status === 'done')
+      logger.info({ backfill: current.id, from: current.from, to: current.to, transfers: current.transfers }, 'backfill done');
+  }
+
+  async function loop(): Promise<void> {
+    let backoffMs = 0;
+    while (!stopped) {
+      try {
+        const job = await store.nextOpen(network);
+        if (!job) {
+          await pause.sleep(idleLookMs);
+          continue;
+        }
+        await fill(job);
+        backoffMs = 0;
+      } catch (error) {
+        if (stopped) break;
+        backoffMs = Math.min(maxBackoffMs, Math.max(500, backoffMs * 2));
+        logger.warn({ err: error, retryInMs: backoffMs }, 'backfill window failed; retrying');
+        await pause.sleep(backoffMs);
+      }
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      stopped = false;
+      running = loop().catch((error) => logger.error({ err: error }, 'backfill worker stopped on an error'));
+    },
+    async stop() {
+      stopped = true;
+      pause.wake();
+      await running;
+      running = undefined;
+    },
+  };
+}
+
+/** Blocks and transfers per second over the last few seconds of this process's work on a job. */
+function createRateMeter() {
+  let since = Date.now();
+  let blocks = 0;
+  let transfers = 0;
+  let rates = { blocksPerSecond: 0, transfersPerSecond: 0 };
+  return {
+    add(moreBlocks: number, moreTransfers: number) {
+      blocks += moreBlocks;
+      transfers += moreTransfers;
+    },
+    current() {
+      const elapsedMs = Date.now() - since;
+      if (elapsedMs >= rateWindowMs || rates.blocksPerSecond === 0) {
+        const seconds = Math.max(elapsedMs, 1) / 1000;
+        rates = {
+          blocksPerSecond: Math.round((blocks / seconds) * 10) / 10,
+          transfersPerSecond: Math.round((transfers / seconds) * 10) / 10,
+        };
+        if (elapsedMs >= rateWindowMs) {
+          since = Date.now();
+          blocks = 0;
+          transfers = 0;
+        }
+      }
+      return rates;
+    },
+  };
+}
