@@ -6,8 +6,8 @@ import { parseUserOperation } from '../../src/bundler/user-operation.ts';
 import { gasPriceOracleAbi, gasPriceOracleAddress } from '../../src/gas/l1-fee/l1-fee-contracts.ts';
 import { busyL1, installOpPredeploys } from '../support/op-predeploys.ts';
 import { l1Summary, type OpNeed } from './l2-fee-accounting.ts';
-import { landedBundles, type RollupDevnet, sendOpsOneBundleEach, startRollupDevnet } from './l2-fee-support.ts';
-import { bundlerUrlOf, callBundler, fund, newSimpleAccount } from './support.ts';
+import { l2Fees, landedBundles, type RollupDevnet, sendOpsOneBundleEach, startRollupDevnet } from './l2-fee-support.ts';
+import { bundlerClientFor, bundlerUrlOf, callBundler, fund, newSimpleAccount } from './support.ts';
 
 const bundles = 50;
 
@@ -106,5 +106,34 @@ describe('bundler on an OP-stack devnet: the L1 data fee', () => {
     expect(sent.error?.message).toMatch(
       /^preVerificationGas \d+ is below the \d+ this operation needs, \d+ of it for its share of the bundle's L1 data fee/,
     );
+  }, 60_000);
+
+  it('a bundle of several ops pays gas + getL1Fee(signed bundle) back too (each op priced for a bundle of its own)', async () => {
+    const url = bundlerUrlOf(rollup.service.url);
+    const bundler = bundlerClientFor(url, rollup.key, rollup.publicClient);
+    expect((await callBundler(url, rollup.key, 'debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    try {
+      const accounts = await Promise.all(Array.from({ length: 5 }, () => newSimpleAccount(rollup.publicClient)));
+      await fund(
+        rollup.anvil.url,
+        accounts.map((account) => account.address),
+        parseEther('1'),
+      );
+      const hashes: `0x${string}`[] = [];
+      for (const [index, account] of accounts.entries()) {
+        const calls = [{ to: '0x000000000000000000000000000000000000dEaD' as const, value: 2_000n + BigInt(index) }];
+        hashes.push(await bundler.sendUserOperation({ account, calls, ...l2Fees }));
+      }
+      const sent = await callBundler(url, rollup.key, 'debug_bundler_sendBundleNow', []);
+      expect(sent.result).toMatch(/^0x[0-9a-f]{64}$/);
+      for (const hash of hashes) await bundler.waitForUserOperationReceipt({ hash, timeout: 20_000, pollingInterval: 100 });
+      const landed = await landedBundles(rollup, hashes);
+      expect(landed.map((bundle) => bundle.ops.length)).toEqual([5]);
+      const [bundle] = landed;
+      const l1Fee = await getL1Fee(bundle!.signedSerialized, bundle!.blockNumber - 1n);
+      expect(bundle!.paidToBeneficiary).toBeGreaterThanOrEqual(bundle!.gasUsed * bundle!.effectiveGasPrice + l1Fee);
+    } finally {
+      await callBundler(url, rollup.key, 'debug_bundler_setBundlingMode', ['auto']);
+    }
   }, 60_000);
 });
