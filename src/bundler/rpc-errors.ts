@@ -11,7 +11,7 @@ export const bundlerErrorCodes = {
   outOfTimeRange: -32503,
   /** The sender, factory or paymaster is throttled or banned (ERC-7562 reputation, mempool limits). */
   throttled: -32504,
-  /** The signature of the account (AA23, AA24) or of the paymaster (AA34) does not verify. */
+  /** The signature of the account (AA24) or of the paymaster (AA34) does not verify. */
   invalidSignature: -32507,
   /** The paymaster's deposit cannot pay for the op (AA31). */
   paymasterDepositTooLow: -32508,
@@ -79,13 +79,15 @@ export function explainAaReason(reason: string): string {
 }
 
 /**
- * ERC-7769's code for an EntryPoint reason, as Alto and Rundler give it: a signature (the account's
- * AA23/AA24, the paymaster's AA34), a time range (AA22, AA32), the paymaster's deposit (AA31), the
- * paymaster's validation (the rest of AA3x), else the account's or its factory's (AA1x, AA2x, AA4x, AA9x).
+ * ERC-7769's code for an EntryPoint reason: a signature that does not verify (the account's AA24, the
+ * paymaster's AA34), a time range (AA22, AA32), the paymaster's deposit (AA31), the paymaster's
+ * validation (the rest of AA3x), else the account's or its factory's (AA1x, AA2x, AA4x, AA9x). AA23
+ * (the account's validation reverted or ran out of gas) is a failure inside the account's validation:
+ * -32500, whatever made it revert.
  */
 export function codeForAaReason(reason: string): number {
   const code = reason.match(/^AA\d\d/)?.[0];
-  if (code === 'AA23' || code === 'AA24' || code === 'AA34') return bundlerErrorCodes.invalidSignature;
+  if (code === 'AA24' || code === 'AA34') return bundlerErrorCodes.invalidSignature;
   if (code === 'AA22' || code === 'AA32') return bundlerErrorCodes.outOfTimeRange;
   if (code === 'AA31') return bundlerErrorCodes.paymasterDepositTooLow;
   if (code?.startsWith('AA3')) return bundlerErrorCodes.rejectedByPaymaster;

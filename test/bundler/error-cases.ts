@@ -55,7 +55,7 @@ export const aaCases: AaCase[] = [
     // SimpleAccount's ECDSA.recover reverts on a signature that is not 65 bytes.
     version: '0.7',
     reason: 'AA23',
-    code: -32507,
+    code: -32500,
     draft: async (b) => ({ version: '0.7', sender: b.deployed.address, signature: '0xdeadbeef' }),
   },
   {

@@ -77,7 +77,7 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
       { ...draft, signature: '0xdeadbeef', fields: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } },
       'low',
     );
-    expect(both.error).toMatchObject({ code: -32507 });
+    expect(both.error).toMatchObject({ code: -32500 });
     expect(both.error?.message).toMatch(/^AA23/);
   });
 
