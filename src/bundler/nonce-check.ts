@@ -22,6 +22,8 @@ export interface NonceCheck {
   queuedNonces: ReadonlySet<bigint>;
   /** This send is already the second try: a gap is not waited on again. */
   again: boolean;
+  /** How long a gap is waited on past the last lower send under way here (default 5 s). */
+  gapGraceMs?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function checkNonce(ctx: Pick<BundlerContext, 'db' | 'turns'>, chec
       turnKey,
       op.nonce,
       () => earlierAllKnown(ctx.db, check.name, check.entryPoint, op, onChain),
-      gapGraceMs,
+      check.gapGraceMs ?? gapGraceMs,
     ))
   )
     throw new SendAgain();

@@ -89,8 +89,8 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
 /**
  * The validation's verdict, in the order a client should hear it: the simulation's refusal, then a
  * broken ERC-7562 rule, then a failing call. `onNonceRefused` runs before a refusal of the op's nonce
- * is thrown (AA25, or AA20 for an account whose deploying op of a lower nonce may be on its way): it
- * may say it as the nonce check does, or ask for the send to be checked again. What the rules found:
+ * is thrown (AA25, or AA20 for an account whose deploying op of a lower nonce may be on its way; the
+ * reason given): it may say it as the nonce check does, or ask for the send to be checked again. What the rules found:
  * the contracts whose storage the validation touched (STO-041) and the code it ran (COD-010),
  * undefined when it was not traced.
  */
@@ -98,7 +98,7 @@ export async function validationVerdict(
   ctx: ValidationContext,
   target: ValidationTarget,
   validation: Validation,
-  onNonceRefused: () => Promise<void>,
+  onNonceRefused: (reason: 'AA20' | 'AA25') => Promise<void>,
 ): Promise<{ storageOwners: readonly string[] | undefined; codeHashes: CodeHashes | undefined }> {
   const simulated = await validation.simulation;
   try {
@@ -107,7 +107,8 @@ export async function validationVerdict(
     if (refused) throw refused;
   } catch (error) {
     const reason = error instanceof BundlerRpcError ? String((error.data as { reason?: unknown } | undefined)?.reason ?? '') : '';
-    if (/^AA25/.test(reason) || (/^AA20/.test(reason) && !deploysSender(target.op))) await onNonceRefused();
+    if (/^AA25/.test(reason)) await onNonceRefused('AA25');
+    else if (/^AA20/.test(reason) && !deploysSender(target.op)) await onNonceRefused('AA20');
     throw error;
   }
   // A broken rule is reported before a failing call.

@@ -30,6 +30,17 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     );
   });
 
+  it('a junk op (an undeployed sender, no factory, nonce 5) is AA20 at once: no gap is waited on for a deploying op that never comes', async () => {
+    const sender = privateKeyToAccount(generatePrivateKey()).address;
+    const startedAt = performance.now();
+    const answer = await bench.send({ version: '0.7', sender, nonce: 5n, signature: bench.owner }, 'enough');
+    const tookMs = performance.now() - startedAt;
+    expect(answer.error, JSON.stringify(answer)).toMatchObject({ code: -32500 });
+    expect(answer.error?.message).toMatch(/^AA20/);
+    // The gap grace of a nonce the lower ones may still fill is 5 s.
+    expect(tookMs).toBeLessThan(4_000);
+  });
+
   it.each(['AA30', 'AA31', 'AA33'])('estimating an op with %s gives the code and reason sending it gives', async (reason) => {
     const entry = aaCases.find((candidate) => candidate.reason === reason && candidate.version === '0.7')!;
     const answer = await bench.send(await entry.draft(bench), 'enough', 'eth_estimateUserOperationGas');

@@ -102,10 +102,20 @@ async function admitUserOperation(
     override.length === 0 ? (firstTry ?? startValidation(ctx, target)) : startValidation(ctx, { ...target, override });
   // A nonce the simulation refused, said as the nonce check says it when ops are queued. An account
   // not deployed (AA20, checked before the nonce) may be one whose deploying op, of a lower nonce, is
-  // on its way: the nonce tells. When the nonce is right, the chain moved under the simulation (the
-  // sender's earlier op landed meanwhile): the op is checked again, once.
-  const found = await validationVerdict(ctx, { ...target, override }, validation, async () => {
-    if (onChain === undefined) await checkNonce(ctx, nonceCheck, await readNonce());
+  // being sent here now: that send is waited on, but no grace is given for one that has not come (an
+  // undeployed sender without a factory is otherwise junk, refused at once as the reference bundlers
+  // do). When the nonce is right, the chain moved under the simulation (the sender's earlier op landed
+  // meanwhile): the op is checked again, once.
+  const found = await validationVerdict(ctx, { ...target, override }, validation, async (reason) => {
+    if (onChain === undefined) {
+      try {
+        await checkNonce(ctx, reason === 'AA20' ? { ...nonceCheck, gapGraceMs: 0 } : nonceCheck, await readNonce());
+      } catch (error) {
+        // No deploying op came: the account is not deployed, which is what the sender must hear.
+        if (reason === 'AA20' && !(error instanceof SendAgain)) return;
+        throw error;
+      }
+    }
     if (!retry.again) throw new SendAgain();
   });
   // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
