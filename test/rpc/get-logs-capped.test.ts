@@ -115,7 +115,13 @@ describe('eth_getLogs over 100,000 blocks through providers capped at 2,000 bloc
 /** 12 logs in 11 blocks spread over 100,000 blocks (two in one block, to keep their log index order). */
 async function emitLogsAcrossTheRange(url: string): Promise<string> {
   const hash = await result<string>(url, 'eth_sendTransaction', [{ from: funded, data: emitterBytecode }]);
-  const receipt = await result<{ contractAddress: string }>(url, 'eth_getTransactionReceipt', [hash]);
+  // anvil may answer the send before it mines: wait for the receipt.
+  let receipt: { contractAddress: string } | null = null;
+  for (const until = Date.now() + 10_000; receipt === null && Date.now() < until; ) {
+    receipt = await result<{ contractAddress: string } | null>(url, 'eth_getTransactionReceipt', [hash]);
+    if (receipt === null) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  if (receipt === null) throw new Error('the emitter was never mined');
   const emitter = receipt.contractAddress;
   const emit = (data: string) => result<string>(url, 'eth_sendTransaction', [{ from: funded, to: emitter, data }]);
   for (let i = 1; i <= 10; i++) {
