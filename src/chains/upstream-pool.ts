@@ -2,7 +2,6 @@ import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
-import { createBatchingClient } from './batching-client.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
 import type { FinalitySettings, FinalityTag, ReportedFinality } from './final-block.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
@@ -10,16 +9,15 @@ import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
 import { checkIdentity, type ExpectedIdentity } from './identity-check.ts';
 import { learnRangeCap } from './logs-range-cap.ts';
-import { createMethodFilter } from './method-filter.ts';
 import { callsOf, costOn, type NoPick, pickUpstream, type RoutingView } from './pick-upstream.ts';
-import { createPooledUpstream, type PooledUpstream } from './pooled-upstream.ts';
-import { costOf } from './provider-cu-tables.ts';
+import { createPooledUpstreams } from './pool-members.ts';
+import type { PooledUpstream } from './pooled-upstream.ts';
 import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
 import type { SocketIdentity } from './socket-identity.ts';
-import { type BudgetLimits, createUpstreamBudget } from './upstream-budget.ts';
-import { createUpstreamClient, type UpstreamClient, UpstreamError } from './upstream-client.ts';
+import type { BudgetLimits } from './upstream-budget.ts';
+import { type UpstreamClient, UpstreamError } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
 import { broadcastWrite } from './write-broadcast.ts';
@@ -104,13 +102,6 @@ export interface UpstreamPoolOptions {
   finality?: FinalitySettings;
 }
 
-/** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
-const defaultTimeoutMs = 30_000;
-const defaultMaxConcurrency = 64;
-/** Small enough for every provider's batch limit, large enough to save most exchanges under load. */
-const defaultBatchMaxSize = 20;
-/** A slot is free within one answer time, so a few waiters per slot add little delay. */
-const queuedPerSlot = 4;
 /** How long a read waits for the first identity checks of a pool that has no verified upstream yet. */
 const identityWaitMs = 5_000;
 
@@ -209,49 +200,6 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       await Promise.all(upstreams.map((upstream) => upstream.close()));
     },
   };
-}
-
-function createPooledUpstreams(
-  options: UpstreamPoolOptions,
-  metrics: UpstreamMetrics,
-  labels: { chain: string; network: string },
-  logger: Logger,
-): PooledUpstream[] {
-  const { chain, network } = labels;
-  const hostLabels = labelsFor(options.upstreams);
-  return options.upstreams.map((config, index) => {
-    const maxConcurrency = config.maxConcurrency ?? defaultMaxConcurrency;
-    const client = createUpstreamClient({
-      url: config.url,
-      timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
-      connections: maxConcurrency,
-    });
-    return createPooledUpstream({
-      index,
-      label: hostLabels[index]!,
-      client: batching(
-        client,
-        options.kind === 'solana' ? 1 : (config.batchMaxSize ?? defaultBatchMaxSize),
-        metrics.batchSize.labels(chain, network, hostLabels[index]!),
-      ),
-      probeClient: client,
-      maxConcurrency,
-      maxQueued: maxConcurrency * queuedPerSlot,
-      breaker: options.breaker ?? {},
-      metrics,
-      labels,
-      tier: config.tier,
-      archive: config.archive,
-      recentBlocks: config.recentBlocks,
-      serves: createMethodFilter(config.methods),
-      budget: createUpstreamBudget({ rps: config.rps, cuPerS: config.cuPerS }),
-      costOf: (method) => costOf(config.cuTable ?? 'flat', method),
-      logsRangeCap: config.getLogsMaxRange,
-      maxLagBlocks: options.maxLagBlocks ?? 3,
-      logger,
-      ...(options.kind === 'solana' ? { probeBody: '{"jsonrpc":"2.0","id":"stall-probe","method":"getHealth"}' } : {}),
-    });
-  });
 }
 
 async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<string> {
@@ -406,14 +354,4 @@ function statsOf(upstream: PooledUpstream, bestHead: number): UpstreamStats {
     budget: upstream.budget.limits(),
     logsRangeCap: Number.isFinite(upstream.logsRangeCap) ? upstream.logsRangeCap : null,
   };
-}
-
-function batching(client: UpstreamClient, maxSize: number, sizes: { observe(size: number): void }): UpstreamClient {
-  return maxSize > 1 ? createBatchingClient(client, { maxSize, onBatch: (size) => sizes.observe(size) }) : client;
-}
-
-/** Each upstream's name, else host and port of its URL (never its path or query, where API keys live); `#n` when two share a host. */
-function labelsFor(configs: readonly UpstreamConfig[]): string[] {
-  const hosts = configs.map((config) => config.name ?? new URL(config.url).host);
-  return hosts.map((host, index) => (hosts.indexOf(host) === hosts.lastIndexOf(host) ? host : `${host}#${index}`));
 }

@@ -1,54 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamPool, type UpstreamPool } from '../../src/chains/upstream-pool.ts';
+import { type SlowNode, startSlowNode } from '../support/slow-node.ts';
 import { call } from './pool-setup.ts';
 
 const slowAnswerMs = 1_500;
-
-interface RpcCall {
-  id?: unknown;
-  method?: string;
-}
-
-/**
- * A node that answers a lone eth_chainId at once and everything else (batches included, as a node
- * answers a batch when its slowest call is done) after 1.5 s. It records whether the stall probe came alone.
- */
-function startSlowNode(): Promise<{ server: Server; url: string; probes: { alone: number; batched: number } }> {
-  const probes = { alone: 0, batched: 0 };
-  const server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const parsed = JSON.parse(body) as RpcCall | RpcCall[];
-      const calls = Array.isArray(parsed) ? parsed : [parsed];
-      const hasProbe = calls.some((c) => c.id === 'stall-probe');
-      if (hasProbe && Array.isArray(parsed)) probes.batched++;
-      else if (hasProbe) probes.alone++;
-      const answers = calls.map((c) => ({
-        jsonrpc: '2.0',
-        id: c.id ?? null,
-        result: c.method === 'eth_chainId' ? '0x7a69' : '0x2a',
-      }));
-      const send = () => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-      };
-      if (!Array.isArray(parsed) && parsed.method === 'eth_chainId') send();
-      else setTimeout(send, slowAnswerMs);
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, url: `http://127.0.0.1:${port}`, probes });
-    });
-  });
-}
 
 /**
  * The stall probe asks a node that is slow with one call whether it is alive at all. Batched with other
@@ -56,11 +11,11 @@ function startSlowNode(): Promise<{ server: Server; url: string; probes: { alone
  * waiting on it failed as a timeout (seen in CI: a 1.5 s eth_gasPrice answered -32603 "timeout").
  */
 describe('the stall probe goes to the node alone', () => {
-  let node: Awaited<ReturnType<typeof startSlowNode>>;
+  let node: SlowNode;
   let pool: UpstreamPool;
 
   beforeAll(async () => {
-    node = await startSlowNode();
+    node = await startSlowNode(slowAnswerMs);
     pool = createUpstreamPool({
       upstreams: [{ url: node.url, timeoutMs: 10_000, maxConcurrency: 2_000 }],
       chain: 'ethereum',

@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,74 +15,19 @@ import {
   stopAllCli,
 } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type SlowNode, startSlowNode } from '../support/slow-node.ts';
 
 const slowAnswerMs = 1_500;
-
-interface RpcCall {
-  id?: unknown;
-  method?: string;
-}
-
-/**
- * A JSON-RPC upstream on 127.0.0.1 that answers every call with 0x2a after 1.5 s, except eth_chainId
- * (the identity check and stall probe), which it answers at once. `slowCallReceived` resolves when the
- * client's call (eth_gasPrice) arrives: not at a head poll (eth_blockNumber, once a second).
- */
-function startSlowUpstream(): Promise<{ server: Server; url: string; slowCallReceived: Promise<void> }> {
-  let onSlowCall: () => void = () => {};
-  const slowCallReceived = new Promise<void>((resolve) => {
-    onSlowCall = resolve;
-  });
-  const server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      let parsed: RpcCall | RpcCall[];
-      try {
-        parsed = JSON.parse(body) as RpcCall | RpcCall[];
-      } catch {
-        response.writeHead(400).end();
-        return;
-      }
-      const calls = Array.isArray(parsed) ? parsed : [parsed];
-      const answers = calls.map((call) => ({
-        jsonrpc: '2.0',
-        id: call.id ?? null,
-        result: call.method === 'eth_chainId' ? '0x7a69' : '0x2a',
-      }));
-      const send = () => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-      };
-      if (calls.every((call) => call.method === 'eth_chainId')) {
-        send();
-      } else {
-        if (calls.some((call) => call.method === 'eth_gasPrice')) onSlowCall();
-        setTimeout(send, slowAnswerMs);
-      }
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, url: `http://127.0.0.1:${port}`, slowCallReceived });
-    });
-  });
-}
 
 describe('blockyard start: graceful shutdown', () => {
   let dataDir: string;
   let database: TestDatabase | undefined;
-  let upstream: Awaited<ReturnType<typeof startSlowUpstream>>;
+  let upstream: SlowNode;
   let blockyard: StartedServer;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'blockyard-cli-graceful-'));
-    upstream = await startSlowUpstream();
+    upstream = await startSlowNode(slowAnswerMs);
     if (process.env.DATABASE_URL) database = await createTestDatabase();
     const configFile = join(dataDir, 'blockyard.yaml');
     writeFileSync(
@@ -180,13 +124,13 @@ const stalledPaths = [
 describe('blockyard start: a stalled client does not hold the shutdown', () => {
   let dataDir: string;
   let database: TestDatabase;
-  let upstream: Awaited<ReturnType<typeof startSlowUpstream>>;
+  let upstream: SlowNode;
   let blockyard: StartedServer;
   const graceS = 2;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'blockyard-cli-stalled-'));
-    [upstream, database] = await Promise.all([startSlowUpstream(), createTestDatabase()]);
+    [upstream, database] = await Promise.all([startSlowNode(slowAnswerMs), createTestDatabase()]);
     const configFile = join(dataDir, 'blockyard.yaml');
     writeFileSync(
       configFile,
