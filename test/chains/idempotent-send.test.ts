@@ -31,6 +31,14 @@ function signed(nonce: number, value: bigint): Promise<Hex> {
 
 const send = (raw: Hex, id = 1) => call('eth_sendRawTransaction', [raw], id);
 
+/** anvil may answer a send before it mines: until the transaction's receipt is there (bounded). */
+async function minedOn(anvil: Devnet, hash: string): Promise<void> {
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (resultOf(await direct(anvil.url, call('eth_getTransactionReceipt', [hash]))) !== null) return;
+  }
+  throw new Error(`${hash} was not mined within 10 s`);
+}
+
 /** A pool of two upstreams of one anvil: the anvil itself and a simulator in front of it. */
 async function twoUpstreamsOf(anvil: Devnet) {
   const sim = await startProviderSim({ upstream: anvil.url });
@@ -47,11 +55,7 @@ describe('eth_sendRawTransaction is idempotent: the same signed transaction sent
     const raw = await signed(0, 1n);
     const first = resultOf(await pool.broadcast(send(raw, 1)));
     expect(first).toBe(keccak256(raw));
-    // anvil may answer the send before it mines: wait for the receipt.
-    const deadline = Date.now() + 10_000;
-    while (resultOf(await direct(anvil!.url, call('eth_getTransactionReceipt', [first]))) === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await minedOn(anvil!, first as string);
     // Both upstreams now answer "nonce too low": each knows the transaction, so the hash again.
     expect(await direct(anvil!.url, send(raw, 9))).toContain('nonce too low');
     expect(await pool.broadcast(send(raw, 2))).toBe(`{"jsonrpc":"2.0","id":2,"result":"${first}"}`);
@@ -72,7 +76,9 @@ describe('eth_sendRawTransaction is idempotent: the same signed transaction sent
   it('another transaction with a used nonce gets the node’s own error, unchanged', async () => {
     const [anvil] = await fixture.anvils(1);
     const pool = await twoUpstreamsOf(anvil!);
-    await pool.broadcast(send(await signed(0, 3n)));
+    const sent = await signed(0, 3n);
+    await pool.broadcast(send(sent));
+    await minedOn(anvil!, keccak256(sent));
     const other = await signed(0, 4n);
     const theirs = await direct(anvil!.url, send(other, 5));
     expect(theirs).toContain('nonce too low');
