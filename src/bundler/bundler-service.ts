@@ -6,6 +6,7 @@ import type { Tables } from '../db/tables.ts';
 import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { BundleLoop } from './bundle-loop.ts';
 import type { BundlerContext } from './bundler-context.ts';
+import { userOperationHashOnChain } from './eip7702-chain.ts';
 import { entryPointsOf, resolveEntryPoint } from './entry-points.ts';
 import { quoteUserOperationGasPrice } from './gas-price-quote.ts';
 import { debugBundlerMethod } from './methods/debug-bundler.ts';
@@ -19,7 +20,7 @@ import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { createSendNow } from './send-now.ts';
 import { createSenderTurns } from './sender-turns.ts';
-import { parseUserOperation, userOperationHash } from './user-operation.ts';
+import { parseUserOperation } from './user-operation.ts';
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
@@ -46,10 +47,11 @@ export function createBundlerService(deps: BundlerDeps) {
   const sendNow = createSendNow({
     db: deps.db,
     loopOf: deps.loopOf,
-    identify(network, params) {
+    async identify(network, params) {
       const entryPoint = resolveEntryPoint(network, params[1]);
       const op = parseUserOperation(entryPoint.version, params[0]);
-      const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId);
+      const client = ctx.clientOf(network);
+      const hash = await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId);
       return { hash: hash.toLowerCase(), sender: op.sender, nonce: op.nonce };
     },
     send: (network, params) => sendUserOperation(ctx, network, params),

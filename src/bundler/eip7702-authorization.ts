@@ -8,14 +8,18 @@ import { invalidParams } from './rpc-errors.ts';
 export const eip7702AuthorizationGas = 25_000n;
 
 const fieldName = 'userOperation.eip7702Auth';
+
+/** A -32602 for a bad authorization, worded as the reference bundlers word it ("Invalid EIP-7702 authorization: …"). */
+export const invalidAuthorization = (message: string, field?: string) =>
+  invalidParams(`Invalid EIP-7702 authorization: ${message}`, field);
 const hexNumber = /^0x[0-9a-fA-F]{1,64}$/;
 
 function hexField(auth: Record<string, unknown>, name: string): bigint {
   const value = auth[name];
-  if (value === undefined || value === null) throw invalidParams(`${fieldName}.${name} is missing`, `eip7702Auth.${name}`);
+  if (value === undefined || value === null) throw invalidAuthorization(`${fieldName}.${name} is missing`, `eip7702Auth.${name}`);
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value !== 'string' || !hexNumber.test(value))
-    throw invalidParams(
+    throw invalidAuthorization(
       `${fieldName}.${name} must be a 0x hex number, got ${JSON.stringify(value).slice(0, 80)}`,
       `eip7702Auth.${name}`,
     );
@@ -29,12 +33,12 @@ const secp256k1Order = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8
 function signatureScalar(auth: Record<string, unknown>, name: 'r' | 's'): bigint {
   const value = hexField(auth, name);
   if (value === 0n || value >= secp256k1Order)
-    throw invalidParams(
+    throw invalidAuthorization(
       `${fieldName}.${name} is not a valid ECDSA signature value: it must be between 1 and secp256k1n - 1`,
       `eip7702Auth.${name}`,
     );
   if (name === 's' && value > secp256k1Order / 2n)
-    throw invalidParams(
+    throw invalidAuthorization(
       `${fieldName}.s is above secp256k1n/2: a high-s (malleable) signature, which EIP-7702 refuses; use its low-s form`,
       'eip7702Auth.s',
     );
@@ -45,16 +49,16 @@ function signatureScalar(auth: Record<string, unknown>, name: 'r' | 's'): bigint
 function recoveryBit(auth: Record<string, unknown>): number {
   const hasYParity = auth.yParity !== undefined && auth.yParity !== null;
   const hasV = auth.v !== undefined && auth.v !== null;
-  if (!hasYParity && !hasV) throw invalidParams(`${fieldName}.yParity is missing`, 'eip7702Auth.yParity');
+  if (!hasYParity && !hasV) throw invalidAuthorization(`${fieldName}.yParity is missing`, 'eip7702Auth.yParity');
   const yParity = hasYParity ? hexField(auth, 'yParity') : undefined;
   if (yParity !== undefined && yParity > 1n)
-    throw invalidParams(`${fieldName}.yParity must be 0x0 or 0x1, got ${yParity}`, 'eip7702Auth.yParity');
+    throw invalidAuthorization(`${fieldName}.yParity must be 0x0 or 0x1, got ${yParity}`, 'eip7702Auth.yParity');
   const v = hasV ? hexField(auth, 'v') : undefined;
   const fromV = v === undefined ? undefined : v >= 27n ? v - 27n : v;
   if (fromV !== undefined && fromV > 1n)
-    throw invalidParams(`${fieldName}.v must be 27 or 28 (or 0 or 1), got ${v}`, 'eip7702Auth.v');
+    throw invalidAuthorization(`${fieldName}.v must be 27 or 28 (or 0 or 1), got ${v}`, 'eip7702Auth.v');
   if (yParity !== undefined && fromV !== undefined && yParity !== fromV)
-    throw invalidParams(`${fieldName}.yParity (${yParity}) and v (${v}) disagree`, 'eip7702Auth.yParity');
+    throw invalidAuthorization(`${fieldName}.yParity (${yParity}) and v (${v}) disagree`, 'eip7702Auth.yParity');
   return Number(yParity ?? fromV);
 }
 
@@ -65,22 +69,23 @@ function recoveryBit(auth: Record<string, unknown>): number {
  */
 export function parseEip7702Auth(input: unknown): SignedAuthorization {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw invalidParams(`${fieldName} must be an object {chainId, address, nonce, r, s, yParity}`);
+    throw invalidAuthorization(`${fieldName} must be an object {chainId, address, nonce, r, s, yParity}`);
   const auth = input as Record<string, unknown>;
   const delegate = auth.address ?? auth.contractAddress;
-  if (delegate === undefined || delegate === null) throw invalidParams(`${fieldName}.address is missing`, 'eip7702Auth.address');
+  if (delegate === undefined || delegate === null)
+    throw invalidAuthorization(`${fieldName}.address is missing`, 'eip7702Auth.address');
   if (typeof delegate !== 'string' || !isAddress(delegate, { strict: false }))
-    throw invalidParams(
+    throw invalidAuthorization(
       `${fieldName}.address must be a 0x address, got ${JSON.stringify(delegate).slice(0, 80)}`,
       'eip7702Auth.address',
     );
   const chainId = hexField(auth, 'chainId');
   if (chainId > BigInt(Number.MAX_SAFE_INTEGER))
-    throw invalidParams(`${fieldName}.chainId ${chainId} is not a chain id`, 'eip7702Auth.chainId');
+    throw invalidAuthorization(`${fieldName}.chainId ${chainId} is not a chain id`, 'eip7702Auth.chainId');
   const nonce = hexField(auth, 'nonce');
   // EIP-7702 caps it below 2^64; viem keeps it as a JavaScript number.
   if (nonce > BigInt(Number.MAX_SAFE_INTEGER))
-    throw invalidParams(`${fieldName}.nonce ${nonce} is too large`, 'eip7702Auth.nonce');
+    throw invalidAuthorization(`${fieldName}.nonce ${nonce} is too large`, 'eip7702Auth.nonce');
   const word = (name: 'r' | 's') => pad(toHex(signatureScalar(auth, name)), { size: 32 });
   return {
     address: getAddress(delegate),

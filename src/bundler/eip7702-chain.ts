@@ -1,9 +1,9 @@
-import type { PublicClient, SignedAuthorization } from 'viem';
+import type { Address, Hex, PublicClient, SignedAuthorization } from 'viem';
+import type { UserOperation } from 'viem/account-abstraction';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { alreadyDelegated, authorizationProblem } from './eip7702-authorization.ts';
+import { alreadyDelegated, authorizationProblem, delegateOf, invalidAuthorization } from './eip7702-authorization.ts';
 import { authorizationOf } from './eip7702-delegation.ts';
-import { invalidParams } from './rpc-errors.ts';
-import type { AnyUserOperation } from './user-operation.ts';
+import { type AnyUserOperation, type EntryPointVersion, isEip7702Marker, userOperationHash } from './user-operation.ts';
 
 /**
  * Checks the op's authorization against the chain: its chain id, its delegate's code, its nonce
@@ -32,7 +32,7 @@ export async function checkAuthorization(
     delegateCode,
     signer,
   });
-  if (problem) throw invalidParams(problem);
+  if (problem) throw invalidAuthorization(problem, 'eip7702Auth');
 }
 
 export interface AuthorizationPlan {
@@ -77,4 +77,27 @@ export function withAuthorizations(
   list: readonly SignedAuthorization[],
 ): { authorizationList: SignedAuthorization[] } | Record<string, never> {
   return list.length > 0 ? { authorizationList: [...list] } : {};
+}
+
+/**
+ * The op's hash as its EntryPoint computes it, reading the sender's delegate when the hash needs it
+ * (a v0.8 op with the 0x7702 marker and no eip7702Auth: the sender must already be delegated).
+ */
+export async function userOperationHashOnChain(
+  client: PublicClient,
+  op: AnyUserOperation,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  chainId: number,
+): Promise<Hex> {
+  const packed = op as UserOperation<'0.7'>;
+  if (version !== '0.8' || !isEip7702Marker(packed.factory) || packed.authorization)
+    return userOperationHash(op, version, entryPoint, chainId);
+  const delegate = delegateOf(await client.getCode({ address: op.sender }));
+  if (!delegate)
+    throw invalidAuthorization(
+      `userOperation.factory is the 0x7702 marker but the sender ${op.sender} has no EIP-7702 delegation and the op carries no eip7702Auth`,
+      'eip7702Auth',
+    );
+  return userOperationHash(op, version, entryPoint, chainId, delegate);
 }

@@ -1,6 +1,7 @@
 import { type Address, getAddress, isAddress, type PublicClient } from 'viem';
 import type { Network } from '../chains/registry.ts';
-import { entryPointV06Abi, entryPointV07Abi } from '../erc4337/contracts/abis.ts';
+import { entryPointV06Abi, entryPointV07Abi, entryPointV08Abi } from '../erc4337/contracts/abis.ts';
+import { getEntryPointSimulationsCode } from '../erc4337/contracts/entry-point-simulations.ts';
 import { invalidParams } from './rpc-errors.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 
@@ -9,10 +10,11 @@ export interface EntryPoint {
   address: Address;
 }
 
-/** The EntryPoints the network's bundler serves, v0.7 first. */
+/** The EntryPoints the network's bundler serves, v0.7 first (what clients that take the first one expect), then v0.8. */
 export function entryPointsOf(network: Network): EntryPoint[] {
   return [
     { version: '0.7', address: getAddress(network.config.erc4337.entryPointV07) },
+    { version: '0.8', address: getAddress(network.config.erc4337.entryPointV08) },
     { version: '0.6', address: getAddress(network.config.erc4337.entryPointV06) },
   ];
 }
@@ -33,9 +35,14 @@ export function resolveEntryPoint(network: Network, input: unknown): EntryPoint 
 }
 
 /** The ABI of an EntryPoint version (its handleOps, events and errors). */
-export const entryPointAbiOf = (version: EntryPointVersion) => (version === '0.7' ? entryPointV07Abi : entryPointV06Abi);
+export const entryPointAbiOf = (version: EntryPointVersion) =>
+  version === '0.8' ? entryPointV08Abi : version === '0.7' ? entryPointV07Abi : entryPointV06Abi;
 
-/** The EntryPoint's next nonce for the sender's nonce key (`getNonce`, the same in v0.6 and v0.7). */
+/** The runtime code of the version's EntryPointSimulations (v0.7 and v0.8; v0.6 simulates in the EntryPoint itself). */
+export const simulationsCodeOf = (version: Exclude<EntryPointVersion, '0.6'>) =>
+  getEntryPointSimulationsCode(version === '0.8' ? 'v08' : 'v07');
+
+/** The EntryPoint's next nonce for the sender's nonce key (`getNonce`, the same in every version). */
 export function readOnChainNonce(client: PublicClient, entryPoint: Address, sender: Address, key: bigint): Promise<bigint> {
   return client.readContract({ address: entryPoint, abi: entryPointV06Abi, functionName: 'getNonce', args: [sender, key] });
 }

@@ -14,7 +14,7 @@ import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { accountImplementation, revertReasonOf, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
 import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
-import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+import { type AnyUserOperation, deploysSender, type EntryPointVersion } from './user-operation.ts';
 
 export interface GasEstimate {
   preVerificationGas: bigint;
@@ -60,7 +60,7 @@ export function preVerificationGasOf(op: AnyUserOperation, version: EntryPointVe
       : {}),
   };
   const encoded =
-    version === '0.7'
+    version !== '0.6'
       ? encodeAbiParameters(packedV07, [toPackedUserOperation(wide as UserOperation<'0.7'>)])
       : encodeAbiParameters(structV06, [v06Struct(wide as AnyUserOperation)]);
   let calldata = 0n;
@@ -86,7 +86,7 @@ export async function estimateUserOperationGas(
   /** The op's preVerificationGas when more than its L2 share (a rollup's L1 part): the probes then pay the prefund the op will. */
   preVerificationGas = preVerificationGasOf(op, version),
 ): Promise<GasEstimate> {
-  const deploying = 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
+  const deploying = deploysSender(op);
   const hasPaymaster = 'paymasterAndData' in op ? op.paymasterAndData !== '0x' : Boolean((op as UserOperation<'0.7'>).paymaster);
   const probeOp = {
     ...op,
@@ -98,7 +98,7 @@ export async function estimateUserOperationGas(
     // value transfer that validation gas must cover, unless its deposit covers it). simulateHandleOp
     // gives the sender the funds.
     ...(await realisticFees(client, op)),
-    ...(version === '0.7' && hasPaymaster
+    ...(version !== '0.6' && hasPaymaster
       ? { paymasterVerificationGasLimit: 1_000_000n, paymasterPostOpGasLimit: 200_000n }
       : {}),
   } as AnyUserOperation;
@@ -118,7 +118,7 @@ export async function estimateUserOperationGas(
     preVerificationGas,
     verificationGasLimit,
     callGasLimit,
-    ...(version === '0.7'
+    ...(version !== '0.6'
       ? {
           paymasterVerificationGasLimit: hasPaymaster ? verificationGasLimit : 0n,
           paymasterPostOpGasLimit: hasPaymaster ? 50_000n : 0n,
@@ -133,7 +133,7 @@ const probeCallGas = 5_000_000n;
 /**
  * The gas the op's execution uses in the EntryPoint: simulateHandleOp with one gas price (maxFee =
  * maxPriorityFee) pays `price x actual gas`, where actual gas is preOpGas plus execution, plus in
- * v0.7 a 10% penalty on the unused call gas: execution = (10 (paid / price - preOpGas) - limit) / 9.
+ * v0.7 and v0.8 a 10% penalty on the unused call gas: execution = (10 (paid / price - preOpGas) - limit) / 9.
  */
 async function measureExecution(
   client: PublicClient,
@@ -146,8 +146,10 @@ async function measureExecution(
   const probe = { ...op, callGasLimit: probeCallGas, maxFeePerGas: price, maxPriorityFeePerGas: price } as AnyUserOperation;
   const { preOpGas, paid } = await simulateHandleOp(client, version, entryPoint, probe, undefined, override);
   const actual = paid / price - preOpGas;
+  // v0.7 charges the penalty on the call and postOp limits together; v0.8 on each apart, the postOp's
+  // only when the paymaster returned a context. Leaving the postOp limit out in v0.8 can only overstate.
   const postOpLimit = version === '0.7' ? ((probe as UserOperation<'0.7'>).paymasterPostOpGasLimit ?? 0n) : 0n;
-  const execution = version === '0.7' ? (10n * actual - (probeCallGas + postOpLimit)) / 9n : actual;
+  const execution = version !== '0.6' ? (10n * actual - (probeCallGas + postOpLimit)) / 9n : actual;
   return execution > 0n ? execution : 0n;
 }
 

@@ -23,7 +23,7 @@ export function handleOpsCall(
 ) {
   const ops = rows.map((row) => {
     const op = opOfRow(row);
-    return version === '0.7' ? toPackedUserOperation(op as UserOperation<'0.7'>) : v06Struct(op);
+    return version !== '0.6' ? toPackedUserOperation(op as UserOperation<'0.7'>) : v06Struct(op);
   });
   return {
     address: entryPoint,

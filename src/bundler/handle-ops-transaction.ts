@@ -18,7 +18,7 @@ export interface BundleEnvelope {
 
 /** handleOps(ops, beneficiary) calldata. Pure. */
 export function handleOpsData(version: EntryPointVersion, ops: readonly AnyUserOperation[], beneficiary: Address): Hex {
-  const encoded = ops.map((op) => (version === '0.7' ? toPackedUserOperation(op as UserOperation<'0.7'>) : v06Struct(op)));
+  const encoded = ops.map((op) => (version !== '0.6' ? toPackedUserOperation(op as UserOperation<'0.7'>) : v06Struct(op)));
   return encodeFunctionData({
     abi: entryPointAbiOf(version) as typeof entryPointV07Abi,
     functionName: 'handleOps',

@@ -7,7 +7,7 @@ export interface NewMempoolRow {
   hash: string;
   network: string;
   entry_point: string;
-  entry_point_version: '0.6' | '0.7';
+  entry_point_version: '0.6' | '0.7' | '0.8';
   sender: string;
   nonce: string;
   factory: string | null;

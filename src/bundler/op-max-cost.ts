@@ -7,7 +7,7 @@ import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
  * `paymasterPays` defaults to whether the op names a paymaster; a sponsor asks before it signs one in.
  */
 export function maxCostOf(op: AnyUserOperation, version: EntryPointVersion, paymasterPays = namesPaymaster(op)): bigint {
-  if (version === '0.7') {
+  if (version !== '0.6') {
     const v07 = op as UserOperation<'0.7'>;
     const gas =
       v07.callGasLimit +

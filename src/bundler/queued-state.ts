@@ -94,7 +94,7 @@ interface PrestateDiff {
  */
 async function runEarlierOps({ client, version, entryPoint, op, earlier }: QueuedStateInput): Promise<StateOverride | 'stale'> {
   const data =
-    version === '0.7'
+    version !== '0.6'
       ? encodeFunctionData({
           abi: entryPointV07Abi,
           functionName: 'handleOps',

@@ -14,7 +14,7 @@ export interface SendNowDeps {
   db: Kysely<Tables>;
   loopOf: (network: string) => BundleLoop | undefined;
   /** The op's hash, sender and nonce as eth_sendUserOperation will store them (its params checked as it checks them). */
-  identify: (network: Network, params: unknown[]) => { hash: string; sender: string; nonce: bigint };
+  identify: (network: Network, params: unknown[]) => Promise<{ hash: string; sender: string; nonce: bigint }>;
   /** eth_sendUserOperation: validation and admission to the mempool. */
   send: (network: Network, params: unknown[]) => Promise<Hex>;
   /** eth_getUserOperationReceipt's answer, null while there is none. */
@@ -57,7 +57,7 @@ export function createSendNow(deps: SendNowDeps) {
   }
 
   return async function sendUserOperationNow(network: Network, params: unknown[]): Promise<unknown> {
-    const op = deps.identify(network, params);
+    const op = await deps.identify(network, params);
     const name = networkKey(network);
     const loop = deps.loopOf(name);
     if (!loop?.active || (await hasEarlierOps(name, op))) return awaitReceipt(network, await deps.send(network, params));

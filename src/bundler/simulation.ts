@@ -14,8 +14,9 @@ import {
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
-import { entryPointSimulationsV07Abi, getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
+import { entryPointSimulationsV07Abi } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-delegation.ts';
+import { simulationsCodeOf } from './entry-points.ts';
 import { aaError, BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { mergeStateOverrides } from './state-override.ts';
 import { type AnyUserOperation, type EntryPointVersion, userOperationHash } from './user-operation.ts';
@@ -97,7 +98,7 @@ export function parseValidationData(validationData: bigint): { sigFailed: boolea
 
 /** The call that runs the EntryPoint's validation of `op` (v0.6 `simulateValidation` reverts with its result). */
 export function simulationCallData(version: EntryPointVersion, op: AnyUserOperation): Hex {
-  return version === '0.7'
+  return version !== '0.6'
     ? encodeFunctionData({
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateValidation',
@@ -120,7 +121,7 @@ export async function simulateValidation(
   extraOverride: StateOverride = [],
 ): Promise<ValidationOutcome> {
   try {
-    if (version === '0.7') {
+    if (version !== '0.6') {
       const { result } = await client.simulateContract({
         address: entryPoint,
         abi: entryPointSimulationsV07Abi,
@@ -128,7 +129,7 @@ export async function simulateValidation(
         args: [toPackedUserOperation(op as UserOperation<'0.7'>)],
         stateOverride: withCodeAt(
           entryPoint,
-          getEntryPointSimulationsV07Code(),
+          simulationsCodeOf(version),
           mergeStateOverrides(extraOverride, delegationOverride(op)),
         ),
       });
@@ -160,7 +161,7 @@ export async function simulationOutcomeOfFrame(
 ): Promise<ValidationOutcome> {
   const output = (frame.output ?? '0x') as Hex;
   if (frame.error === undefined) {
-    if (version === '0.7') {
+    if (version !== '0.6') {
       const result = decodeFunctionResult({ abi: entryPointSimulationsV07Abi, functionName: 'simulateValidation', data: output });
       return outcomeOfV07(result);
     }
@@ -168,7 +169,7 @@ export async function simulationOutcomeOfFrame(
   }
   let revert: ContractFunctionRevertedError['data'] | undefined;
   try {
-    revert = decodeErrorResult({ abi: version === '0.7' ? entryPointSimulationsV07Abi : entryPointV06Abi, data: output });
+    revert = decodeErrorResult({ abi: version !== '0.6' ? entryPointSimulationsV07Abi : entryPointV06Abi, data: output });
   } catch {
     revert = undefined;
   }
@@ -288,13 +289,13 @@ export async function simulateHandleOp(
   // An EIP-7702 sender also gets its delegation, as its bundle will give it.
   const funded = mergeStateOverrides(extraOverride, [{ ...delegationOverride(op)[0], address: op.sender, balance: 10n ** 24n }]);
   try {
-    if (version === '0.7') {
+    if (version !== '0.6') {
       const { result } = await client.simulateContract({
         address: entryPoint,
         abi: entryPointSimulationsV07Abi,
         functionName: 'simulateHandleOp',
         args: [toPackedUserOperation(op as UserOperation<'0.7'>), probe.target, probe.data],
-        stateOverride: withCodeAt(entryPoint, getEntryPointSimulationsV07Code(), funded),
+        stateOverride: withCodeAt(entryPoint, simulationsCodeOf(version), funded),
       });
       return {
         preOpGas: result.preOpGas,

@@ -3,7 +3,7 @@ import { getUserOperationHash, type UserOperation } from 'viem/account-abstracti
 import { formatEip7702Auth, parseEip7702Auth } from './eip7702-authorization.ts';
 import { invalidParams } from './rpc-errors.ts';
 
-export type EntryPointVersion = '0.6' | '0.7';
+export type EntryPointVersion = '0.6' | '0.7' | '0.8';
 
 /** A UserOperation as the JSON-RPC methods carry it: every number a 0x quantity. */
 export type RpcUserOperation = Record<string, unknown>;
@@ -60,7 +60,10 @@ export function parseUserOperation(
   const hasAuthorization = op.eip7702Auth !== undefined && op.eip7702Auth !== null;
   if (version === '0.6') {
     if (hasAuthorization)
-      throw invalidParams('userOperation.eip7702Auth is supported with EntryPoint v0.7 only; send the op to EntryPoint v0.7');
+      throw invalidParams(
+        'Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0.7 and v0.8 only; send the op to one of them',
+        'eip7702Auth',
+      );
     for (const name of ['factory', 'paymaster']) {
       if (op[name] !== undefined)
         throw invalidParams(`userOperation.${name} is a v0.7 field; EntryPoint v0.6 takes initCode and paymasterAndData`);
@@ -74,16 +77,27 @@ export function parseUserOperation(
   for (const name of ['initCode', 'paymasterAndData']) {
     if (op[name] !== undefined && op[name] !== '0x') {
       throw invalidParams(
-        `userOperation.${name} is a v0.6 field; EntryPoint v0.7 takes factory/factoryData and paymaster/paymasterData`,
+        `userOperation.${name} is a v0.6 field; EntryPoint v${version} takes factory/factoryData and paymaster/paymasterData`,
       );
     }
   }
-  // The EOA is the account: nothing to deploy. (The 0x7702 factory marker is EntryPoint v0.8's.)
-  if (hasAuthorization && op.factory !== undefined && op.factory !== null)
+  const marker = isEip7702Marker(op.factory);
+  if (marker && version === '0.7')
     throw invalidParams(
-      'userOperation.factory must be left out with eip7702Auth: the sender EOA is the account (EntryPoint v0.7 has no 0x7702 factory marker)',
+      "userOperation.factory 0x7702 is EntryPoint v0.8's EIP-7702 marker: send the op to EntryPoint v0.8, or leave factory out with eip7702Auth on v0.7",
+      'factory',
     );
-  const factory = op.factory === undefined || op.factory === null ? undefined : getAddress(field(op, 'factory', 'address'));
+  // On v0.7 the EOA is the account: nothing to deploy.
+  if (hasAuthorization && !marker && op.factory !== undefined && op.factory !== null)
+    throw invalidParams(
+      'userOperation.factory must be left out (or be the 0x7702 marker on v0.8) with eip7702Auth: the sender EOA is the account',
+      'factory',
+    );
+  const factory = marker
+    ? eip7702FactoryMarker
+    : op.factory === undefined || op.factory === null
+      ? undefined
+      : getAddress(field(op, 'factory', 'address'));
   const paymaster =
     op.paymaster === undefined || op.paymaster === null ? undefined : getAddress(field(op, 'paymaster', 'address'));
   return {
@@ -118,25 +132,53 @@ export function toRpcUserOperation(op: AnyUserOperation): Record<string, string 
   return out;
 }
 
-export function userOperationHash(op: AnyUserOperation, version: EntryPointVersion, entryPoint: Address, chainId: number): Hex {
-  return version === '0.6'
-    ? getUserOperationHash({
-        userOperation: op as UserOperation<'0.6'>,
-        entryPointAddress: entryPoint,
-        entryPointVersion: '0.6',
-        chainId,
-      })
-    : getUserOperationHash({
-        userOperation: op as UserOperation<'0.7'>,
-        entryPointAddress: entryPoint,
-        entryPointVersion: '0.7',
-        chainId,
-      });
+/**
+ * The op's hash as its EntryPoint computes it. A v0.8 op with the 0x7702 marker is hashed with its
+ * delegate in place of the marker: the authorization's address, or `delegate` (the sender's delegate
+ * on chain) when it carries none (`userOperationHashOnChain` reads it).
+ */
+export function userOperationHash(
+  op: AnyUserOperation,
+  version: EntryPointVersion,
+  entryPoint: Address,
+  chainId: number,
+  delegate?: Address,
+): Hex {
+  if (version === '0.6')
+    return getUserOperationHash({
+      userOperation: op as UserOperation<'0.6'>,
+      entryPointAddress: entryPoint,
+      entryPointVersion: '0.6',
+      chainId,
+    });
+  const packed = op as UserOperation<'0.7'>;
+  if (version === '0.7')
+    return getUserOperationHash({ userOperation: packed, entryPointAddress: entryPoint, entryPointVersion: '0.7', chainId });
+  if (isEip7702Marker(packed.factory) && !packed.authorization) {
+    if (!delegate) throw new Error("a v0.8 op with the 0x7702 marker and no eip7702Auth is hashed with its sender's delegate");
+    return getUserOperationHash({
+      userOperation: { ...packed, authorization: { address: delegate, chainId: 0, nonce: 0, r: '0x0', s: '0x0', yParity: 0 } },
+      entryPointAddress: entryPoint,
+      entryPointVersion: '0.8',
+      chainId,
+    });
+  }
+  return getUserOperationHash({ userOperation: packed, entryPointAddress: entryPoint, entryPointVersion: '0.8', chainId });
 }
 
-/** Whether the op deploys its sender (initCode or factory). */
+/** EntryPoint v0.8's EIP-7702 initCode marker: 0x7702 padded to an address. */
+export const eip7702FactoryMarker: Address = '0x7702000000000000000000000000000000000000';
+
+/** Whether a `factory` field is v0.8's EIP-7702 marker, short (`0x7702`, as viem sends it) or padded. */
+export function isEip7702Marker(factory: unknown): boolean {
+  return typeof factory === 'string' && (factory === '0x7702' || factory.toLowerCase() === eip7702FactoryMarker);
+}
+
+/** Whether the op deploys its sender (initCode or factory; v0.8's 0x7702 marker deploys nothing). */
 export function deploysSender(op: AnyUserOperation): boolean {
-  return 'initCode' in op ? op.initCode !== '0x' : Boolean((op as UserOperation<'0.7'>).factory);
+  if ('initCode' in op) return op.initCode !== '0x';
+  const factory = (op as UserOperation<'0.7'>).factory;
+  return Boolean(factory) && !isEip7702Marker(factory);
 }
 
 /** The op's factory and paymaster (lower-case), the entities ERC-7562 keeps a reputation of. */
@@ -150,5 +192,6 @@ export function entitiesOf(op: AnyUserOperation): { factory: string | null; paym
     };
   }
   const v07 = op as UserOperation<'0.7'>;
-  return { factory: v07.factory?.toLowerCase() ?? null, paymaster: v07.paymaster?.toLowerCase() ?? null };
+  const factory = v07.factory && !isEip7702Marker(v07.factory) ? v07.factory.toLowerCase() : null;
+  return { factory, paymaster: v07.paymaster?.toLowerCase() ?? null };
 }

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
-import { getEntryPointSimulationsV07Code } from '../erc4337/contracts/entry-point-simulations.ts';
 import { createBytecodeScreenCache } from './bytecode-screen.ts';
 import { type CodeHashes, visitedCodeHashes } from './code-hashes.ts';
+import { simulationsCodeOf } from './entry-points.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { simulationCallData } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
@@ -115,8 +115,8 @@ export function traceValidation(
   stateOverrides: Record<string, Record<string, unknown>> = {},
 ): ValidationTraces {
   const overrides =
-    version === '0.7'
-      ? { ...stateOverrides, [entryPoint]: { ...stateOverrides[entryPoint], code: getEntryPointSimulationsV07Code() } }
+    version !== '0.6'
+      ? { ...stateOverrides, [entryPoint]: { ...stateOverrides[entryPoint], code: simulationsCodeOf(version) } }
       : stateOverrides;
   const call = { to: entryPoint, data: simulationCallData(version, op) };
   const tree = trace(call, { tracer: 'callTracer', stateOverrides: overrides }) as Promise<CallFrame>;

@@ -85,11 +85,14 @@ export const chainEntrySchema = closedObject({
   erc4337: closedObject({
     entry_point_v06: addressSchema,
     entry_point_v07: addressSchema,
+    entry_point_v08: addressSchema,
     factory_v06: addressSchema,
     factory_v07: addressSchema,
+    factory_v08: addressSchema,
     /** The VerifyingPaymaster the sponsor key signs for (the embedded devnet installs its own). */
     paymaster_v06: addressSchema,
     paymaster_v07: addressSchema,
+    paymaster_v08: addressSchema,
   }),
   bundler: closedObject({
     enabled: { type: 'boolean' },
@@ -174,6 +177,8 @@ export const canonicalErc4337 = {
   entryPointV07: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
   factoryV06: '0x9406Cc6185a346906296840746125a0E44976454',
   factoryV07: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+  entryPointV08: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
+  factoryV08: '0x13E9ed32155810FDbd067D4522C492D6f68E5944',
 } as const;
 
 export interface Erc4337Config {
@@ -181,9 +186,12 @@ export interface Erc4337Config {
   readonly entryPointV07: string;
   readonly factoryV06: string;
   readonly factoryV07: string;
+  readonly entryPointV08: string;
+  readonly factoryV08: string;
   /** The VerifyingPaymaster of each EntryPoint, when the network has one (the embedded devnet's is computed). */
   readonly paymasterV06?: string;
   readonly paymasterV07?: string;
+  readonly paymasterV08?: string;
 }
 
 export interface BundlerConfig {
@@ -310,8 +318,11 @@ function buildErc4337(erc4337: ChainEntry['erc4337']): Erc4337Config {
     entryPointV07: erc4337?.entry_point_v07 ?? canonicalErc4337.entryPointV07,
     factoryV06: erc4337?.factory_v06 ?? canonicalErc4337.factoryV06,
     factoryV07: erc4337?.factory_v07 ?? canonicalErc4337.factoryV07,
+    entryPointV08: erc4337?.entry_point_v08 ?? canonicalErc4337.entryPointV08,
+    factoryV08: erc4337?.factory_v08 ?? canonicalErc4337.factoryV08,
     paymasterV06: erc4337?.paymaster_v06,
     paymasterV07: erc4337?.paymaster_v07,
+    paymasterV08: erc4337?.paymaster_v08,
   };
 }
 

@@ -22,6 +22,7 @@ export const contractNames = [
   'Multicall3',
   'BenchToken',
   'Simple7702AccountV07',
+  'VerifyingPaymasterV08',
   // Tests only: Arbitrum's NodeInterface is answered by the Nitro node, not deployed code.
   'ArbitrumNodeInterfaceStandIn',
 ] as const;

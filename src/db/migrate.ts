@@ -17,6 +17,7 @@ import * as keyRestrictions from './migrations/2026-11-27T0900-key-restrictions.
 import * as idempotencyKeys from './migrations/2026-11-27T1000-idempotency-keys.ts';
 import * as indexOriginsAndBackfills from './migrations/2026-12-01T1200-index-origins-and-backfills.ts';
 import * as webhookFinalDeliveries from './migrations/2026-12-02T0600-webhook-final-deliveries.ts';
+import * as entryPointV08 from './migrations/2026-12-02T1300-entry-point-v08.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-27T1000-idempotency-keys': idempotencyKeys,
   '2026-12-01T1200-index-origins-and-backfills': indexOriginsAndBackfills,
   '2026-12-02T0600-webhook-final-deliveries': webhookFinalDeliveries,
+  '2026-12-02T1300-entry-point-v08': entryPointV08,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

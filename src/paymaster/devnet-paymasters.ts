@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Address, concat, encodeAbiParameters, type Hex, pad } from 'viem';
 import { readErc4337Artifact } from '../erc4337/contracts/artifacts.ts';
 import { create2AddressOf, deployMissing, type PlannedDeployment } from '../erc4337/contracts/create2-deployment.ts';
@@ -5,6 +6,15 @@ import type { PaymasterVersion } from './paymaster-version.ts';
 
 /** Which package's artifact: v0.6 from @account-abstraction/contracts 0.6.0, v0.7 from 0.7.0. */
 const artifactVersion = { '0.6': 'v06', '0.7': 'v07' } as const;
+
+let v08Bytecode: Hex | undefined;
+/** v0.8: Blockyard's contracts/VerifyingPaymasterV08.sol, kept compiled beside the code (npm run generate). */
+function verifyingPaymasterV08Bytecode(): Hex {
+  v08Bytecode ??= (
+    JSON.parse(readFileSync(new URL('./verifying-paymaster-v08.generated.json', import.meta.url), 'utf8')) as { bytecode: Hex }
+  ).bytecode;
+  return v08Bytecode;
+}
 const zeroSalt = pad('0x', { size: 32 });
 /** The constructor checks the EntryPoint's ERC-165 interface and stores two immutables: ~1.2M gas. */
 const paymasterGas = 3_000_000n;
@@ -12,7 +22,9 @@ const paymasterGas = 3_000_000n;
 /** The VerifyingPaymaster's creation code with its constructor arguments (entryPoint, verifyingSigner). */
 export function verifyingPaymasterInitCode(version: PaymasterVersion, entryPoint: Address, signer: Address): Hex {
   return concat([
-    readErc4337Artifact(artifactVersion[version], 'VerifyingPaymaster').bytecode,
+    version === '0.8'
+      ? verifyingPaymasterV08Bytecode()
+      : readErc4337Artifact(artifactVersion[version], 'VerifyingPaymaster').bytecode,
     encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [entryPoint, signer]),
   ]);
 }

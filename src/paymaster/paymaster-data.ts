@@ -79,7 +79,7 @@ export async function sponsoredPaymasterFields(args: SponsorshipToSign): Promise
     throw new PaymasterDataError('validAfter', `is after validUntil (${validUntil})`);
   const range = encodeAbiParameters(timeRange, [validUntil, validAfter]);
   const signed = { paymaster: setup.address, chainId, validUntil, validAfter };
-  if (setup.version === '0.7') {
+  if (setup.version !== '0.6') {
     const { verification, postOp } = paymasterGasLimits.v07;
     const hash = verifyingPaymasterHashV07({
       ...signed,
@@ -132,7 +132,7 @@ const stubValidAfter = 0x01010101;
  */
 export function stubPaymasterFields(setup: PaymasterSetup): SponsoredFields {
   const data = concat([encodeAbiParameters(timeRange, [stubValidUntil, stubValidAfter]), stubPaymasterSignature]);
-  if (setup.version === '0.7') {
+  if (setup.version !== '0.6') {
     return {
       version: '0.7',
       paymaster: setup.address,

@@ -18,6 +18,6 @@ export async function readPaymasterSenderNonce(client: PublicClient, setup: Paym
 
 /** The address the paymaster accepts signatures of (`verifyingSigner`, fixed at deployment). */
 export async function readVerifyingSigner(client: PublicClient, setup: PaymasterSetup): Promise<Address> {
-  const abi = setup.version === '0.7' ? verifyingPaymasterV07Abi : verifyingPaymasterV06Abi;
+  const abi = setup.version !== '0.6' ? verifyingPaymasterV07Abi : verifyingPaymasterV06Abi;
   return client.readContract({ address: setup.address, abi, functionName: 'verifyingSigner' });
 }

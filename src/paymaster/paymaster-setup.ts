@@ -15,11 +15,11 @@ export interface PaymasterSetup {
   readonly signer: PrivateKeyAccount;
 }
 
-export type PaymasterSetups = { readonly '0.6'?: PaymasterSetup; readonly '0.7'?: PaymasterSetup };
+export type PaymasterSetups = { readonly [version in PaymasterVersion]?: PaymasterSetup };
 
 /**
  * The paymasters of a network, by EntryPoint version: the addresses its `erc4337.paymaster_v06` /
- * `paymaster_v07` name, or on the embedded devnet those `installDevnetPaymasters` puts there for the
+ * `paymaster_v07` / `paymaster_v08` name, or on the embedded devnet those `installDevnetPaymasters` puts there for the
  * sponsor key. A version without an address, a network without a sponsor key and a non-EVM network
  * have none. Reads `gas.sponsor_key_file` when set: call it once per network at start.
  *
@@ -39,5 +39,6 @@ export function paymasterSetupsOf(network: Pick<Network, 'config'>, config: Pick
   };
   const v06 = setupFor('0.6', chain.erc4337.entryPointV06, chain.erc4337.paymasterV06);
   const v07 = setupFor('0.7', chain.erc4337.entryPointV07, chain.erc4337.paymasterV07);
-  return { ...(v06 ? { '0.6': v06 } : {}), ...(v07 ? { '0.7': v07 } : {}) };
+  const v08 = setupFor('0.8', chain.erc4337.entryPointV08, chain.erc4337.paymasterV08);
+  return { ...(v06 ? { '0.6': v06 } : {}), ...(v07 ? { '0.7': v07 } : {}), ...(v08 ? { '0.8': v08 } : {}) };
 }

@@ -1,2 +1,2 @@
 /** The EntryPoint version a paymaster serves. */
-export type PaymasterVersion = '0.6' | '0.7';
+export type PaymasterVersion = '0.6' | '0.7' | '0.8';

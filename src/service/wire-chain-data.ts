@@ -69,7 +69,11 @@ function entryPointsByNetwork(chains: ChainRegistry): (network: string) => strin
       .list()
       .map((network) => [
         `${network.config.chain}/${network.config.network}`,
-        [network.config.erc4337.entryPointV06.toLowerCase(), network.config.erc4337.entryPointV07.toLowerCase()],
+        [
+          network.config.erc4337.entryPointV06.toLowerCase(),
+          network.config.erc4337.entryPointV07.toLowerCase(),
+          network.config.erc4337.entryPointV08.toLowerCase(),
+        ],
       ]),
   );
   return (network) => entryPoints.get(network) ?? [];

@@ -37,7 +37,7 @@ export function createErc7677Methods(sponsors: SponsorService) {
   }
 
   const answer = (fields: SponsoredFields, final: boolean) =>
-    fields.version === '0.7'
+    fields.version !== '0.6'
       ? {
           paymaster: fields.paymaster,
           paymasterData: fields.paymasterData,

@@ -53,7 +53,7 @@ function largestGasLimit(op: AnyUserOperation): string {
 
 /** The gas the EntryPoint reserves for the op (its prefund's gas: every limit, v0.6's verification three times with a paymaster). */
 function reservedGas(op: AnyUserOperation, version: EntryPointVersion): bigint {
-  if (version === '0.7') {
+  if (version !== '0.6') {
     const v07 = op as UserOperation<'0.7'>;
     return (
       v07.preVerificationGas +
@@ -74,7 +74,7 @@ export function assertSponsorableCost(op: AnyUserOperation, version: EntryPointV
   const gas = reservedGas(op, version);
   if (gas > blockGasLimit) {
     const limits =
-      version === '0.7'
+      version !== '0.6'
         ? 'preVerificationGas + verificationGasLimit + callGasLimit + the paymaster limits'
         : 'preVerificationGas + 3 x verificationGasLimit + callGasLimit';
     throw invalidRequest(

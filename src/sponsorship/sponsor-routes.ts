@@ -74,7 +74,7 @@ export async function sponsorRoutes(
         valid_until: result.validUntil,
         user_op_hash: result.userOpHash,
       };
-      return result.version === '0.7'
+      return result.version !== '0.6'
         ? {
             paymaster: result.paymaster,
             paymasterData: result.paymasterData,

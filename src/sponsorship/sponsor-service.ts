@@ -1,14 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Address, Hex, PublicClient } from 'viem';
+import { userOperationHashOnChain } from '../bundler/eip7702-chain.ts';
 import { checkCallSucceeds } from '../bundler/gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
-import {
-  type AnyUserOperation,
-  deploysSender,
-  type EntryPointVersion,
-  estimationDefaults,
-  userOperationHash,
-} from '../bundler/user-operation.ts';
+import { type AnyUserOperation, deploysSender, type EntryPointVersion, estimationDefaults } from '../bundler/user-operation.ts';
 import { networkKey } from '../chains/network-key.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
@@ -157,7 +152,13 @@ async function sponsorOperation(
     senderNonce,
   });
   const signedOp = withPaymasterFields(op, fields);
-  const userOpHash = userOperationHash(signedOp, entryPoint.version, entryPoint.address, network.config.chainId);
+  const userOpHash = await userOperationHashOnChain(
+    client,
+    signedOp,
+    entryPoint.version,
+    entryPoint.address,
+    network.config.chainId,
+  );
   const outcome = await reserveSponsorship(
     deps.db,
     {

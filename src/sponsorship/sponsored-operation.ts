@@ -14,15 +14,19 @@ export function entryPointFor(
   requested: string | undefined,
   op: unknown,
 ): { version: EntryPointVersion; address: Address } {
-  const { entryPointV06, entryPointV07 } = network.config.erc4337;
+  const { entryPointV06, entryPointV07, entryPointV08 } = network.config.erc4337;
   if (requested !== undefined) {
     if (!isAddress(requested, { strict: false })) throw invalidRequest('entry_point', 'must be a 0x address');
     assertAddressChecksum('entry_point', requested);
     if (requested.toLowerCase() === entryPointV07.toLowerCase()) return { version: '0.7', address: getAddress(entryPointV07) };
+    if (requested.toLowerCase() === entryPointV08.toLowerCase()) return { version: '0.8', address: getAddress(entryPointV08) };
     if (requested.toLowerCase() === entryPointV06.toLowerCase()) return { version: '0.6', address: getAddress(entryPointV06) };
-    throw invalidRequest('entry_point', `not served here; use ${entryPointV07} (v0.7) or ${entryPointV06} (v0.6)`);
+    throw invalidRequest(
+      'entry_point',
+      `not served here; use ${entryPointV07} (v0.7), ${entryPointV08} (v0.8) or ${entryPointV06} (v0.6)`,
+    );
   }
-  // Without one, the op's shape says: v0.6 ops carry initCode / paymasterAndData.
+  // Without one, the op's shape says: v0.6 ops carry initCode / paymasterAndData; v0.8 is only ever named.
   const v06 = typeof op === 'object' && op !== null && ('initCode' in op || 'paymasterAndData' in op);
   return v06 ? { version: '0.6', address: getAddress(entryPointV06) } : { version: '0.7', address: getAddress(entryPointV07) };
 }
@@ -38,7 +42,7 @@ export function readSponsoredOperation(
     throw invalidRequest('user_operation', 'must be a UserOperation object');
   const stub = stubPaymasterFields(setup);
   const withPaymaster =
-    stub.version === '0.7'
+    stub.version !== '0.6'
       ? {
           ...input,
           paymaster: stub.paymaster,

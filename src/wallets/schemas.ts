@@ -18,7 +18,9 @@ export const CreateWalletBody = Type.Object(
         description: 'uint256 as a decimal string or 0x hex (default 0): another salt, another wallet of the same owner',
       }),
     ),
-    entry_point_version: Type.Optional(StringEnum(['0.7', '0.6'] as const, { description: 'EntryPoint v0.7 (default) or v0.6' })),
+    entry_point_version: Type.Optional(
+      StringEnum(['0.7', '0.8', '0.6'] as const, { description: 'EntryPoint v0.7 (default), v0.8 or v0.6' }),
+    ),
   },
   { additionalProperties: false },
 );

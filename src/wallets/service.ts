@@ -10,7 +10,7 @@ import type { Tables } from '../db/tables.ts';
 import { assertAddressChecksum } from '../http/address-param.ts';
 import { entryPointNonceAbi, simpleAccountFactoryAbi } from './wallet-abis.ts';
 
-export type EntryPointVersion = '0.6' | '0.7';
+export type EntryPointVersion = '0.6' | '0.7' | '0.8';
 
 export interface CreateWalletInput {
   owner: string;
@@ -54,9 +54,9 @@ function parseSalt(input: string | number | undefined): bigint {
 
 export function contractsOf(network: Network, version: EntryPointVersion): { entryPoint: Address; factory: Address } {
   const config = network.config.erc4337;
-  return version === '0.6'
-    ? { entryPoint: getAddress(config.entryPointV06), factory: getAddress(config.factoryV06) }
-    : { entryPoint: getAddress(config.entryPointV07), factory: getAddress(config.factoryV07) };
+  if (version === '0.6') return { entryPoint: getAddress(config.entryPointV06), factory: getAddress(config.factoryV06) };
+  if (version === '0.8') return { entryPoint: getAddress(config.entryPointV08), factory: getAddress(config.factoryV08) };
+  return { entryPoint: getAddress(config.entryPointV07), factory: getAddress(config.factoryV07) };
 }
 
 /**

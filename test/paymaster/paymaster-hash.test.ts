@@ -1,5 +1,11 @@
 import { type Address, concat, createPublicClient, type Hex, http, pad, toHex } from 'viem';
-import { entryPoint06Address, entryPoint07Address, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import {
+  entryPoint06Address,
+  entryPoint07Address,
+  entryPoint08Address,
+  toPackedUserOperation,
+  type UserOperation,
+} from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
@@ -42,40 +48,45 @@ describe("the off-chain paymaster hash equals the contract's getHash", () => {
     await installVerifyingPaymasters(anvil.url, [
       { version: '0.6', entryPoint: entryPoint06Address, signer: sponsorAddress },
       { version: '0.7', entryPoint: entryPoint07Address, signer: sponsorAddress },
+      { version: '0.8', entryPoint: entryPoint08Address, signer: sponsorAddress },
     ]);
   });
   afterAll(() => anvil?.stop());
 
-  it.each(shapes)('v0.7: $name', async ({ initCode, callData }) => {
-    const op: UserOperation<'0.7'> = {
-      sender,
-      nonce: (5n << 64n) | 7n,
-      ...(initCode === '0x' ? {} : { factory: erc4337Addresses.v07.factory, factoryData: `0x${initCode.slice(42)}` as Hex }),
-      callData,
-      callGasLimit: 123_456n,
-      verificationGasLimit: 654_321n,
-      preVerificationGas: 50_001n,
-      maxFeePerGas: 30_000_000_000n,
-      maxPriorityFeePerGas: 1_500_000_000n,
-      signature: bytes(65, 9),
-    };
-    for (const range of ranges) {
-      const limits = { paymasterVerificationGasLimit: 31_000n, paymasterPostOpGasLimit: 7n };
-      const packed = toPackedUserOperation({
-        ...op,
-        paymaster: devnetPaymasters.v07,
-        ...limits,
-        paymasterData: bytes(129, 5),
-      });
-      const onChain = await client().readContract({
-        address: devnetPaymasters.v07,
-        abi: verifyingPaymasterV07Abi,
-        functionName: 'getHash',
-        args: [packed, range.validUntil, range.validAfter],
-      });
-      expect(verifyingPaymasterHashV07({ op, paymaster: devnetPaymasters.v07, chainId, ...range, ...limits })).toBe(onChain);
-    }
-  });
+  it.each(shapes.flatMap((shape) => (['v07', 'v08'] as const).map((version) => ({ ...shape, version }))))(
+    '$version: $name',
+    async ({ initCode, callData, version }) => {
+      const paymaster = devnetPaymasters[version];
+      const op: UserOperation<'0.7'> = {
+        sender,
+        nonce: (5n << 64n) | 7n,
+        ...(initCode === '0x' ? {} : { factory: erc4337Addresses.v07.factory, factoryData: `0x${initCode.slice(42)}` as Hex }),
+        callData,
+        callGasLimit: 123_456n,
+        verificationGasLimit: 654_321n,
+        preVerificationGas: 50_001n,
+        maxFeePerGas: 30_000_000_000n,
+        maxPriorityFeePerGas: 1_500_000_000n,
+        signature: bytes(65, 9),
+      };
+      for (const range of ranges) {
+        const limits = { paymasterVerificationGasLimit: 31_000n, paymasterPostOpGasLimit: 7n };
+        const packed = toPackedUserOperation({
+          ...op,
+          paymaster: paymaster,
+          ...limits,
+          paymasterData: bytes(129, 5),
+        });
+        const onChain = await client().readContract({
+          address: paymaster,
+          abi: verifyingPaymasterV07Abi,
+          functionName: 'getHash',
+          args: [packed, range.validUntil, range.validAfter],
+        });
+        expect(verifyingPaymasterHashV07({ op, paymaster: paymaster, chainId, ...range, ...limits })).toBe(onChain);
+      }
+    },
+  );
 
   it.each(shapes)('v0.6: $name', async ({ initCode, callData }) => {
     const op: UserOperation<'0.6'> = {

@@ -1,6 +1,6 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import type { Address, PublicClient } from 'viem';
-import { entryPoint06Address, entryPoint07Address } from 'viem/account-abstraction';
+import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Network } from '../../src/chains/registry.ts';
@@ -17,6 +17,7 @@ export const sponsorAddress: Address = privateKeyToAccount(devnetSponsorKey).add
 export const devnetPaymasters = {
   v06: verifyingPaymasterAddress('0.6', entryPoint06Address, sponsorAddress),
   v07: verifyingPaymasterAddress('0.7', entryPoint07Address, sponsorAddress),
+  v08: verifyingPaymasterAddress('0.8', entryPoint08Address, sponsorAddress),
 } as const;
 
 export interface SponsoredChain {

@@ -2,7 +2,7 @@ import type { Hex, StateOverride } from 'viem';
 import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
-import { checkAuthorization } from '../eip7702-chain.ts';
+import { checkAuthorization, userOperationHashOnChain } from '../eip7702-chain.ts';
 import { type EntryPoint, readOnChainNonce, resolveEntryPoint } from '../entry-points.ts';
 import { admitToMempool } from '../mempool-admission.ts';
 import { mempoolConflictError } from '../mempool-conflict-error.ts';
@@ -20,13 +20,7 @@ import { sendFloorError } from '../send-floors.ts';
 import { type QueuedOp, readQueuedOfSender } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
-import {
-  type AnyUserOperation,
-  entitiesOf,
-  parseUserOperation,
-  toRpcUserOperation,
-  userOperationHash,
-} from '../user-operation.ts';
+import { type AnyUserOperation, entitiesOf, parseUserOperation, toRpcUserOperation } from '../user-operation.ts';
 
 /**
  * eth_sendUserOperation. A send takes its turn among the sends of its sender's nonce key under way
@@ -92,7 +86,9 @@ async function admitUserOperation(
   };
   const onChain = nonceCheck.queuedNonces.size > 0 ? await readNonce() : undefined;
   if (onChain !== undefined) await checkNonce(ctx, nonceCheck, onChain);
-  const hash = userOperationHash(op, entryPoint.version, entryPoint.address, network.config.chainId).toLowerCase();
+  const hash = (
+    await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId)
+  ).toLowerCase();
   const replacing = replacedOp(op, hash, queued);
   await checkMempoolLimits(ctx.db, { name, entities, standings, queued: queued.length, replacing: replacing !== undefined });
 

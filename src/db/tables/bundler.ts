@@ -11,7 +11,7 @@ export interface WalletsTable {
   chain: string;
   owner: string;
   salt: BigNumeric;
-  entry_point_version: '0.6' | '0.7';
+  entry_point_version: '0.6' | '0.7' | '0.8';
   entry_point: string;
   factory: string;
   created_at: Timestamp;
@@ -25,7 +25,7 @@ export interface UserOperationsTable {
   hash: string;
   network: string;
   entry_point: string;
-  entry_point_version: '0.6' | '0.7';
+  entry_point_version: '0.6' | '0.7' | '0.8';
   sender: string;
   nonce: BigNumeric;
   factory: Nullable<string>;

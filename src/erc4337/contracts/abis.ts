@@ -1,5 +1,5 @@
 import { parseAbi } from 'viem';
-import { entryPoint06Abi, entryPoint07Abi } from 'viem/account-abstraction';
+import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from 'viem/account-abstraction';
 
 /**
  * Where the ERC-4337 contracts live on every chain that has them (and on the embedded devnet, which
@@ -17,6 +17,12 @@ export const erc4337Addresses = {
     factory: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
     simple7702Account: '0xC143Fe9347eC5fe29173073A219AE20D65EcD945',
   },
+  v08: {
+    entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
+    factory: '0x13E9ed32155810FDbd067D4522C492D6f68E5944',
+    /** eth-infinitism's Simple7702Account (0.8.0), the implementation viem's toSimple7702SmartAccount delegates to. */
+    simple7702Account: '0xe6Cae83BdE06E4c305530e199D7217f42808555B',
+  },
 } as const;
 
 export type EntryPointVersion = keyof typeof erc4337Addresses;
@@ -30,7 +36,10 @@ export const entryPointV06Abi = entryPoint06Abi;
 /** EntryPoint v0.7: handleOps, getSenderAddress, getNonce, getUserOpHash, balanceOf, depositTo, events, errors. */
 export const entryPointV07Abi = entryPoint07Abi;
 
-/** SimpleAccountFactory, the same interface in v0.6 and v0.7. */
+/** EntryPoint v0.8: v0.7's interface, an EIP-712 getUserOpHash and EIP-7702 accounts (the 0x7702 initCode marker). */
+export const entryPointV08Abi = entryPoint08Abi;
+
+/** SimpleAccountFactory, the same interface in v0.6, v0.7 and v0.8. */
 export const simpleAccountFactoryAbi = parseAbi([
   'function accountImplementation() view returns (address)',
   'function createAccount(address owner, uint256 salt) returns (address ret)',

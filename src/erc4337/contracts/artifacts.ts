@@ -17,12 +17,14 @@ export type Erc4337ContractName =
   | 'SimpleAccountFactory'
   | 'SimpleAccount'
   | 'EntryPointSimulations'
+  | 'Simple7702Account'
   | 'VerifyingPaymaster';
 
 /** Exact versions (package.json pins them): the canonical CREATE2 addresses hold only for this very bytecode. */
 const packageOf: Record<EntryPointVersion, string> = {
   v06: '@account-abstraction/contracts-v06',
   v07: '@account-abstraction/contracts',
+  v08: '@account-abstraction/contracts-v08',
 };
 
 const require = createRequire(import.meta.url);

@@ -7,10 +7,12 @@ import { deployMissing, type PlannedDeployment } from './create2-deployment.ts';
 export interface Erc4337Deployment {
   v06: { entryPoint: Address; factory: Address };
   v07: { entryPoint: Address; factory: Address; simple7702Account: Address };
+  v08: { entryPoint: Address; factory: Address; simple7702Account: Address };
 }
 
-/** The salt of the canonical EntryPoint v0.7 deployment; every other canonical one used salt 0. */
+/** The salts of the canonical EntryPoint v0.7 and v0.8 deployments; every other canonical one used salt 0. */
 const entryPointV07Salt = '0x90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3';
+const entryPointV08Salt = '0x0a59dbff790c23c976a548690c27297883cc66b4c67024f9117b0238995e35e9';
 const zeroSalt = pad('0x', { size: 32 });
 
 /**
@@ -26,8 +28,10 @@ const accountGas = 1_500_000n;
 const plan: readonly PlannedDeployment[] = [
   entryPoint('v06', zeroSalt),
   entryPoint('v07', entryPointV07Salt),
+  entryPoint('v08', entryPointV08Salt),
   factory('v06'),
   factory('v07'),
+  factory('v08'),
   {
     label: 'Simple7702AccountV07',
     address: erc4337Addresses.v07.simple7702Account,
@@ -35,6 +39,14 @@ const plan: readonly PlannedDeployment[] = [
     gas: accountGas,
     // Compiled from contracts/ (cached on disk after the first time): no constructor, no immutables.
     initCode: async () => (await compileContracts()).Simple7702AccountV07.bytecode,
+  },
+  {
+    // eth-infinitism's own (its EntryPoint is a constant in the code): no constructor arguments.
+    label: 'Simple7702Account v08',
+    address: erc4337Addresses.v08.simple7702Account,
+    salt: zeroSalt,
+    gas: accountGas,
+    initCode: () => readErc4337Artifact('v08', 'Simple7702Account').bytecode,
   },
 ];
 
@@ -64,10 +76,11 @@ function factory(version: EntryPointVersion): PlannedDeployment {
 }
 
 /**
- * Deploys EntryPoint v0.6 and v0.7 and their SimpleAccountFactory at their canonical addresses on an
- * anvil devnet, and the EIP-7702 account implementation for v0.7, through the CREATE2 deployer (so
- * constructors run and immutables are right), from anvil's account #9. Contracts already there are
- * left alone: a second call only reads five codes.
+ * Deploys EntryPoint v0.6, v0.7 and v0.8 and their SimpleAccountFactory at their canonical addresses
+ * on an anvil devnet, and the EIP-7702 account implementations for v0.7 (Blockyard's) and v0.8
+ * (eth-infinitism's Simple7702Account), through the CREATE2 deployer (so constructors run and
+ * immutables are right), from anvil's account #9. Contracts already there are left alone: a second
+ * call only reads their codes.
  *
  * @example
  * const { v07 } = await installErc4337Contracts(devnet.url);
@@ -78,5 +91,5 @@ export async function installErc4337Contracts(rpcUrl: string): Promise<Erc4337De
 }
 
 function canonicalDeployment(): Erc4337Deployment {
-  return { v06: { ...erc4337Addresses.v06 }, v07: { ...erc4337Addresses.v07 } };
+  return { v06: { ...erc4337Addresses.v06 }, v07: { ...erc4337Addresses.v07 }, v08: { ...erc4337Addresses.v08 } };
 }

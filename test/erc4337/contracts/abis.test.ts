@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   entryPointV06Abi,
   entryPointV07Abi,
+  entryPointV08Abi,
   simpleAccountFactoryAbi,
   simpleAccountV06Abi,
   simpleAccountV07Abi,
@@ -11,6 +12,8 @@ import {
 import { readErc4337Artifact } from '../../../src/erc4337/contracts/artifacts.ts';
 import {
   entryPointSimulationsV07Abi,
+  entryPointSimulationsV08Abi,
+  getEntryPointSimulationsCode,
   getEntryPointSimulationsV07Code,
 } from '../../../src/erc4337/contracts/entry-point-simulations.ts';
 
@@ -30,6 +33,7 @@ describe('ERC-4337 ABIs match the deployed artifacts', () => {
   it.each([
     ['v06', entryPointV06Abi],
     ['v07', entryPointV07Abi],
+    ['v08', entryPointV08Abi],
   ] as const)('EntryPoint %s: every item, no more, no less', (version, abi) => {
     expect(described(abi)).toEqual(described(readErc4337Artifact(version, 'EntryPoint').abi));
   });
@@ -40,14 +44,19 @@ describe('ERC-4337 ABIs match the deployed artifacts', () => {
     ['v06', 'SimpleAccount', simpleAccountV06Abi],
     ['v07', 'SimpleAccount', simpleAccountV07Abi],
     ['v07', 'EntryPointSimulations', entryPointSimulationsV07Abi],
+    ['v08', 'SimpleAccountFactory', simpleAccountFactoryAbi],
+    ['v08', 'EntryPointSimulations', entryPointSimulationsV08Abi],
   ] as const)('%s %s: each item is in the artifact', (version, name, abi) => {
     const artifact = described(readErc4337Artifact(version, name).abi);
     for (const item of described(abi)) expect(artifact).toContain(item);
   });
 
-  it("gives EntryPointSimulations v0.7's runtime code", () => {
+  it("gives EntryPointSimulations v0.7's and v0.8's runtime code", () => {
     const code = getEntryPointSimulationsV07Code();
     expect(code).toBe(readErc4337Artifact('v07', 'EntryPointSimulations').deployedBytecode);
     expect(code.length).toBeGreaterThan(10_000);
+    const v08 = getEntryPointSimulationsCode('v08');
+    expect(v08).toBe(readErc4337Artifact('v08', 'EntryPointSimulations').deployedBytecode);
+    expect(v08).not.toBe(code);
   });
 });

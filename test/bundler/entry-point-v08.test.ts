@@ -1,0 +1,140 @@
+import { toSimpleSmartAccount } from 'permissionless/accounts';
+import { createPublicClient, http, type PublicClient, parseEther } from 'viem';
+import {
+  createBundlerClient,
+  createPaymasterClient,
+  entryPoint08Address,
+  toSimple7702SmartAccount,
+} from 'viem/account-abstraction';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegationDesignator } from '../../src/bundler/eip7702-authorization.ts';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import type { Network } from '../../src/chains/registry.ts';
+import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { installDevnetPaymasters } from '../../src/paymaster/install-devnet-paymasters.ts';
+import { paymasterSetupsOf } from '../../src/paymaster/paymaster-setup.ts';
+import { devnetSponsorKey } from '../../src/paymaster/sponsor-key.ts';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { devnetPaymasters } from '../paymaster/support.ts';
+import { bundlerUrlOf, callBundler, fund } from './support.ts';
+
+const v08 = erc4337Addresses.v08;
+
+describe('EntryPoint v0.8: viem toSimple7702SmartAccount and permissionless, sponsored and not', () => {
+  let chain: IndexedChain;
+  let key: string;
+  let bundlerUrl: string;
+  let publicClient: PublicClient;
+
+  beforeAll(async () => {
+    chain = await startIndexedChain({
+      settings: {
+        bundler_keys: devnetExecutorKeys[0],
+        sponsor_key: devnetSponsorKey,
+        tokens: { prices: [{ chain: 'ethereum', network: 'devnet', contract: 'native', usd: '2000' }] },
+      },
+      chainSettings: { bundler: { enabled: true }, erc4337: { paymaster_v08: devnetPaymasters.v08 } },
+    });
+    await installErc4337Contracts(chain.service.anvil.url);
+    const network = { config: chain.service.service.ctx.config.chains[0]! } as Pick<Network, 'config'>;
+    await installDevnetPaymasters(chain.service.anvil.url, paymasterSetupsOf(network, chain.service.service.ctx.config));
+    key = (await chain.service.createKey()).key;
+    bundlerUrl = bundlerUrlOf(chain.service.url);
+    publicClient = createPublicClient({ chain: foundry, transport: http(chain.service.anvil.url) }) as PublicClient;
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.service.stop();
+  });
+
+  const transport = () => http(bundlerUrl, { fetchOptions: { headers: { 'x-api-key': key } }, retryCount: 0, timeout: 30_000 });
+  /** As a Pimlico example builds it, with Blockyard's URL (and, sponsored, Blockyard as the ERC-7677 paymaster). */
+  const bundlerClient = (policyId?: string) =>
+    createBundlerClient({
+      client: publicClient,
+      chain: foundry,
+      transport: transport(),
+      pollingInterval: 100,
+      ...(policyId
+        ? { paymaster: createPaymasterClient({ transport: transport() }), paymasterContext: { policy_id: policyId } }
+        : {}),
+    });
+  const newPolicy = async () => {
+    const response = await fetch(`${chain.service.url}/v1/gas/policies`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'v08', chain: 'ethereum', network: 'devnet', rules: { max_gas_usd: '100' } }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  };
+
+  it('serves v0.8 beside v0.6 and v0.7, with its canonical contracts on the devnet', async () => {
+    const supported = await callBundler(bundlerUrl, key, 'eth_supportedEntryPoints');
+    expect(supported.result).toContain(entryPoint08Address);
+    for (const address of Object.values(v08)) expect((await publicClient.getCode({ address }))?.length ?? 0).toBeGreaterThan(2);
+  });
+
+  it.each([
+    ['self-funded', false],
+    ['sponsored through ERC-7677', true],
+  ] as const)(
+    'a toSimple7702SmartAccount EOA, %s: its first op carries eip7702Auth, its second none; both land',
+    async (_, sponsored) => {
+      const owner = privateKeyToAccount(generatePrivateKey());
+      if (!sponsored) await fund(chain.service.anvil.url, [owner.address], parseEther('1'));
+      const account = await toSimple7702SmartAccount({ client: publicClient, owner });
+      const client = bundlerClient(sponsored ? await newPolicy() : undefined);
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      // A sponsored EOA has no ETH at all: its calls move none.
+      const value = sponsored ? 0n : 1n;
+
+      const authorization = await owner.signAuthorization({
+        chainId: foundry.id,
+        contractAddress: v08.simple7702Account,
+        nonce: await publicClient.getTransactionCount({ address: owner.address }),
+      });
+      const first = await client.sendUserOperation({ account, authorization, calls: [{ to: recipient, value }] });
+      const firstReceipt = await client.waitForUserOperationReceipt({ hash: first, timeout: 30_000 });
+      expect(firstReceipt.success, `reverted: ${firstReceipt.reason}`).toBe(true);
+      expect(firstReceipt.entryPoint.toLowerCase()).toBe(entryPoint08Address.toLowerCase());
+      expect(await publicClient.getCode({ address: owner.address })).toBe(delegationDesignator(v08.simple7702Account));
+
+      const second = await client.sendUserOperation({ account, calls: [{ to: recipient, value: 2n * value }] });
+      const secondReceipt = await client.waitForUserOperationReceipt({ hash: second, timeout: 30_000 });
+      expect(secondReceipt.success).toBe(true);
+      expect(await publicClient.getBalance({ address: recipient })).toBe(3n * value);
+      if (sponsored) {
+        expect(firstReceipt.paymaster?.toLowerCase()).toBe(devnetPaymasters.v08.toLowerCase());
+        expect(secondReceipt.paymaster?.toLowerCase()).toBe(devnetPaymasters.v08.toLowerCase());
+        expect(await publicClient.getBalance({ address: owner.address })).toBe(0n);
+      }
+      const byHash = await callBundler(bundlerUrl, key, 'eth_getUserOperationByHash', [first]);
+      expect(byHash.result).toMatchObject({
+        entryPoint: entryPoint08Address,
+        userOperation: { eip7702Auth: { address: v08.simple7702Account } },
+      });
+    },
+    90_000,
+  );
+
+  it('a permissionless SimpleAccount on v0.8 deploys through the v0.8 factory and sends, self-funded and sponsored', async () => {
+    for (const policyId of [undefined, await newPolicy()]) {
+      const account = await toSimpleSmartAccount({
+        client: publicClient,
+        owner: privateKeyToAccount(generatePrivateKey()),
+        entryPoint: { address: entryPoint08Address, version: '0.8' },
+      });
+      if (!policyId) await fund(chain.service.anvil.url, [account.address], parseEther('1'));
+      const client = bundlerClient(policyId);
+      const hash = await client.sendUserOperation({ account, calls: [{ to: account.address, value: 0n, data: '0x' }] });
+      const receipt = await client.waitForUserOperationReceipt({ hash, timeout: 30_000 });
+      expect(receipt.success).toBe(true);
+      expect(receipt.userOpHash).toBe(hash);
+      expect((await publicClient.getCode({ address: account.address }))?.length ?? 0).toBeGreaterThan(2);
+    }
+  }, 90_000);
+});
