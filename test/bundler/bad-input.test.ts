@@ -16,6 +16,7 @@ import {
   type BundlerClient,
   entryPoint06Address,
   entryPoint07Address,
+  entryPoint08Address,
   formatUserOperationRequest,
   getUserOperationHash,
   type UserOperation,
@@ -249,7 +250,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     const readOnly = (await service.createKey({ scopes: ['rpc:read'] })).key;
     await expectRefused([await signedOp(), entryPoint07Address], 'server-defined', /bundler:send/, { key: readOnly });
     const read = await callBundler(url, readOnly, 'eth_supportedEntryPoints');
-    expect(read.result).toEqual([entryPoint07Address, entryPoint06Address]);
+    expect(read.result).toEqual([entryPoint07Address, entryPoint08Address, entryPoint06Address]);
   });
 
   it("a test key on the config's mainnet is 403; a live key is served there", async () => {
@@ -266,7 +267,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     expect(await snapshot()).toEqual(before);
     const live = (await service.createKey({ environment: 'live' })).key;
     const served = await callBundler(mainnet, live, 'eth_supportedEntryPoints');
-    expect(served.result).toEqual([entryPoint07Address, entryPoint06Address]);
+    expect(served.result).toEqual([entryPoint07Address, entryPoint08Address, entryPoint06Address]);
   });
 
   it('an unknown method is -32601 naming it; an unknown eth_ method is the chain’s, as on /v1/rpc', async () => {
@@ -283,7 +284,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     ]);
     expect(status).toBe(200);
     expect(body).toEqual([
-      { jsonrpc: '2.0', id: 'b', result: [entryPoint07Address, entryPoint06Address] },
+      { jsonrpc: '2.0', id: 'b', result: [entryPoint07Address, entryPoint08Address, entryPoint06Address] },
       { jsonrpc: '2.0', id: 'a', result: toHex(foundry.id) },
     ]);
   });

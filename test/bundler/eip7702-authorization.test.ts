@@ -105,7 +105,7 @@ describe('an op with eip7702Auth', () => {
   });
 
   it('v0.6: refused, naming the field', () => {
-    expect(() => parseUserOperation('0.6', op)).toThrow(/userOperation\.eip7702Auth is supported with EntryPoint v0\.7 only/);
+    expect(() => parseUserOperation('0.6', op)).toThrow(/^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/);
   });
 });
 

@@ -417,7 +417,7 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       await expectRefused(
         'eth_sendUserOperation',
         [{ ...op, factory: '0x7702', factoryData: '0x' }, entryPoint07Address],
-        /userOperation\.factory must be left out with eip7702Auth/,
+        /userOperation\.factory 0x7702 is EntryPoint v0\.8's EIP-7702 marker: send the op to EntryPoint v0\.8/,
       );
     });
 
@@ -449,7 +449,7 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       await expectRefused(
         'eth_sendUserOperation',
         [{ ...op, initCode: '0x', paymasterAndData: '0x' }, entryPoint06Address],
-        /userOperation\.eip7702Auth is supported with EntryPoint v0\.7 only/,
+        /^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/,
       );
     });
   });

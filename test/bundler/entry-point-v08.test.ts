@@ -1,14 +1,10 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { createPublicClient, http, type PublicClient, parseEther } from 'viem';
-import {
-  createBundlerClient,
-  createPaymasterClient,
-  entryPoint08Address,
-  toSimple7702SmartAccount,
-} from 'viem/account-abstraction';
+import { createBundlerClient, createPaymasterClient, entryPoint08Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendFrom7702Account, simple7702Account } from '../../examples/simple-7702-account.ts';
 import { delegationDesignator } from '../../src/bundler/eip7702-authorization.ts';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Network } from '../../src/chains/registry.ts';
@@ -82,40 +78,31 @@ describe('EntryPoint v0.8: viem toSimple7702SmartAccount and permissionless, spo
     ['self-funded', false],
     ['sponsored through ERC-7677', true],
   ] as const)(
-    'a toSimple7702SmartAccount EOA, %s: its first op carries eip7702Auth, its second none; both land',
+    'examples/simple-7702-account.ts, %s: the first op carries eip7702Auth, the second none; both land',
     async (_, sponsored) => {
-      const owner = privateKeyToAccount(generatePrivateKey());
-      if (!sponsored) await fund(chain.service.anvil.url, [owner.address], parseEther('1'));
-      const account = await toSimple7702SmartAccount({ client: publicClient, owner });
-      const client = bundlerClient(sponsored ? await newPolicy() : undefined);
-      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const endpoint = { baseUrl: chain.service.url, apiKey: key };
+      const ownerKey = generatePrivateKey();
+      const owner = privateKeyToAccount(ownerKey).address;
+      if (!sponsored) await fund(chain.service.anvil.url, [owner], parseEther('1'));
+      const policyId = sponsored ? await newPolicy() : undefined;
+      const to = privateKeyToAccount(generatePrivateKey()).address;
       // A sponsored EOA has no ETH at all: its calls move none.
       const value = sponsored ? 0n : 1n;
 
-      const authorization = await owner.signAuthorization({
-        chainId: foundry.id,
-        contractAddress: v08.simple7702Account,
-        nonce: await publicClient.getTransactionCount({ address: owner.address }),
-      });
-      const first = await client.sendUserOperation({ account, authorization, calls: [{ to: recipient, value }] });
-      const firstReceipt = await client.waitForUserOperationReceipt({ hash: first, timeout: 30_000 });
-      expect(firstReceipt.success, `reverted: ${firstReceipt.reason}`).toBe(true);
-      expect(firstReceipt.entryPoint.toLowerCase()).toBe(entryPoint08Address.toLowerCase());
-      expect(await publicClient.getCode({ address: owner.address })).toBe(delegationDesignator(v08.simple7702Account));
-
-      const second = await client.sendUserOperation({ account, calls: [{ to: recipient, value: 2n * value }] });
-      const secondReceipt = await client.waitForUserOperationReceipt({ hash: second, timeout: 30_000 });
-      expect(secondReceipt.success).toBe(true);
-      expect(await publicClient.getBalance({ address: recipient })).toBe(3n * value);
+      const first = await sendFrom7702Account(endpoint, ownerKey, { to, value }, policyId);
+      expect(first).toMatchObject({ account: owner, withAuthorization: true, success: true, entryPoint: entryPoint08Address });
+      expect(first.code).toBe(delegationDesignator(simple7702Account));
+      const second = await sendFrom7702Account(endpoint, ownerKey, { to, value: 2n * value }, policyId);
+      expect(second).toMatchObject({ withAuthorization: false, success: true });
+      expect(await publicClient.getBalance({ address: to })).toBe(3n * value);
       if (sponsored) {
-        expect(firstReceipt.paymaster?.toLowerCase()).toBe(devnetPaymasters.v08.toLowerCase());
-        expect(secondReceipt.paymaster?.toLowerCase()).toBe(devnetPaymasters.v08.toLowerCase());
-        expect(await publicClient.getBalance({ address: owner.address })).toBe(0n);
+        expect([first.paymaster, second.paymaster]).toEqual([devnetPaymasters.v08, devnetPaymasters.v08]);
+        expect(await publicClient.getBalance({ address: owner })).toBe(0n);
       }
-      const byHash = await callBundler(bundlerUrl, key, 'eth_getUserOperationByHash', [first]);
+      const byHash = await callBundler(bundlerUrl, key, 'eth_getUserOperationByHash', [first.userOpHash]);
       expect(byHash.result).toMatchObject({
         entryPoint: entryPoint08Address,
-        userOperation: { eip7702Auth: { address: v08.simple7702Account } },
+        userOperation: { factory: '0x7702000000000000000000000000000000000000', eip7702Auth: { address: simple7702Account } },
       });
     },
     90_000,

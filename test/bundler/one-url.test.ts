@@ -102,7 +102,7 @@ describe('the bundler endpoint answers the chain’s JSON-RPC too', () => {
       code: -32010,
       message: "this API key lacks the scope 'rpc:read' needed for eth_getBalance",
     });
-    expect((await postBundler(bundlerUrl, sendOnly, call(8, 'eth_supportedEntryPoints'))).body.result).toHaveLength(2);
+    expect((await postBundler(bundlerUrl, sendOnly, call(8, 'eth_supportedEntryPoints'))).body.result).toHaveLength(3);
   });
 
   it('a method outside the proxy’s allowlist gets the same error as on /v1/rpc; an unknown pimlico_ method is the bundler’s', async () => {

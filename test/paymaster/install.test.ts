@@ -1,5 +1,5 @@
 import { type Address, createPublicClient, createWalletClient, http, parseAbi, parseEther } from 'viem';
-import { entryPoint06Address, entryPoint07Address } from 'viem/account-abstraction';
+import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import type { Config } from '../../src/config/schema.ts';
@@ -20,7 +20,7 @@ const embeddedChain = {
   chainId: 31337,
   kind: 'evm',
   embedded: true,
-  erc4337: { entryPointV06: entryPoint06Address, entryPointV07: entryPoint07Address },
+  erc4337: { entryPointV06: entryPoint06Address, entryPointV07: entryPoint07Address, entryPointV08: entryPoint08Address },
 } as never;
 const noSponsorSettings = { gas: { depositWarningWei: parseEther('1') } } as Pick<Config, 'gas'>;
 
@@ -38,10 +38,12 @@ describe('the devnet verifying paymasters', () => {
     expect(devnetPaymasters).toEqual({
       v06: '0xC070cCB7A50c618328BfD3020FFC6f4606b365fd',
       v07: '0x5Ec99f11217ea6E4f9632cbDf5044ea849D63Cb0',
+      v08: '0x6E7BAEA21669843d92F6d3f74c8a7f2383d091aC',
     });
     const setups = paymasterSetupsOf({ config: embeddedChain }, noSponsorSettings);
     expect(setups['0.6']).toMatchObject({ version: '0.6', entryPoint: entryPoint06Address, address: devnetPaymasters.v06 });
     expect(setups['0.7']).toMatchObject({ version: '0.7', entryPoint: entryPoint07Address, address: devnetPaymasters.v07 });
+    expect(setups['0.8']).toMatchObject({ version: '0.8', entryPoint: entryPoint08Address, address: devnetPaymasters.v08 });
     expect(setups['0.7']?.signer.address).toBe(sponsorAddress);
   });
 
@@ -50,15 +52,17 @@ describe('the devnet verifying paymasters', () => {
     const other = await startTestAnvil();
     try {
       await installErc4337Contracts(other.url);
-      const [v06, v07] = await installVerifyingPaymasters(other.url, [
+      const installed = await installVerifyingPaymasters(other.url, [
         { version: '0.6', entryPoint: entryPoint06Address, signer: sponsorAddress },
         { version: '0.7', entryPoint: entryPoint07Address, signer: sponsorAddress },
+        { version: '0.8', entryPoint: entryPoint08Address, signer: sponsorAddress },
       ]);
-      expect([v06, v07]).toEqual([devnetPaymasters.v06, devnetPaymasters.v07]);
+      expect(installed).toEqual([devnetPaymasters.v06, devnetPaymasters.v07, devnetPaymasters.v08]);
       const otherClient = createPublicClient({ transport: http(other.url) });
       for (const [address, abi] of [
         [devnetPaymasters.v06, verifyingPaymasterV06Abi],
         [devnetPaymasters.v07, verifyingPaymasterV07Abi],
+        [devnetPaymasters.v08, verifyingPaymasterV07Abi],
       ] as const) {
         const owner = await otherClient.readContract({ address, abi, functionName: 'owner' });
         expect(owner.toLowerCase()).toBe(create2DeployerAddress);
@@ -72,13 +76,14 @@ describe('the devnet verifying paymasters', () => {
   it('installs once: deployed, owned by anvil #9, staked and funded; a second call only reads', async () => {
     const setups = paymasterSetupsOf({ config: embeddedChain }, noSponsorSettings);
     const first = await installDevnetPaymasters(anvil.url, setups);
-    expect(first.map((setup) => setup.address)).toEqual([devnetPaymasters.v06, devnetPaymasters.v07]);
+    expect(first.map((setup) => setup.address)).toEqual([devnetPaymasters.v06, devnetPaymasters.v07, devnetPaymasters.v08]);
     const publicClient = client();
     const nonceAfterFirst = await publicClient.getTransactionCount({ address: devnetInstaller.address });
 
     for (const [version, address, abi, entryPoint] of [
       ['0.6', devnetPaymasters.v06, verifyingPaymasterV06Abi, entryPoint06Address],
       ['0.7', devnetPaymasters.v07, verifyingPaymasterV07Abi, entryPoint07Address],
+      ['0.8', devnetPaymasters.v08, verifyingPaymasterV07Abi, entryPoint08Address],
     ] as const) {
       expect(await publicClient.getCode({ address }), version).toMatch(/^0x6080/);
       expect(await publicClient.readContract({ address, abi, functionName: 'owner' })).toBe(devnetInstaller.address);
@@ -98,7 +103,7 @@ describe('the devnet verifying paymasters', () => {
     }
 
     const second = await installDevnetPaymasters(anvil.url, setups);
-    expect(second.map((setup) => setup.address)).toEqual([devnetPaymasters.v06, devnetPaymasters.v07]);
+    expect(second.map((setup) => setup.address)).toEqual([devnetPaymasters.v06, devnetPaymasters.v07, devnetPaymasters.v08]);
     expect(await publicClient.getTransactionCount({ address: devnetInstaller.address })).toBe(nonceAfterFirst);
   });
 

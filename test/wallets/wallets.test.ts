@@ -112,7 +112,7 @@ describe('/v1/wallets', () => {
       [{ chain: 'ethereum' }, 'owner'],
       [{ owner, chain: 'ethereum', salt: '-1' }, 'salt'],
       [{ owner, chain: 'ethereum', salt: `0x1${'0'.repeat(64)}` }, 'salt'],
-      [{ owner, chain: 'ethereum', entry_point_version: '0.8' }, 'entry_point_version'],
+      [{ owner, chain: 'ethereum', entry_point_version: '0.9' }, 'entry_point_version'],
       [{ owner, chain: 'ethereum', colour: 'red' }, 'colour'],
     ] as const) {
       const answer = await api('POST', '/v1/wallets/create', body);
