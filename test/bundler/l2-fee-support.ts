@@ -95,14 +95,14 @@ export interface LandedBundle {
 export async function sendOpsOneBundleEach(
   rollup: RollupDevnet,
   count: number,
-  options: { opsPerAccount?: number } = {},
+  options: { opsPerAccount?: number; entryPointVersion?: '0.7' | '0.8' } = {},
 ): Promise<Hex[]> {
-  const { opsPerAccount = 5 } = options;
+  const { opsPerAccount = 5, entryPointVersion = '0.7' } = options;
   const url = bundlerUrlOf(rollup.service.url);
   const bundler = bundlerClientFor(url, rollup.key, rollup.publicClient);
   const hashes: Hex[] = [];
   for (let sent = 0; sent < count; ) {
-    const account = await newSimpleAccount(rollup.publicClient);
+    const account = await newSimpleAccount(rollup.publicClient, undefined, entryPointVersion);
     await fund(rollup.anvil.url, [account.address], parseEther('1'));
     for (let index = 0; index < opsPerAccount && sent < count; index++, sent++) {
       const hash = await bundler.sendUserOperation({

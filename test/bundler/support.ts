@@ -1,6 +1,12 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createTestClient, type Hex, http, type PublicClient } from 'viem';
-import { type BundlerClient, createBundlerClient, entryPoint07Address, type SmartAccount } from 'viem/account-abstraction';
+import {
+  type BundlerClient,
+  createBundlerClient,
+  entryPoint07Address,
+  entryPoint08Address,
+  type SmartAccount,
+} from 'viem/account-abstraction';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
@@ -41,15 +47,17 @@ export async function callBundler(url: string, key: string, method: string, para
   return body;
 }
 
-/** A SimpleAccount v0.7 of a fresh owner (nonce key 0: the sequential nonces the tests give). */
+/** A SimpleAccount v0.7 (or v0.8) of a fresh owner (nonce key 0: the sequential nonces the tests give). */
 export async function newSimpleAccount(
   publicClient: PublicClient,
   owner: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey()),
+  version: '0.7' | '0.8' = '0.7',
 ) {
   return toSimpleSmartAccount({
     client: publicClient,
     owner,
-    entryPoint: { address: entryPoint07Address, version: '0.7' },
+    // Typed per version; both build the same SimpleAccount shape.
+    entryPoint: { address: version === '0.8' ? entryPoint08Address : entryPoint07Address, version: version as '0.7' },
     nonceKey: 0n,
   });
 }
