@@ -18,9 +18,14 @@ export function replacedOp(op: AnyUserOperation, hash: string, queued: readonly 
     throw invalidParams('an operation with this nonce is already in a bundle on its way: it cannot be replaced now');
   const feeOk = op.maxFeePerGas * 100n >= BigInt(replacing.max_fee_per_gas) * replacementBumpPercent;
   const tipOk = op.maxPriorityFeePerGas * 100n >= BigInt(replacing.max_priority_fee_per_gas) * replacementBumpPercent;
-  if (!feeOk || !tipOk)
+  if (!feeOk || !tipOk) {
+    const atLeast = (value: string) => (BigInt(value) * replacementBumpPercent + 99n) / 100n;
     throw invalidParams(
-      'replacement underpriced: raise maxFeePerGas and maxPriorityFeePerGas by at least 10% over the queued operation',
+      `replacement underpriced: raise maxFeePerGas and maxPriorityFeePerGas by at least 10% over the queued operation, to at least ${atLeast(
+        replacing.max_fee_per_gas,
+      )} and ${atLeast(replacing.max_priority_fee_per_gas)} wei (sent ${op.maxFeePerGas} and ${op.maxPriorityFeePerGas})`,
+      tipOk ? 'maxFeePerGas' : 'maxPriorityFeePerGas',
     );
+  }
   return replacing;
 }

@@ -61,7 +61,10 @@ describe('a replacement', () => {
   });
 
   it('is refused when underpriced, already in a bundle, or the same op', () => {
-    expect(() => replacedOp(op, '0xnew', queued('pending', 101n))).toThrow(/replacement underpriced/);
+    // 101 needs a fee of at least 112 (110% rounded up): the answer names it.
+    expect(() => replacedOp(op, '0xnew', queued('pending', 101n))).toThrow(
+      /^replacement underpriced: .* to at least 112 and 11 wei \(sent 110 and 11\)$/,
+    );
     expect(() => replacedOp(op, '0xnew', queued('pending', 100n, 11n))).toThrow(/replacement underpriced/);
     expect(() => replacedOp(op, '0xnew', queued('submitted'))).toThrow(/already in a bundle on its way/);
     expect(() => replacedOp(op, '0xq', queued('pending'))).toThrow(/already known/i);
