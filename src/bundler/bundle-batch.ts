@@ -43,8 +43,20 @@ export async function selectBatch(deps: {
   const entryPoint = rows[0]?.entry_point;
   const paysNext = (row: UserOperationRow) =>
     paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n }) && !deps.held?.(row);
-  return queuedRunsInNonceOrder(
-    rows.filter((row) => row.entry_point === entryPoint),
-    paysNext,
-  ).slice(0, maxBundleOps);
+  return isolatingSuspects(
+    queuedRunsInNonceOrder(
+      rows.filter((row) => row.entry_point === entryPoint),
+      paysNext,
+    ).slice(0, maxBundleOps),
+  );
+}
+
+/**
+ * An op whose bundle reverted on chain goes alone, so a revert is its own: the ops before it in the
+ * batch go first (without it), and when it is first, it goes by itself.
+ */
+export function isolatingSuspects(batch: readonly UserOperationRow[]): UserOperationRow[] {
+  const suspect = batch.findIndex((row) => row.bundle_reverts > 0);
+  if (suspect === -1) return [...batch];
+  return suspect === 0 ? [batch[0]!] : batch.slice(0, suspect);
 }

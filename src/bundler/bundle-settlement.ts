@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
 import type { BundleContext } from './bundle-context.ts';
-import { markFailed, markIncluded, requeueBundle } from './bundle-status.ts';
+import { afterRevertedBundle, markFailed, markIncluded, requeueBundle } from './bundle-status.ts';
 import { toQuantityJson } from './json-quantities.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 import { entryPointEventsIn, userOperationOutcomeIn } from './user-operation-events.ts';
@@ -19,6 +19,10 @@ export async function settleBundle(
   version: EntryPointVersion,
 ): Promise<void> {
   const receipt = await ctx.client.waitForTransactionReceipt({ hash: txHash, pollingInterval: 100, timeout: receiptTimeoutMs });
+  if (receipt.status === 'reverted') {
+    await afterRevertedBundle(ctx, rows, txHash);
+    return;
+  }
   const events = entryPointEventsIn(version, receipt.logs);
   for (const row of rows) {
     const outcome = userOperationOutcomeIn(events, row.hash);

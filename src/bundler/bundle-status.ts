@@ -68,3 +68,33 @@ export async function requeueBundle(db: Kysely<Tables>, txHash: string): Promise
     .where('status', '=', 'submitted')
     .execute();
 }
+
+/** Bundles carrying an op that may revert on chain before the op is dropped (bounded: the executor pays each). */
+export const maxBundleReverts = 3;
+
+/**
+ * A bundle reverted on chain (its ops passed simulation and the bundle's estimate, but not the
+ * block): none of its ops ran. Each goes back to the mempool with one more revert counted, to be
+ * bundled alone from now on (bundle-batch.ts), so the op that makes bundles revert is found and the
+ * others land; an op that reached `maxBundleReverts` is dropped with the reason.
+ */
+export async function afterRevertedBundle(
+  deps: { db: Kysely<Tables>; logger: Logger },
+  rows: readonly UserOperationRow[],
+  txHash: Hex,
+): Promise<void> {
+  for (const row of rows) {
+    const reverts = row.bundle_reverts + 1;
+    if (reverts >= maxBundleReverts) {
+      await updateOps(deps.db, [row], {
+        status: 'failed',
+        bundle_reverts: reverts,
+        reason: `dropped after ${reverts} bundles carrying it reverted on chain (the last ${txHash}): it passes simulation but not once mined`,
+      });
+      deps.logger.warn({ userOpHash: row.hash, tx: txHash, reverts }, 'user operation dropped: its bundles revert on chain');
+    } else {
+      await updateOps(deps.db, [row], { status: 'pending', tx_hash: null, bundle_reverts: reverts });
+    }
+  }
+  deps.logger.warn({ tx: txHash, ops: rows.length }, 'bundle reverted on chain: its ops are bundled alone from now on');
+}

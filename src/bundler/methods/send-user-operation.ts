@@ -22,6 +22,9 @@ import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
 import { type AnyUserOperation, entitiesOf, parseUserOperation, toRpcUserOperation } from '../user-operation.ts';
 
+/** How long an op of an undeployed sender without a factory waits for its deploying op to arrive (ops sent at once). */
+const deployingOpGraceMs = 500;
+
 /**
  * eth_sendUserOperation. A send takes its turn among the sends of its sender's nonce key under way
  * here (lower nonces first), and is checked again from the start once when what it was queued behind
@@ -98,14 +101,14 @@ async function admitUserOperation(
     override.length === 0 ? (firstTry ?? startValidation(ctx, target)) : startValidation(ctx, { ...target, override });
   // A nonce the simulation refused, said as the nonce check says it when ops are queued. An account
   // not deployed (AA20, checked before the nonce) may be one whose deploying op, of a lower nonce, is
-  // being sent here now: that send is waited on, but no grace is given for one that has not come (an
-  // undeployed sender without a factory is otherwise junk, refused at once as the reference bundlers
-  // do). When the nonce is right, the chain moved under the simulation (the sender's earlier op landed
+  // being sent here now: that send is waited on, and one that has not arrived yet only briefly (ops a
+  // client sends at once can arrive out of order); an undeployed sender without a factory is otherwise
+  // junk, refused within that as the reference bundlers refuse it. When the nonce is right, the chain moved under the simulation (the sender's earlier op landed
   // meanwhile): the op is checked again, once.
   const found = await validationVerdict(ctx, { ...target, override }, validation, async (reason) => {
     if (onChain === undefined) {
       try {
-        await checkNonce(ctx, reason === 'AA20' ? { ...nonceCheck, gapGraceMs: 0 } : nonceCheck, await readNonce());
+        await checkNonce(ctx, reason === 'AA20' ? { ...nonceCheck, gapGraceMs: deployingOpGraceMs } : nonceCheck, await readNonce());
       } catch (error) {
         // No deploying op came: the account is not deployed, which is what the sender must hear.
         if (reason === 'AA20' && !(error instanceof SendAgain)) return;

@@ -38,6 +38,8 @@ export interface UserOperationsTable {
   tx_hash: Nullable<string>;
   block_number: ColumnType<string | null, string | number | bigint | null | undefined, string | number | bigint | null>;
   block_hash: Nullable<string>;
+  /** Bundles carrying the op that reverted on chain (bundled alone once above 0, dropped at a limit). */
+  bundle_reverts: ColumnType<number, number | undefined, number>;
   receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** ERC-7562 COD-010: {address: code hash} of the code the first validation ran; null when not traced. */
   code_hashes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
