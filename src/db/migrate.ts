@@ -16,9 +16,9 @@ import * as transfersByAddress from './migrations/2026-11-27T0300-transfers-by-a
 import * as keyRestrictions from './migrations/2026-11-27T0900-key-restrictions.ts';
 import * as idempotencyKeys from './migrations/2026-11-27T1000-idempotency-keys.ts';
 import * as indexOriginsAndBackfills from './migrations/2026-12-01T1200-index-origins-and-backfills.ts';
-import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-operation-bundle-reverts.ts';
 import * as webhookFinalDeliveries from './migrations/2026-12-02T0600-webhook-final-deliveries.ts';
 import * as entryPointV08 from './migrations/2026-12-02T1300-entry-point-v08.ts';
+import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-operation-bundle-reverts.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of

@@ -108,7 +108,11 @@ async function admitUserOperation(
   const found = await validationVerdict(ctx, { ...target, override }, validation, async (reason) => {
     if (onChain === undefined) {
       try {
-        await checkNonce(ctx, reason === 'AA20' ? { ...nonceCheck, gapGraceMs: deployingOpGraceMs } : nonceCheck, await readNonce());
+        await checkNonce(
+          ctx,
+          reason === 'AA20' ? { ...nonceCheck, gapGraceMs: deployingOpGraceMs } : nonceCheck,
+          await readNonce(),
+        );
       } catch (error) {
         // No deploying op came: the account is not deployed, which is what the sender must hear.
         if (reason === 'AA20' && !(error instanceof SendAgain)) return;
