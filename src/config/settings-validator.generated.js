@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2670,7 +2670,7 @@ if(errors === _errs150){
 if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
 const _errs152 = errors;
 for(const key7 in data71){
-if(!((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
+if(!(((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2819,36 +2819,40 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data71.min_stake_wei !== undefined){
-let data76 = data71.min_stake_wei;
+if(data71.max_pending_ops_per_sender !== undefined){
+let data76 = data71.max_pending_ops_per_sender;
 const _errs161 = errors;
-if(typeof data76 !== "string"){
+if(!(((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76))) && (isFinite(data76)))){
 let dataType62 = typeof data76;
 let coerced62 = undefined;
 if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data76;
-}
-else if(data76 === null){
-coerced62 = "";
+if(dataType62 === "boolean" || data76 === null
+              || (dataType62 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced62 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data76 = coerced62;
 if(data71 !== undefined){
-data71["min_stake_wei"] = coerced62;
+data71["max_pending_ops_per_sender"] = coerced62;
 }
 }
 }
 if(errors === _errs161){
-if(typeof data76 === "string"){
-if(!pattern9.test(data76)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if((typeof data76 == "number") && (isFinite(data76))){
+if(data76 > 10000 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
+}
+else {
+if(data76 < 1 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
 }
 }
 }
@@ -2858,40 +2862,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data71.min_unstake_delay_s !== undefined){
-let data77 = data71.min_unstake_delay_s;
+if(data71.min_stake_wei !== undefined){
+let data77 = data71.min_stake_wei;
 const _errs163 = errors;
-if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+if(typeof data77 !== "string"){
 let dataType63 = typeof data77;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data77 === null
-              || (dataType63 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced63 = +data77;
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data77;
+}
+else if(data77 === null){
+coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data77 = coerced63;
 if(data71 !== undefined){
-data71["min_unstake_delay_s"] = coerced63;
+data71["min_stake_wei"] = coerced63;
 }
 }
 }
 if(errors === _errs163){
-if((typeof data77 == "number") && (isFinite(data77))){
-if(data77 > 31536000 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(typeof data77 === "string"){
+if(!pattern9.test(data77)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
 }
 }
 }
@@ -2899,6 +2899,50 @@ var valid17 = _errs163 === errors;
 }
 else {
 var valid17 = true;
+}
+if(valid17){
+if(data71.min_unstake_delay_s !== undefined){
+let data78 = data71.min_unstake_delay_s;
+const _errs165 = errors;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+let dataType64 = typeof data78;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data78 === null
+              || (dataType64 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced64 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data78 = coerced64;
+if(data71 !== undefined){
+data71["min_unstake_delay_s"] = coerced64;
+}
+}
+}
+if(errors === _errs165){
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 > 31536000 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs165 === errors;
+}
+else {
+var valid17 = true;
+}
 }
 }
 }
@@ -2964,71 +3008,71 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data78 = data.readiness;
-const _errs165 = errors;
-if(errors === _errs165){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+let data79 = data.readiness;
 const _errs167 = errors;
-for(const key8 in data78){
+if(errors === _errs167){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs169 = errors;
+for(const key8 in data79){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs167 === errors){
-if(data78.networks !== undefined){
-let data79 = data78.networks;
-const _errs168 = errors;
-if(errors === _errs168){
-if(Array.isArray(data79)){
-var valid19 = true;
-const len7 = data79.length;
-for(let i10=0; i10<len7; i10++){
-let data80 = data79[i10];
+if(_errs169 === errors){
+if(data79.networks !== undefined){
+let data80 = data79.networks;
 const _errs170 = errors;
-if(typeof data80 !== "string"){
-let dataType64 = typeof data80;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data80;
+if(errors === _errs170){
+if(Array.isArray(data80)){
+var valid19 = true;
+const len7 = data80.length;
+for(let i10=0; i10<len7; i10++){
+let data81 = data80[i10];
+const _errs172 = errors;
+if(typeof data81 !== "string"){
+let dataType65 = typeof data81;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data81;
 }
-else if(data80 === null){
-coerced64 = "";
+else if(data81 === null){
+coerced65 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data80 = coerced64;
-if(data79 !== undefined){
-data79[i10] = coerced64;
+if(coerced65 !== undefined){
+data81 = coerced65;
+if(data80 !== undefined){
+data80[i10] = coerced65;
 }
 }
 }
-if(errors === _errs170){
-if(typeof data80 === "string"){
-if(!pattern19.test(data80)){
+if(errors === _errs172){
+if(typeof data81 === "string"){
+if(!pattern19.test(data81)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs170 === errors;
+var valid19 = _errs172 === errors;
 if(!valid19){
 break;
 }
 }
 if(valid19){
-let i11 = data79.length;
+let i11 = data80.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data79[i11];
+let item3 = data80[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -3056,94 +3100,55 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs165 === errors;
+var valid0 = _errs167 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data81 = data.tokens;
-const _errs172 = errors;
-if(errors === _errs172){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let data82 = data.tokens;
 const _errs174 = errors;
-for(const key9 in data81){
+if(errors === _errs174){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs176 = errors;
+for(const key9 in data82){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs174 === errors){
-if(data81.prices !== undefined){
-let data82 = data81.prices;
-const _errs175 = errors;
-if(errors === _errs175){
-if(Array.isArray(data82)){
-var valid22 = true;
-const len8 = data82.length;
-for(let i12=0; i12<len8; i12++){
-let data83 = data82[i12];
+if(_errs176 === errors){
+if(data82.prices !== undefined){
+let data83 = data82.prices;
 const _errs177 = errors;
 if(errors === _errs177){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(Array.isArray(data83)){
+var valid22 = true;
+const len8 = data83.length;
+for(let i12=0; i12<len8; i12++){
+let data84 = data83[i12];
+const _errs179 = errors;
+if(errors === _errs179){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
 let missing3;
-if((((data83.chain === undefined) && (missing3 = "chain")) || ((data83.contract === undefined) && (missing3 = "contract"))) || ((data83.usd === undefined) && (missing3 = "usd"))){
+if((((data84.chain === undefined) && (missing3 = "chain")) || ((data84.contract === undefined) && (missing3 = "contract"))) || ((data84.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs179 = errors;
-for(const key10 in data83){
+const _errs181 = errors;
+for(const key10 in data84){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs179 === errors){
-if(data83.chain !== undefined){
-let data84 = data83.chain;
-const _errs180 = errors;
-if(typeof data84 !== "string"){
-let dataType65 = typeof data84;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data84;
-}
-else if(data84 === null){
-coerced65 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data84 = coerced65;
-if(data83 !== undefined){
-data83["chain"] = coerced65;
-}
-}
-}
-if(errors === _errs180){
-if(typeof data84 === "string"){
-if(!pattern2.test(data84)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs180 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data83.network !== undefined){
-let data85 = data83.network;
+if(_errs181 === errors){
+if(data84.chain !== undefined){
+let data85 = data84.chain;
 const _errs182 = errors;
 if(typeof data85 !== "string"){
 let dataType66 = typeof data85;
@@ -3156,21 +3161,21 @@ else if(data85 === null){
 coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data85 = coerced66;
-if(data83 !== undefined){
-data83["network"] = coerced66;
+if(data84 !== undefined){
+data84["chain"] = coerced66;
 }
 }
 }
 if(errors === _errs182){
 if(typeof data85 === "string"){
 if(!pattern2.test(data85)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3181,8 +3186,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data83.contract !== undefined){
-let data86 = data83.contract;
+if(data84.network !== undefined){
+let data86 = data84.network;
 const _errs184 = errors;
 if(typeof data86 !== "string"){
 let dataType67 = typeof data86;
@@ -3195,21 +3200,21 @@ else if(data86 === null){
 coerced67 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data86 = coerced67;
-if(data83 !== undefined){
-data83["contract"] = coerced67;
+if(data84 !== undefined){
+data84["network"] = coerced67;
 }
 }
 }
 if(errors === _errs184){
 if(typeof data86 === "string"){
-if(!pattern22.test(data86)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3220,8 +3225,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data83.usd !== undefined){
-let data87 = data83.usd;
+if(data84.contract !== undefined){
+let data87 = data84.contract;
 const _errs186 = errors;
 if(typeof data87 !== "string"){
 let dataType68 = typeof data87;
@@ -3234,26 +3239,65 @@ else if(data87 === null){
 coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data87 = coerced68;
-if(data83 !== undefined){
-data83["usd"] = coerced68;
+if(data84 !== undefined){
+data84["contract"] = coerced68;
 }
 }
 }
 if(errors === _errs186){
 if(typeof data87 === "string"){
-if(!pattern23.test(data87)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern22.test(data87)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid23 = _errs186 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data84.usd !== undefined){
+let data88 = data84.usd;
+const _errs188 = errors;
+if(typeof data88 !== "string"){
+let dataType69 = typeof data88;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data88;
+}
+else if(data88 === null){
+coerced69 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data88 = coerced69;
+if(data84 !== undefined){
+data84["usd"] = coerced69;
+}
+}
+}
+if(errors === _errs188){
+if(typeof data88 === "string"){
+if(!pattern23.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs188 === errors;
 }
 else {
 var valid23 = true;
@@ -3269,7 +3313,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPa
 return false;
 }
 }
-var valid22 = _errs177 === errors;
+var valid22 = _errs179 === errors;
 if(!valid22){
 break;
 }
@@ -3280,80 +3324,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs175 === errors;
+var valid21 = _errs177 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data81.price_feeds !== undefined){
-let data88 = data81.price_feeds;
-const _errs188 = errors;
-if(errors === _errs188){
-if(Array.isArray(data88)){
-var valid24 = true;
-const len9 = data88.length;
-for(let i13=0; i13<len9; i13++){
-let data89 = data88[i13];
+if(data82.price_feeds !== undefined){
+let data89 = data82.price_feeds;
 const _errs190 = errors;
 if(errors === _errs190){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(Array.isArray(data89)){
+var valid24 = true;
+const len9 = data89.length;
+for(let i13=0; i13<len9; i13++){
+let data90 = data89[i13];
+const _errs192 = errors;
+if(errors === _errs192){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
 let missing4;
-if((((data89.chain === undefined) && (missing4 = "chain")) || ((data89.contract === undefined) && (missing4 = "contract"))) || ((data89.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data90.chain === undefined) && (missing4 = "chain")) || ((data90.contract === undefined) && (missing4 = "contract"))) || ((data90.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs192 = errors;
-for(const key11 in data89){
+const _errs194 = errors;
+for(const key11 in data90){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs192 === errors){
-if(data89.chain !== undefined){
-let data90 = data89.chain;
-const _errs193 = errors;
-if(typeof data90 !== "string"){
-let dataType69 = typeof data90;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data90;
-}
-else if(data90 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data90 = coerced69;
-if(data89 !== undefined){
-data89["chain"] = coerced69;
-}
-}
-}
-if(errors === _errs193){
-if(typeof data90 === "string"){
-if(!pattern2.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs193 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data89.network !== undefined){
-let data91 = data89.network;
+if(_errs194 === errors){
+if(data90.chain !== undefined){
+let data91 = data90.chain;
 const _errs195 = errors;
 if(typeof data91 !== "string"){
 let dataType70 = typeof data91;
@@ -3366,21 +3371,21 @@ else if(data91 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data91 = coerced70;
-if(data89 !== undefined){
-data89["network"] = coerced70;
+if(data90 !== undefined){
+data90["chain"] = coerced70;
 }
 }
 }
 if(errors === _errs195){
 if(typeof data91 === "string"){
 if(!pattern2.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3391,8 +3396,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.contract !== undefined){
-let data92 = data89.contract;
+if(data90.network !== undefined){
+let data92 = data90.network;
 const _errs197 = errors;
 if(typeof data92 !== "string"){
 let dataType71 = typeof data92;
@@ -3405,21 +3410,21 @@ else if(data92 === null){
 coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data92 = coerced71;
-if(data89 !== undefined){
-data89["contract"] = coerced71;
+if(data90 !== undefined){
+data90["network"] = coerced71;
 }
 }
 }
 if(errors === _errs197){
 if(typeof data92 === "string"){
-if(!pattern22.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3430,8 +3435,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.aggregator !== undefined){
-let data93 = data89.aggregator;
+if(data90.contract !== undefined){
+let data93 = data90.contract;
 const _errs199 = errors;
 if(typeof data93 !== "string"){
 let dataType72 = typeof data93;
@@ -3444,26 +3449,65 @@ else if(data93 === null){
 coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data93 = coerced72;
-if(data89 !== undefined){
-data89["aggregator"] = coerced72;
+if(data90 !== undefined){
+data90["contract"] = coerced72;
 }
 }
 }
 if(errors === _errs199){
 if(typeof data93 === "string"){
-if(!pattern10.test(data93)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern22.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid25 = _errs199 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data90.aggregator !== undefined){
+let data94 = data90.aggregator;
+const _errs201 = errors;
+if(typeof data94 !== "string"){
+let dataType73 = typeof data94;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data94;
+}
+else if(data94 === null){
+coerced73 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data94 = coerced73;
+if(data90 !== undefined){
+data90["aggregator"] = coerced73;
+}
+}
+}
+if(errors === _errs201){
+if(typeof data94 === "string"){
+if(!pattern10.test(data94)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs201 === errors;
 }
 else {
 var valid25 = true;
@@ -3479,7 +3523,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,sch
 return false;
 }
 }
-var valid24 = _errs190 === errors;
+var valid24 = _errs192 === errors;
 if(!valid24){
 break;
 }
@@ -3490,46 +3534,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid21 = _errs188 === errors;
+var valid21 = _errs190 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data81.token_list !== undefined){
-let data94 = data81.token_list;
-const _errs201 = errors;
-if(typeof data94 !== "string"){
-let dataType73 = typeof data94;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data94;
+if(data82.token_list !== undefined){
+let data95 = data82.token_list;
+const _errs203 = errors;
+if(typeof data95 !== "string"){
+let dataType74 = typeof data95;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data95;
 }
-else if(data94 === null){
-coerced73 = "";
+else if(data95 === null){
+coerced74 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced73 !== undefined){
-data94 = coerced73;
-if(data81 !== undefined){
-data81["token_list"] = coerced73;
+if(coerced74 !== undefined){
+data95 = coerced74;
+if(data82 !== undefined){
+data82["token_list"] = coerced74;
 }
 }
 }
-if(errors === _errs201){
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
+if(errors === _errs203){
+if(typeof data95 === "string"){
+if(func3(data95) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs201 === errors;
+var valid21 = _errs203 === errors;
 }
 else {
 var valid21 = true;
@@ -3543,67 +3587,28 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs172 === errors;
+var valid0 = _errs174 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data95 = data.nfts;
-const _errs203 = errors;
-if(errors === _errs203){
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+let data96 = data.nfts;
 const _errs205 = errors;
-for(const key12 in data95){
+if(errors === _errs205){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+const _errs207 = errors;
+for(const key12 in data96){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs205 === errors){
-if(data95.ipfs_gateway !== undefined){
-let data96 = data95.ipfs_gateway;
-const _errs206 = errors;
-if(typeof data96 !== "string"){
-let dataType74 = typeof data96;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data96;
-}
-else if(data96 === null){
-coerced74 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data96 = coerced74;
-if(data95 !== undefined){
-data95["ipfs_gateway"] = coerced74;
-}
-}
-}
-if(errors === _errs206){
-if(typeof data96 === "string"){
-if(!pattern4.test(data96)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs206 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data95.arweave_gateway !== undefined){
-let data97 = data95.arweave_gateway;
+if(_errs207 === errors){
+if(data96.ipfs_gateway !== undefined){
+let data97 = data96.ipfs_gateway;
 const _errs208 = errors;
 if(typeof data97 !== "string"){
 let dataType75 = typeof data97;
@@ -3616,21 +3621,21 @@ else if(data97 === null){
 coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data97 = coerced75;
-if(data95 !== undefined){
-data95["arweave_gateway"] = coerced75;
+if(data96 !== undefined){
+data96["ipfs_gateway"] = coerced75;
 }
 }
 }
 if(errors === _errs208){
 if(typeof data97 === "string"){
 if(!pattern4.test(data97)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -3641,40 +3646,36 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data95.metadata_timeout_ms !== undefined){
-let data98 = data95.metadata_timeout_ms;
+if(data96.arweave_gateway !== undefined){
+let data98 = data96.arweave_gateway;
 const _errs210 = errors;
-if(!(((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98))) && (isFinite(data98)))){
+if(typeof data98 !== "string"){
 let dataType76 = typeof data98;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data98 === null
-              || (dataType76 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced76 = +data98;
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data98;
+}
+else if(data98 === null){
+coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data98 = coerced76;
-if(data95 !== undefined){
-data95["metadata_timeout_ms"] = coerced76;
+if(data96 !== undefined){
+data96["arweave_gateway"] = coerced76;
 }
 }
 }
 if(errors === _errs210){
-if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 > 60000 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data98 === "string"){
+if(!pattern4.test(data98)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data98 < 100 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -3684,8 +3685,8 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data95.metadata_max_bytes !== undefined){
-let data99 = data95.metadata_max_bytes;
+if(data96.metadata_timeout_ms !== undefined){
+let data99 = data96.metadata_timeout_ms;
 const _errs212 = errors;
 if(!(((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99))) && (isFinite(data99)))){
 let dataType77 = typeof data99;
@@ -3696,32 +3697,75 @@ if(dataType77 === "boolean" || data99 === null
 coerced77 = +data99;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data99 = coerced77;
-if(data95 !== undefined){
-data95["metadata_max_bytes"] = coerced77;
+if(data96 !== undefined){
+data96["metadata_timeout_ms"] = coerced77;
 }
 }
 }
 if(errors === _errs212){
 if((typeof data99 == "number") && (isFinite(data99))){
-if(data99 > 52428800 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+if(data99 > 60000 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data99 < 1024 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data99 < 100 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
 var valid26 = _errs212 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data96.metadata_max_bytes !== undefined){
+let data100 = data96.metadata_max_bytes;
+const _errs214 = errors;
+if(!(((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100))) && (isFinite(data100)))){
+let dataType78 = typeof data100;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data100 === null
+              || (dataType78 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced78 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data100 = coerced78;
+if(data96 !== undefined){
+data96["metadata_max_bytes"] = coerced78;
+}
+}
+}
+if(errors === _errs214){
+if((typeof data100 == "number") && (isFinite(data100))){
+if(data100 > 52428800 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+return false;
+}
+else {
+if(data100 < 1024 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid26 = _errs214 === errors;
 }
 else {
 var valid26 = true;
@@ -3736,81 +3780,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs203 === errors;
+var valid0 = _errs205 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data100 = data.webhooks;
-const _errs214 = errors;
-if(errors === _errs214){
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+let data101 = data.webhooks;
 const _errs216 = errors;
-for(const key13 in data100){
+if(errors === _errs216){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs218 = errors;
+for(const key13 in data101){
 if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs216 === errors){
-if(data100.retry_schedule_s !== undefined){
-let data101 = data100.retry_schedule_s;
-const _errs217 = errors;
-if(errors === _errs217){
-if(Array.isArray(data101)){
-if(data101.length > 20){
+if(_errs218 === errors){
+if(data101.retry_schedule_s !== undefined){
+let data102 = data101.retry_schedule_s;
+const _errs219 = errors;
+if(errors === _errs219){
+if(Array.isArray(data102)){
+if(data102.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data101.length < 1){
+if(data102.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid28 = true;
-const len10 = data101.length;
+const len10 = data102.length;
 for(let i14=0; i14<len10; i14++){
-let data102 = data101[i14];
-const _errs219 = errors;
-if(!((typeof data102 == "number") && (isFinite(data102)))){
-let dataType78 = typeof data102;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "boolean" || data102 === null
-              || (dataType78 == "string" && data102 && data102 == +data102)){
-coerced78 = +data102;
+let data103 = data102[i14];
+const _errs221 = errors;
+if(!((typeof data103 == "number") && (isFinite(data103)))){
+let dataType79 = typeof data103;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "boolean" || data103 === null
+              || (dataType79 == "string" && data103 && data103 == +data103)){
+coerced79 = +data103;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced78 !== undefined){
-data102 = coerced78;
-if(data101 !== undefined){
-data101[i14] = coerced78;
+if(coerced79 !== undefined){
+data103 = coerced79;
+if(data102 !== undefined){
+data102[i14] = coerced79;
 }
 }
 }
-if(errors === _errs219){
-if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 604800 || isNaN(data102)){
+if(errors === _errs221){
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 > 604800 || isNaN(data103)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data102 < 0 || isNaN(data102)){
+if(data103 < 0 || isNaN(data103)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs219 === errors;
+var valid28 = _errs221 === errors;
 if(!valid28){
 break;
 }
@@ -3823,87 +3867,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid27 = _errs217 === errors;
+var valid27 = _errs219 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.timeout_s !== undefined){
-let data103 = data100.timeout_s;
-const _errs221 = errors;
-if(!((typeof data103 == "number") && (isFinite(data103)))){
-let dataType79 = typeof data103;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "boolean" || data103 === null
-              || (dataType79 == "string" && data103 && data103 == +data103)){
-coerced79 = +data103;
+if(data101.timeout_s !== undefined){
+let data104 = data101.timeout_s;
+const _errs223 = errors;
+if(!((typeof data104 == "number") && (isFinite(data104)))){
+let dataType80 = typeof data104;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "boolean" || data104 === null
+              || (dataType80 == "string" && data104 && data104 == +data104)){
+coerced80 = +data104;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced79 !== undefined){
-data103 = coerced79;
-if(data100 !== undefined){
-data100["timeout_s"] = coerced79;
-}
-}
-}
-if(errors === _errs221){
-if((typeof data103 == "number") && (isFinite(data103))){
-if(data103 > 60 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data103 <= 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs221 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data100.max_in_flight_per_endpoint !== undefined){
-let data104 = data100.max_in_flight_per_endpoint;
-const _errs223 = errors;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
-let dataType80 = typeof data104;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data104 === null
-              || (dataType80 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced80 = +data104;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced80 !== undefined){
 data104 = coerced80;
-if(data100 !== undefined){
-data100["max_in_flight_per_endpoint"] = coerced80;
+if(data101 !== undefined){
+data101["timeout_s"] = coerced80;
 }
 }
 }
 if(errors === _errs223){
 if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 > 256 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+if(data104 > 60 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data104 < 1 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data104 <= 0 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -3915,8 +3916,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.max_payload_bytes !== undefined){
-let data105 = data100.max_payload_bytes;
+if(data101.max_in_flight_per_endpoint !== undefined){
+let data105 = data101.max_in_flight_per_endpoint;
 const _errs225 = errors;
 if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
 let dataType81 = typeof data105;
@@ -3927,26 +3928,26 @@ if(dataType81 === "boolean" || data105 === null
 coerced81 = +data105;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data105 = coerced81;
-if(data100 !== undefined){
-data100["max_payload_bytes"] = coerced81;
+if(data101 !== undefined){
+data101["max_in_flight_per_endpoint"] = coerced81;
 }
 }
 }
 if(errors === _errs225){
 if((typeof data105 == "number") && (isFinite(data105))){
-if(data105 > 10485760 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data105 > 256 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data105 < 4096 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data105 < 1 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3958,8 +3959,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.pending_poll_ms !== undefined){
-let data106 = data100.pending_poll_ms;
+if(data101.max_payload_bytes !== undefined){
+let data106 = data101.max_payload_bytes;
 const _errs227 = errors;
 if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
 let dataType82 = typeof data106;
@@ -3970,26 +3971,26 @@ if(dataType82 === "boolean" || data106 === null
 coerced82 = +data106;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data106 = coerced82;
-if(data100 !== undefined){
-data100["pending_poll_ms"] = coerced82;
+if(data101 !== undefined){
+data101["max_payload_bytes"] = coerced82;
 }
 }
 }
 if(errors === _errs227){
 if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 60000 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data106 > 10485760 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data106 < 20 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data106 < 4096 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
@@ -4001,8 +4002,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.replay_max_events !== undefined){
-let data107 = data100.replay_max_events;
+if(data101.pending_poll_ms !== undefined){
+let data107 = data101.pending_poll_ms;
 const _errs229 = errors;
 if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
 let dataType83 = typeof data107;
@@ -4013,26 +4014,26 @@ if(dataType83 === "boolean" || data107 === null
 coerced83 = +data107;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data107 = coerced83;
-if(data100 !== undefined){
-data100["replay_max_events"] = coerced83;
+if(data101 !== undefined){
+data101["pending_poll_ms"] = coerced83;
 }
 }
 }
 if(errors === _errs229){
 if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 > 1000000 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data107 > 60000 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data107 < 1 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data107 < 20 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
@@ -4044,8 +4045,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.replay_page_events !== undefined){
-let data108 = data100.replay_page_events;
+if(data101.replay_max_events !== undefined){
+let data108 = data101.replay_max_events;
 const _errs231 = errors;
 if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
 let dataType84 = typeof data108;
@@ -4056,26 +4057,26 @@ if(dataType84 === "boolean" || data108 === null
 coerced84 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data108 = coerced84;
-if(data100 !== undefined){
-data100["replay_page_events"] = coerced84;
+if(data101 !== undefined){
+data101["replay_max_events"] = coerced84;
 }
 }
 }
 if(errors === _errs231){
 if((typeof data108 == "number") && (isFinite(data108))){
-if(data108 > 10000 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data108 > 1000000 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data108 < 1 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4087,58 +4088,101 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data100.private_destinations !== undefined){
-let data109 = data100.private_destinations;
+if(data101.replay_page_events !== undefined){
+let data109 = data101.replay_page_events;
 const _errs233 = errors;
+if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
+let dataType85 = typeof data109;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data109 === null
+              || (dataType85 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced85 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data109 = coerced85;
+if(data101 !== undefined){
+data101["replay_page_events"] = coerced85;
+}
+}
+}
 if(errors === _errs233){
-if(Array.isArray(data109)){
-if(data109.length > 100){
+if((typeof data109 == "number") && (isFinite(data109))){
+if(data109 > 10000 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data109 < 1 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs233 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data101.private_destinations !== undefined){
+let data110 = data101.private_destinations;
+const _errs235 = errors;
+if(errors === _errs235){
+if(Array.isArray(data110)){
+if(data110.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid29 = true;
-const len11 = data109.length;
+const len11 = data110.length;
 for(let i15=0; i15<len11; i15++){
-let data110 = data109[i15];
-const _errs235 = errors;
-if(typeof data110 !== "string"){
-let dataType85 = typeof data110;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data110;
+let data111 = data110[i15];
+const _errs237 = errors;
+if(typeof data111 !== "string"){
+let dataType86 = typeof data111;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data111;
 }
-else if(data110 === null){
-coerced85 = "";
+else if(data111 === null){
+coerced86 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data110 = coerced85;
-if(data109 !== undefined){
-data109[i15] = coerced85;
+if(coerced86 !== undefined){
+data111 = coerced86;
+if(data110 !== undefined){
+data110[i15] = coerced86;
 }
 }
 }
-if(errors === _errs235){
-if(typeof data110 === "string"){
-if(func3(data110) > 64){
+if(errors === _errs237){
+if(typeof data111 === "string"){
+if(func3(data111) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data110) < 1){
+if(func3(data111) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs235 === errors;
+var valid29 = _errs237 === errors;
 if(!valid29){
 break;
 }
@@ -4150,7 +4194,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid27 = _errs233 === errors;
+var valid27 = _errs235 === errors;
 }
 else {
 var valid27 = true;
@@ -4169,67 +4213,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs214 === errors;
+var valid0 = _errs216 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data111 = data.email;
-const _errs237 = errors;
-if(errors === _errs237){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+let data112 = data.email;
 const _errs239 = errors;
-for(const key14 in data111){
+if(errors === _errs239){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+const _errs241 = errors;
+for(const key14 in data112){
 if(!((key14 === "smtp_url") || (key14 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs239 === errors){
-if(data111.smtp_url !== undefined){
-let data112 = data111.smtp_url;
-const _errs240 = errors;
-if(typeof data112 !== "string"){
-let dataType86 = typeof data112;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data112;
-}
-else if(data112 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data112 = coerced86;
-if(data111 !== undefined){
-data111["smtp_url"] = coerced86;
-}
-}
-}
-if(errors === _errs240){
-if(typeof data112 === "string"){
-if(!pattern30.test(data112)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid30 = _errs240 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data111.from !== undefined){
-let data113 = data111.from;
+if(_errs241 === errors){
+if(data112.smtp_url !== undefined){
+let data113 = data112.smtp_url;
 const _errs242 = errors;
 if(typeof data113 !== "string"){
 let dataType87 = typeof data113;
@@ -4242,26 +4247,65 @@ else if(data113 === null){
 coerced87 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data113 = coerced87;
-if(data111 !== undefined){
-data111["from"] = coerced87;
+if(data112 !== undefined){
+data112["smtp_url"] = coerced87;
 }
 }
 }
 if(errors === _errs242){
 if(typeof data113 === "string"){
-if(func3(data113) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+if(!pattern30.test(data113)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
 var valid30 = _errs242 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data112.from !== undefined){
+let data114 = data112.from;
+const _errs244 = errors;
+if(typeof data114 !== "string"){
+let dataType88 = typeof data114;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data114;
+}
+else if(data114 === null){
+coerced88 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data114 = coerced88;
+if(data112 !== undefined){
+data112["from"] = coerced88;
+}
+}
+}
+if(errors === _errs244){
+if(typeof data114 === "string"){
+if(func3(data114) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid30 = _errs244 === errors;
 }
 else {
 var valid30 = true;
@@ -4274,63 +4318,28 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs237 === errors;
+var valid0 = _errs239 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data114 = data.dashboard;
-const _errs244 = errors;
-if(errors === _errs244){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data115 = data.dashboard;
 const _errs246 = errors;
-for(const key15 in data114){
+if(errors === _errs246){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs248 = errors;
+for(const key15 in data115){
 if(!((key15 === "signup") || (key15 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data114.signup !== undefined){
-let data115 = data114.signup;
-const _errs247 = errors;
-if(typeof data115 !== "string"){
-let dataType88 = typeof data115;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data115;
-}
-else if(data115 === null){
-coerced88 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data115 = coerced88;
-if(data114 !== undefined){
-data114["signup"] = coerced88;
-}
-}
-}
-if(!((data115 === "open") || (data115 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid31 = _errs247 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data114.public_url !== undefined){
-let data116 = data114.public_url;
+if(_errs248 === errors){
+if(data115.signup !== undefined){
+let data116 = data115.signup;
 const _errs249 = errors;
 if(typeof data116 !== "string"){
 let dataType89 = typeof data116;
@@ -4343,26 +4352,61 @@ else if(data116 === null){
 coerced89 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data116 = coerced89;
-if(data114 !== undefined){
-data114["public_url"] = coerced89;
+if(data115 !== undefined){
+data115["signup"] = coerced89;
 }
 }
 }
-if(errors === _errs249){
-if(typeof data116 === "string"){
-if(!pattern31.test(data116)){
+if(!((data116 === "open") || (data116 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid31 = _errs249 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data115.public_url !== undefined){
+let data117 = data115.public_url;
+const _errs251 = errors;
+if(typeof data117 !== "string"){
+let dataType90 = typeof data117;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data117;
+}
+else if(data117 === null){
+coerced90 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data117 = coerced90;
+if(data115 !== undefined){
+data115["public_url"] = coerced90;
+}
+}
+}
+if(errors === _errs251){
+if(typeof data117 === "string"){
+if(!pattern31.test(data117)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs249 === errors;
+var valid31 = _errs251 === errors;
 }
 else {
 var valid31 = true;
@@ -4375,67 +4419,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs244 === errors;
+var valid0 = _errs246 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data117 = data.gas;
-const _errs251 = errors;
-if(errors === _errs251){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+let data118 = data.gas;
 const _errs253 = errors;
-for(const key16 in data117){
+if(errors === _errs253){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+const _errs255 = errors;
+for(const key16 in data118){
 if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs253 === errors){
-if(data117.sponsor_key_file !== undefined){
-let data118 = data117.sponsor_key_file;
-const _errs254 = errors;
-if(typeof data118 !== "string"){
-let dataType90 = typeof data118;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data118;
-}
-else if(data118 === null){
-coerced90 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data118 = coerced90;
-if(data117 !== undefined){
-data117["sponsor_key_file"] = coerced90;
-}
-}
-}
-if(errors === _errs254){
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid32 = _errs254 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data117.deposit_warning_wei !== undefined){
-let data119 = data117.deposit_warning_wei;
+if(_errs255 === errors){
+if(data118.sponsor_key_file !== undefined){
+let data119 = data118.sponsor_key_file;
 const _errs256 = errors;
 if(typeof data119 !== "string"){
 let dataType91 = typeof data119;
@@ -4448,21 +4453,21 @@ else if(data119 === null){
 coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced91 !== undefined){
 data119 = coerced91;
-if(data117 !== undefined){
-data117["deposit_warning_wei"] = coerced91;
+if(data118 !== undefined){
+data118["sponsor_key_file"] = coerced91;
 }
 }
 }
 if(errors === _errs256){
 if(typeof data119 === "string"){
-if(!pattern9.test(data119)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data119) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -4473,78 +4478,75 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data117.sponsorship_caps !== undefined){
-let data120 = data117.sponsorship_caps;
+if(data118.deposit_warning_wei !== undefined){
+let data120 = data118.deposit_warning_wei;
 const _errs258 = errors;
+if(typeof data120 !== "string"){
+let dataType92 = typeof data120;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data120;
+}
+else if(data120 === null){
+coerced92 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data120 = coerced92;
+if(data118 !== undefined){
+data118["deposit_warning_wei"] = coerced92;
+}
+}
+}
 if(errors === _errs258){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+if(typeof data120 === "string"){
+if(!pattern9.test(data120)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid32 = _errs258 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data118.sponsorship_caps !== undefined){
+let data121 = data118.sponsorship_caps;
 const _errs260 = errors;
-for(const key17 in data120){
+if(errors === _errs260){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs262 = errors;
+for(const key17 in data121){
 if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs260 === errors){
-if(data120.free !== undefined){
-let data121 = data120.free;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(_errs262 === errors){
+if(data121.free !== undefined){
+let data122 = data121.free;
 const _errs263 = errors;
-for(const key18 in data121){
+if(errors === _errs263){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs265 = errors;
+for(const key18 in data122){
 if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs263 === errors){
-if(data121.usd_per_day !== undefined){
-let data122 = data121.usd_per_day;
-const _errs264 = errors;
-if((typeof data122 !== "string") && (data122 !== null)){
-let dataType92 = typeof data122;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data122;
-}
-else if(data122 === null){
-coerced92 = "";
-}
-else if(data122 === "" || data122 === 0 || data122 === false){
-coerced92 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data122 = coerced92;
-if(data121 !== undefined){
-data121["usd_per_day"] = coerced92;
-}
-}
-}
-if(errors === _errs264){
-if(typeof data122 === "string"){
-if(!pattern33.test(data122)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid34 = _errs264 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data121.usd_total !== undefined){
-let data123 = data121.usd_total;
+if(_errs265 === errors){
+if(data122.usd_per_day !== undefined){
+let data123 = data122.usd_per_day;
 const _errs266 = errors;
 if((typeof data123 !== "string") && (data123 !== null)){
 let dataType93 = typeof data123;
@@ -4560,26 +4562,68 @@ else if(data123 === "" || data123 === 0 || data123 === false){
 coerced93 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced93 !== undefined){
 data123 = coerced93;
-if(data121 !== undefined){
-data121["usd_total"] = coerced93;
+if(data122 !== undefined){
+data122["usd_per_day"] = coerced93;
 }
 }
 }
 if(errors === _errs266){
 if(typeof data123 === "string"){
 if(!pattern33.test(data123)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid34 = _errs266 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data122.usd_total !== undefined){
+let data124 = data122.usd_total;
+const _errs268 = errors;
+if((typeof data124 !== "string") && (data124 !== null)){
+let dataType94 = typeof data124;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data124;
+}
+else if(data124 === null){
+coerced94 = "";
+}
+else if(data124 === "" || data124 === 0 || data124 === false){
+coerced94 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data124 = coerced94;
+if(data122 !== undefined){
+data122["usd_total"] = coerced94;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data124 === "string"){
+if(!pattern33.test(data124)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid34 = _errs268 === errors;
 }
 else {
 var valid34 = true;
@@ -4592,70 +4636,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid33 = _errs261 === errors;
+var valid33 = _errs263 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data120.growth !== undefined){
-let data124 = data120.growth;
-const _errs268 = errors;
-if(errors === _errs268){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+if(data121.growth !== undefined){
+let data125 = data121.growth;
 const _errs270 = errors;
-for(const key19 in data124){
+if(errors === _errs270){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs272 = errors;
+for(const key19 in data125){
 if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs270 === errors){
-if(data124.usd_per_day !== undefined){
-let data125 = data124.usd_per_day;
-const _errs271 = errors;
-if((typeof data125 !== "string") && (data125 !== null)){
-let dataType94 = typeof data125;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data125;
-}
-else if(data125 === null){
-coerced94 = "";
-}
-else if(data125 === "" || data125 === 0 || data125 === false){
-coerced94 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced94 !== undefined){
-data125 = coerced94;
-if(data124 !== undefined){
-data124["usd_per_day"] = coerced94;
-}
-}
-}
-if(errors === _errs271){
-if(typeof data125 === "string"){
-if(!pattern33.test(data125)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid35 = _errs271 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data124.usd_total !== undefined){
-let data126 = data124.usd_total;
+if(_errs272 === errors){
+if(data125.usd_per_day !== undefined){
+let data126 = data125.usd_per_day;
 const _errs273 = errors;
 if((typeof data126 !== "string") && (data126 !== null)){
 let dataType95 = typeof data126;
@@ -4671,26 +4673,68 @@ else if(data126 === "" || data126 === 0 || data126 === false){
 coerced95 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data126 = coerced95;
-if(data124 !== undefined){
-data124["usd_total"] = coerced95;
+if(data125 !== undefined){
+data125["usd_per_day"] = coerced95;
 }
 }
 }
 if(errors === _errs273){
 if(typeof data126 === "string"){
 if(!pattern33.test(data126)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid35 = _errs273 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data125.usd_total !== undefined){
+let data127 = data125.usd_total;
+const _errs275 = errors;
+if((typeof data127 !== "string") && (data127 !== null)){
+let dataType96 = typeof data127;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data127;
+}
+else if(data127 === null){
+coerced96 = "";
+}
+else if(data127 === "" || data127 === 0 || data127 === false){
+coerced96 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data127 = coerced96;
+if(data125 !== undefined){
+data125["usd_total"] = coerced96;
+}
+}
+}
+if(errors === _errs275){
+if(typeof data127 === "string"){
+if(!pattern33.test(data127)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs275 === errors;
 }
 else {
 var valid35 = true;
@@ -4703,70 +4747,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid33 = _errs268 === errors;
+var valid33 = _errs270 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data120.enterprise !== undefined){
-let data127 = data120.enterprise;
-const _errs275 = errors;
-if(errors === _errs275){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+if(data121.enterprise !== undefined){
+let data128 = data121.enterprise;
 const _errs277 = errors;
-for(const key20 in data127){
+if(errors === _errs277){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs279 = errors;
+for(const key20 in data128){
 if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs277 === errors){
-if(data127.usd_per_day !== undefined){
-let data128 = data127.usd_per_day;
-const _errs278 = errors;
-if((typeof data128 !== "string") && (data128 !== null)){
-let dataType96 = typeof data128;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data128;
-}
-else if(data128 === null){
-coerced96 = "";
-}
-else if(data128 === "" || data128 === 0 || data128 === false){
-coerced96 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data128 = coerced96;
-if(data127 !== undefined){
-data127["usd_per_day"] = coerced96;
-}
-}
-}
-if(errors === _errs278){
-if(typeof data128 === "string"){
-if(!pattern33.test(data128)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid36 = _errs278 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data127.usd_total !== undefined){
-let data129 = data127.usd_total;
+if(_errs279 === errors){
+if(data128.usd_per_day !== undefined){
+let data129 = data128.usd_per_day;
 const _errs280 = errors;
 if((typeof data129 !== "string") && (data129 !== null)){
 let dataType97 = typeof data129;
@@ -4782,26 +4784,68 @@ else if(data129 === "" || data129 === 0 || data129 === false){
 coerced97 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced97 !== undefined){
 data129 = coerced97;
-if(data127 !== undefined){
-data127["usd_total"] = coerced97;
+if(data128 !== undefined){
+data128["usd_per_day"] = coerced97;
 }
 }
 }
 if(errors === _errs280){
 if(typeof data129 === "string"){
 if(!pattern33.test(data129)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid36 = _errs280 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data128.usd_total !== undefined){
+let data130 = data128.usd_total;
+const _errs282 = errors;
+if((typeof data130 !== "string") && (data130 !== null)){
+let dataType98 = typeof data130;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data130;
+}
+else if(data130 === null){
+coerced98 = "";
+}
+else if(data130 === "" || data130 === 0 || data130 === false){
+coerced98 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data130 = coerced98;
+if(data128 !== undefined){
+data128["usd_total"] = coerced98;
+}
+}
+}
+if(errors === _errs282){
+if(typeof data130 === "string"){
+if(!pattern33.test(data130)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid36 = _errs282 === errors;
 }
 else {
 var valid36 = true;
@@ -4814,7 +4858,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid33 = _errs275 === errors;
+var valid33 = _errs277 === errors;
 }
 else {
 var valid33 = true;
@@ -4828,7 +4872,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid32 = _errs258 === errors;
+var valid32 = _errs260 === errors;
 }
 else {
 var valid32 = true;
@@ -4842,71 +4886,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs251 === errors;
+var valid0 = _errs253 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data130 = data.limits;
-const _errs282 = errors;
-if(errors === _errs282){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+let data131 = data.limits;
 const _errs284 = errors;
-for(const key21 in data130){
+if(errors === _errs284){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs286 = errors;
+for(const key21 in data131){
 if(!((((((((key21 === "max_connections") || (key21 === "max_connections_per_ip")) || (key21 === "max_body_bytes")) || (key21 === "ws_max_connections_per_account")) || (key21 === "ws_max_connections_per_ip")) || (key21 === "ws_max_subscriptions_per_connection")) || (key21 === "ws_max_buffered_bytes")) || (key21 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs284 === errors){
-if(data130.max_connections !== undefined){
-let data131 = data130.max_connections;
-const _errs285 = errors;
-if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
-let dataType98 = typeof data131;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 === "boolean" || data131 === null
-              || (dataType98 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced98 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced98 !== undefined){
-data131 = coerced98;
-if(data130 !== undefined){
-data130["max_connections"] = coerced98;
-}
-}
-}
-if(errors === _errs285){
-if((typeof data131 == "number") && (isFinite(data131))){
-if(data131 > 1000000 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs285 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data130.max_connections_per_ip !== undefined){
-let data132 = data130.max_connections_per_ip;
+if(_errs286 === errors){
+if(data131.max_connections !== undefined){
+let data132 = data131.max_connections;
 const _errs287 = errors;
 if(!(((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132))) && (isFinite(data132)))){
 let dataType99 = typeof data132;
@@ -4917,26 +4918,26 @@ if(dataType99 === "boolean" || data132 === null
 coerced99 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced99 !== undefined){
 data132 = coerced99;
-if(data130 !== undefined){
-data130["max_connections_per_ip"] = coerced99;
+if(data131 !== undefined){
+data131["max_connections"] = coerced99;
 }
 }
 }
 if(errors === _errs287){
 if((typeof data132 == "number") && (isFinite(data132))){
 if(data132 > 1000000 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4948,8 +4949,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.max_body_bytes !== undefined){
-let data133 = data130.max_body_bytes;
+if(data131.max_connections_per_ip !== undefined){
+let data133 = data131.max_connections_per_ip;
 const _errs289 = errors;
 if(!(((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133))) && (isFinite(data133)))){
 let dataType100 = typeof data133;
@@ -4960,26 +4961,26 @@ if(dataType100 === "boolean" || data133 === null
 coerced100 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data133 = coerced100;
-if(data130 !== undefined){
-data130["max_body_bytes"] = coerced100;
+if(data131 !== undefined){
+data131["max_connections_per_ip"] = coerced100;
 }
 }
 }
 if(errors === _errs289){
 if((typeof data133 == "number") && (isFinite(data133))){
-if(data133 > 104857600 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data133 > 1000000 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data133 < 1024 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data133 < 1 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4991,8 +4992,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.ws_max_connections_per_account !== undefined){
-let data134 = data130.ws_max_connections_per_account;
+if(data131.max_body_bytes !== undefined){
+let data134 = data131.max_body_bytes;
 const _errs291 = errors;
 if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
 let dataType101 = typeof data134;
@@ -5003,26 +5004,26 @@ if(dataType101 === "boolean" || data134 === null
 coerced101 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data134 = coerced101;
-if(data130 !== undefined){
-data130["ws_max_connections_per_account"] = coerced101;
+if(data131 !== undefined){
+data131["max_body_bytes"] = coerced101;
 }
 }
 }
 if(errors === _errs291){
 if((typeof data134 == "number") && (isFinite(data134))){
-if(data134 > 1000000 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data134 > 104857600 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data134 < 1024 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -5034,8 +5035,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.ws_max_connections_per_ip !== undefined){
-let data135 = data130.ws_max_connections_per_ip;
+if(data131.ws_max_connections_per_account !== undefined){
+let data135 = data131.ws_max_connections_per_account;
 const _errs293 = errors;
 if(!(((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135))) && (isFinite(data135)))){
 let dataType102 = typeof data135;
@@ -5046,26 +5047,26 @@ if(dataType102 === "boolean" || data135 === null
 coerced102 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data135 = coerced102;
-if(data130 !== undefined){
-data130["ws_max_connections_per_ip"] = coerced102;
+if(data131 !== undefined){
+data131["ws_max_connections_per_account"] = coerced102;
 }
 }
 }
 if(errors === _errs293){
 if((typeof data135 == "number") && (isFinite(data135))){
 if(data135 > 1000000 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5077,8 +5078,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.ws_max_subscriptions_per_connection !== undefined){
-let data136 = data130.ws_max_subscriptions_per_connection;
+if(data131.ws_max_connections_per_ip !== undefined){
+let data136 = data131.ws_max_connections_per_ip;
 const _errs295 = errors;
 if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
 let dataType103 = typeof data136;
@@ -5089,26 +5090,26 @@ if(dataType103 === "boolean" || data136 === null
 coerced103 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data136 = coerced103;
-if(data130 !== undefined){
-data130["ws_max_subscriptions_per_connection"] = coerced103;
+if(data131 !== undefined){
+data131["ws_max_connections_per_ip"] = coerced103;
 }
 }
 }
 if(errors === _errs295){
 if((typeof data136 == "number") && (isFinite(data136))){
-if(data136 > 100000 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data136 > 1000000 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5120,8 +5121,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.ws_max_buffered_bytes !== undefined){
-let data137 = data130.ws_max_buffered_bytes;
+if(data131.ws_max_subscriptions_per_connection !== undefined){
+let data137 = data131.ws_max_subscriptions_per_connection;
 const _errs297 = errors;
 if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
 let dataType104 = typeof data137;
@@ -5132,26 +5133,26 @@ if(dataType104 === "boolean" || data137 === null
 coerced104 = +data137;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced104 !== undefined){
 data137 = coerced104;
-if(data130 !== undefined){
-data130["ws_max_buffered_bytes"] = coerced104;
+if(data131 !== undefined){
+data131["ws_max_subscriptions_per_connection"] = coerced104;
 }
 }
 }
 if(errors === _errs297){
 if((typeof data137 == "number") && (isFinite(data137))){
-if(data137 > 1073741824 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data137 > 100000 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data137 < 16384 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5163,8 +5164,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data130.ws_max_message_bytes !== undefined){
-let data138 = data130.ws_max_message_bytes;
+if(data131.ws_max_buffered_bytes !== undefined){
+let data138 = data131.ws_max_buffered_bytes;
 const _errs299 = errors;
 if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
 let dataType105 = typeof data138;
@@ -5175,32 +5176,75 @@ if(dataType105 === "boolean" || data138 === null
 coerced105 = +data138;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced105 !== undefined){
 data138 = coerced105;
-if(data130 !== undefined){
-data130["ws_max_message_bytes"] = coerced105;
+if(data131 !== undefined){
+data131["ws_max_buffered_bytes"] = coerced105;
 }
 }
 }
 if(errors === _errs299){
 if((typeof data138 == "number") && (isFinite(data138))){
-if(data138 > 104857600 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data138 > 1073741824 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data138 < 1024 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data138 < 16384 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
 var valid37 = _errs299 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data131.ws_max_message_bytes !== undefined){
+let data139 = data131.ws_max_message_bytes;
+const _errs301 = errors;
+if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
+let dataType106 = typeof data139;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 === "boolean" || data139 === null
+              || (dataType106 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
+coerced106 = +data139;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced106 !== undefined){
+data139 = coerced106;
+if(data131 !== undefined){
+data131["ws_max_message_bytes"] = coerced106;
+}
+}
+}
+if(errors === _errs301){
+if((typeof data139 == "number") && (isFinite(data139))){
+if(data139 > 104857600 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data139 < 1024 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs301 === errors;
 }
 else {
 var valid37 = true;
@@ -5219,53 +5263,14 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs282 === errors;
+var valid0 = _errs284 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data139 = data.sponsor_key;
-const _errs301 = errors;
-if(typeof data139 !== "string"){
-let dataType106 = typeof data139;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data139;
-}
-else if(data139 === null){
-coerced106 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced106 !== undefined){
-data139 = coerced106;
-if(data !== undefined){
-data["sponsor_key"] = coerced106;
-}
-}
-}
-if(errors === _errs301){
-if(typeof data139 === "string"){
-if(!pattern39.test(data139)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs301 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data140 = data.bundler_keys;
+let data140 = data.sponsor_key;
 const _errs303 = errors;
 if(typeof data140 !== "string"){
 let dataType107 = typeof data140;
@@ -5278,21 +5283,21 @@ else if(data140 === null){
 coerced107 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data140 = coerced107;
 if(data !== undefined){
-data["bundler_keys"] = coerced107;
+data["sponsor_key"] = coerced107;
 }
 }
 }
 if(errors === _errs303){
 if(typeof data140 === "string"){
-if(!pattern40.test(data140)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern39.test(data140)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -5303,8 +5308,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data141 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data141 = data.bundler_keys;
 const _errs305 = errors;
 if(typeof data141 !== "string"){
 let dataType108 = typeof data141;
@@ -5317,21 +5322,21 @@ else if(data141 === null){
 coerced108 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data141 = coerced108;
 if(data !== undefined){
-data["encryption_key"] = coerced108;
+data["bundler_keys"] = coerced108;
 }
 }
 }
 if(errors === _errs305){
 if(typeof data141 === "string"){
-if(!pattern41.test(data141)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern40.test(data141)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -5342,31 +5347,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data142 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data142 = data.encryption_key;
 const _errs307 = errors;
-if(typeof data142 !== "boolean"){
+if(typeof data142 !== "string"){
+let dataType109 = typeof data142;
 let coerced109 = undefined;
 if(!(coerced109 !== undefined)){
-if(data142 === "false" || data142 === 0 || data142 === null){
-coerced109 = false;
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data142;
 }
-else if(data142 === "true" || data142 === 1){
-coerced109 = true;
+else if(data142 === null){
+coerced109 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced109 !== undefined){
 data142 = coerced109;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced109;
+data["encryption_key"] = coerced109;
+}
+}
+}
+if(errors === _errs307){
+if(typeof data142 === "string"){
+if(!pattern41.test(data142)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
 var valid0 = _errs307 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data143 = data.metrics_require_admin_token;
+const _errs309 = errors;
+if(typeof data143 !== "boolean"){
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(data143 === "false" || data143 === 0 || data143 === null){
+coerced110 = false;
+}
+else if(data143 === "true" || data143 === 1){
+coerced110 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data143 = coerced110;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced110;
+}
+}
+}
+var valid0 = _errs309 === errors;
 }
 else {
 var valid0 = true;
