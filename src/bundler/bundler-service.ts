@@ -56,6 +56,7 @@ export function createBundlerService(deps: BundlerDeps) {
     },
     send: (network, params) => sendUserOperation(ctx, network, params),
     receipt: (network, hash) => getUserOperationReceipt(ctx, network, hash),
+    status: (hash) => getUserOperationStatus(ctx, [hash]),
   });
   const methods: Record<string, (network: Network, params: unknown[]) => Promise<unknown> | unknown> = {
     eth_chainId: (network) => toHex(network.config.chainId),

@@ -12,7 +12,7 @@ import { toPackedUserOperation, type UserOperation } from 'viem/account-abstract
 import { eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
-import { accountImplementation, revertReasonOf, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
+import { accountImplementation, shortMessage, simulateHandleOp, v06Struct } from './simulation.ts';
 import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
 import { type AnyUserOperation, deploysSender, type EntryPointVersion } from './user-operation.ts';
 
@@ -223,16 +223,13 @@ async function callOf(
 
 /**
  * A call that reverts, in the words Alto uses: "UserOperation reverted during simulation with reason:
- * …" (the Error(string) message, a panic's code, else the revert data), the raw revert bytes in `data`.
+ * 0x…", the revert bytes as hex (the node's message when it gave none), and in `data`.
  */
 function callReverted(error: unknown): BundlerRpcError {
   const data = revertDataOf(error);
-  const reason = data === undefined ? shortMessage(error) : revertReasonOf(data);
   return new BundlerRpcError(
     bundlerErrorCodes.executionReverted,
-    reason === undefined
-      ? 'UserOperation reverted during simulation with no reason'
-      : `UserOperation reverted during simulation with reason: ${reason}`,
+    `UserOperation reverted during simulation with reason: ${data ?? shortMessage(error)}`,
     data,
   );
 }

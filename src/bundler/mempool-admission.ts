@@ -38,43 +38,59 @@ export interface Admission {
   seenEntities: readonly string[];
   /** The hash of the pending op of the same sender and nonce that this one replaces. */
   replacing?: string;
+  /** The most ops the sender may have in the mempool of this EntryPoint (pending or submitted) once this one is in. */
+  senderLimit: number;
 }
 
+/** Why an op was not written: a conflict with a pending op, the sender's limit, or the same op already there. */
+export type AdmissionRefusal =
+  | { kind: 'conflict'; conflict: MempoolConflict }
+  | { kind: 'sender-limit'; pending: number }
+  | { kind: 'already-known' };
+
 /**
- * Puts a validated op into the mempool unless a pending op conflicts with it, in one statement (one
- * round trip: the conflict read, the insert and the entities' counts) and without waiting for the
- * commit's WAL flush (an fsync: 2 ms p50, 9 ms p95 on the benchmark's VM, most of what a send waited
- * for). The op survives any restart of the service and a clean one of Postgres; only a crash of
- * Postgres or of the machine in the few hundred milliseconds before the WAL writer flushes can lose
- * it (docs/bundler.md). A replacement runs in a transaction: the op it replaces leaves the live set
- * before the new one enters it (data-modifying CTEs run in no set order). Returns the conflict found,
- * if any (nothing is written then).
+ * Puts a validated op into the mempool unless a pending op conflicts with it or its sender already
+ * has `senderLimit` ops there. The sender's ops are counted under a transaction-level advisory lock
+ * on the sender, so concurrent sends of one sender (on different nonce keys, or to other processes)
+ * are counted one after another and cannot pass the limit together; the count, the conflict read,
+ * the insert and the entities' counts are then one statement. The commit does not wait for the WAL
+ * flush (an fsync: 2 ms p50, 9 ms p95 on the benchmark's VM, most of what a send waited for): the op
+ * survives any restart of the service and a clean one of Postgres; only a crash of Postgres or of
+ * the machine in the few hundred milliseconds before the WAL writer flushes can lose it
+ * (docs/bundler.md). A replacement's old op leaves the live set in the same transaction, before the
+ * new one enters it. Returns why nothing was written, if it was not.
  */
-export async function admitToMempool(db: Kysely<Tables>, admission: Admission): Promise<MempoolConflict | undefined> {
-  const { replacing } = admission;
-  if (replacing === undefined) return admit(db, admission);
+export async function admitToMempool(db: Kysely<Tables>, admission: Admission): Promise<AdmissionRefusal | undefined> {
+  const { replacing, row } = admission;
   return db
     .transaction()
     .execute(async (trx) => {
-      await trx
-        .updateTable('user_operations')
-        .set({ status: 'replaced', reason: `replaced by ${admission.row.hash}`, updated_at: new Date() })
-        .where('hash', '=', replacing)
-        .where('status', '=', 'pending')
-        .execute();
-      const conflict = await admit(trx, admission);
-      if (conflict) throw new ConflictFound(conflict);
+      // The two-key form: a lock space apart from the one-key locks of the leases.
+      await sql`${sql.raw(senderLockStatement)}select pg_advisory_xact_lock(hashtext('blockyard-bundler-sender'), hashtext(${`${row.network}:${row.entry_point}:${row.sender.toLowerCase()}`}))`.execute(
+        trx,
+      );
+      if (replacing !== undefined) {
+        await trx
+          .updateTable('user_operations')
+          .set({ status: 'replaced', reason: `replaced by ${row.hash}`, updated_at: new Date() })
+          .where('hash', '=', replacing)
+          .where('status', '=', 'pending')
+          .execute();
+      }
+      const refusal = await admit(trx, admission);
+      // Rolls back the replacement too.
+      if (refusal) throw new NotAdmitted(refusal);
       return undefined;
     })
     .catch((error: unknown) => {
-      if (error instanceof ConflictFound) return error.conflict;
+      if (error instanceof NotAdmitted) return error.refusal;
       throw error;
     });
 }
 
-class ConflictFound extends Error {
-  constructor(readonly conflict: MempoolConflict) {
-    super('mempool conflict');
+class NotAdmitted extends Error {
+  constructor(readonly refusal: AdmissionRefusal) {
+    super('not admitted to the mempool');
   }
 }
 
@@ -94,13 +110,30 @@ const rowColumns = [
   'code_hashes',
 ] as const satisfies readonly (keyof NewMempoolRow)[];
 
+const senderLockStatement = preparedComment('mempool_sender_lock');
 const admissionStatement = preparedComment('mempool_admission');
 
-async function admit(db: Kysely<Tables>, { row, conflictsWith, seenEntities }: Admission): Promise<MempoolConflict | undefined> {
+/**
+ * The admission statement. An op whose hash is in the table as failed or replaced (dropped, then
+ * sent again) takes its row over as a new pending op; a live or included one is not written
+ * (already known).
+ */
+async function admit(
+  db: Kysely<Tables>,
+  { row, conflictsWith, seenEntities, senderLimit }: Admission,
+): Promise<AdmissionRefusal | undefined> {
   const self = row.sender.toLowerCase();
   const columns = sql.join(rowColumns.map((column) => sql.ref(column)));
-  const { rows } = await sql<MempoolConflict>`${sql.raw(admissionStatement)}
-    with conflict as (
+  const retaken = sql.join(rowColumns.map((column) => sql`${sql.ref(column)} = excluded.${sql.ref(column)}`));
+  const { rows } = await sql<
+    MempoolConflict & { pending: number; inserted: boolean; has_conflict: boolean }
+  >`${sql.raw(admissionStatement)}
+    with sender_ops as (
+      select count(*)::int as pending from user_operations
+      where network = ${row.network} and entry_point = ${row.entry_point} and sender = ${row.sender}
+        and status in ('pending', 'submitted')
+    ),
+    conflict as (
       select sender, factory, paymaster from user_operations
       where ${conflictsWith !== undefined}
         and network = ${row.network}
@@ -115,15 +148,25 @@ async function admit(db: Kysely<Tables>, { row, conflictsWith, seenEntities }: A
     inserted as (
       insert into user_operations (${columns})
       select ${columns} from jsonb_populate_record(null::user_operations, ${JSON.stringify(row)}::jsonb), durability
-      where not exists (select from conflict)
-      on conflict (hash) do nothing
+      where not exists (select from conflict) and (select pending from sender_ops) < ${senderLimit}
+      on conflict (hash) do update set ${retaken}, reason = null, tx_hash = null, block_number = null,
+        block_hash = null, receipt = null, created_at = now(), updated_at = now()
+      where user_operations.status in ('failed', 'replaced')
+      returning hash
     ),
     counted as (
       insert into bundler_reputation (network, address, ops_seen, ops_included)
       select ${row.network}, address, 1, 0 from unnest(${seenEntities}::text[]) as address
-      where not exists (select from conflict)
+      where exists (select from inserted)
       on conflict (network, address) do update set ops_seen = bundler_reputation.ops_seen + 1, updated_at = now()
     )
-    select sender, factory, paymaster from conflict`.execute(db);
-  return rows[0];
+    select (select pending from sender_ops) as pending, exists (select from inserted) as inserted,
+      exists (select from conflict) as has_conflict, conflict.sender, conflict.factory, conflict.paymaster
+    from (select 1) as one left join conflict on true`.execute(db);
+  const found = rows[0]!;
+  if (found.has_conflict)
+    return { kind: 'conflict', conflict: { sender: found.sender, factory: found.factory, paymaster: found.paymaster } };
+  if (found.pending >= senderLimit) return { kind: 'sender-limit', pending: found.pending };
+  if (!found.inserted) return { kind: 'already-known' };
+  return undefined;
 }

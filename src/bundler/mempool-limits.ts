@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { BundlerConfig } from '../config/chain-settings.ts';
 import type { Tables } from '../db/tables.ts';
 import { reputationParams } from './reputation.ts';
 import type { createReputationStore, EntityReputation } from './reputation-store.ts';
@@ -28,26 +29,43 @@ export function readStandings(
   );
 }
 
+/** The most ops one sender may have in the mempool: ERC-7562's 4 for an unstaked sender in safe mode, else the network's setting. */
+export function senderLimitOf(bundler: Pick<BundlerConfig, 'safeMode' | 'maxPendingOpsPerSender'>): number {
+  return bundler.safeMode ? reputationParams.sameSenderMempoolCount : bundler.maxPendingOpsPerSender;
+}
+
+/** -32504 for a sender that already has `pending` ops in the mempool, naming the count and the limit. */
+export function senderLimitError(sender: string, pending: number, limit: number, safeMode: boolean): BundlerRpcError {
+  const why = safeMode
+    ? `ERC-7562 allows ${limit} for an unstaked sender`
+    : `this bundler allows ${limit} per sender: bundler.max_pending_ops_per_sender`;
+  return new BundlerRpcError(
+    bundlerErrorCodes.throttled,
+    `the sender ${sender} already has ${pending} operations pending; wait for one to land (${why})`,
+    { sender, pending, limit },
+  );
+}
+
 /**
- * ERC-7562 mempool limits: an unstaked sender holds a few pending ops at most (`queued`: its ops in
- * the mempool; a replacement adds none); a throttled factory or paymaster a few, a banned one none.
+ * Mempool limits, checked before validation on what the sender's ops were then (the admission counts
+ * them again under a lock on the sender): a sender holds `senderLimit` pending ops at most (a
+ * replacement adds none); a throttled factory or paymaster a few, a banned one none.
  */
 export async function checkMempoolLimits(
   db: Kysely<Tables>,
   check: {
     name: string;
+    sender: string;
     entities: Entities;
     standings: Map<string, Promise<EntityReputation>>;
     queued: number;
     replacing: boolean;
+    senderLimit: number;
+    safeMode: boolean;
   },
 ): Promise<void> {
-  if (!check.replacing && check.queued >= reputationParams.sameSenderMempoolCount) {
-    throw new BundlerRpcError(
-      bundlerErrorCodes.throttled,
-      `the sender already has ${check.queued} operations pending; wait for one to land (ERC-7562 allows ${reputationParams.sameSenderMempoolCount})`,
-    );
-  }
+  if (!check.replacing && check.queued >= check.senderLimit)
+    throw senderLimitError(check.sender, check.queued, check.senderLimit, check.safeMode);
   for (const [role, address] of Object.entries(check.entities) as [string, string | null][]) {
     const standingOf = address === null ? undefined : check.standings.get(address);
     if (address === null || standingOf === undefined) continue;

@@ -24,6 +24,8 @@ export interface NonceCheck {
   again: boolean;
   /** How long a gap is waited on past the last lower send under way here (default 5 s). */
   gapGraceMs?: number;
+  /** The refusal for an op whose nonce is used when the op itself was what used it ("already known"), if it was. */
+  usedByItself?: () => Promise<Error | undefined>;
 }
 
 /**
@@ -33,7 +35,10 @@ export interface NonceCheck {
  */
 export async function checkNonce(ctx: Pick<BundlerContext, 'db' | 'turns'>, check: NonceCheck, onChain: bigint): Promise<void> {
   const { op, queuedNonces } = check;
-  if (op.nonce < onChain) throw invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
+  if (op.nonce < onChain) {
+    const itself = await check.usedByItself?.().catch(() => undefined);
+    throw itself ?? invalidNonce(`nonce too low: ${op.nonce} is used; the next for this key is ${onChain}`);
+  }
   let next = onChain;
   while (queuedNonces.has(next)) next++;
   if (queuedNonces.has(op.nonce) || op.nonce <= next) return;

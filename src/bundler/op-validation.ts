@@ -4,7 +4,6 @@ import type { BundlerContext } from './bundler-context.ts';
 import type { CodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-delegation.ts';
 import type { EntryPoint } from './entry-points.ts';
-import { checkCallSucceeds } from './gas-estimation.ts';
 import { outcomeError } from './outcome-errors.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { settledOf } from './settled.ts';
@@ -28,16 +27,13 @@ export interface ValidationTarget {
 export type Validation = ReturnType<typeof startValidation>;
 
 /**
- * The op's validation, started together: the EntryPoint's simulation, the ERC-7562 rules (their
- * traces run beside the simulation, whose stakes they then use) and the execution check. Each
- * result is settled, so that one not awaited (an op found to be queued) rejects nobody.
+ * The op's validation, started together: the EntryPoint's simulation and the ERC-7562 rules (their
+ * traces run beside the simulation, whose stakes they then use). The op's call is not checked: one
+ * that reverts is bundled, and the sender pays for it, as in the reference bundlers. Each result is
+ * settled, so that one not awaited (an op found to be queued) rejects nobody.
  */
 export function startValidation(ctx: ValidationContext, target: ValidationTarget) {
-  const { network, entryPoint, op, override } = target;
-  return {
-    ...simulateAndCheckRules(ctx, target, 'latest'),
-    execution: settledOf(checkCallSucceeds(ctx.clientOf(network), entryPoint.address, op, deploysSender(op), override)),
-  };
+  return simulateAndCheckRules(ctx, target, 'latest');
 }
 
 /** The simulation and the ERC-7562 rules, their traces run at `block` ('latest', or one block for a re-check). */
@@ -88,7 +84,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
 
 /**
  * The validation's verdict, in the order a client should hear it: the simulation's refusal, then a
- * broken ERC-7562 rule, then a failing call. `onNonceRefused` runs before a refusal of the op's nonce
+ * broken ERC-7562 rule. `onNonceRefused` runs before a refusal of the op's nonce
  * is thrown (AA25, or AA20 for an account whose deploying op of a lower nonce may be on its way; the
  * reason given): it may say it as the nonce check does, or ask for the send to be checked again. What the rules found:
  * the contracts whose storage the validation touched (STO-041) and the code it ran (COD-010),
@@ -111,7 +107,6 @@ export async function validationVerdict(
     else if (/^AA20/.test(reason) && !deploysSender(target.op)) await onNonceRefused('AA20');
     throw error;
   }
-  // A broken rule is reported before a failing call.
   let ruled = await validation.rules;
   if (!ruled.ok && ruled.error instanceof BundlerRpcError && ruled.error.code === bundlerErrorCodes.bannedOpcode) {
     // The traces ran side by side at 'latest': a block mined between them shows each a different
@@ -125,7 +120,5 @@ export async function validationVerdict(
   if (!ruled.ok) throw ruled.error;
   if (ruled.value === 'untraceable') ctx.untraceable.add(target.network);
   const traced = ruled.value === 'untraceable' || ruled.value === 'skipped' ? undefined : ruled.value;
-  const executed = await validation.execution;
-  if (!executed.ok) throw executed.error;
   return { storageOwners: traced?.storageOwners, codeHashes: traced?.codeHashes };
 }

@@ -99,6 +99,8 @@ export const chainEntrySchema = closedObject({
     executor_keys_file: { type: 'string', minLength: 1 },
     safe_mode: { type: 'boolean' },
     max_bundle_ops: integerIn(1, 1000),
+    /** Pending ops one sender may have with safe_mode false (safe mode: ERC-7562's 4). */
+    max_pending_ops_per_sender: integerIn(1, 10000),
     min_stake_wei: uint256StringSchema,
     min_unstake_delay_s: integerIn(0, 31536000),
   }),
@@ -201,6 +203,8 @@ export interface BundlerConfig {
   /** ERC-7562 rules checked from traces (default true). */
   readonly safeMode: boolean;
   readonly maxBundleOps: number;
+  /** The most ops one sender may have in the mempool with safe mode off (default 100); safe mode holds ERC-7562's 4. */
+  readonly maxPendingOpsPerSender: number;
   /** ERC-7562 SREP-010: an entity with at least this stake and unstake delay counts as staked (default 1 ETH, 1 day). */
   readonly minStakeWei: bigint;
   readonly minUnstakeDelayS: number;
@@ -332,6 +336,7 @@ function buildBundler(bundler: ChainEntry['bundler'], enabled: boolean): Bundler
     executorKeysFile: bundler?.executor_keys_file,
     safeMode: bundler?.safe_mode ?? true,
     maxBundleOps: bundler?.max_bundle_ops ?? 50,
+    maxPendingOpsPerSender: bundler?.max_pending_ops_per_sender ?? 100,
     minStakeWei: BigInt(bundler?.min_stake_wei ?? '1000000000000000000'),
     minUnstakeDelayS: bundler?.min_unstake_delay_s ?? 86_400,
   };

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2790,7 +2790,7 @@ if(errors === _errs156){
 if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
 const _errs158 = errors;
 for(const key7 in data74){
-if(!((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
+if(!(((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2939,36 +2939,40 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.min_stake_wei !== undefined){
-let data79 = data74.min_stake_wei;
+if(data74.max_pending_ops_per_sender !== undefined){
+let data79 = data74.max_pending_ops_per_sender;
 const _errs167 = errors;
-if(typeof data79 !== "string"){
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
 let dataType65 = typeof data79;
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data79;
-}
-else if(data79 === null){
-coerced65 = "";
+if(dataType65 === "boolean" || data79 === null
+              || (dataType65 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced65 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data79 = coerced65;
 if(data74 !== undefined){
-data74["min_stake_wei"] = coerced65;
+data74["max_pending_ops_per_sender"] = coerced65;
 }
 }
 }
 if(errors === _errs167){
-if(typeof data79 === "string"){
-if(!pattern9.test(data79)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 > 10000 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
+}
+else {
+if(data79 < 1 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
 }
 }
 }
@@ -2978,40 +2982,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.min_unstake_delay_s !== undefined){
-let data80 = data74.min_unstake_delay_s;
+if(data74.min_stake_wei !== undefined){
+let data80 = data74.min_stake_wei;
 const _errs169 = errors;
-if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
+if(typeof data80 !== "string"){
 let dataType66 = typeof data80;
 let coerced66 = undefined;
 if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data80 === null
-              || (dataType66 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
-coerced66 = +data80;
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data80;
+}
+else if(data80 === null){
+coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data80 = coerced66;
 if(data74 !== undefined){
-data74["min_unstake_delay_s"] = coerced66;
+data74["min_stake_wei"] = coerced66;
 }
 }
 }
 if(errors === _errs169){
-if((typeof data80 == "number") && (isFinite(data80))){
-if(data80 > 31536000 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(typeof data80 === "string"){
+if(!pattern9.test(data80)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
 }
 }
 }
@@ -3019,6 +3019,50 @@ var valid17 = _errs169 === errors;
 }
 else {
 var valid17 = true;
+}
+if(valid17){
+if(data74.min_unstake_delay_s !== undefined){
+let data81 = data74.min_unstake_delay_s;
+const _errs171 = errors;
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+let dataType67 = typeof data81;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data81 === null
+              || (dataType67 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced67 = +data81;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data81 = coerced67;
+if(data74 !== undefined){
+data74["min_unstake_delay_s"] = coerced67;
+}
+}
+}
+if(errors === _errs171){
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 > 31536000 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data81 < 0 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs171 === errors;
+}
+else {
+var valid17 = true;
+}
 }
 }
 }
@@ -3084,71 +3128,71 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data81 = data.readiness;
-const _errs171 = errors;
-if(errors === _errs171){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let data82 = data.readiness;
 const _errs173 = errors;
-for(const key8 in data81){
+if(errors === _errs173){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs175 = errors;
+for(const key8 in data82){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs173 === errors){
-if(data81.networks !== undefined){
-let data82 = data81.networks;
-const _errs174 = errors;
-if(errors === _errs174){
-if(Array.isArray(data82)){
-var valid19 = true;
-const len7 = data82.length;
-for(let i10=0; i10<len7; i10++){
-let data83 = data82[i10];
+if(_errs175 === errors){
+if(data82.networks !== undefined){
+let data83 = data82.networks;
 const _errs176 = errors;
-if(typeof data83 !== "string"){
-let dataType67 = typeof data83;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data83;
+if(errors === _errs176){
+if(Array.isArray(data83)){
+var valid19 = true;
+const len7 = data83.length;
+for(let i10=0; i10<len7; i10++){
+let data84 = data83[i10];
+const _errs178 = errors;
+if(typeof data84 !== "string"){
+let dataType68 = typeof data84;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data84;
 }
-else if(data83 === null){
-coerced67 = "";
+else if(data84 === null){
+coerced68 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data83 = coerced67;
-if(data82 !== undefined){
-data82[i10] = coerced67;
+if(coerced68 !== undefined){
+data84 = coerced68;
+if(data83 !== undefined){
+data83[i10] = coerced68;
 }
 }
 }
-if(errors === _errs176){
-if(typeof data83 === "string"){
-if(!pattern22.test(data83)){
+if(errors === _errs178){
+if(typeof data84 === "string"){
+if(!pattern22.test(data84)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs176 === errors;
+var valid19 = _errs178 === errors;
 if(!valid19){
 break;
 }
 }
 if(valid19){
-let i11 = data82.length;
+let i11 = data83.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data82[i11];
+let item3 = data83[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -3176,94 +3220,55 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs171 === errors;
+var valid0 = _errs173 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data84 = data.tokens;
-const _errs178 = errors;
-if(errors === _errs178){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let data85 = data.tokens;
 const _errs180 = errors;
-for(const key9 in data84){
+if(errors === _errs180){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs182 = errors;
+for(const key9 in data85){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs180 === errors){
-if(data84.prices !== undefined){
-let data85 = data84.prices;
-const _errs181 = errors;
-if(errors === _errs181){
-if(Array.isArray(data85)){
-var valid22 = true;
-const len8 = data85.length;
-for(let i12=0; i12<len8; i12++){
-let data86 = data85[i12];
+if(_errs182 === errors){
+if(data85.prices !== undefined){
+let data86 = data85.prices;
 const _errs183 = errors;
 if(errors === _errs183){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(Array.isArray(data86)){
+var valid22 = true;
+const len8 = data86.length;
+for(let i12=0; i12<len8; i12++){
+let data87 = data86[i12];
+const _errs185 = errors;
+if(errors === _errs185){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
 let missing3;
-if((((data86.chain === undefined) && (missing3 = "chain")) || ((data86.contract === undefined) && (missing3 = "contract"))) || ((data86.usd === undefined) && (missing3 = "usd"))){
+if((((data87.chain === undefined) && (missing3 = "chain")) || ((data87.contract === undefined) && (missing3 = "contract"))) || ((data87.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs185 = errors;
-for(const key10 in data86){
+const _errs187 = errors;
+for(const key10 in data87){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs185 === errors){
-if(data86.chain !== undefined){
-let data87 = data86.chain;
-const _errs186 = errors;
-if(typeof data87 !== "string"){
-let dataType68 = typeof data87;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data87;
-}
-else if(data87 === null){
-coerced68 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data87 = coerced68;
-if(data86 !== undefined){
-data86["chain"] = coerced68;
-}
-}
-}
-if(errors === _errs186){
-if(typeof data87 === "string"){
-if(!pattern2.test(data87)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs186 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data86.network !== undefined){
-let data88 = data86.network;
+if(_errs187 === errors){
+if(data87.chain !== undefined){
+let data88 = data87.chain;
 const _errs188 = errors;
 if(typeof data88 !== "string"){
 let dataType69 = typeof data88;
@@ -3276,21 +3281,21 @@ else if(data88 === null){
 coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data88 = coerced69;
-if(data86 !== undefined){
-data86["network"] = coerced69;
+if(data87 !== undefined){
+data87["chain"] = coerced69;
 }
 }
 }
 if(errors === _errs188){
 if(typeof data88 === "string"){
 if(!pattern2.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3301,8 +3306,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data86.contract !== undefined){
-let data89 = data86.contract;
+if(data87.network !== undefined){
+let data89 = data87.network;
 const _errs190 = errors;
 if(typeof data89 !== "string"){
 let dataType70 = typeof data89;
@@ -3315,21 +3320,21 @@ else if(data89 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data89 = coerced70;
-if(data86 !== undefined){
-data86["contract"] = coerced70;
+if(data87 !== undefined){
+data87["network"] = coerced70;
 }
 }
 }
 if(errors === _errs190){
 if(typeof data89 === "string"){
-if(!pattern25.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data89)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3340,8 +3345,8 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data86.usd !== undefined){
-let data90 = data86.usd;
+if(data87.contract !== undefined){
+let data90 = data87.contract;
 const _errs192 = errors;
 if(typeof data90 !== "string"){
 let dataType71 = typeof data90;
@@ -3354,26 +3359,65 @@ else if(data90 === null){
 coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data90 = coerced71;
-if(data86 !== undefined){
-data86["usd"] = coerced71;
+if(data87 !== undefined){
+data87["contract"] = coerced71;
 }
 }
 }
 if(errors === _errs192){
 if(typeof data90 === "string"){
-if(!pattern26.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern25.test(data90)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid23 = _errs192 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data87.usd !== undefined){
+let data91 = data87.usd;
+const _errs194 = errors;
+if(typeof data91 !== "string"){
+let dataType72 = typeof data91;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data91;
+}
+else if(data91 === null){
+coerced72 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced72 !== undefined){
+data91 = coerced72;
+if(data87 !== undefined){
+data87["usd"] = coerced72;
+}
+}
+}
+if(errors === _errs194){
+if(typeof data91 === "string"){
+if(!pattern26.test(data91)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid23 = _errs194 === errors;
 }
 else {
 var valid23 = true;
@@ -3389,7 +3433,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPa
 return false;
 }
 }
-var valid22 = _errs183 === errors;
+var valid22 = _errs185 === errors;
 if(!valid22){
 break;
 }
@@ -3400,80 +3444,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs181 === errors;
+var valid21 = _errs183 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data84.price_feeds !== undefined){
-let data91 = data84.price_feeds;
-const _errs194 = errors;
-if(errors === _errs194){
-if(Array.isArray(data91)){
-var valid24 = true;
-const len9 = data91.length;
-for(let i13=0; i13<len9; i13++){
-let data92 = data91[i13];
+if(data85.price_feeds !== undefined){
+let data92 = data85.price_feeds;
 const _errs196 = errors;
 if(errors === _errs196){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+if(Array.isArray(data92)){
+var valid24 = true;
+const len9 = data92.length;
+for(let i13=0; i13<len9; i13++){
+let data93 = data92[i13];
+const _errs198 = errors;
+if(errors === _errs198){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
 let missing4;
-if((((data92.chain === undefined) && (missing4 = "chain")) || ((data92.contract === undefined) && (missing4 = "contract"))) || ((data92.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data93.chain === undefined) && (missing4 = "chain")) || ((data93.contract === undefined) && (missing4 = "contract"))) || ((data93.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs198 = errors;
-for(const key11 in data92){
+const _errs200 = errors;
+for(const key11 in data93){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs198 === errors){
-if(data92.chain !== undefined){
-let data93 = data92.chain;
-const _errs199 = errors;
-if(typeof data93 !== "string"){
-let dataType72 = typeof data93;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data93;
-}
-else if(data93 === null){
-coerced72 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data93 = coerced72;
-if(data92 !== undefined){
-data92["chain"] = coerced72;
-}
-}
-}
-if(errors === _errs199){
-if(typeof data93 === "string"){
-if(!pattern2.test(data93)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs199 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data92.network !== undefined){
-let data94 = data92.network;
+if(_errs200 === errors){
+if(data93.chain !== undefined){
+let data94 = data93.chain;
 const _errs201 = errors;
 if(typeof data94 !== "string"){
 let dataType73 = typeof data94;
@@ -3486,21 +3491,21 @@ else if(data94 === null){
 coerced73 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data94 = coerced73;
-if(data92 !== undefined){
-data92["network"] = coerced73;
+if(data93 !== undefined){
+data93["chain"] = coerced73;
 }
 }
 }
 if(errors === _errs201){
 if(typeof data94 === "string"){
 if(!pattern2.test(data94)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3511,8 +3516,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data92.contract !== undefined){
-let data95 = data92.contract;
+if(data93.network !== undefined){
+let data95 = data93.network;
 const _errs203 = errors;
 if(typeof data95 !== "string"){
 let dataType74 = typeof data95;
@@ -3525,21 +3530,21 @@ else if(data95 === null){
 coerced74 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data95 = coerced74;
-if(data92 !== undefined){
-data92["contract"] = coerced74;
+if(data93 !== undefined){
+data93["network"] = coerced74;
 }
 }
 }
 if(errors === _errs203){
 if(typeof data95 === "string"){
-if(!pattern25.test(data95)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data95)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3550,8 +3555,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data92.aggregator !== undefined){
-let data96 = data92.aggregator;
+if(data93.contract !== undefined){
+let data96 = data93.contract;
 const _errs205 = errors;
 if(typeof data96 !== "string"){
 let dataType75 = typeof data96;
@@ -3564,26 +3569,65 @@ else if(data96 === null){
 coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data96 = coerced75;
-if(data92 !== undefined){
-data92["aggregator"] = coerced75;
+if(data93 !== undefined){
+data93["contract"] = coerced75;
 }
 }
 }
 if(errors === _errs205){
 if(typeof data96 === "string"){
-if(!pattern10.test(data96)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern25.test(data96)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid25 = _errs205 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data93.aggregator !== undefined){
+let data97 = data93.aggregator;
+const _errs207 = errors;
+if(typeof data97 !== "string"){
+let dataType76 = typeof data97;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data97;
+}
+else if(data97 === null){
+coerced76 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data97 = coerced76;
+if(data93 !== undefined){
+data93["aggregator"] = coerced76;
+}
+}
+}
+if(errors === _errs207){
+if(typeof data97 === "string"){
+if(!pattern10.test(data97)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs207 === errors;
 }
 else {
 var valid25 = true;
@@ -3599,7 +3643,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,sch
 return false;
 }
 }
-var valid24 = _errs196 === errors;
+var valid24 = _errs198 === errors;
 if(!valid24){
 break;
 }
@@ -3610,46 +3654,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid21 = _errs194 === errors;
+var valid21 = _errs196 === errors;
 }
 else {
 var valid21 = true;
 }
 if(valid21){
-if(data84.token_list !== undefined){
-let data97 = data84.token_list;
-const _errs207 = errors;
-if(typeof data97 !== "string"){
-let dataType76 = typeof data97;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data97;
+if(data85.token_list !== undefined){
+let data98 = data85.token_list;
+const _errs209 = errors;
+if(typeof data98 !== "string"){
+let dataType77 = typeof data98;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data98;
 }
-else if(data97 === null){
-coerced76 = "";
+else if(data98 === null){
+coerced77 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced76 !== undefined){
-data97 = coerced76;
-if(data84 !== undefined){
-data84["token_list"] = coerced76;
+if(coerced77 !== undefined){
+data98 = coerced77;
+if(data85 !== undefined){
+data85["token_list"] = coerced77;
 }
 }
 }
-if(errors === _errs207){
-if(typeof data97 === "string"){
-if(func3(data97) < 1){
+if(errors === _errs209){
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid21 = _errs207 === errors;
+var valid21 = _errs209 === errors;
 }
 else {
 var valid21 = true;
@@ -3663,67 +3707,28 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs180 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data98 = data.nfts;
-const _errs209 = errors;
-if(errors === _errs209){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+let data99 = data.nfts;
 const _errs211 = errors;
-for(const key12 in data98){
+if(errors === _errs211){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs213 = errors;
+for(const key12 in data99){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs211 === errors){
-if(data98.ipfs_gateway !== undefined){
-let data99 = data98.ipfs_gateway;
-const _errs212 = errors;
-if(typeof data99 !== "string"){
-let dataType77 = typeof data99;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data99;
-}
-else if(data99 === null){
-coerced77 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data99 = coerced77;
-if(data98 !== undefined){
-data98["ipfs_gateway"] = coerced77;
-}
-}
-}
-if(errors === _errs212){
-if(typeof data99 === "string"){
-if(!pattern4.test(data99)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid26 = _errs212 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data98.arweave_gateway !== undefined){
-let data100 = data98.arweave_gateway;
+if(_errs213 === errors){
+if(data99.ipfs_gateway !== undefined){
+let data100 = data99.ipfs_gateway;
 const _errs214 = errors;
 if(typeof data100 !== "string"){
 let dataType78 = typeof data100;
@@ -3736,21 +3741,21 @@ else if(data100 === null){
 coerced78 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data100 = coerced78;
-if(data98 !== undefined){
-data98["arweave_gateway"] = coerced78;
+if(data99 !== undefined){
+data99["ipfs_gateway"] = coerced78;
 }
 }
 }
 if(errors === _errs214){
 if(typeof data100 === "string"){
 if(!pattern4.test(data100)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -3761,40 +3766,36 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data98.metadata_timeout_ms !== undefined){
-let data101 = data98.metadata_timeout_ms;
+if(data99.arweave_gateway !== undefined){
+let data101 = data99.arweave_gateway;
 const _errs216 = errors;
-if(!(((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101))) && (isFinite(data101)))){
+if(typeof data101 !== "string"){
 let dataType79 = typeof data101;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data101 === null
-              || (dataType79 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
-coerced79 = +data101;
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data101;
+}
+else if(data101 === null){
+coerced79 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data101 = coerced79;
-if(data98 !== undefined){
-data98["metadata_timeout_ms"] = coerced79;
+if(data99 !== undefined){
+data99["arweave_gateway"] = coerced79;
 }
 }
 }
 if(errors === _errs216){
-if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 > 60000 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data101 === "string"){
+if(!pattern4.test(data101)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data101 < 100 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -3804,8 +3805,8 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data98.metadata_max_bytes !== undefined){
-let data102 = data98.metadata_max_bytes;
+if(data99.metadata_timeout_ms !== undefined){
+let data102 = data99.metadata_timeout_ms;
 const _errs218 = errors;
 if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
 let dataType80 = typeof data102;
@@ -3816,32 +3817,75 @@ if(dataType80 === "boolean" || data102 === null
 coerced80 = +data102;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data102 = coerced80;
-if(data98 !== undefined){
-data98["metadata_max_bytes"] = coerced80;
+if(data99 !== undefined){
+data99["metadata_timeout_ms"] = coerced80;
 }
 }
 }
 if(errors === _errs218){
 if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 52428800 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+if(data102 > 60000 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data102 < 1024 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data102 < 100 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
 var valid26 = _errs218 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data99.metadata_max_bytes !== undefined){
+let data103 = data99.metadata_max_bytes;
+const _errs220 = errors;
+if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
+let dataType81 = typeof data103;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data103 === null
+              || (dataType81 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced81 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data103 = coerced81;
+if(data99 !== undefined){
+data99["metadata_max_bytes"] = coerced81;
+}
+}
+}
+if(errors === _errs220){
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 > 52428800 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+return false;
+}
+else {
+if(data103 < 1024 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid26 = _errs220 === errors;
 }
 else {
 var valid26 = true;
@@ -3856,81 +3900,81 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs209 === errors;
+var valid0 = _errs211 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data103 = data.webhooks;
-const _errs220 = errors;
-if(errors === _errs220){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+let data104 = data.webhooks;
 const _errs222 = errors;
-for(const key13 in data103){
+if(errors === _errs222){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+const _errs224 = errors;
+for(const key13 in data104){
 if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs222 === errors){
-if(data103.retry_schedule_s !== undefined){
-let data104 = data103.retry_schedule_s;
-const _errs223 = errors;
-if(errors === _errs223){
-if(Array.isArray(data104)){
-if(data104.length > 20){
+if(_errs224 === errors){
+if(data104.retry_schedule_s !== undefined){
+let data105 = data104.retry_schedule_s;
+const _errs225 = errors;
+if(errors === _errs225){
+if(Array.isArray(data105)){
+if(data105.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data104.length < 1){
+if(data105.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid28 = true;
-const len10 = data104.length;
+const len10 = data105.length;
 for(let i14=0; i14<len10; i14++){
-let data105 = data104[i14];
-const _errs225 = errors;
-if(!((typeof data105 == "number") && (isFinite(data105)))){
-let dataType81 = typeof data105;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "boolean" || data105 === null
-              || (dataType81 == "string" && data105 && data105 == +data105)){
-coerced81 = +data105;
+let data106 = data105[i14];
+const _errs227 = errors;
+if(!((typeof data106 == "number") && (isFinite(data106)))){
+let dataType82 = typeof data106;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "boolean" || data106 === null
+              || (dataType82 == "string" && data106 && data106 == +data106)){
+coerced82 = +data106;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data105 = coerced81;
-if(data104 !== undefined){
-data104[i14] = coerced81;
+if(coerced82 !== undefined){
+data106 = coerced82;
+if(data105 !== undefined){
+data105[i14] = coerced82;
 }
 }
 }
-if(errors === _errs225){
-if((typeof data105 == "number") && (isFinite(data105))){
-if(data105 > 604800 || isNaN(data105)){
+if(errors === _errs227){
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 > 604800 || isNaN(data106)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data105 < 0 || isNaN(data105)){
+if(data106 < 0 || isNaN(data106)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid28 = _errs225 === errors;
+var valid28 = _errs227 === errors;
 if(!valid28){
 break;
 }
@@ -3943,87 +3987,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid27 = _errs223 === errors;
+var valid27 = _errs225 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.timeout_s !== undefined){
-let data106 = data103.timeout_s;
-const _errs227 = errors;
-if(!((typeof data106 == "number") && (isFinite(data106)))){
-let dataType82 = typeof data106;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "boolean" || data106 === null
-              || (dataType82 == "string" && data106 && data106 == +data106)){
-coerced82 = +data106;
+if(data104.timeout_s !== undefined){
+let data107 = data104.timeout_s;
+const _errs229 = errors;
+if(!((typeof data107 == "number") && (isFinite(data107)))){
+let dataType83 = typeof data107;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "boolean" || data107 === null
+              || (dataType83 == "string" && data107 && data107 == +data107)){
+coerced83 = +data107;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data106 = coerced82;
-if(data103 !== undefined){
-data103["timeout_s"] = coerced82;
-}
-}
-}
-if(errors === _errs227){
-if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 60 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data106 <= 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid27 = _errs227 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data103.max_in_flight_per_endpoint !== undefined){
-let data107 = data103.max_in_flight_per_endpoint;
-const _errs229 = errors;
-if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
-let dataType83 = typeof data107;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data107 === null
-              || (dataType83 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced83 = +data107;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced83 !== undefined){
 data107 = coerced83;
-if(data103 !== undefined){
-data103["max_in_flight_per_endpoint"] = coerced83;
+if(data104 !== undefined){
+data104["timeout_s"] = coerced83;
 }
 }
 }
 if(errors === _errs229){
 if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 > 256 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+if(data107 > 60 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data107 < 1 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data107 <= 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -4035,8 +4036,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.max_payload_bytes !== undefined){
-let data108 = data103.max_payload_bytes;
+if(data104.max_in_flight_per_endpoint !== undefined){
+let data108 = data104.max_in_flight_per_endpoint;
 const _errs231 = errors;
 if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
 let dataType84 = typeof data108;
@@ -4047,26 +4048,26 @@ if(dataType84 === "boolean" || data108 === null
 coerced84 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data108 = coerced84;
-if(data103 !== undefined){
-data103["max_payload_bytes"] = coerced84;
+if(data104 !== undefined){
+data104["max_in_flight_per_endpoint"] = coerced84;
 }
 }
 }
 if(errors === _errs231){
 if((typeof data108 == "number") && (isFinite(data108))){
-if(data108 > 10485760 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data108 > 256 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data108 < 4096 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data108 < 1 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4078,8 +4079,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.pending_poll_ms !== undefined){
-let data109 = data103.pending_poll_ms;
+if(data104.max_payload_bytes !== undefined){
+let data109 = data104.max_payload_bytes;
 const _errs233 = errors;
 if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
 let dataType85 = typeof data109;
@@ -4090,26 +4091,26 @@ if(dataType85 === "boolean" || data109 === null
 coerced85 = +data109;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data109 = coerced85;
-if(data103 !== undefined){
-data103["pending_poll_ms"] = coerced85;
+if(data104 !== undefined){
+data104["max_payload_bytes"] = coerced85;
 }
 }
 }
 if(errors === _errs233){
 if((typeof data109 == "number") && (isFinite(data109))){
-if(data109 > 60000 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data109 > 10485760 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data109 < 20 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data109 < 4096 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
@@ -4121,8 +4122,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.replay_max_events !== undefined){
-let data110 = data103.replay_max_events;
+if(data104.pending_poll_ms !== undefined){
+let data110 = data104.pending_poll_ms;
 const _errs235 = errors;
 if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
 let dataType86 = typeof data110;
@@ -4133,26 +4134,26 @@ if(dataType86 === "boolean" || data110 === null
 coerced86 = +data110;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data110 = coerced86;
-if(data103 !== undefined){
-data103["replay_max_events"] = coerced86;
+if(data104 !== undefined){
+data104["pending_poll_ms"] = coerced86;
 }
 }
 }
 if(errors === _errs235){
 if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 > 1000000 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data110 > 60000 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data110 < 20 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
@@ -4164,8 +4165,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.replay_page_events !== undefined){
-let data111 = data103.replay_page_events;
+if(data104.replay_max_events !== undefined){
+let data111 = data104.replay_max_events;
 const _errs237 = errors;
 if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
 let dataType87 = typeof data111;
@@ -4176,26 +4177,26 @@ if(dataType87 === "boolean" || data111 === null
 coerced87 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data111 = coerced87;
-if(data103 !== undefined){
-data103["replay_page_events"] = coerced87;
+if(data104 !== undefined){
+data104["replay_max_events"] = coerced87;
 }
 }
 }
 if(errors === _errs237){
 if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 > 10000 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data111 > 1000000 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data111 < 1 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4207,58 +4208,101 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data103.private_destinations !== undefined){
-let data112 = data103.private_destinations;
+if(data104.replay_page_events !== undefined){
+let data112 = data104.replay_page_events;
 const _errs239 = errors;
+if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
+let dataType88 = typeof data112;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data112 === null
+              || (dataType88 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced88 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data112 = coerced88;
+if(data104 !== undefined){
+data104["replay_page_events"] = coerced88;
+}
+}
+}
 if(errors === _errs239){
-if(Array.isArray(data112)){
-if(data112.length > 100){
+if((typeof data112 == "number") && (isFinite(data112))){
+if(data112 > 10000 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs239 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data104.private_destinations !== undefined){
+let data113 = data104.private_destinations;
+const _errs241 = errors;
+if(errors === _errs241){
+if(Array.isArray(data113)){
+if(data113.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid29 = true;
-const len11 = data112.length;
+const len11 = data113.length;
 for(let i15=0; i15<len11; i15++){
-let data113 = data112[i15];
-const _errs241 = errors;
-if(typeof data113 !== "string"){
-let dataType88 = typeof data113;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data113;
+let data114 = data113[i15];
+const _errs243 = errors;
+if(typeof data114 !== "string"){
+let dataType89 = typeof data114;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data114;
 }
-else if(data113 === null){
-coerced88 = "";
+else if(data114 === null){
+coerced89 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data113 = coerced88;
-if(data112 !== undefined){
-data112[i15] = coerced88;
+if(coerced89 !== undefined){
+data114 = coerced89;
+if(data113 !== undefined){
+data113[i15] = coerced89;
 }
 }
 }
-if(errors === _errs241){
-if(typeof data113 === "string"){
-if(func3(data113) > 64){
+if(errors === _errs243){
+if(typeof data114 === "string"){
+if(func3(data114) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data113) < 1){
+if(func3(data114) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs241 === errors;
+var valid29 = _errs243 === errors;
 if(!valid29){
 break;
 }
@@ -4270,7 +4314,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid27 = _errs239 === errors;
+var valid27 = _errs241 === errors;
 }
 else {
 var valid27 = true;
@@ -4289,67 +4333,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs220 === errors;
+var valid0 = _errs222 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data114 = data.email;
-const _errs243 = errors;
-if(errors === _errs243){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data115 = data.email;
 const _errs245 = errors;
-for(const key14 in data114){
+if(errors === _errs245){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs247 = errors;
+for(const key14 in data115){
 if(!((key14 === "smtp_url") || (key14 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs245 === errors){
-if(data114.smtp_url !== undefined){
-let data115 = data114.smtp_url;
-const _errs246 = errors;
-if(typeof data115 !== "string"){
-let dataType89 = typeof data115;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data115;
-}
-else if(data115 === null){
-coerced89 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data115 = coerced89;
-if(data114 !== undefined){
-data114["smtp_url"] = coerced89;
-}
-}
-}
-if(errors === _errs246){
-if(typeof data115 === "string"){
-if(!pattern33.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid30 = _errs246 === errors;
-}
-else {
-var valid30 = true;
-}
-if(valid30){
-if(data114.from !== undefined){
-let data116 = data114.from;
+if(_errs247 === errors){
+if(data115.smtp_url !== undefined){
+let data116 = data115.smtp_url;
 const _errs248 = errors;
 if(typeof data116 !== "string"){
 let dataType90 = typeof data116;
@@ -4362,26 +4367,65 @@ else if(data116 === null){
 coerced90 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced90 !== undefined){
 data116 = coerced90;
-if(data114 !== undefined){
-data114["from"] = coerced90;
+if(data115 !== undefined){
+data115["smtp_url"] = coerced90;
 }
 }
 }
 if(errors === _errs248){
 if(typeof data116 === "string"){
-if(func3(data116) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+if(!pattern33.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
 var valid30 = _errs248 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data115.from !== undefined){
+let data117 = data115.from;
+const _errs250 = errors;
+if(typeof data117 !== "string"){
+let dataType91 = typeof data117;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data117;
+}
+else if(data117 === null){
+coerced91 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data117 = coerced91;
+if(data115 !== undefined){
+data115["from"] = coerced91;
+}
+}
+}
+if(errors === _errs250){
+if(typeof data117 === "string"){
+if(func3(data117) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid30 = _errs250 === errors;
 }
 else {
 var valid30 = true;
@@ -4394,63 +4438,28 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs243 === errors;
+var valid0 = _errs245 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data117 = data.dashboard;
-const _errs250 = errors;
-if(errors === _errs250){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+let data118 = data.dashboard;
 const _errs252 = errors;
-for(const key15 in data117){
+if(errors === _errs252){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+const _errs254 = errors;
+for(const key15 in data118){
 if(!((key15 === "signup") || (key15 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs252 === errors){
-if(data117.signup !== undefined){
-let data118 = data117.signup;
-const _errs253 = errors;
-if(typeof data118 !== "string"){
-let dataType91 = typeof data118;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data118;
-}
-else if(data118 === null){
-coerced91 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data118 = coerced91;
-if(data117 !== undefined){
-data117["signup"] = coerced91;
-}
-}
-}
-if(!((data118 === "open") || (data118 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid31 = _errs253 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data117.public_url !== undefined){
-let data119 = data117.public_url;
+if(_errs254 === errors){
+if(data118.signup !== undefined){
+let data119 = data118.signup;
 const _errs255 = errors;
 if(typeof data119 !== "string"){
 let dataType92 = typeof data119;
@@ -4463,26 +4472,61 @@ else if(data119 === null){
 coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced92 !== undefined){
 data119 = coerced92;
-if(data117 !== undefined){
-data117["public_url"] = coerced92;
+if(data118 !== undefined){
+data118["signup"] = coerced92;
 }
 }
 }
-if(errors === _errs255){
-if(typeof data119 === "string"){
-if(!pattern34.test(data119)){
+if(!((data119 === "open") || (data119 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid31 = _errs255 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data118.public_url !== undefined){
+let data120 = data118.public_url;
+const _errs257 = errors;
+if(typeof data120 !== "string"){
+let dataType93 = typeof data120;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data120;
+}
+else if(data120 === null){
+coerced93 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data120 = coerced93;
+if(data118 !== undefined){
+data118["public_url"] = coerced93;
+}
+}
+}
+if(errors === _errs257){
+if(typeof data120 === "string"){
+if(!pattern34.test(data120)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs255 === errors;
+var valid31 = _errs257 === errors;
 }
 else {
 var valid31 = true;
@@ -4495,67 +4539,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs250 === errors;
+var valid0 = _errs252 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data120 = data.gas;
-const _errs257 = errors;
-if(errors === _errs257){
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+let data121 = data.gas;
 const _errs259 = errors;
-for(const key16 in data120){
+if(errors === _errs259){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs261 = errors;
+for(const key16 in data121){
 if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs259 === errors){
-if(data120.sponsor_key_file !== undefined){
-let data121 = data120.sponsor_key_file;
-const _errs260 = errors;
-if(typeof data121 !== "string"){
-let dataType93 = typeof data121;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data121;
-}
-else if(data121 === null){
-coerced93 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data121 = coerced93;
-if(data120 !== undefined){
-data120["sponsor_key_file"] = coerced93;
-}
-}
-}
-if(errors === _errs260){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid32 = _errs260 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data120.deposit_warning_wei !== undefined){
-let data122 = data120.deposit_warning_wei;
+if(_errs261 === errors){
+if(data121.sponsor_key_file !== undefined){
+let data122 = data121.sponsor_key_file;
 const _errs262 = errors;
 if(typeof data122 !== "string"){
 let dataType94 = typeof data122;
@@ -4568,21 +4573,21 @@ else if(data122 === null){
 coerced94 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data122 = coerced94;
-if(data120 !== undefined){
-data120["deposit_warning_wei"] = coerced94;
+if(data121 !== undefined){
+data121["sponsor_key_file"] = coerced94;
 }
 }
 }
 if(errors === _errs262){
 if(typeof data122 === "string"){
-if(!pattern9.test(data122)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -4593,78 +4598,75 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data120.sponsorship_caps !== undefined){
-let data123 = data120.sponsorship_caps;
+if(data121.deposit_warning_wei !== undefined){
+let data123 = data121.deposit_warning_wei;
 const _errs264 = errors;
+if(typeof data123 !== "string"){
+let dataType95 = typeof data123;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data123;
+}
+else if(data123 === null){
+coerced95 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data123 = coerced95;
+if(data121 !== undefined){
+data121["deposit_warning_wei"] = coerced95;
+}
+}
+}
 if(errors === _errs264){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+if(typeof data123 === "string"){
+if(!pattern9.test(data123)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid32 = _errs264 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.sponsorship_caps !== undefined){
+let data124 = data121.sponsorship_caps;
 const _errs266 = errors;
-for(const key17 in data123){
+if(errors === _errs266){
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+const _errs268 = errors;
+for(const key17 in data124){
 if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs266 === errors){
-if(data123.free !== undefined){
-let data124 = data123.free;
-const _errs267 = errors;
-if(errors === _errs267){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+if(_errs268 === errors){
+if(data124.free !== undefined){
+let data125 = data124.free;
 const _errs269 = errors;
-for(const key18 in data124){
+if(errors === _errs269){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+const _errs271 = errors;
+for(const key18 in data125){
 if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs269 === errors){
-if(data124.usd_per_day !== undefined){
-let data125 = data124.usd_per_day;
-const _errs270 = errors;
-if((typeof data125 !== "string") && (data125 !== null)){
-let dataType95 = typeof data125;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data125;
-}
-else if(data125 === null){
-coerced95 = "";
-}
-else if(data125 === "" || data125 === 0 || data125 === false){
-coerced95 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data125 = coerced95;
-if(data124 !== undefined){
-data124["usd_per_day"] = coerced95;
-}
-}
-}
-if(errors === _errs270){
-if(typeof data125 === "string"){
-if(!pattern36.test(data125)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid34 = _errs270 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data124.usd_total !== undefined){
-let data126 = data124.usd_total;
+if(_errs271 === errors){
+if(data125.usd_per_day !== undefined){
+let data126 = data125.usd_per_day;
 const _errs272 = errors;
 if((typeof data126 !== "string") && (data126 !== null)){
 let dataType96 = typeof data126;
@@ -4680,26 +4682,68 @@ else if(data126 === "" || data126 === 0 || data126 === false){
 coerced96 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data126 = coerced96;
-if(data124 !== undefined){
-data124["usd_total"] = coerced96;
+if(data125 !== undefined){
+data125["usd_per_day"] = coerced96;
 }
 }
 }
 if(errors === _errs272){
 if(typeof data126 === "string"){
 if(!pattern36.test(data126)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid34 = _errs272 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data125.usd_total !== undefined){
+let data127 = data125.usd_total;
+const _errs274 = errors;
+if((typeof data127 !== "string") && (data127 !== null)){
+let dataType97 = typeof data127;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data127;
+}
+else if(data127 === null){
+coerced97 = "";
+}
+else if(data127 === "" || data127 === 0 || data127 === false){
+coerced97 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data127 = coerced97;
+if(data125 !== undefined){
+data125["usd_total"] = coerced97;
+}
+}
+}
+if(errors === _errs274){
+if(typeof data127 === "string"){
+if(!pattern36.test(data127)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid34 = _errs274 === errors;
 }
 else {
 var valid34 = true;
@@ -4712,70 +4756,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid33 = _errs267 === errors;
+var valid33 = _errs269 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data123.growth !== undefined){
-let data127 = data123.growth;
-const _errs274 = errors;
-if(errors === _errs274){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+if(data124.growth !== undefined){
+let data128 = data124.growth;
 const _errs276 = errors;
-for(const key19 in data127){
+if(errors === _errs276){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs278 = errors;
+for(const key19 in data128){
 if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs276 === errors){
-if(data127.usd_per_day !== undefined){
-let data128 = data127.usd_per_day;
-const _errs277 = errors;
-if((typeof data128 !== "string") && (data128 !== null)){
-let dataType97 = typeof data128;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data128;
-}
-else if(data128 === null){
-coerced97 = "";
-}
-else if(data128 === "" || data128 === 0 || data128 === false){
-coerced97 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data128 = coerced97;
-if(data127 !== undefined){
-data127["usd_per_day"] = coerced97;
-}
-}
-}
-if(errors === _errs277){
-if(typeof data128 === "string"){
-if(!pattern36.test(data128)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid35 = _errs277 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data127.usd_total !== undefined){
-let data129 = data127.usd_total;
+if(_errs278 === errors){
+if(data128.usd_per_day !== undefined){
+let data129 = data128.usd_per_day;
 const _errs279 = errors;
 if((typeof data129 !== "string") && (data129 !== null)){
 let dataType98 = typeof data129;
@@ -4791,26 +4793,68 @@ else if(data129 === "" || data129 === 0 || data129 === false){
 coerced98 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data129 = coerced98;
-if(data127 !== undefined){
-data127["usd_total"] = coerced98;
+if(data128 !== undefined){
+data128["usd_per_day"] = coerced98;
 }
 }
 }
 if(errors === _errs279){
 if(typeof data129 === "string"){
 if(!pattern36.test(data129)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid35 = _errs279 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data128.usd_total !== undefined){
+let data130 = data128.usd_total;
+const _errs281 = errors;
+if((typeof data130 !== "string") && (data130 !== null)){
+let dataType99 = typeof data130;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data130;
+}
+else if(data130 === null){
+coerced99 = "";
+}
+else if(data130 === "" || data130 === 0 || data130 === false){
+coerced99 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data130 = coerced99;
+if(data128 !== undefined){
+data128["usd_total"] = coerced99;
+}
+}
+}
+if(errors === _errs281){
+if(typeof data130 === "string"){
+if(!pattern36.test(data130)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs281 === errors;
 }
 else {
 var valid35 = true;
@@ -4823,70 +4867,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid33 = _errs274 === errors;
+var valid33 = _errs276 === errors;
 }
 else {
 var valid33 = true;
 }
 if(valid33){
-if(data123.enterprise !== undefined){
-let data130 = data123.enterprise;
-const _errs281 = errors;
-if(errors === _errs281){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(data124.enterprise !== undefined){
+let data131 = data124.enterprise;
 const _errs283 = errors;
-for(const key20 in data130){
+if(errors === _errs283){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs285 = errors;
+for(const key20 in data131){
 if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs283 === errors){
-if(data130.usd_per_day !== undefined){
-let data131 = data130.usd_per_day;
-const _errs284 = errors;
-if((typeof data131 !== "string") && (data131 !== null)){
-let dataType99 = typeof data131;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data131;
-}
-else if(data131 === null){
-coerced99 = "";
-}
-else if(data131 === "" || data131 === 0 || data131 === false){
-coerced99 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data131 = coerced99;
-if(data130 !== undefined){
-data130["usd_per_day"] = coerced99;
-}
-}
-}
-if(errors === _errs284){
-if(typeof data131 === "string"){
-if(!pattern36.test(data131)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid36 = _errs284 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data130.usd_total !== undefined){
-let data132 = data130.usd_total;
+if(_errs285 === errors){
+if(data131.usd_per_day !== undefined){
+let data132 = data131.usd_per_day;
 const _errs286 = errors;
 if((typeof data132 !== "string") && (data132 !== null)){
 let dataType100 = typeof data132;
@@ -4902,26 +4904,68 @@ else if(data132 === "" || data132 === 0 || data132 === false){
 coerced100 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data132 = coerced100;
-if(data130 !== undefined){
-data130["usd_total"] = coerced100;
+if(data131 !== undefined){
+data131["usd_per_day"] = coerced100;
 }
 }
 }
 if(errors === _errs286){
 if(typeof data132 === "string"){
 if(!pattern36.test(data132)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid36 = _errs286 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data131.usd_total !== undefined){
+let data133 = data131.usd_total;
+const _errs288 = errors;
+if((typeof data133 !== "string") && (data133 !== null)){
+let dataType101 = typeof data133;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data133;
+}
+else if(data133 === null){
+coerced101 = "";
+}
+else if(data133 === "" || data133 === 0 || data133 === false){
+coerced101 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data133 = coerced101;
+if(data131 !== undefined){
+data131["usd_total"] = coerced101;
+}
+}
+}
+if(errors === _errs288){
+if(typeof data133 === "string"){
+if(!pattern36.test(data133)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid36 = _errs288 === errors;
 }
 else {
 var valid36 = true;
@@ -4934,7 +4978,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid33 = _errs281 === errors;
+var valid33 = _errs283 === errors;
 }
 else {
 var valid33 = true;
@@ -4948,7 +4992,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid32 = _errs264 === errors;
+var valid32 = _errs266 === errors;
 }
 else {
 var valid32 = true;
@@ -4962,71 +5006,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs257 === errors;
+var valid0 = _errs259 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data133 = data.limits;
-const _errs288 = errors;
-if(errors === _errs288){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+let data134 = data.limits;
 const _errs290 = errors;
-for(const key21 in data133){
+if(errors === _errs290){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+const _errs292 = errors;
+for(const key21 in data134){
 if(!((((((((key21 === "max_connections") || (key21 === "max_connections_per_ip")) || (key21 === "max_body_bytes")) || (key21 === "ws_max_connections_per_account")) || (key21 === "ws_max_connections_per_ip")) || (key21 === "ws_max_subscriptions_per_connection")) || (key21 === "ws_max_buffered_bytes")) || (key21 === "ws_max_message_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs290 === errors){
-if(data133.max_connections !== undefined){
-let data134 = data133.max_connections;
-const _errs291 = errors;
-if(!(((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134))) && (isFinite(data134)))){
-let dataType101 = typeof data134;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data134 === null
-              || (dataType101 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced101 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data134 = coerced101;
-if(data133 !== undefined){
-data133["max_connections"] = coerced101;
-}
-}
-}
-if(errors === _errs291){
-if((typeof data134 == "number") && (isFinite(data134))){
-if(data134 > 1000000 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid37 = _errs291 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data133.max_connections_per_ip !== undefined){
-let data135 = data133.max_connections_per_ip;
+if(_errs292 === errors){
+if(data134.max_connections !== undefined){
+let data135 = data134.max_connections;
 const _errs293 = errors;
 if(!(((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135))) && (isFinite(data135)))){
 let dataType102 = typeof data135;
@@ -5037,26 +5038,26 @@ if(dataType102 === "boolean" || data135 === null
 coerced102 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data135 = coerced102;
-if(data133 !== undefined){
-data133["max_connections_per_ip"] = coerced102;
+if(data134 !== undefined){
+data134["max_connections"] = coerced102;
 }
 }
 }
 if(errors === _errs293){
 if((typeof data135 == "number") && (isFinite(data135))){
 if(data135 > 1000000 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5068,8 +5069,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.max_body_bytes !== undefined){
-let data136 = data133.max_body_bytes;
+if(data134.max_connections_per_ip !== undefined){
+let data136 = data134.max_connections_per_ip;
 const _errs295 = errors;
 if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
 let dataType103 = typeof data136;
@@ -5080,26 +5081,26 @@ if(dataType103 === "boolean" || data136 === null
 coerced103 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data136 = coerced103;
-if(data133 !== undefined){
-data133["max_body_bytes"] = coerced103;
+if(data134 !== undefined){
+data134["max_connections_per_ip"] = coerced103;
 }
 }
 }
 if(errors === _errs295){
 if((typeof data136 == "number") && (isFinite(data136))){
-if(data136 > 104857600 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data136 > 1000000 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data136 < 1024 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5111,8 +5112,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.ws_max_connections_per_account !== undefined){
-let data137 = data133.ws_max_connections_per_account;
+if(data134.max_body_bytes !== undefined){
+let data137 = data134.max_body_bytes;
 const _errs297 = errors;
 if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
 let dataType104 = typeof data137;
@@ -5123,26 +5124,26 @@ if(dataType104 === "boolean" || data137 === null
 coerced104 = +data137;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced104 !== undefined){
 data137 = coerced104;
-if(data133 !== undefined){
-data133["ws_max_connections_per_account"] = coerced104;
+if(data134 !== undefined){
+data134["max_body_bytes"] = coerced104;
 }
 }
 }
 if(errors === _errs297){
 if((typeof data137 == "number") && (isFinite(data137))){
-if(data137 > 1000000 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data137 > 104857600 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data137 < 1024 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -5154,8 +5155,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.ws_max_connections_per_ip !== undefined){
-let data138 = data133.ws_max_connections_per_ip;
+if(data134.ws_max_connections_per_account !== undefined){
+let data138 = data134.ws_max_connections_per_account;
 const _errs299 = errors;
 if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
 let dataType105 = typeof data138;
@@ -5166,26 +5167,26 @@ if(dataType105 === "boolean" || data138 === null
 coerced105 = +data138;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced105 !== undefined){
 data138 = coerced105;
-if(data133 !== undefined){
-data133["ws_max_connections_per_ip"] = coerced105;
+if(data134 !== undefined){
+data134["ws_max_connections_per_account"] = coerced105;
 }
 }
 }
 if(errors === _errs299){
 if((typeof data138 == "number") && (isFinite(data138))){
 if(data138 > 1000000 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5197,8 +5198,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.ws_max_subscriptions_per_connection !== undefined){
-let data139 = data133.ws_max_subscriptions_per_connection;
+if(data134.ws_max_connections_per_ip !== undefined){
+let data139 = data134.ws_max_connections_per_ip;
 const _errs301 = errors;
 if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
 let dataType106 = typeof data139;
@@ -5209,26 +5210,26 @@ if(dataType106 === "boolean" || data139 === null
 coerced106 = +data139;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced106 !== undefined){
 data139 = coerced106;
-if(data133 !== undefined){
-data133["ws_max_subscriptions_per_connection"] = coerced106;
+if(data134 !== undefined){
+data134["ws_max_connections_per_ip"] = coerced106;
 }
 }
 }
 if(errors === _errs301){
 if((typeof data139 == "number") && (isFinite(data139))){
-if(data139 > 100000 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data139 > 1000000 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data139 < 1 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5240,8 +5241,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.ws_max_buffered_bytes !== undefined){
-let data140 = data133.ws_max_buffered_bytes;
+if(data134.ws_max_subscriptions_per_connection !== undefined){
+let data140 = data134.ws_max_subscriptions_per_connection;
 const _errs303 = errors;
 if(!(((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140))) && (isFinite(data140)))){
 let dataType107 = typeof data140;
@@ -5252,26 +5253,26 @@ if(dataType107 === "boolean" || data140 === null
 coerced107 = +data140;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data140 = coerced107;
-if(data133 !== undefined){
-data133["ws_max_buffered_bytes"] = coerced107;
+if(data134 !== undefined){
+data134["ws_max_subscriptions_per_connection"] = coerced107;
 }
 }
 }
 if(errors === _errs303){
 if((typeof data140 == "number") && (isFinite(data140))){
-if(data140 > 1073741824 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data140 > 100000 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data140 < 16384 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data140 < 1 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5283,8 +5284,8 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data133.ws_max_message_bytes !== undefined){
-let data141 = data133.ws_max_message_bytes;
+if(data134.ws_max_buffered_bytes !== undefined){
+let data141 = data134.ws_max_buffered_bytes;
 const _errs305 = errors;
 if(!(((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141))) && (isFinite(data141)))){
 let dataType108 = typeof data141;
@@ -5295,32 +5296,75 @@ if(dataType108 === "boolean" || data141 === null
 coerced108 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data141 = coerced108;
-if(data133 !== undefined){
-data133["ws_max_message_bytes"] = coerced108;
+if(data134 !== undefined){
+data134["ws_max_buffered_bytes"] = coerced108;
 }
 }
 }
 if(errors === _errs305){
 if((typeof data141 == "number") && (isFinite(data141))){
-if(data141 > 104857600 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data141 > 1073741824 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data141 < 1024 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data141 < 16384 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
 var valid37 = _errs305 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data134.ws_max_message_bytes !== undefined){
+let data142 = data134.ws_max_message_bytes;
+const _errs307 = errors;
+if(!(((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142))) && (isFinite(data142)))){
+let dataType109 = typeof data142;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 === "boolean" || data142 === null
+              || (dataType109 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced109 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data142 = coerced109;
+if(data134 !== undefined){
+data134["ws_max_message_bytes"] = coerced109;
+}
+}
+}
+if(errors === _errs307){
+if((typeof data142 == "number") && (isFinite(data142))){
+if(data142 > 104857600 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data142 < 1024 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid37 = _errs307 === errors;
 }
 else {
 var valid37 = true;
@@ -5339,53 +5383,14 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs288 === errors;
+var valid0 = _errs290 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data142 = data.sponsor_key;
-const _errs307 = errors;
-if(typeof data142 !== "string"){
-let dataType109 = typeof data142;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data142;
-}
-else if(data142 === null){
-coerced109 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced109 !== undefined){
-data142 = coerced109;
-if(data !== undefined){
-data["sponsor_key"] = coerced109;
-}
-}
-}
-if(errors === _errs307){
-if(typeof data142 === "string"){
-if(!pattern42.test(data142)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs307 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data143 = data.bundler_keys;
+let data143 = data.sponsor_key;
 const _errs309 = errors;
 if(typeof data143 !== "string"){
 let dataType110 = typeof data143;
@@ -5398,21 +5403,21 @@ else if(data143 === null){
 coerced110 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced110 !== undefined){
 data143 = coerced110;
 if(data !== undefined){
-data["bundler_keys"] = coerced110;
+data["sponsor_key"] = coerced110;
 }
 }
 }
 if(errors === _errs309){
 if(typeof data143 === "string"){
-if(!pattern43.test(data143)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern42.test(data143)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -5423,8 +5428,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data144 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data144 = data.bundler_keys;
 const _errs311 = errors;
 if(typeof data144 !== "string"){
 let dataType111 = typeof data144;
@@ -5437,21 +5442,21 @@ else if(data144 === null){
 coerced111 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data144 = coerced111;
 if(data !== undefined){
-data["encryption_key"] = coerced111;
+data["bundler_keys"] = coerced111;
 }
 }
 }
 if(errors === _errs311){
 if(typeof data144 === "string"){
-if(!pattern44.test(data144)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern43.test(data144)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -5462,31 +5467,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data145 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data145 = data.encryption_key;
 const _errs313 = errors;
-if(typeof data145 !== "boolean"){
+if(typeof data145 !== "string"){
+let dataType112 = typeof data145;
 let coerced112 = undefined;
 if(!(coerced112 !== undefined)){
-if(data145 === "false" || data145 === 0 || data145 === null){
-coerced112 = false;
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data145;
 }
-else if(data145 === "true" || data145 === 1){
-coerced112 = true;
+else if(data145 === null){
+coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced112 !== undefined){
 data145 = coerced112;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced112;
+data["encryption_key"] = coerced112;
+}
+}
+}
+if(errors === _errs313){
+if(typeof data145 === "string"){
+if(!pattern44.test(data145)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
 var valid0 = _errs313 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data146 = data.metrics_require_admin_token;
+const _errs315 = errors;
+if(typeof data146 !== "boolean"){
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(data146 === "false" || data146 === 0 || data146 === null){
+coerced113 = false;
+}
+else if(data146 === "true" || data146 === 1){
+coerced113 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data146 = coerced113;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced113;
+}
+}
+}
+var valid0 = _errs315 === errors;
 }
 else {
 var valid0 = true;

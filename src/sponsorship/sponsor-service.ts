@@ -3,6 +3,7 @@ import type { Address, Hex, PublicClient } from 'viem';
 import { userOperationHashOnChain } from '../bundler/eip7702-chain.ts';
 import { checkCallSucceeds } from '../bundler/gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
+import { revertReasonOf } from '../bundler/simulation.ts';
 import { type AnyUserOperation, deploysSender, type EntryPointVersion, estimationDefaults } from '../bundler/user-operation.ts';
 import { networkKey } from '../chains/network-key.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
@@ -73,7 +74,7 @@ export function createSponsorService(deps: SponsorDeps) {
   const l1FeeOf = l1FeeOraclesByNetwork(clientOf);
   return {
     sponsor: (request: SponsorRequest) => sponsorOperation(deps, { clientOf, l1FeeOf }, request),
-    stub: (request: SponsorRequest) => stubSponsorship(deps, request),
+    stub: (request: SponsorRequest) => stubSponsorship(deps, clientOf, request),
   };
 }
 
@@ -192,34 +193,47 @@ const capsOf = (deps: SponsorDeps, network: Network, account: { plan: Plan; limi
 
 /**
  * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
- * already used up), then data of the real length that fails only the signature.
+ * already used up), and the op's call (one that reverts is not sponsored), then data of the real
+ * length that fails only the signature.
  */
-async function stubSponsorship(deps: SponsorDeps, request: SponsorRequest): Promise<SponsoredFields> {
+async function stubSponsorship(
+  deps: SponsorDeps,
+  clientOf: (network: Network) => PublicClient,
+  request: SponsorRequest,
+): Promise<SponsoredFields> {
   const { network } = await policyFor(deps, request);
   const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
   const setup = deps.paymasterOf(network, entryPoint.version);
   if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
   // Stub data comes before estimation: the gas fields may not be there yet.
-  readSponsoredOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
+  const op = readSponsoredOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
   if (!network.config.embedded) {
     const account = await accountState(deps.db, request.accountId);
     // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
     const violation = operatorCapViolation(capsOf(deps, network, account), account, 1n);
     if (violation) throw policyViolationError(violation);
   }
+  await assertExecutionSucceeds(clientOf(network), entryPoint.address, op);
   return stubPaymasterFields(setup);
 }
 
 /**
- * The op's execution simulated as the EntryPoint will make it (the bundler's own check): a call that
- * reverts would burn the paymaster's deposit for nothing, so it is refused with its reason (400).
+ * The op's execution simulated as the EntryPoint will make it: the bundler bundles an op whose call
+ * reverts (its sender pays), but a sponsor would pay for nothing, so it is refused with the decoded
+ * reason (400); over ERC-7677 the bundler's own -32521 (the cause) is answered.
  */
 async function assertExecutionSucceeds(client: PublicClient, entryPoint: Address, op: AnyUserOperation): Promise<void> {
   try {
     await checkCallSucceeds(client, entryPoint, op, deploysSender(op));
   } catch (error) {
-    if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.executionReverted)
-      throw new AppError('invalid_request', `invalid parameter 'user_operation.callData': ${error.message}`, { cause: error });
+    if (error instanceof BundlerRpcError && error.code === bundlerErrorCodes.executionReverted) {
+      const data = typeof error.data === 'string' ? (error.data as Hex) : undefined;
+      const reason =
+        data === undefined
+          ? error.message
+          : `UserOperation reverted during simulation with reason: ${revertReasonOf(data) ?? data}`;
+      throw new AppError('invalid_request', `invalid parameter 'user_operation.callData': ${reason}`, { cause: error });
+    }
     throw error;
   }
 }

@@ -162,6 +162,40 @@ describe('pimlico_sendUserOperationNow', () => {
     expect(answer.result.sender.toLowerCase()).toBe(sender);
   }, 60_000);
 
+  it("when the op cannot be included (the chain does not mine), answers after 10 s with the op's hash and status, then it lands", async () => {
+    const account = await newSimpleAccount(publicClient);
+    const op = await signedDeployOp(account);
+    const hash = getUserOperationHash({
+      userOperation: op,
+      entryPointAddress: entryPoint07Address,
+      entryPointVersion: '0.7',
+      chainId: foundry.id,
+    });
+    await anvil('evm_setAutomine', [false]);
+    let answer: Awaited<ReturnType<typeof callBundler>>;
+    let tookMs: number;
+    try {
+      const startedAt = performance.now();
+      // callBundler gives up after 15 s: a method that hangs fails here.
+      answer = await callBundler(url, key, 'pimlico_sendUserOperationNow', [formatUserOperationRequest(op), entryPoint07Address]);
+      tookMs = performance.now() - startedAt;
+    } finally {
+      await anvil('evm_setAutomine', [true]);
+    }
+    expect(answer.error, JSON.stringify(answer.error)).toBeUndefined();
+    // Its bundle was sent, and waits for a block.
+    expect(answer.result).toEqual({
+      userOpHash: hash,
+      status: 'submitted',
+      transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(tookMs).toBeGreaterThanOrEqual(9_900);
+    expect(tookMs).toBeLessThan(12_500);
+    await anvil('evm_mine', []);
+    const receipts = await waitForReceipts(url, key, [hash], 30_000);
+    expect(receipts.get(hash)?.success).toBe(true);
+  }, 60_000);
+
   it('needs the bundler:send scope and costs what eth_sendUserOperation costs', async () => {
     const call = {
       jsonrpc: '2.0',

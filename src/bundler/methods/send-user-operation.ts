@@ -4,9 +4,10 @@ import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization, userOperationHashOnChain } from '../eip7702-chain.ts';
 import { type EntryPoint, readOnChainNonce, resolveEntryPoint } from '../entry-points.ts';
+import { includedOnChainError, knownOpError } from '../known-ops.ts';
 import { admitToMempool } from '../mempool-admission.ts';
 import { mempoolConflictError } from '../mempool-conflict-error.ts';
-import { checkMempoolLimits, readStandings } from '../mempool-limits.ts';
+import { checkMempoolLimits, readStandings, senderLimitError, senderLimitOf } from '../mempool-limits.ts';
 import { checkNonce, type NonceCheck } from '../nonce-check.ts';
 import { maxCostOf } from '../op-max-cost.ts';
 import { replacedOp } from '../op-replacement.ts';
@@ -14,7 +15,7 @@ import { startValidation, type ValidationTarget, validationVerdict } from '../op
 import { pendingDepositError, readPendingDeposit } from '../paymaster-deposit-check.ts';
 import { l1PreVerificationGas, opGasPrice } from '../pre-verification-gas.ts';
 import { earlierOpsOf, queuedStateOverride } from '../queued-state.ts';
-import { invalidParams } from '../rpc-errors.ts';
+import { alreadyKnown, BundlerRpcError, invalidParams } from '../rpc-errors.ts';
 import { SendAgain } from '../send-again.ts';
 import { sendFloorError } from '../send-floors.ts';
 import { type QueuedOp, readQueuedOfSender } from '../sender-queue.ts';
@@ -69,13 +70,19 @@ async function admitUserOperation(
     ? settledOf(readPendingDeposit(ctx.db, client, { network: name, entryPoint: entryPoint.address, paymaster }))
     : undefined;
   const standings = readStandings(ctx.reputation, name, entities, network.config.bundler.safeMode);
-  // The next block's base fee and the sender's queued ops, asked together. The nonce on chain is read only
-  // when the sender has ops queued on this key, or when the simulation refuses the nonce (AA25):
-  // otherwise the op's nonce must be the next on chain, which the simulation itself checks.
-  const [baseFee, queued] = await Promise.all([
+  const hash = (
+    await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId)
+  ).toLowerCase();
+  // The next block's base fee, the sender's queued ops and whether this very op is known, asked
+  // together. The nonce on chain is read only when the sender has ops queued on this key, or when the
+  // simulation refuses the nonce (AA25): otherwise the op's nonce must be the next on chain, which the
+  // simulation itself checks.
+  const [baseFee, queued, known] = await Promise.all([
     ctx.recentBaseFee(client),
     readQueuedOfSender(ctx.db, name, entryPoint.address, op.sender),
+    knownOpError(ctx.db, hash),
   ]);
+  if (known) throw known;
   // The op's L1 part (rollups) at its own price, read while the op is checked.
   const l1Part = settledOf(l1PartOf(ctx, network, entryPoint, op, baseFee));
   const key = op.nonce >> 64n;
@@ -86,14 +93,24 @@ async function admitUserOperation(
     op,
     queuedNonces: new Set(queued.filter((row) => BigInt(row.nonce) >> 64n === key).map((row) => BigInt(row.nonce))),
     again: retry.again,
+    // Another bundler may have included this very op.
+    usedByItself: () => includedOnChainError(client, entryPoint, hash as Hex),
   };
   const onChain = nonceCheck.queuedNonces.size > 0 ? await readNonce() : undefined;
   if (onChain !== undefined) await checkNonce(ctx, nonceCheck, onChain);
-  const hash = (
-    await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId)
-  ).toLowerCase();
   const replacing = replacedOp(op, hash, queued);
-  await checkMempoolLimits(ctx.db, { name, entities, standings, queued: queued.length, replacing: replacing !== undefined });
+  const { safeMode } = network.config.bundler;
+  const senderLimit = senderLimitOf(network.config.bundler);
+  await checkMempoolLimits(ctx.db, {
+    name,
+    sender: op.sender,
+    entities,
+    standings,
+    queued: queued.length,
+    replacing: replacing !== undefined,
+    senderLimit,
+    safeMode,
+  });
 
   // Validation by the EntryPoint's own simulation; an op queued behind others sees its nonce as theirs will leave it.
   const override = await queuedOverride(ctx, target, queued, onChain, retry);
@@ -120,6 +137,11 @@ async function admitUserOperation(
       }
     }
     if (!retry.again) throw new SendAgain();
+  }).catch(async (error: unknown) => {
+    // A deploying op sent again after another bundler included it finds its sender deployed: AA10.
+    if (error instanceof BundlerRpcError && /^AA10/.test(String((error.data as { reason?: unknown } | undefined)?.reason)))
+      throw (await includedOnChainError(client, entryPoint, hash as Hex).catch(() => undefined)) ?? error;
+    throw error;
   });
   // An op validated alone already showed its paymaster can pay for it (no AA31): a failed read of the
   // deposit or the mempool does not refuse it.
@@ -141,7 +163,7 @@ async function admitUserOperation(
     minTip: network.config.minPriorityFeeWei,
   });
   if (floorError) throw floorError;
-  await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, ...found });
+  await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, senderLimit, safeMode, ...found });
   ctx.queued(name);
   return hash as Hex;
 }
@@ -188,7 +210,10 @@ async function queuedOverride(
   throw new SendAgain();
 }
 
-/** Writes the op to the mempool, refused when its validation's storage is another pending op's (STO-041). */
+/**
+ * Writes the op to the mempool, refused when its validation's storage is another pending op's
+ * (STO-041), when its sender's ops sent meanwhile reached the limit, or when it is there already.
+ */
 async function enterMempool(
   ctx: BundlerContext,
   admitted: {
@@ -198,6 +223,8 @@ async function enterMempool(
     entities: { factory: string | null; paymaster: string | null };
     hash: string;
     replacing: string | undefined;
+    senderLimit: number;
+    safeMode: boolean;
     /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
     storageOwners: readonly string[] | undefined;
     codeHashes: Record<string, string> | undefined;
@@ -220,11 +247,15 @@ async function enterMempool(
     code_hashes: admitted.codeHashes ?? null,
   };
   const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
-  const conflict = await admitToMempool(ctx.db, {
+  const refusal = await admitToMempool(ctx.db, {
     row,
     conflictsWith: storageOwners === undefined ? undefined : [...new Set([...ours, ...storageOwners])],
     seenEntities: ours,
     replacing: admitted.replacing,
+    senderLimit: admitted.senderLimit,
   });
-  if (conflict) throw mempoolConflictError(conflict, op.sender, entities);
+  if (refusal?.kind === 'conflict') throw mempoolConflictError(refusal.conflict, op.sender, entities);
+  if (refusal?.kind === 'sender-limit')
+    throw senderLimitError(op.sender, refusal.pending, admitted.senderLimit, admitted.safeMode);
+  if (refusal?.kind === 'already-known') throw alreadyKnown(admitted.hash);
 }
