@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex, type StateOverride, toHex } from 'viem';
+import { type Address, getAddress, type Hex, isAddress, isHex, type StateOverride, toHex } from 'viem';
+import { invalidParams } from './rpc-errors.ts';
 
 type StateOverrideEntry = StateOverride[number];
 /**
@@ -25,6 +26,48 @@ export function mergeStateOverrides(...lists: StateOverride[]): StateOverride {
     address: entry.address,
     ...(slots.size > 0 ? { stateDiff: [...slots].map(([slot, value]) => ({ slot: slot as Hex, value })) } : {}),
   }));
+}
+
+/**
+ * A client's state override (eth_estimateUserOperationGas's third parameter, in eth_call's form:
+ * `{address: {balance, nonce, code, stateDiff}}`) as viem's; absent is none. A full `state`
+ * replacement is refused: the overrides here are merged with the bundler's own, slot by slot.
+ */
+export function parseStateOverride(input: unknown): StateOverride {
+  if (input === undefined || input === null) return [];
+  const refuse = (what: string) => invalidParams(`stateOverride${what}`, 'stateOverride');
+  if (typeof input !== 'object' || Array.isArray(input)) throw refuse(' must be an object of addresses');
+  const quantity = (value: unknown, where: string) => {
+    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) throw refuse(`${where} must be a 0x hex quantity`);
+    return BigInt(value);
+  };
+  return Object.entries(input).map(([address, entry]) => {
+    if (!isAddress(address, { strict: false })) throw refuse(`: ${JSON.stringify(address)} is not an address`);
+    if (typeof entry !== 'object' || entry === null) throw refuse(`.${address} must be an object`);
+    const { balance, nonce, code, stateDiff, state, ...rest } = entry as Record<string, unknown>;
+    const unknown = Object.keys(rest)[0] ?? (state === undefined ? undefined : 'state');
+    if (unknown !== undefined) throw refuse(`.${address}.${unknown} is not taken (balance, nonce, code, stateDiff)`);
+    const parsed: StateOverride[number] = { address: getAddress(address) };
+    if (balance !== undefined) parsed.balance = quantity(balance, `.${address}.balance`);
+    if (nonce !== undefined) parsed.nonce = Number(quantity(nonce, `.${address}.nonce`));
+    if (code !== undefined) {
+      if (typeof code !== 'string' || !isHex(code)) throw refuse(`.${address}.code must be 0x hex bytes`);
+      parsed.code = code;
+    }
+    if (stateDiff !== undefined) {
+      if (typeof stateDiff !== 'object' || stateDiff === null) throw refuse(`.${address}.stateDiff must be an object of slots`);
+      const words = Object.entries(stateDiff);
+      if (
+        !words.every(
+          ([slot, value]) =>
+            isHex(slot) && slot.length === 66 && typeof value === 'string' && isHex(value) && value.length === 66,
+        )
+      )
+        throw refuse(`.${address}.stateDiff must map 32-byte 0x slots to 32-byte 0x values`);
+      parsed.stateDiff = words.map(([slot, value]) => ({ slot: slot as Hex, value: value as Hex }));
+    }
+    return parsed;
+  });
 }
 
 /** viem's state override in JSON-RPC's form (eth_call's third parameter, debug_traceCall's `stateOverrides`). */

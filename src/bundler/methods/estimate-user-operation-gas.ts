@@ -7,18 +7,24 @@ import { resolveEntryPoint } from '../entry-points.ts';
 import { estimateUserOperationGas as estimateGas } from '../gas-estimation.ts';
 import { estimationGasPrice } from '../l1-op-price.ts';
 import { estimatedPreVerificationGas } from '../pre-verification-gas.ts';
+import { prefundShortfall, readSenderFunds } from '../prefund-check.ts';
 import { estimationState } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
-import { estimationDefaults, parseUserOperation } from '../user-operation.ts';
+import { settledOf } from '../settled.ts';
+import { mergeStateOverrides, parseStateOverride } from '../state-override.ts';
+import { type AnyUserOperation, entitiesOf, estimationDefaults, parseUserOperation } from '../user-operation.ts';
 
 /**
  * eth_estimateUserOperationGas: the op's gas limits, as 0x quantities, in the state its sender's queued
- * ops leave. On a rollup, preVerificationGas also holds the op's L1 part (pre-verification-gas.ts).
+ * ops leave and the client's state override (the third parameter) gives. On a rollup,
+ * preVerificationGas also holds the op's L1 part (pre-verification-gas.ts). A sender that cannot pay
+ * the prefund of the limits found (at the op's maxFeePerGas) is AA21.
  */
 export async function estimateUserOperationGas(ctx: BundlerContext, network: Network, params: unknown[]) {
   const client = ctx.clientOf(network);
   const entryPoint = resolveEntryPoint(network, params[1]);
   const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
+  const clientOverride = parseStateOverride(params[2]);
   // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
   await checkAuthorization(client, op, network.config.chainId, { verifySigner: false });
   // A client may estimate N+1 as soon as it has sent N: N's send is let finish first.
@@ -30,13 +36,18 @@ export async function estimateUserOperationGas(ctx: BundlerContext, network: Net
   const preVerificationGas = oracle.charged
     ? await estimatedPreVerificationGas(oracle, priced, await estimationGasPrice(client, op, network.config.minPriorityFeeWei))
     : undefined;
-  const estimate = await estimateGas(
-    client,
-    entryPoint.version,
-    entryPoint.address,
-    op,
+  const override = mergeStateOverrides(
     await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
-    preVerificationGas,
+    clientOverride,
   );
+  // The probes give the sender funds: whether it can pay its prefund is read beside them (a paymaster pays it otherwise).
+  const funds = entitiesOf(op).paymaster
+    ? undefined
+    : settledOf(readSenderFunds(client, entryPoint.address, op.sender, override));
+  const estimate = await estimateGas(client, entryPoint.version, entryPoint.address, op, override, preVerificationGas);
+  const read = await funds;
+  if (read && !read.ok) throw read.error;
+  const short = read && prefundShortfall({ ...op, ...estimate } as AnyUserOperation, entryPoint.version, read.value);
+  if (short) throw short;
   return Object.fromEntries(Object.entries(estimate).map(([name, value]) => [name, toHex(value as bigint)]));
 }
