@@ -105,7 +105,9 @@ describe('an op with eip7702Auth', () => {
   });
 
   it('v0.6: refused, naming the field', () => {
-    expect(() => parseUserOperation('0.6', op)).toThrow(/^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/);
+    expect(() => parseUserOperation('0.6', op)).toThrow(
+      /^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/,
+    );
   });
 });
 

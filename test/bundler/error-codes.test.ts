@@ -193,7 +193,9 @@ describe('each EntryPoint failure is its ERC-7769 code, first, whatever the fee 
     for (const method of ['eth_estimateUserOperationGas', 'eth_sendUserOperation']) {
       const answer = await callBundler(bench.url, bench.sponsored.key, method, [op, entryPoint07Address]);
       expect(answer.error, method).toMatchObject({ code: -32602, data: { field: `eip7702Auth.${field}` } });
-      expect(answer.error?.message).toMatch(new RegExp(`^Invalid EIP-7702 authorization: userOperation\\.eip7702Auth\\.${field}`));
+      expect(answer.error?.message).toMatch(
+        new RegExp(`^Invalid EIP-7702 authorization: userOperation\\.eip7702Auth\\.${field}`),
+      );
     }
   });
 });
