@@ -6,59 +6,56 @@
 // - "blockyard-rules-off": a second Blockyard, the same build and defaults in a data dir of its own, with
 //   one chain entry on the first one's anvil, bundler.safe_mode false and anvil #4 as executor
 //   (bench/support/bundler-rules-off.ts);
-// - "alto": Alto against that anvil with anvil #5 (executor) and #6 (utility), --safe-mode false (the
-//   only way it runs on anvil, which lacks its JS tracer).
-// So like is compared with like (rules off on both: the send p50 must be within 10% of Alto's) and ours
-// with the rules on is reported beside it.
-// Ops: SimpleAccount v0.7 from permissionless `toSimpleSmartAccount` (nonce key 0), each a 1,000-wei
-// transfer; a fresh account's first op deploys it ("deploy"), its second is a plain op ("plain").
+// - "alto": Alto against that anvil serving EntryPoint v0.7 and v0.8 (--entrypoints, both), with anvil
+//   #5 (executor) and #6 (utility), --safe-mode false (the only way it runs on anvil, which lacks its JS
+//   tracer).
+// So like is compared with like (rules off on both: the send p50 must be within 10% of Alto's, for v0.7
+// ops and for v0.8 ops) and ours with the rules on is reported beside it.
+// Ops: SimpleAccounts from permissionless `toSimpleSmartAccount` (nonce key 0) on EntryPoint v0.7 and
+// on v0.8 (the canonical SimpleAccountFactory v0.8), each op a 1,000-wei transfer sent to the account's
+// own EntryPoint; a fresh account's first op deploys it ("deploy"), its second is a plain op ("plain").
 // Accounts get their ETH by anvil_setBalance. Ops run one at a time, the bundlers taking turns (the
 // first of each round rotating), each after a random 0-1 s pause so sends fall anywhere in the block
-// interval. Measured per op: eth_estimateUserOperationGas and eth_sendUserOperation round trips, send ->
-// first receipt from eth_getUserOperationReceipt, the receipt's block against anvil's head just before
-// the send, and actualGasUsed / (preVerificationGas + verificationGasLimit + callGasLimit) as estimated.
-// Then queued ops (bench/support/bundler-queued.ts), one bundler at a time: 50 senders x 4 consecutive
-// nonces sent without waiting; ops/s landed and send -> receipt p50/p95; refusals are counted with their
-// first message (a bundler that refuses a nonce behind a pending op says AA25 there), never fatal.
-// Then gas sponsorship on the rules-on service (bench/support/bundler-sponsorship.ts): POST /v1/gas/sponsor
-// and pm_getPaymasterData one call at a time beside the endpoint's floor, and sponsored ops of accounts
-// with no ETH sent through viem's bundler client with Blockyard as its ERC-7677 paymaster.
-// Run: npm run bench:bundler   (BENCH_BUNDLER_OPS (30 per kind), BENCH_BUNDLER_WARMUP, BENCH_BUNDLER_POLL_MS,
-// BENCH_BUNDLER_QUEUED_SENDERS (50), BENCH_BUNDLER_QUEUED_OPS (4), BENCH_BUNDLER_SPONSOR_CALLS,
-// BENCH_BUNDLER_SPONSORED_OPS; BENCH_CPU_PROF=1 profiles both Blockyard processes)
+// interval (bench/support/bundler-rounds.ts). Measured per op: eth_estimateUserOperationGas and
+// eth_sendUserOperation round trips, send -> first receipt from eth_getUserOperationReceipt, the
+// receipt's block against anvil's head just before the send, and actualGasUsed / (preVerificationGas +
+// verificationGasLimit + callGasLimit) as estimated. The tables and verdicts are per version.
+// Then queued ops (bench/support/bundler-queued.ts, v0.7 only), one bundler at a time: 50 senders x 4
+// consecutive nonces sent without waiting; ops/s landed and send -> receipt p50/p95; refusals are counted
+// with their first message (a bundler that refuses a nonce behind a pending op says AA25 there), never fatal.
+// Then gas sponsorship on the rules-on service (bench/support/bundler-sponsorship.ts, v0.7 only): POST
+// /v1/gas/sponsor and pm_getPaymasterData one call at a time beside the endpoint's floor, and sponsored
+// ops of accounts with no ETH sent through viem's bundler client with Blockyard as its ERC-7677 paymaster.
+// Run: npm run bench:bundler   (BENCH_BUNDLER_OPS (15 per kind and version, was 30: with v0.8 beside v0.7
+// a round holds twice the ops, about 16 s, and the rounds must end by 345 s for the queued and
+// sponsorship sections to fit the 570 s deadline), BENCH_BUNDLER_WARMUP (2),
+// BENCH_BUNDLER_POLL_MS, BENCH_BUNDLER_QUEUED_SENDERS (50), BENCH_BUNDLER_QUEUED_OPS (4),
+// BENCH_BUNDLER_SPONSOR_CALLS, BENCH_BUNDLER_SPONSORED_OPS; BENCH_CPU_PROF=1 profiles both Blockyard processes)
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Address, createPublicClient, formatEther, type Hex, http, parseEther, toHex } from 'viem';
-import { entryPoint07Address } from 'viem/account-abstraction';
+import { type Address, createPublicClient, formatEther, type Hex, http, parseEther } from 'viem';
+import { entryPoint07Address, entryPoint08Address } from 'viem/account-abstraction';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { devnetExecutorKeys } from '../src/bundler/executor-keys.ts';
 import { createBenchKey } from './support/admin.ts';
-import { anvilCall } from './support/anvil-rpc.ts';
 import { type BlockyardService, startBlockyardService } from './support/blockyard-service.ts';
 import { type AltoProcess, startAlto } from './support/bundler-alto.ts';
 import { type GasSplit, gasSplit } from './support/bundler-gas-split.ts';
 import { type HeadPoller, pollHeads } from './support/bundler-heads.ts';
 import { opNotes, queuedNotes, sponsorshipNotes } from './support/bundler-notes.ts';
-import {
-  type BenchAccount,
-  type BundlerTarget,
-  bundlerCall,
-  newAccount,
-  type OpKind,
-  type OpSample,
-  runOp,
-} from './support/bundler-ops.ts';
+import { type BundlerTarget, bundlerCall } from './support/bundler-ops.ts';
 import { measureQueued, type QueuedResult } from './support/bundler-queued.ts';
 import { formatQueuedReport } from './support/bundler-queued-report.ts';
-import { formatBundlerReport, peer, subject, subjectRulesOff } from './support/bundler-report.ts';
+import { formatBundlerReport } from './support/bundler-report.ts';
+import { measureFloor, prepareAccounts, runRounds } from './support/bundler-rounds.ts';
 import { rulesOffExecutor, startRulesOffBlockyard } from './support/bundler-rules-off.ts';
-import { bundleSentTimes, replaySend, type SendReplay } from './support/bundler-send-replay.ts';
+import { bundleSentTimes } from './support/bundler-send-replay.ts';
 import { readBundlerBenchSettings } from './support/bundler-settings.ts';
 import { measureSponsorship, type SponsorshipResult } from './support/bundler-sponsorship.ts';
 import { formatSponsorshipReport } from './support/bundler-sponsorship-report.ts';
+import { peer, subject, subjectRulesOff } from './support/bundler-verdicts.ts';
 import { printProfile } from './support/print-profile.ts';
 import { describeMachine, describeSource, guardRun } from './support/run-guard.ts';
 import { monotonicUs } from './support/webhook-protocol.ts';
@@ -87,9 +84,9 @@ const keys = {
 const recipientIndex = 9;
 
 const settings = readBundlerBenchSettings();
-const log = (line: string) => process.stderr.write(`[bench:bundler] ${line}\n`);
 const startedAt = Date.now();
 const elapsed = () => Date.now() - startedAt;
+const log = (line: string) => process.stderr.write(`[bench:bundler ${(elapsed() / 1000).toFixed(0)} s] ${line}\n`);
 
 const workDir = mkdtempSync(join(tmpdir(), 'blockyard-bench-bundler-'));
 // As root the embedded Postgres of each service runs as another user, which must pass through it.
@@ -151,7 +148,7 @@ try {
   log(`blockyard with its rules off at ${rulesOff.server.url}`);
   alto = await startAlto({
     anvilUrl: devnetUrl,
-    entryPoint: entryPoint07Address,
+    entryPoints: [entryPoint07Address, entryPoint08Address],
     executorKey: keys.altoExecutor.key,
     utilityKey: keys.altoUtility.key,
     logFile: join(workDir, 'alto.log'),
@@ -167,103 +164,43 @@ try {
     const chainId = await bundlerCall<Hex>(target, 'eth_chainId', []);
     const entryPoints = await bundlerCall<Address[]>(target, 'eth_supportedEntryPoints', []);
     if (Number(chainId) !== foundry.id) throw new Error(`${target.name} answers chain id ${chainId}`);
-    if (!entryPoints.some((address) => address.toLowerCase() === entryPoint07Address.toLowerCase()))
-      throw new Error(`${target.name} does not support EntryPoint v0.7 (${entryPoints.join(', ')})`);
+    for (const [version, entryPoint] of [
+      ['0.7', entryPoint07Address],
+      ['0.8', entryPoint08Address],
+    ] as const) {
+      if (!entryPoints.some((address) => address.toLowerCase() === entryPoint.toLowerCase()))
+        throw new Error(`${target.name} does not support EntryPoint v${version} (${entryPoints.join(', ')})`);
+    }
   }
   console.log(
     `settings: ${subject} as npm start runs it (build, defaults, embedded devnet mining 1 block/s, bundler with anvil #1-#3, ` +
       `ERC-7562 rules on); ${subjectRulesOff}: the same build and defaults, its chain on that anvil, bundler.safe_mode false, ` +
-      `executor anvil #4; alto ${alto.version} on the same anvil (--safe-mode false, executor #5, utility #6, /rpc, default ` +
-      `multipliers); ${settings.opsPerKind} deploy + ${settings.opsPerKind} plain SimpleAccount v0.7 ops per bundler after ` +
-      `${settings.warmupAccounts} warm-up account(s); receipts polled every ${settings.receiptPollMs} ms`,
+      `executor anvil #4; alto ${alto.version} on the same anvil (--safe-mode false, --entrypoints v0.7,v0.8, executor #5, ` +
+      `utility #6, /rpc, default multipliers); per bundler and EntryPoint version (v0.7, v0.8), ${settings.opsPerKind} deploy + ` +
+      `${settings.opsPerKind} plain SimpleAccount ops after ${settings.warmupAccounts} warm-up account(s); receipts polled ` +
+      `every ${settings.receiptPollMs} ms; queued ops and sponsorship: v0.7 only`,
   );
 
   // Accounts: the first op of each deploys it, the second is a plain op.
-  const accounts = new Map<string, BenchAccount[]>();
-  for (const target of targets) {
-    const list: BenchAccount[] = [];
-    for (let index = 0; index < settings.warmupAccounts + settings.opsPerKind; index++) list.push(await newAccount(client));
-    for (const account of list) await anvilCall(devnetUrl, 'anvil_setBalance', [account.address, toHex(parseEther('0.05'))]);
-    accounts.set(target.name, list);
-  }
-  log(`funded ${settings.warmupAccounts + settings.opsPerKind} accounts per bundler`);
-
-  // The floor under every call: eth_chainId (a constant answer) through each bundler's HTTP stack.
-  const floor = new Map<string, number[]>(targets.map((target) => [target.name, []]));
-  for (let index = 0; index < 30; index++) {
-    for (const target of targets) {
-      const from = performance.now();
-      await bundlerCall(target, 'eth_chainId', []);
-      floor.get(target.name)!.push(performance.now() - from);
-    }
-  }
+  const accounts = await prepareAccounts(targets, client, devnetUrl, settings.warmupAccounts + settings.opsPerKind);
+  log(`funded ${settings.warmupAccounts + settings.opsPerKind} accounts of each version per bundler`);
+  const floor = await measureFloor(targets);
 
   heads = pollHeads(devnetUrl);
   const measuredFromUs = monotonicUs();
-  const samples: OpSample[] = [];
-  const replays = new Map<string, SendReplay>();
-  const failures: string[] = [];
-  const failuresOf = (name: string) => failures.filter((line) => line.startsWith(`${name}:`)).length;
-  let value = 1_000n;
-  /** One op; a failure is recorded and the run goes on (a deploy that failed skips its account's plain op). */
-  const one = async (target: BundlerTarget, account: BenchAccount, kind: OpKind, measured: boolean): Promise<boolean> => {
-    await sleep(Math.random() * 1_000);
-    try {
-      const sample = await runOp({
-        target,
-        client,
-        account,
-        kind,
-        recipient,
-        value: value++,
-        receiptPollMs: settings.receiptPollMs,
-        receiptTimeoutMs,
-      });
-      if (measured) {
-        samples.push(sample);
-        // A Blockyard's send path replayed call by call, like the send at a random point of a block
-        // interval, with the same processes about (head poller, the other bundlers idle between their ops).
-        if (target.name !== peer) {
-          await sleep(Math.random() * 1_000);
-          const replay = await replaySend(client, sample, target.name === subject).catch((error: unknown) => {
-            log(`no replay of ${sample.bundleTx}: ${(error as Error).message}`);
-            return undefined;
-          });
-          if (replay) replays.set(sample.bundleTx, replay);
-        }
-      }
-      return true;
-    } catch (error) {
-      failures.push(`${target.name}: ${kind} op from ${account.address}: ${(error as Error).message}`);
-      log(`failed: ${failures.at(-1)}`);
-      if (failuresOf(target.name) >= maxFailures) throw new Error(`${target.name}: ${maxFailures} ops failed; stopping`);
-      return false;
-    }
-  };
-
-  const deployed = new Set<string>();
-  let rounds = 0;
-  let cutShort = false;
-  const total = settings.warmupAccounts + settings.opsPerKind;
-  for (let round = 0; round < total; round++) {
-    if (elapsed() > deadlineMs - reserveMs - sponsorshipBudgetMs - queuedBudgetMs) {
-      cutShort = true;
-      log(`time budget spent after ${rounds} measured rounds: stopping the rounds`);
-      break;
-    }
-    const measured = round >= settings.warmupAccounts;
-    // Rotate which bundler goes first, so none always follows another's bundle.
-    const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
-    for (const kind of ['deploy', 'plain'] as const) {
-      for (const target of order) {
-        const account = accounts.get(target.name)![round]!;
-        if (kind === 'plain' && !deployed.has(account.address)) continue;
-        if ((await one(target, account, kind, measured)) && kind === 'deploy') deployed.add(account.address);
-      }
-    }
-    if (measured) rounds++;
-    if (round % 5 === 4) log(`round ${round + 1} of ${total} done (${samples.length} ops measured)`);
-  }
+  const { samples, replays, failures, rounds, cutShort } = await runRounds({
+    targets,
+    accounts,
+    client,
+    recipient,
+    warmupAccounts: settings.warmupAccounts,
+    opsPerKind: settings.opsPerKind,
+    receiptPollMs: settings.receiptPollMs,
+    receiptTimeoutMs,
+    maxFailures,
+    outOfTime: () => elapsed() > deadlineMs - reserveMs - sponsorshipBudgetMs - queuedBudgetMs,
+    log,
+  });
 
   await heads.stop();
   const measuredToUs = monotonicUs();

@@ -1,7 +1,8 @@
 // Pimlico Alto (the devDependency @pimlico/alto) as a peer for bench/bundler.ts: its own process,
 // against the same anvil as Blockyard's embedded devnet, with anvil accounts of its own as executor and
 // utility (never Blockyard's executors). Its output goes to a log file; it is ready once it answers
-// JSON-RPC (it first deploys its simulation contracts through the CREATE2 deployer, about 5 s).
+// JSON-RPC (it first deploys its simulation contracts through the CREATE2 deployer, about 5 s: v0.7's,
+// v0.8's and v0.9's EntryPointSimulations and PimlicoSimulations, salted with its utility address).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,7 +23,8 @@ export interface AltoProcess {
 export interface AltoOptions {
   /** The anvil both bundlers use. */
   anvilUrl: string;
-  entryPoint: Hex;
+  /** The EntryPoints it serves (v0.7 and v0.8 here), passed comma-separated to --entrypoints. */
+  entryPoints: readonly Hex[];
   executorKey: Hex;
   utilityKey: Hex;
   logFile: string;
@@ -65,7 +67,7 @@ export async function startAlto(options: AltoOptions): Promise<AltoProcess> {
   const args = [
     cli,
     '--entrypoints',
-    options.entryPoint,
+    options.entryPoints.join(','),
     '--executor-private-keys',
     options.executorKey,
     '--utility-private-key',

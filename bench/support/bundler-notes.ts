@@ -12,7 +12,7 @@ export function opNotes(facts: { headPollErrors: number; traced: number; samples
     `timing: block arrivals from eth_blockNumber polled every 5 ms on anvil (${facts.headPollErrors} poll errors); ` +
       `"left to next block" = that block's arrival - the send's start; verification used = preOpGas (innerHandleOp's opInfo in the ` +
       `bundle's callTracer trace) - preVerificationGas; execution used = what the EntryPoint counted after validation, its 10% ` +
-      `unused-gas penalty removed; account call frame = the account's execute call (${facts.traced} of ${facts.samples} bundles traced)`,
+      `unused-gas penalty removed (v0.8 charges it only above 40,000 unused); account call frame = the account's execute call (${facts.traced} of ${facts.samples} bundles traced)`,
   ];
 }
 

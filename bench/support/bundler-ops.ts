@@ -1,10 +1,17 @@
-// One UserOperation through a bundler, timed the way a wallet sees it: a SimpleAccount v0.7
+// One UserOperation through a bundler, timed the way a wallet sees it: a SimpleAccount v0.7 or v0.8
 // (permissionless `toSimpleSmartAccount`, nonce key 0) builds the op; eth_estimateUserOperationGas and
-// eth_sendUserOperation go to the bundler as raw JSON-RPC (so only the bundler's answer is timed); the
-// op is sent with exactly the limits the bundler estimated; eth_getUserOperationReceipt is polled.
+// eth_sendUserOperation go to the bundler as raw JSON-RPC, naming the account's own EntryPoint (so only
+// the bundler's answer is timed); the op is sent with exactly the limits the bundler estimated;
+// eth_getUserOperationReceipt is polled. v0.7 and v0.8 ops have the same shape on the wire (packed in
+// the EntryPoint the same way); v0.8's hash, which the owner signs, is EIP-712 typed data.
 import { type ToSimpleSmartAccountReturnType, toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, type Hex, hexToBigInt, type PublicClient, parseEther, type WalletClient } from 'viem';
-import { entryPoint07Address, formatUserOperationRequest, type UserOperation } from 'viem/account-abstraction';
+import {
+  entryPoint07Address,
+  entryPoint08Address,
+  formatUserOperationRequest,
+  type UserOperation,
+} from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 export type OpKind = 'deploy' | 'plain';
@@ -16,10 +23,17 @@ export interface BundlerTarget {
 }
 
 export type BenchAccount = ToSimpleSmartAccountReturnType<'0.7'>;
+export type BenchAccountV08 = ToSimpleSmartAccountReturnType<'0.8'>;
+/** The EntryPoint versions the ops of the bundler benchmark use. */
+export type OpVersion = '0.7' | '0.8';
+export const opVersions: readonly OpVersion[] = ['0.7', '0.8'];
 
 export interface OpSample {
   bundler: string;
   kind: OpKind;
+  /** The EntryPoint the op was sent to, and its version. */
+  entryPoint: Address;
+  version: OpVersion;
   sender: Address;
   estimateMs: number;
   sendMs: number;
@@ -30,7 +44,7 @@ export interface OpSample {
   receiptAt: number;
   /** Date.now() when the send was answered (to compare with the service's log times). */
   sentWallMs: number;
-  /** The op as sent (signed). */
+  /** The op as sent (signed; v0.8's fields are v0.7's, without an EIP-7702 authorization here). */
   userOp: UserOperation<'0.7'>;
   /** The anvil head just before the send, and the block the op landed in. */
   headAtSend: bigint;
@@ -78,6 +92,16 @@ export async function newAccount(client: PublicClient): Promise<BenchAccount> {
     client,
     owner: privateKeyToAccount(generatePrivateKey()),
     entryPoint: { address: entryPoint07Address, version: '0.7' },
+    nonceKey: 0n,
+  });
+}
+
+/** The same on EntryPoint v0.8 (permissionless's default factory for it, the canonical SimpleAccountFactory v0.8). */
+export async function newAccountV08(client: PublicClient): Promise<BenchAccountV08> {
+  return toSimpleSmartAccount({
+    client,
+    owner: privateKeyToAccount(generatePrivateKey()),
+    entryPoint: { address: entryPoint08Address, version: '0.8' },
     nonceKey: 0n,
   });
 }
@@ -141,7 +165,7 @@ export async function waitForReceipt(
 export async function runOp(options: {
   target: BundlerTarget;
   client: PublicClient;
-  account: BenchAccount;
+  account: BenchAccount | BenchAccountV08;
   kind: OpKind;
   recipient: Address;
   value: bigint;
@@ -149,6 +173,7 @@ export async function runOp(options: {
   receiptTimeoutMs: number;
 }): Promise<OpSample> {
   const { target, client, account, kind } = options;
+  const { address: entryPoint, version } = account.entryPoint;
   const [nonce, callData, fees] = await Promise.all([
     account.getNonce(),
     account.encodeCalls([{ to: options.recipient, value: options.value }]),
@@ -169,7 +194,7 @@ export async function runOp(options: {
   const estimate = await bundlerCall<{ preVerificationGas: Hex; verificationGasLimit: Hex; callGasLimit: Hex }>(
     target,
     'eth_estimateUserOperationGas',
-    [rpcOp({ ...base, callGasLimit: 0n, verificationGasLimit: 0n, preVerificationGas: 0n }), entryPoint07Address],
+    [rpcOp({ ...base, callGasLimit: 0n, verificationGasLimit: 0n, preVerificationGas: 0n }), entryPoint],
   );
   const estimateMs = performance.now() - estimateFrom;
   const gas = {
@@ -178,12 +203,12 @@ export async function runOp(options: {
     callGasLimit: hexToBigInt(estimate.callGasLimit),
   };
   const unsigned = { ...base, ...gas };
-  const signature = await account.signUserOperation(unsigned as UserOperation<'0.7'>);
+  const signature = await (account as BenchAccount).signUserOperation(unsigned as UserOperation<'0.7'>);
   const op = { ...unsigned, signature };
 
   const headAtSend = await client.getBlockNumber({ cacheTime: 0 });
   const sendFrom = performance.now();
-  const hash = await bundlerCall<Hex>(target, 'eth_sendUserOperation', [rpcOp(op), entryPoint07Address]);
+  const hash = await bundlerCall<Hex>(target, 'eth_sendUserOperation', [rpcOp(op), entryPoint]);
   const sendMs = performance.now() - sendFrom;
   const sentWallMs = Date.now();
   const receipt = await waitForReceipt(target, hash, {
@@ -196,6 +221,8 @@ export async function runOp(options: {
   return {
     bundler: target.name,
     kind,
+    entryPoint,
+    version,
     sender: account.address,
     estimateMs,
     sendMs,

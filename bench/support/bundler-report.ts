@@ -1,31 +1,12 @@
-// The bundler benchmark's report: markdown tables of latency, inclusion and gas accuracy per bundler
-// and kind of op, and whether Blockyard met each target.
+// The bundler benchmark's report: markdown tables of latency, inclusion and gas accuracy per bundler,
+// EntryPoint version (v0.7, v0.8) and kind of op, and whether Blockyard met each target
+// (bench/support/bundler-verdicts.ts).
 import type { GasSplit } from './bundler-gas-split.ts';
-import type { OpKind, OpSample } from './bundler-ops.ts';
+import { type OpKind, type OpSample, type OpVersion, opVersions } from './bundler-ops.ts';
 import type { SendReplay } from './bundler-send-replay.ts';
-import { createLatencyRecorder } from './percentiles.ts';
+import { accuracyOf, bundlerVerdicts, percentile, subject, subjectRulesOff } from './bundler-verdicts.ts';
 import { fixed } from './table.ts';
 import { markdownTable } from './webhook-report.ts';
-
-export const targets = { accuracyMin: 0.9, accuracyMax: 1.0, blocksAfterHeadP95: 1 } as const;
-
-/** Blockyard as `npm start` runs it: its bundler's ERC-7562 rules on. */
-export const subject = 'blockyard';
-/** Blockyard with bundler.safe_mode false: the like-for-like peer of Alto, which cannot run its rules on anvil. */
-export const subjectRulesOff = 'blockyard-rules-off';
-export const peer = 'alto';
-/** Blockyard's send p50 with its rules off may be at most this much of Alto's (Alto runs without rules). */
-export const sendRatioMax = 1.1;
-
-function percentile(values: readonly number[], p: number): number {
-  const recorder = createLatencyRecorder(values.length + 1);
-  for (const value of values) recorder.record(value);
-  return recorder.percentile(p);
-}
-
-/** actualGasUsed over the limits the bundler estimated (what the sender is charged against what it must prefund). */
-export const accuracyOf = (sample: OpSample) =>
-  Number(sample.actualGasUsed) / Number(sample.preVerificationGas + sample.verificationGasLimit + sample.callGasLimit);
 
 const medianOf = (values: readonly bigint[]) => (values.length === 0 ? Number.NaN : percentile(values.map(Number), 50));
 
@@ -54,19 +35,26 @@ export function formatBundlerReport(
   bundlers: readonly string[],
   diagnostics: Diagnostics,
 ): BundlerReport {
-  const of = (bundler: string, kind?: OpKind) =>
-    samples.filter((sample) => sample.bundler === bundler && (kind === undefined || sample.kind === kind));
-  const groups: { bundler: string; kind?: OpKind; label: string }[] = bundlers.flatMap((bundler) => [
-    { bundler, kind: 'deploy' as const, label: `${bundler}, deploy ops` },
-    { bundler, kind: 'plain' as const, label: `${bundler}, plain ops` },
-    { bundler, label: `${bundler}, all ops` },
-  ]);
+  const of = (bundler: string, version?: OpVersion, kind?: OpKind) =>
+    samples.filter(
+      (sample) =>
+        sample.bundler === bundler &&
+        (version === undefined || sample.version === version) &&
+        (kind === undefined || sample.kind === kind),
+    );
+  const groups: { bundler: string; version: OpVersion; kind?: OpKind; label: string }[] = bundlers.flatMap((bundler) =>
+    opVersions.flatMap((version) => [
+      { bundler, version, kind: 'deploy' as const, label: `${bundler}, v${version} deploy ops` },
+      { bundler, version, kind: 'plain' as const, label: `${bundler}, v${version} plain ops` },
+      { bundler, version, label: `${bundler}, all v${version} ops` },
+    ]),
+  );
   const ms = (values: number[], p: number) => fixed(percentile(values, p), 1);
 
   const latency = markdownTable(
     ['latency (ms)', 'ops', 'estimate p50', 'estimate p95', 'send p50', 'send p95', 'send -> receipt p50', 'send -> receipt p95'],
-    groups.map(({ bundler, kind, label }) => {
-      const rows = of(bundler, kind);
+    groups.map(({ bundler, version, kind, label }) => {
+      const rows = of(bundler, version, kind);
       const estimate = rows.map((row) => row.estimateMs);
       const send = rows.map((row) => row.sendMs);
       const receipt = rows.map((row) => row.receiptMs);
@@ -85,8 +73,8 @@ export function formatBundlerReport(
 
   const inclusion = markdownTable(
     ['inclusion (blocks after the head at send)', 'ops', 'next block', '2nd block', 'later', 'p50', 'p95'],
-    groups.map(({ bundler, kind, label }) => {
-      const rows = of(bundler, kind);
+    groups.map(({ bundler, version, kind, label }) => {
+      const rows = of(bundler, version, kind);
       const after = rows.map((row) => Number(row.block - row.headAtSend));
       return [
         label,
@@ -118,8 +106,8 @@ export function formatBundlerReport(
     ],
     groups
       .filter((group) => group.kind !== undefined)
-      .map(({ bundler, kind, label }) => {
-        const rows = of(bundler, kind);
+      .map(({ bundler, version, kind, label }) => {
+        const rows = of(bundler, version, kind);
         const ratios = rows.map(accuracyOf);
         const overhead = rows.map((row) => Number(row.bundleGasUsed - row.actualGasUsed));
         const splits = rows.flatMap((row) => {
@@ -154,31 +142,33 @@ export function formatBundlerReport(
       'its block seen -> receipt p50',
       'p95',
     ],
-    bundlers.map((bundler) => {
-      const rows = of(bundler);
-      const left = (row: OpSample) => {
-        const next = diagnostics.arrivals.get(row.headAtSend + 1n);
-        return next === undefined ? Number.NaN : next - row.sendAt;
-      };
-      const made = rows.filter((row) => row.block - row.headAtSend <= 1n).map(left);
-      const missed = rows.filter((row) => row.block - row.headAtSend > 1n).map(left);
-      const afterBlock = rows.flatMap((row) => {
-        const seen = diagnostics.arrivals.get(row.block);
-        return seen === undefined ? [] : [row.receiptAt - seen];
-      });
-      return [
-        `${bundler}, all ops`,
-        String(rows.length),
-        ms(diagnostics.floor.get(bundler) ?? [], 50),
-        made.length > 0 ? fixed(Math.min(...made), 0) : '-',
-        missed.length > 0 ? fixed(Math.max(...missed), 0) : '-',
-        ms(afterBlock, 50),
-        ms(afterBlock, 95),
-      ];
-    }),
+    bundlers
+      .flatMap((bundler) => opVersions.map((version) => ({ bundler, version })))
+      .map(({ bundler, version }) => {
+        const rows = of(bundler, version);
+        const left = (row: OpSample) => {
+          const next = diagnostics.arrivals.get(row.headAtSend + 1n);
+          return next === undefined ? Number.NaN : next - row.sendAt;
+        };
+        const made = rows.filter((row) => row.block - row.headAtSend <= 1n).map(left);
+        const missed = rows.filter((row) => row.block - row.headAtSend > 1n).map(left);
+        const afterBlock = rows.flatMap((row) => {
+          const seen = diagnostics.arrivals.get(row.block);
+          return seen === undefined ? [] : [row.receiptAt - seen];
+        });
+        return [
+          `${bundler}, all v${version} ops`,
+          String(rows.length),
+          ms(diagnostics.floor.get(bundler) ?? [], 50),
+          made.length > 0 ? fixed(Math.min(...made), 0) : '-',
+          missed.length > 0 ? fixed(Math.max(...missed), 0) : '-',
+          ms(afterBlock, 50),
+          ms(afterBlock, 95),
+        ];
+      }),
   );
 
-  const kinds = ['deploy', 'plain'] as const;
+  const kinds = opVersions.flatMap((version) => (['deploy', 'plain'] as const).map((kind) => ({ version, kind })));
   const breakdownRows: [string, (row: OpSample) => number | undefined][] = [
     ['eth_sendUserOperation, as measured', (row) => row.sendMs],
     ['  replayed alone: head block (at most every 500 ms)', (row) => diagnostics.replays.get(row.bundleTx)?.pointReadsMs],
@@ -207,12 +197,15 @@ export function formatBundlerReport(
   ];
   const breakdownOf = (bundler: string) =>
     markdownTable(
-      [`${bundler} send and bundling (ms)`, ...kinds.flatMap((kind) => [`${kind} p50`, `${kind} p95`])],
+      [
+        `${bundler} send and bundling (ms)`,
+        ...kinds.flatMap(({ version, kind }) => [`v${version} ${kind} p50`, `v${version} ${kind} p95`]),
+      ],
       [
         ...breakdownRows.map(([name, pick]) => [
           name,
-          ...kinds.flatMap((kind) => {
-            const values = of(bundler, kind).flatMap((row) => {
+          ...kinds.flatMap(({ version, kind }) => {
+            const values = of(bundler, version, kind).flatMap((row) => {
               const value = pick(row);
               return value === undefined ? [] : [value];
             });
@@ -226,8 +219,8 @@ export function formatBundlerReport(
           ] as const
         ).map(([name, pick]) => [
           name,
-          ...kinds.flatMap((kind) => {
-            const values = of(bundler, kind).flatMap((row) => {
+          ...kinds.flatMap(({ version, kind }) => {
+            const values = of(bundler, version, kind).flatMap((row) => {
               const replay = diagnostics.replays.get(row.bundleTx);
               return replay ? [pick(replay)] : [];
             });
@@ -238,71 +231,7 @@ export function formatBundlerReport(
     );
   const breakdowns = [subject, subjectRulesOff].filter((bundler) => bundlers.includes(bundler)).map(breakdownOf);
 
-  // The verdicts: Blockyard with its rules off against Alto (the same work on both sides), Blockyard as
-  // it runs by default beside it; inclusion and accuracy for both.
-  const verdicts: string[] = [];
-  let met = true;
-  const theirs = of(peer);
-  const ours = [subjectRulesOff, subject].filter((bundler) => bundlers.includes(bundler));
-  for (const bundler of ours) {
-    const mine = of(bundler);
-    const a = mine.map((row) => row.estimateMs);
-    const b = theirs.map((row) => row.estimateMs);
-    const ok = theirs.length > 0 && percentile(a, 50) <= percentile(b, 50) && percentile(a, 95) <= percentile(b, 95);
-    met &&= ok;
-    verdicts.push(
-      `${bundler}: eth_estimateUserOperationGas latency no worse than Alto's (p50 and p95, all ops): ${ok ? 'met' : 'missed'} ` +
-        `(${ms(a, 50)} / ${ms(a, 95)} ms, alto ${ms(b, 50)} / ${ms(b, 95)} ms)`,
-    );
-  }
-  for (const bundler of ours) {
-    const a = of(bundler).map((row) => row.sendMs);
-    const b = theirs.map((row) => row.sendMs);
-    const ratio = percentile(a, 50) / percentile(b, 50);
-    const figures = `${ms(a, 50)} / ${ms(a, 95)} ms p50 / p95, alto ${ms(b, 50)} / ${ms(b, 95)} ms: ${fixed(ratio, 2)}x at p50, ${fixed(percentile(a, 95) / percentile(b, 95), 2)}x at p95`;
-    if (bundler === subjectRulesOff) {
-      const ok = theirs.length > 0 && ratio <= sendRatioMax;
-      met &&= ok;
-      verdicts.push(
-        `${bundler}: eth_sendUserOperation within ${Math.round((sendRatioMax - 1) * 100)}% of Alto's at p50, rules off on both: ${ok ? 'met' : 'missed'} (${figures})`,
-      );
-    } else {
-      verdicts.push(
-        `${bundler}: eth_sendUserOperation with the ERC-7562 rules on (reported; Alto cannot run its rules on anvil): ${figures}`,
-      );
-    }
-  }
-  for (const bundler of ours) {
-    const mine = of(bundler);
-    const after = mine.map((row) => Number(row.block - row.headAtSend));
-    const inclusionOk = mine.length > 0 && percentile(after, 95) <= targets.blocksAfterHeadP95;
-    met &&= inclusionOk;
-    verdicts.push(
-      `${bundler}: send -> receipt within the next block (p95): ${inclusionOk ? 'met' : 'missed'} ` +
-        `(${after.filter((value) => value <= 1).length} of ${after.length} in the next block, p95 ${fixed(percentile(after, 95), 0)} block(s) after the head; ` +
-        `send -> receipt p50 / p95 ${ms(
-          mine.map((row) => row.receiptMs),
-          50,
-        )} / ${ms(
-          mine.map((row) => row.receiptMs),
-          95,
-        )} ms)`,
-    );
-    for (const kind of ['deploy', 'plain'] as const) {
-      const ratios = of(bundler, kind).map(accuracyOf);
-      const ok = ratios.length > 0 && Math.min(...ratios) >= targets.accuracyMin && Math.max(...ratios) <= targets.accuracyMax;
-      met &&= ok;
-      verdicts.push(
-        `${bundler}: accuracy of ${kind} ops in ${targets.accuracyMin.toFixed(2)}-${targets.accuracyMax.toFixed(2)} (every op): ${ok ? 'met' : 'missed'} ` +
-          `(min ${fixed(Math.min(...ratios), 3)}, p50 ${fixed(percentile(ratios, 50), 3)}, max ${fixed(Math.max(...ratios), 3)})`,
-      );
-    }
-  }
-  const failedOps = samples.filter((sample) => !sample.success).length;
-  if (failedOps > 0) {
-    met = false;
-    verdicts.push(`${failedOps} op(s) were included with success false`);
-  }
+  const { met, verdicts } = bundlerVerdicts(samples, bundlers);
   return {
     text: [latency, '', inclusion, '', timing, '', ...breakdowns.flatMap((table) => [table, '']), accuracy].join('\n'),
     met,

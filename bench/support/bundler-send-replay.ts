@@ -6,16 +6,15 @@
 // without it, an eth_call of the simulation replaces the traces), and one eth_call of the op's call.
 // The nonce on chain is read only for a sender with ops queued, which these are not. The traces at the
 // block before the op's (the state it was sent in), the rest at the head (as the service asks them).
-// The service asks them at once; each is timed alone here.
+// The service asks them at once; each is timed alone here. The op's own EntryPoint, with its version's
+// EntryPointSimulations (v0.7 or v0.8).
 import { readFileSync } from 'node:fs';
 import { type Hex, type PublicClient, toHex } from 'viem';
-import { entryPoint07Address, toPackedUserOperation } from 'viem/account-abstraction';
+import { toPackedUserOperation } from 'viem/account-abstraction';
+import { simulationsCodeOf } from '../../src/bundler/entry-points.ts';
 import { checkCallSucceeds } from '../../src/bundler/gas-estimation.ts';
 import { checkValidationRules, traceValidation } from '../../src/bundler/validation-rules.ts';
-import {
-  entryPointSimulationsV07Abi,
-  getEntryPointSimulationsV07Code,
-} from '../../src/erc4337/contracts/entry-point-simulations.ts';
+import { entryPointSimulationsV07Abi } from '../../src/erc4337/contracts/entry-point-simulations.ts';
 import type { OpSample } from './bundler-ops.ts';
 
 export interface SendReplay {
@@ -35,6 +34,7 @@ export interface SendReplay {
 /** `trace`: whether the service runs the ERC-7562 check (its bundler.safe_mode). */
 export async function replaySend(client: PublicClient, sample: OpSample, trace = true): Promise<SendReplay> {
   const op = sample.userOp;
+  const { entryPoint, version } = sample;
   const before = sample.block - 1n;
   let from = performance.now();
   await client.getBlock({ blockTag: 'latest' });
@@ -42,11 +42,11 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
   from = performance.now();
   if (!trace)
     await client.simulateContract({
-      address: entryPoint07Address,
+      address: entryPoint,
       abi: entryPointSimulationsV07Abi,
       functionName: 'simulateValidation',
       args: [toPackedUserOperation(op)],
-      stateOverride: [{ address: entryPoint07Address, code: getEntryPointSimulationsV07Code() }],
+      stateOverride: [{ address: entryPoint, code: simulationsCodeOf(version) }],
       blockNumber: before,
     });
   const simulateValidationMs = performance.now() - from;
@@ -65,12 +65,12 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
           traceBytes += JSON.stringify(result).length;
           return result;
         },
-        '0.7',
-        entryPoint07Address,
+        version,
+        entryPoint,
         op,
       ),
       {
-        entryPoint: entryPoint07Address,
+        entryPoint,
         sender: op.sender,
         factory: op.factory ?? undefined,
         deploying: op.factory !== undefined && op.factory !== null,
@@ -79,7 +79,7 @@ export async function replaySend(client: PublicClient, sample: OpSample, trace =
     );
   const traceMs = performance.now() - from;
   from = performance.now();
-  await checkCallSucceeds(client, entryPoint07Address, op, sample.kind === 'deploy');
+  await checkCallSucceeds(client, entryPoint, op, sample.kind === 'deploy');
   const callCheckMs = performance.now() - from;
   return { pointReadsMs, simulateValidationMs, traceMs, traceCalls, traceBytes, callCheckMs };
 }

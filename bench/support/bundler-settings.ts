@@ -2,9 +2,9 @@ import { wholeNumber } from './settings.ts';
 
 /** Bundler benchmark knobs from the environment, with defaults and bounds. */
 export interface BundlerBenchSettings {
-  /** Measured ops per kind (deploy, plain) per bundler (BENCH_BUNDLER_OPS). */
+  /** Measured ops per kind (deploy, plain) and EntryPoint version (v0.7, v0.8) per bundler (BENCH_BUNDLER_OPS). */
   opsPerKind: number;
-  /** Unmeasured accounts (one deploy op and one plain op each) per bundler first (BENCH_BUNDLER_WARMUP). */
+  /** Unmeasured accounts of each version (one deploy op and one plain op each) per bundler first (BENCH_BUNDLER_WARMUP). */
   warmupAccounts: number;
   /** How often eth_getUserOperationReceipt is asked, in ms (BENCH_BUNDLER_POLL_MS). */
   receiptPollMs: number;
@@ -22,7 +22,7 @@ export interface BundlerBenchSettings {
 
 export function readBundlerBenchSettings(env: Record<string, string | undefined> = process.env): BundlerBenchSettings {
   return {
-    opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 30, 5, 60),
+    opsPerKind: wholeNumber(env, 'BENCH_BUNDLER_OPS', 15, 5, 60),
     warmupAccounts: wholeNumber(env, 'BENCH_BUNDLER_WARMUP', 2, 0, 10),
     receiptPollMs: wholeNumber(env, 'BENCH_BUNDLER_POLL_MS', 20, 5, 500),
     queuedSenders: wholeNumber(env, 'BENCH_BUNDLER_QUEUED_SENDERS', 50, 1, 100),
