@@ -7,12 +7,16 @@ import { revertOf } from './simulation.ts';
 /**
  * handleOps' gas for the ops, from `estimate`; an op the EntryPoint refuses (FailedOp or
  * FailedOpWithRevert, which name its index) leaves the mempool with its reason and the others are
- * estimated again. The ops left and their gas; undefined when every op was refused.
+ * estimated again. An op refused for a used nonce (AA25) or an existing account (AA10) may have
+ * landed already (a bundle sent by a process that died before recording it): `settleLanded` records
+ * it from the chain when it did (true), else it is dropped. The ops left and their gas; undefined when
+ * every op was refused.
  */
 export async function estimateDroppingRefused(
   ctx: Pick<BundleContext, 'db' | 'logger'>,
   batch: readonly UserOperationRow[],
   estimate: (rows: readonly UserOperationRow[]) => Promise<bigint>,
+  settleLanded: (row: UserOperationRow) => Promise<boolean> = async () => false,
 ): Promise<{ rows: UserOperationRow[]; gas: bigint } | undefined> {
   let rows = [...batch];
   while (rows.length > 0) {
@@ -23,7 +27,8 @@ export async function estimateDroppingRefused(
       if (reverted?.errorName !== 'FailedOp' && reverted?.errorName !== 'FailedOpWithRevert') throw error;
       const bad = rows[Number(reverted.args?.[0] ?? 0)];
       if (!bad) throw error;
-      await markFailed(ctx, bad, explainAaReason(String(reverted.args?.[1] ?? 'refused by the EntryPoint')));
+      const reason = String(reverted.args?.[1] ?? 'refused by the EntryPoint');
+      if (!(/^AA(25|10)/.test(reason) && (await settleLanded(bad)))) await markFailed(ctx, bad, explainAaReason(reason));
       rows = rows.filter((row) => row !== bad);
     }
   }

@@ -28,6 +28,16 @@ export async function knownOpError(db: Kysely<Tables>, hash: string) {
  * UserOperationEvent in the last 10,000 blocks makes the refusal "already known".
  */
 export async function includedOnChainError(client: PublicClient, entryPoint: EntryPoint, hash: Hex) {
+  const found = await findUserOperationEvent(client, entryPoint, hash);
+  return found ? alreadyIncluded(hash, found.blockNumber, found.transactionHash) : undefined;
+}
+
+/** The op's UserOperationEvent in the last 10,000 blocks: where it was included, if it was. */
+export async function findUserOperationEvent(
+  client: PublicClient,
+  entryPoint: EntryPoint,
+  hash: Hex,
+): Promise<{ blockNumber: bigint; transactionHash: Hex } | undefined> {
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const logs = await client.getContractEvents({
     address: entryPoint.address,
@@ -38,7 +48,7 @@ export async function includedOnChainError(client: PublicClient, entryPoint: Ent
     toBlock: head,
   });
   const found = logs[0];
-  return found ? alreadyIncluded(hash, found.blockNumber, found.transactionHash) : undefined;
+  return found ? { blockNumber: found.blockNumber, transactionHash: found.transactionHash } : undefined;
 }
 
 function alreadyIncluded(hash: string, block: string | bigint | null, tx: string | null) {

@@ -13,6 +13,7 @@ import { submitBundle } from './bundle-submission.ts';
 import { planAuthorizations } from './eip7702-chain.ts';
 import { handleOpsCall, opOfRow } from './handle-ops-call.ts';
 import { bundleTransactionOf } from './handle-ops-transaction.ts';
+import { findUserOperationEvent } from './known-ops.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 
 /** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
@@ -63,6 +64,11 @@ export async function sendBundle(
     ctx,
     batch.filter((_, index) => !authorizations.refused.has(index)),
     (of) => client.estimateContractGas({ ...call(of), account: executor.account }),
+    async (row) => {
+      const landed = await findUserOperationEvent(client, { version, address: entryPoint }, row.hash as Hex);
+      if (landed) await settleBundle(ctx, [row], landed.transactionHash, entryPoint, version);
+      return landed !== undefined;
+    },
   );
   if (estimated === undefined) return undefined;
   // The next block's fees, read after the estimate (as close to the send as can be: a block mined
