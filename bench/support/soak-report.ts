@@ -58,8 +58,24 @@ export function minuteRows(process: ProcessSample[], samples: Sample[], minutes:
   return rows;
 }
 
-/** Why the run fails (empty: it passes). Baseline: minute 3, or minute 2 for runs under 6 minutes. */
-export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
+/** Each route group's p99 over the requests of whole minutes `from` to `to` (1-based, inclusive). */
+export function p99Over(samples: Sample[], from: number, to: number): Record<RouteGroup, number> {
+  const inSpan = samples.filter((sample) => sample.at / 1000 >= (from - 1) * 60 && sample.at / 1000 < to * 60);
+  return Object.fromEntries(
+    routeGroups.map((group) => [group, p99(inSpan.filter((sample) => sample.group === group).map((sample) => sample.ms))]),
+  ) as Record<RouteGroup, number>;
+}
+
+/** The minute a run's second half starts after: the RSS floor and the latency compare the halves. */
+export const middleMinute = (minutes: number, baselineMinute: number) => Math.max(baselineMinute, Math.ceil(minutes / 2));
+
+/**
+ * Why the run fails (empty: it passes). Baseline: minute 3, or minute 2 for runs under 6 minutes.
+ * Latency compares each group's p99 over the baseline half (baseline minute to the middle) with its
+ * p99 over the second half: a minute holds ~100 samples a group, so one minute's p99 is its one or two
+ * slowest requests (one collection pause), while a trend moves the whole second half.
+ */
+export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Sample[]): string[] {
   const base = rows[baselineMinute - 1];
   const last = rows[rows.length - 1];
   if (!base || !last || base === last) return [`the run is too short: it needs minute ${baselineMinute} and a later one`];
@@ -74,7 +90,7 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
   // a full collection) and falls back at each full collection, so a minute's figure depends on where
   // in the cycle it falls. A leak raises the floor: the lowest RSS from the baseline minute to the
   // run's middle against the lowest after it (each half of a 12-minute run or longer spans a collection).
-  const middle = Math.max(baselineMinute, Math.ceil(rows.length / 2));
+  const middle = middleMinute(rows.length, baselineMinute);
   const floorOf = (part: MinuteRow[]) => Math.min(...part.map((row) => row.rssFloorMiB));
   grew(
     'RSS floor (MiB)',
@@ -84,14 +100,16 @@ export function verdict(rows: MinuteRow[], baselineMinute: number): string[] {
     `minutes ${middle + 1}-${rows.length}`,
   );
   grew('open handles (fds)', base.fds, last.fds);
+  const before = p99Over(samples, baselineMinute, middle);
+  const after = p99Over(samples, middle + 1, rows.length);
   for (const group of routeGroups) {
     if (uncomparedGroups.has(group)) continue;
-    const from = base.p99[group];
-    const to = last.p99[group];
+    const from = before[group];
+    const to = after[group];
     if (Number.isNaN(from) || Number.isNaN(to)) continue;
     if (to > from * maxP99Ratio && to - from > p99FloorMs)
       problems.push(
-        `${group} p99 went from ${from.toFixed(1)} ms (minute ${base.minute}) to ${to.toFixed(1)} ms (minute ${last.minute}), over ${maxP99Ratio}x`,
+        `${group} p99 went from ${from.toFixed(1)} ms (minutes ${baselineMinute}-${middle}) to ${to.toFixed(1)} ms (minutes ${middle + 1}-${rows.length}), over ${maxP99Ratio}x`,
       );
   }
   // Said, not excused: a p99 that rose with the event loop's own delay is most likely other processes
