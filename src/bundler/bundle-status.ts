@@ -1,35 +1,38 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Hex, TransactionReceipt } from 'viem';
-import type { UserOperationRow, UserOperationsTable } from '../db/tables/bundler.ts';
+import type { UserOperationRow, UserOperationStatus, UserOperationsTable } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
 
-/** The ops' row updated to `values`, their time of change now. */
+/** The ops' row updated to `values`, their time of change now (only rows now in one of `from`, when given). */
 async function updateOps(
   db: Kysely<Tables>,
   rows: readonly Pick<UserOperationRow, 'hash'>[],
   values: Updateable<UserOperationsTable>,
+  from?: readonly UserOperationStatus[],
 ): Promise<void> {
-  await db
+  let update = db
     .updateTable('user_operations')
     .set({ ...values, updated_at: new Date() })
     .where(
       'hash',
       'in',
       rows.map((row) => row.hash),
-    )
-    .execute();
+    );
+  if (from) update = update.where('status', 'in', [...from]);
+  await update.execute();
 }
 
 /** The ops are in bundle transaction `txHash` (sent, or a replacement of it). */
 export async function markSubmitted(db: Kysely<Tables>, rows: readonly UserOperationRow[], txHash: Hex): Promise<void> {
-  await updateOps(db, rows, { status: 'submitted', tx_hash: txHash });
+  // An op its sender replaced meanwhile stays replaced (the bundle is swapped next, bundle-swap.ts).
+  await updateOps(db, rows, { status: 'submitted', tx_hash: txHash }, ['pending', 'submitted']);
 }
 
 /** The ops were left out of the bundle transaction that was mined: they wait in the mempool again. */
 export async function returnToMempool(db: Kysely<Tables>, rows: readonly UserOperationRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await updateOps(db, rows, { status: 'pending', tx_hash: null });
+  await updateOps(db, rows, { status: 'pending', tx_hash: null }, ['submitted']);
 }
 
 /** The op leaves the mempool, with the reason its sender reads in eth_getUserOperationReceipt's absence. */

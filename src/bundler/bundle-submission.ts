@@ -39,6 +39,11 @@ export interface BundleSubmission<Row> {
   maxReplacements: number;
   /** After the last replacement, how long its receipt is waited for before giving up. */
   receiptTimeoutMs: number;
+  /**
+   * Asked at each read of the head: the ops the transaction should carry now, when some of `rows`
+   * were replaced by their senders since it was sent (a new op of the same nonce); undefined when none.
+   */
+  swap?(rows: Row[]): Promise<Row[] | undefined>;
 }
 
 /**
@@ -46,11 +51,12 @@ export interface BundleSubmission<Row> {
  * blocks is replaced with bumped fees (bundle-fees.ts replacementFees): without the ops that cannot
  * pay them, or, when none can, by an empty transaction that frees the nonce. Answers the mined
  * transaction, its receipt and the ops it carried (none for a cancellation); an earlier transaction
- * can be the one mined, with its own ops.
+ * can be the one mined, with its own ops. `sent`: every op any of its transactions carried. A bundle
+ * an op of which its sender replaced (`swap`) is replaced at once, with the new op in place of the old.
  */
 export async function submitBundle<Row>(
   submission: BundleSubmission<Row>,
-): Promise<{ hash: Hex; rows: Row[]; receipt: TransactionReceipt }> {
+): Promise<{ hash: Hex; rows: Row[]; receipt: TransactionReceipt; sent: Row[] }> {
   const { client, logger } = submission;
   const history: Sent<Row>[] = [];
   const record = async (hash: Hex, rows: Row[], fees: Fees, head: bigint) => {
@@ -66,25 +72,31 @@ export async function submitBundle<Row>(
   );
   let head = submission.first.pending.head;
   let headReadAt = Date.now();
+  const sentRows = () => [...new Set(history.flatMap((sent) => sent.rows))];
   for (;;) {
     const mined = await minedOf(client, history);
-    if (mined) return mined;
+    if (mined) return { ...mined, sent: sentRows() };
     await new Promise((resolve) => setTimeout(resolve, receiptPollMs));
+    let swapped: Row[] | undefined;
     if (Date.now() - headReadAt >= headPollMs) {
       head = await client.getBlockNumber({ cacheTime: 0 });
       headReadAt = Date.now();
+      const current = history.at(-1)!.rows;
+      if (current.length > 0 && history.length <= submission.maxReplacements) swapped = await submission.swap?.(current);
     }
     const last = history.at(-1)!;
-    if (head < last.head + blocksToWait && Date.now() - last.at < submission.stuckAfterMs) continue;
+    if (!swapped && head < last.head + blocksToWait && Date.now() - last.at < submission.stuckAfterMs) continue;
     if (history.length > submission.maxReplacements) {
       if (Date.now() - last.at < submission.receiptTimeoutMs) continue;
       throw new Error(`bundle ${last.hash} not mined after ${history.length - 1} replacements`);
     }
     const pending = await readPendingBlockFees(client, submission.minTip);
     try {
-      const plan = last.rows.length > 0 ? replacementFees(last.fees, last.rows.map(submission.feesOf), pending) : undefined;
+      // A swap replaces the transaction with the ops as they are now (each op that can pay the raised fees).
+      const offered = swapped ?? last.rows;
+      const plan = offered.length > 0 ? replacementFees(last.fees, offered.map(submission.feesOf), pending) : undefined;
       if (plan) {
-        const rows = plan.paying.map((index) => last.rows[index]!);
+        const rows = plan.paying.map((index) => offered[index]!);
         await record(await submission.send(rows, plan.fees), rows, plan.fees, pending.head);
       } else {
         const fees = cancellationFees(last.fees, pending);
@@ -92,7 +104,9 @@ export async function submitBundle<Row>(
       }
       logger.warn(
         { stuck: last.hash, replacement: history.at(-1)!.hash, ops: history.at(-1)!.rows.length, head: pending.head },
-        'bundle not mined within 2 blocks: replaced with higher fees',
+        swapped
+          ? 'bundle replaced: an op in it was replaced by its sender'
+          : 'bundle not mined within 2 blocks: replaced with higher fees',
       );
     } catch (error) {
       // Often one of its transactions was mined meanwhile ("nonce too low"): the next look finds it.

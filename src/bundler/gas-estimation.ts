@@ -1,6 +1,7 @@
 import {
   type Address,
   BaseError,
+  decodeErrorResult,
   encodeAbiParameters,
   type Hex,
   isHex,
@@ -223,15 +224,27 @@ async function callOf(
 
 /**
  * A call that reverts, in the words Alto uses: "UserOperation reverted during simulation with reason:
- * 0x…", the revert bytes as hex (the node's message when it gave none), and in `data`.
+ * 0x…", the revert bytes as hex (the node's message when it gave none), and in `data`; an Error(string)
+ * or Panic is also said decoded after it, as the reference bundler says it ("… (test fail)").
  */
 function callReverted(error: unknown): BundlerRpcError {
   const data = revertDataOf(error);
+  const decoded = data && standardRevertOf(data);
   return new BundlerRpcError(
     bundlerErrorCodes.executionReverted,
-    `UserOperation reverted during simulation with reason: ${data ?? shortMessage(error)}`,
+    `UserOperation reverted during simulation with reason: ${data ?? shortMessage(error)}${decoded ? ` (${decoded})` : ''}`,
     data,
   );
+}
+
+/** The words of an Error(string) revert, or Panic(code); nothing for custom errors and bare bytes. */
+function standardRevertOf(data: Hex): string | undefined {
+  try {
+    const { errorName, args } = decodeErrorResult({ abi: [], data });
+    if (errorName === 'Error') return String(args?.[0] ?? '');
+    if (errorName === 'Panic') return `Panic(0x${BigInt(args?.[0] as bigint).toString(16)})`;
+  } catch {}
+  return undefined;
 }
 
 /** The revert bytes a node gave with its error (viem keeps them on the error or its cause). */

@@ -74,7 +74,8 @@ export async function admitToMempool(db: Kysely<Tables>, admission: Admission): 
           .updateTable('user_operations')
           .set({ status: 'replaced', reason: `replaced by ${row.hash}`, updated_at: new Date() })
           .where('hash', '=', replacing)
-          .where('status', '=', 'pending')
+          // A submitted one is in a bundle on its way: the bundle swaps it for this one (bundle-swap.ts).
+          .where('status', 'in', ['pending', 'submitted'])
           .execute();
       }
       const refusal = await admit(trx, admission);

@@ -15,13 +15,17 @@ export function mempoolConflictError(
   const self = sender.toLowerCase();
   const other = conflict.sender.toLowerCase();
   const ours = [entities.factory, entities.paymaster];
+  // The STO-040 wording is the reference bundler's, which the ERC-4337 bundler spec tests look for.
   const [rule, detail] =
     conflict.factory === self || conflict.paymaster === self
-      ? ['STO-040', `this sender is the ${conflict.factory === self ? 'factory' : 'paymaster'} of another pending operation`]
+      ? [
+          'STO-040',
+          `the sender ${self} is used as a different entity in another UserOperation currently in mempool (the ${conflict.factory === self ? 'factory' : 'paymaster'} of ${other}'s)`,
+        ]
       : ours.includes(other)
         ? [
             'STO-040',
-            `its ${other === entities.factory ? 'factory' : 'paymaster'} ${other} is the sender of another pending operation`,
+            `the ${other === entities.factory ? 'factory' : 'paymaster'} ${other} is used as a sender entity in another UserOperation currently in mempool`,
           ]
         : ['STO-041', `its validation touches the storage of ${other}, the sender of another pending operation`];
   return new BundlerRpcError(bundlerErrorCodes.bannedOpcode, `ERC-7562 ${rule}: ${detail}; send it once that one has landed`, {

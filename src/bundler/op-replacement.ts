@@ -7,15 +7,13 @@ const replacementBumpPercent = 110n;
 
 /**
  * The sender's queued op that this one (of hash `hash`) replaces, the one of the same nonce, or
- * undefined; refused when it is this very op, is already in a bundle on its way, or when this one
- * does not raise both fees by 10%.
+ * undefined; refused when it is this very op or when this one does not raise both fees by 10%. One
+ * already in a bundle on its way (not mined) is replaced there too (bundle-swap.ts).
  */
 export function replacedOp(op: AnyUserOperation, hash: string, queued: readonly QueuedOp[]): QueuedOp | undefined {
   const replacing = queued.find((row) => BigInt(row.nonce) === op.nonce);
   if (!replacing) return undefined;
   if (replacing.hash === hash) throw alreadyKnown(hash);
-  if (replacing.status === 'submitted')
-    throw invalidParams('an operation with this nonce is already in a bundle on its way: it cannot be replaced now');
   const feeOk = op.maxFeePerGas * 100n >= BigInt(replacing.max_fee_per_gas) * replacementBumpPercent;
   const tipOk = op.maxPriorityFeePerGas * 100n >= BigInt(replacing.max_priority_fee_per_gas) * replacementBumpPercent;
   if (!feeOk || !tipOk) {

@@ -10,10 +10,12 @@ import { type L1Holds, rowsPayingL1Fee } from './bundle-l1-fee.ts';
 import { receiptTimeoutMs, settleBundle } from './bundle-settlement.ts';
 import { markFailed, markSubmitted, returnToMempool } from './bundle-status.ts';
 import { submitBundle } from './bundle-submission.ts';
+import { swapReplacedOps } from './bundle-swap.ts';
 import { planAuthorizations } from './eip7702-chain.ts';
 import { handleOpsCall, opOfRow } from './handle-ops-call.ts';
 import { bundleTransactionOf } from './handle-ops-transaction.ts';
 import { findUserOperationEvent } from './known-ops.ts';
+import { shortMessage } from './simulation.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 
 /** Replacements of a bundle not mined (each +10% or more), then its last transaction is waited for. */
@@ -49,13 +51,14 @@ export async function sendBundle(
   // EIP-7702 ops: the authorizations the bundle carries (type 4), and those that can no longer apply.
   const authorizations = await planAuthorizations(client, batch.map(opOfRow));
   for (const [index, reason] of authorizations.refused) await markFailed(ctx, batch[index]!, reason);
+  let needed = authorizations.needed;
   const call = (of: readonly UserOperationRow[]) =>
     handleOpsCall(
       entryPoint,
       version,
       of,
       executor.account.address,
-      of.flatMap((row) => authorizations.needed.get(row.sender.toLowerCase()) ?? []),
+      of.flatMap((row) => needed.get(row.sender.toLowerCase()) ?? []),
     );
   // The executor's next nonce, asked while the bundle's gas is estimated.
   const pendingNonce = client.getTransactionCount({ address: executor.account.address, blockTag: 'pending' });
@@ -95,7 +98,8 @@ export async function sendBundle(
     pending,
   });
   if (payingL1 === undefined) return undefined;
-  const { rows: paying, gasLimit } = payingL1;
+  const { rows: paying } = payingL1;
+  let gasLimit = payingL1.gasLimit;
   const mined = await submitBundle<UserOperationRow>({
     client,
     logger,
@@ -114,11 +118,34 @@ export async function sendBundle(
     stuckAfterMs: Math.max(5_000, ctx.network.config.blockTimeS * 3_000),
     maxReplacements,
     receiptTimeoutMs,
+    // An op replaced by its sender while the bundle waits: the bundle is sent again with the new op,
+    // its gas and authorizations as the new ops need (not swapped when they no longer validate together).
+    swap: async (of) => {
+      const swapped = await swapReplacedOps(ctx.db, of);
+      if (!swapped) return undefined;
+      const plan = await planAuthorizations(client, swapped.map(opOfRow));
+      if (plan.refused.size > 0) return undefined;
+      const previous = needed;
+      needed = plan.needed;
+      try {
+        // Against the latest block: the pending one holds the bundle being replaced, which used the nonces.
+        const gas = await client.estimateContractGas({ ...call(swapped), account: executor.account, blockTag: 'latest' });
+        gasLimit = (gas * 12n) / 10n;
+        return swapped;
+      } catch (error) {
+        needed = previous;
+        logger.warn(
+          { network: name, reason: shortMessage(error) },
+          'a replaced op was not swapped into its bundle: the bundle with it goes on',
+        );
+        return undefined;
+      }
+    },
   });
   // Ops left out of the transaction that was mined (a replacement without them, a cancellation) wait again.
   await returnToMempool(
     ctx.db,
-    paying.filter((row) => !mined.rows.includes(row)),
+    mined.sent.filter((row) => !mined.rows.includes(row)),
   );
   if (mined.rows.length > 0) {
     // Before receipts are recorded (clients wait for those), so a client that sees one reads the new state.

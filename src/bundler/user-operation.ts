@@ -59,19 +59,19 @@ export function parseUserOperation(
   };
   const hasAuthorization = op.eip7702Auth !== undefined && op.eip7702Auth !== null;
   if (version === '0.6') {
-    if (hasAuthorization)
-      throw invalidParams(
-        'Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0.7 and v0.8 only; send the op to one of them',
-        'eip7702Auth',
-      );
     for (const name of ['factory', 'paymaster']) {
       if (op[name] !== undefined)
         throw invalidParams(`userOperation.${name} is a v0.7 field; EntryPoint v0.6 takes initCode and paymasterAndData`);
     }
+    const initCode = field(op, 'initCode', 'bytes', '0x') as Hex;
+    // As Alto serves it: the EOA delegating with the authorization is the account (v0.6 has no 0x7702 marker).
+    if (hasAuthorization && initCode !== '0x')
+      throw invalidParams('userOperation.initCode must be empty with eip7702Auth: the sender EOA is the account', 'initCode');
     return {
       ...common,
-      initCode: field(op, 'initCode', 'bytes', '0x') as Hex,
+      initCode,
       paymasterAndData: field(op, 'paymasterAndData', 'bytes', '0x') as Hex,
+      ...(hasAuthorization ? { authorization: parseEip7702Auth(op.eip7702Auth) } : {}),
     } satisfies UserOperation<'0.6'>;
   }
   for (const name of ['initCode', 'paymasterAndData']) {

@@ -127,9 +127,10 @@ function checkFrame(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity):
   if (halted) return halted;
   if (to === walk.entryPoint && type !== 'DELEGATECALL' && type !== 'CALLCODE') {
     const input = (frame.input ?? '0x').toLowerCase();
+    // OP-053 lets the sender call the fallback: also from its constructor, which runs in the factory's phase.
+    const fromSender = entity === 'account' || frame.from.toLowerCase() === walk.sender;
     const allowed =
-      (input === '0x' && entity === 'account') ||
-      (input.startsWith(depositToSelector) && (entity === 'account' || entity === 'factory'));
+      (input === '0x' && fromSender) || (input.startsWith(depositToSelector) && (entity === 'account' || entity === 'factory'));
     if (!allowed)
       return {
         entity,

@@ -196,13 +196,23 @@ function storageOwnersOf(prestate: Prestate, entities: RuleEntities): string[] {
     .map(([address]) => address.toLowerCase());
 }
 
+/** Rules about an opcode itself (banned, GAS not before a call, unassigned, BALANCE while unstaked), not what it touched. */
+const opcodeRules = new Set(['OP-011', 'OP-012', 'OP-013', 'OP-080']);
+
+/**
+ * The refusal in words: the rule, the entity, and the opcode or what it did. A banned opcode reads
+ * "account uses banned opcode: TIMESTAMP", as the reference bundler words it (the ERC-4337 bundler
+ * spec tests look for those words).
+ */
 function ruleError(violation: RuleViolation): BundlerRpcError {
-  const what = violation.detail
-    ? `${violation.detail} (${violation.opcode})`
-    : `uses ${violation.opcode}, which validation may not use (its result can change between simulation and bundling)`;
-  return new BundlerRpcError(
-    bundlerErrorCodes.bannedOpcode,
-    `ERC-7562${violation.rule ? ` ${violation.rule}` : ''}: the ${violation.entity}'s validation ${what}`,
-    { entity: violation.entity, opcode: violation.opcode, ...(violation.rule ? { rule: violation.rule } : {}) },
-  );
+  const { entity, opcode, detail } = violation;
+  const bannedOpcode = opcodeRules.has(violation.rule ?? 'OP-011') || (violation.rule === 'OP-031' && entity !== 'factory');
+  const what = !bannedOpcode
+    ? `the ${entity}'s validation ${detail} (${opcode})`
+    : `${entity} uses banned opcode: ${opcode} (${detail ? `the ${entity}'s validation ${detail}` : 'its result can change between simulation and bundling'})`;
+  return new BundlerRpcError(bundlerErrorCodes.bannedOpcode, `ERC-7562${violation.rule ? ` ${violation.rule}` : ''}: ${what}`, {
+    entity: violation.entity,
+    opcode: violation.opcode,
+    ...(violation.rule ? { rule: violation.rule } : {}),
+  });
 }

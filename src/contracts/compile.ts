@@ -21,6 +21,7 @@ export const contractNames = [
   'DemoPriceFeed',
   'Multicall3',
   'BenchToken',
+  'Simple7702AccountV06',
   'Simple7702AccountV07',
   'VerifyingPaymasterV08',
   // Tests only: Arbitrum's NodeInterface is answered by the Nitro node, not deployed code.

@@ -234,7 +234,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     const estimated = await expectRefused([op, entryPoint07Address], -32521, /^UserOperation reverted during simulation/, {
       method: 'eth_estimateUserOperationGas',
     });
-    expect(estimated.message).toBe(`UserOperation reverted during simulation with reason: ${payload}`);
+    expect(estimated.message).toBe(`UserOperation reverted during simulation with reason: ${payload} (${revertReason})`);
     expect(estimated.data).toBe(payload);
   });
 

@@ -58,15 +58,16 @@ describe('a replacement', () => {
   it('replaces the queued op of the same nonce when both fees rise by 10%', () => {
     expect(replacedOp(op, '0xnew', queued('pending'))?.hash).toBe('0xq');
     expect(replacedOp({ ...op, nonce: 2n }, '0xnew', queued('pending'))).toBeUndefined();
+    // In a bundle on its way too: the bundle is swapped (replace-in-flight.test.ts).
+    expect(replacedOp(op, '0xnew', queued('submitted'))?.hash).toBe('0xq');
   });
 
-  it('is refused when underpriced, already in a bundle, or the same op', () => {
+  it('is refused when underpriced or the same op', () => {
     // 101 needs a fee of at least 112 (110% rounded up): the answer names it.
     expect(() => replacedOp(op, '0xnew', queued('pending', 101n))).toThrow(
       /^replacement underpriced: .* to at least 112 and 11 wei \(sent 110 and 11\)$/,
     );
     expect(() => replacedOp(op, '0xnew', queued('pending', 100n, 11n))).toThrow(/replacement underpriced/);
-    expect(() => replacedOp(op, '0xnew', queued('submitted'))).toThrow(/already in a bundle on its way/);
     expect(() => replacedOp(op, '0xq', queued('pending'))).toThrow(/already known/i);
   });
 });

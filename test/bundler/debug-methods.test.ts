@@ -140,4 +140,38 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     expect((await bundler('eth_getUserOperationReceipt', [queued.result])).result).toBeNull();
     expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
   });
+
+  it("clears the mempool and the reputations apart, and tells an entity's stake (getStakeStatus, as the bundler spec tests ask it)", async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    const base = bareUserOperation(sender, `0x${(9n << 64n).toString(16)}`);
+    const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+    const sent = await bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);
+    expect(sent.error, sent.error?.message).toBeUndefined();
+    const factory = erc4337Addresses.v07.factory;
+    await bundler('debug_bundler_setReputation', [[{ address: factory, opsSeen: 5, opsIncluded: 1 }], entryPoint07Address]);
+
+    expect((await bundler('debug_bundler_clearMempool', [])).result).toBe('ok');
+    expect((await bundler('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([]);
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toHaveLength(1);
+    expect((await bundler('debug_bundler_clearReputation', [])).result).toBe('ok');
+    expect((await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result).toEqual([]);
+
+    expect((await bundler('debug_bundler_getStakeStatus', [sender, entryPoint07Address])).result).toEqual({
+      stakeInfo: { addr: sender, stake: '0', unstakeDelaySec: '0' },
+      isStaked: false,
+    });
+    const [staker] = (await chain.anvilRpc('eth_accounts')) as Address[];
+    const addStake = `0x0396cb60${(86_400).toString(16).padStart(64, '0')}`; // addStake(uint32)
+    const stakeTx = await chain.anvilRpc('eth_sendTransaction', [
+      { from: staker, to: entryPoint07Address, data: addStake, value: `0x${parseEther('1').toString(16)}` },
+    ]);
+    await chain.anvilRpc('anvil_mine', ['0x1']);
+    expect(await chain.anvilRpc('eth_getTransactionReceipt', [stakeTx])).toMatchObject({ status: '0x1' });
+    expect((await bundler('debug_bundler_getStakeStatus', [staker, entryPoint07Address])).result).toEqual({
+      stakeInfo: { addr: staker, stake: '1000000000000000000', unstakeDelaySec: '86400' },
+      isStaked: true,
+    });
+    expect((await bundler('debug_bundler_getStakeStatus', ['0x12', entryPoint07Address])).error?.code).toBe(-32602);
+    expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+  });
 });

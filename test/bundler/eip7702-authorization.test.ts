@@ -104,9 +104,11 @@ describe('an op with eip7702Auth', () => {
     expect('authorization' in parseUserOperation('0.7', { ...op, eip7702Auth: null })).toBe(false);
   });
 
-  it('v0.6: refused, naming the field', () => {
-    expect(() => parseUserOperation('0.6', op)).toThrow(
-      /^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/,
+  it('v0.6: taken with an empty initCode (the EOA is the account), refused with one, naming the field', () => {
+    const v06 = { ...op, initCode: '0x', paymasterAndData: '0x' };
+    expect(parseUserOperation('0.6', v06)).toMatchObject({ authorization: { address: delegate } });
+    expect(() => parseUserOperation('0.6', { ...v06, initCode: `${delegate}00` })).toThrow(
+      /^userOperation\.initCode must be empty with eip7702Auth/,
     );
   });
 });

@@ -264,7 +264,7 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       details: string;
     } | null;
     expect(rpcError, String(error)).not.toBeNull();
-    expect(rpcError?.details).toMatch(/ERC-7562 OP-011: the account's validation uses TIMESTAMP/);
+    expect(rpcError?.details).toMatch(/ERC-7562 OP-011: account uses banned opcode: TIMESTAMP/);
     expect(await countUserOperations(service.database.db)).toBe(before);
   });
 
@@ -444,12 +444,12 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       );
     });
 
-    it('on EntryPoint v0.6', async () => {
+    it('on EntryPoint v0.6 with initCode (the EOA is the account; eip7702-v06.test.ts sends one that lands)', async () => {
       const { op } = await signedOp();
       await expectRefused(
         'eth_sendUserOperation',
-        [{ ...op, initCode: '0x', paymasterAndData: '0x' }, entryPoint06Address],
-        /^Invalid EIP-7702 authorization: eip7702Auth is served with EntryPoint v0\.7 and v0\.8 only/,
+        [{ ...op, initCode: erc4337Addresses.v06.factory, paymasterAndData: '0x' }, entryPoint06Address],
+        /^userOperation\.initCode must be empty with eip7702Auth/,
       );
     });
   });

@@ -98,7 +98,9 @@ describe('ops whose call reverts', () => {
     const rpc = (error as RpcRequestError | undefined)?.walk?.((cause) => cause instanceof RpcRequestError);
     expect(rpc, String(error)).toBeInstanceOf(RpcRequestError);
     expect((rpc as RpcRequestError).code).toBe(-32521);
-    expect((rpc as RpcRequestError).details).toBe(`UserOperation reverted during simulation with reason: ${revertBytes}`);
+    expect((rpc as RpcRequestError).details).toBe(
+      `UserOperation reverted during simulation with reason: ${revertBytes} (blockyard test: always reverts)`,
+    );
     expect((rpc as RpcRequestError).data).toBe(revertBytes);
   });
 

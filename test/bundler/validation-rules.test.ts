@@ -114,7 +114,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
       expect(estimate.error).toBeUndefined();
       const sent = await bundler('eth_sendUserOperation', [{ ...base, ...estimate.result }, entryPoint07Address]);
       expect(sent.error).toMatchObject({ code: -32502, data: { entity: 'account', opcode: 'TIMESTAMP' } });
-      expect(sent.error?.message).toMatch(/account's validation uses TIMESTAMP/);
+      expect(sent.error?.message).toMatch(/ERC-7562 OP-011: account uses banned opcode: TIMESTAMP/);
       const queued = await chain.service.database.db.selectFrom('user_operations').select('hash').execute();
       expect(queued).toEqual([]);
     });
@@ -220,7 +220,9 @@ describe('ERC-7562 validation rules (safe mode)', () => {
         expect(estimate.error, JSON.stringify(estimate.error)).toBeUndefined();
         const sent = await bundler('eth_sendUserOperation', [{ ...op, ...estimate.result }, entryPoint07Address]);
         expect(sent.error, JSON.stringify(sent.error)).toMatchObject({ code: -32502, data: { rule: 'STO-040' } });
-        expect(sent.error?.message).toMatch(/its paymaster 0x0+d0a1 is the sender of another pending operation/);
+        expect(sent.error?.message).toMatch(
+          /the paymaster 0x0+d0a1 is used as a sender entity in another UserOperation currently in mempool/,
+        );
         expect(await queuedFor(payer)).toEqual([]);
       });
 
@@ -352,6 +354,33 @@ describe('the quick check from the call tree and the touched state', () => {
     expect(rule(tree({ type: 'STATICCALL', from: account, to: '0x000000000000000000000000000000000000000a' }))).toBe('OP-062');
     expect(rule(tree({ type: 'CREATE', from: account, to: other }))).toBe('OP-011');
     expect(rule(tree({ type: 'CALL', from: account, to: '0x000000000000000000000000000000000000dead' }))).toBe('OP-041');
+  });
+  it("lets the sender's constructor call the EntryPoint's fallback in the factory's phase (OP-053), not the factory itself", () => {
+    const factory = '0x000000000000000000000000000000000000fac7';
+    const senderCreator = '0x0000000000000000000000000000000000005c00';
+    const deploying = (...calls: object[]) => ({
+      type: 'CALL',
+      from: '0x0000000000000000000000000000000000000000',
+      to: entryPoint,
+      calls: [
+        {
+          type: 'CALL',
+          from: entryPoint,
+          to: senderCreator,
+          calls: [{ type: 'CALL', from: senderCreator, to: factory, calls }],
+        },
+      ],
+    });
+    const created = { type: 'CREATE2', from: factory, to: account, input: clean, output: clean };
+    const withFactory = { ...entities, factory, deploying: true };
+    const state = { ...prestate, [factory]: { code: clean }, [senderCreator]: { code: clean } };
+    const verdict = (root: object) => checkCallTree(root as never, state as never, withFactory, screenBytecode);
+    const constructorCall = { type: 'CALL', from: account, to: entryPoint, input: '0x', value: '0x0' };
+    expect(verdict(deploying({ ...created, calls: [constructorCall] }))).toEqual({ kind: 'ok' });
+    expect(verdict(deploying(created, { type: 'CALL', from: factory, to: entryPoint, input: '0x' }))).toMatchObject({
+      kind: 'violation',
+      violation: { rule: 'OP-054', entity: 'factory' },
+    });
   });
   it('refuses a frame halted by an unassigned opcode (OP-013), as anvil and geth word it, not the designated INVALID', () => {
     const halted = (error: string) => check(tree({ type: 'STATICCALL', from: account, to: other, error }));

@@ -1,4 +1,4 @@
-import { isAddress, toHex } from 'viem';
+import { type Address, isAddress, parseAbi, toHex } from 'viem';
 import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
@@ -17,9 +17,17 @@ export async function debugBundlerMethod(
   const name = networkKey(network);
   switch (method) {
     case 'debug_bundler_clearState':
-      await ctx.db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();
+      await clearMempool(ctx, name);
       await ctx.reputation.clear(name);
       return 'ok';
+    case 'debug_bundler_clearMempool':
+      await clearMempool(ctx, name);
+      return 'ok';
+    case 'debug_bundler_clearReputation':
+      await ctx.reputation.clear(name);
+      return 'ok';
+    case 'debug_bundler_getStakeStatus':
+      return stakeStatus(ctx, network, params);
     case 'debug_bundler_dumpReputation':
       resolveEntryPoint(network, params[0]);
       return (await ctx.reputation.list(name)).map((entry) => ({
@@ -55,6 +63,33 @@ export async function debugBundlerMethod(
     default:
       throw new BundlerRpcError(bundlerErrorCodes.methodNotFound, `the bundler has no method '${method}'`);
   }
+}
+
+function clearMempool(ctx: Pick<BundlerContext, 'db'>, name: string) {
+  return ctx.db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();
+}
+
+const getDepositInfoAbi = parseAbi([
+  'function getDepositInfo(address account) view returns ((uint256 deposit, bool staked, uint112 stake, uint32 unstakeDelaySec, uint48 withdrawTime) info)',
+]);
+
+/** The entity's stake in the EntryPoint, and whether this bundler counts it as staked (ERC-7562 SREP-010). */
+async function stakeStatus(ctx: Pick<BundlerContext, 'clientOf'>, network: Network, params: unknown[]) {
+  const address = params[0];
+  if (typeof address !== 'string' || !isAddress(address, { strict: false }))
+    throw invalidParams('the first parameter must be the address of an account, factory or paymaster');
+  const entryPoint = resolveEntryPoint(network, params[1]);
+  const info = await ctx.clientOf(network).readContract({
+    address: entryPoint.address,
+    abi: getDepositInfoAbi,
+    functionName: 'getDepositInfo',
+    args: [address as Address],
+  });
+  const { minStakeWei, minUnstakeDelayS } = network.config.bundler;
+  return {
+    stakeInfo: { addr: address, stake: info.stake.toString(), unstakeDelaySec: info.unstakeDelaySec.toString() },
+    isStaked: info.stake >= minStakeWei && info.unstakeDelaySec >= minUnstakeDelayS,
+  };
 }
 
 function loopHere(ctx: Pick<BundlerContext, 'loopOf'>, name: string) {

@@ -3,14 +3,17 @@ import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from 'viem/account-
 
 /**
  * Where the ERC-4337 contracts live on every chain that has them (and on the embedded devnet, which
- * `installErc4337Contracts` fills). EntryPoint and SimpleAccountFactory of each version, and for v0.7
- * Blockyard's EIP-7702 account implementation (`contracts/Simple7702AccountV07.sol`): CREATE2 with
- * salt 0 through the deterministic deployment proxy puts it at this address on any chain.
+ * `installErc4337Contracts` fills). EntryPoint and SimpleAccountFactory of each version, and for v0.6
+ * and v0.7 Blockyard's EIP-7702 account implementations (`contracts/Simple7702AccountV06.sol`,
+ * `Simple7702AccountV07.sol`): CREATE2 with salt 0 through the deterministic deployment proxy puts
+ * each at its address on any chain.
  */
 export const erc4337Addresses = {
   v06: {
     entryPoint: '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789',
     factory: '0x9406Cc6185a346906296840746125a0E44976454',
+    /** Blockyard's contracts/Simple7702AccountV06.sol: EOAs delegating to it send v0.6 ops with eip7702Auth. */
+    simple7702Account: '0xEE46b832a4e5b1AB40Fc919F1Cc286EF762a1aE1',
   },
   v07: {
     entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',

@@ -5,7 +5,7 @@ import { readErc4337Artifact } from './artifacts.ts';
 import { deployMissing, type PlannedDeployment } from './create2-deployment.ts';
 
 export interface Erc4337Deployment {
-  v06: { entryPoint: Address; factory: Address };
+  v06: { entryPoint: Address; factory: Address; simple7702Account: Address };
   v07: { entryPoint: Address; factory: Address; simple7702Account: Address };
   v08: { entryPoint: Address; factory: Address; simple7702Account: Address };
 }
@@ -22,7 +22,7 @@ const zeroSalt = pad('0x', { size: 32 });
  */
 const entryPointGas = 10_000_000n;
 const factoryGas = 5_000_000n;
-/** Simple7702AccountV07 uses ~0.7M. */
+/** Simple7702AccountV06 and V07 use ~0.7M. */
 const accountGas = 1_500_000n;
 
 const plan: readonly PlannedDeployment[] = [
@@ -32,6 +32,13 @@ const plan: readonly PlannedDeployment[] = [
   factory('v06'),
   factory('v07'),
   factory('v08'),
+  {
+    label: 'Simple7702AccountV06',
+    address: erc4337Addresses.v06.simple7702Account,
+    salt: zeroSalt,
+    gas: accountGas,
+    initCode: async () => (await compileContracts()).Simple7702AccountV06.bytecode,
+  },
   {
     label: 'Simple7702AccountV07',
     address: erc4337Addresses.v07.simple7702Account,

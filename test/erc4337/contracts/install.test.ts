@@ -53,10 +53,11 @@ describe('installErc4337Contracts', () => {
   });
   afterAll(() => anvil?.stop());
 
-  it('deploys the five contracts at their canonical addresses, once', async () => {
+  it('deploys the contracts at their canonical addresses, once', async () => {
     const { publicClient } = clients();
     const addresses = [
       ...[erc4337Addresses.v06, erc4337Addresses.v07].flatMap(({ entryPoint, factory }) => [entryPoint, factory]),
+      erc4337Addresses.v06.simple7702Account,
       erc4337Addresses.v07.simple7702Account,
     ];
     for (const address of addresses) expect(await publicClient.getCode({ address })).toBeUndefined();
