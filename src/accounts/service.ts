@@ -79,6 +79,8 @@ export function createAccountService(deps: {
         ...(limits !== undefined ? { limits: JSON.stringify(limits) } : {}),
       });
       if (!row) throw notFound(`account '${id}' does not exist`);
+      // Its keys' cached principals carry the old plan and limits.
+      for (const keyId of row.changedKeys) deps.onKeyChanged?.(keyId);
       return toAccount(row);
     },
 

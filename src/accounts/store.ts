@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables/accounts.ts';
+import { keyChangedChannel } from './key-change-store.ts';
 
 export interface Page {
   offset: number;
@@ -27,12 +29,30 @@ export function createAccountStore(db: Database) {
       return db.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
+    /**
+     * A change of plan or limits reaches every process at once, as a key change does: each of the
+     * account's live keys is NOTIFYed (on commit) and answered in `changedKeys`, for this process.
+     */
     async updateAccount(
       id: string,
       changes: { email?: string | null; plan?: AccountRow['plan']; limits?: string },
-    ): Promise<AccountRow | undefined> {
-      if (Object.keys(changes).length === 0) return this.findAccount(id);
-      return db.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+    ): Promise<(AccountRow & { changedKeys: string[] }) | undefined> {
+      if (Object.keys(changes).length === 0) {
+        const row = await this.findAccount(id);
+        return row && { ...row, changedKeys: [] };
+      }
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+        if (!row || (changes.plan === undefined && changes.limits === undefined)) return row && { ...row, changedKeys: [] };
+        const keys = await trx
+          .selectFrom('api_keys')
+          .select('id')
+          .where('account_id', '=', id)
+          .where('revoked_at', 'is', null)
+          .execute();
+        for (const key of keys) await sql`select pg_notify(${keyChangedChannel}, ${key.id})`.execute(trx);
+        return { ...row, changedKeys: keys.map((key) => key.id) };
+      });
     },
 
     async findAccount(id: string): Promise<AccountRow | undefined> {

@@ -14,6 +14,11 @@ export interface Authenticator {
   forget(keyId: string): void;
   /** Drops every key from the cache (key changes may have been missed). */
   forgetAll(): void;
+  /**
+   * Calls `listener` after each forget (a key's id; undefined: every key), so what holds a key for
+   * longer than a request (an open WebSocket) can read it again. Returns the unsubscribe.
+   */
+  onForget(listener: (keyId: string | undefined) => void): () => void;
 }
 
 /** Why a key is refused, cached like a principal. */
@@ -53,6 +58,10 @@ export function createAuthenticator(deps: {
   // Bumped by every forget: a lookup that began before a key change may have read the key as it was,
   // so its answer serves the requests that waited for it but is not cached (nor joined by later ones).
   let generation = 0;
+  const forgetListeners = new Set<(keyId: string | undefined) => void>();
+  const forgotten = (keyId: string | undefined) => {
+    for (const listener of forgetListeners) listener(keyId);
+  };
 
   async function lookup(key: string): Promise<CacheEntry['principal']> {
     const row = await store.findKeyByHash(hashApiKey(key));
@@ -117,12 +126,19 @@ export function createAuthenticator(deps: {
       for (const [key, entry] of cache) {
         if ('keyId' in entry.principal && entry.principal.keyId === keyId) cache.delete(key);
       }
+      forgotten(keyId);
     },
 
     forgetAll() {
       generation++;
       inFlight.clear();
       cache.clear();
+      forgotten(undefined);
+    },
+
+    onForget(listener) {
+      forgetListeners.add(listener);
+      return () => forgetListeners.delete(listener);
     },
   };
 }

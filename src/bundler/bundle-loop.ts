@@ -101,7 +101,8 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
     l1Holds,
   };
   const bundleWith = (executor: Executor, rows: UserOperationRow[]) => sendBundle(sendContext, executor, rows);
-  const resumeSubmitted = () => resumeSubmittedBundles(ctx, (hash) => claims.holdsOp(hash));
+  // A sender held by a bundle of this process: its submitted ops are that bundle's (one swapped in is not claimed by hash).
+  const resumeSubmitted = () => resumeSubmittedBundles(ctx, (row) => claims.holdsOpOrSender(row));
   const rounds = createBundleRounds({
     executors,
     claims,

@@ -45,14 +45,17 @@ export async function settleBundle(
  * process is still watching: each is settled from its receipt, or, without one, its ops go back to
  * the mempool.
  */
-export async function resumeSubmittedBundles(ctx: BundleContext, isWatched: (hash: string) => boolean): Promise<void> {
+export async function resumeSubmittedBundles(
+  ctx: BundleContext,
+  isWatched: (row: Pick<UserOperationRow, 'hash' | 'sender'>) => boolean,
+): Promise<void> {
   const submitted = await ctx.db
     .selectFrom('user_operations')
     .selectAll()
     .where('network', '=', ctx.name)
     .where('status', '=', 'submitted')
     .execute()
-    .then((rows) => rows.filter((row) => !isWatched(row.hash)));
+    .then((rows) => rows.filter((row) => !isWatched(row)));
   for (const [txHash, rows] of groupByTx(submitted)) {
     try {
       await settleBundle(ctx, rows, txHash as Hex, rows[0]!.entry_point as Address, rows[0]!.entry_point_version);

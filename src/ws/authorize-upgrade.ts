@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath, maskKeysInUrl } from '../auth/key-in-path.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
-import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
+import type { RequestFacts, RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
@@ -36,32 +36,33 @@ const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
 export async function authorizeUpgrade(
   deps: UpgradeAuthDeps,
   request: IncomingMessage,
-): Promise<{ principal: Principal; network: Network }> {
+): Promise<{ principal: Principal; network: Network; key: string; facts: RequestFacts }> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const match = wsPath.exec(url.pathname);
   if (!match) throw notFound(`no route GET ${maskKeysInUrl(url.pathname)}`);
   const ip = clientAddress(request, deps.trustProxy);
   let principal: Principal;
+  const key = apiKeyFromRequest(request.headers, {
+    path: match[3] === undefined ? undefined : apiKeyInPath(url.pathname),
+    query: url.searchParams.get('apiKey') ?? undefined,
+  });
   try {
-    principal = await deps.authenticator.authenticate(
-      apiKeyFromRequest(request.headers, {
-        path: match[3] === undefined ? undefined : apiKeyInPath(url.pathname),
-        query: url.searchParams.get('apiKey') ?? undefined,
-      }),
-    );
+    principal = await deps.authenticator.authenticate(key);
   } catch (error) {
     // As for /v1 (src/http/v1-guard.ts): a key unchecked for a database outage was not refused.
     const unchecked = error instanceof AppError && error.code === 'service_unavailable';
     if (!unchecked) await charge(deps, { accountId: `ip:${ip}`, limits: anonymousLimits });
     throw error;
   }
+  const facts: RequestFacts = { headers: request.headers, ip };
   try {
-    await deps.restrictions.check(principal, { headers: request.headers, ip });
+    await deps.restrictions.check(principal, facts);
     const network = deps.chains.get(match[1]!, match[2]!);
     assertNetworkAccess(principal, network.config);
     assertScope(principal, 'rpc:read');
     await charge(deps, principal);
-    return { principal, network };
+    // Authenticated, so a key was given.
+    return { principal, network, key: key!, facts };
   } catch (error) {
     if (error instanceof AppError && error.code !== 'rate_limited') await charge(deps, principal);
     throw error;

@@ -4,7 +4,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
+import type { RequestFacts, RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { LimitsConfig } from '../config/limits-settings.ts';
 import type { Context } from '../core/context.ts';
@@ -15,6 +15,7 @@ import type { RateLimiter } from '../limits/limiter.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
+import { createKeyWatch, type KeyWatch } from './key-watch.ts';
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
 import { createWsMetrics, type WsMetrics } from './metrics.ts';
 import { readThroughPool } from './pool-read.ts';
@@ -80,6 +81,7 @@ interface EndpointState {
   connectionCaps: ReturnType<typeof createWsConnectionCaps>;
   sessions: Map<WebSocket, Session>;
   feeds: Map<Network, HeadFeed>;
+  keyWatch: KeyWatch;
   closing: boolean;
 }
 
@@ -107,6 +109,7 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
     connectionCaps: createWsConnectionCaps({ ...defaultConnectionCaps, ...options.connectionCaps }),
     sessions: new Map(),
     feeds: new Map(),
+    keyWatch: createKeyWatch({ authenticator: deps.authenticator, restrictions: deps.restrictions, logger: ctx.logger }),
     closing: false,
   };
 
@@ -119,6 +122,7 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
       state.closing = true;
       clearInterval(pinger);
       server.off('upgrade', onUpgrade);
+      state.keyWatch.close();
       await closeConnections(state);
     },
   };
@@ -159,7 +163,7 @@ function handleUpgrade(state: EndpointState, request: IncomingMessage, socket: D
     return refuse(socket, error as AppError);
   }
   authorizeUpgrade({ ...deps, metrics: deps.ctx.metrics }, request).then(
-    ({ principal, network }) => admitConnection(state, { request, socket, head, address, principal, network }),
+    (authorized) => admitConnection(state, { request, socket, head, address, ...authorized }),
     (error: unknown) => {
       const appError = toAppError(error as Error);
       if (appError.status >= 500) deps.ctx.logger.error({ err: error }, 'WebSocket upgrade failed');
@@ -171,7 +175,16 @@ function handleUpgrade(state: EndpointState, request: IncomingMessage, socket: D
 /** An authorized upgrade: counted against the caps, then made a WebSocket with its session. */
 function admitConnection(
   state: EndpointState,
-  upgrade: { request: IncomingMessage; socket: Duplex; head: Buffer; address: string; principal: Principal; network: Network },
+  upgrade: {
+    request: IncomingMessage;
+    socket: Duplex;
+    head: Buffer;
+    address: string;
+    principal: Principal;
+    network: Network;
+    key: string;
+    facts: RequestFacts;
+  },
 ) {
   const { request, socket, head, address, principal, network } = upgrade;
   if (state.closing) return refuse(socket, shuttingDown());
@@ -200,7 +213,18 @@ function admitConnection(
       feed: () => feedOf(state, network),
     });
     state.sessions.set(ws, session);
-    void session.closed.then(() => state.sessions.delete(ws));
+    const unwatch = state.keyWatch.watch({
+      key: upgrade.key,
+      request: upgrade.facts,
+      network,
+      principal,
+      update: (next) => session.setPrincipal(next),
+      end: (code, reason) => session.close(code, reason, code === wsCloseCodes.keyRefused ? 'key_refused' : 'key_not_allowed'),
+    });
+    void session.closed.then(() => {
+      unwatch();
+      state.sessions.delete(ws);
+    });
   });
 }
 

@@ -42,6 +42,8 @@ export interface Session {
   alive: boolean;
   readonly closed: Promise<void>;
   close(code: number, reason: string, metricReason: string): void;
+  /** The key as it is now (src/ws/key-watch.ts): the next message is checked and charged with it. */
+  setPrincipal(principal: Principal): void;
 }
 
 type ActiveSubscription = { kind: SubscriptionKind; stop(): void };
@@ -100,6 +102,10 @@ export function startSession(deps: SessionDeps): Session {
     alive: true,
     closed,
     close: (code, reason, metricReason) => closeSession(state, code, reason, metricReason),
+    setPrincipal: (principal) => {
+      deps.principal = principal;
+      answerDeps.principal = principal;
+    },
   };
   return session;
 }
