@@ -87,5 +87,15 @@ async function checkJwt(input: NonNullable<KeyRestrictionsInput['jwt']>): Promis
     }
     checked.push({ id: key.id, alg: key.alg, pem });
   }
-  return { required, public_keys: checked };
+  if ((input.single_use || input.bind_to_key) && checked.length === 0)
+    throw invalidRequest(
+      `restrictions.jwt.${input.single_use ? 'single_use' : 'bind_to_key'}`,
+      'applies to signed requests: list at least one public key',
+    );
+  return {
+    required,
+    public_keys: checked,
+    ...(input.single_use ? { single_use: true as const } : {}),
+    ...(input.bind_to_key ? { bind_to_key: true as const } : {}),
+  };
 }

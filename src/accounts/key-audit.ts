@@ -13,7 +13,9 @@ const listKinds = ['origins', 'ips', 'contracts', 'methods'] as const;
 /** Restrictions as a creation records them: the whole of them, public keys by id. */
 export function restrictionsForAudit(restrictions: KeyRestrictions): Record<string, unknown> {
   const { jwt, ...lists } = restrictions;
-  return jwt ? { ...lists, jwt: { required: jwt.required, public_key_ids: jwt.public_keys.map((key) => key.id) } } : lists;
+  if (!jwt) return lists;
+  const { public_keys, ...flags } = jwt;
+  return { ...lists, jwt: { ...flags, public_key_ids: public_keys.map((key) => key.id) } };
 }
 
 /**
@@ -41,7 +43,9 @@ function jwtChanges(before: KeyRestrictions['jwt'], after: KeyRestrictions['jwt'
   const added = [...isKeys.keys()].filter((id) => !wasKeys.has(id));
   const removed = [...wasKeys.keys()].filter((id) => !isKeys.has(id));
   const replaced = [...isKeys.keys()].filter((id) => wasKeys.has(id) && !isDeepStrictEqual(wasKeys.get(id), isKeys.get(id)));
-  const required = (before?.required ?? false) !== (after?.required ?? false) ? { required: after?.required ?? false } : {};
+  const flag = (name: 'required' | 'single_use' | 'bind_to_key') =>
+    (before?.[name] ?? false) !== (after?.[name] ?? false) ? { [name]: after?.[name] ?? false } : {};
+  const required = { ...flag('required'), ...flag('single_use'), ...flag('bind_to_key') };
   const keys = {
     ...(added.length > 0 ? { added } : {}),
     ...(removed.length > 0 ? { removed } : {}),

@@ -35,6 +35,10 @@ export const KeyRestrictionsSchema = Type.Object(
         {
           required: Type.Optional(Type.Boolean({ description: 'Every request needs a signed JWT besides the key' })),
           public_keys: Type.Optional(Type.Array(JwtPublicKeySchema, { maxItems: maxJwtPublicKeys })),
+          single_use: Type.Optional(
+            Type.Boolean({ description: 'Each token is taken once: it needs a `jti`, remembered until its `exp`' }),
+          ),
+          bind_to_key: Type.Optional(Type.Boolean({ description: "A token's `sub` (or a `key` claim) must be this key's id" })),
         },
         { additionalProperties: false },
       ),
@@ -71,6 +75,8 @@ export const KeyRestrictionsView = Type.Object({
   jwt: Type.Optional(
     Type.Object({
       required: Type.Boolean(),
+      single_use: Type.Optional(Type.Boolean()),
+      bind_to_key: Type.Optional(Type.Boolean()),
       public_keys: Type.Array(
         Type.Object({ id: Type.String(), alg: StringEnum(['RS256', 'ES256'] as const), pem: Type.String() }),
       ),

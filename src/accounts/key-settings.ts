@@ -12,7 +12,11 @@ export interface KeyRestrictions {
   /** JSON-RPC method names the key may call. */
   methods?: string[];
   /** Signed requests: `Authorization: Bearer <JWT>` besides the key, signed by one of these public keys. */
-  jwt?: { required: boolean; public_keys: JwtPublicKey[] };
+  /**
+   * Signed requests: `single_use` (each token's `jti` once, until its `exp`) and `bind_to_key` (the
+   * token's `sub` or `key` claim is the key's id) are set only when true.
+   */
+  jwt?: { required: boolean; public_keys: JwtPublicKey[]; single_use?: true; bind_to_key?: true };
 }
 
 export interface JwtPublicKey {

@@ -19,6 +19,7 @@ import * as indexOriginsAndBackfills from './migrations/2026-12-01T1200-index-or
 import * as webhookFinalDeliveries from './migrations/2026-12-02T0600-webhook-final-deliveries.ts';
 import * as entryPointV08 from './migrations/2026-12-02T1300-entry-point-v08.ts';
 import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-operation-bundle-reverts.ts';
+import * as usedJwtIds from './migrations/2026-12-02T1600-used-jwt-ids.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02T0600-webhook-final-deliveries': webhookFinalDeliveries,
   '2026-12-02T1300-entry-point-v08': entryPointV08,
   '2026-12-02T1400-user-operation-bundle-reverts': userOperationBundleReverts,
+  '2026-12-02T1600-used-jwt-ids': usedJwtIds,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema

@@ -1,4 +1,4 @@
-import type { AccountsTable, ApiKeyEventsTable, ApiKeysTable } from './tables/accounts.ts';
+import type { AccountsTable, ApiKeyEventsTable, ApiKeysTable, UsedJwtIdsTable } from './tables/accounts.ts';
 import type { BundlerReputationTable, UserOperationsTable, WalletsTable } from './tables/bundler.ts';
 import type {
   ChainEventsTable,
@@ -42,6 +42,7 @@ export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   api_key_events: ApiKeyEventsTable;
+  used_jwt_ids: UsedJwtIdsTable;
   index_blocks: IndexBlocksTable;
   index_transactions: IndexTransactionsTable;
   token_transfers: TokenTransfersTable;

@@ -2,6 +2,7 @@ import { startKeyChangeListener } from '../accounts/key-change-listener.ts';
 import { createKeyChangeStore } from '../accounts/key-change-store.ts';
 import { type AccountService, createAccountService } from '../accounts/service.ts';
 import { createAccountStore } from '../accounts/store.ts';
+import { createUsedJwtStore } from '../accounts/used-jwt-store.ts';
 import { resolveAdminToken } from '../auth/admin-token.ts';
 import { type Authenticator, createAuthenticator } from '../auth/authenticator.ts';
 import { createRequestRestrictions, type RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
@@ -22,7 +23,10 @@ export async function wireAccounts(ctx: Context, database: OpenDatabase): Promis
   const { config, logger, shutdown } = ctx;
   const store = createAccountStore(database.db);
   const authenticator = createAuthenticator({ store });
-  const restrictions = createRequestRestrictions({ jwtAudience: config.jwtAudience });
+  const restrictions = createRequestRestrictions({
+    jwtAudience: config.jwtAudience,
+    usedTokens: createUsedJwtStore(database.db),
+  });
   const trustProxy = compileTrustProxy(config.trustProxy);
   const accounts = createAccountService({
     store,

@@ -61,7 +61,7 @@ export function createKeyWatch(deps: {
     if (!sockets.has(socket)) return;
     try {
       const principal = await deps.authenticator.authenticate(socket.key);
-      await deps.restrictions.check(principal, socket.request);
+      await deps.restrictions.check(principal, { ...socket.request, recheck: true });
       assertNetworkAccess(principal, socket.network.config);
       assertScope(principal, 'rpc:read');
       if (!sockets.has(socket)) return;

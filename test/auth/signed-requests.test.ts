@@ -24,6 +24,8 @@ describe('a Bearer JWT beside the key', () => {
   });
 });
 
+const use = { keyId: 'key_test', consume: true };
+
 describe('the verifier', () => {
   it('remembers a verified token until its exp, and only for the key it was verified for', async () => {
     const signer = await createSigningKey('k1', 'ES256');
@@ -32,20 +34,64 @@ describe('the verifier', () => {
     const rule = compileSignedRequestRule({ required: true, public_keys: [listed(signer)] })!;
     const otherKeysRule = compileSignedRequestRule({ required: true, public_keys: [{ ...listed(signer), id: 'k2' }] })!;
     const token = await signer.sign({ expiresIn: Math.floor(now / 1000) + 60 });
-    await verifier.verify(rule, token);
-    await verifier.verify(rule, token);
-    await expect(verifier.verify(otherKeysRule, token)).rejects.toThrow(/kid 'k1' is not one of this API key's public keys/);
+    await verifier.verify(rule, token, use);
+    await verifier.verify(rule, token, use);
+    await expect(verifier.verify(otherKeysRule, token, use)).rejects.toThrow(/kid 'k1' is not one of this API key's public keys/);
     now += 61_000;
-    await expect(verifier.verify(rule, token)).rejects.toThrow(/the JWT has expired/);
+    await expect(verifier.verify(rule, token, use)).rejects.toThrow(/the JWT has expired/);
   });
 
   it('a token without kid is checked against the only listed key; with two listed it must name one', async () => {
     const [a, b] = await Promise.all([createSigningKey('a', 'RS256'), createSigningKey('b', 'ES256')]);
     const verifier = createSignedRequestVerifier({ audience: 'blockyard' });
-    await verifier.verify(compileSignedRequestRule({ required: true, public_keys: [listed(a)] })!, await a.sign({ kid: null }));
+    await verifier.verify(
+      compileSignedRequestRule({ required: true, public_keys: [listed(a)] })!,
+      await a.sign({ kid: null }),
+      use,
+    );
     const both = compileSignedRequestRule({ required: true, public_keys: [listed(a), listed(b)] })!;
-    await expect(verifier.verify(both, await a.sign({ kid: null }))).rejects.toThrow(/no kid header/);
+    await expect(verifier.verify(both, await a.sign({ kid: null }), use)).rejects.toThrow(/no kid header/);
     // An ES256 token presented under the RS256 key's kid.
-    await expect(verifier.verify(both, await b.sign({ kid: 'a' }))).rejects.toThrow(/alg is not RS256/);
+    await expect(verifier.verify(both, await b.sign({ kid: 'a' }), use)).rejects.toThrow(/alg is not RS256/);
+  });
+});
+
+describe('single-use and key-bound tokens (restrictions.jwt.single_use, bind_to_key)', () => {
+  /** A memory store standing in for Postgres's used_jwt_ids (test/keys/signed-requests-replay.test.ts uses the real one). */
+  const memoryStore = () => {
+    const seen = new Set<string>();
+    return {
+      async firstUse(keyId: string, jti: string) {
+        const id = `${keyId}/${jti}`;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      },
+    };
+  };
+
+  it('takes a token with a jti once, even while it is remembered as verified; a recheck of the same connection does not take it', async () => {
+    const signer = await createSigningKey('k1', 'ES256');
+    const verifier = createSignedRequestVerifier({ audience: 'blockyard', usedTokens: memoryStore() });
+    const rule = compileSignedRequestRule({ required: true, public_keys: [listed(signer)], single_use: true })!;
+    const token = await signer.sign({ jti: 'once-1' });
+    await verifier.verify(rule, token, use);
+    await verifier.verify(rule, token, { ...use, consume: false });
+    await expect(verifier.verify(rule, token, use)).rejects.toThrow(/already used \(jti 'once-1'\)/);
+    // The same jti under another key is another token.
+    await verifier.verify(rule, token, { keyId: 'key_other', consume: true });
+    const withoutJti = await signer.sign();
+    await expect(verifier.verify(rule, withoutJti, use)).rejects.toThrow(/needs a jti claim/);
+  });
+
+  it('binds a token to the key by its sub or key claim', async () => {
+    const signer = await createSigningKey('k1', 'ES256');
+    const verifier = createSignedRequestVerifier({ audience: 'blockyard' });
+    const rule = compileSignedRequestRule({ required: true, public_keys: [listed(signer)], bind_to_key: true })!;
+    await verifier.verify(rule, await signer.sign({ sub: 'key_test' }), use);
+    await verifier.verify(rule, await signer.sign({ sub: 'someone', key: 'key_test' }), use);
+    await expect(verifier.verify(rule, await signer.sign({ sub: 'key_other' }), use)).rejects.toThrow(
+      /not bound to this API key .* must be 'key_test'/,
+    );
   });
 });

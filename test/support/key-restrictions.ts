@@ -13,8 +13,15 @@ export interface SigningKey {
   readonly alg: 'RS256' | 'ES256';
   /** The SPKI PEM a key's `restrictions.jwt.public_keys` lists. */
   readonly pem: string;
-  /** A token signed with this key: `aud` blockyard and a 5-minute `exp` unless told. */
-  sign(claims?: { aud?: string; expiresIn?: string | number; kid?: string | null }): Promise<string>;
+  /** A token signed with this key: `aud` blockyard, `sub` test and a 5-minute `exp` unless told; `jti` and `key` when given. */
+  sign(claims?: {
+    aud?: string;
+    expiresIn?: string | number;
+    kid?: string | null;
+    sub?: string;
+    jti?: string;
+    key?: string;
+  }): Promise<string>;
 }
 
 /** A new key pair, as a client that signs its requests holds it. */
@@ -25,8 +32,8 @@ export async function createSigningKey(id: string, alg: 'RS256' | 'ES256'): Prom
     id,
     alg,
     pem,
-    async sign({ aud = 'blockyard', expiresIn = '5m', kid = id } = {}) {
-      return new SignJWT({ sub: 'test' })
+    async sign({ aud = 'blockyard', expiresIn = '5m', kid = id, sub = 'test', jti, key } = {}) {
+      return new SignJWT({ sub, ...(jti === undefined ? {} : { jti }), ...(key === undefined ? {} : { key }) })
         .setProtectedHeader({ alg, ...(kid === null ? {} : { kid }) })
         .setIssuedAt()
         .setAudience(aud)

@@ -6,13 +6,20 @@ import { jwtFromRequest } from '../extract-key.ts';
 import type { Principal } from '../principal.ts';
 import { compileOriginPatterns, type OriginPatterns } from './origin-patterns.ts';
 import { refusedByRestriction } from './refusal.ts';
-import { compileSignedRequestRule, createSignedRequestVerifier, type SignedRequestRule } from './signed-requests.ts';
+import {
+  compileSignedRequestRule,
+  createSignedRequestVerifier,
+  type SignedRequestRule,
+  type UsedTokenStore,
+} from './signed-requests.ts';
 
 /** What of a request the request-level restrictions look at. */
 export interface RequestFacts {
   readonly headers: IncomingHttpHeaders;
   /** The client's address (src/http/client-address.ts). */
   readonly ip: string | undefined;
+  /** Set when the same connection is checked again (an open WebSocket after a key change): a single-use token is not taken twice. */
+  readonly recheck?: boolean;
 }
 
 /**
@@ -69,8 +76,17 @@ function listedAddresses(entries: readonly string[]): (address: string) => boole
 }
 
 /** `jwtAudience`: setting `jwt_audience`. */
-export function createRequestRestrictions(options: { jwtAudience: string; now?: () => number }): RequestRestrictions {
-  const signedRequests = createSignedRequestVerifier({ audience: options.jwtAudience, now: options.now });
+export function createRequestRestrictions(options: {
+  jwtAudience: string;
+  now?: () => number;
+  /** Where single-use tokens' ids are kept (restrictions.jwt.single_use). */
+  usedTokens?: UsedTokenStore;
+}): RequestRestrictions {
+  const signedRequests = createSignedRequestVerifier({
+    audience: options.jwtAudience,
+    now: options.now,
+    usedTokens: options.usedTokens,
+  });
 
   const checkWhereFrom = (rules: CompiledRestrictions, request: RequestFacts) => {
     if (rules.origins !== undefined) {
@@ -86,8 +102,9 @@ export function createRequestRestrictions(options: { jwtAudience: string; now?: 
     }
   };
 
-  const checkAll = async (rules: CompiledRestrictions, request: RequestFacts) => {
-    if (rules.jwt !== undefined) await signedRequests.verify(rules.jwt, jwtFromRequest(request.headers));
+  const checkAll = async (rules: CompiledRestrictions, request: RequestFacts, keyId: string) => {
+    if (rules.jwt !== undefined)
+      await signedRequests.verify(rules.jwt, jwtFromRequest(request.headers), { keyId, consume: request.recheck !== true });
     checkWhereFrom(rules, request);
   };
 
@@ -96,7 +113,7 @@ export function createRequestRestrictions(options: { jwtAudience: string; now?: 
       // Dashboard sessions are the account itself, not a key.
       if (principal.restrictions === undefined || principal.session !== undefined) return undefined;
       const rules = compiled(principal.restrictions);
-      if (rules.jwt !== undefined) return checkAll(rules, request);
+      if (rules.jwt !== undefined) return checkAll(rules, request, principal.keyId);
       checkWhereFrom(rules, request);
       return undefined;
     },

@@ -19,12 +19,44 @@ interface CompiledPublicKey {
 export interface SignedRequestRule {
   readonly required: boolean;
   readonly keys: ReadonlyMap<string, CompiledPublicKey>;
+  /** Each token once: its `jti`, remembered until its `exp`. */
+  readonly singleUse: boolean;
+  /** The token's `sub` (or `key` claim) must be the key's id. */
+  readonly bindToKey: boolean;
 }
 
 export function compileSignedRequestRule(jwt: NonNullable<KeyRestrictions['jwt']>): SignedRequestRule | undefined {
   if (!jwt.required && jwt.public_keys.length === 0) return undefined;
-  return { required: jwt.required, keys: new Map(jwt.public_keys.map((listed) => [listed.id, { listed }])) };
+  return {
+    required: jwt.required,
+    keys: new Map(jwt.public_keys.map((listed) => [listed.id, { listed }])),
+    singleUse: jwt.single_use === true,
+    bindToKey: jwt.bind_to_key === true,
+  };
 }
+
+/** Where single-use tokens' ids are remembered (every process shares it): false when `jti` was used already. */
+export interface UsedTokenStore {
+  firstUse(keyId: string, jti: string, expiresAtMs: number): Promise<boolean>;
+}
+
+/** The request a token comes with: the key it is presented beside, and whether it is taken (single use). */
+export interface TokenUse {
+  readonly keyId: string;
+  /** False when the token was taken already for this very connection (an open WebSocket checked again). */
+  readonly consume: boolean;
+}
+
+/** The claims a verified token is held to beyond its signature. */
+interface VerifiedToken {
+  readonly expiresAtMs: number;
+  readonly sub?: unknown;
+  readonly key?: unknown;
+  readonly jti?: unknown;
+}
+
+/** A `jti` longer than this is refused (it is stored). */
+const maxJtiLength = 128;
 
 export interface SignedRequestVerifier {
   /**
@@ -32,21 +64,43 @@ export interface SignedRequestVerifier {
    * 401 naming what is wrong. `rule` identifies the key's restrictions: a token verified for one key's
    * public keys is not taken for another's.
    */
-  verify(rule: SignedRequestRule, token: string | undefined): Promise<void>;
+  verify(rule: SignedRequestRule, token: string | undefined, use: TokenUse): Promise<void>;
 }
 
 /** `audience`: the `aud` every token must carry (setting `jwt_audience`). */
-export function createSignedRequestVerifier(options: { audience: string; now?: () => number }): SignedRequestVerifier {
+export function createSignedRequestVerifier(options: {
+  audience: string;
+  now?: () => number;
+  /** Required for keys with `jwt.single_use`; without it such a key's tokens are refused. */
+  usedTokens?: UsedTokenStore;
+}): SignedRequestVerifier {
   const { audience, now = Date.now } = options;
-  const verified = new Map<string, { rule: SignedRequestRule; expiresAtMs: number }>();
+  const verified = new Map<string, { rule: SignedRequestRule; token: VerifiedToken }>();
 
-  const remember = (token: string, rule: SignedRequestRule, expiresAtMs: number) => {
+  const remember = (text: string, rule: SignedRequestRule, token: VerifiedToken) => {
     if (verified.size >= maxRememberedTokens) verified.delete(verified.keys().next().value as string);
-    verified.set(token, { rule, expiresAtMs });
+    verified.set(text, { rule, token });
+  };
+
+  /** The rules beyond the signature, checked on every request (a remembered token included). */
+  const holdToRule = async (rule: SignedRequestRule, token: VerifiedToken, use: TokenUse) => {
+    if (rule.bindToKey && token.sub !== use.keyId && token.key !== use.keyId)
+      throw unauthorized(
+        `the JWT is not bound to this API key (restrictions.jwt.bind_to_key): its sub or key claim must be '${use.keyId}'`,
+      );
+    if (!rule.singleUse || !use.consume) return;
+    if (typeof token.jti !== 'string' || token.jti === '' || token.jti.length > maxJtiLength)
+      throw unauthorized(
+        `this API key takes each signed request once (restrictions.jwt.single_use): the JWT needs a jti claim (a string of 1-${maxJtiLength} characters)`,
+      );
+    if (!options.usedTokens || !(await options.usedTokens.firstUse(use.keyId, token.jti, token.expiresAtMs)))
+      throw unauthorized(
+        `this signed request was already used (jti '${token.jti}'): this API key takes each JWT once (restrictions.jwt.single_use); sign a new one`,
+      );
   };
 
   return {
-    async verify(rule, token) {
+    async verify(rule, token, use) {
       if (token === undefined) {
         if (!rule.required) return;
         throw unauthorized(
@@ -55,17 +109,18 @@ export function createSignedRequestVerifier(options: { audience: string; now?: (
       }
       const known = verified.get(token);
       if (known !== undefined && known.rule === rule) {
-        if (known.expiresAtMs > now()) return;
+        if (known.token.expiresAtMs > now()) return holdToRule(rule, known.token, use);
         verified.delete(token);
       }
-      const expiresAtMs = await verifyToken(rule, token, audience, now());
-      remember(token, rule, expiresAtMs);
+      const checked = await verifyToken(rule, token, audience, now());
+      remember(token, rule, checked);
+      await holdToRule(rule, checked, use);
     },
   };
 }
 
-/** The token's expiry (ms) when it is valid for `rule`, else the 401 naming what is wrong. */
-async function verifyToken(rule: SignedRequestRule, token: string, audience: string, nowMs: number): Promise<number> {
+/** The token's expiry (ms) and the claims held to further, when it is valid for `rule`; else the 401 naming what is wrong. */
+async function verifyToken(rule: SignedRequestRule, token: string, audience: string, nowMs: number): Promise<VerifiedToken> {
   const publicKey = pickPublicKey(rule, token);
   const { listed } = publicKey;
   publicKey.imported ??= importSPKI(listed.pem, listed.alg);
@@ -76,6 +131,7 @@ async function verifyToken(rule: SignedRequestRule, token: string, audience: str
     throw unauthorized(`the public key '${listed.id}' of this API key does not parse: replace it`);
   }
   let exp: number;
+  let claims: Omit<VerifiedToken, 'expiresAtMs'>;
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [listed.alg],
@@ -84,6 +140,7 @@ async function verifyToken(rule: SignedRequestRule, token: string, audience: str
       currentDate: new Date(nowMs),
     });
     exp = payload.exp as number;
+    claims = { sub: payload.sub, key: payload.key, jti: payload.jti };
   } catch (error) {
     throw jwtRefusal(error, listed, audience);
   }
@@ -91,7 +148,7 @@ async function verifyToken(rule: SignedRequestRule, token: string, audience: str
   if (expiresAtMs - nowMs > maxJwtLifetimeMs) {
     throw unauthorized('the JWT expires more than 24 h from now (exp): sign tokens that expire within 24 hours');
   }
-  return expiresAtMs;
+  return { expiresAtMs, ...claims };
 }
 
 /** The listed public key the token's `kid` names (without a kid: the only one listed), or a 401. */

@@ -54,3 +54,10 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ApiKeyEventRow = Selectable<ApiKeyEventsTable>;
 export type NewApiKeyEventRow = Insertable<ApiKeyEventsTable>;
+
+/** A single-use signed request's `jti`, remembered until the token's `exp` (restrictions.jwt.single_use). */
+export interface UsedJwtIdsTable {
+  key_id: string;
+  jti: string;
+  expires_at: Timestamp;
+}
