@@ -15,7 +15,12 @@ const jsonRpcPath = /^\/v1\/(rpc|bundler)\//;
 const proxyFamilies: { family: string; example: string; kind: 'evm' | 'solana' }[] = [
   { family: '`eth_*` reads, `net_*`, `web3_*`', example: 'eth_getBalance', kind: 'evm' },
   { family: '`eth_sendRawTransaction` and the other `eth_send*` writes', example: 'eth_sendRawTransaction', kind: 'evm' },
-  { family: '`eth_accounts`, `eth_sign*` (the node’s own accounts)', example: 'eth_sign', kind: 'evm' },
+  { family: '`eth_sign*` (signed with the node’s own accounts)', example: 'eth_sign', kind: 'evm' },
+  {
+    family: '`eth_accounts` (without `dev_methods` Blockyard answers `[]` itself, as the providers do)',
+    example: 'eth_accounts',
+    kind: 'evm',
+  },
   { family: '`debug_trace*`, `trace_*` (priced trace reads)', example: 'debug_traceTransaction', kind: 'evm' },
   { family: 'other `debug_*` (`debug_setHead`…)', example: 'debug_setHead', kind: 'evm' },
   { family: '`txpool_*`', example: 'txpool_content', kind: 'evm' },

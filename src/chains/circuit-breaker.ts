@@ -12,6 +12,8 @@ export interface CircuitBreaker {
   readonly state: BreakerState;
   /** Whether a request could go through now (closed, or a probe is due). No side effect. */
   isAvailable(now: number): boolean;
+  /** Open and in its cooldown: ms until it lets a probe through; 0 otherwise (closed, due, or probing now). */
+  msUntilProbe(now: number): number;
   /** Admits a request: always when closed; one probe when the cooldown has passed. */
   tryAcquire(now: number): boolean;
   onSuccess(): void;
@@ -49,6 +51,9 @@ export function createCircuitBreaker({
       if (state === 'closed') return true;
       if (state === 'open') return now - openedAt >= cooldownMs;
       return !probeInFlight;
+    },
+    msUntilProbe(now) {
+      return state === 'open' ? Math.max(0, cooldownMs - (now - openedAt)) : 0;
     },
     tryAcquire(now) {
       if (state === 'closed') return true;

@@ -2,6 +2,7 @@ import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
+import { breakersOpenError } from './breakers-open.ts';
 import type { CircuitBreakerOptions } from './circuit-breaker.ts';
 import type { FinalitySettings, FinalityTag, ReportedFinality } from './final-block.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
@@ -303,6 +304,8 @@ function noUpstreamError(pool: PoolState, noPick: NoPick | undefined, failure: u
     return new UpstreamError('no_capable_upstream', `no upstream of ${name} serves this method`);
   }
   if (failure instanceof UpstreamError && failure.reason !== 'circuit_open') return failure;
+  const open = breakersOpenError(name, upstreams, performance.now());
+  if (open !== undefined) return open;
   return new UpstreamError(
     upstreams.find((u) => u.lastFailure !== undefined)?.lastFailure ?? 'connection',
     'no upstream available',
@@ -315,7 +318,12 @@ async function broadcastToAvailable(pool: PoolState, body: string): Promise<stri
   if (upstreams.some((upstream) => upstream.identity === 'unverified')) await settledOrAfter(pool.firstChecks, identityWaitMs);
   const now = performance.now();
   const targets = upstreams.filter((u) => u.identity === 'verified' && u.breaker.isAvailable(now));
-  if (targets.length === 0) throw new UpstreamError('connection', 'no upstream available');
+  if (targets.length === 0) {
+    throw (
+      breakersOpenError(`${pool.labels.chain}/${pool.labels.network}`, upstreams, now) ??
+      new UpstreamError('connection', 'no upstream available')
+    );
+  }
   return broadcastWrite(targets, body);
 }
 

@@ -5,6 +5,7 @@ import type { RunningService } from '../service/start-service.ts';
 export function formatBanner(service: RunningService): string {
   const { config } = service.ctx;
   const lines = ['', `Blockyard is running at ${service.url}`, ...connectLines(service), `  API reference:  ${service.url}/docs`];
+  for (const reason of service.notReady) lines.push(`  NOT READY:      ${reason}`);
   if (service.devSignInUrl) lines.push(`  Dashboard:      ${service.url}/ (sign in: ${service.devSignInUrl})`);
   for (const chain of config.chains) {
     const devnetUrl = service.devnet?.url ?? service.joined?.devnet?.url;

@@ -23,6 +23,19 @@ const startFlagOptions = {
   join: { type: 'string' },
 } as const;
 
+/** `migrate` also takes `--dry-run` (list what is pending, change nothing) and `--help`. */
+const migrateFlagOptions = {
+  ...configFlagOptions,
+  'dry-run': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function parseMigrateFlags(args: string[]): { flags: ConfigFlags; dryRun: boolean; help: boolean } {
+  const { values } = parseArgs({ args, options: migrateFlagOptions, strict: true, allowPositionals: false });
+  const { 'dry-run': dryRun = false, help = false, ...flags } = values;
+  return { flags, dryRun, help };
+}
+
 export function parseConfigFlags(args: string[]): ConfigFlags {
   const { values } = parseArgs({ args, options: configFlagOptions, strict: true, allowPositionals: false });
   return values;

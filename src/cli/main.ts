@@ -8,7 +8,8 @@ Usage:
                   [--redis-url URL] [--log-level LEVEL] [--mode development|production]
                   [--roles api,indexer,webhooks,bundler] [--block-time SECONDS] [--demo]
                   [--shutdown-grace SECONDS] [--join DATA_DIR]
-  blockyard migrate [--data-dir DIR] [--database-url URL] [--config FILE]
+  blockyard migrate [--dry-run] [--data-dir DIR] [--database-url URL] [--config FILE]
+                  (--dry-run lists the pending migrations and changes nothing; blockyard migrate --help)
   blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N] [--email ADDRESS]
   blockyard accounts list [--page N] [--limit N]
   blockyard accounts set-email ACCOUNT_ID --email ADDRESS   (where notices such as a paused webhook go)

@@ -20,6 +20,7 @@ export async function runStart(args: string[]): Promise<number> {
   const config = loadConfig({ flags: parseStartFlags(args) });
   const service = await startService(config);
   process.stdout.write(formatBanner(service));
+  for (const reason of service.notReady) process.stderr.write(`blockyard: not ready: ${reason}\n`);
   const { logger, shutdown } = service.ctx;
 
   let stopping = false;

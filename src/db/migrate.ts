@@ -59,3 +59,16 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/**
+ * The migrations not applied yet, in the order they would run; reads only (Kysely's migration table
+ * is not created when it is missing: every migration is pending then).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  return (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined).map(({ name }) => name);
+}
+
+/** Every migration this version has, in order: all of them are pending on a database not created yet. */
+export const migrationNames: readonly string[] = Object.keys(migrations);

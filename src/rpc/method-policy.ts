@@ -17,10 +17,11 @@ const writeMethods = new Set([
 ]);
 
 /**
- * eth_* methods that use the node's own accounts (sign with its keys, list them): a real node's
- * accounts are the operator's, so only devnets (`dev_methods`) let them through.
+ * eth_* methods that use the node's own accounts (sign with its keys): a real node's accounts are the
+ * operator's, so only devnets (`dev_methods`) let them through. `eth_accounts` is served everywhere:
+ * elsewhere the proxy answers `[]` itself, as the providers do (src/rpc/proxy.ts), and never asks the node.
  */
-const nodeAccountMethods = new Set(['eth_accounts', 'eth_sendTransaction']);
+const nodeAccountMethods = new Set(['eth_sendTransaction']);
 
 /** Namespaces served to every key with the scope. */
 const openNamespaces = /^(?:eth|net|web3)_/;
@@ -43,8 +44,8 @@ const dataRead: MethodAccess = Object.freeze({ allowed: true, scope: 'data:read'
 /**
  * The method allowlist. EVM: `eth_*`, `net_*`, `web3_*`, and the `debug_*` and `trace_*` reads priced in
  * src/limits/compute-units.ts, Alchemy's enhanced methods Blockyard answers itself (src/alchemy, `data:read`);
- * on a `dev_methods` network also the node's accounts (`eth_accounts`,
- * `eth_sign*`, `eth_sendTransaction`) and, with `rpc:write`, the node-control namespaces (`anvil_*`,
+ * `eth_accounts` (answered `[]` without `dev_methods`); on a `dev_methods` network also the node's accounts
+ * (`eth_sign*`, `eth_sendTransaction`) and, with `rpc:write`, the node-control namespaces (`anvil_*`,
  * `evm_*`, `debug_setHead`…). `engine_*` and anything else never. Solana: every method, by its own table.
  *
  * @example methodAccess('evm', 'anvil_setBalance', false) // { allowed: false }

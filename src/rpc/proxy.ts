@@ -15,6 +15,7 @@ import {
   formatCall,
   isCacheableCall,
   type JsonRpcCall,
+  type JsonRpcId,
   jsonRpcErrorCodes,
   type ParsedRpcBody,
   paramsJsonOf,
@@ -177,6 +178,7 @@ function countCall(deps: ForwardDeps, network: Network, method: string): Network
 function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
   const { call } = checked;
   const timer = countCall(deps, network, call.method).upstream;
+  if (answersNoAccounts(network, call.method)) return Promise.resolve(call.id === undefined ? '' : noAccountsText(call.id));
   const paramsJson = paramsJsonOf(call);
   const body = formatCall(call, paramsJson);
   const answer =
@@ -194,6 +196,17 @@ function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & 
     ? answer.then((text) => atClusterTip(network, text))
     : answer;
 }
+
+/**
+ * `eth_accounts` where the node's accounts are not served (no `dev_methods`): the empty list, as the
+ * providers answer it (clients such as ethers' `JsonRpcProvider.listAccounts` ask it at start), never
+ * the node's own accounts.
+ */
+function answersNoAccounts(network: Network, method: string): boolean {
+  return method === 'eth_accounts' && network.config.kind === 'evm' && !network.config.devMethods;
+}
+
+const noAccountsText = (id: JsonRpcId) => JSON.stringify({ jsonrpc: '2.0', id, result: [] });
 
 /**
  * An eth_blockNumber answer (a cache hit too) as the API processes agree: this process's tip is

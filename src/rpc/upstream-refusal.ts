@@ -36,7 +36,8 @@ export function upstreamsRateLimited(error: UpstreamError, network: Network): Up
 /**
  * The JSON-RPC error text of a call the pool could not send (other than `rate_limited`, see above):
  * `no_capable_upstream` -32601 naming the network and the method (no upstream's `methods` serves it);
- * anything else (`wrong_chain`, `integrity`, transport failures, open breakers) -32603.
+ * `circuit_open` -32603 saying every upstream's breaker is open and when one is tried again (`data.retry_after_s`);
+ * anything else (`wrong_chain`, `integrity`, transport failures) -32603 naming the reason.
  */
 export function upstreamErrorAnswer(error: UpstreamError, network: Network, method: string, id: JsonRpcId | undefined): string {
   if (error.reason === 'no_capable_upstream') {
@@ -44,6 +45,15 @@ export function upstreamErrorAnswer(error: UpstreamError, network: Network, meth
     return rpcErrorText(id, {
       code: jsonRpcErrorCodes.method_not_found,
       message: `no upstream of ${chain}/${name} serves the method '${clip(method)}'`,
+    });
+  }
+  if (error.reason === 'circuit_open') {
+    // Our own words (the network, how many upstreams, when a probe is due): no upstream's text is in them.
+    const retryAfterS = Math.max(1, Math.ceil((error.retryAfterMs ?? 1_000) / 1_000));
+    return rpcErrorText(id, {
+      code: jsonRpcErrorCodes.internal_error,
+      message: `upstream unavailable: ${error.message}; retry with exponential backoff`,
+      data: { retry_after_s: retryAfterS },
     });
   }
   return rpcErrorText(id, {

@@ -8,7 +8,7 @@ import type { ExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
-import { createRedisPing } from '../health/redis-ping.ts';
+import { createRedisPing, describeRedisUrl, type RedisPing } from '../health/redis-ping.ts';
 import { createBackfillStore } from '../indexer/backfill-store.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
@@ -57,6 +57,8 @@ export interface RunningService {
   readonly usage?: { flushNow(): Promise<void> };
   /** Deletes expired dashboard sessions and one-time tokens now (processes serving the API; every 15 min too). */
   readonly expiredRows?: Pick<ExpiredRowsSweeper, 'sweepNow'>;
+  /** Why this node started not ready (a configured Redis it cannot reach), one sentence each; empty when ready. */
+  readonly notReady: readonly string[];
   stop(reason?: string): Promise<void>;
 }
 
@@ -127,7 +129,9 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const { url } = await wireHttp(ctx, parts);
   const { devKey, devSignInUrl } = await wireDevAccess(ctx, url, access, dashboard);
   lock?.update({ url });
-  logger.info({ url, roles: config.roles }, 'blockyard ready');
+  const notReady = await readinessAtStart(ctx, redisPing);
+  if (notReady.length === 0) logger.info({ url, roles: config.roles }, 'blockyard ready');
+  else logger.warn({ url, roles: config.roles, notReady }, `blockyard started, not ready: ${notReady.join('; ')}`);
 
   // Started once the API listens, so a long backfill never delays readiness.
   indexers = config.roles.includes('indexer')
@@ -149,6 +153,25 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     sponsorshipSettler: sponsorship.settler,
     ...(dashboard.expiredRows ? { expiredRows: dashboard.expiredRows } : {}),
     usage: usage.recorder,
+    notReady,
     stop: (reason = 'stop') => shutdown.run(reason),
   };
+}
+
+/** How long the start waits for a configured Redis's first answer before it reports the node not ready. */
+const redisAtStartMs = 2_000;
+
+/**
+ * What keeps the node from being ready as it starts, in words for the log and the console. A Redis that
+ * cannot be reached does not stop the start (as a chain node down at start does not): the node runs
+ * unready (/healthz 503 naming it, /v1 503) and uses Redis once it answers, as after an outage.
+ */
+async function readinessAtStart(ctx: Context, redis: RedisPing | undefined): Promise<string[]> {
+  const url = ctx.config.redisUrl;
+  if (redis === undefined || url === undefined) return [];
+  const problem = await redis.problemAtStart(redisAtStartMs);
+  if (problem === undefined) return [];
+  return [
+    `Redis at ${describeRedisUrl(url)} (REDIS_URL) cannot be reached (${problem}): /healthz answers 503 and every /v1 request 503 until it answers; it is tried again every second`,
+  ];
 }

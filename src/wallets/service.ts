@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Address, getAddress, isAddress } from 'viem';
+import { type Address, getAddress, isAddress, type PublicClient } from 'viem';
 import type { Principal } from '../auth/principal.ts';
 import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
@@ -8,6 +8,7 @@ import { AppError, forbidden, invalidRequest, notFound } from '../core/errors.ts
 import type { WalletRow } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
 import { assertAddressChecksum } from '../http/address-param.ts';
+import { findDeployment } from './deployment-lookup.ts';
 import { entryPointNonceAbi, simpleAccountFactoryAbi } from './wallet-abis.ts';
 
 export type EntryPointVersion = '0.6' | '0.7' | '0.8';
@@ -103,7 +104,7 @@ function listItemOf(row: WalletRow): WalletListItem {
   };
 }
 
-async function detailedView(chains: ChainRegistry, row: WalletRow): Promise<WalletView> {
+async function detailedView({ db, chains }: WalletDeps, row: WalletRow): Promise<WalletView> {
   const [chain, name] = row.network.split('/') as [string, string];
   const network = chains.get(chain, name);
   const client = publicClientFor(network);
@@ -119,13 +120,34 @@ async function detailedView(chains: ChainRegistry, row: WalletRow): Promise<Wall
     row.deploy_tx ? Promise.resolve('0x1') : client.getCode({ address: row.address as Address }),
   ]);
   const deployed = Boolean(code && code !== '0x');
+  // Deployed where the watcher did not see it (the wallet was created after its deployment was
+  // indexed, or the index started after it): its transaction and time are found and recorded now.
+  const recorded = deployed && !row.deploy_tx ? await recordDeployment(db, client, row) : row;
   return {
-    ...listItemOf(row),
+    ...listItemOf(recorded),
     status: deployed ? 'deployed' : 'counterfactual',
     nonce: nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(nonce) : nonce.toString(),
-    deployed_at: row.deployed_at ? new Date(row.deployed_at).toISOString() : null,
-    deploy_tx: row.deploy_tx,
+    deployed_at: recorded.deployed_at ? new Date(recorded.deployed_at).toISOString() : null,
+    deploy_tx: recorded.deploy_tx,
   };
+}
+
+/**
+ * `deploy_tx` and `deployed_at` of a wallet with code, from the chain, written together in one update
+ * (for every key's row of the wallet); the row unchanged when the chain cannot say (a pruned node).
+ */
+async function recordDeployment(db: Kysely<Tables>, client: PublicClient, row: WalletRow): Promise<WalletRow> {
+  const found = await findDeployment(client, row.address as Address, row.entry_point as Address).catch(() => undefined);
+  if (found === undefined) return row;
+  const deployedAt = new Date(Number(found.timestamp) * 1000);
+  await db
+    .updateTable('wallets')
+    .set({ deploy_tx: found.txHash, deployed_at: deployedAt })
+    .where('network', '=', row.network)
+    .where('address', '=', row.address)
+    .where('deploy_tx', 'is', null)
+    .execute();
+  return { ...row, deploy_tx: found.txHash, deployed_at: deployedAt };
 }
 
 // A key sees the wallets it created; a dashboard session sees every wallet of the account.
@@ -182,7 +204,7 @@ async function createWallet({ db, chains }: WalletDeps, principal: Principal, in
     .where('network', '=', networkName)
     .where('address', '=', address)
     .executeTakeFirstOrThrow();
-  return detailedView(chains, row);
+  return detailedView({ db, chains }, row);
 }
 
 async function getWallet(
@@ -201,7 +223,7 @@ async function getWallet(
   const row = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
   // Another key's wallet is as absent as one never created.
   if (!row) throw notFound(`wallet '${address}' was not created with this API key`);
-  return detailedView(chains, row);
+  return detailedView({ db, chains }, row);
 }
 
 async function listWallets({ db }: WalletDeps, principal: Principal, query: { chain?: string; offset: number; limit: number }) {

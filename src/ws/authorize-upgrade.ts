@@ -24,8 +24,12 @@ export interface UpgradeAuthDeps {
 
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
-/** `/v1/ws/{chain}/{network}`, or with the key: `/v1/ws/{chain}/{network}/{apiKey}`. */
-const wsPath = /^\/v1\/ws\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
+/**
+ * `/v1/ws/{chain}/{network}`, or with the key: `/v1/ws/{chain}/{network}/{apiKey}`; and the same on the
+ * JSON-RPC path `/v1/rpc/...`, where the providers serve WebSocket too (alchemy-sdk's `ws` opens its socket
+ * on the URL it was given).
+ */
+const wsPath = /^\/v1\/(?:ws|rpc)\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 /**
  * Decides an upgrade request before any WebSocket exists, with the HTTP API's rules and messages:

@@ -113,7 +113,7 @@ describe('upstream pool: what is retried and what is not', () => {
     expect((failure as UpstreamError).reason).toBe('http_status');
   });
 
-  it('fails fast with the last failure reason once every breaker is open', async () => {
+  it('fails fast once every breaker is open, naming the open breakers and the failure that opened them', async () => {
     const pool = fixture.pool(['http://127.0.0.1:1', 'http://127.0.0.1:2'], {
       breaker: { failureThreshold: 1, cooldownMs: 60_000 },
       headPollMs: 60_000,
@@ -121,8 +121,33 @@ describe('upstream pool: what is retried and what is not', () => {
     await pool.heads.pollNow();
     expect(pool.hasHealthyUpstream()).toBe(false);
     const failure = await pool.send(call('eth_chainId')).catch((error: unknown) => error);
-    expect((failure as UpstreamError).reason).toBe('connection');
+    expect((failure as UpstreamError).reason).toBe('circuit_open');
+    expect((failure as UpstreamError).message).toContain('are open after repeated failures (last: connection)');
     const write = await pool.broadcast(call('eth_sendRawTransaction', ['0x00'])).catch((error: unknown) => error);
-    expect((write as UpstreamError).reason).toBe('connection');
+    expect((write as UpstreamError).reason).toBe('circuit_open');
   });
+
+  it("refuses while every verified upstream's breaker is open saying so, and when one is tried again (not the failure that opened it)", async () => {
+    const anvils = await fixture.anvils(2);
+    const pool = fixture.pool(
+      anvils.map((anvil) => anvil.url),
+      { breaker: { failureThreshold: 1, cooldownMs: 60_000 }, headPollMs: 60_000 },
+    );
+    await pool.identified();
+    // Stopped: connections accepted, nothing answered; the head poll times out and trips both breakers.
+    for (const anvil of anvils) process.kill(anvil.pid, 'SIGSTOP');
+    await pool.heads.pollNow();
+    expect(pool.stats().map((upstream) => upstream.breaker)).toEqual(['open', 'open']);
+    const failures = [
+      await pool.send(call('eth_getBalance', [reverter, 'latest'])).catch((error: unknown) => error),
+      await pool.broadcast(call('eth_sendRawTransaction', ['0x00'])).catch((error: unknown) => error),
+    ] as UpstreamError[];
+    for (const failure of failures) {
+      expect(failure.reason).toBe('circuit_open');
+      expect(failure.message).toMatch(
+        /^the circuit breaker of all 2 upstreams of ethereum\/devnet are open after repeated failures \(last: timeout\); the first is tried again in (59|60) s$/,
+      );
+      expect(failure.retryAfterMs).toBeGreaterThan(55_000);
+    }
+  }, 30_000);
 });

@@ -49,6 +49,8 @@ describe('/healthz with REDIS_URL', () => {
   it('is ready with Redis answering, and reports it', async () => {
     const health = await eventuallyHealth(200, 5_000);
     expect(health.body.checks.redis).toBe('ok');
+    // Redis answered at start: nothing kept the node from being ready.
+    expect(t.service.notReady).toEqual([]);
   });
 
   it('a stopped Redis (SIGSTOP) makes the node not ready within a second per check, naming Redis; SIGCONT brings it back', async () => {

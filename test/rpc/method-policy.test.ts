@@ -14,7 +14,6 @@ const refusedOnRealNetworks: [string, unknown[]][] = [
   ['eth_sign', [someone, '0xdeadbeef']],
   ['eth_signTypedData_v4', [someone, {}]],
   ['eth_signTransaction', [{ from: someone }]],
-  ['eth_accounts', []],
   ['eth_sendTransaction', [{ from: someone }]],
   ['engine_forkchoiceUpdatedV3', [{}]],
   ['admin_addPeer', ['enode://abc@127.0.0.1:30303']],
@@ -73,6 +72,32 @@ describe('method policy: an allowlist, node control behind rpc:write on devnets 
       expect(answer.error).toEqual({ code: -32601, message: `the method '${method}' is not available on ethereum/sepolia` });
     }
     expect(upstream.count(method)).toBe(0);
+  });
+
+  it('eth_accounts on a network without dev_methods: [] as the providers answer, alone, in a batch and over WebSocket; never forwarded', async () => {
+    const alone = await t.rpc(readKey, { jsonrpc: '2.0', id: 7, method: 'eth_accounts', params: [] }, sepolia);
+    expect(alone.status).toBe(200);
+    expect(await alone.json()).toEqual({ jsonrpc: '2.0', id: 7, result: [] });
+    const batch = await t.rpc(
+      readKey,
+      [
+        { jsonrpc: '2.0', id: 'a', method: 'eth_accounts' },
+        { jsonrpc: '2.0', method: 'eth_accounts' },
+        { jsonrpc: '2.0', id: 'c', method: 'eth_chainId' },
+      ],
+      sepolia,
+    );
+    expect(await batch.json()).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: [] },
+      { jsonrpc: '2.0', id: 'c', result: '0x7a69' },
+    ]);
+    const socket = await connectRaw(`${t.url.replace('http', 'ws')}/v1/ws/ethereum/sepolia?apiKey=${readKey}`);
+    try {
+      expect((await socket.call('eth_accounts')).result).toEqual([]);
+    } finally {
+      socket.close();
+    }
+    expect(upstream.count('eth_accounts')).toBe(0);
   });
 
   it('eth_*, net_*, web3_* and the priced debug and trace reads are forwarded for rpc:read', async () => {

@@ -4,9 +4,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  entryPointV06Abi,
   entryPointV07Abi,
   erc4337Addresses,
   simpleAccountFactoryAbi,
+  simpleAccountV06Abi,
   simpleAccountV07Abi,
 } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
@@ -185,5 +187,78 @@ describe('/v1/wallets', () => {
       nonce: 1,
       deployed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
     });
+  });
+
+  it('a v0.6 wallet deployed before it was created here: deployed with its deploy_tx and deployed_at, never without them', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const { entryPoint, factory } = erc4337Addresses.v06;
+    const sender = await chain.publicClient.readContract({
+      address: factory,
+      abi: simpleAccountFactoryAbi,
+      functionName: 'getAddress',
+      args: [owner.address, 7n],
+    });
+    await chain.wallet.sendTransaction({ to: sender, value: parseEther('1') });
+    const createAccount = encodeFunctionData({
+      abi: simpleAccountFactoryAbi,
+      functionName: 'createAccount',
+      args: [owner.address, 7n],
+    });
+    const unsigned = {
+      sender,
+      nonce: 0n,
+      initCode: `${factory}${createAccount.slice(2)}` as `0x${string}`,
+      callData: encodeFunctionData({
+        abi: simpleAccountV06Abi,
+        functionName: 'execute',
+        args: [getAddress(`0x${'22'.repeat(20)}`), 1n, '0x'],
+      }),
+      callGasLimit: 100_000n,
+      verificationGasLimit: 600_000n,
+      preVerificationGas: 60_000n,
+      maxFeePerGas: 20_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      paymasterAndData: '0x',
+      signature: '0x',
+    } as const satisfies UserOperation<'0.6'>;
+    const hash = getUserOperationHash({
+      userOperation: unsigned,
+      entryPointAddress: entryPoint,
+      entryPointVersion: '0.6',
+      chainId: foundry.id,
+    });
+    const op = { ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) };
+    const executor = privateKeyToAccount(executorKey);
+    const executorWallet = createWalletClient({ account: executor, chain: foundry, transport: http(chain.service.anvil.url) });
+    const txHash = await executorWallet.writeContract({
+      address: entryPoint,
+      abi: entryPointV06Abi,
+      functionName: 'handleOps',
+      args: [[op], executor.address],
+      gas: 2_000_000n,
+    });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: txHash });
+    expect(receipt.status).toBe('success');
+    // The deployment is indexed (and passed the watcher) before any key has the wallet.
+    await chain.synced();
+
+    const created = await api('POST', '/v1/wallets/create', {
+      owner: owner.address,
+      chain: 'ethereum',
+      salt: 7,
+      entry_point_version: '0.6',
+    });
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    const expected = {
+      status: 'deployed',
+      deploy_tx: txHash,
+      deployed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
+    };
+    expect(created.body).toMatchObject({ address: sender, ...expected });
+    expect((await api('GET', `/v1/wallets/${sender}`)).body).toMatchObject(expected);
+    const listed = (await api('GET', '/v1/wallets')).body.wallets.find(
+      (wallet: { address: string }) => wallet.address === sender,
+    );
+    expect(listed.status).toBe('deployed');
   });
 });
