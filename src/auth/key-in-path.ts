@@ -1,3 +1,5 @@
+import { decodeUnreserved } from '../core/unreserved-escapes.ts';
+
 /**
  * The URL form of the JSON-RPC, bundler and WebSocket endpoints: `/v1/{rpc|bundler|ws}/{chain}/{network}/{apiKey}`
  * (wallets and tools such as MetaMask or Foundry take a URL and nothing else). The key is the fifth
@@ -16,7 +18,7 @@ const keyPrefixLength = 13;
 
 /** The key segment of a path-form URL (percent-decoded as the router decodes it), or undefined for any other URL. */
 export function apiKeyInPath(url: string): string | undefined {
-  const segment = keyPathForm.exec(url)?.[2];
+  const segment = keyPathForm.exec(decodeUnreserved(url))?.[2];
   if (segment === undefined) return undefined;
   try {
     return decodeURIComponent(segment);
@@ -37,10 +39,21 @@ export function maskApiKey(key: string): string {
 
 /**
  * The URL with the key of the path form, and anything else shaped like one of our keys, masked.
+ * Percent-encoded unreserved characters are decoded first (`/%761/rpc/…/%73vc_test_…` is the router's
+ * `/v1/rpc/…/svc_test_…`): what is masked is what the router reads, however the client spelled it, and
+ * the URL shown is that decoded form.
+ *
+ * Why mask after decoding rather than refuse such paths: a refused request is logged too, with the URL
+ * as sent, so the mask must decode whichever is chosen, and with it the rule holds for every line
+ * (the query's `%61piKey=` included). Refusing on top would break clients and proxies that encode
+ * (`%7E`, `%5F`) for no gain in the logs. Every other place that reads the path as text (the /v1
+ * guards and CORS in src/http/server.ts, the WebSocket's path match) decodes the same way, and the
+ * shipped haproxy config normalises the path before its rules and its log read it.
  * Runs for every access log line: the common cases (no key, the URL form) take no regular-expression replace.
  * @example maskKeysInUrl('/v1/rpc/ethereum/devnet/svc_test_4fRk…') // '/v1/rpc/ethereum/devnet/svc_test_4fRk…'
  */
-export function maskKeysInUrl(url: string): string {
+export function maskKeysInUrl(given: string): string {
+  const url = decodeUnreserved(given);
   const found = keyPathForm.exec(url);
   if (found === null) return maskKeyLookalikes(url);
   const [whole, head, key] = found as unknown as [string, string, string];

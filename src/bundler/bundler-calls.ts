@@ -4,7 +4,7 @@ import type { Network } from '../chains/registry.ts';
 import { forbidden } from '../core/errors.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { assertCallAllowed, principalCallRefusal } from '../rpc/call-restrictions.ts';
-import { clip } from '../rpc/params-shape.ts';
+import { clip, paramsProblem } from '../rpc/params-shape.ts';
 import { bundlerCoreMethods } from './bundler-method-names.ts';
 import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
@@ -107,6 +107,9 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
   if (!allowed.some((scope) => principal.scopes.has(scope))) {
     return refuse(-32010, `this API key lacks the scope '${allowed.join("' or '")}' for ${clip(method)}`);
   }
+  // The same shape rules as every other call (src/rpc/params-shape.ts): a `Sender` or `CallData` is refused, never guessed.
+  const problem = call.params !== null && typeof call.params === 'object' ? paramsProblem(call.params, method) : undefined;
+  if (problem !== undefined) return refuse(bundlerErrorCodes.invalidParams, problem);
   const refusal = principal.restrictions === undefined ? undefined : principalCallRefusal(principal, method, call.params);
   if (refusal !== undefined) {
     if (!batch) throw forbidden(refusal);

@@ -14,6 +14,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { maskKeysInUrl } from '../auth/key-in-path.ts';
 import { AppError } from '../core/errors.ts';
+import { decodeUnreserved } from '../core/unreserved-escapes.ts';
 import { type AccessLog, createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { defaultRestBodyLimit } from './body-limits.ts';
@@ -130,12 +131,17 @@ function createFastify(server: ServerState): FastifyInstance {
   });
 }
 
+/*
+ * The path's prefix is judged as the router reads it, percent-encoded unreserved characters decoded
+ * (src/core/unreserved-escapes.ts): `/%761/nothing` is under /v1 as `/v1/nothing` is.
+ */
 async function guardUnrouted(server: ServerState, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  for (const { prefix, guard } of server.unroutedGuards) if (isUnder(request.url, prefix)) return guard(request, reply);
+  const url = decodeUnreserved(request.url);
+  for (const { prefix, guard } of server.unroutedGuards) if (isUnder(url, prefix)) return guard(request, reply);
 }
 
 function addCorsHeaders(server: ServerState, request: FastifyRequest, reply: FastifyReply): void {
-  if (server.cors === undefined || !isUnder(request.url, '/v1')) return;
+  if (server.cors === undefined || !isUnder(decodeUnreserved(request.url), '/v1')) return;
   const headers = server.cors.responseHeaders(request.headers.origin);
   if (headers !== undefined) reply.headers(headers);
 }

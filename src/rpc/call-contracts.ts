@@ -14,8 +14,9 @@ type Extractor = (params: unknown, method: string) => NamedContracts;
 /**
  * A member by name as a Go node reads it: case-insensitively, character by character (`To`, and `ſ`
  * or the Kelvin sign for `s` and `k`, as Go's simple folding does; never `ß` for `ss`, which Go does
- * not match either). parse-call.ts already refused two members that differ only in case, so at most
- * one matches.
+ * not match either). parse-call.ts already refused two members that differ only in case, and any case
+ * variant of a canonical name (member-names.ts, which holds every name read here), so only the exact
+ * spelling is ever found: the folding is a second line, not the rule.
  */
 function member(value: unknown, name: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;

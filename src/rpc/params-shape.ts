@@ -1,3 +1,5 @@
+import { caseVariantOf, checksMemberNames } from './member-names.ts';
+
 /**
  * Deepest nesting of `params` accepted. Real calls nest a handful of levels (an eth_simulateV1 with
  * state overrides about 7); a bound keeps every later walk (cache key, forwarding, logging) off the
@@ -6,14 +8,20 @@
 export const maxParamsDepth = 64;
 
 /**
- * Why `params` cannot be forwarded, or undefined when it can: nested deeper than `maxParamsDepth`, or
- * an object with two members whose names differ only in case. Go nodes (geth, erigon, op-geth, bor)
- * match member names case-insensitively, last one wins, so `{"toBlock":"0x1","TOBLOCK":"latest"}` is
- * checked here as block 1 and run there as `latest`. Iterative: any depth is safe to inspect.
+ * Why `params` cannot be forwarded, or undefined when it can: nested deeper than `maxParamsDepth`, an
+ * object with two members whose names differ only in case, or a member that differs from a canonical
+ * name only in case (src/rpc/member-names.ts; not checked for `method`s whose member names are the
+ * client's data). Go nodes (geth, erigon, op-geth, bor) match member names case-insensitively, last one
+ * wins, so `{"toBlock":"0x1","TOBLOCK":"latest"}` is checked here as block 1 and run there as `latest`;
+ * Rust nodes (anvil, reth) ignore `{"To": …}`, so a call checked here as one to `to` runs there as a
+ * contract creation. Every surface (`/v1/rpc`, the bundler, the WebSocket) calls this before anything
+ * reads the params. Iterative: any depth is safe to inspect.
  *
  * @example paramsProblem([{ to: '0x…', data: '0x' }, 'latest']) // undefined
+ * @example paramsProblem([{ To: '0x…' }]) // 'invalid member "To" in params[0]: member names are case-sensitive; did you mean "to"?'
  */
-export function paramsProblem(params: object): string | undefined {
+export function paramsProblem(params: object, method?: string): string | undefined {
+  const checkNames = checksMemberNames(method);
   const pending: object[] = [params];
   const depths: number[] = [1];
   while (pending.length > 0) {
@@ -35,6 +43,8 @@ export function paramsProblem(params: object): string | undefined {
       if (collision !== undefined) return collision;
     }
     for (const name of names) {
+      const meant = checkNames ? caseVariantOf(name) : undefined;
+      if (meant !== undefined) return caseVariantMessage(pathTo(params, record), name, meant);
       const item = record[name];
       if (item === null || typeof item !== 'object') continue;
       if (depth >= maxParamsDepth) return tooDeep;
@@ -68,4 +78,31 @@ function caseCollision(names: readonly string[]): string | undefined {
 /** Member names come from the client: a message quotes at most 64 characters of one. */
 export function clip(name: string): string {
   return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}
+
+/**
+ * The message of the -32602 a case variant gets: where it is (`params[0]`,
+ * `params[0].blockStateCalls[1].calls[0]`) and the spelling meant.
+ */
+function caseVariantMessage(where: string, name: string, meant: string): string {
+  return `invalid member ${JSON.stringify(clip(name))} in ${where}: member names are case-sensitive; did you mean ${JSON.stringify(meant)}?`;
+}
+
+/** Where `target`, an object inside `params`, is: a path from `params`. Only run for a refused call. */
+function pathTo(params: object, target: object): string {
+  const pending: { value: unknown; path: string }[] = [{ value: params, path: 'params' }];
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!;
+    if (value === target) return path;
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) for (const [i, item] of value.entries()) pending.push({ value: item, path: `${path}[${i}]` });
+    else for (const [name, item] of Object.entries(value)) pending.push({ value: item, path: `${path}${pathSegment(name)}` });
+  }
+  return 'params';
+}
+
+const identifier = /^[A-Za-z_$][\w$]*$/;
+
+function pathSegment(name: string): string {
+  return identifier.test(name) ? `.${clip(name)}` : `[${JSON.stringify(clip(name))}]`;
 }

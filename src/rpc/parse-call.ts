@@ -63,7 +63,7 @@ export function checkCallShape(value: unknown): CheckedCall {
   const params = call.params;
   if (params !== undefined && params !== null) {
     if (typeof params !== 'object') return invalid(id ?? null, "'params' must be an array or an object");
-    const problem = paramsProblem(params);
+    const problem = paramsProblem(params, call.method);
     if (problem !== undefined) {
       return { ok: false, id: id ?? null, error: { code: jsonRpcErrorCodes.invalid_params, message: problem } };
     }

@@ -6,6 +6,7 @@ import { assertNetworkAccess, assertScope, type Principal } from '../auth/princi
 import type { RequestFacts, RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
+import { decodeUnreserved } from '../core/unreserved-escapes.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { type ChargedBudget, consumeBudgets, rateLimitMessage } from '../limits/charge-budgets.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
@@ -42,7 +43,8 @@ export async function authorizeUpgrade(
   request: IncomingMessage,
 ): Promise<{ principal: Principal; network: Network; key: string; facts: RequestFacts }> {
   const url = new URL(request.url ?? '/', 'http://localhost');
-  const match = wsPath.exec(url.pathname);
+  // Read as the HTTP router reads a path: `/%761/ws/…/%73vc_test_…` is `/v1/ws/…/svc_test_…`.
+  const match = wsPath.exec(decodeUnreserved(url.pathname));
   if (!match) throw notFound(`no route GET ${maskKeysInUrl(url.pathname)}`);
   const ip = clientAddress(request, deps.trustProxy);
   let principal: Principal;

@@ -4,7 +4,7 @@ import { proxyMethodRule, renderScopeTable, type ScopedDocument } from '../../sc
 import { scopes } from '../../src/auth/scopes.ts';
 import { bundlerMethodScopes } from '../../src/bundler/bundler-calls.ts';
 import type { Operation } from '../fuzz/support/operations.ts';
-import { type Matrix, namesAccountResource, pathFor, startMatrix } from './support/matrix-fixtures.ts';
+import { anvilAccount, type Matrix, namesAccountResource, pathFor, startMatrix } from './support/matrix-fixtures.ts';
 
 interface Answer {
   status: number;
@@ -104,6 +104,24 @@ describe('authorization matrix, from the OpenAPI document', () => {
         if (refused !== expected)
           wrong.push(`${label(operation)} with '${scope}': ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 160)}`);
       }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('every JSON-RPC URL: a case-variant member is -32602 for a contracts-restricted key; a percent-encoded path is served as the plain one', async () => {
+    const wrong: string[] = [];
+    const caseVariantCall = { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ To: anvilAccount, data: '0x' }, 'latest'] };
+    for (const operation of v1().filter((o) => jsonRpcProbes[o.path] !== undefined)) {
+      const key = m.contractsKey;
+      const { path, body } = requestOf(operation, m.alice, key);
+      const refused = await send('POST', path, { 'x-api-key': key }, caseVariantCall);
+      if (refused.body?.error?.code !== -32602) wrong.push(`${label(operation)} with "To": ${JSON.stringify(refused.body)}`);
+      // The key's first letter and the path's `v` percent-encoded: the same answer, never a way around the key.
+      const encoded = path.replace(key, `%73${key.slice(1)}`).replace('/v1/', '/%761/');
+      const plain = await send('POST', path, { 'x-api-key': key }, body);
+      const spelled = await send('POST', encoded, { 'x-api-key': key }, body);
+      if (spelled.status !== plain.status || JSON.stringify(spelled.body) !== JSON.stringify(plain.body))
+        wrong.push(`${label(operation)} as ${encoded}: ${spelled.status}, the plain path ${plain.status}`);
     }
     expect(wrong).toEqual([]);
   });

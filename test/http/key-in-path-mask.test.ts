@@ -23,9 +23,20 @@ describe('what a log line may show of a key in a URL', () => {
 
   it('one of our keys anywhere else, percent-encoded or in the query', () => {
     expect(redactUrl(`/v1/tokens/${key}`)).toBe('/v1/tokens/svc_test_4fRk…');
-    expect(redactUrl(`/v1/rpc/ethereum/devnet/${key.replace(/_/g, '%5F')}`)).toBe('/v1/rpc/ethereum/devnet/svc%5Ftest%5F…');
+    expect(redactUrl(`/v1/rpc/ethereum/devnet/${key.replace(/_/g, '%5F')}`)).toBe('/v1/rpc/ethereum/devnet/svc_test_4fRk…');
     expect(redactUrl(`/v1/ws/ethereum/devnet?apiKey=${key}`)).toBe('/v1/ws/ethereum/devnet?apiKey=[redacted]');
     expect(redactUrl(`//v1/rpc/ethereum/devnet/${key}`)).toBe('//v1/rpc/ethereum/devnet/svc_test_4fRk…');
+  });
+
+  it('any spelling of the path or query: unreserved characters decoded first, as the router reads them', () => {
+    const encoded = `%73${key.slice(1)}`;
+    expect(redactUrl(`/%761/rpc/ethereum/devnet/${encoded}`)).toBe('/v1/rpc/ethereum/devnet/svc_test_4fRk…');
+    expect(redactUrl(`/v1/%72pc/ethereum/devnet/${key}`)).toBe('/v1/rpc/ethereum/devnet/svc_test_4fRk…');
+    expect(redactUrl(`/v1/ws/ethereum/devnet?%61piKey=${encoded}`)).toBe('/v1/ws/ethereum/devnet?apiKey=[redacted]');
+    expect(redactUrl('/%64ashboard/sign-in/abc')).toBe('/dashboard/sign-in/[redacted]');
+    // Other escapes stay as they are: the result means what the URL meant.
+    expect(redactUrl('/v1/tokens/%2F%25')).toBe('/v1/tokens/%2F%25');
+    expect(apiKeyInPath(`/%761/rpc/ethereum/devnet/${encoded}`)).toBe(key);
   });
 
   it('URLs without a key are left as they are', () => {

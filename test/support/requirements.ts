@@ -18,6 +18,9 @@ function requirement(command: string, install: string): Requirement {
 /** `npm test` must pass on a machine with only Node and npm: tests of a real Redis skip without one. */
 export const redisServer = requirement('redis-server', 'apt-get install redis-server');
 
+/** The shipped load balancer config (deploy/haproxy.cfg) is run by the tests of what it logs. */
+export const haproxyServer = requirement('haproxy', 'apt-get install haproxy');
+
 /**
  * Inside a `describe`: every test of it is skipped, with the note, when the program is missing (the
  * summary line lists the notes). Its `beforeAll` must check `missing` too and start nothing.

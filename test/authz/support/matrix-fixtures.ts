@@ -3,9 +3,10 @@ import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.
 import { type DashboardClient, signedUpClient } from '../../dashboard/support.ts';
 import { withBundler } from '../../fuzz/support/bundler-service.ts';
 import { type OpenApiDocument, type Operation, operationsOf } from '../../fuzz/support/operations.ts';
+import { restrictKey } from '../../support/key-restrictions.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
-const anvilAccount = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+export const anvilAccount = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /** One account's resources, made through its dashboard session. */
 export interface AccountFixtures {
@@ -33,6 +34,8 @@ export interface Matrix {
   /** A key of mallory's account with every scope. */
   readonly malloryKey: string;
   readonly revokedKey: string;
+  /** A key of alice's account whose `contracts` list holds only `anvilAccount`. */
+  readonly contractsKey: string;
 }
 
 async function ok(answer: Promise<{ status: number; body: unknown }>, what: string) {
@@ -73,8 +76,23 @@ export async function startMatrix(): Promise<Matrix> {
   for (const scope of scopes) singleScopeKeys[scope] = await keyFor(alice.accountId, [scope]);
   const revoked = await ok(t.admin('POST', `/admin/accounts/${alice.accountId}/keys`, { name: 'r', environment: 'test' }), 'key');
   await ok(t.admin('DELETE', `/admin/keys/${revoked.id}`), 'revoke');
+  const contracts = await ok(
+    t.admin('POST', `/admin/accounts/${alice.accountId}/keys`, { name: 'c', environment: 'test' }),
+    'key',
+  );
+  await restrictKey(t, contracts.id, { contracts: [anvilAccount] });
   const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as OpenApiDocument;
-  return { t, operations: operationsOf(doc), alice, mallory, singleScopeKeys, aliceKey, malloryKey, revokedKey: revoked.key };
+  return {
+    t,
+    operations: operationsOf(doc),
+    alice,
+    mallory,
+    singleScopeKeys,
+    aliceKey,
+    malloryKey,
+    revokedKey: revoked.key,
+    contractsKey: contracts.key,
+  };
 }
 
 type SignedUp = Awaited<ReturnType<typeof signedUpClient>>;

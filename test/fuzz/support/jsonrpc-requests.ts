@@ -53,6 +53,22 @@ const ids: fc.Arbitrary<unknown> = fc.oneof(
 const params: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.constantFrom([], {}, null, 'string', 42, [['latest']], [{ to: '0x0', data: '0x' }, 'latest']) },
+  // Members that differ from a canonical name only in case (-32602, src/rpc/member-names.ts), at the top and nested.
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      [{ To: '0x0000000000000000000000000000000000000001', data: '0x60006000f3' }, 'latest'],
+      [{ ADDRESS: '0x0000000000000000000000000000000000000001', fromBlock: '0x0' }],
+      [
+        { to: '0x0000000000000000000000000000000000000001' },
+        'latest',
+        { '0x0000000000000000000000000000000000000001': { Code: '0x00' } },
+      ],
+      [{ blockStateCalls: [{ calls: [{ tO: '0x0000000000000000000000000000000000000001' }] }] }, 'latest'],
+      [{ Sender: '0x0000000000000000000000000000000000000001', CallData: '0x' }, '0x0000000071727De22E5E9d8BAf0edAc6f37da032'],
+      ['logs', { addreſſ: '0x0000000000000000000000000000000000000001' }],
+    ),
+  },
   { weight: 1, arbitrary: hostileString.map((s) => [s]) },
   { weight: 1, arbitrary: fc.constant(['0x'.padEnd(1024 * 1024, 'ab')]) },
   { weight: 1, arbitrary: fc.constant([[[[[[[[[[[]]]]]]]]]]]) },
@@ -92,7 +108,14 @@ const body: fc.Arbitrary<{ json?: unknown; raw?: Buffer; what: string }> = fc.on
   }),
 );
 
-const endpoints = ['/v1/rpc/ethereum/devnet', '/v1/bundler/ethereum/devnet'];
+/** With percent-encoded spellings of the same paths: served alike, never logged with a key. */
+const endpoints = [
+  '/v1/rpc/ethereum/devnet',
+  '/v1/bundler/ethereum/devnet',
+  '/%761/rpc/ethereum/devnet',
+  '/v1/%72pc/ethereum/%64evnet',
+  '/v1/bundler/ethereu%6D/devnet',
+];
 
 /** JSON-RPC requests to the proxy and the bundler: calls, batches, bad JSON, odd content types. */
 export const jsonRpcRequests: fc.Arbitrary<FuzzRequest> = fc
