@@ -13,6 +13,16 @@ export const enhancedMethodNames = [
 
 export type EnhancedMethodName = (typeof enhancedMethodNames)[number];
 
+/** Alchemy's NFT API v3 methods, served under the JSON-RPC URL form (src/nfts/alchemy-v3/routes.ts): a key's `methods` can list them. */
+export const nftV3MethodNames = [
+  'getNFTsForOwner',
+  'getNFTMetadata',
+  'getContractMetadata',
+  'getNFTsForContract',
+  'getOwnersForNFT',
+  'getOwnersForContract',
+] as const;
+
 const names = new Set<string>(enhancedMethodNames);
 
 export function isEnhancedMethod(method: string): method is EnhancedMethodName {

@@ -37,7 +37,7 @@ export async function gasRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/gas/:chain/prices',
     {
-      config: { computeUnits: restComputeUnits['gas.prices'], scope: 'data:read' },
+      config: { computeUnits: restComputeUnits['gas.prices'], methodName: 'gas.prices', scope: 'data:read' },
       schema: {
         summary: 'Gas prices: slow, standard and fast EIP-1559 fees',
         description:

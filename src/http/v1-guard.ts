@@ -11,6 +11,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
 import { plainAddress } from './client-address.ts';
 import { addKeyCorsHeaders } from './key-cors.ts';
+import { assertRouteAllowed } from './route-restrictions.ts';
 import type { RequestGuard } from './server.ts';
 
 declare module 'fastify' {
@@ -103,6 +104,7 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
       request.computeUnitsCharged = computeUnits;
     }
     if (scope !== undefined) assertScope(principal, scope);
+    assertRouteAllowed(principal, request);
   };
 }
 

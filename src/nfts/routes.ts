@@ -4,6 +4,7 @@ import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
 import { parseAddressParam } from '../http/address-param.ts';
+import { everyContract, namedContract } from '../http/route-restrictions.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import { parseTokenId } from './params.ts';
@@ -42,7 +43,12 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/metadata/:contract/:token_id',
     {
-      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.metadata'],
+        scope: 'data:read',
+        methodName: 'nfts.metadata',
+        contracts: namedContract('contract', 'params'),
+      },
       schema: {
         summary: 'NFT metadata',
         description:
@@ -62,7 +68,12 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.post(
     '/v1/nfts/:chain/metadata/:contract/:token_id/refresh',
     {
-      config: { computeUnits: restComputeUnits['nfts.refresh'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.refresh'],
+        scope: 'data:read',
+        methodName: 'nfts.refresh',
+        contracts: namedContract('contract', 'params'),
+      },
       schema: {
         summary: 'Fetch NFT metadata again',
         description:
@@ -83,7 +94,12 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/collection/:contract',
     {
-      config: { computeUnits: restComputeUnits['nfts.collection'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.collection'],
+        scope: 'data:read',
+        methodName: 'nfts.collection',
+        contracts: namedContract('contract', 'params'),
+      },
       schema: {
         summary: 'NFT collection',
         description:
@@ -104,7 +120,12 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
   app.get(
     '/v1/nfts/:chain/owned/:address',
     {
-      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        scope: 'data:read',
+        methodName: 'nfts.owned',
+        contracts: everyContract,
+      },
       schema: {
         summary: 'NFTs owned by an address',
         description:

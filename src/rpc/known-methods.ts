@@ -1,6 +1,6 @@
-import { enhancedMethodNames } from '../alchemy/method-names.ts';
+import { enhancedMethodNames, nftV3MethodNames } from '../alchemy/method-names.ts';
 import { bundlerCoreMethods } from '../bundler/bundler-method-names.ts';
-import { evmComputeUnits } from '../limits/compute-units.ts';
+import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits } from '../limits/solana-compute-units.ts';
 
 /**
@@ -30,6 +30,9 @@ const knownMethods: ReadonlySet<string> = new Set([
   ...Object.keys(solanaComputeUnits),
   ...enhancedMethodNames,
   ...bundlerExtensionMethods,
+  // The REST and NFT routes' names (src/http/route-restrictions.ts), which a key's `methods` can list too.
+  ...nftV3MethodNames,
+  ...Object.keys(restComputeUnits),
   'eth_subscribe',
   'eth_unsubscribe',
 ]);

@@ -25,7 +25,7 @@ const noSuchPolicy = (id: string) => notFound(`gas policy '${id}' does not exist
 type PolicyRouteDeps = { chains: ChainRegistry; db: Database };
 
 const principalOf = (request: FastifyRequest) => request.principal!;
-const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'gas:manage' as const });
+const cu = (id: string) => ({ computeUnits: restComputeUnits[id], methodName: id, scope: 'gas:manage' as const });
 
 /** `/v1/gas/policies` (scope gas:manage; a policy belongs to the account of the key that created it). */
 export async function policyRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {

@@ -26,7 +26,7 @@ export async function policyUsageRoutes(app: FastifyInstance, deps: { db: Databa
   app.get(
     '/v1/gas/policies/:id/usage',
     {
-      config: { computeUnits: restComputeUnits['gas.policies.usage'], scope: 'gas:manage' },
+      config: { computeUnits: restComputeUnits['gas.policies.usage'], methodName: 'gas.policies.usage', scope: 'gas:manage' },
       schema: {
         summary: 'What a gas policy sponsored: ops and USD, per sender and per UTC day',
         tags,

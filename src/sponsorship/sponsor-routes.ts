@@ -49,7 +49,7 @@ export async function sponsorRoutes(
   app.post(
     '/v1/gas/sponsor',
     {
-      config: { computeUnits: restComputeUnits['gas.sponsor'], scope: 'gas:manage', idempotent: true },
+      config: { computeUnits: restComputeUnits['gas.sponsor'], methodName: 'gas.sponsor', scope: 'gas:manage', idempotent: true },
       schema: {
         summary: "Sponsor a UserOperation under a gas policy: the verifying paymaster's signed data",
         tags,

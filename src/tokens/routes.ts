@@ -5,6 +5,7 @@ import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
 import { parseAddressParam } from '../http/address-param.ts';
 import { paginationQuery } from '../http/pagination.ts';
+import { everyContract, namedContract } from '../http/route-restrictions.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import type { TokenService } from './service.ts';
@@ -68,7 +69,12 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
   app.get(
     '/v1/tokens/:chain/balances/:address',
     {
-      config: { computeUnits: restComputeUnits['tokens.balances'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['tokens.balances'],
+        scope: 'data:read',
+        methodName: 'tokens.balances',
+        contracts: everyContract,
+      },
       schema: {
         summary: 'ERC-20 token balances of an address',
         description:
@@ -93,7 +99,12 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
   app.get(
     '/v1/tokens/:chain/metadata/:contract',
     {
-      config: { computeUnits: restComputeUnits['tokens.metadata'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['tokens.metadata'],
+        scope: 'data:read',
+        methodName: 'tokens.metadata',
+        contracts: namedContract('contract', 'params'),
+      },
       schema: {
         summary: 'ERC-20 token metadata, supply and price',
         description:

@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 import { notFound } from '../core/errors.ts';
 import { parseAddressParam } from '../http/address-param.ts';
+import { contractFilterOf } from '../http/route-restrictions.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import { parseCategories } from './categories.ts';
@@ -27,7 +28,12 @@ export async function transferRoutes(app: FastifyInstance, deps: { chains: Chain
   app.get(
     '/v1/transfers/:chain/:address',
     {
-      config: { computeUnits: restComputeUnits['transfers.list'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['transfers.list'],
+        scope: 'data:read',
+        methodName: 'transfers.list',
+        contracts: contractFilterOf('contract'),
+      },
       schema: {
         summary: 'Transfers of an address',
         description:

@@ -14,7 +14,7 @@ export async function usageRoutes(app: FastifyInstance, deps: { store: UsageStor
   app.get(
     '/v1/usage',
     {
-      config: { computeUnits: restComputeUnits['usage.get'] },
+      config: { computeUnits: restComputeUnits['usage.get'], methodName: 'usage.get' },
       schema: {
         summary: "The account's usage: requests, compute units and rate-limited requests per bucket",
         description: `Counted per minute by each API process and written every 5 s, so the newest seconds may be missing. JSON-RPC counts each call of a batch; REST routes are named by their pattern (\`GET /v1/tokens/:chain/balances/:address\`). At most ${maxPointsPerSeries} points per series. See docs/usage.md.`,

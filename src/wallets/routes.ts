@@ -16,7 +16,12 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.post(
     '/v1/wallets/create',
     {
-      config: { computeUnits: restComputeUnits['wallets.create'], scope: 'wallets:manage', idempotent: true },
+      config: {
+        computeUnits: restComputeUnits['wallets.create'],
+        methodName: 'wallets.create',
+        scope: 'wallets:manage',
+        idempotent: true,
+      },
       schema: {
         summary: 'Create a smart wallet (SimpleAccount): its address is fixed now, it is deployed by its first UserOperation',
         tags,
@@ -31,7 +36,7 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.get(
     '/v1/wallets/:address',
     {
-      config: { computeUnits: restComputeUnits['wallets.get'], scope: 'wallets:manage' },
+      config: { computeUnits: restComputeUnits['wallets.get'], methodName: 'wallets.get', scope: 'wallets:manage' },
       schema: {
         summary: 'A wallet of this API key, with its nonce and deployment',
         tags,
@@ -49,7 +54,7 @@ export async function walletRoutes(app: FastifyInstance, deps: { wallets: Wallet
   app.get(
     '/v1/wallets',
     {
-      config: { computeUnits: restComputeUnits['wallets.list'], scope: 'wallets:manage' },
+      config: { computeUnits: restComputeUnits['wallets.list'], methodName: 'wallets.list', scope: 'wallets:manage' },
       schema: {
         summary: 'The wallets of this API key',
         tags,

@@ -25,7 +25,7 @@ import type { WebhookService } from './service.ts';
 const tags = ['webhooks'];
 
 const principalOf = (request: FastifyRequest) => request.principal!;
-const cu = (id: string) => ({ computeUnits: restComputeUnits[id], scope: 'webhooks:manage' as const });
+const cu = (id: string) => ({ computeUnits: restComputeUnits[id], methodName: id, scope: 'webhooks:manage' as const });
 
 /** `/v1/webhooks` (scope webhooks:manage; a webhook belongs to the account of the key that made it). */
 export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: WebhookService; db: Database }) {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainRegistry, Network } from '../../chains/registry.ts';
 import { resolveRestNetwork } from '../../chains/resolve-rest-network.ts';
 import { invalidRequest, notFound } from '../../core/errors.ts';
+import { contractFilterOf, namedContract } from '../../http/route-restrictions.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
@@ -44,7 +45,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getNFTsForOwner`,
     {
-      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        scope: 'data:read',
+        methodName: 'getNFTsForOwner',
+        contracts: contractFilterOf('contractAddresses'),
+      },
       schema: {
         ...doc(
           'NFTs of an owner (Alchemy v3)',
@@ -61,7 +67,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getNFTMetadata`,
     {
-      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.metadata'],
+        scope: 'data:read',
+        methodName: 'getNFTMetadata',
+        contracts: namedContract('contractAddress'),
+      },
       schema: {
         ...doc('NFT metadata (Alchemy v3)', 'One token, as GET /v1/nfts/{chain}/metadata/{contract}/{token_id}.'),
         params: V3Params,
@@ -75,7 +86,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getContractMetadata`,
     {
-      config: { computeUnits: restComputeUnits['nfts.collection'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.collection'],
+        scope: 'data:read',
+        methodName: 'getContractMetadata',
+        contracts: namedContract('contractAddress'),
+      },
       schema: {
         ...doc('NFT contract metadata (Alchemy v3)', 'One collection, as GET /v1/nfts/{chain}/collection/{contract}.'),
         params: V3Params,
@@ -89,7 +105,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getNFTsForContract`,
     {
-      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        scope: 'data:read',
+        methodName: 'getNFTsForContract',
+        contracts: namedContract('contractAddress'),
+      },
       schema: {
         ...doc('NFTs of a contract (Alchemy v3)', 'Token ids someone holds according to the index, in token id order.'),
         params: V3Params,
@@ -103,7 +124,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getOwnersForNFT`,
     {
-      config: { computeUnits: restComputeUnits['nfts.metadata'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.metadata'],
+        scope: 'data:read',
+        methodName: 'getOwnersForNFT',
+        contracts: namedContract('contractAddress'),
+      },
       schema: {
         ...doc('Owners of an NFT (Alchemy v3)', 'Holders of one token according to the index, by address.'),
         params: V3Params,
@@ -117,7 +143,12 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
     `${base}/getOwnersForContract`,
     {
-      config: { computeUnits: restComputeUnits['nfts.owned'], scope: 'data:read' },
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        scope: 'data:read',
+        methodName: 'getOwnersForContract',
+        contracts: namedContract('contractAddress'),
+      },
       schema: {
         ...doc('Owners of a collection (Alchemy v3)', 'Holders of any token of the contract according to the index, by address.'),
         params: V3Params,

@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+import { refusedByRestriction } from '../auth/restrictions/refusal.ts';
+
+/** The contracts a route reads: those its request names, or, when it reads across contracts, the parameter that would name them. */
+export type RouteContracts = { readonly named: readonly string[] } | { readonly unnamed: string | undefined };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The name a key's `methods` list gives this route (Alchemy's method name for its URL-form routes,
+     * e.g. `getNFTsForOwner`; the compute-unit name for Blockyard's own, e.g. `nfts.owned`). A route
+     * with one is refused to a key whose `methods` does not list it.
+     */
+    methodName?: string;
+    /** The contracts the request reads, checked against a key's `contracts` list (routes about contracts). */
+    contracts?: (request: FastifyRequest) => RouteContracts;
+  }
+}
+
+/**
+ * A key's `methods` and `contracts` on a REST or NFT route, as on JSON-RPC calls: the route's method
+ * must be listed, every contract it names must be listed, and a route that would read across every
+ * contract (an owner's NFTs without `contractAddresses`) is refused to a contract-restricted key,
+ * naming the parameter that would bound it.
+ */
+export function assertRouteAllowed(principal: Principal, request: FastifyRequest): void {
+  const restrictions = principal.restrictions;
+  if (restrictions === undefined || principal.session !== undefined) return;
+  // Not `method`: Fastify's route config has its own (the HTTP method).
+  const { methodName: method, contracts } = request.routeOptions.config;
+  const methods = restrictions.methods ?? [];
+  if (method !== undefined && methods.length > 0 && !methods.includes(method))
+    throw refusedByRestriction('methods', `the method '${method}' is not listed`);
+  const listed = (restrictions.contracts ?? []).map((address) => address.toLowerCase());
+  if (contracts === undefined || listed.length === 0) return;
+  const read = contracts(request);
+  if ('unnamed' in read) {
+    const what = `the method '${method ?? request.routeOptions.url}' reads every contract`;
+    throw refusedByRestriction(
+      'contracts',
+      read.unnamed === undefined
+        ? `${what}, which a key with a contracts list cannot`
+        : `${what} unless '${read.unnamed}' names them: name listed contracts`,
+    );
+  }
+  // A malformed address is left to the route's own validation (400 naming the parameter).
+  const unlisted = read.named.filter(isAddressText).find((address) => !listed.includes(address.toLowerCase()));
+  if (unlisted !== undefined) throw refusedByRestriction('contracts', `the contract ${unlisted} is not listed`);
+}
+
+const isAddressText = (value: string) => /^0x[0-9a-fA-F]{40}$/.test(value);
+
+/** Every value of a query parameter (`name` or `name[]`, repeated or not). */
+function queryValues(request: FastifyRequest, name: string): string[] {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return [query[name], query[`${name}[]`]].flat().filter((value): value is string => typeof value === 'string');
+}
+
+/** A route about the contract its query or path names as `name` (absent: nothing to check; the route refuses it itself). */
+export function namedContract(name: string, from: 'query' | 'params' = 'query') {
+  return (request: FastifyRequest): RouteContracts => {
+    if (from === 'params') {
+      const value = (request.params as Record<string, unknown>)[name];
+      return { named: typeof value === 'string' ? [value] : [] };
+    }
+    return { named: queryValues(request, name) };
+  };
+}
+
+/** A route that reads every contract unless its `name` list parameter narrows it. */
+export function contractFilterOf(name: string) {
+  return (request: FastifyRequest): RouteContracts => {
+    const named = queryValues(request, name);
+    return named.length > 0 ? { named } : { unnamed: name };
+  };
+}
+
+/** A route that reads across every contract, with no parameter to narrow it: closed to contract-restricted keys. */
+export const everyContract = (): RouteContracts => ({ unnamed: undefined });
