@@ -111,7 +111,7 @@ async function contractMetadata({ nfts }: V3Deps, network: Network, contract: Ad
 async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
   const { reads } = deps;
   const name = networkName(network);
-  const fingerprint = { methodName: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
+  const fingerprint = { method: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
   const [rows, totalCount, head] = await Promise.all([
     reads.ownedBy(name, owner, {
@@ -157,7 +157,7 @@ async function ownersForNft(
 ) {
   const name = networkName(network);
   const id = tokenId.toString();
-  const fingerprint = { methodName: 'getOwnersForNFT', network: name, contract, tokenId: id };
+  const fingerprint = { method: 'getOwnersForNFT', network: name, contract, tokenId: id };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
   const rows = await reads.ownersOf(name, contract, id, { after, limit: options.pageSize });
   const { page, more } = split(rows, options.pageSize);
@@ -171,7 +171,7 @@ async function ownersForContract(
   options: OwnersForContractOptions,
 ) {
   const name = networkName(network);
-  const fingerprint = { methodName: 'getOwnersForContract', network: name, contract };
+  const fingerprint = { method: 'getOwnersForContract', network: name, contract };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
   const collection = await nfts.collection(network, contract);
   const rows = await reads.holdersOf(name, contract, { after, limit: options.pageSize });
