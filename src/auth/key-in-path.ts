@@ -53,7 +53,29 @@ export function maskApiKey(key: string): string {
  * @example maskKeysInUrl('/v1/rpc/ethereum/devnet/svc_test_4fRk…') // '/v1/rpc/ethereum/devnet/svc_test_4fRk…'
  */
 export function maskKeysInUrl(given: string): string {
+  return maskKeysInDecodedUrl(decodeUnreserved(given));
+}
+
+/** Query parameters whose values are secrets and never reach a log line. */
+const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
+
+/** The dashboard's one-time sign-in links carry their token in the path. */
+const signInLinkPrefix = '/dashboard/sign-in/';
+
+/**
+ * The URL as a log line may show it: secret query parameters masked, an API key in the path cut to its
+ * prefix, whatever the spelling (percent-encoded unreserved characters are decoded first, once: `%61piKey=`
+ * is `apiKey=`, `/%64ashboard/` is `/dashboard/`).
+ */
+export function redactUrl(given: string): string {
   const url = decodeUnreserved(given);
+  if (url.startsWith(signInLinkPrefix)) return `${signInLinkPrefix}[redacted]`;
+  const masked = maskKeysInDecodedUrl(url);
+  // Most URLs have no query: skip the regular expression for them (it runs for every access log line).
+  return masked.includes('?') ? masked.replace(secretQueryParams, '$1[redacted]') : masked;
+}
+
+function maskKeysInDecodedUrl(url: string): string {
   const found = keyPathForm.exec(url);
   if (found === null) return maskKeyLookalikes(url);
   const [whole, head, key] = found as unknown as [string, string, string];

@@ -1,5 +1,5 @@
 import { type DestinationStream, type Logger, symbols } from 'pino';
-import { redactUrl } from './logger.ts';
+import { redactUrl } from '../auth/key-in-path.ts';
 
 /** One request, as its access log line tells it. */
 export interface AccessEntry {

@@ -1,25 +1,5 @@
 import { type DestinationStream, destination as fileDestination, type Logger, pino, stdSerializers } from 'pino';
-import { maskKeysInUrl } from '../auth/key-in-path.ts';
-import { decodeUnreserved } from '../core/unreserved-escapes.ts';
-
-/** Query parameters whose values are secrets and never reach a log line. */
-const secretQueryParams = /([?&](?:apiKey|api_key|token|key)=)[^&#]*/gi;
-
-/** The dashboard's one-time sign-in links carry their token in the path. */
-const signInLinkPrefix = '/dashboard/sign-in/';
-
-/**
- * The URL as a log line may show it: secret query parameters masked, an API key in the path cut to its
- * prefix, whatever the spelling (percent-encoded unreserved characters are decoded first: `%61piKey=` is
- * `apiKey=`, `/%64ashboard/` is `/dashboard/`).
- */
-export function redactUrl(given: string): string {
-  const url = decodeUnreserved(given);
-  if (url.startsWith(signInLinkPrefix)) return `${signInLinkPrefix}[redacted]`;
-  const masked = maskKeysInUrl(url);
-  // Most URLs have no query: skip the regular expression for them (it runs for every access log line).
-  return masked.includes('?') ? masked.replace(secretQueryParams, '$1[redacted]') : masked;
-}
+import { redactUrl } from '../auth/key-in-path.ts';
 
 /**
  * Log lines waiting for a slow reader (a full pipe) beyond this are dropped rather than held: a

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { redactUrl } from '../../src/auth/key-in-path.ts';
 import { hashPassword, verifyPassword } from '../../src/dashboard/passwords.ts';
 import { hashSecretToken, newSecretToken } from '../../src/dashboard/secret-token.ts';
-import { redactUrl } from '../../src/observability/logger.ts';
 
 describe('dashboard secrets', () => {
   it('hashes passwords with scrypt and a salt of their own, and verifies them', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyInPath, maskApiKey, maskKeysInUrl } from '../../src/auth/key-in-path.ts';
-import { redactUrl } from '../../src/observability/logger.ts';
+import { apiKeyInPath, maskApiKey, maskKeysInUrl, redactUrl } from '../../src/auth/key-in-path.ts';
 
 const key = `svc_test_${'4fRk'}${'x'.repeat(40)}`;
 
