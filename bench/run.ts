@@ -5,8 +5,10 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-/** One benchmark may take this long before it is stopped. */
+/** One benchmark may take this long before it is stopped, unless it is listed below. */
 const perBenchmarkMs = 10 * 60_000;
+/** Benchmarks that need longer: data-queries seeds and queries 3,000,000 rows (its own guard stops it at 40 min). */
+const longerMs: Record<string, number> = { 'data-queries.ts': 45 * 60_000 };
 const benchmarks = readdirSync(dir)
   .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts') && name !== 'run.ts')
   .sort();
@@ -30,11 +32,12 @@ function runOne(name: string): Promise<number> {
     // Ctrl-C reaches the benchmark too (same process group); it cleans up and exits, and so do we.
     const onSigint = () => {};
     process.on('SIGINT', onSigint);
+    const capMs = longerMs[name] ?? perBenchmarkMs;
     const timer = setTimeout(() => {
-      console.error(`${name} ran past ${perBenchmarkMs / 60_000} min: stopping it`);
+      console.error(`${name} ran past ${capMs / 60_000} min: stopping it`);
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
-    }, perBenchmarkMs);
+    }, capMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       process.off('SIGINT', onSigint);

@@ -14,7 +14,7 @@ import { createLatencyRecorder, type LatencyRecorder } from './support/percentil
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { wholeNumber } from './support/settings.ts';
 import { fixed, formatTable } from './support/table.ts';
-import { indexedHead, seedTransfers } from './support/transfers-seed.ts';
+import { seedTransfers, waitForIndex } from './support/transfers-seed.ts';
 import { embeddedDatabaseUrl } from './support/webhook-database.ts';
 
 const samples = wholeNumber(process.env, 'BENCH_TRANSFERS_SAMPLES', 400, 20, 100_000);
@@ -109,14 +109,6 @@ async function timeOne(
   return { ms, ...(Array.isArray(transfers) ? { items: transfers.length } : {}) };
 }
 
-async function waitForIndex(databaseUrl: string, block: number): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  while ((await indexedHead(databaseUrl, network)) < block) {
-    if (Date.now() > deadline) throw new Error(`the indexer did not reach block ${block} within 180 s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 try {
   const blockyard = await startBlockyardService({ workDir });
   children.push(blockyard.server);
@@ -132,7 +124,7 @@ try {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }),
   });
   if (!mined.ok) throw new Error(`anvil_mine answered ${mined.status}`);
-  await waitForIndex(databaseUrl, blocks);
+  await waitForIndex(databaseUrl, network, blocks, 180_000);
   log(`seeding ${total} transfers of ${address} and ${noise} of other addresses`);
   const seedMs = await seedTransfers(databaseUrl, { address, total, noise, blocks, network });
   log(`seeded in ${(seedMs / 1000).toFixed(1)} s`);

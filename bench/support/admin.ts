@@ -1,13 +1,15 @@
 /**
  * Creates an enterprise account (no rps, rpd or compute-unit limits) and a test key through the admin
- * API; `keyFields` go into the key's create body (e.g. `restrictions`).
+ * API; `keyFields` go into the key's create body (e.g. `restrictions`). Each call makes its own account
+ * (a tenant of its own), named `accountName`.
  */
 export async function createBenchKey(
   baseUrl: string,
   adminToken: string,
   keyFields: Record<string, unknown> = {},
+  accountName = 'bench',
 ): Promise<string> {
-  const account = await admin(baseUrl, adminToken, '/admin/accounts', { name: 'bench', plan: 'enterprise' });
+  const account = await admin(baseUrl, adminToken, '/admin/accounts', { name: accountName, plan: 'enterprise' });
   const created = await admin(baseUrl, adminToken, `/admin/accounts/${String(account.id)}/keys`, {
     name: 'bench',
     environment: 'test',

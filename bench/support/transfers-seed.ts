@@ -111,3 +111,12 @@ export async function indexedHead(url: string, network: string): Promise<number>
     await client.end();
   }
 }
+
+/** Waits until the indexer has recorded `block` of the network (polling index_blocks), at most `timeoutMs`. */
+export async function waitForIndex(url: string, network: string, block: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await indexedHead(url, network)) < block) {
+    if (Date.now() > deadline) throw new Error(`the indexer did not reach block ${block} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -1,0 +1,171 @@
+// The two measured phases of bench/data-queries.ts. A: every query shape, round-robin with the
+// baseline, one at a time. B: one tenant's indexed read, alone and while another tenant runs the
+// worst shapes in loops. Every loop ends at its count or its time budget, whichever comes first.
+import { type Answer, type HttpRequest, type Outcome, send } from './data-queries-client.ts';
+import type { QueryShape } from './data-queries-shapes.ts';
+import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
+
+/** Answers by label (`200`, `429`, `rpc -32602`, ...), and one message per label. */
+export interface AnswerTally {
+  labels: Map<string, number>;
+  messages: Map<string, string>;
+  outcomes: Record<Outcome, number>;
+}
+
+export function createTally(): AnswerTally {
+  return { labels: new Map(), messages: new Map(), outcomes: { accepted: 0, refused: 0, unserved: 0, failed: 0 } };
+}
+
+export function countAnswer(tally: AnswerTally, answer: Answer): void {
+  tally.labels.set(answer.label, (tally.labels.get(answer.label) ?? 0) + 1);
+  if (answer.message && !tally.messages.has(answer.label)) tally.messages.set(answer.label, answer.message);
+  tally.outcomes[answer.outcome]++;
+}
+
+export interface ShapeResult {
+  shape: QueryShape;
+  /** Latency of the accepted answers. */
+  accepted: LatencyRecorder;
+  /** Latency of every answer, whatever it was. */
+  all: LatencyRecorder;
+  tally: AnswerTally;
+  /** Items of the last accepted answer. */
+  items?: number;
+}
+
+export interface PhaseASettings {
+  key: string;
+  warmupRounds: number;
+  rounds: number;
+  budgetMs: number;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+/** Phase A: `rounds` measured rounds over every shape (after the warm-up), or as many as fit the budget. */
+export async function runPhaseA(
+  shapes: QueryShape[],
+  settings: PhaseASettings,
+): Promise<{ results: ShapeResult[]; rounds: number; warmups: number }> {
+  const results: ShapeResult[] = shapes.map((shape) => ({
+    shape,
+    accepted: createLatencyRecorder(),
+    all: createLatencyRecorder(),
+    tally: createTally(),
+  }));
+  const started = performance.now();
+  // The warm-up takes at most a fifth of the budget: today a round can last a minute.
+  const warmupEnd = started + settings.budgetMs / 5;
+  const end = started + settings.budgetMs;
+  let warmups = 0;
+  while (warmups < settings.warmupRounds && performance.now() < warmupEnd) {
+    for (const shape of shapes) {
+      if (performance.now() > warmupEnd) break;
+      await send(shape.request(settings.key), settings.timeoutMs);
+    }
+    warmups++;
+  }
+  settings.log(`${warmups} warm-up round(s) in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  let rounds = 0;
+  const measuring = performance.now();
+  // Round-robin: a slow moment of the machine falls on every shape alike instead of on one row.
+  while (rounds < settings.rounds && performance.now() < end) {
+    const roundStart = performance.now();
+    for (const result of results) {
+      // Out of time mid-round: the rows before this one have one sample more than the rest.
+      if (performance.now() > end) break;
+      const answer = await send(result.shape.request(settings.key), settings.timeoutMs);
+      result.all.record(answer.ms);
+      if (answer.outcome === 'accepted') {
+        result.accepted.record(answer.ms);
+        result.items = answer.items;
+      }
+      countAnswer(result.tally, answer);
+    }
+    rounds++;
+    const roundS = (performance.now() - roundStart) / 1000;
+    if (rounds % 10 === 0 || roundS > 10) {
+      settings.log(
+        `round ${rounds} took ${roundS.toFixed(1)} s (${((performance.now() - measuring) / 1000).toFixed(0)} s so far)`,
+      );
+    }
+  }
+  return { results, rounds, warmups };
+}
+
+/** How long one of tenant B's loops waits after a refused answer (429, 400) before its next request. */
+export const refusedPauseMs = 100;
+
+export interface PhaseBSettings {
+  /** Tenant A's indexed read. */
+  read: HttpRequest;
+  /** Tenant B's requests, sent in turn by each of `concurrency` loops. */
+  hostile: HttpRequest[];
+  concurrency: number;
+  samples: number;
+  /** The most each of the three read series may take. */
+  seriesMs: number;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+export interface ReadSeries {
+  latency: LatencyRecorder;
+  tally: AnswerTally;
+  ms: number;
+}
+
+export interface PhaseBResult {
+  alone: ReadSeries;
+  loaded: ReadSeries;
+  after: ReadSeries;
+  hostile: { tally: AnswerTally; latency: LatencyRecorder; ms: number };
+}
+
+/** Sequential reads until `samples` or the time is up; latency of the accepted ones. */
+async function readSeries(settings: PhaseBSettings): Promise<ReadSeries> {
+  const latency = createLatencyRecorder();
+  const tally = createTally();
+  const started = performance.now();
+  const end = started + settings.seriesMs;
+  while (latency.count + tally.outcomes.refused + tally.outcomes.failed < settings.samples && performance.now() < end) {
+    const answer = await send(settings.read, settings.timeoutMs);
+    if (answer.outcome === 'accepted') latency.record(answer.ms);
+    countAnswer(tally, answer);
+  }
+  return { latency, tally, ms: performance.now() - started };
+}
+
+/** Phase B: A's read alone, then while B's loops run (after a settling pause), then once they are stopped. */
+export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult> {
+  const { log } = settings;
+  // A few reads first, so that the connection and the plan are warm for the first series too.
+  for (let i = 0; i < 20; i++) await send(settings.read, settings.timeoutMs);
+  const alone = await readSeries(settings);
+  log(`alone: ${alone.latency.count} reads in ${(alone.ms / 1000).toFixed(1)} s`);
+
+  const stop = new AbortController();
+  const tally = createTally();
+  const latency = createLatencyRecorder();
+  const hostileStart = performance.now();
+  const loops = Array.from({ length: settings.concurrency }, async (_, loop) => {
+    for (let turn = loop; !stop.signal.aborted; turn++) {
+      const answer = await send(settings.hostile[turn % settings.hostile.length]!, settings.timeoutMs, stop.signal);
+      if (stop.signal.aborted) break;
+      latency.record(answer.ms);
+      countAnswer(tally, answer);
+      // A refused loop retries soon, but does not spin: its load is the queries, not a flood of refusals.
+      if (answer.outcome === 'refused') await new Promise((resolve) => setTimeout(resolve, refusedPauseMs));
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const loaded = await readSeries(settings);
+  log(`under load: ${loaded.latency.count} reads in ${(loaded.ms / 1000).toFixed(1)} s`);
+  stop.abort();
+  await Promise.all(loops);
+  const hostileMs = performance.now() - hostileStart;
+  // Queries the stopped loops left running in the database go on until they end: the third series sees that.
+  const after = await readSeries(settings);
+  log(`after: ${after.latency.count} reads in ${(after.ms / 1000).toFixed(1)} s`);
+  return { alone, loaded, after, hostile: { tally, latency, ms: hostileMs } };
+}
