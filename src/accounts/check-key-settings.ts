@@ -3,8 +3,8 @@ import { isAddress } from 'viem';
 import { canonicalOrigin } from '../auth/restrictions/origin-patterns.ts';
 import { canonicalAddressRange } from '../core/address-ranges.ts';
 import { invalidRequest } from '../core/errors.ts';
+import type { JwtPublicKey, KeyLimits, KeyRestrictions } from '../keys/key-settings.ts';
 import { isKnownRpcMethod } from '../rpc/known-methods.ts';
-import type { JwtPublicKey, KeyLimits, KeyRestrictions } from './key-settings.ts';
 import type { KeyRestrictionsInput } from './key-settings-schema.ts';
 
 /**

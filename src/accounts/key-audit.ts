@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiKeyRow } from '../db/tables/accounts.ts';
+import type { KeyRestrictions } from '../keys/key-settings.ts';
 import type { KeyActor, KeyEventInput } from './key-change-store.ts';
-import type { KeyRestrictions } from './key-settings.ts';
 
 /**
  * What the audit trail records of each change. Never a secret (keys by prefix only); public keys by id

@@ -1,12 +1,12 @@
 import { scopes as allScopes, type Scope } from '../auth/scopes.ts';
 import { conflict, invalidRequest, notFound } from '../core/errors.ts';
 import type { ApiKeyRow, NewApiKeyRow } from '../db/tables/accounts.ts';
-import { generateApiKey, type KeyEnvironment } from './api-key.ts';
+import { generateApiKey, type KeyEnvironment } from '../keys/api-key.ts';
+import type { KeyLimits, KeyRestrictions } from '../keys/key-settings.ts';
 import { checkKeyLimits, checkKeyRestrictions } from './check-key-settings.ts';
 import { newId } from './ids.ts';
 import { restrictEvent, restrictionsForAudit, rotateEvent } from './key-audit.ts';
 import type { KeyActor, KeyChangeRefusal, KeyChangeStore, KeyChanges, KeyEventInput } from './key-change-store.ts';
-import type { KeyLimits, KeyRestrictions } from './key-settings.ts';
 import type { KeyRestrictionsInput } from './key-settings-schema.ts';
 import { type ApiKeyEvent, type ApiKeyInfo, type CreatedApiKey, toKeyEvent, toKeyInfo } from './key-view.ts';
 import type { AccountStore, Page } from './store.ts';

@@ -1,7 +1,7 @@
 import type { Scope } from '../auth/scopes.ts';
 import type { ApiKeyEventRow, ApiKeyRow } from '../db/tables/accounts.ts';
-import type { KeyEnvironment } from './api-key.ts';
-import type { KeyLimits, KeyRestrictions } from './key-settings.ts';
+import type { KeyEnvironment } from '../keys/api-key.ts';
+import type { KeyLimits, KeyRestrictions } from '../keys/key-settings.ts';
 
 export interface ApiKeyInfo {
   id: string;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { KeyWithAccount } from '../auth/key-lookup.ts';
 import type { Database } from '../db/connect.ts';
 import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables/accounts.ts';
 import { keyChangedChannel } from './key-change-store.ts';
@@ -6,21 +7,6 @@ import { keyChangedChannel } from './key-change-store.ts';
 export interface Page {
   offset: number;
   limit: number;
-}
-
-/** The key and its account, as authentication needs them: one round trip. */
-export interface KeyWithAccount {
-  key_id: string;
-  account_id: string;
-  environment: ApiKeyRow['environment'];
-  scopes: string[];
-  revoked_at: Date | null;
-  plan: AccountRow['plan'];
-  limits: AccountRow['limits'];
-  restrictions: ApiKeyRow['restrictions'];
-  key_limits: ApiKeyRow['limits'];
-  /** Set when `hash` is the key's rotated-out secret: it works until then (its grace, perhaps over), then never again. */
-  valid_until: Date | null;
 }
 
 export function createAccountStore(db: Database) {

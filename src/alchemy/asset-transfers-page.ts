@@ -43,7 +43,7 @@ export async function readAssetTransfers(
       rows.push(...taken);
       if (otherLog === -1) next = page.next;
       else if (taken.length > 0) next = taken.at(-1)!.cursor;
-      if (otherLog !== -1 || next === undefined) break;
+      if (otherLog !== -1 || next === undefined || page.budgetSpent) break;
       continue;
     }
     for (const row of page.rows) {
@@ -51,7 +51,8 @@ export async function readAssetTransfers(
       rows.push(row);
     }
     next = page.next;
-    if (next === undefined) break;
+    // A scan budget spent: the page ends short, with the key to read on from (bounded work per call).
+    if (next === undefined || page.budgetSpent) break;
   }
   return { groups: groupByLog(rows), ...(next === undefined ? {} : { next }) };
 }

@@ -1,4 +1,4 @@
-import type { JsonRpcErrorObject } from '../rpc/jsonrpc.ts';
+import type { JsonRpcErrorObject } from '../jsonrpc/messages.ts';
 
 /**
  * Sends one chain call (eth_*) the way the proxy forwards it (cache, upstream pool, metrics) and

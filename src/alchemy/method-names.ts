@@ -25,6 +25,13 @@ export const nftV3MethodNames = [
 
 const names = new Set<string>(enhancedMethodNames);
 
+/** The enhanced methods that read the index's large tables: data queries, run one at a time per request and capped per account. */
+const dataMethodNames = new Set<string>(['alchemy_getAssetTransfers', 'alchemy_getTokenBalances']);
+
+export function isDataMethod(method: string): boolean {
+  return dataMethodNames.has(method);
+}
+
 export function isEnhancedMethod(method: string): method is EnhancedMethodName {
   return names.has(method);
 }

@@ -1,9 +1,9 @@
-import { hashApiKey, isWellFormedApiKey } from '../accounts/api-key.ts';
-import type { KeyLimits, KeyRestrictions } from '../accounts/key-settings.ts';
-import type { AccountStore } from '../accounts/store.ts';
 import { isAppError, unauthorized } from '../core/errors.ts';
+import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts';
+import type { KeyLimits, KeyRestrictions } from '../keys/key-settings.ts';
 import type { ConsumeLimits } from '../limits/limiter.ts';
 import { resolveLimits } from '../limits/plans.ts';
+import type { KeyLookup } from './key-lookup.ts';
 import type { Principal } from './principal.ts';
 import { isScope } from './scopes.ts';
 
@@ -45,7 +45,7 @@ function rotatedOut(at: Date): Refusal {
  * its `validUntil` even while cached.
  */
 export function createAuthenticator(deps: {
-  store: Pick<AccountStore, 'findKeyByHash'>;
+  store: KeyLookup;
   cacheTtlMs?: number;
   /** How long past its expiry a cached key is still used while the database cannot be reached. */
   staleForMs?: number;

@@ -1,6 +1,6 @@
-import type { KeyEnvironment } from '../accounts/api-key.ts';
-import type { KeyRestrictions } from '../accounts/key-settings.ts';
 import { forbidden } from '../core/errors.ts';
+import type { KeyEnvironment } from '../keys/api-key.ts';
+import type { KeyRestrictions } from '../keys/key-settings.ts';
 import type { ConsumeLimits } from '../limits/limiter.ts';
 import type { AccountLimits } from '../limits/plans.ts';
 import type { Scope } from './scopes.ts';

@@ -3,9 +3,9 @@ import type { Scope } from '../auth/scopes.ts';
 import type { Network } from '../chains/registry.ts';
 import { forbidden } from '../core/errors.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
+import { bundlerCoreMethods } from '../rpc/bundler-method-names.ts';
 import { assertCallAllowed, principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { clip, paramsProblem } from '../rpc/params-shape.ts';
-import { bundlerCoreMethods } from './bundler-method-names.ts';
 import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 

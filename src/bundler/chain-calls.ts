@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
-import type { CheckedCall } from '../rpc/jsonrpc.ts';
+import type { CheckedCall } from '../jsonrpc/messages.ts';
 import { checkCallShape } from '../rpc/parse-call.ts';
 import { answerRpcCall, type ForwardDeps, planRpcRequest } from '../rpc/proxy.ts';
 

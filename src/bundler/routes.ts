@@ -1,17 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
+import { isDataMethod } from '../alchemy/method-names.ts';
 import { assertNetworkAccess, type Principal } from '../auth/principal.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
+import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { isAppError, notFound } from '../core/errors.ts';
 import { listBodyLimit } from '../http/body-limits.ts';
 import { chargeRequest } from '../http/charge.ts';
 import { errorHandler } from '../http/error-handler.ts';
 import { errorResponses } from '../http/schemas.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from '../rpc/cache/rpc-cache.ts';
-import type { Erc7677Methods } from '../sponsorship/erc7677.ts';
+import { oneAtATime, takeDataSlot } from '../rpc/data-calls.ts';
 import { type BundlerCallInput, type CheckedBundlerCall, checkBundlerCall, type EndpointCall } from './bundler-calls.ts';
 import type { BundlerService } from './bundler-service.ts';
 import { answerChainCall } from './chain-calls.ts';
@@ -19,16 +21,23 @@ import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
 const maxBatch = 50;
 
+/** ERC-7677's paymaster methods (`pm_*`) on this endpoint: src/sponsorship/erc7677.ts answers them. */
+export interface PaymasterMethods {
+  call(network: Network, method: string, params: unknown[], principal: Principal): Promise<unknown>;
+}
+
 export interface BundlerRouteDeps {
   chains: ChainRegistry;
   bundler: BundlerService;
-  paymaster?: Erc7677Methods;
+  paymaster?: PaymasterMethods;
   limiter: RateLimiter;
   metrics: Metrics;
   /** The JSON-RPC proxy's cache, for the chain's methods answered here too; absent: every call goes upstream. */
   rpcCache?: RpcCache;
   /** Alchemy's enhanced methods, answered here as on /v1/rpc; absent: -32601. */
   enhanced?: EnhancedMethods;
+  /** The per-account cap on data queries running at once (chain calls such as alchemy_getAssetTransfers); absent: no cap. */
+  dataQueries?: DataQuerySlots;
 }
 
 /**
@@ -93,6 +102,15 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
       }
       const calls = (batch ? body : [body]).map((call) => checkBundlerCall(call, principal, network, batch));
       const cost = calls.reduce((sum, call) => sum + (call.kind === 'chain' || call.ok ? call.computeUnits : 0), 0);
+      const chainCalls = calls.flatMap((call) => (call.kind === 'chain' ? [call.checked] : []));
+      let release: (() => void) | undefined;
+      try {
+        release = takeDataSlot(deps.dataQueries, principal, chainCalls);
+      } catch (error) {
+        await charge(request, reply, principal, 0);
+        throw error;
+      }
+      if (release) reply.raw.once('close', release);
       await charge(request, reply, principal, cost, batch ? 'batch' : 'method');
 
       const answer = async (call: CheckedBundlerCall) => {
@@ -118,8 +136,12 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
         }
       };
       // As JSON text: the chain's answers come as the upstream (or the cache) wrote them, as on /v1/rpc.
-      const answerText = async (call: EndpointCall): Promise<string> =>
-        call.kind === 'chain' ? answerChainCall(deps, network, call) : JSON.stringify(await answer(call));
+      const serial = oneAtATime();
+      const answerText = async (call: EndpointCall): Promise<string> => {
+        if (call.kind !== 'chain') return JSON.stringify(await answer(call));
+        const chainAnswer = () => answerChainCall(deps, network, call);
+        return call.checked.ok && isDataMethod(call.checked.call.method) ? serial(chainAnswer) : chainAnswer();
+      };
       const answered = (await Promise.all(calls.map(answerText))).filter((text) => text !== '');
       if (answered.length === 0) return reply.code(204).send();
       return reply.type('application/json').send(batch ? `[${answered.join(',')}]` : answered[0]);

@@ -1,3 +1,4 @@
+import { memberText } from '../jsonrpc/raw-answer.ts';
 import {
   asRecord,
   type IntegrityProblem,
@@ -11,7 +12,6 @@ import {
   requiredHash,
   show,
 } from './integrity-fields.ts';
-import { memberText } from './raw-answer.ts';
 import { checkReceipt, checkReceipts } from './receipt-integrity.ts';
 
 /*

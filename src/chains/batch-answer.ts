@@ -1,4 +1,4 @@
-import { memberText, type RawAnswer, skipSpace, skipValue, splitRpcAnswer } from './raw-answer.ts';
+import { memberText, type RawAnswer, skipSpace, skipValue, splitRpcAnswer } from '../jsonrpc/raw-answer.ts';
 
 /**
  * The answers of a JSON-RPC batch by the numeric id they carry, each as the exact `result` or `error`

@@ -1,5 +1,5 @@
+import { formatRpcAnswer, skipValue } from '../jsonrpc/raw-answer.ts';
 import { splitBatchAnswer } from './batch-answer.ts';
-import { formatRpcAnswer, skipValue } from './raw-answer.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 
 /**

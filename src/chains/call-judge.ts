@@ -1,5 +1,5 @@
+import { splitRpcAnswer } from '../jsonrpc/raw-answer.ts';
 import { checkCallAnswer, hasCallAnswerCheck } from './answer-integrity.ts';
-import { splitRpcAnswer } from './raw-answer.ts';
 import type { AnswerVerdict, ReadNeed } from './read-need.ts';
 
 const nullByHash: AnswerVerdict = {

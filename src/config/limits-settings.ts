@@ -11,6 +11,9 @@ export const limitsSettingsSchema = closedObject({
   ws_max_subscriptions_per_connection: integerIn(1, 100_000),
   ws_max_buffered_bytes: integerIn(16 * 1024, 1024 * 1024 * 1024),
   ws_max_message_bytes: integerIn(1024, 100 * 1024 * 1024),
+  data_queries_per_account: integerIn(1, 10_000),
+  statement_timeout_ms: integerIn(0, 3_600_000),
+  indexer_statement_timeout_ms: integerIn(0, 3_600_000),
 });
 
 /** Caps on what clients may hold or send (`limits:`; docs/limits.md). */
@@ -27,6 +30,11 @@ export interface LimitsConfig {
   readonly wsMaxBufferedBytes: number;
   /** Largest WebSocket message a client may send (a larger one closes with 1009). */
   readonly wsMaxMessageBytes: number;
+  /** Data queries (transfers, balances, NFTs) one account may have running at once on this node; more answer 429. */
+  readonly dataQueriesPerAccount: number;
+  /** The database sessions' statement_timeout (0: none); the indexer's write transactions have their own. */
+  readonly statementTimeoutMs: number;
+  readonly indexerStatementTimeoutMs: number;
 }
 
 /** Defaults of `limits:`, justified in docs/limits.md. */
@@ -40,5 +48,8 @@ export function buildLimits(limits: FromSchema<typeof limitsSettingsSchema> = {}
     wsMaxSubscriptionsPerConnection: limits.ws_max_subscriptions_per_connection ?? 100,
     wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
     wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
+    dataQueriesPerAccount: limits.data_queries_per_account ?? 4,
+    statementTimeoutMs: limits.statement_timeout_ms ?? 5_000,
+    indexerStatementTimeoutMs: limits.indexer_statement_timeout_ms ?? 120_000,
   };
 }

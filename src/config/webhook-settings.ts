@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { parseCidr } from '../webhooks/private-destinations.ts';
 import { ConfigError } from './config-error.ts';
 import { closedObject, integerIn } from './json-schema-parts.ts';
+import { parseCidr } from './private-destinations.ts';
 
 /** YAML `webhooks:` section: how deliveries are made. */
 export const webhookSettingsSchema = closedObject({

@@ -11,6 +11,11 @@ export interface DatabaseTarget {
   url: string;
   /** Connections in the pool at most (default 10). */
   maxConnections?: number;
+  /**
+   * The sessions' statement_timeout (absent or 0: none): a statement running longer is cancelled
+   * and fails with a 503 naming the limit (limits.statement_timeout_ms).
+   */
+  statementTimeoutMs?: number;
   /** Told when a pooled connection breaks (the server restarted or ended it); absent: ignored. */
   onConnectionError?: (error: Error) => void;
 }
@@ -37,6 +42,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     max: target.maxConnections ?? 10,
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
+    ...(target.statementTimeoutMs ? { statement_timeout: target.statementTimeoutMs } : {}),
   });
   // A connection that breaks (the server restarted or ended the session) emits 'error' on its client,
   // and on the pool too while idle: without listeners that is an uncaught error that ends the

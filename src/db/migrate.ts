@@ -20,6 +20,8 @@ import * as webhookFinalDeliveries from './migrations/2026-12-02T0600-webhook-fi
 import * as entryPointV08 from './migrations/2026-12-02T1300-entry-point-v08.ts';
 import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-operation-bundle-reverts.ts';
 import * as usedJwtIds from './migrations/2026-12-02T1600-used-jwt-ids.ts';
+import * as dataQueryIndexes from './migrations/2026-12-02T1900-data-query-indexes.ts';
+import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
  * Dated, append-only migrations: a new change is a new file and a new line here, never an edit of
@@ -47,11 +49,28 @@ const migrations: Record<string, Migration> = {
   '2026-12-02T1300-entry-point-v08': entryPointV08,
   '2026-12-02T1400-user-operation-bundle-reverts': userOperationBundleReverts,
   '2026-12-02T1600-used-jwt-ids': usedJwtIds,
+  '2026-12-02T1900-data-query-indexes': dataQueryIndexes,
 };
+
+/** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */
+function withoutStatementTimeout(all: Record<string, Migration>): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(all).map(([name, migration]) => [
+      name,
+      {
+        ...migration,
+        up: async (db: Kysely<unknown>) => {
+          await setTransactionStatementTimeout(db, 0);
+          await migration.up(db);
+        },
+      },
+    ]),
+  );
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => withoutStatementTimeout(migrations) } });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
@@ -66,7 +85,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => withoutStatementTimeout(migrations) } });
   return (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined).map(({ name }) => name);
 }
 

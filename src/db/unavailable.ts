@@ -34,7 +34,21 @@ export function databaseUnavailable(cause: unknown): AppError {
   });
 }
 
-/** `error` itself, or the 503 it means when it says the database cannot be reached. */
+/** Postgres' query_canceled: here, a statement that ran past the session's statement_timeout. */
+const statementTimeoutState = '57014';
+
+/** The answer to a statement the database cancelled for running too long (limits.statement_timeout_ms). */
+export function statementTimedOut(cause: unknown): AppError {
+  return new AppError(
+    'service_unavailable',
+    'the query ran longer than the database allows (limits.statement_timeout_ms) and was cancelled; narrow it (an address, fewer contracts, a block range) or retry later',
+    { cause },
+  );
+}
+
+/** `error` itself, or the 503 it means when it says the database cannot be reached or cancelled a statement that ran too long. */
 export function asDatabaseError(error: unknown): unknown {
-  return isDatabaseUnreachable(error) ? databaseUnavailable(error) : error;
+  if (isDatabaseUnreachable(error)) return databaseUnavailable(error);
+  if (error instanceof Error && (error as { code?: unknown }).code === statementTimeoutState) return statementTimedOut(error);
+  return error;
 }

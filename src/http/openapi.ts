@@ -36,12 +36,18 @@ export const openApiInfo = {
 
 /**
  * The swagger transform: an operation whose route declares a scope (`config.scope`, checked by the /v1
- * guard) publishes it as `x-scope`, so docs/scopes.md and the authorization matrix test read it.
+ * guard) publishes it as `x-scope`, so docs/scopes.md and the authorization matrix test read it; the
+ * name a key's `methods` lists and the contracts rule (src/http/route-restrictions.ts) as
+ * `x-method-name` and `x-contracts`, which the matrix crosses with restricted keys.
  */
 export function publishRouteScope({ schema, url, route }: { schema: object; url: string; route: { config?: unknown } }) {
-  const config = route.config as { scope?: string; idempotent?: boolean } | undefined;
+  const config = route.config as
+    | { scope?: string; idempotent?: boolean; methodName?: string; contracts?: { published?: unknown } }
+    | undefined;
   const published: Record<string, unknown> = { ...schema };
   if (config?.scope !== undefined) published['x-scope'] = config.scope;
+  if (config?.methodName !== undefined) published['x-method-name'] = config.methodName;
+  if (config?.contracts?.published !== undefined) published['x-contracts'] = config.contracts.published;
   if (config?.idempotent) published.headers = withIdempotencyKeyHeader(published.headers);
   return { schema: published, url };
 }

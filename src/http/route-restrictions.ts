@@ -5,6 +5,21 @@ import { refusedByRestriction } from '../auth/restrictions/refusal.ts';
 /** The contracts a route reads: those its request names, or, when it reads across contracts, the parameter that would name them. */
 export type RouteContracts = { readonly named: readonly string[] } | { readonly unnamed: string | undefined };
 
+/**
+ * A route's rule as the OpenAPI document publishes it (`x-contracts`): the parameter that names the
+ * contracts it reads, and whether the route reads every contract when that parameter is absent.
+ */
+export interface PublishedContracts {
+  readonly parameter?: { readonly name: string; readonly in: 'query' | 'path' };
+  readonly readsEveryWithout: boolean;
+}
+
+/** The contracts a request of the route reads, and the rule published for it. */
+export interface ContractsRule {
+  (request: FastifyRequest): RouteContracts;
+  readonly published: PublishedContracts;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -14,7 +29,7 @@ declare module 'fastify' {
      */
     methodName?: string;
     /** The contracts the request reads, checked against a key's `contracts` list (routes about contracts). */
-    contracts?: (request: FastifyRequest) => RouteContracts;
+    contracts?: ContractsRule;
   }
 }
 
@@ -58,23 +73,29 @@ function queryValues(request: FastifyRequest, name: string): string[] {
 }
 
 /** A route about the contract its query or path names as `name` (absent: nothing to check; the route refuses it itself). */
-export function namedContract(name: string, from: 'query' | 'params' = 'query') {
-  return (request: FastifyRequest): RouteContracts => {
+export function namedContract(name: string, from: 'query' | 'params' = 'query'): ContractsRule {
+  const read = (request: FastifyRequest): RouteContracts => {
     if (from === 'params') {
       const value = (request.params as Record<string, unknown>)[name];
       return { named: typeof value === 'string' ? [value] : [] };
     }
     return { named: queryValues(request, name) };
   };
+  return Object.assign(read, {
+    published: { parameter: { name, in: from === 'params' ? 'path' : 'query' }, readsEveryWithout: false } as const,
+  });
 }
 
 /** A route that reads every contract unless its `name` list parameter narrows it. */
-export function contractFilterOf(name: string) {
-  return (request: FastifyRequest): RouteContracts => {
+export function contractFilterOf(name: string): ContractsRule {
+  const read = (request: FastifyRequest): RouteContracts => {
     const named = queryValues(request, name);
     return named.length > 0 ? { named } : { unnamed: name };
   };
+  return Object.assign(read, { published: { parameter: { name, in: 'query' }, readsEveryWithout: true } as const });
 }
 
 /** A route that reads across every contract, with no parameter to narrow it: closed to contract-restricted keys. */
-export const everyContract = (): RouteContracts => ({ unnamed: undefined });
+export const everyContract: ContractsRule = Object.assign((): RouteContracts => ({ unnamed: undefined }), {
+  published: { readsEveryWithout: true },
+});

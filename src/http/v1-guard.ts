@@ -6,6 +6,7 @@ import { assertScope, type Principal } from '../auth/principal.ts';
 import type { RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { isAppError } from '../core/errors.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
@@ -30,6 +31,8 @@ declare module 'fastify' {
      * have none: their methods map to scopes one by one (src/rpc/method-policy.ts).
      */
     scope?: Scope;
+    /** The route reads the index's large tables (transfers, holdings, NFT ownership): it takes one of the account's data-query slots. */
+    dataQuery?: boolean;
   }
 }
 
@@ -39,6 +42,8 @@ export interface V1GuardDeps {
   metrics: Metrics;
   /** The key's origins, client addresses and signed requests (issue 24), checked after authentication. */
   restrictions: RequestRestrictions;
+  /** The per-account cap on data queries running at once, taken by routes marked `dataQuery`; absent: no cap. */
+  dataQueries?: DataQuerySlots;
 }
 
 /** Refused authentications spend a per-address budget, so guessing keys is throttled too (not keys unchecked for an outage). */
@@ -97,6 +102,18 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     const principal = await authenticateV1(deps, request.headers, plainAddress(request.ip), reply, apiKey);
     request.principal = principal;
     const { computeUnits, scope } = request.routeOptions.config;
+    // Before the charge: a request refused for the account's running data queries spends nothing.
+    if (request.routeOptions.config.dataQuery && deps.dataQueries !== undefined) {
+      let release: () => void;
+      try {
+        release = deps.dataQueries.take(principal.accountId);
+      } catch (error) {
+        await chargeRequest(deps, reply, principal, 0); // counted as a request (its limit headers), no compute units
+        throw error;
+      }
+      // 'close' comes when the answer is sent or the connection ends first.
+      reply.raw.once('close', release);
+    }
     if (computeUnits !== undefined) {
       // Refused by the charge (429, or 400 for a cost over the CU/s budget): nothing was spent.
       request.computeUnitsCharged = 0;

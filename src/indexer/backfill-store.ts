@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { setTransactionStatementTimeout } from '../db/statement-timeout.ts';
 import type { BackfillStatus } from '../db/tables/chain-index.ts';
 import type { Tables } from '../db/tables.ts';
 import type { BlockFacts } from './decode-block.ts';
@@ -54,7 +55,8 @@ export interface BackfillStore {
   writeWindow(job: BackfillJob, blocks: readonly BlockFacts[], progress: WindowProgress): Promise<BackfillJob>;
 }
 
-export function createBackfillStore(db: Kysely<Tables>): BackfillStore {
+/** `writeTimeoutMs`: the statement_timeout of a window's write transaction (limits.indexer_statement_timeout_ms; 0: none). */
+export function createBackfillStore(db: Kysely<Tables>, writeTimeoutMs = 0): BackfillStore {
   return {
     origin: (network) => readOrigin(db, network),
     async rememberOrigin(network, block) {
@@ -96,7 +98,7 @@ export function createBackfillStore(db: Kysely<Tables>): BackfillStore {
         .executeTakeFirst();
       return row ? toJob(row) : undefined;
     },
-    writeWindow: (job, blocks, progress) => writeWindow(db, job, blocks, progress),
+    writeWindow: (job, blocks, progress) => writeWindow(db, job, blocks, progress, writeTimeoutMs),
   };
 }
 
@@ -153,10 +155,12 @@ async function writeWindow(
   job: BackfillJob,
   blocks: readonly BlockFacts[],
   progress: WindowProgress,
+  writeTimeoutMs: number,
 ): Promise<BackfillJob> {
   const first = blocks[0]!;
   const last = blocks[blocks.length - 1]!;
   return db.transaction().execute(async (trx) => {
+    await setTransactionStatementTimeout(trx, writeTimeoutMs);
     // One writer per network's backfill, even while the lease changes hands mid-window.
     await sql`select pg_advisory_xact_lock(hashtext(${`blockyard-backfill:${job.network}`}))`.execute(trx);
     const fresh = await blocksNotStored(trx, job.network, blocks);

@@ -1,5 +1,5 @@
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import type { BackfillStore } from './backfill-store.ts';

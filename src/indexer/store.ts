@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { setTransactionStatementTimeout } from '../db/statement-timeout.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { chainEventsChannel } from '../events/postgres-relay.ts';
@@ -41,12 +42,13 @@ export interface IndexStore {
 const text = (values: readonly (string | number | bigint | null)[]) =>
   values.map((value) => (value === null ? null : String(value)));
 
-export function createIndexStore(db: Kysely<Tables>): IndexStore {
+/** `writeTimeoutMs`: the statement_timeout of the write transactions (limits.indexer_statement_timeout_ms; 0: none). */
+export function createIndexStore(db: Kysely<Tables>, writeTimeoutMs = 0): IndexStore {
   return {
     tip: (network) => readTip(db, network),
     hashes: (network, numbers) => readHashes(db, network, numbers),
-    writeBlocks: (network, blocks) => writeBlocks(db, network, blocks),
-    rollbackTo: (network, ancestor) => rollbackTo(db, network, ancestor),
+    writeBlocks: (network, blocks) => writeBlocks(db, network, blocks, writeTimeoutMs),
+    rollbackTo: (network, ancestor) => rollbackTo(db, network, ancestor, writeTimeoutMs),
     saveProgress: (progress) => saveProgress(db, progress),
     progress: () => readProgress(db),
   };
@@ -76,10 +78,16 @@ async function readHashes(db: Kysely<Tables>, network: string, numbers: readonly
   return new Map(rows.map((row) => [Number(row.number), row.hash]));
 }
 
-async function writeBlocks(db: Kysely<Tables>, network: string, blocks: readonly BlockFacts[]): Promise<ChainEvent[]> {
+async function writeBlocks(
+  db: Kysely<Tables>,
+  network: string,
+  blocks: readonly BlockFacts[],
+  timeoutMs: number,
+): Promise<ChainEvent[]> {
   if (blocks.length === 0) return [];
   const pending = blocks.flatMap(blockEvents);
   return db.transaction().execute(async (trx) => {
+    await setTransactionStatementTimeout(trx, timeoutMs);
     await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
     await insertBlocks(trx, network, blocks);
     await insertTransfers(trx, network, blocks);
@@ -91,8 +99,9 @@ async function writeBlocks(db: Kysely<Tables>, network: string, blocks: readonly
   });
 }
 
-async function rollbackTo(db: Kysely<Tables>, network: string, ancestor: number): Promise<ChainEvent[]> {
+async function rollbackTo(db: Kysely<Tables>, network: string, ancestor: number, timeoutMs: number): Promise<ChainEvent[]> {
   return db.transaction().execute(async (trx) => {
+    await setTransactionStatementTimeout(trx, timeoutMs);
     await sql`select pg_advisory_xact_lock(${eventWriterLock})`.execute(trx);
     const removed = await appendRemovedEvents(trx, network, ancestor);
     await undoOwnershipAbove(trx, network, ancestor);

@@ -6,6 +6,8 @@
  * traces 100-200. No single call costs more than 200 so the free plan (200 CU/s) can make every call.
  */
 
+import { assetTransfersComputeUnits } from './asset-transfers-units.ts';
+
 /** Methods the table does not list (unknown methods may be expensive; a middle value). */
 export const defaultMethodComputeUnits = 20;
 
@@ -105,7 +107,7 @@ export const evmComputeUnits: Readonly<Record<string, number>> = Object.freeze({
   trace_replayBlockTransactions: 200,
   // Alchemy's enhanced methods, answered by Blockyard (src/alchemy): priced as the REST routes that
   // read the same data, and receipts as eth_getBlockReceipts.
-  alchemy_getAssetTransfers: 20,
+  alchemy_getAssetTransfers: 20, // the base: computeUnitsFor adds the rows the call may read
   alchemy_getTokenBalances: 20,
   alchemy_getTokenMetadata: 5,
   alchemy_getTransactionReceipts: 50,
@@ -157,6 +159,7 @@ function isCurrentBlock(block: unknown): boolean {
  * @example computeUnitsFor('eth_getStorageAt', ['0xabc…', '0x0', '0x10']) // 20 (historical)
  */
 export function computeUnitsFor(method: string, params: unknown): number {
+  if (method === 'alchemy_getAssetTransfers') return assetTransfersComputeUnits(params);
   if (method === 'eth_getStorageAt') {
     const block = Array.isArray(params) ? params[2] : undefined;
     return isCurrentBlock(block) ? currentStorageReadComputeUnits : historicalStorageReadComputeUnits;

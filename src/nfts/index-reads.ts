@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import { readIndexHead } from '../indexer/index-head.ts';
+import { countCap } from './count-cap.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 import type { NftMetadataRecord } from './store.ts';
 
@@ -88,8 +89,9 @@ export function createNftIndexReads(db: Database) {
     async countOwnedBy(network: string, owner: string, contracts?: readonly string[]): Promise<number> {
       const filter = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
       const { rows } = await sql<{ total: string }>`
-        select count(*) as total from nft_ownership
-        where network = ${network} and owner = ${owner} and amount > 0 ${filter}`.execute(db);
+        select count(*) as total from (
+          select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${filter} limit ${countCap}
+        ) held`.execute(db);
       return Number(rows[0]?.total ?? 0);
     },
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
-import { notFound } from '../core/errors.ts';
+import { invalidRequest, notFound } from '../core/errors.ts';
 import { parseAddressParam } from '../http/address-param.ts';
 import { everyContract, namedContract } from '../http/route-restrictions.ts';
 import { errorResponses } from '../http/schemas.ts';
@@ -20,6 +20,9 @@ import {
   TokenParams,
 } from './schemas.ts';
 import type { NftService } from './service.ts';
+
+/** The deepest offset `GET /v1/nfts/{chain}/owned/{address}` pages to (page x limit). */
+const maxOwnedOffset = 10_000;
 
 const errors = errorResponses(400, 401, 403, 404, 429, 503);
 
@@ -96,6 +99,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     {
       config: {
         computeUnits: restComputeUnits['nfts.collection'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'nfts.collection',
         contracts: namedContract('contract', 'params'),
@@ -122,6 +126,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'nfts.owned',
         contracts: everyContract,
@@ -140,6 +145,13 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
       const { chain, address } = request.params as { chain: string; address: string };
       const { page, limit } = request.query as { page: number; limit: number };
       const owner = parseAddressParam('address', address);
+      // An OFFSET reads every row it skips: deep pages are the v3 route's, by key.
+      if ((page - 1) * limit >= maxOwnedOffset) {
+        throw invalidRequest(
+          'page',
+          `pages reach the first ${maxOwnedOffset.toLocaleString('en-US')} NFTs at most; read further with getNFTsForOwner and its pageKey (/v1/rpc/{chain}/{network}/{apiKey}/getNFTsForOwner)`,
+        );
+      }
       return deps.nfts.owned(evmNetwork(request, chain), owner, { page, limit });
     },
   );

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
+import { countCap } from './count-cap.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 
 export interface NftMetadataRecord {
@@ -101,15 +102,16 @@ async function holders(db: Database, key: TokenKey): Promise<string[]> {
   return rows.map((row) => row.owner);
 }
 
+/** A collection's held token ids and owners, each counted up to `countCap` (a bounded read of the contract's index entries). */
 async function collectionCounts(db: Database, network: string, contract: string): Promise<{ tokens: number; owners: number }> {
-  const row = await db
-    .selectFrom('nft_ownership')
-    .select([sql<string>`count(distinct token_id)`.as('tokens'), sql<string>`count(distinct owner)`.as('owners')])
-    .where('network', '=', network)
-    .where('contract', '=', contract)
-    .where('amount', '>', '0')
-    .executeTakeFirstOrThrow();
-  return { tokens: Number(row.tokens), owners: Number(row.owners) };
+  const held = sql`network = ${network} and contract = ${contract} and amount > 0`;
+  const { rows } = await sql<{ tokens: string; owners: string }>`
+    select
+      (select count(*) from (select distinct token_id from nft_ownership where ${held} order by token_id limit ${countCap}) t) as tokens,
+      (select count(*) from (select distinct owner from nft_ownership where ${held} order by owner limit ${countCap}) o) as owners`.execute(
+    db,
+  );
+  return { tokens: Number(rows[0]?.tokens ?? 0), owners: Number(rows[0]?.owners ?? 0) };
 }
 
 async function ownedBy(
@@ -134,7 +136,11 @@ async function ownedBy(
       .offset(page.offset)
       .limit(page.limit)
       .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    sql<{ total: string }>`select count(*) as total from (
+        select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 limit ${countCap}
+      ) held`
+      .execute(db)
+      .then((result) => result.rows[0]!),
   ]);
   const items: OwnedNftRow[] = rows.map((row) => ({
     contract: row.contract,

@@ -1,6 +1,6 @@
 import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { type DepositWatcher, shortReason, startDepositWatcher } from './deposit.ts';
 import { readVerifyingSigner } from './paymaster-reads.ts';
 import { type PaymasterSetup, type PaymasterSetups, paymasterSetupsOf } from './paymaster-setup.ts';

@@ -3,15 +3,17 @@ import { assertNetworkAccess, assertScope, type Principal } from '../auth/princi
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { chargeRequest, type HeaderSink } from '../http/charge.ts';
 import { toAppError } from '../http/error-handler.ts';
+import type { ParsedRpcBody } from '../jsonrpc/messages.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { UsageRecorder } from '../usage/recorder.ts';
-import { recordRpcUsage } from '../usage/rpc-usage.ts';
 import { statusClassOf } from '../usage/status-class.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
-import type { ParsedRpcBody } from './jsonrpc.ts';
+import { takeDataSlot } from './data-calls.ts';
 import { parseRpcBody } from './parse-call.ts';
 import { forwardRpcRequest, planRpcRequest, type RpcPlan } from './proxy.ts';
+import { recordRpcUsage } from './record-usage.ts';
 
 export interface RpcRouteDeps {
   chains: ChainRegistry;
@@ -22,6 +24,8 @@ export interface RpcRouteDeps {
   usage?: UsageRecorder;
   /** Alchemy's enhanced methods (alchemy_getAssetTransfers…); absent: they answer -32601. */
   enhanced?: EnhancedMethods;
+  /** The per-account cap on data queries running at once; absent: no cap. */
+  dataQueries?: DataQuerySlots;
 }
 
 /** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */
@@ -45,6 +49,7 @@ export async function answerRpc(
   let parsed: ParsedRpcBody | undefined;
   let plan: RpcPlan | undefined;
   let charged = false;
+  let release: (() => void) | undefined;
   try {
     try {
       network = deps.chains.get(chain, networkName);
@@ -54,6 +59,7 @@ export async function answerRpc(
       if (!scopes.has('rpc:read') && !scopes.has('rpc:write') && !scopes.has('data:read')) assertScope(principal, 'rpc:read');
       parsed = parseRpcBody(rawBody);
       plan = planRpcRequest(principal, network, parsed);
+      release = takeDataSlot(deps.dataQueries, principal, plan.calls);
     } catch (error) {
       // A refused request still counts as a request (and answers with the limit headers).
       await chargeRequest(deps, reply, principal, 0);
@@ -71,5 +77,7 @@ export async function answerRpc(
       recordRpcUsage(deps.usage, principal, network, parsed, plan, statusClass, charged);
     }
     throw error;
+  } finally {
+    release?.();
   }
 }

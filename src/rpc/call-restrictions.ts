@@ -1,7 +1,7 @@
-import type { KeyRestrictions } from '../accounts/key-settings.ts';
 import type { Principal } from '../auth/principal.ts';
 import { restrictionRefusal } from '../auth/restrictions/refusal.ts';
 import { forbidden } from '../core/errors.ts';
+import type { KeyRestrictions } from '../keys/key-settings.ts';
 import { contractsNamedBy } from './call-contracts.ts';
 import { isKnownRpcMethod } from './known-methods.ts';
 import { clip } from './params-shape.ts';

@@ -1,29 +1,7 @@
 import { enhancedMethodNames, nftV3MethodNames } from '../alchemy/method-names.ts';
-import { bundlerCoreMethods } from '../bundler/bundler-method-names.ts';
 import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits } from '../limits/solana-compute-units.ts';
-
-/**
- * The bundler's own methods beyond the EVM table (src/bundler/bundler-calls.ts and the cases of
- * src/bundler/bundler-service.ts): Pimlico's extensions, ERC-7677's paymaster methods, ERC-7769's debug methods.
- */
-const bundlerExtensionMethods = [
-  ...bundlerCoreMethods,
-  'pimlico_getUserOperationGasPrice',
-  'pimlico_getUserOperationStatus',
-  'pimlico_sendUserOperationNow',
-  'pm_getPaymasterData',
-  'pm_getPaymasterStubData',
-  'debug_bundler_clearMempool',
-  'debug_bundler_clearReputation',
-  'debug_bundler_clearState',
-  'debug_bundler_dumpMempool',
-  'debug_bundler_dumpReputation',
-  'debug_bundler_getStakeStatus',
-  'debug_bundler_sendBundleNow',
-  'debug_bundler_setBundlingMode',
-  'debug_bundler_setReputation',
-];
+import { bundlerExtensionMethods } from './bundler-method-names.ts';
 
 const knownMethods: ReadonlySet<string> = new Set([
   ...Object.keys(evmComputeUnits),

@@ -6,7 +6,7 @@ import {
   jsonRpcErrorCodes,
   maxBatchSize,
   type ParsedRpcBody,
-} from './jsonrpc.ts';
+} from '../jsonrpc/messages.ts';
 import { clip, paramsProblem } from './params-shape.ts';
 
 /**

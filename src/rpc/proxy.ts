@@ -1,15 +1,10 @@
 import { type ChainCaller, resultOf } from '../alchemy/chain-caller.ts';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
-import { enhancedMethodUnavailable, isEnhancedMethod } from '../alchemy/method-names.ts';
+import { enhancedMethodUnavailable, isDataMethod, isEnhancedMethod } from '../alchemy/method-names.ts';
 import type { Principal } from '../auth/principal.ts';
 import { blockNumberAtLeast } from '../chains/cluster-tip.ts';
 import type { Network } from '../chains/registry.ts';
 import { forbidden } from '../core/errors.ts';
-import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
-import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
-import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
-import type { RpcCache } from './cache/rpc-cache.ts';
-import { principalCallRefusal } from './call-restrictions.ts';
 import {
   type CheckedCall,
   formatCall,
@@ -20,7 +15,13 @@ import {
   type ParsedRpcBody,
   paramsJsonOf,
   rpcErrorText,
-} from './jsonrpc.ts';
+} from '../jsonrpc/messages.ts';
+import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
+import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
+import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import type { RpcCache } from './cache/rpc-cache.ts';
+import { principalCallRefusal } from './call-restrictions.ts';
+import { oneAtATime } from './data-calls.ts';
 import { methodAccess } from './method-policy.ts';
 import { clip } from './params-shape.ts';
 import { sendUpstream } from './upstream-call.ts';
@@ -101,7 +102,15 @@ export async function forwardRpcRequest(
       return forwardOne(deps, network, checked);
     return answerRpcCall(deps, network, checked);
   }
-  const answers = await Promise.all(plan.calls.map((checked) => answerRpcCall(deps, network, checked)));
+  // Data calls (index reads) one at a time: a batch of them holds one database connection, not one each.
+  const serial = oneAtATime();
+  const answers = await Promise.all(
+    plan.calls.map((checked) =>
+      checked.ok && isDataMethod(checked.call.method)
+        ? serial(() => Promise.resolve(answerRpcCall(deps, network, checked)))
+        : answerRpcCall(deps, network, checked),
+    ),
+  );
   // Notifications have no place in a batch's answer; a batch of only notifications has no answer at all.
   const answered = answers.filter((answer) => answer !== '');
   return answered.length === 0 ? '' : `[${answered.join(',')}]`;

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../http/schemas.ts';
+import { maxBatchSize } from '../jsonrpc/messages.ts';
 import { answerRpc, type RpcRouteDeps, rpcBodyLimit } from './answer-rpc.ts';
-import { maxBatchSize } from './jsonrpc.ts';
 import { JsonRpcRequest, JsonRpcResponse, RpcPathParams } from './schemas.ts';
 
 export type { RpcRouteDeps } from './answer-rpc.ts';

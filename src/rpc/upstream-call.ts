@@ -1,12 +1,12 @@
 import { withAnswerJudge } from '../chains/call-judge.ts';
 import { isBlockRead, pinLatest } from '../chains/pin-latest.ts';
-import { splitRpcAnswer } from '../chains/raw-answer.ts';
 import { readNeedOf } from '../chains/read-need.ts';
 import type { Network } from '../chains/registry.ts';
 import { UpstreamError } from '../chains/upstream-client.ts';
+import { formatCall, type JsonRpcCall } from '../jsonrpc/messages.ts';
+import { splitRpcAnswer } from '../jsonrpc/raw-answer.ts';
 import type { HistogramChild, Metrics } from '../observability/metrics.ts';
 import type { SentCall } from './cache/network-cache.ts';
-import { formatCall, type JsonRpcCall } from './jsonrpc.ts';
 import { isWriteMethod } from './method-policy.ts';
 import { upstreamErrorAnswer, upstreamsRateLimited } from './upstream-refusal.ts';
 

@@ -1,7 +1,7 @@
 import type { Network } from '../chains/registry.ts';
 import type { UpstreamError } from '../chains/upstream-client.ts';
 import { AppError } from '../core/errors.ts';
-import { type JsonRpcErrorObject, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from './jsonrpc.ts';
+import { type JsonRpcErrorObject, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
 import { clip } from './params-shape.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { dashboardApi } from '../dashboard/dashboard-api.ts';
 import { createEmailVerificationStore } from '../dashboard/email-verification-store.ts';
 import { createInvitationStore } from '../dashboard/invitation-store.ts';

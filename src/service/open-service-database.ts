@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { type OpenDatabase, openDatabase } from '../db/connect.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../db/embedded/embedded-postgres.ts';
 import { assertNoPgliteDatabase } from '../db/embedded/legacy-pglite.ts';
@@ -27,6 +27,7 @@ export async function openServiceDatabase(ctx: Context, url = ctx.config.databas
   }
   const database = await openDatabase({
     url: url ?? embedded!.url,
+    statementTimeoutMs: config.limits.statementTimeoutMs,
     onConnectionError: (error) => logger.warn({ err: error }, 'a pooled database connection broke; it is replaced'),
   });
   shutdown.add('database', () => database.close());

@@ -4,6 +4,7 @@ import type { OpenDatabase } from '../db/connect.ts';
 import type { HealthCheck } from '../health/health-check.ts';
 import type { BackfillStore } from '../indexer/backfill-store.ts';
 import type { IndexStore } from '../indexer/store.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { AccessControl } from './wire-accounts.ts';
 import type { ChainData } from './wire-chain-data.ts';
 import type { Dashboard } from './wire-dashboard.ts';
@@ -28,4 +29,6 @@ export interface ServiceParts {
   readonly health: HealthCheck;
   /** Alchemy's enhanced JSON-RPC methods, on /v1/rpc, the bundler's endpoint and WebSockets (src/alchemy). */
   readonly enhanced: EnhancedMethods;
+  /** The per-account cap on data queries running at once (limits.data_queries_per_account), on every surface. */
+  readonly dataQueries: DataQuerySlots;
 }

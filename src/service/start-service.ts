@@ -2,7 +2,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { createEnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Devnet } from '../chains/devnet.ts';
 import type { Config } from '../config/schema.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import type { ExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import type { OpenDatabase } from '../db/connect.ts';
@@ -13,6 +13,7 @@ import { createBackfillStore } from '../indexer/backfill-store.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
 import { createIndexStore } from '../indexer/store.ts';
+import { createDataQuerySlots } from '../limits/data-query-slots.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { NetworkPaymasters } from '../paymaster/start-paymasters.ts';
@@ -98,8 +99,8 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const { chains } = upstreams;
   const access = await wireAccounts(ctx, database);
   const { events, relay } = await wireChainEvents(ctx, database);
-  const indexStore = createIndexStore(database.db);
-  const backfillStore = createBackfillStore(database.db);
+  const indexStore = createIndexStore(database.db, config.limits.indexerStatementTimeoutMs);
+  const backfillStore = createBackfillStore(database.db, config.limits.indexerStatementTimeoutMs);
   const redisPing = config.redisUrl ? createRedisPing(config.redisUrl) : undefined;
   if (redisPing) shutdown.add('redis readiness ping', () => redisPing.close());
   const health = createHealthCheck({ db: database.db, chains, probes, redis: redisPing, readyNetworks: config.readyNetworks });
@@ -125,6 +126,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     backfillStore,
     health,
     enhanced,
+    dataQueries: createDataQuerySlots(config.limits.dataQueriesPerAccount),
   };
   const { url } = await wireHttp(ctx, parts);
   const { devKey, devSignInUrl } = await wireDevAccess(ctx, url, access, dashboard);

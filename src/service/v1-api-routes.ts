@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { bundlerRoutes } from '../bundler/routes.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import { chainStatusRoutes } from '../chains/status-routes.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import { gasRoutes } from '../gas/routes.ts';
 import { createGasPriceService } from '../gas/service.ts';
@@ -50,7 +50,7 @@ export function sessionV1Routes(parts: ServiceParts) {
 /** The key-authenticated API at /v1 (but `POST /v1/rpc`, answered by the fast route before Fastify). */
 export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
   const { metrics } = ctx;
-  const { database, upstreams, access, chainData, sponsorship, enhanced } = parts;
+  const { database, upstreams, access, chainData, sponsorship, enhanced, dataQueries } = parts;
   const { authenticator, restrictions } = access;
   const { chains, limiter, rpcCache } = upstreams;
   const { tokens, nfts } = chainData;
@@ -62,11 +62,13 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
   return async (scope: FastifyInstance) => {
     // `POST /v1/rpc` is answered by the fast route, before Fastify: a hook added to this scope
     // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
-    scope.addHook('onRequest', createV1Guard({ authenticator, restrictions, limiter, metrics }));
+    scope.addHook('onRequest', createV1Guard({ authenticator, restrictions, limiter, metrics, dataQueries }));
     serveKeyInPathForms(scope);
     if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
     // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
-    await scope.register(async (rpcScope) => rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage, enhanced }));
+    await scope.register(async (rpcScope) =>
+      rpcRoutes(rpcScope, { chains, limiter, metrics, rpcCache, usage, enhanced, dataQueries }),
+    );
     await gasRoutes(scope, { chains, gas });
     await policyRoutes(scope, { chains, db: database.db });
     await sponsorRoutes(scope, { chains, db: database.db, sponsors: sponsorship.sponsors });
@@ -80,7 +82,16 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
     await walletRoutes(scope, { wallets: chainData.wallets });
     const paymaster = createErc7677Methods(sponsorship.sponsors);
-    await bundlerRoutes(scope, { chains, bundler: parts.bundler, paymaster, limiter, metrics, rpcCache, enhanced });
+    await bundlerRoutes(scope, {
+      chains,
+      bundler: parts.bundler,
+      paymaster,
+      limiter,
+      metrics,
+      rpcCache,
+      enhanced,
+      dataQueries,
+    });
     await usageRoutes(scope, { store: parts.usage.store });
   };
 }

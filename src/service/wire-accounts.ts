@@ -6,7 +6,7 @@ import { createUsedJwtStore } from '../accounts/used-jwt-store.ts';
 import { resolveAdminToken } from '../auth/admin-token.ts';
 import { type Authenticator, createAuthenticator } from '../auth/authenticator.ts';
 import { createRequestRestrictions, type RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import { compileTrustProxy, type TrustProxy } from '../http/client-address.ts';
 

@@ -2,7 +2,7 @@ import { type BundleLoop, startBundleLoop } from '../bundler/bundle-loop.ts';
 import { type BundlerService, createBundlerService } from '../bundler/bundler-service.ts';
 import { executorKeysFor } from '../bundler/executor-keys.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { RpcCache } from '../rpc/cache/rpc-cache.ts';
 

@@ -1,6 +1,6 @@
 import type { Devnet } from '../chains/devnet.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import { demoPricesOnDevnet } from '../demo/demo-prices.ts';
 import { demoContractAddresses, deployDemo } from '../demo/deploy-demo.ts';

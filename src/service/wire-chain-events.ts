@@ -1,4 +1,4 @@
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { createInProcessEventBus } from '../events/event-bus.ts';

@@ -1,4 +1,4 @@
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { type ExpiredRowsSweeper, startExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import { createUserStore, type UserStore } from '../dashboard/user-store.ts';
 import { createUserTokenStore, type UserTokenStore } from '../dashboard/user-token-store.ts';

@@ -1,5 +1,5 @@
 import { ensureDevKey } from '../accounts/dev-key.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { ensureDevUser } from '../dashboard/dev-user.ts';
 import { signInLinkPath } from '../dashboard/sign-in-link.ts';
 import type { AccessControl } from './wire-accounts.ts';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { type Devnet, startDevnet } from '../chains/devnet.ts';
 import type { ChainConfig, UpstreamConfig } from '../config/chain-settings.ts';
+import type { Context } from '../context/context.ts';
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
-import type { Context } from '../core/context.ts';
 import { installErc4337Contracts } from '../erc4337/contracts/install.ts';
 import type { LivenessProbe } from '../health/health-check.ts';
 import { installDevnetPaymasters } from '../paymaster/install-devnet-paymasters.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { dashboardApiPrefix, setDashboardHeaders } from '../dashboard/dashboard-api.ts';
 import { loadWebApp, type WebApp } from '../dashboard/web-routes.ts';
 import { operationsRoutes } from '../health/routes.ts';
@@ -47,6 +47,7 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
           metrics,
           usage: parts.usage.recorder,
           enhanced: parts.enhanced,
+          dataQueries: parts.dataQueries,
         })
       : [],
     unroutedGuards: unroutedGuards(ctx, parts),
@@ -71,6 +72,7 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
       chains: upstreams.chains,
       options: wsLimits(config.limits),
       enhanced: parts.enhanced,
+      dataQueries: parts.dataQueries,
     });
     shutdown.add('websocket endpoint', () => ws.close());
   }

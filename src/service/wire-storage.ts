@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { describeDatabaseUrl, type OpenDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock.ts';

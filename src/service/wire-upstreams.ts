@@ -1,7 +1,7 @@
 import { createRedisSharedTipStore } from '../chains/redis-shared-tip-store.ts';
 import { type ChainRegistry, createChainRegistry } from '../chains/registry.ts';
 import type { UpstreamConfig } from '../config/chain-settings.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { createMemoryLimiter } from '../limits/memory-limiter.ts';
 import { createRedisLimiter } from '../limits/redis-limiter.ts';

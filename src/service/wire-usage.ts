@@ -1,4 +1,4 @@
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import { createUsageRecorder, type UsageRecorder } from '../usage/recorder.ts';
 import { createUsageStore, type UsageStore } from '../usage/store.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import { createMailer, type Mailer } from '../email/mailer.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';

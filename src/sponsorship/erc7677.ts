@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { assertNetworkAccess } from '../auth/principal.ts';
+import type { PaymasterMethods } from '../bundler/routes.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from '../bundler/rpc-errors.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
@@ -13,7 +14,7 @@ const hex = (value: bigint) => `0x${value.toString(16)}`;
  * `[userOp, entryPoint, chainId, context]` with `context: { policy_id }`, so viem's `paymaster:`
  * option and permissionless's paymaster client work unchanged.
  */
-export function createErc7677Methods(sponsors: SponsorService) {
+export function createErc7677Methods(sponsors: SponsorService): PaymasterMethods {
   function requestOf(network: Network, params: unknown[], principal: Principal): SponsorRequest {
     const [userOperation, entryPoint, chainId, context] = params;
     if (typeof entryPoint !== 'string') throw invalidParams('the second parameter must be the EntryPoint address');
@@ -78,5 +79,3 @@ export function createErc7677Methods(sponsors: SponsorService) {
 
   return { call };
 }
-
-export type Erc7677Methods = ReturnType<typeof createErc7677Methods>;

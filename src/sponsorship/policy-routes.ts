@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { invalidRequest, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
@@ -9,7 +10,17 @@ import { restComputeUnits } from '../limits/compute-units.ts';
 import { resolvePolicyNetwork } from './policy-network.ts';
 import { parsePolicyRules } from './policy-rules.ts';
 import { CreatePolicyBody, GasPolicy, ListPoliciesQuery, PolicyIdParams, UpdatePolicyBody } from './policy-schemas.ts';
-import { createPolicy, deletePolicy, getPolicy, listPolicies, toPolicyRecord, updatePolicy } from './policy-store.ts';
+import {
+  createPolicy,
+  deletePolicy,
+  type GasPolicyRecord,
+  type GasPolicyRow,
+  getPolicy,
+  listPolicies,
+  toPolicyRecord,
+  updatePolicy,
+} from './policy-store.ts';
+import { callRulesEnforcement, unavailableEnforcement } from './trace-capability.ts';
 
 const tags = ['gas'];
 
@@ -23,19 +34,39 @@ function policyName(name: string): string {
 const noSuchPolicy = (id: string) => notFound(`gas policy '${id}' does not exist`);
 
 type PolicyRouteDeps = { chains: ChainRegistry; db: Database };
+type RecordOf = (row: GasPolicyRow) => Promise<GasPolicyRecord>;
+
+/**
+ * The record of a policy, with `call_rules_enforcement` when it names contracts or methods: whether
+ * its network's node can trace an op's calls (asked at most every minute or ten, trace-capability.ts).
+ */
+function policyRecords(chains: ChainRegistry): RecordOf {
+  const clientOf = publicClientsByNetwork();
+  return async (row) => {
+    if (!row.rules.allowed_contracts && !row.rules.allowed_methods) return toPolicyRecord(row);
+    const network = chains
+      .list()
+      .find((candidate) => candidate.config.chain === row.chain && candidate.config.network === row.network);
+    const enforcement = network
+      ? await callRulesEnforcement(network, clientOf(network))
+      : unavailableEnforcement(`${row.chain}/${row.network} is not served by this service any more`);
+    return toPolicyRecord(row, enforcement);
+  };
+}
 
 const principalOf = (request: FastifyRequest) => request.principal!;
 const cu = (id: string) => ({ computeUnits: restComputeUnits[id], methodName: id, scope: 'gas:manage' as const });
 
 /** `/v1/gas/policies` (scope gas:manage; a policy belongs to the account of the key that created it). */
 export async function policyRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
+  const recordOf = policyRecords(deps.chains);
   // Registration order is the OpenAPI document's path order.
-  policyCollectionRoutes(app, deps);
-  singlePolicyRoutes(app, deps.db);
+  policyCollectionRoutes(app, deps, recordOf);
+  singlePolicyRoutes(app, deps.db, recordOf);
 }
 
 /** Create a policy and list the account's policies. */
-function policyCollectionRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
+function policyCollectionRoutes(app: FastifyInstance, deps: PolicyRouteDeps, recordOf: RecordOf) {
   const { chains, db } = deps;
 
   app.post(
@@ -63,7 +94,7 @@ function policyCollectionRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
         network: network.config.network,
         rules,
       });
-      return reply.code(201).send(toPolicyRecord(row));
+      return reply.code(201).send(await recordOf(row));
     },
   );
 
@@ -85,13 +116,13 @@ function policyCollectionRoutes(app: FastifyInstance, deps: PolicyRouteDeps) {
       const principal = principalOf(request);
       const query = request.query as Static<typeof ListPoliciesQuery>;
       const { data, page, total } = await listPolicies(db, principal.accountId, query);
-      return { policies: data.map(toPolicyRecord), page, total };
+      return { policies: await Promise.all(data.map(recordOf)), page, total };
     },
   );
 }
 
 /** Read, change and delete one policy by its id. */
-function singlePolicyRoutes(app: FastifyInstance, db: Database) {
+function singlePolicyRoutes(app: FastifyInstance, db: Database, recordOf: RecordOf) {
   app.get(
     '/v1/gas/policies/:id',
     {
@@ -107,7 +138,7 @@ function singlePolicyRoutes(app: FastifyInstance, db: Database) {
       const { id } = request.params as Static<typeof PolicyIdParams>;
       const row = await getPolicy(db, principalOf(request).accountId, id);
       if (!row) throw noSuchPolicy(id);
-      return toPolicyRecord(row);
+      return recordOf(row);
     },
   );
 
@@ -134,7 +165,7 @@ function singlePolicyRoutes(app: FastifyInstance, db: Database) {
         status: body.status,
       });
       if (!row) throw noSuchPolicy(id);
-      return toPolicyRecord(row);
+      return recordOf(row);
     },
   );
 

@@ -43,6 +43,8 @@ export interface PolicyRules {
   readonly allowed_senders?: readonly string[];
   /** Refused even when also in `allowed_senders`. */
   readonly blocked_senders?: readonly string[];
+  /** The factories an op may deploy its sender with (v0.7/v0.8 `factory`, v0.6 `initCode`'s first 20 bytes). */
+  readonly allowed_factories?: readonly string[];
   readonly start_time?: string;
   readonly end_time?: string;
   readonly rate_limit?: RateLimitRule;
@@ -62,6 +64,7 @@ export const policyRuleNames = [
   'allowed_methods',
   'allowed_senders',
   'blocked_senders',
+  'allowed_factories',
   'start_time',
   'end_time',
   'rate_limit',
@@ -97,6 +100,7 @@ export function parsePolicyRules(input: unknown, path = 'rules'): PolicyRules {
         break;
       case 'allowed_contracts':
       case 'allowed_senders':
+      case 'allowed_factories':
         rules[key] = addressList(value, at, { allowEmpty: false });
         break;
       case 'blocked_senders':

@@ -54,4 +54,10 @@ export const GasPolicy = Type.Object({
   status: StringEnum(statuses),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  call_rules_enforcement: Type.Optional(
+    Type.String({
+      description:
+        'Only for a policy with allowed_contracts or allowed_methods: "traced" (every call of an op\'s execution is checked, by the node\'s debug_traceCall), "unavailable: …" (the node cannot trace: such ops are refused) or "unknown: …" (the node could not be asked now)',
+    }),
+  ),
 });

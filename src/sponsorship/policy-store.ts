@@ -20,6 +20,8 @@ export interface GasPolicyRecord {
   status: PolicyStatus;
   created_at: string;
   updated_at: string;
+  /** For a policy with call rules: whether its network's node traces them (trace-capability.ts). */
+  call_rules_enforcement?: string;
 }
 
 export interface NewPolicy {
@@ -129,7 +131,8 @@ export async function deletePolicy(db: Database, accountId: string, id: string):
   return result.numUpdatedRows > 0n;
 }
 
-export function toPolicyRecord(row: GasPolicyRow): GasPolicyRecord {
+/** The record the API shows; `callRulesEnforcement` only for a policy that names contracts or methods. */
+export function toPolicyRecord(row: GasPolicyRow, callRulesEnforcement?: string): GasPolicyRecord {
   return {
     id: row.id,
     name: row.name,
@@ -139,5 +142,6 @@ export function toPolicyRecord(row: GasPolicyRow): GasPolicyRecord {
     status: row.status,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+    ...(callRulesEnforcement === undefined ? {} : { call_rules_enforcement: callRulesEnforcement }),
   };
 }

@@ -4,7 +4,13 @@ import { userOperationHashOnChain } from '../bundler/eip7702-chain.ts';
 import { checkCallSucceeds } from '../bundler/gas-estimation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from '../bundler/rpc-errors.ts';
 import { revertReasonOf } from '../bundler/simulation.ts';
-import { type AnyUserOperation, deploysSender, type EntryPointVersion, estimationDefaults } from '../bundler/user-operation.ts';
+import {
+  type AnyUserOperation,
+  deploysSender,
+  type EntryPointVersion,
+  entitiesOf,
+  estimationDefaults,
+} from '../bundler/user-operation.ts';
 import { networkKey } from '../chains/network-key.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
@@ -23,11 +29,20 @@ import {
 import { readPaymasterSenderNonce } from '../paymaster/paymaster-reads.ts';
 import type { PaymasterSetup } from '../paymaster/paymaster-setup.ts';
 import { accountCallsOf } from './call-targets.ts';
+import { executionCallsOf } from './execution-trace.ts';
 import { assertSponsorableCost } from './operation-bounds.ts';
 import { operatorCapViolation, resolveSponsorshipCaps } from './operator-caps.ts';
-import { policyViolation, type SponsorRules } from './policy-check.ts';
+import {
+  type AdmissionFacts,
+  admissionViolation,
+  callRulesViolation,
+  hasCallRules,
+  policyViolation,
+  type SponsorRules,
+} from './policy-check.ts';
 import type { PolicyRules } from './policy-rules.ts';
 import { getPolicy } from './policy-store.ts';
+import type { ExecutionCalls } from './reached-calls.ts';
 import { entryPointFor, readSponsoredOperation } from './sponsored-operation.ts';
 import { maxCostWei, withL1PreVerificationGas } from './sponsorship-cost.ts';
 import { accountState, outstandingMaxCostWei, reserveSponsorship } from './sponsorship-store.ts';
@@ -120,6 +135,9 @@ async function sponsorOperation(
       `${policy.chain}/${policy.network} has no verifying paymaster for EntryPoint v${entryPoint.version} (gas.sponsor_key_file and the chain's erc4337 paymaster)`,
     );
   const op = readSponsoredOperation(entryPoint.version, request.userOperation, setup);
+  const rules = sponsorRulesOf(policy.rules);
+  const nowS = Math.floor(Date.now() / 1000);
+  const admission = assertAdmitted(rules, op, nowS);
   const client = clientOf(network);
   const [price, deposit, outstanding, head] = await Promise.all([
     deps.nativeUsdPrice(network),
@@ -139,9 +157,8 @@ async function sponsorOperation(
       `no USD price for ${policy.chain}/${policy.network}'s native coin: add a tokens.prices entry with contract: native`,
     );
   await assertExecutionSucceeds(client, entryPoint.address, op);
+  const execution = await assertCallRules(rules, () => executionCallsOf(network, client, entryPoint.address, op));
   const costUsdPico = weiToPicoUsd(costWei, price);
-  const rules = sponsorRulesOf(policy.rules);
-  const nowS = Math.floor(Date.now() / 1000);
   const validUntil = nowS + policy.rules.sponsorship_expiry_s;
   const senderNonce = entryPoint.version === '0.6' ? await readPaymasterSenderNonce(client, setup, op.sender) : undefined;
   const fields = await sponsoredPaymasterFields({
@@ -175,7 +192,7 @@ async function sponsorOperation(
     },
     (usage, account) =>
       refusalOf({
-        policy: policyViolation(rules, { nowS, sender: op.sender, costUsdPico, calls: accountCallsOf(op.callData), usage }),
+        policy: policyViolation(rules, { ...admission, costUsdPico, execution, usage }),
         operator: operatorCapViolation(capsOf(deps, network, account), account, costUsdPico),
         deposit,
         outstanding,
@@ -192,29 +209,60 @@ const capsOf = (deps: SponsorDeps, network: Network, account: { plan: Plan; limi
   network.config.embedded ? noCaps : resolveSponsorshipCaps(deps.sponsorshipCaps[account.plan], account.limits);
 
 /**
- * ERC-7677 pm_getPaymasterStubData: the policy and the operator's caps checked as they stand (a cap
- * already used up), and the op's call (one that reverts is not sponsored), then data of the real
- * length that fails only the signature.
+ * ERC-7677 pm_getPaymasterStubData: the policy's rules that need no cost (time window, senders,
+ * factory, and the contract and method rules on the traced execution) and the operator's caps as they
+ * stand (a cap already used up), and the op's call (one that reverts is not sponsored), then data of
+ * the real length that fails only the signature.
  */
 async function stubSponsorship(
   deps: SponsorDeps,
   clientOf: (network: Network) => PublicClient,
   request: SponsorRequest,
 ): Promise<SponsoredFields> {
-  const { network } = await policyFor(deps, request);
+  const { policy, network } = await policyFor(deps, request);
   const entryPoint = entryPointFor(network, request.entryPoint, request.userOperation);
   const setup = deps.paymasterOf(network, entryPoint.version);
   if (!setup) throw new AppError('service_unavailable', `no verifying paymaster for EntryPoint v${entryPoint.version} here`);
   // Stub data comes before estimation: the gas fields may not be there yet.
   const op = readSponsoredOperation(entryPoint.version, request.userOperation, setup, estimationDefaults);
+  const rules = sponsorRulesOf(policy.rules);
+  assertAdmitted(rules, op, Math.floor(Date.now() / 1000));
   if (!network.config.embedded) {
     const account = await accountState(deps.db, request.accountId);
     // No cost is known yet: refuse only a cap with no room left (one pico-dollar).
     const violation = operatorCapViolation(capsOf(deps, network, account), account, 1n);
     if (violation) throw policyViolationError(violation);
   }
-  await assertExecutionSucceeds(clientOf(network), entryPoint.address, op);
+  const client = clientOf(network);
+  await assertExecutionSucceeds(client, entryPoint.address, op);
+  await assertCallRules(rules, () => executionCallsOf(network, client, entryPoint.address, op));
   return stubPaymasterFields(setup);
+}
+
+/** The rules that need no usage (time window, senders, factory, the callData's calls): a refusal is thrown (403). */
+function assertAdmitted(rules: SponsorRules, op: AnyUserOperation, nowS: number): AdmissionFacts {
+  const admission = {
+    nowS,
+    sender: op.sender,
+    factory: deploysSender(op) ? entitiesOf(op).factory : null,
+    calls: accountCallsOf(op.callData),
+  };
+  const violation = admissionViolation(rules, admission);
+  if (violation) throw policyViolationError(violation);
+  return admission;
+}
+
+/**
+ * A policy that names contracts or methods checks them on every call the op's execution makes,
+ * traced by the node (execution-trace.ts); a refusal, or a node that cannot trace, is thrown (403).
+ * What was traced, for the final check; undefined for a policy without such rules (nothing traced).
+ */
+async function assertCallRules(rules: SponsorRules, trace: () => Promise<ExecutionCalls>): Promise<ExecutionCalls | undefined> {
+  if (!hasCallRules(rules)) return undefined;
+  const execution = await trace();
+  const violation = callRulesViolation(rules, execution);
+  if (violation) throw policyViolationError(violation);
+  return execution;
 }
 
 /**
@@ -275,6 +323,7 @@ export function sponsorRulesOf(rules: PolicyRules): SponsorRules {
     allowedMethods: rules.allowed_methods?.map((method) => method.selector.toLowerCase()),
     allowedSenders: rules.allowed_senders?.map((address) => address.toLowerCase()),
     blockedSenders: rules.blocked_senders?.map((address) => address.toLowerCase()),
+    allowedFactories: rules.allowed_factories?.map((address) => address.toLowerCase()),
     startTime: seconds(rules.start_time),
     endTime: seconds(rules.end_time),
     rateLimit: rules.rate_limit ? { ops: rules.rate_limit.ops, perSeconds: rules.rate_limit.per_seconds } : undefined,

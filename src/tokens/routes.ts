@@ -71,6 +71,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
     {
       config: {
         computeUnits: restComputeUnits['tokens.balances'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'tokens.balances',
         contracts: everyContract,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { type Address, encodeFunctionData, erc20Abi, formatUnits, type PublicClient } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { pageWindow } from '../http/pagination.ts';

@@ -54,10 +54,25 @@ export interface TransferPage {
   readonly rows: TransferRow[];
   /** The last row's key when more rows follow; absent on the last page. */
   readonly next?: TransferCursor;
+  /**
+   * The page ended where a branch's scan budget did (`next` is the last row read, matching or not):
+   * rows may follow, but reading on is the next page's work, not this one's.
+   */
+  readonly budgetSpent?: boolean;
 }
 
 /** Most rows one call returns (Alchemy's maxCount allows 1,000). */
 export const maxTransferLimit = 1000;
+
+/**
+ * Rows one branch reads at most while a filter outside its index (contracts beside an address, the
+ * other side, zero values, NFT standards) leaves rows out: about 10 ms of reading. A filter that
+ * matches rarely then answers a short page with a page key instead of scanning the table.
+ */
+export const transferScanBudget = 2_000;
+
+/** Contracts without an address are read a branch per contract (the contract index) up to this many; beyond, in block order, filtered. */
+export const maxContractBranches = 10;
 
 /** Ties a page key to the filter it was made for (everything but the page size). */
 export function transferFingerprint(filter: TransferFilter): string {
@@ -91,6 +106,8 @@ interface Row {
   timestamp: Date | string;
   symbol: string | null;
   decimals: number | null;
+  matched: boolean;
+  boundary: boolean;
 }
 
 /**
@@ -105,20 +122,21 @@ export async function queryTransfers(
   page: { limit: number; after?: TransferCursor },
 ): Promise<TransferPage> {
   const limit = Math.min(Math.max(1, Math.trunc(page.limit)), maxTransferLimit);
-  const sides = partySides(filter);
   const tables = tablesFor(filter.categories);
   if (tables.length === 0 || (filter.contracts !== undefined && filter.contracts.length === 0)) return { rows: [] };
   const branches = tables.flatMap(({ shape, standards }) =>
-    sides.map((side) => branchSql(shape, standards, branchFilter(filter, side, page.after, limit + 1))),
+    branchConditions(filter, shape.hasContract).map((conditions) =>
+      branchSql(shape, standards, branchFilter(filter, conditions, page.after, limit + 1)),
+    ),
   );
   const direction = sql.raw(filter.order);
   // Lateral lookups (LIMIT keeps the planner from flattening them into a join over all the network's
-  // blocks): one primary-key probe per row of the page.
+  // blocks): one primary-key probe per row of the page. Each branch adds at most one boundary row.
   const result = await sql<Row>`
     with page as (
       select * from (${sql.join(branches, sql` union all `)}) u
       order by block_number ${direction}, position ${direction}, tx_hash ${direction}, trace_path ${direction}, batch_index ${direction}
-      limit ${limit + 1}
+      limit ${limit + 1 + branches.length}
     )
     select page.*, b.timestamp, m.symbol, m.decimals
     from page
@@ -132,28 +150,60 @@ export async function queryTransfers(
     order by page.block_number ${direction}, page.position ${direction}, page.tx_hash ${direction}, page.trace_path ${direction}, page.batch_index ${direction}`.execute(
     db,
   );
-  const rows = result.rows.slice(0, limit).map(toTransferRow);
-  return result.rows.length > limit ? { rows, next: rows.at(-1)!.cursor } : { rows };
+  return pageOf(result.rows, limit);
 }
 
-type Side = Pick<BranchFilter, 'from' | 'to' | 'notFrom'>;
-
-function partySides(filter: TransferFilter): Side[] {
-  if (filter.party !== undefined) return [{ from: filter.party }, { to: filter.party, notFrom: filter.party }];
-  return [{ from: filter.from, to: filter.to }];
+/**
+ * The first `limit` matching rows, unless a branch's budget ended before them: rows past that
+ * boundary may miss that branch's matches, so the page ends at the boundary, its key the next page's.
+ */
+function pageOf(rows: readonly Row[], limit: number): TransferPage {
+  const taken: TransferRow[] = [];
+  for (const row of rows) {
+    const matches = row.matched;
+    if (matches && taken.length === limit) return { rows: taken, next: taken.at(-1)!.cursor };
+    const transfer = toTransferRow(row);
+    if (matches) taken.push(transfer);
+    if (row.boundary) return { rows: taken, next: transfer.cursor, budgetSpent: true };
+  }
+  return { rows: taken };
 }
 
-function branchFilter(filter: TransferFilter, side: Side, after: TransferCursor | undefined, limit: number): BranchFilter {
+type Conditions = Pick<BranchFilter, 'from' | 'to' | 'notFrom' | 'contract' | 'contracts'>;
+
+/**
+ * The branches of one table: a side each of a `party` query, one for `from`/`to`, else one per
+ * contract of a short list (the contract index), else one in block order.
+ */
+function branchConditions(filter: TransferFilter, hasContract: boolean): Conditions[] {
+  const contracts = hasContract ? filter.contracts : undefined;
+  if (filter.party !== undefined) {
+    return [
+      { from: filter.party, contracts },
+      { to: filter.party, notFrom: filter.party, contracts },
+    ];
+  }
+  if (filter.from !== undefined || filter.to !== undefined) return [{ from: filter.from, to: filter.to, contracts }];
+  if (contracts !== undefined && contracts.length <= maxContractBranches) return contracts.map((contract) => ({ contract }));
+  return [{ contracts }];
+}
+
+function branchFilter(
+  filter: TransferFilter,
+  conditions: Conditions,
+  after: TransferCursor | undefined,
+  limit: number,
+): BranchFilter {
   return {
     network: filter.network,
-    ...side,
-    contracts: filter.contracts,
+    ...conditions,
     fromBlock: filter.fromBlock,
     toBlock: filter.toBlock,
     excludeZeroValue: filter.excludeZeroValue ?? false,
     order: filter.order,
     after,
     limit,
+    scanBudget: transferScanBudget,
   };
 }
 

@@ -30,6 +30,7 @@ export async function transferRoutes(app: FastifyInstance, deps: { chains: Chain
     {
       config: {
         computeUnits: restComputeUnits['transfers.list'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'transfers.list',
         contracts: contractFilterOf('contract'),

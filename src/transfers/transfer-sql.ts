@@ -11,6 +11,8 @@ export interface BranchFilter {
   readonly from?: string;
   readonly to?: string;
   readonly notFrom?: string;
+  /** One contract read through the contract index (a branch per contract of a short list without an address). */
+  readonly contract?: string;
   readonly contracts?: readonly string[];
   readonly fromBlock?: number;
   readonly toBlock?: number;
@@ -18,6 +20,12 @@ export interface BranchFilter {
   readonly order: SortOrder;
   readonly after?: TransferCursor;
   readonly limit: number;
+  /**
+   * Index entries the branch may read at most when a condition is not part of the index it scans
+   * (another filter than the leading address or contract): the scan stops there, and its last row is
+   * returned marked `boundary`, so the page can end at it with a page key instead of scanning on.
+   */
+  readonly scanBudget: number;
 }
 
 /** A transfers table as a branch of the union: its columns under the common names, its keyset. */
@@ -113,23 +121,44 @@ export function tablesFor(categories: readonly TransferCategory[]) {
 }
 
 /**
- * One branch of the union: a table's rows for one address condition, in key order, at most `limit`.
- * With an index on (network, address, sort columns) this reads no more than `limit` index entries,
- * however deep the page: the cursor is a bound of the index scan, not an OFFSET.
+ * One branch of the union: a table's rows for one address (or contract) condition, in key order, at
+ * most `limit`. The leading condition and the block bounds are an index range (network, address or
+ * contract, sort columns), so the cursor is a bound of the index scan, not an OFFSET. The other filters
+ * (the other side, contracts with an address, standards, zero values) are checked on rows the scan
+ * reads; their scan is cut at `scanBudget` rows, whose last comes back with `boundary` set (matching or
+ * not), so a filter that matches rarely costs a bounded read and a short page, never a long scan.
  */
 export function branchSql(shape: TableShape, standards: readonly string[] | undefined, f: BranchFilter): RawBuilder<unknown> {
-  const conditions: RawBuilder<unknown>[] = [sql`network = ${f.network}`];
-  if (f.from !== undefined) conditions.push(sql`from_address = ${f.from}`);
-  if (f.to !== undefined) conditions.push(sql`to_address = ${f.to}`);
-  if (f.notFrom !== undefined) conditions.push(sql`from_address <> ${f.notFrom}`);
-  if (f.fromBlock !== undefined) conditions.push(sql`block_number >= ${f.fromBlock}::int8`);
-  if (f.toBlock !== undefined) conditions.push(sql`block_number <= ${f.toBlock}::int8`);
-  if (f.after !== undefined) conditions.push(shape.afterCondition(f.after, f.order));
-  if (standards !== undefined) conditions.push(sql`standard in (${sql.join(standards)})`);
-  if (f.contracts !== undefined && shape.hasContract) conditions.push(sql`contract in (${sql.join(f.contracts)})`);
-  if (f.excludeZeroValue) conditions.push(sql`${sql.ref(shape.valueColumn)} <> 0`);
+  const leading: RawBuilder<unknown>[] = [sql`network = ${f.network}`];
+  const residual: RawBuilder<unknown>[] = [];
+  const lead = f.from !== undefined ? 'from' : f.to !== undefined ? 'to' : f.contract !== undefined ? 'contract' : 'block';
+  if (f.from !== undefined) leading.push(sql`from_address = ${f.from}`);
+  if (f.to !== undefined) (lead === 'to' ? leading : residual).push(sql`to_address = ${f.to}`);
+  if (f.contract !== undefined) (lead === 'contract' ? leading : residual).push(sql`contract = ${f.contract}`);
+  if (f.fromBlock !== undefined) leading.push(sql`block_number >= ${f.fromBlock}::int8`);
+  if (f.toBlock !== undefined) leading.push(sql`block_number <= ${f.toBlock}::int8`);
+  if (f.after !== undefined) leading.push(shape.afterCondition(f.after, f.order));
+  if (f.notFrom !== undefined) residual.push(sql`from_address <> ${f.notFrom}`);
+  if (standards !== undefined) residual.push(sql`standard in (${sql.join(standards)})`);
+  if (f.contracts !== undefined && shape.hasContract) residual.push(sql`contract in (${sql.join(f.contracts)})`);
+  if (f.excludeZeroValue) residual.push(sql`${sql.ref(shape.valueColumn)} <> 0`);
   const direction = sql.raw(f.order);
   const orderBy = sql.join(shape.sortColumns.map((column) => sql`${sql.ref(column)} ${direction}`));
-  return sql`(select ${shape.columns} from ${sql.table(shape.table)}
-    where ${sql.join(conditions, sql` and `)} order by ${orderBy} limit ${f.limit})`;
+  const where = sql.join(leading, sql` and `);
+  if (residual.length === 0) {
+    return sql`(select ${shape.columns}, true as matched, false as boundary from ${sql.table(shape.table)}
+      where ${where} order by ${orderBy} limit ${f.limit})`;
+  }
+  // row_number() in the scan's own order (which the index gives, so no sort): the budget's last row is
+  // the one numbered `scanBudget`, and the planner knows the rows stay in key order, so the branch's
+  // LIMIT stops the scan at its last match instead of sorting the whole budget first.
+  return sql`(select ${shape.columns}, matched, n = ${f.scanBudget} as boundary from (
+      select *, coalesce(${sql.join(residual, sql` and `)}, false) as matched from (
+        select *, row_number() over (order by ${orderBy}) as n from (
+          select * from ${sql.table(shape.table)} where ${where} order by ${orderBy} limit ${f.scanBudget}
+        ) budget
+      ) numbered
+    ) scanned
+    where matched or n = ${f.scanBudget}
+    order by ${orderBy} limit ${f.limit + 1})`;
 }

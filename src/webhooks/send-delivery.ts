@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { refusedAddressReason } from '../nfts/metadata/address-policy.ts';
-import { type PrivateDestinations, privateDestinations } from './private-destinations.ts';
+import { type PrivateDestinations, privateDestinations } from '../config/private-destinations.ts';
+import { refusedAddressReason } from '../core/address-policy.ts';
 import type { Mode } from './url-policy.ts';
 
 export interface SendResult {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Context } from '../core/context.ts';
+import { privateDestinations } from '../config/private-destinations.ts';
+import type { Context } from '../context/context.ts';
 import { openDatabase } from '../db/connect.ts';
 import type { Mailer } from '../email/mailer.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
@@ -8,7 +9,6 @@ import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
 import { startPendingFeed } from './pending-feed.ts';
-import { privateDestinations } from './private-destinations.ts';
 import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';
 import { createWebhookCache } from './webhook-cache.ts';
@@ -41,7 +41,11 @@ export async function startWebhookRole(deps: {
 }): Promise<WebhookRole> {
   const { ctx, chains } = deps;
   const { config, logger } = ctx;
-  const database = await openDatabase({ url: deps.databaseUrl, maxConnections: workerSlots + 3 });
+  const database = await openDatabase({
+    url: deps.databaseUrl,
+    maxConnections: workerSlots + 3,
+    statementTimeoutMs: config.limits.statementTimeoutMs,
+  });
   const db = database.db;
   void bindAllUnboundSecrets(db, deps.secrets, logger).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not bind the stored webhook signing secrets to their webhooks'),

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
+import { type PrivateDestinations, privateDestinations } from '../config/private-destinations.ts';
+import { refusedAddressReason } from '../core/address-policy.ts';
 import { invalidRequest } from '../core/errors.ts';
-import { refusedAddressReason } from '../nfts/metadata/address-policy.ts';
-import { type PrivateDestinations, privateDestinations } from './private-destinations.ts';
 
 export type Mode = 'development' | 'production';
 

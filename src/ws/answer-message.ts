@@ -1,13 +1,16 @@
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
+import { isDataMethod } from '../alchemy/method-names.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
+import { type CheckedCall, type JsonRpcCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from '../jsonrpc/messages.ts';
 import { type ChargeDecision, consumeBudgets, rateLimitMessage, unpayableCost } from '../limits/charge-budgets.ts';
 import { computeUnitsFor } from '../limits/compute-units.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { principalCallRefusal } from '../rpc/call-restrictions.ts';
-import { type CheckedCall, type JsonRpcCall, jsonRpcErrorCodes, type ParsedRpcBody, rpcErrorText } from '../rpc/jsonrpc.ts';
+import { oneAtATime, takeDataSlot } from '../rpc/data-calls.ts';
 import { parseRpcBody } from '../rpc/parse-call.ts';
 import { forwardRpcRequest, planRpcRequest } from '../rpc/proxy.ts';
 
@@ -18,6 +21,8 @@ export interface AnswerDeps {
   metrics: Metrics;
   /** Alchemy's enhanced methods (src/alchemy); absent: they answer -32601. */
   enhanced?: EnhancedMethods;
+  /** The per-account cap on data queries running at once; absent: no cap. */
+  dataQueries?: DataQuerySlots;
   /** Answers the calls the socket itself serves (eth_subscribe, eth_unsubscribe), synchronously. */
   answerLocal(call: JsonRpcCall): string;
 }
@@ -62,15 +67,26 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
     return parsed.batch ? `[${refused.join(',')}]` : refused[0]!;
   }
 
+  let release: (() => void) | undefined;
+  try {
+    release = takeDataSlot(deps.dataQueries, deps.principal, plan.calls);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    const busy = { code: jsonRpcErrorCodes.limit_exceeded, message: error.message, data: { limit: 'data_queries_per_account' } };
+    const refused = calls.map((checked) => rpcErrorText(checked.ok ? checked.call.id : checked.id, busy));
+    return parsed.batch ? `[${refused.join(',')}]` : refused[0]!;
+  }
   let next = 0;
+  const serial = oneAtATime();
   const forwarded = await Promise.all(
     calls.map((checked) => {
       if (isLocal(checked)) return undefined;
       const planned = plan.calls[next++]!;
       if (!planned.ok) return rpcErrorText(planned.id, planned.error);
-      return forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 });
+      const forward = () => forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 });
+      return isDataMethod(planned.call.method) ? serial(forward) : forward();
     }),
-  );
+  ).finally(() => release?.());
   // Local calls last, synchronously before the answer goes out: a new subscription's first item
   // can then never reach the client before the subscription id does.
   const answers = calls.map((checked, i) => (checked.ok && isLocal(checked) ? deps.answerLocal(checked.call) : forwarded[i]!));

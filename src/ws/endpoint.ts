@@ -7,10 +7,11 @@ import type { Principal } from '../auth/principal.ts';
 import type { RequestFacts, RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { LimitsConfig } from '../config/limits-settings.ts';
-import type { Context } from '../core/context.ts';
+import type { Context } from '../context/context.ts';
 import { AppError, errorBody } from '../core/errors.ts';
 import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { toAppError } from '../http/error-handler.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
@@ -70,6 +71,8 @@ interface WsEndpointDeps {
   options?: WsEndpointOptions;
   /** Alchemy's enhanced methods, answered over the socket as on /v1/rpc; absent: -32601. */
   enhanced?: EnhancedMethods;
+  /** The per-account cap on data queries running at once; absent: no cap. */
+  dataQueries?: DataQuerySlots;
 }
 
 /** The endpoint's parts and open connections, shared by the steps below. */
@@ -207,6 +210,7 @@ function admitConnection(
       limiter: deps.limiter,
       metrics: deps.ctx.metrics,
       enhanced: deps.enhanced,
+      dataQueries: deps.dataQueries,
       wsMetrics: state.wsMetrics,
       logger: deps.ctx.logger,
       limits: state.limits,
@@ -219,6 +223,7 @@ function admitConnection(
       network,
       principal,
       update: (next) => session.setPrincipal(next),
+      hold: (reread) => session.hold(reread),
       end: (code, reason) => session.close(code, reason, code === wsCloseCodes.keyRefused ? 'key_refused' : 'key_not_allowed'),
     });
     void session.closed.then(() => {

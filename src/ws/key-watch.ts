@@ -18,6 +18,12 @@ export interface WatchedSocket {
   principal: Principal;
   /** The key as it is now: its restrictions, scopes and limits apply from the next message. */
   update(principal: Principal): void;
+  /**
+   * The key changed and is being read again: messages that come meanwhile wait for `reread`, so the
+   * first message after the change (the admin API answers once this process forgot the key) is
+   * checked with the key as it is now, not served with the key as it was.
+   */
+  hold(reread: Promise<void>): void;
   end(code: number, reason: string): void;
 }
 
@@ -81,7 +87,7 @@ export function createKeyWatch(deps: {
 
   const stopListening = deps.authenticator.onForget((keyId) => {
     for (const socket of sockets.keys()) {
-      if (keyId === undefined || socket.principal.keyId === keyId) void recheck(socket);
+      if (keyId === undefined || socket.principal.keyId === keyId) socket.hold(recheck(socket));
     }
   });
 

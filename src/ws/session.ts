@@ -5,9 +5,10 @@ import WebSocket from 'ws';
 import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
+import { type JsonRpcCall, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
+import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { type JsonRpcCall, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../rpc/jsonrpc.ts';
 import { type AnswerDeps, answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import type { Deliver, HeadFeed } from './head-feed.ts';
@@ -30,6 +31,8 @@ export interface SessionDeps {
   limiter: RateLimiter;
   metrics: Metrics;
   enhanced?: EnhancedMethods;
+  /** The per-account cap on data queries running at once; absent: no cap. */
+  dataQueries?: DataQuerySlots;
   wsMetrics: WsMetrics;
   logger: Logger;
   limits: SessionLimits;
@@ -44,6 +47,8 @@ export interface Session {
   close(code: number, reason: string, metricReason: string): void;
   /** The key as it is now (src/ws/key-watch.ts): the next message is checked and charged with it. */
   setPrincipal(principal: Principal): void;
+  /** Messages that come until `reread` settles wait for it (the key is being read again after a change). */
+  hold(reread: Promise<void>): void;
 }
 
 type ActiveSubscription = { kind: SubscriptionKind; stop(): void };
@@ -80,9 +85,14 @@ export function startSession(deps: SessionDeps): Session {
       rpcErrorText(null, { code: jsonRpcErrorCodes.internal_error, message: 'internal error; retry with exponential backoff' }),
     );
   };
+  // Set while the key is read again after a change: messages wait for it, in the order they came.
+  let held: Promise<void> | undefined;
+  const answer = (text: string) => answerMessage(answerDeps, text).then(reply, onAnswerFailed);
   ws.on('message', (data) => {
     wsMetrics.messagesIn.inc();
-    answerMessage(answerDeps, (data as Buffer).toString('utf8')).then(reply, onAnswerFailed);
+    const text = (data as Buffer).toString('utf8');
+    if (held === undefined) void answer(text);
+    else void held.then(() => (state.ended ? undefined : answer(text)));
   });
 
   ws.on('pong', () => {
@@ -105,6 +115,12 @@ export function startSession(deps: SessionDeps): Session {
     setPrincipal: (principal) => {
       deps.principal = principal;
       answerDeps.principal = principal;
+    },
+    hold: (reread) => {
+      const gate: Promise<void> = Promise.all([held, reread.catch(() => undefined)]).then(() => {
+        if (held === gate) held = undefined;
+      });
+      held = gate;
     },
   };
   return session;

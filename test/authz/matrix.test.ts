@@ -4,7 +4,21 @@ import { proxyMethodRule, renderScopeTable, type ScopedDocument } from '../../sc
 import { scopes } from '../../src/auth/scopes.ts';
 import { bundlerMethodScopes } from '../../src/bundler/bundler-calls.ts';
 import type { Operation } from '../fuzz/support/operations.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
+import { closeOf, type RawClient } from '../ws/support/ws-client.ts';
 import { anvilAccount, type Matrix, namesAccountResource, pathFor, startMatrix } from './support/matrix-fixtures.ts';
+import {
+  type CaseKey,
+  contractCases,
+  environmentCases,
+  methodCases,
+  methodHalves,
+  queryFor,
+  type RestrictionCase,
+} from './support/restriction-cases.ts';
+import { socketForms } from './support/socket-forms.ts';
+
+type CaseRequest = Pick<RestrictionCase, 'values' | 'query'>;
 
 interface Answer {
   status: number;
@@ -46,17 +60,19 @@ describe('authorization matrix, from the OpenAPI document', () => {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
-  /** One request of the operation: alice's resources in the path, an empty body (the scope is checked before it). */
-  /** `key`: the key sent, also put in the path of the URL forms (`{apiKey}`). */
-  const requestOf = (operation: Operation, owner = m.alice, key?: string) => {
-    const query = operation.parameters.some((p) => p.name === 'network' && p.in === 'query') ? '?network=devnet' : '';
+  /**
+   * One request of the operation: alice's resources in the path, the query values a route needs to get
+   * past validation (`network`, `owner`...), an empty body (the scope is checked before it). `key`: the
+   * key sent, also put in the path of the URL forms (`{apiKey}`); `given`: a case's own values.
+   */
+  const requestOf = (operation: Operation, owner = m.alice, key?: string, given: CaseRequest = {}) => {
     const probe = jsonRpcProbes[operation.path];
     const body = probe ? { jsonrpc: '2.0', id: 1, method: probe.method, params: [] } : operation.body ? {} : undefined;
     const template = key === undefined ? operation.path : operation.path.replace('{apiKey}', key);
-    return { path: `${pathFor(template, owner)}${query}`, body };
+    return { path: `${pathFor(template, owner, given.values)}${queryFor(operation, given)}`, body };
   };
-  const withKey = (key: string, operation: Operation, owner = m.alice) => {
-    const { path, body } = requestOf(operation, owner, key);
+  const withKey = (key: string, operation: Operation, owner = m.alice, given: CaseRequest = {}) => {
+    const { path, body } = requestOf(operation, owner, key, given);
     return send(operation.method, path, { 'x-api-key': key }, body);
   };
   const v1 = () => m.operations.filter((o) => o.auth === 'key');
@@ -126,6 +142,65 @@ describe('authorization matrix, from the OpenAPI document', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('restricted keys, from x-method-name and x-contracts: methods lacking the route 403, listing it served; contracts; environments', async () => {
+    const routes = inOrder(v1().filter((o) => !o.jsonRpc));
+    // Every REST and NFT route has a name a key's methods can list; every one naming a contract has a rule.
+    expect(routes.filter((o) => o.methodName === undefined).map(label)).toEqual([]);
+    const namesContract = (o: Operation) => o.parameters.some((p) => /^contract/.test(p.name));
+    expect(routes.filter((o) => namesContract(o) && o.contracts === undefined).map(label)).toEqual([]);
+    const halves = methodHalves(routes);
+    const keys: Record<CaseKey, string> = {
+      methodsEven: (await m.newKey({ restrictions: { methods: halves.even } })).key,
+      methodsOdd: (await m.newKey({ restrictions: { methods: halves.odd } })).key,
+      contracts: m.contractsKey,
+      unrestricted: m.aliceKey,
+      test: m.aliceKey,
+      live: (await m.newKey({ environment: 'live' })).key,
+    };
+    const cases = [...methodCases(routes), ...contractCases(routes), ...environmentCases(inOrder(v1()))];
+    // The NFT v3 routes under the URL form are among them (55 cases of 161 when written).
+    expect(cases.filter((c) => c.operation.path.startsWith('/v1/rpc/{chain}/{network}/{apiKey}/')).length).toBeGreaterThan(40);
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const answer = await withKey(keys[c.key], c.operation, m.alice, c);
+      const messages = (Array.isArray(answer.body) ? answer.body : [answer.body]).map((item) => item?.error?.message ?? '');
+      const held = c.refused
+        ? answer.status === 403 && messages.some((message) => c.refused!.test(message))
+        : answer.status !== 403;
+      if (!held)
+        wrong.push(
+          `${label(c.operation)}, ${c.label} (${c.key}): ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`,
+        );
+    }
+    console.log(`restricted keys: ${cases.length} cases`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('open sockets in every form follow their key: revoked 4001 within 1 s, restrictions unmet 4003, changed methods on the next message', async () => {
+    const forms = await socketForms(m.t.url);
+    const wrong: string[] = [];
+    const revocationMs: number[] = [];
+    await Promise.all(
+      forms.map(async (form) => {
+        const revoked = await m.newKey({ restrictions: form.base });
+        const changed = await m.newKey({ restrictions: form.base });
+        const [first, second] = await Promise.all([form.open(revoked.key), form.open(changed.key)]);
+        await restrictKey(m.t, changed.id, { ...form.base, methods: ['eth_blockNumber'] });
+        const refused = await second.call('eth_chainId');
+        if (refused.error?.code !== -32010 || !/restrictions\.methods/.test(refused.error.message))
+          wrong.push(`${form.name}: eth_chainId after methods changed: ${JSON.stringify(refused)}`);
+        if (!(await second.call('eth_blockNumber')).result) wrong.push(`${form.name}: the listed method refused`);
+        const unmet = await changeAndClose(second, () => restrictKey(m.t, changed.id, { ...form.base, ips: ['203.0.113.7'] }));
+        if (unmet.code !== 4003 || !/ips/.test(unmet.reason)) wrong.push(`${form.name}: ips unmet: ${JSON.stringify(unmet)}`);
+        const closed = await changeAndClose(first, () => m.t.admin('DELETE', `/admin/keys/${revoked.id}`));
+        if (closed.code !== 4001 || closed.afterMs > 1_000) wrong.push(`${form.name}: revoked: ${JSON.stringify(closed)}`);
+        revocationMs.push(closed.afterMs);
+      }),
+    );
+    console.log(`revocation closed the sockets of ${forms.length} forms after at most ${Math.max(...revocationMs)} ms`);
+    expect(wrong).toEqual([]);
+  });
+
   it('a revoked key gets 401 everywhere; admin routes 401 without the admin token', async () => {
     const wrong: string[] = [];
     for (const operation of v1()) {
@@ -187,6 +262,13 @@ describe('authorization matrix, from the OpenAPI document', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+/** The socket's close after `change` (an admin call), timed from the call. */
+async function changeAndClose(client: RawClient, change: () => Promise<unknown>) {
+  const since = Date.now();
+  await change();
+  return closeOf(client, since).catch((error: Error) => ({ code: 0, reason: error.message, afterMs: Number.NaN }));
+}
 
 /** What the table is made of: every operation's path, method and x-scope. */
 function scopedDocumentOf(operations: Operation[]): ScopedDocument {

@@ -4,7 +4,7 @@ import { checkCallAnswer } from '../../src/chains/answer-integrity.ts';
 import { type BundleAnswer, checkBlockBundle, checkBundleBatch, checkChainLinks } from '../../src/chains/block-integrity.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import type { IntegrityProblem } from '../../src/chains/integrity-fields.ts';
-import { splitRpcAnswer } from '../../src/chains/raw-answer.ts';
+import { splitRpcAnswer } from '../../src/jsonrpc/raw-answer.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 
 type Json = Record<string, unknown>;

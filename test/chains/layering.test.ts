@@ -1,24 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = new URL('../../', import.meta.url).pathname;
-
-/** Every .ts file under `dir` (relative to the repository), with its text. */
-function sources(dir: string): { path: string; text: string }[] {
-  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => join(root, dir, name))
-    .map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
-}
-
-/** The module specifiers a file imports or re-exports (static and dynamic). */
-function importsOf(text: string): string[] {
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'/g)].map((match) => match[1]!);
-  const bare = [...text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'/g)].map((match) => match[1]!);
-  const dynamic = [...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!);
-  return [...specifiers, ...bare, ...dynamic];
-}
+import { importsOf, sources } from '../support/source-imports.ts';
 
 /**
  * Issue 32, item 7: the upstream layer (src/chains) sits below the proxy and imports nothing of it; the

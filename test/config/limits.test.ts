@@ -28,6 +28,9 @@ describe('limits: settings', () => {
       wsMaxSubscriptionsPerConnection: 100,
       wsMaxBufferedBytes: 1_048_576,
       wsMaxMessageBytes: 1_048_576,
+      dataQueriesPerAccount: 4,
+      statementTimeoutMs: 5_000,
+      indexerStatementTimeoutMs: 120_000,
     });
   });
 
@@ -40,5 +43,10 @@ describe('limits: settings', () => {
     expect(() => load({ max_connections: 0 })).toThrow(ConfigError);
     expect(() => load({ max_connections: 0 })).toThrow(/invalid setting limits\.max_connections \(in .*\): must be at least 1/);
     expect(() => load({ max_conections: 5 })).toThrow(/invalid setting limits\.max_conections \(in .*\): unknown setting/);
+    expect(load({ data_queries_per_account: 1, statement_timeout_ms: 0 }).limits).toMatchObject({
+      dataQueriesPerAccount: 1,
+      statementTimeoutMs: 0,
+    });
+    expect(() => load({ data_queries_per_account: 0 })).toThrow(/limits\.data_queries_per_account .*must be at least 1/);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bundlerErrorCodes } from '../../src/bundler/rpc-errors.ts';
 import { errorStatus } from '../../src/core/errors.ts';
-import { jsonRpcErrorCodes } from '../../src/rpc/jsonrpc.ts';
+import { jsonRpcErrorCodes } from '../../src/jsonrpc/messages.ts';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const rows = doc.split('\n').filter((line) => line.startsWith('| `'));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyLimits } from '../../src/accounts/key-settings.ts';
+import type { KeyLimits } from '../../src/keys/key-settings.ts';
 import { withinOneSecond } from '../support/one-second.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { twoServicesOnRedis } from '../support/services-on-redis.ts';

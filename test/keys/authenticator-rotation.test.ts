@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/accounts/api-key.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
 import { type KeyRow, keyRow } from '../support/key-row.ts';
 
 function rowOf(validUntil: Date | null): KeyRow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, refusedAddressReason } from '../../src/nfts/metadata/address-policy.ts';
+import { classifyAddress, refusedAddressReason } from '../../src/core/address-policy.ts';
 
 describe('classifyAddress', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/accounts/api-key.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { databaseUnavailable } from '../../src/db/unavailable.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
 import { keyRow } from '../support/key-row.ts';
 
 /** Issue 20: while the database is down, keys known a moment ago keep working; unknown ones get the 503. */

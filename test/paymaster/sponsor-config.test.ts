@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import type { ChainRegistry, Network } from '../../src/chains/registry.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import type { Context } from '../../src/core/context.ts';
+import type { Context } from '../../src/context/context.ts';
 import { paymasterSetupsOf } from '../../src/paymaster/paymaster-setup.ts';
 import { devnetSponsorKey } from '../../src/paymaster/sponsor-key.ts';
 import { startPaymasters } from '../../src/paymaster/start-paymasters.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRpcAnswer, splitRpcAnswer } from '../../src/chains/raw-answer.ts';
+import { formatRpcAnswer, splitRpcAnswer } from '../../src/jsonrpc/raw-answer.ts';
 import { cacheScopeFor, scopeOfResult } from '../../src/rpc/cache/cache-policy.ts';
 import { bisectRange, resolveLogsRange, splitRange } from '../../src/rpc/get-logs/block-range.ts';
 import { isRangeTooLargeError } from '../../src/rpc/get-logs/range-error.ts';

@@ -80,6 +80,8 @@ describe('/v1/gas/policies', () => {
       status: 'active',
       created_at: expect.any(String),
       updated_at: created.body.created_at,
+      // It names contracts and methods, and the anvil traces calls.
+      call_rules_enforcement: 'traced',
     });
     const id = created.body.id as string;
     // Stored parsed: the sponsor reads selectors, not signatures.

@@ -1,7 +1,7 @@
 import { encodeFunctionData, parseAbi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { accountCallsOf } from '../../src/sponsorship/call-targets.ts';
-import { type PolicyUsage, policyViolation } from '../../src/sponsorship/policy-check.ts';
+import { type PolicyUsage, policyViolation, type SponsorFacts } from '../../src/sponsorship/policy-check.ts';
 import { maxCostWei } from '../../src/sponsorship/sponsorship-cost.ts';
 import { formatUsd, parseUsd, usdString, weiToPicoUsd } from '../../src/sponsorship/usd.ts';
 
@@ -63,11 +63,13 @@ describe('the calls an account makes', () => {
 });
 
 describe('a policy refusing or sponsoring an op', () => {
-  const facts = (overrides: Partial<Parameters<typeof policyViolation>[1]> = {}) => ({
+  const facts = (overrides: Partial<SponsorFacts> = {}): SponsorFacts => ({
     nowS: 1_800_000_000,
     sender,
+    factory: null,
     costUsdPico: parseUsd('1.2'),
     calls: [{ to: token, selector: '0xa9059cbb' }],
+    execution: { kind: 'traced', calls: [{ to: token, from: sender, selector: '0xa9059cbb', creates: false }] },
     usage: noUsage,
     ...overrides,
   });
@@ -132,7 +134,8 @@ describe('a policy refusing or sponsoring an op', () => {
     expect(policyViolation({ allowedContracts: [other] }, facts())).toMatch(/^allowed_contracts: the op calls 0x0+c0de/);
     expect(policyViolation({ allowedContracts: [token], allowedMethods: ['0xa9059cbb'] }, facts())).toBeUndefined();
     expect(policyViolation({ allowedMethods: ['0x095ea7b3'] }, facts())).toMatch(/^allowed_methods: the op calls 0xa9059cbb/);
-    expect(policyViolation({ allowedContracts: [token] }, facts({ calls: undefined }))).toMatch(/not an execute or executeBatch/);
+    // callData that is no execute the service reads: the traced execution alone decides.
+    expect(policyViolation({ allowedContracts: [token] }, facts({ calls: undefined }))).toBeUndefined();
     expect(policyViolation({ startTime: 1_900_000_000 }, facts())).toMatch(/^start_time not reached/);
     expect(policyViolation({ endTime: 1_700_000_000 }, facts())).toMatch(/^end_time passed/);
   });

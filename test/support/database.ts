@@ -14,6 +14,8 @@ export interface TestDatabase {
 export interface TestDatabaseOptions {
   /** Migrated (default true); false gives an empty database, for migration tests. */
   migrate?: boolean;
+  /** The pool's statement_timeout, as the service sets its own from limits.statement_timeout_ms. */
+  statementTimeoutMs?: number;
 }
 
 /** The run's Postgres server (DATABASE_URL's or the embedded one the global setup started), database `postgres`. */
@@ -34,7 +36,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const dropIt = () => adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
   let opened: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    opened = await openDatabase({ url });
+    opened = await openDatabase({ url, statementTimeoutMs: options.statementTimeoutMs });
   } catch (error) {
     await dropIt().catch(() => undefined);
     throw error;

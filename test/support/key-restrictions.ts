@@ -1,5 +1,5 @@
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import type { KeyRestrictions } from '../../src/accounts/key-settings.ts';
+import type { KeyRestrictions } from '../../src/keys/key-settings.ts';
 import type { TestService } from './service.ts';
 
 /** Sets a key's restrictions through the admin API (`PATCH /admin/keys/{id}`), as an operator does. */

@@ -75,7 +75,7 @@ export async function startTestService(
   const shared = options.sharing;
   const [anvil, database] = shared
     ? [shared.anvil, shared.database]
-    : await Promise.all([startTestAnvil(), createTestDatabase()]);
+    : await Promise.all([startTestAnvil(), createTestDatabase({ statementTimeoutMs: statementTimeoutOf(options.settings) })]);
   const chains = options.chains ??
     options.chainsFor?.(anvil.url) ?? [
       devnetChain(anvil.url),
@@ -157,4 +157,10 @@ export async function startTestService(
 /** Waits out the access log's flush interval (100 ms, src/observability/access-log.ts): request lines are then in the log. */
 export function accessLogWritten(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 150));
+}
+
+/** The service opens its own pool with limits.statement_timeout_ms; a test's database is opened here, so it takes the setting here. */
+function statementTimeoutOf(settings: Record<string, unknown> | undefined): number | undefined {
+  const limits = settings?.limits as { statement_timeout_ms?: number } | undefined;
+  return limits?.statement_timeout_ms;
 }

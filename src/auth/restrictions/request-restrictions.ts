@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { KeyRestrictions } from '../../accounts/key-settings.ts';
 import { addressRangeList, inAddressRangeList } from '../../core/address-ranges.ts';
 import { boundedMemo } from '../../core/bounded-memo.ts';
+import type { KeyRestrictions } from '../../keys/key-settings.ts';
 import { jwtFromRequest } from '../extract-key.ts';
 import type { Principal } from '../principal.ts';
 import { compileOriginPatterns, type OriginPatterns } from './origin-patterns.ts';

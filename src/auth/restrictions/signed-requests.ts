@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, importSPKI, jwtVerify } from 'jose';
-import type { JwtPublicKey, KeyRestrictions } from '../../accounts/key-settings.ts';
 import { type AppError, unauthorized } from '../../core/errors.ts';
+import type { JwtPublicKey, KeyRestrictions } from '../../keys/key-settings.ts';
 
 /** A token's `exp` may be at most this far ahead: a leaked token is good for a day at most. */
 export const maxJwtLifetimeMs = 24 * 60 * 60 * 1000;

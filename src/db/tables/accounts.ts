@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { KeyLimits, KeyRestrictions } from '../../accounts/key-settings.ts';
+import type { KeyLimits, KeyRestrictions } from '../../keys/key-settings.ts';
 import type { Timestamp } from './column-types.ts';
 
 // Accounts, their API keys and each key's audit trail.
@@ -27,7 +27,7 @@ export interface ApiKeysTable {
   scopes: ColumnType<string[], string, string>;
   created_at: Timestamp;
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-  /** Where and on what the key may be used (src/accounts/key-settings.ts); `{}`: anywhere. */
+  /** Where and on what the key may be used (src/keys/key-settings.ts); `{}`: anywhere. */
   restrictions: ColumnType<KeyRestrictions, string | undefined, string>;
   /** The key's own limits, under its account's; `{}`: the account's only. */
   limits: ColumnType<KeyLimits, string | undefined, string>;

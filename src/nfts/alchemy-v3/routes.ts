@@ -47,6 +47,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'getNFTsForOwner',
         contracts: contractFilterOf('contractAddresses'),
@@ -88,6 +89,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
     {
       config: {
         computeUnits: restComputeUnits['nfts.collection'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'getContractMetadata',
         contracts: namedContract('contractAddress'),
@@ -107,6 +109,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'getNFTsForContract',
         contracts: namedContract('contractAddress'),
@@ -145,6 +148,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
         scope: 'data:read',
         methodName: 'getOwnersForContract',
         contracts: namedContract('contractAddress'),

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { refusedAddressReason } from './address-policy.ts';
+import { refusedAddressReason } from '../../core/address-policy.ts';
 
 export interface SafeFetchOptions {
   readonly mode: 'development' | 'production';

@@ -1,9 +1,9 @@
 import { type FinalityTag, finalBlockOf, type ReportedFinality } from '../../chains/final-block.ts';
-import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
 import type { ServedTip } from '../../chains/served-tip.ts';
 import type { ChainConfig } from '../../config/chain-settings.ts';
+import { type JsonRpcCall, paramsJsonOf } from '../../jsonrpc/messages.ts';
+import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
-import { type JsonRpcCall, paramsJsonOf } from '../jsonrpc.ts';
 import { mayChangeState } from '../method-policy.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { readNeedOf } from '../../chains/read-need.ts';
 import type { Network } from '../../chains/registry.ts';
-import type { JsonRpcCall } from '../jsonrpc.ts';
+import type { JsonRpcCall } from '../../jsonrpc/messages.ts';
 import { createByteLru } from './byte-lru.ts';
 import { createCacheMetrics } from './cache-metrics.ts';
 import { type CachedResult, createNetworkCache, type NetworkCache, type SendRpc } from './network-cache.ts';

@@ -1,6 +1,6 @@
-import { formatRpcAnswer, splitRpcAnswer } from '../../chains/raw-answer.ts';
+import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../../jsonrpc/messages.ts';
+import { formatRpcAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
 import type { SendRpc } from '../cache/network-cache.ts';
-import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc.ts';
 import { type BlockRange, bisectRange, namesFinalityTag, resolveLogsRange, splitRange, type TagBlocks } from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
 
@@ -8,7 +8,7 @@ export interface GetLogsRequest {
   readonly call: JsonRpcCall;
   /** The call's id as JSON text. */
   readonly idJson: string;
-  /** The call as the proxy rebuilt it (src/rpc/jsonrpc.ts formatCall): forwarded as it is when no split is needed. */
+  /** The call as the proxy rebuilt it (src/jsonrpc/messages.ts formatCall): forwarded as it is when no split is needed. */
   readonly body: string;
   /** Latest known block number (the served tip), to resolve `latest` (and a missing bound). */
   readonly head: number | undefined;

@@ -1,5 +1,6 @@
 import { scopes } from '../../../src/auth/scopes.ts';
 import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.ts';
+import type { KeyRestrictions } from '../../../src/keys/key-settings.ts';
 import { type DashboardClient, signedUpClient } from '../../dashboard/support.ts';
 import { withBundler } from '../../fuzz/support/bundler-service.ts';
 import { type OpenApiDocument, type Operation, operationsOf } from '../../fuzz/support/operations.ts';
@@ -36,6 +37,8 @@ export interface Matrix {
   readonly revokedKey: string;
   /** A key of alice's account whose `contracts` list holds only `anvilAccount`. */
   readonly contractsKey: string;
+  /** A new key of alice's account (test environment unless told), with these restrictions. */
+  newKey(options?: { environment?: 'test' | 'live'; restrictions?: KeyRestrictions }): Promise<{ key: string; id: string }>;
 }
 
 async function ok(answer: Promise<{ status: number; body: unknown }>, what: string) {
@@ -74,13 +77,14 @@ export async function startMatrix(): Promise<Matrix> {
   const mallory = await accountWithResources(t, mallorySignedUp, malloryKey);
   const singleScopeKeys: Record<string, string> = {};
   for (const scope of scopes) singleScopeKeys[scope] = await keyFor(alice.accountId, [scope]);
-  const revoked = await ok(t.admin('POST', `/admin/accounts/${alice.accountId}/keys`, { name: 'r', environment: 'test' }), 'key');
+  const newKey: Matrix['newKey'] = async ({ environment = 'test', restrictions } = {}) => {
+    const created = await ok(t.admin('POST', `/admin/accounts/${alice.accountId}/keys`, { name: 'm', environment }), 'key');
+    if (restrictions) await restrictKey(t, created.id, restrictions);
+    return { key: created.key, id: created.id };
+  };
+  const revoked = await newKey();
   await ok(t.admin('DELETE', `/admin/keys/${revoked.id}`), 'revoke');
-  const contracts = await ok(
-    t.admin('POST', `/admin/accounts/${alice.accountId}/keys`, { name: 'c', environment: 'test' }),
-    'key',
-  );
-  await restrictKey(t, contracts.id, { contracts: [anvilAccount] });
+  const contracts = await newKey({ restrictions: { contracts: [anvilAccount] } });
   const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as OpenApiDocument;
   return {
     t,
@@ -92,6 +96,7 @@ export async function startMatrix(): Promise<Matrix> {
     malloryKey,
     revokedKey: revoked.key,
     contractsKey: contracts.key,
+    newKey,
   };
 }
 
@@ -135,8 +140,11 @@ async function accountWithResources(t: TestService, signedUp: SignedUp, key: str
   };
 }
 
-/** Fills a path template with `owner`'s resources: `{id}` is the webhook, policy, key or invitation the path is about. */
-export function pathFor(template: string, owner: AccountFixtures): string {
+/**
+ * Fills a path template with `owner`'s resources: `{id}` is the webhook, policy, key or invitation the
+ * path is about. `given`: values that replace these (`{ contract: … }`).
+ */
+export function pathFor(template: string, owner: AccountFixtures, given: Record<string, string> = {}): string {
   const idOf = (path: string) =>
     path.includes('/webhooks')
       ? owner.webhookId
@@ -156,6 +164,7 @@ export function pathFor(template: string, owner: AccountFixtures): string {
     contract: anvilAccount,
     token_id: '1',
     user_id: owner.userId,
+    ...given,
   };
   return template.replace(/\{(\w+)\}|:(\w+)/g, (_, a: string | undefined, b: string | undefined) => values[(a ?? b)!] ?? 'x');
 }

@@ -109,6 +109,11 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     contract: [anvilAccount, '0x0000000000000000000000000000000000000001'],
     owner: [anvilAccount],
     token_id: ['0', '1'],
+    // The NFT v3 routes' names for the same (Alchemy's): lists are sent as the name repeated.
+    contractAddress: [anvilAccount],
+    contractAddresses: [[anvilAccount]],
+    'contractAddresses[]': [[anvilAccount], [anvilAccount, '0x0000000000000000000000000000000000000001']],
+    tokenId: ['0', '1', '0x1'],
     url: [receiver.url],
     entry_point: [entryPointV07],
     email: ['fuzz@example.com'],

@@ -1,3 +1,4 @@
+import type { PublishedContracts } from '../../../src/http/route-restrictions.ts';
 import type { JsonSchema } from './schema-values.ts';
 
 export interface OperationParameter {
@@ -21,6 +22,10 @@ export interface Operation {
   scope?: string;
   /** A JSON-RPC endpoint: per-call errors are JSON-RPC error objects, not the REST shape. */
   jsonRpc: boolean;
+  /** The name a key's `methods` lists for this route (`x-method-name`). */
+  methodName?: string;
+  /** Where the route names the contracts it reads, checked against a key's `contracts` (`x-contracts`). */
+  contracts?: PublishedContracts;
 }
 
 export interface OpenApiDocument {
@@ -32,6 +37,8 @@ interface RawOperation {
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
   security?: Record<string, string[]>[];
   'x-scope'?: string;
+  'x-method-name'?: string;
+  'x-contracts'?: PublishedContracts;
 }
 
 /** Every operation of the document (GET /healthz and /metrics included). */
@@ -52,7 +59,9 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         body: raw.requestBody?.content['application/json']?.schema,
         auth,
         scope: raw['x-scope'],
-        jsonRpc: /^\/v1\/(rpc|bundler)\//.test(path),
+        jsonRpc: /^\/v1\/(rpc|bundler)\/\{chain\}\/\{network\}(\/\{apiKey\})?$/.test(path),
+        methodName: raw['x-method-name'],
+        contracts: raw['x-contracts'],
       });
     }
   }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { Operation, OperationParameter } from './operations.ts';
+import { queryAttacks } from './query-attacks.ts';
 import {
   boundaryNumbers,
   type Hints,
@@ -69,6 +70,8 @@ type BodyMutation =
 interface Plan {
   pathValues: Record<string, string>;
   query: [string, string][];
+  /** Query text sent as written, after `query` (query-attacks.ts). */
+  rawQuery?: string;
   body?: Record<string, unknown>;
   bodyMutation: BodyMutation;
   broken: string;
@@ -89,20 +92,30 @@ function asQueryText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function validPlanFor(operation: Operation, hints: Hints): fc.Arbitrary<Plan> {
+/**
+ * A valid request's parts. `sendHinted`: path parameters the hints know take only their values, and every
+ * scalar query parameter they know is sent (the NFT v3 routes' `owner`, `contractAddress`, `tokenId` are
+ * required by the route, not by their schema).
+ */
+function validPlanFor(operation: Operation, hints: Hints, sendHinted = false): fc.Arbitrary<Plan> {
   const path = operation.parameters.filter((p) => p.in === 'path');
   const query = operation.parameters.filter((p) => p.in === 'query');
   const pathRecord: Record<string, fc.Arbitrary<string>> = {};
-  for (const p of path) pathRecord[p.name] = validValue(p.schema, hints, p.name).map(asQueryText);
-  const queryEntries = query.map((p) =>
-    fc.option(
-      validValue(p.schema, hints, p.name).map((v): [string, string] => [p.name, asQueryText(v)]),
-      { nil: undefined, freq: p.required ? 10 : 2 },
-    ),
-  );
+  for (const p of path) {
+    const hinted = sendHinted ? hints[p.name] : undefined;
+    pathRecord[p.name] = (hinted ? fc.constantFrom(...hinted) : validValue(p.schema, hints, p.name)).map(asQueryText);
+  }
+  // A list is sent as clients send one: the name repeated, once per item.
+  const queryEntries = query.map((p) => {
+    const entries = validValue(p.schema, hints, p.name).map((v) =>
+      (Array.isArray(v) ? v : [v]).map((item): [string, string] => [p.name, asQueryText(item)]),
+    );
+    const always = sendHinted && hints[p.name] !== undefined && p.schema.type !== 'array';
+    return always ? entries : fc.option(entries, { nil: undefined, freq: p.required ? 10 : 2 });
+  });
   return fc.record({
     pathValues: fc.record(pathRecord),
-    query: fc.tuple(...queryEntries).map((entries) => entries.filter((e): e is [string, string] => e !== undefined)),
+    query: fc.tuple(...queryEntries).map((entries) => entries.flatMap((e) => e ?? [])),
     body: operation.body ? validObject(operation.body, hints) : fc.constant(undefined),
     bodyMutation: fc.constant<BodyMutation>({ kind: 'valid' }),
     broken: fc.constant('nothing'),
@@ -221,6 +234,7 @@ function brokenPlanFor(operation: Operation, hints: Hints): fc.Arbitrary<Plan> {
       query: [...plan.query, [name, '1']] as [string, string][],
       broken: `extra query parameter ${name}`,
     })),
+    withQueryAttack(valid, query, hints),
   );
   if (operation.body) {
     choices.push(
@@ -278,7 +292,10 @@ function encodePathValue(value: string): string {
 
 function toRequest(operation: Operation, plan: Plan): FuzzRequest {
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodePathValue(plan.pathValues[name] ?? ''));
-  const query = plan.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  const query = [
+    ...plan.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`),
+    ...(plan.rawQuery === undefined ? [] : [plan.rawQuery]),
+  ].join('&');
   const headers: Record<string, string> = {};
   let body: Buffer | undefined;
   const m = plan.bodyMutation;
@@ -292,6 +309,22 @@ function toRequest(operation: Operation, plan: Plan): FuzzRequest {
     if (type) headers['content-type'] = type;
   }
   return { method: operation.method, target: query ? `${path}?${query}` : path, headers, body, broken: plan.broken };
+}
+
+/** A valid plan with one hostile piece of query string in place of a parameter's valid entry (or beside them). */
+function withQueryAttack(valid: fc.Arbitrary<Plan>, query: OperationParameter[], hints: Hints): fc.Arbitrary<Plan> {
+  return fc.tuple(valid, queryAttacks(query, hints)).map(([plan, attack]) => ({
+    ...plan,
+    query: plan.query.filter(([name]) => name !== attack.replaces),
+    rawQuery: attack.raw,
+    broken: `query: ${attack.what}`,
+  }));
+}
+
+/** Requests whose query string is hostile (names in another case, brackets, repeats, huge numbers, unicode, raw escapes). */
+export function queryAttackRequests(operation: Operation, hints: Hints): fc.Arbitrary<FuzzRequest> {
+  const query = operation.parameters.filter((p) => p.in === 'query');
+  return withQueryAttack(validPlanFor(operation, hints, true), query, hints).map((plan) => toRequest(operation, plan));
 }
 
 /** Requests for one operation: one valid for every three broken. */

@@ -92,14 +92,14 @@ export function describeRequest(
   return `${request.method} ${target} headers=${JSON.stringify(request.headers)}${body}${request.broken ? ` [broken: ${request.broken}]` : ''}`;
 }
 
-/** Runs `runs` cases for one operation; returns fast-check's report (seed, shrunk counterexample) on failure. */
+/** Runs `runs` cases for one operation (from its schema, or `requests`); returns fast-check's report (seed, shrunk counterexample) on failure. */
 export async function fuzzOperation(
   target: FuzzTarget,
   check: ReturnType<typeof createCaseChecker>,
   operation: Operation,
-  options: { runs: number; seed: number },
+  options: { runs: number; seed: number; requests?: fc.Arbitrary<FuzzRequest> },
 ): Promise<string | undefined> {
-  const arbitrary = requestsFor(operation, target.hints);
+  const arbitrary = options.requests ?? requestsFor(operation, target.hints);
   const details = await fc.check(
     fc.asyncProperty(arbitrary, (request) => check(operation, request)),
     // A slow failure shrinks slowly: past the time limit the smallest counterexample so far is reported.

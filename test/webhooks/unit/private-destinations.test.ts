@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError } from '../../../src/config/config-error.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import { parseCidr, privateDestinations } from '../../../src/config/private-destinations.ts';
 import { AppError } from '../../../src/core/errors.ts';
-import { parseCidr, privateDestinations } from '../../../src/webhooks/private-destinations.ts';
 import { createDeliverySender } from '../../../src/webhooks/send-delivery.ts';
 import { assertWebhookUrl } from '../../../src/webhooks/url-policy.ts';
 

@@ -80,6 +80,19 @@ export async function connectRaw(url: string, headers: Record<string, string> = 
   };
 }
 
+/** How long a close is waited for: the rule is 1 s; the wait allows for a loaded machine, and says what it saw. */
+const closeWithinMs = 5_000;
+
+/** The socket's close, and how long after `since` it came; rejects when it does not come in time. */
+export async function closeOf(client: RawClient, since: number): Promise<{ code: number; reason: string; afterMs: number }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the socket was not closed within ${closeWithinMs} ms`)), closeWithinMs);
+  });
+  const closed = await Promise.race([client.closed, timeout]).finally(() => clearTimeout(timer));
+  return { ...closed, afterMs: Date.now() - since };
+}
+
 /** Polls until `check` returns a value other than undefined, for at most `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

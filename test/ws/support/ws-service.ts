@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from 'kysely';
 import type { DestinationStream } from 'pino';
 import type { Devnet } from '../../../src/chains/devnet.ts';
 import { startTestAnvil } from '../../support/anvil.ts';
@@ -17,6 +18,8 @@ export interface WsTestService {
   /** A JSON-RPC call straight to anvil over HTTP. */
   anvilCall(method: string, params?: unknown[]): Promise<unknown>;
   metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** Makes the service's key lookups (api_keys joined with accounts) take `ms` longer; 0 ends it. */
+  slowKeyReads(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -42,7 +45,8 @@ export async function startWsTestService(
   const proxy = proxies[0];
   const upstreams =
     proxies.length > 0 ? proxies.map((p) => ({ url: anvil.url, ws_url: p.url })) : [{ url: anvil.url, ws_url: anvil.wsUrl }];
-  const shared = { anvil, database } as unknown as TestService;
+  const keyReads = keyReadDelay();
+  const shared = { anvil, database: { ...database, db: database.db.withPlugin(keyReads.plugin) } } as unknown as TestService;
   const t = await startTestService({
     sharing: shared,
     settings: options.settings,
@@ -90,9 +94,33 @@ export async function startWsTestService(
         );
       return line ? Number(line.split(' ').at(-1)) : 0;
     },
+    slowKeyReads: (ms) => {
+      keyReads.ms = ms;
+    },
     async stop() {
       await t.stop();
       await Promise.all([anvil.stop(), database.close(), ...proxies.map((p) => p.close())]);
     },
   };
+}
+
+/** A Kysely plugin that delays the answer of the authenticator's key lookup by `ms` (0: none). */
+function keyReadDelay() {
+  const lookups = new Set<string>();
+  const state = {
+    ms: 0,
+    plugin: {
+      transformQuery({ node, queryId }) {
+        const lookup =
+          node.kind === 'SelectQueryNode' && node.joins !== undefined && JSON.stringify(node.from).includes('"api_keys"');
+        if (lookup) lookups.add(queryId.queryId);
+        return node;
+      },
+      async transformResult({ queryId, result }) {
+        if (lookups.delete(queryId.queryId) && state.ms > 0) await new Promise((resolve) => setTimeout(resolve, state.ms));
+        return result;
+      },
+    } satisfies KyselyPlugin,
+  };
+  return state;
 }

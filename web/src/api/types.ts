@@ -36,7 +36,7 @@ export interface ApiKey {
   created_at: string;
   revoked_at: string | null;
   last_used_at?: string | null;
-  /** `{}` when the key has none (src/accounts/key-settings.ts). */
+  /** `{}` when the key has none (src/keys/key-settings.ts). */
   restrictions?: KeyRestrictions;
   /** The key's own limits under its account's; `{}` when none. */
   limits?: KeyLimits;

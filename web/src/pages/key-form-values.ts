@@ -1,4 +1,4 @@
-// An API key's name, restrictions and limits (src/accounts/key-settings.ts) as form values, the PATCH
+// An API key's name, restrictions and limits (src/keys/key-settings.ts) as form values, the PATCH
 // body made from them, and the API's 400 placed at the field it is about, in words.
 import { type Scope, scopes } from '../../../src/auth/scopes.ts';
 import type { ApiError } from '../api/client.ts';

@@ -19,6 +19,12 @@ export const ruleFields: { name: string; label: string; kind: RuleKind; hint: st
   },
   { name: 'allowed_senders', label: 'Allowed senders', kind: 'list', hint: 'One wallet address per line; empty: anyone.' },
   { name: 'blocked_senders', label: 'Blocked senders', kind: 'list', hint: 'Refused even when also allowed.' },
+  {
+    name: 'allowed_factories',
+    label: 'Allowed factories',
+    kind: 'list',
+    hint: 'One factory address per line: an op that deploys its wallet must use one; empty: any.',
+  },
   { name: 'start_time', label: 'Starts', kind: 'time', hint: 'Your local time; empty: at once.' },
   { name: 'end_time', label: 'Ends', kind: 'time', hint: 'Your local time; empty: never.' },
   { name: 'sponsorship_expiry_s', label: 'Sponsorship valid for (seconds)', kind: 'integer', hint: '60 to 86,400; default 600.' },

@@ -1,4 +1,4 @@
-import { addressBytes } from '../nfts/metadata/address-policy.ts';
+import { addressBytes } from '../core/address-policy.ts';
 
 /**
  * The setting `webhooks.private_destinations`: address ranges (CIDR) that webhooks may be sent to

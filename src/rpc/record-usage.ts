@@ -1,11 +1,11 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Network } from '../chains/registry.ts';
+import type { ParsedRpcBody } from '../jsonrpc/messages.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
-import type { ParsedRpcBody } from '../rpc/jsonrpc.ts';
-import type { RpcPlan } from '../rpc/proxy.ts';
-import type { UsageRecorder } from './recorder.ts';
-import type { StatusClass } from './status-class.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
+import type { StatusClass } from '../usage/status-class.ts';
+import type { RpcPlan } from './proxy.ts';
 
 /** A request refused before its body was read as JSON-RPC (unknown network, bad JSON, 429 first). */
 export const unparsedMethod = '(unparsed)';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
+import type { Shutdown } from '../core/shutdown.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { Shutdown } from './shutdown.ts';
 
 /** What every factory receives: passed explicitly, never imported as a global. */
 export interface Context {
