@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { freeze } from '../support/freeze.ts';
 import { type CapturedLog, captureLog, type LogLine } from '../support/log-lines.ts';
 import { metricSum } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
@@ -105,7 +106,7 @@ export function conditionsService(): ConditionsService {
       log.lines.slice(from).filter((line) => line.upstream === name && line.from !== undefined && line.to !== undefined),
     metric: (name, labels) => metricSum(parts.t!.url, name, labels),
     stopOwn() {
-      process.kill(parts.twins!.b.pid, 'SIGSTOP');
+      freeze(parts.twins!.b.pid);
       stopped = true;
     },
     continueOwn() {

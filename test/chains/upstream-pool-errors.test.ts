@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNeedOf } from '../../src/chains/read-need.ts';
 import { UpstreamError } from '../../src/chains/upstream-client.ts';
+import { freeze } from '../support/freeze.ts';
 import { answeringChainId, forwardTo, type RpcServerAnswer, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
 
@@ -135,7 +136,7 @@ describe('upstream pool: what is retried and what is not', () => {
     );
     await pool.identified();
     // Stopped: connections accepted, nothing answered; the head poll times out and trips both breakers.
-    for (const anvil of anvils) process.kill(anvil.pid, 'SIGSTOP');
+    for (const anvil of anvils) freeze(anvil.pid);
     await pool.heads.pollNow();
     expect(pool.stats().map((upstream) => upstream.breaker)).toEqual(['open', 'open']);
     const failures = [

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamMetrics } from '../../src/chains/upstream-metrics.ts';
 import type { UpstreamPool } from '../../src/chains/upstream-pool.ts';
 import { eventually } from '../support/cli.ts';
+import { freeze } from '../support/freeze.ts';
 import { forwardTo, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
 
@@ -57,7 +58,7 @@ describe('upstream pool over real anvils', () => {
     });
 
     const stalled = preferredIndex(pool);
-    process.kill(anvils[stalled]!.pid, 'SIGSTOP');
+    freeze(anvils[stalled]!.pid);
     let slowest = 0;
     for (let i = 0; i < 40; i++) {
       const started = performance.now();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeze } from '../support/freeze.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
 import { redisServer, skipWithout } from '../support/requirements.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -54,7 +55,7 @@ describe('/healthz with REDIS_URL', () => {
   });
 
   it('a stopped Redis (SIGSTOP) makes the node not ready within a second per check, naming Redis; SIGCONT brings it back', async () => {
-    process.kill(redis.pid, 'SIGSTOP');
+    freeze(redis.pid);
     stopped = true;
     const down = await healthz();
     expect(down.status).toBe(503);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeze } from '../support/freeze.ts';
 import { type DeliveryCheck, type Deployment, startDeliveryCheck, startDeployment } from './deployment.ts';
 import { type HangTarget, normalWithin, problemsDuring } from './hang-probes.ts';
 
@@ -70,7 +71,7 @@ describe('outage across processes: a dependency hangs', () => {
     expect(delivered, 'the worker delivers after the return').toBe('delivered');
   }
 
-  const stopRedis = () => process.kill(deployment.redis.pid, 'SIGSTOP');
+  const stopRedis = () => freeze(deployment.redis.pid);
   const resumeRedis = () => process.kill(deployment.redis.pid, 'SIGCONT');
   const stopPostgres = () => deployment.postgres.signalAll('SIGSTOP');
   const resumePostgres = () => deployment.postgres.signalAll('SIGCONT');
@@ -126,7 +127,7 @@ describe('outage across processes: a dependency hangs', () => {
   it('the chain upstream stopped', async () => {
     const anvilPid = deployment.anvil.devnet.pid;
     await hang(
-      () => process.kill(anvilPid, 'SIGSTOP'),
+      () => freeze(anvilPid),
       () => process.kill(anvilPid, 'SIGCONT'),
     );
   }, 90_000);

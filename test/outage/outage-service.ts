@@ -16,6 +16,7 @@ import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts'
 import { acceptingAccountCode, bareUserOperation } from '../bundler/support.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { freeze } from '../support/freeze.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type Receiver, startReceiver } from '../webhooks/support.ts';
 import { connectRaw, type RawClient } from '../ws/support/ws-client.ts';
@@ -78,7 +79,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       const pids = [server.pid, ...childrenOf(server.pid)];
       for (const pid of signal === 'SIGSTOP' ? pids : pids.reverse()) {
         try {
-          process.kill(pid, signal);
+          if (signal === 'SIGSTOP') freeze(pid);
+          else process.kill(pid, signal);
         } catch {
           // Exited meanwhile.
         }

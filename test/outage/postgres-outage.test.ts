@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeze } from '../support/freeze.ts';
 import {
   type OutageService,
   type OwnAnvil,
@@ -64,7 +65,7 @@ describe('outage: Postgres killed and started again', () => {
     // in the pool, a busy machine answered every probe from those and never met the hang. Ended first,
     // the pool's next queries need new connections, which hang.
     await postgres.endIdleSessions();
-    process.kill(postgres.server.pid, 'SIGSTOP');
+    freeze(postgres.server.pid);
     try {
       const during = await probeThroughout(s.target, 4_000);
       expect(during.some((result) => result.status === 503)).toBe(true);

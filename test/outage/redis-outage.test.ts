@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeze } from '../support/freeze.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
 import { type OutageService, type OwnAnvil, startOutageService, startOwnAnvil } from './outage-service.ts';
 import { probeThroughout, recoveredWithin } from './probes.ts';
@@ -34,7 +35,7 @@ describe('outage: Redis stopped and started again', () => {
   }, 60_000);
 
   it('answers within 2 s while it is stopped (SIGSTOP: commands hang), and works again once it continues', async () => {
-    process.kill(redis.pid, 'SIGSTOP');
+    freeze(redis.pid);
     try {
       const during = await probeThroughout(s.target, 4_000);
       expect(during.some((result) => result.status === 503)).toBe(true);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeze } from '../support/freeze.ts';
 import { type OutageService, type OwnAnvil, startOutageService, startOwnAnvil } from './outage-service.ts';
 import { probeThroughout, recoveredWithin } from './probes.ts';
 import { watchProcessHealth } from './process-health.ts';
@@ -32,7 +33,7 @@ describe('outage: the upstream node stopped and started again', () => {
   }, 60_000);
 
   it('answers within 2 s while it is stopped (SIGSTOP: calls hang), and works again once it continues', async () => {
-    process.kill(anvil.devnet.pid, 'SIGSTOP');
+    freeze(anvil.devnet.pid);
     try {
       const during = await probeThroughout(s.target, 4_000);
       expect(during.some((result) => result.body?.error?.code === -32603 || result.status === 503)).toBe(true);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { freeze } from '../support/freeze.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { eventually } from '../ws/support/ws-client.ts';
 
@@ -51,7 +52,7 @@ describe('a call while the upstream circuit breaker is open (issue 35, item 8)',
   it('answers -32603 saying the breaker of ethereum/devnet is open and when it is tried again, with data.retry_after_s', async () => {
     expect((await balance()).result).toBeDefined();
     // Stopped: connections accepted, nothing answered; the head poll times out and opens the breaker.
-    process.kill(anvil.pid, 'SIGSTOP');
+    freeze(anvil.pid);
     stopped = true;
     const answer = await eventually(async () => {
       const got = await balance();

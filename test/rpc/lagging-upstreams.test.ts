@@ -151,7 +151,9 @@ describe('one honest and one lagging upstream, through the service', () => {
         polling,
       ]);
       expect(seen.problems.slice(0, 10)).toEqual([]);
-      expect(polls, 'polls of the first client').toBeGreaterThanOrEqual(1_000);
+      // A floor that proves the invariants were tried, not a speed: on a loaded 2-core machine the client
+      // reached 768 of its 2,000 polls in the 20 s, where a quiet one makes all 2,000 in about 5 s.
+      expect(polls, 'polls of the first client').toBeGreaterThanOrEqual(300);
       expect(blocks, 'blocks mined while polling').toBeGreaterThan(20);
       expect(seen.receipts, 'receipts read').toBeGreaterThan(20);
       const hits = sumOf(await metric('blockyard_rpc_cache_hits_total'), `network="${name}"`) - hitsBefore;

@@ -108,12 +108,18 @@ describe('upstream refusals, through the service', () => {
     expect(body.error.status).toBe(429);
     expect(body.error.message).toMatch(/^every upstream of ethereum\/devnet is out of its request budget; retry after \d+ s$/);
 
-    const batch = await send('devnet', [
-      call('eth_getBalance', [address(100), 'latest'], 1),
-      call('eth_getBalance', [address(101), 'latest'], 2),
-    ]);
-    expect(batch.status).toBe(200);
-    const answers = (await batch.json()) as Answer[];
+    // The Alchemy-style upstream backs off only 1 s after its 429: on a busy machine that can pass before
+    // the batch is sent, so batches are sent (bounded) until one finds both upstreams out of budget again.
+    let answers: Answer[] = [];
+    for (let i = 0; i < 20 && (answers.length === 0 || !answers.every((answer) => answer.error?.code === -32005)); i++) {
+      const batch = await send('devnet', [
+        call('eth_getBalance', [address(100 + 2 * i), 'latest'], 1),
+        call('eth_getBalance', [address(101 + 2 * i), 'latest'], 2),
+      ]);
+      expect(batch.status).toBe(200);
+      answers = (await batch.json()) as Answer[];
+    }
+    expect(answers).toHaveLength(2);
     for (const answer of answers) {
       expect(answer.error?.code).toBe(-32005);
       expect(answer.error?.message).toMatch(

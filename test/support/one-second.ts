@@ -1,7 +1,12 @@
-/** Waits (bounded) until the wall clock is just past a second boundary, so what follows falls in one window. */
+/**
+ * Waits (bounded) until the wall clock is just past the start of a second that has not begun yet, so
+ * what follows falls in one window and nothing done before does (a call made just after a boundary
+ * would otherwise share the window it aligned to).
+ */
 async function alignToSecond(): Promise<void> {
   const deadline = Date.now() + 3_000;
-  while (Date.now() % 1000 > 20) {
+  const calledIn = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === calledIn || Date.now() % 1000 > 20) {
     if (Date.now() > deadline) throw new Error('could not align to a second boundary');
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, 1000 - (Date.now() % 1000))));
   }
