@@ -8,6 +8,7 @@ import { isAppError, notFound } from '../core/errors.ts';
 import { listBodyLimit } from '../http/body-limits.ts';
 import { chargeRequest } from '../http/charge.ts';
 import { errorHandler } from '../http/error-handler.ts';
+import { readJsonWhateverTheType } from '../http/json-body.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
@@ -48,6 +49,8 @@ export interface BundlerRouteDeps {
  * refused before its calls are priced counts as one request of 0 CU.
  */
 export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps) {
+  // Register in a scope of its own: JSON whatever the Content-Type, as on /v1/rpc (curl -d sends a form type).
+  readJsonWhateverTheType(app, listBodyLimit);
   const charge = async (request: FastifyRequest, reply: FastifyReply, principal: Principal, cu: number, what?: string) => {
     request.computeUnitsCharged = 0;
     await chargeRequest(deps, reply, principal, cu, what);

@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.ts';
+
+type BodyParser = (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void) => void;
 
 /**
  * The JSON body parser of every REST route: Fastify's own (prototype poisoning refused), after a check
@@ -12,10 +14,26 @@ import { AppError } from '../core/errors.ts';
  * whose body is optional takes it as absent; a route that needs one says which field is missing.
  */
 export function readJsonBodiesStrictly(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parse = strictJsonParser(app);
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) =>
+    parse(request, body as Buffer, done),
+  );
+}
+
+/**
+ * The same parser for every Content-Type, in `app`'s own scope: for a JSON-RPC endpoint, which a client
+ * may call without the header (`curl -d` sends a form type) as the providers allow.
+ */
+export function readJsonWhateverTheType(app: FastifyInstance, bodyLimit: number): void {
+  const parse = strictJsonParser(app);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (request, body, done) => parse(request, body as Buffer, done));
+}
+
+function strictJsonParser(app: FastifyInstance): BodyParser {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  return (request, bytes, done) => {
     if (bytes.length === 0) {
       done(null, undefined);
       return;
@@ -25,5 +43,5 @@ export function readJsonBodiesStrictly(app: FastifyInstance): void {
       return;
     }
     parseJson(request, bytes.toString('utf8'), done);
-  });
+  };
 }

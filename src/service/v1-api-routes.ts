@@ -82,16 +82,19 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
     await walletRoutes(scope, { wallets: chainData.wallets });
     const paymaster = createErc7677Methods(sponsorship.sponsors);
-    await bundlerRoutes(scope, {
-      chains,
-      bundler: parts.bundler,
-      paymaster,
-      limiter,
-      metrics,
-      rpcCache,
-      enhanced,
-      dataQueries,
-    });
+    // Its own context too: it reads JSON whatever the Content-Type, as /v1/rpc does.
+    await scope.register(async (bundlerScope) =>
+      bundlerRoutes(bundlerScope, {
+        chains,
+        bundler: parts.bundler,
+        paymaster,
+        limiter,
+        metrics,
+        rpcCache,
+        enhanced,
+        dataQueries,
+      }),
+    );
     await usageRoutes(scope, { store: parts.usage.store });
   };
 }

@@ -287,6 +287,30 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     ]);
   });
 
+  it('a body sent without a JSON Content-Type (curl -d sends a form type) is read as on /v1/rpc; one that is not JSON is 400', async () => {
+    const post = async (body: string, headers: Record<string, string>) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'x-api-key': key, ...headers },
+        body,
+        signal: AbortSignal.timeout(15_000),
+      });
+      return { status: response.status, body: (await response.json()) as { result?: unknown; error?: { message: string } } };
+    };
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_supportedEntryPoints', params: [] });
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain']) {
+      const answer = await post(call, { 'content-type': contentType });
+      expect({ contentType, ...answer }).toEqual({
+        contentType,
+        status: 200,
+        body: { jsonrpc: '2.0', id: 1, result: [entryPoint07Address, entryPoint08Address, entryPoint06Address] },
+      });
+    }
+    const broken = await post('{"jsonrpc":', { 'content-type': 'text/plain' });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error?.message).toMatch(/JSON/);
+  });
+
   it('after all of that, a good op from the same account is still accepted and lands', async () => {
     const hash = (await callBundler(url, key, 'eth_sendUserOperation', [await signedOp(), entryPoint07Address])).result as Hex;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
