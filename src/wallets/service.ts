@@ -215,6 +215,9 @@ async function getWallet(
 ): Promise<WalletView> {
   if (!isAddress(address, { strict: false })) throw invalidRequest('address', 'must be a 0x address of 40 hex digits');
   assertAddressChecksum('address', address);
+  // A network is named within its chain ("mainnet" of which?): alone it would be silently ignored.
+  if (filter.network && !filter.chain)
+    throw invalidRequest('chain', `is needed with network '${filter.network}' (a network is named within its chain)`);
   let query = ownedWallets(db, principal).selectAll().where('address', '=', getAddress(address));
   if (filter.chain) {
     const network = evmNetwork(chains, principal, filter.chain, filter.network);

@@ -125,6 +125,9 @@ describe('/v1/wallets', () => {
     const unknownChain = await api('POST', '/v1/wallets/create', { owner, chain: 'dogechain' });
     expect([unknownChain.status, unknownChain.body.error.message]).toEqual([400, expect.stringContaining("'chain'")]);
     expect((await api('GET', '/v1/wallets/0xnope')).status).toBe(400);
+    // A network alone names no chain: refused, not ignored.
+    const networkAlone = await api('GET', `/v1/wallets/${owner}?network=mainnet`);
+    expect([networkAlone.status, networkAlone.body.error.message]).toEqual([400, expect.stringContaining("'chain'")]);
     const noScope = (await chain.service.createKey({ scopes: ['rpc:read'] })).key;
     const forbidden = await call(noScope, 'POST', '/v1/wallets/create', { owner, chain: 'ethereum' });
     expect(forbidden.status).toBe(403);
