@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { ConfigError } from './config-error.ts';
 import { closedObject, integerIn } from './json-schema-parts.ts';
-import { parseCidr } from './private-destinations.ts';
+import { isAddressRange } from './private-destinations.ts';
 
 /** YAML `webhooks:` section: how deliveries are made. */
 export const webhookSettingsSchema = closedObject({
@@ -48,7 +48,7 @@ export function buildWebhooks(webhooks: FromSchema<typeof webhookSettingsSchema>
     replayMaxEvents: webhooks.replay_max_events ?? 10_000,
     replayPageEvents: webhooks.replay_page_events ?? 1000,
     privateDestinations: (webhooks.private_destinations ?? []).map((cidr, index) => {
-      if (!parseCidr(cidr))
+      if (!isAddressRange(cidr))
         throw new ConfigError(
           `webhooks.private_destinations[${index}]`,
           `${JSON.stringify(cidr)} is not a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`,

@@ -122,7 +122,7 @@ function embeddedIpv4(bytes: readonly number[]): number[] | undefined {
  * The bytes of an IP address (4 for IPv4, 16 for IPv6; an IPv4-mapped IPv6 address gives its 4 IPv4
  * bytes), or undefined when `ip` is not one.
  */
-export function addressBytes(ip: string): number[] | undefined {
+function addressBytes(ip: string): number[] | undefined {
   const family = isIP(ip.split('%')[0] as string);
   if (family === 4) return parseIpv4(ip);
   if (family !== 6) return undefined;
