@@ -119,19 +119,6 @@ function embeddedIpv4(bytes: readonly number[]): number[] | undefined {
 }
 
 /**
- * The bytes of an IP address (4 for IPv4, 16 for IPv6; an IPv4-mapped IPv6 address gives its 4 IPv4
- * bytes), or undefined when `ip` is not one.
- */
-function addressBytes(ip: string): number[] | undefined {
-  const family = isIP(ip.split('%')[0] as string);
-  if (family === 4) return parseIpv4(ip);
-  if (family !== 6) return undefined;
-  const bytes = parseIpv6(ip);
-  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  return mapped ? bytes.slice(12) : bytes;
-}
-
-/**
  * What kind of address `ip` is (IPv4 or IPv6 text). IPv6 forms that embed an IPv4 address
  * (`::ffff:10.0.0.1`, `64:ff9b::a00:1`, `2002:0a00:0001::`) are judged by the IPv4 address inside.
  * @example classifyAddress('::ffff:127.0.0.1') // 'loopback'
