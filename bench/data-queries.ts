@@ -12,7 +12,8 @@
 // asserted. Run: npm run bench:data-queries
 // (BENCH_DQ_ROWS, default 3000000; BENCH_DQ_BLOCKS, default 5000; BENCH_DQ_SAMPLES rounds of phase A,
 // default 100; BENCH_DQ_PHASE_A_S its time budget, default 900; BENCH_DQ_READS reads per phase B
-// series, default 300; BENCH_DQ_HOSTILE_CONCURRENCY, default 8)
+// series, default 300; BENCH_DQ_HOSTILE_CONCURRENCY, default 8; BENCH_CPU_PROF=1 prints the service's top functions while tenant A reads under load)
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,7 @@ import {
 } from './support/data-queries-report.ts';
 import { describeSeed, seedDataQueries, seedShape } from './support/data-queries-seed.ts';
 import { buildShapes, ordinary, probes, reachDeepPages } from './support/data-queries-shapes.ts';
+import { printProfile } from './support/print-profile.ts';
 import { describeMachine, describeSource, guardRun } from './support/run-guard.ts';
 import { wholeNumber } from './support/settings.ts';
 import { embeddedDatabaseUrl } from './support/webhook-database.ts';
@@ -68,7 +70,7 @@ const { cleanup, disarm } = guardRun({
 
 try {
   const runStarted = performance.now();
-  const blockyard = await startBlockyardService({ workDir });
+  const blockyard = await startBlockyardService({ workDir, cpuProfile: process.env.BENCH_CPU_PROF === '1' });
   children.push(blockyard.server);
   const baseUrl = blockyard.server.url;
   if (!blockyard.devnetUrl) throw new Error('the service printed no embedded devnet URL');
@@ -144,6 +146,11 @@ try {
   );
   console.log(phaseBTable(phaseB, concurrency));
   for (const line of phaseBVerdict(phaseB)) console.log(line);
+  if (blockyard.profileDir) {
+    // node writes the profile when the process exits.
+    await blockyard.server.stop();
+    printProfile(blockyard.profileDir, phaseB.loadedWindowUs, log, "tenant A's reads under tenant B's loops");
+  }
   console.log('');
   console.log(`whole run: ${((performance.now() - runStarted) / 60_000).toFixed(1)} min`);
 } finally {

@@ -3,6 +3,7 @@
 // worst shapes in loops. Every loop ends at its count or its time budget, whichever comes first.
 import { type Answer, type HttpRequest, type Outcome, send } from './data-queries-client.ts';
 import type { QueryShape } from './data-queries-shapes.ts';
+import { monotonicUs } from './indexer-backfill.ts';
 import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
 
 /** Answers by label (`200`, `429`, `rpc -32602`, ...), and one message per label. */
@@ -120,6 +121,8 @@ export interface PhaseBResult {
   loaded: ReadSeries;
   after: ReadSeries;
   hostile: { tally: AnswerTally; latency: LatencyRecorder; ms: number };
+  /** The loaded series on the monotonic clock (what a service's CPU profile is timed by). */
+  loadedWindowUs: { fromUs: number; toUs: number };
 }
 
 /** Sequential reads until `samples` or the time is up; latency of the accepted ones. */
@@ -159,7 +162,9 @@ export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult>
     }
   });
   await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const fromUs = monotonicUs();
   const loaded = await readSeries(settings);
+  const loadedWindowUs = { fromUs, toUs: monotonicUs() };
   log(`under load: ${loaded.latency.count} reads in ${(loaded.ms / 1000).toFixed(1)} s`);
   stop.abort();
   await Promise.all(loops);
@@ -167,5 +172,5 @@ export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult>
   // Queries the stopped loops left running in the database go on until they end: the third series sees that.
   const after = await readSeries(settings);
   log(`after: ${after.latency.count} reads in ${(after.ms / 1000).toFixed(1)} s`);
-  return { alone, loaded, after, hostile: { tally, latency, ms: hostileMs } };
+  return { alone, loaded, after, hostile: { tally, latency, ms: hostileMs }, loadedWindowUs };
 }
