@@ -9,6 +9,7 @@ import { listBodyLimit } from '../http/body-limits.ts';
 import { chargeRequest } from '../http/charge.ts';
 import { errorHandler } from '../http/error-handler.ts';
 import { readJsonWhateverTheType } from '../http/json-body.ts';
+import { releaseOnClose } from '../http/release-on-close.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
@@ -108,12 +109,12 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
       const chainCalls = calls.flatMap((call) => (call.kind === 'chain' ? [call.checked] : []));
       let release: (() => void) | undefined;
       try {
-        release = takeDataSlot(deps.dataQueries, principal, chainCalls);
+        release = await takeDataSlot(deps.dataQueries, principal, chainCalls);
       } catch (error) {
         await charge(request, reply, principal, 0);
         throw error;
       }
-      if (release) reply.raw.once('close', release);
+      if (release) releaseOnClose(reply.raw, release);
       await charge(request, reply, principal, cost, batch ? 'batch' : 'method');
 
       const answer = async (call: CheckedBundlerCall) => {

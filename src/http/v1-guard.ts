@@ -12,6 +12,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { chargeRequest, type HeaderSink } from './charge.ts';
 import { plainAddress } from './client-address.ts';
 import { addKeyCorsHeaders } from './key-cors.ts';
+import { releaseOnClose } from './release-on-close.ts';
 import { assertRouteAllowed } from './route-restrictions.ts';
 import type { RequestGuard } from './server.ts';
 
@@ -106,13 +107,13 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     if (request.routeOptions.config.dataQuery && deps.dataQueries !== undefined) {
       let release: () => void;
       try {
-        release = deps.dataQueries.take(principal.accountId);
+        release = await deps.dataQueries.take(principal.accountId);
       } catch (error) {
         await chargeRequest(deps, reply, principal, 0); // counted as a request (its limit headers), no compute units
         throw error;
       }
       // 'close' comes when the answer is sent or the connection ends first.
-      reply.raw.once('close', release);
+      releaseOnClose(reply.raw, release);
     }
     if (computeUnits !== undefined) {
       // Refused by the charge (429, or 400 for a cost over the CU/s budget): nothing was spent.

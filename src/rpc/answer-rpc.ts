@@ -59,7 +59,7 @@ export async function answerRpc(
       if (!scopes.has('rpc:read') && !scopes.has('rpc:write') && !scopes.has('data:read')) assertScope(principal, 'rpc:read');
       parsed = parseRpcBody(rawBody);
       plan = planRpcRequest(principal, network, parsed);
-      release = takeDataSlot(deps.dataQueries, principal, plan.calls);
+      release = await takeDataSlot(deps.dataQueries, principal, plan.calls);
     } catch (error) {
       // A refused request still counts as a request (and answers with the limit headers).
       await chargeRequest(deps, reply, principal, 0);

@@ -9,11 +9,11 @@ import type { DataQuerySlots } from '../limits/data-query-slots.ts';
  * when the account's slots are all taken. Its data calls then run one at a time (`oneAtATime`), so a
  * batch of 50 is one query at a time, not 50.
  */
-export function takeDataSlot(
+export async function takeDataSlot(
   slots: DataQuerySlots | undefined,
   principal: Principal,
   calls: readonly CheckedCall[],
-): (() => void) | undefined {
+): Promise<(() => void) | undefined> {
   if (slots === undefined || !calls.some((checked) => checked.ok && isDataMethod(checked.call.method))) return undefined;
   return slots.take(principal.accountId);
 }

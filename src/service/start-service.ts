@@ -14,6 +14,7 @@ import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
 import { createIndexStore } from '../indexer/store.ts';
 import { createDataQuerySlots } from '../limits/data-query-slots.ts';
+import { createRedisDataQuerySlots } from '../limits/redis-data-query-slots.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { NetworkPaymasters } from '../paymaster/start-paymasters.ts';
@@ -112,6 +113,11 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const usage = wireUsage(ctx, database);
   const enhanced = createEnhancedMethods({ db: database.db, tokens: chainData.tokens, logger });
   const dashboard = wireDashboard(ctx, database);
+  // Shared by every node on the Redis when there is one: the cap is the account's, not each node's.
+  const dataQueries = config.redisUrl
+    ? createRedisDataQuerySlots(config.redisUrl, config.limits.dataQueriesPerAccount)
+    : createDataQuerySlots(config.limits.dataQueriesPerAccount);
+  shutdown.add('data query slots', () => dataQueries.close());
   const parts = {
     database,
     upstreams,
@@ -126,7 +132,7 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
     backfillStore,
     health,
     enhanced,
-    dataQueries: createDataQuerySlots(config.limits.dataQueriesPerAccount),
+    dataQueries,
   };
   const { url } = await wireHttp(ctx, parts);
   const { devKey, devSignInUrl } = await wireDevAccess(ctx, url, access, dashboard);

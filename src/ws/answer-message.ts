@@ -69,7 +69,7 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
 
   let release: (() => void) | undefined;
   try {
-    release = takeDataSlot(deps.dataQueries, deps.principal, plan.calls);
+    release = await takeDataSlot(deps.dataQueries, deps.principal, plan.calls);
   } catch (error) {
     if (!isAppError(error)) throw error;
     const busy = { code: jsonRpcErrorCodes.limit_exceeded, message: error.message, data: { limit: 'data_queries_per_account' } };
