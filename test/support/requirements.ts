@@ -21,6 +21,9 @@ export const redisServer = requirement('redis-server', 'apt-get install redis-se
 /** The shipped load balancer config (deploy/haproxy.cfg) is run by the tests of what it logs. */
 export const haproxyServer = requirement('haproxy', 'apt-get install haproxy');
 
+/** The shipped alert rules (deploy/prometheus) are checked and unit-tested by Prometheus's own tool. */
+export const promtool = requirement('promtool', 'apt-get install prometheus');
+
 /**
  * Inside a `describe`: every test of it is skipped, with the note, when the program is missing (the
  * summary line lists the notes). Its `beforeAll` must check `missing` too and start nothing.
