@@ -24,6 +24,9 @@ export const haproxyServer = requirement('haproxy', 'apt-get install haproxy');
 /** The shipped alert rules (deploy/prometheus) are checked and unit-tested by Prometheus's own tool. */
 export const promtool = requirement('promtool', 'apt-get install prometheus');
 
+/** A live Prometheus scrapes a running node to evaluate the shipped dashboard's queries. */
+export const prometheusServer = requirement('prometheus', 'apt-get install prometheus');
+
 /**
  * Inside a `describe`: every test of it is skipped, with the note, when the program is missing (the
  * summary line lists the notes). Its `beforeAll` must check `missing` too and start nothing.

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { prometheusServer, skipWithout } from '../support/requirements.ts';
+import { adminTokenForTests, devnetChain, startTestService } from '../support/service.ts';
+import { startReceiver } from '../webhooks/support.ts';
+import { connectRaw, type RawClient } from '../ws/support/ws-client.ts';
+import { startPrometheus } from './live-prometheus.ts';
+
+interface Panel {
+  title: string;
+  targets: { expr: string }[];
+}
+const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/blockyard.json', import.meta.url), 'utf8')) as {
+  panels: Panel[];
+};
+
+/**
+ * deploy/grafana/blockyard.json is checked against a live Prometheus, not just shipped: a running node
+ * (indexer, bundler, webhooks on) is scraped every second while it serves calls, refuses some over a
+ * plan's limit and delivers a webhook, and every query of every panel must return series.
+ */
+describe('the shipped Grafana dashboard (deploy/grafana/blockyard.json)', () => {
+  skipWithout(prometheusServer);
+
+  it("every panel's queries return series from a live Prometheus scraping a running node", async () => {
+    const service = await startTestService({
+      settings: { bundler_keys: devnetExecutorKeys[0] },
+      chainsFor: (url) => [
+        devnetChain(url, {
+          block_time_s: 0.2,
+          upstreams: [{ url, ws_url: url.replace(/^http/, 'ws') }],
+          indexer: { enabled: true },
+          bundler: { enabled: true },
+        }),
+      ],
+    });
+    const chain = {
+      service,
+      anvilRpc: (method: string, params: unknown[]) =>
+        fetch(service.anvil.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          signal: AbortSignal.timeout(5_000),
+        }),
+    };
+    const receiver = await startReceiver();
+    const prometheus = await startPrometheus(new URL(chain.service.url).host, adminTokenForTests);
+    let busy: NodeJS.Timeout | undefined;
+    let socket: RawClient | undefined;
+    try {
+      const { key } = await chain.service.createKey();
+      const webhook = await fetch(`${chain.service.url}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, chain: 'ethereum', network: 'devnet', event_type: 'new_block', config: {} }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(webhook.status).toBe(201);
+      // A free plan's 10 requests a second: 20 at once are partly refused (blockyard_rate_limited_total).
+      const free = await chain.service.createKey({ plan: 'free' });
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          chain.service.rpc(free.key, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+        ),
+      );
+      expect(burst.map((response) => response.status)).toContain(429);
+      // A WebSocket with a subscription (blockyard_ws_subscriptions has a series per kind once one exists).
+      const wsBase = chain.service.url.replace(/^http/, 'ws');
+      socket = await connectRaw(`${wsBase}/v1/ws/ethereum/devnet?apiKey=${encodeURIComponent(key)}`);
+      const subscribed = await socket.call('eth_subscribe', ['newHeads']);
+      expect(JSON.stringify(subscribed)).toMatch(/"result":"0x/);
+      // Calls (cache misses then hits) and blocks keep coming while Prometheus scrapes.
+      const call = (method: string, params: unknown[]) => chain.service.rpc(key, { jsonrpc: '2.0', id: 1, method, params });
+      busy = setInterval(() => {
+        void call('eth_getBalance', ['0x0000000000000000000000000000000000000001', 'latest']).catch(() => undefined);
+        void chain.anvilRpc('anvil_mine', ['0x1']).catch(() => undefined);
+      }, 250);
+      await receiver.waitFor((requests) => requests.length > 0, 20_000, 'a new_block delivery');
+
+      const expressions = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ panel: panel.title, ...target })));
+      expect(expressions.length).toBeGreaterThanOrEqual(18);
+      const empty = new Set(expressions.map((e) => `${e.panel}: ${e.expr}`));
+      const deadline = Date.now() + 30_000;
+      while (empty.size > 0 && Date.now() < deadline) {
+        for (const { panel, expr } of expressions) {
+          if (!empty.has(`${panel}: ${expr}`)) continue;
+          if ((await prometheus.query(expr)).length > 0) empty.delete(`${panel}: ${expr}`);
+        }
+        if (empty.size > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect([...empty]).toEqual([]);
+    } finally {
+      clearInterval(busy);
+      socket?.close();
+      await prometheus.stop();
+      await receiver.close();
+      await chain.service.stop();
+    }
+  }, 120_000);
+});
