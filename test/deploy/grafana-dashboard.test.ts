@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { startSponsoredChain } from '../paymaster/support.ts';
 import { prometheusServer, skipWithout } from '../support/requirements.ts';
-import { adminTokenForTests, devnetChain, startTestService } from '../support/service.ts';
+import { adminTokenForTests } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
 import { connectRaw, type RawClient } from '../ws/support/ws-client.ts';
 import { startPrometheus } from './live-prometheus.ts';
@@ -24,27 +24,8 @@ describe('the shipped Grafana dashboard (deploy/grafana/blockyard.json)', () => 
   skipWithout(prometheusServer);
 
   it("every panel's queries return series from a live Prometheus scraping a running node", async () => {
-    const service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (url) => [
-        devnetChain(url, {
-          block_time_s: 0.2,
-          upstreams: [{ url, ws_url: url.replace(/^http/, 'ws') }],
-          indexer: { enabled: true },
-          bundler: { enabled: true },
-        }),
-      ],
-    });
-    const chain = {
-      service,
-      anvilRpc: (method: string, params: unknown[]) =>
-        fetch(service.anvil.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-          signal: AbortSignal.timeout(5_000),
-        }),
-    };
+    // Indexer, bundler, verifying paymasters and WebSocket subscriptions: every panel has something to show.
+    const { chain } = await startSponsoredChain({ upstreamWs: true });
     const receiver = await startReceiver();
     const prometheus = await startPrometheus(new URL(chain.service.url).host, adminTokenForTests);
     let busy: NodeJS.Timeout | undefined;

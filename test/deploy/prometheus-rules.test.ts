@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { startIndexedChain } from '../indexer/support.ts';
+import { startSponsoredChain } from '../paymaster/support.ts';
 import { promtool, skipWithout } from '../support/requirements.ts';
 import { adminTokenForTests } from '../support/service.ts';
 
@@ -33,10 +32,8 @@ describe('the shipped Prometheus alert rules (deploy/prometheus/rules.yml)', () 
   });
 
   it('read only metrics a running node exports, with the labels they group by', async () => {
-    const t = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
+    // Indexer, bundler and verifying paymasters: every role whose metrics the rules read.
+    const { chain: t } = await startSponsoredChain();
     try {
       await t.service.rpc((await t.service.createKey()).key, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
       // The labels the rules group or select by are the exported series' own.
@@ -46,6 +43,7 @@ describe('the shipped Prometheus alert rules (deploy/prometheus/rules.yml)', () 
         ['blockyard_upstream_condition', ['chain', 'network', 'upstream', 'condition']],
         ['blockyard_upstream_breaker_state', ['chain', 'network', 'upstream']],
         ['blockyard_indexer_head_block', ['network']],
+        ['blockyard_paymaster_deposit_wei', ['network', 'paymaster']],
       ] as const;
       const sampleOf = (text: string, name: string) => text.split('\n').find((line) => line.startsWith(`${name}{`));
       // The bundler's gauges come with its loop and the indexer's with its first round, a moment after start.

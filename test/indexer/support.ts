@@ -34,6 +34,8 @@ export async function startIndexedChain(
     logLevel?: string;
     /** More keys of the devnet's chain entry (e.g. `bundler`). */
     chainSettings?: Record<string, unknown>;
+    /** The anvil's WebSocket as the upstream's `ws_url` too (subscriptions on the service's WebSocket). */
+    upstreamWs?: boolean;
   } = {},
 ): Promise<IndexedChain> {
   let anvilUrl = '';
@@ -55,7 +57,7 @@ export async function startIndexedChain(
           // Final at a depth, as the embedded devnet (anvil's own tags, head - 64, unless chainSettings says tags).
           finality: 'depth',
           finality_depth: options.finalityDepth ?? 2,
-          upstreams: [{ url }],
+          upstreams: [{ url, ...(options.upstreamWs ? { ws_url: url.replace(/^http/, 'ws') } : {}) }],
           indexer: { enabled: true },
           ...options.chainSettings,
         },

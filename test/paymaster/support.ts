@@ -32,8 +32,9 @@ export interface SponsoredChain {
  * paymasters (installed, staked and funded as on the embedded devnet), which the chain config names,
  * and the sponsor key set (BLOCKYARD_SPONSOR_KEY's setting).
  */
-export async function startSponsoredChain(): Promise<SponsoredChain> {
+export async function startSponsoredChain(options: { upstreamWs?: boolean } = {}): Promise<SponsoredChain> {
   const chain = await startIndexedChain({
+    ...options,
     settings: { bundler_keys: devnetExecutorKeys[0], sponsor_key: devnetSponsorKey },
     chainSettings: {
       bundler: { enabled: true },
