@@ -1,12 +1,11 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createOptionalRedisClient } from '../core/optional-redis.ts';
 import type { SharedTipStore } from './shared-tip-store.ts';
 
 const keyPrefix = 'blockyard:tip:';
 const commandName = 'blockyardRaiseTip';
 /** A tip op rides on requests a client waits for: a slow Redis reads as "this process's tip only". */
 const commandTimeoutMs = 250;
-/** A connect that gets no answer is given up after this and tried again (ioredis's default is 10 s). */
-const connectTimeoutMs = 2_000;
 /**
  * A tip no process raised for this long is forgotten: a devnet that started over (every process's own
  * tip follows it down after its head tracker's reset) is not held at its old height for long, and a
@@ -36,18 +35,9 @@ type RaisingRedis = Redis & { [commandName](key: string, block: number, expiryS:
  * @example const tips = createRedisSharedTipStore(process.env.REDIS_URL); await tips.raise('ethereum/mainnet', 21_000_000);
  */
 export function createRedisSharedTipStore(url: string): SharedTipStore {
-  const client = new Redis(url, {
-    enableAutoPipelining: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: connectTimeoutMs,
-    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
-  }) as RaisingRedis;
+  // While Redis is away every raise answers this process's own tip.
+  const client = createOptionalRedisClient(url, commandTimeoutMs) as RaisingRedis;
   client.defineCommand(commandName, { numberOfKeys: 1, lua: raiseScript });
-  client.on('error', () => {
-    // Reconnects on its own; meanwhile every raise answers this process's own tip.
-  });
   return {
     async raise(network, block) {
       try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createOptionalRedisClient } from '../core/optional-redis.ts';
 import { createDataQuerySlots, type DataQuerySlots, tooManyDataQueries } from './data-query-slots.ts';
-import { redisConnectTimeoutMs } from './redis-limiter.ts';
 
 const keyPrefix = 'blockyard:dq:';
 const commandName = 'blockyardTakeDataSlot';
@@ -52,19 +52,10 @@ type SlotsRedis = Redis & {
  * to refuse a query by itself: while Redis cannot be reached, each node holds the cap on its own.
  */
 export function createRedisDataQuerySlots(url: string, perAccount: number): DataQuerySlots {
-  const client = new Redis(url, {
-    enableAutoPipelining: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: redisConnectTimeoutMs,
-    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
-  }) as SlotsRedis;
+  // While Redis is away the local cap answers.
+  const client = createOptionalRedisClient(url, commandTimeoutMs) as SlotsRedis;
   client.defineCommand(commandName, { numberOfKeys: 1, lua: takeScript });
   client.defineCommand('blockyardRenewDataSlot', { numberOfKeys: 1, lua: renewScript });
-  client.on('error', () => {
-    // Reconnects on its own; meanwhile the local cap holds.
-  });
   const local = createDataQuerySlots(perAccount);
 
   return {

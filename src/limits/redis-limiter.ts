@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { AppError } from '../core/errors.ts';
+import { redisConnectTimeoutMs } from '../core/optional-redis.ts';
 import { assertComputeUnits, assertSomeBudget, buildBudgetsDecision, buildDecision, refusingBudget } from './decision.ts';
 import type { Budget, BudgetsDecision, ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 import { budgetArgs, budgetKeys, consumeBudgetsScript } from './redis-budgets-script.ts';
@@ -8,12 +9,6 @@ const keyPrefix = 'blockyard:rl:';
 const commandName = 'blockyardConsume';
 const budgetsCommandName = 'blockyardConsumeBudgets';
 const commandTimeoutMs = 500;
-/**
- * A TCP connect that gets no answer (the host is down or cut off: packets dropped) is given up after
- * this and tried again (ioredis's default is 10 s): Redis is used again within a few seconds of its
- * return. Requests meanwhile wait only `commandTimeoutMs` (queued commands time out too).
- */
-export const redisConnectTimeoutMs = 2_000;
 
 /**
  * One script checks and counts all three windows atomically (Redis runs a script to completion before

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,16 +6,8 @@ import { stringify } from 'yaml';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { cliEnv, eventually, spawnCli, stopAllCli } from '../support/cli.ts';
+import { closedPort } from '../support/closed-port.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-
-/** A 127.0.0.1 port nothing listens on (taken, then given back). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * REDIS_URL pointing at nothing (issue 35, item 8): the node starts (as with a chain node down at start)

@@ -1,21 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closedPort } from '../support/closed-port.ts';
 
 export interface LivePrometheus {
   /** Evaluates a PromQL expression now: its series, or throws with Prometheus's error. */
   query(expr: string): Promise<unknown[]>;
   stop(): Promise<void>;
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -36,7 +28,7 @@ export async function startPrometheus(target: string, bearer: string): Promise<L
       '',
     ].join('\n'),
   );
-  const port = await freeLoopbackPort();
+  const port = await closedPort();
   const base = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     'prometheus',

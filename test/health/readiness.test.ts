@@ -1,7 +1,7 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { closedPort } from '../support/closed-port.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -9,14 +9,6 @@ import { startTestService, type TestService } from '../support/service.ts';
 interface Health {
   status: number;
   body: { status: string; checks: Record<string, string> };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,19 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
+import { closedPort } from '../support/closed-port.ts';
 import { adminTokenForTests, startTestService, type TestService } from '../support/service.ts';
-
-/** A loopback port with nothing listening on it: an upstream that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function metricValue(text: string, name: string, labels: Record<string, string>): number {
   const line = text

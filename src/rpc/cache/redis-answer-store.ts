@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { redisConnectTimeoutMs } from '../../limits/redis-limiter.ts';
+import { createOptionalRedisClient } from '../../core/optional-redis.ts';
 
 /** Final answers shared by every API process: a second layer behind the in-process LRU. */
 export interface RedisAnswerStore {
@@ -22,16 +21,8 @@ const maxPlainKeyLength = 200;
  * @example const store = createRedisAnswerStore(process.env.REDIS_URL); await store.get('ethereum/mainnet\neth_chainId:[]');
  */
 export function createRedisAnswerStore(url: string): RedisAnswerStore {
-  const client = new Redis(url, {
-    enableAutoPipelining: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: redisConnectTimeoutMs,
-  });
-  client.on('error', () => {
-    // Reconnects on its own; meanwhile every lookup is a miss.
-  });
+  // While Redis is away every lookup is a miss.
+  const client = createOptionalRedisClient(url, commandTimeoutMs);
   const redisKey = (key: string) =>
     keyPrefix + (key.length > maxPlainKeyLength ? createHash('sha256').update(key).digest('base64url') : key);
 
