@@ -17,6 +17,11 @@ export interface DevnetOptions {
   logger: Logger;
   /** Spawn to first `eth_chainId` answer. Default 15000; anvil usually answers within 100 ms. */
   startTimeoutMs?: number;
+  /**
+   * A fixed address to listen on (`blockyard devnet` serves other hosts, e.g. 0.0.0.0:8545) instead of
+   * a loopback port chosen here.
+   */
+  listen?: { host: string; port: number };
   /** More anvil flags, appended after ours (e.g. `--no-mining`, `--timestamp N` for test twins). */
   extraArgs?: string[];
 }
@@ -60,9 +65,10 @@ const listeningLine = /Listening on [^\s:]+:(\d+)/;
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const { dir } = options;
-  if (dir === undefined) return spawnDevnet(options, 0);
+  if (dir === undefined) return spawnDevnet(options, options.listen?.port ?? 0);
   await mkdir(dir, { recursive: true });
   await stopOrphan(join(dir, 'anvil.pid'), options.logger);
+  if (options.listen !== undefined) return spawnDevnet(options, options.listen.port);
   // The port of the last run while it is free: wallets and joined processes keep their URL.
   const portFile = join(dir, 'port');
   const port = await chooseLoopbackPort(portFile);
@@ -86,7 +92,8 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
   const pidFile = dir === undefined ? undefined : join(dir, 'anvil.pid');
   const statePath = dir === undefined ? undefined : join(dir, 'state.json');
 
-  const args = ['--port', String(requestedPort), '--host', '127.0.0.1', '--chain-id', String(chainId)];
+  const host = options.listen?.host ?? '127.0.0.1';
+  const args = ['--port', String(requestedPort), '--host', host, '--chain-id', String(chainId)];
   if (statePath !== undefined) args.push('--state', statePath, '--state-interval', String(stateIntervalS));
   if (blockTimeS !== undefined) args.push('--block-time', String(blockTimeS));
   if (options.extraArgs !== undefined) args.push(...options.extraArgs);

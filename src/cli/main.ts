@@ -10,6 +10,8 @@ Usage:
                   [--shutdown-grace SECONDS] [--join DATA_DIR]
   blockyard migrate [--dry-run] [--data-dir DIR] [--database-url URL] [--config FILE]
                   (--dry-run lists the pending migrations and changes nothing; blockyard migrate --help)
+  blockyard devnet [--host H] [--port N] [--block-time SECONDS] [--chain-id N] [--data-dir DIR]
+                  (a devnet for several nodes to share, with the ERC-4337 contracts; blockyard devnet --help)
   blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N] [--email ADDRESS]
   blockyard accounts list [--page N] [--limit N]
   blockyard accounts set-email ACCOUNT_ID --email ADDRESS   (where notices such as a paused webhook go)
@@ -41,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./start.ts')).runStart(rest);
     case 'migrate':
       return (await import('./migrate.ts')).runMigrate(rest);
+    case 'devnet':
+      return (await import('./devnet.ts')).runDevnet(rest);
     case 'accounts':
     case 'keys':
     case 'index':
