@@ -139,7 +139,7 @@ describe('deployDemo', () => {
     expect(collection.name).toBe('Blockyard Demo Items');
   });
 
-  it('keeps the addresses the README prints (a change to a demo contract, solc or its settings moves them)', () => {
+  it('keeps the addresses docs/getting-started.md prints (a change to a demo contract, solc or its settings moves them)', () => {
     expect(first.token).toBe('0x2c557E17c11A17fA0862602f544885F183E680fB');
     expect(first.nft).toBe('0x5fcE3397305F68A1D19Bd068c67E03C2B02ae4C3');
     expect(first.items).toBe('0x0CDE0d99f3F9833A1b3FAc6c8881881Dd2E00e39');

@@ -33,12 +33,13 @@ describe('docs/networks.md', () => {
   });
 });
 
-describe("the README's 'Point it at real chains' example", () => {
+describe("docs/networks.md's 'Point it at real chains' example", () => {
   it('loads as written: ethereum, base and arbitrum mainnets from their presets beside the embedded devnet', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('### Point it at real chains'));
-    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
-    const cwd = mkdtempSync(join(tmpdir(), 'blockyard-readme-chains-'));
+    const page = readFileSync(new URL('../../docs/networks.md', import.meta.url), 'utf8');
+    const start = page.indexOf('## Point it at real chains');
+    expect(start, "the 'Point it at real chains' section of docs/networks.md").toBeGreaterThan(-1);
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(page.slice(start))![1]!;
+    const cwd = mkdtempSync(join(tmpdir(), 'blockyard-networks-doc-chains-'));
     try {
       writeFileSync(join(cwd, 'blockyard.yaml'), yaml);
       const chains = loadConfig({ env: {}, cwd }).chains;

@@ -6,10 +6,12 @@ import { loadConfig } from '../../src/config/load.ts';
 import { type RunningService, startService } from '../../src/service/start-service.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
-/** The curl lines of the README's `--demo` section. */
-function readmeDemoCalls(): { line: string; path: string }[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('#### Sample data (`--demo`)'));
+/** The curl lines of the `--demo` section of docs/getting-started.md (the README links it). */
+function demoCalls(): { line: string; path: string }[] {
+  const page = readFileSync(new URL('../../docs/getting-started.md', import.meta.url), 'utf8');
+  const start = page.indexOf('## Sample data (`--demo`)');
+  expect(start, 'the --demo section of docs/getting-started.md').toBeGreaterThan(-1);
+  const section = page.slice(start);
   const block = section.slice(section.indexOf('```sh\ncurl'), section.indexOf('```\n', section.indexOf('```sh\ncurl') + 5));
   return block
     .split('\n')
@@ -20,7 +22,7 @@ function readmeDemoCalls(): { line: string; path: string }[] {
     });
 }
 
-describe('the README --demo examples', () => {
+describe('the --demo examples of docs/getting-started.md', () => {
   let dataDir: string;
   let database: TestDatabase;
   let service: RunningService;
@@ -36,9 +38,9 @@ describe('the README --demo examples', () => {
     await service.indexers[0]!.waitFor(undefined, 60_000);
   }, 180_000);
 
-  /** The first README call (the dev account's token balances) on the running service. */
+  /** The first call of the page (the dev account's token balances) on the running service. */
   async function demoBalances(): Promise<{ tokens: { symbol: string; usd_value: string | null }[] }> {
-    const response = await fetch(`${service.url}${readmeDemoCalls()[0]!.path}`, {
+    const response = await fetch(`${service.url}${demoCalls()[0]!.path}`, {
       headers: { 'x-api-key': service.devKey!.key },
       signal: AbortSignal.timeout(20_000),
     });
@@ -53,7 +55,7 @@ describe('the README --demo examples', () => {
   });
 
   it('lists seven calls, and each answers 200 with the demo data', async () => {
-    const calls = readmeDemoCalls();
+    const calls = demoCalls();
     expect(calls).toHaveLength(7);
     const answers: Record<string, Record<string, unknown>> = {};
     for (const { line, path } of calls) {
