@@ -10,6 +10,10 @@ Usage:
                   [--shutdown-grace SECONDS] [--join DATA_DIR]
   blockyard migrate [--dry-run] [--data-dir DIR] [--database-url URL] [--config FILE]
                   (--dry-run lists the pending migrations and changes nothing; blockyard migrate --help)
+  blockyard backup --out FILE [--data-dir DIR] [--database-url URL] [--config FILE]
+                  (every table and the encryption key, in one file sealed with BLOCKYARD_BACKUP_PASSPHRASE)
+  blockyard restore --in FILE [--data-dir DIR] [--database-url URL] [--config FILE]
+                  (into an empty database, all or nothing; blockyard backup --help, docs/operations.md)
   blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N] [--email ADDRESS]
   blockyard accounts list [--page N] [--limit N]
   blockyard accounts set-email ACCOUNT_ID --email ADDRESS   (where notices such as a paused webhook go)
@@ -41,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./start.ts')).runStart(rest);
     case 'migrate':
       return (await import('./migrate.ts')).runMigrate(rest);
+    case 'backup':
+      return (await import('./backup.ts')).runBackup(rest);
+    case 'restore':
+      return (await import('./backup.ts')).runRestore(rest);
     case 'accounts':
     case 'keys':
     case 'index':
