@@ -68,11 +68,10 @@ export async function runRestore(args: string[]): Promise<number> {
   const backup = await openBackup(resolve(file), passphrase);
   try {
     const install = planKeyInstall(config, backup.key);
-    const summary = await withCommandDatabase(config, { useRunning: false }, async (url, database) => ({
-      database,
-      file: resolve(file),
-      ...(await loadBackup(backup, url, install)),
-    }));
+    const summary = await withCommandDatabase(config, { useRunning: false }, async (url, database) => {
+      const { createdAt, ...loaded } = await loadBackup(backup, url, install);
+      return { database, file: resolve(file), created_at: createdAt, ...loaded };
+    });
     install.commit();
     process.stdout.write(`${JSON.stringify({ ...summary, key: install.outcome })}\n`);
     return 0;

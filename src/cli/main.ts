@@ -75,6 +75,10 @@ try {
   if ((error as Error).name === 'ConfigError' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`blockyard: ${(error as Error).message}\n`);
     process.exitCode = 2;
+  } else if ((error as Error).name === 'BackupError') {
+    // backup and restore refusals carry a stable code, for scripts (docs/operations.md lists them).
+    process.stderr.write(`blockyard: ${(error as Error).message} (${(error as { code: string }).code})\n`);
+    process.exitCode = 1;
   } else {
     process.stderr.write(`blockyard: ${(error as Error).message}\n`);
     process.exitCode = 1;

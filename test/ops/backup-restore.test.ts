@@ -210,6 +210,7 @@ describe('blockyard backup and restore', () => {
     ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('the passphrase does not open this backup');
+    expect(wrong.stderr).toContain('(backup_wrong_passphrase)');
     expect(wrong.stderr).not.toContain('not the passphrase');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('set BLOCKYARD_BACKUP_PASSPHRASE');
@@ -219,6 +220,7 @@ describe('blockyard backup and restore', () => {
     const refusedCut = await restore(join(workDir, 'cut.backup'));
     expect(refusedCut.code).toBe(1);
     expect(refusedCut.stderr).toContain('the backup is truncated');
+    expect(refusedCut.stderr).toContain('(backup_truncated)');
 
     const check = await openTarget();
     try {
@@ -235,7 +237,12 @@ describe('blockyard backup and restore', () => {
   it('restores into a fresh Postgres on a new data directory: keys, secrets, policies, usage and the index carry on', async () => {
     const done = await restore(backupFile);
     expect(done.code, done.stderr).toBe(0);
-    expect(JSON.parse(done.stdout)).toMatchObject({ key: join(newDataDir, 'encryption-key') });
+    expect(JSON.parse(done.stdout)).toMatchObject({
+      key: join(newDataDir, 'encryption-key'),
+      created_at: expect.any(String),
+      tables: Object.keys(before.counts).length,
+      rows: Object.values(before.counts).reduce((sum, n) => sum + n, 0),
+    });
     expect(readFileSync(join(newDataDir, 'encryption-key'), 'utf8')).toBe(
       readFileSync(join(oldDataDir, 'encryption-key'), 'utf8'),
     );
