@@ -31,6 +31,9 @@ export interface RestoreSummary {
 
 type Records = AsyncGenerator<BackupRecord>;
 
+/** How long a failed restore waits for its ROLLBACK before it closes the connection instead. */
+const rollbackWaitMs = 10_000;
+
 /**
  * Opens a backup far enough to refuse it before any database is touched: a wrong passphrase, a file
  * that is not a backup, a backup newer than this build. The rest is read (and authenticated, chunk
@@ -97,7 +100,11 @@ async function loadIntoDatabase(
       install.abandon();
       // A COPY still open must be failed before the connection takes another statement.
       copying.current?.destroy(error as Error);
-      await client.query('rollback').catch(() => undefined);
+      // Should the rollback not come back, ending the session (finally, below) rolls it back as well.
+      await Promise.race([
+        client.query('rollback').catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, rollbackWaitMs).unref()),
+      ]);
       throw error;
     }
   } finally {
