@@ -45,3 +45,29 @@ export function parseStartFlags(args: string[]): ConfigFlags {
   const { values } = parseArgs({ args, options: startFlagOptions, strict: true, allowPositionals: false });
   return values;
 }
+
+/** `backup` takes `--out FILE`, `restore` takes `--in FILE`; both read the config for the database and the data directory. */
+const backupFlagOptions = {
+  'data-dir': configFlagOptions['data-dir'],
+  config: configFlagOptions.config,
+  'database-url': configFlagOptions['database-url'],
+  out: { type: 'string' },
+  in: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function parseBackupFlags(
+  args: string[],
+  fileFlag: 'out' | 'in',
+): { flags: ConfigFlags; file: string | undefined; help: boolean } {
+  const { values } = parseArgs({ args, options: backupFlagOptions, strict: true, allowPositionals: false });
+  const { out, in: input, help = false, ...flags } = values;
+  const other = fileFlag === 'out' ? input : out;
+  if (other !== undefined) {
+    const wrong = fileFlag === 'out' ? '--in' : '--out';
+    throw Object.assign(new Error(`${wrong} is not an option of this command (it takes --${fileFlag} FILE)`), {
+      code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+    });
+  }
+  return { flags, file: fileFlag === 'out' ? out : input, help };
+}

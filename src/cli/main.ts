@@ -12,6 +12,10 @@ Usage:
                   (--dry-run lists the pending migrations and changes nothing; blockyard migrate --help)
   blockyard devnet [--host H] [--port N] [--block-time SECONDS] [--chain-id N] [--data-dir DIR]
                   (a devnet for several nodes to share, with the ERC-4337 contracts; blockyard devnet --help)
+  blockyard backup --out FILE [--data-dir DIR] [--database-url URL] [--config FILE]
+                  (every table and the encryption key, in one file sealed with BLOCKYARD_BACKUP_PASSPHRASE)
+  blockyard restore --in FILE [--data-dir DIR] [--database-url URL] [--config FILE]
+                  (into an empty database, all or nothing; blockyard backup --help, docs/operations.md)
   blockyard accounts create --name NAME [--plan free|growth|enterprise] [--rps N] [--rpd N] [--cups N] [--email ADDRESS]
   blockyard accounts list [--page N] [--limit N]
   blockyard accounts set-email ACCOUNT_ID --email ADDRESS   (where notices such as a paused webhook go)
@@ -45,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./migrate.ts')).runMigrate(rest);
     case 'devnet':
       return (await import('./devnet.ts')).runDevnet(rest);
+    case 'backup':
+      return (await import('./backup.ts')).runBackup(rest);
+    case 'restore':
+      return (await import('./backup.ts')).runRestore(rest);
     case 'accounts':
     case 'keys':
     case 'index':
@@ -71,6 +79,10 @@ try {
   if ((error as Error).name === 'ConfigError' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`blockyard: ${(error as Error).message}\n`);
     process.exitCode = 2;
+  } else if ((error as Error).name === 'BackupError') {
+    // backup and restore refusals carry a stable code, for scripts (docs/operations.md lists them).
+    process.stderr.write(`blockyard: ${(error as Error).message} (${(error as { code: string }).code})\n`);
+    process.exitCode = 1;
   } else {
     process.stderr.write(`blockyard: ${(error as Error).message}\n`);
     process.exitCode = 1;

@@ -131,3 +131,12 @@ function buildReadyNetworks(listed: readonly string[] | undefined, chains: reado
   }
   return [...listed];
 }
+
+/**
+ * The passphrase `blockyard backup` and `restore` seal and open files with: BLOCKYARD_BACKUP_PASSPHRASE
+ * only (never a flag, which `ps` would show, and never prompted for, so both run unattended).
+ * Not part of the config: the service never needs it.
+ */
+export function readBackupPassphrase(env: Record<string, string | undefined> = process.env): string | undefined {
+  return nonEmpty(env.BLOCKYARD_BACKUP_PASSPHRASE);
+}

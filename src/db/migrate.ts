@@ -91,3 +91,24 @@ export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
 
 /** Every migration this version has, in order: all of them are pending on a database not created yet. */
 export const migrationNames: readonly string[] = Object.keys(migrations);
+
+/**
+ * Applies the migrations up to and including `target` on `db`, which must be bound to one
+ * connection inside a transaction the caller opened (see `kyselyOnClient`): nothing commits here,
+ * so the caller's later failure rolls the schema back too (`blockyard restore` is all-or-nothing).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
+export async function migrateToInOpenTransaction(db: Kysely<any>, target: string): Promise<string[]> {
+  if (!migrationNames.includes(target)) throw new Error(`unknown migration ${target}`);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => withoutStatementTimeout(migrations) },
+    disableTransactions: true,
+  });
+  const result = await migrator.migrateTo(target);
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(result.error as Error).message}`, { cause: result.error });
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -56,8 +56,13 @@ export function createSecretBox(config: { encryptionKey?: string; dataDir: strin
   };
 }
 
+/** Where the generated key is kept when no `encryption_key` is set: `blockyard backup` copies it. */
+export function encryptionKeyPath(dataDir: string): string {
+  return join(dataDir, 'encryption-key');
+}
+
 function storedKey(dataDir: string): string {
-  const path = join(dataDir, 'encryption-key');
+  const path = encryptionKeyPath(dataDir);
   try {
     const stored = readFileSync(path, 'utf8').trim();
     if (/^[0-9a-f]{64}$/.test(stored)) return stored;

@@ -69,9 +69,12 @@ export async function startTestService(
     files?: Record<string, string>;
     /** BLOCKYARD_ROLES; default all. */
     roles?: string;
+    /** A data directory the caller made and keeps: not removed at stop (a backup reads its key file). */
+    dataDir?: string;
   } = {},
 ): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'blockyard-test-'));
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'blockyard-test-'));
   const shared = options.sharing;
   const [anvil, database] = shared
     ? [shared.anvil, shared.database]
@@ -100,7 +103,7 @@ export async function startTestService(
     });
     return await startService(config, { database, logDestination: options.logDestination });
   })().catch(async (error: unknown) => {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     if (!shared) await Promise.all([anvil.stop(), database.close()]);
     throw error;
   });
@@ -149,7 +152,7 @@ export async function startTestService(
     async stop() {
       await service.stop('test finished');
       if (!shared) await Promise.all([anvil.stop(), database.close()]);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
