@@ -101,7 +101,7 @@ export const faults: readonly Fault[] = [
     name: 'postgres restart',
     description: 'pg_ctl stop -m fast, then start',
     alert: {
-      none: 'it is back within ~2 s: shorter than BlockyardServiceUnavailable\'s for: and than most lease handovers take to trip BlockyardLeaseNotHeld (which fired in some runs)',
+      none: "it is back within ~2 s: shorter than BlockyardServiceUnavailable's for: and than most lease handovers take to trip BlockyardLeaseNotHeld (which fired in some runs)",
     },
     async inject(cluster) {
       stopPostgres(cluster.postgres, 'fast');
