@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { type HaproxyAdmin, haproxyAdmin } from './haproxy-admin.ts';
 import {
   chainHead,
   chainUrl,
@@ -16,7 +17,8 @@ import {
 import type { LoadProcess } from './load-process.ts';
 import { apiPort, type BlockyardNode, type ClusterSettings, holdsLeases, type NodeName, repoRoot, startNode } from './nodes.ts';
 import { type HostProcess, pollUntil, sh, spawnInNamespace } from './shell.ts';
-import { hosts } from './topology.ts';
+import { addPaymaster, sponsorKey } from './sponsorship.ts';
+import { forThisSubnet, hosts } from './topology.ts';
 
 /** Everything the run started, for the faults to act on and the cleanup to stop. */
 export interface Cluster {
@@ -26,6 +28,8 @@ export interface Cluster {
   redis: HostProcess;
   readonly anvil: HostProcess;
   readonly haproxy: HostProcess;
+  /** haproxy's runtime API (the rolling upgrade drains nodes through it). */
+  readonly haproxyAdmin: HaproxyAdmin;
   readonly delayProxy: DelayProxy;
   readonly nodes: Record<NodeName, BlockyardNode>;
   load?: LoadProcess;
@@ -136,7 +140,8 @@ export function ensureBuild(log: (line: string) => void): void {
 /** Brings every host up in order: db, cache, chain (+ ERC-4337 contracts), migrations, api1/2, work1 then work2, lb. */
 export async function startCluster(runDir: string, log: (line: string) => void): Promise<Cluster> {
   const notes: string[] = [];
-  const { configFile, haproxyFile, mode } = effectiveDeployFiles(runDir, notes);
+  const deployFiles = effectiveDeployFiles(runDir, notes);
+  const { haproxyFile, mode } = deployFiles;
   const postgres = startPostgres(runDir);
   log(`postgres at ${postgres.url}`);
   const redis = startRedis(runDir);
@@ -144,10 +149,15 @@ export async function startCluster(runDir: string, log: (line: string) => void):
   await waitReady('redis', redisAnswers);
   await waitReady('anvil', async () => (await chainHead()) >= 0);
   await installErc4337Contracts(chainUrl);
-  log('anvil up, ERC-4337 contracts installed');
+  const configFile = await addPaymaster(chainUrl, deployFiles.configFile, runDir);
+  writeFileSync(configFile, forThisSubnet(readFileSync(configFile, 'utf8')));
+  notes.push(
+    'the run adds a v0.7 verifying paymaster (gas sponsorship) to deploy/blockyard.yaml: the dashboard shows its deposit',
+  );
+  log('anvil up, ERC-4337 contracts and a verifying paymaster installed');
 
   const redisUrl = `redis://${hosts.cache.address}:${redisPort}`;
-  const settings: ClusterSettings = { runDir, configFile, mode, databaseUrl: postgres.url, redisUrl };
+  const settings: ClusterSettings = { runDir, configFile, mode, databaseUrl: postgres.url, redisUrl, sponsorKey };
   // Migrations once, before any node starts (each start would apply them too, racing the others).
   sh(process.execPath, [join(repoRoot, 'bin/blockyard.js'), 'migrate'], {
     env: {
@@ -167,10 +177,22 @@ export async function startCluster(runDir: string, log: (line: string) => void):
   if (!leader) throw new Error(`work1 did not take the indexer and bundler leases (log: ${work1.process.logFile})`);
   const work2 = await startNode(settings, 'work2', delayProxy.url);
   log(`api1, api2, work1 (lease holder), work2 (standby) serving on port ${apiPort}`);
-  const haproxy = startHaproxy(runDir, haproxyFile, apiPort);
+  const admin = haproxyAdmin(runDir);
+  const haproxy = startHaproxy(runDir, [haproxyFile, admin.configFile], apiPort);
   await waitReady('haproxy', async () => (await fetch(`${lbUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).status < 500);
   log(`haproxy at ${lbUrl}`);
-  return { runDir, settings, postgres, redis, anvil, haproxy, delayProxy, nodes: { api1, api2, work1, work2 }, notes };
+  return {
+    runDir,
+    settings,
+    postgres,
+    redis,
+    anvil,
+    haproxy,
+    haproxyAdmin: admin,
+    delayProxy,
+    nodes: { api1, api2, work1, work2 },
+    notes,
+  };
 }
 
 export const lbUrl = `http://${hosts.lb.address}:8080`;

@@ -1,8 +1,10 @@
 import type { Cluster } from './cluster.ts';
 import { redisAnswers } from './cluster.ts';
 import { leaseHolder, secondsUntilHolder } from './convergence.ts';
+import type { AlertExpectation } from './fault-alerts.ts';
 import { startPostgresAgain, startRedis, stopPostgres, waitReady } from './infrastructure.ts';
 import { type BlockyardNode, holdsLeases, restartNode } from './nodes.ts';
+import { rollingUpgrade } from './rolling-upgrade.ts';
 import { killHard, sleep, stopGently } from './shell.ts';
 import { heal, hosts, partition } from './topology.ts';
 
@@ -10,6 +12,8 @@ import { heal, hosts, partition } from './topology.ts';
 export interface Fault {
   readonly name: string;
   readonly description: string;
+  /** The alert of deploy/prometheus/rules.yml that must fire during it and clear after (test/cluster/fault-alerts.ts). */
+  readonly alert: AlertExpectation;
   /** Returns the lease failover seconds when the fault moves the leases. */
   inject(cluster: Cluster): Promise<{ failoverS?: number } | undefined>;
 }
@@ -37,6 +41,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'kill -9 lease holder',
     description: 'kill -9 of the worker holding the indexer and bundler leases',
+    alert: { alerts: ['BlockyardNodeDown'], instance: () => killedWorker?.name, clearsWith: 'restart killed worker' },
     async inject(cluster) {
       const { killed, failoverS } = await killHolder(cluster);
       killedWorker = killed;
@@ -46,6 +51,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'restart killed worker',
     description: 'the killed worker starts again and stands by',
+    alert: { none: "a recovery step: it ends the kill's BlockyardNodeDown" },
     async inject(cluster) {
       if (!killedWorker) throw new Error('no worker was killed');
       await restartNode(cluster.settings, killedWorker);
@@ -59,6 +65,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'kill -9 api1',
     description: 'kill -9 of api1, 5 s down, then started again',
+    alert: { alerts: ['BlockyardNodeDown'], instance: () => 'api1' },
     async inject(cluster) {
       await killHard(cluster.nodes.api1.process);
       await sleep(5_000);
@@ -69,6 +76,9 @@ export const faults: readonly Fault[] = [
   {
     name: 'api2 cut from db 10 s',
     description: 'nft drop between api2 and db for 10 s',
+    alert: {
+      none: "no rule watches a node's database; BlockyardServiceUnavailable needs 5% of the node's answers to be 503 and only its REST routes fail (JSON-RPC is served from the key cache)",
+    },
     async inject() {
       partition('api2', [hosts.db.address]);
       await sleep(10_000);
@@ -79,6 +89,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'work2-db 200 ms, 5% loss, 30 s',
     description: '200 ms each way and 5% of chunks retransmitted after 1 s, between work2 and db, for 30 s',
+    alert: { none: 'nothing fails, a worker is slower; no rule watches database latency' },
     async inject(cluster) {
       await cluster.delayProxy.set({ delayMs: 200, lossRate: 0.05 });
       await sleep(30_000);
@@ -89,6 +100,9 @@ export const faults: readonly Fault[] = [
   {
     name: 'postgres restart',
     description: 'pg_ctl stop -m fast, then start',
+    alert: {
+      none: "it is back within ~2 s: shorter than BlockyardServiceUnavailable's for: and than most lease handovers take to trip BlockyardLeaseNotHeld (which fired in some runs)",
+    },
     async inject(cluster) {
       stopPostgres(cluster.postgres, 'fast');
       startPostgresAgain(cluster.postgres);
@@ -98,6 +112,9 @@ export const faults: readonly Fault[] = [
   {
     name: 'redis restart',
     description: 'redis-server stopped (SIGTERM) and started again, empty',
+    alert: {
+      none: "no rule watches Redis; its ~1 s away gives 503s on rate-limited routes, shorter than BlockyardServiceUnavailable's for:",
+    },
     async inject(cluster) {
       await stopGently(cluster.redis);
       cluster.redis = startRedis(cluster.runDir);
@@ -108,6 +125,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'chain unreachable 10 s',
     description: 'nft drop in chain for every Blockyard host, 10 s (the load still reaches it)',
+    alert: { alerts: ['BlockyardNoHealthyUpstream', 'BlockyardUpstreamsAllOpen'] },
     async inject() {
       partition('chain', blockyardHosts);
       await sleep(10_000);
@@ -119,6 +137,9 @@ export const faults: readonly Fault[] = [
     name: 'clock +30 s on lease holder',
     description:
       'the standby restarted under libfaketime +30 s, the holder killed so it takes the leases, the other restarted; 20 s',
+    alert: {
+      none: "no rule compares clocks (no decision in the service uses a node's clock); its restarts show as BlockyardNodeDown",
+    },
     async inject(cluster) {
       // The worker without the indexer lease is restarted skewed (a bundler lease it held moves to
       // the other meanwhile); then the other is killed, so the skewed one holds both.
@@ -133,4 +154,5 @@ export const faults: readonly Fault[] = [
       return { failoverS };
     },
   },
+  rollingUpgrade,
 ];

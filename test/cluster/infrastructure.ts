@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { type HostProcess, pollUntil, sh, spawnInNamespace, stopGently } from './shell.ts';
-import { hosts } from './topology.ts';
+import { hosts, subnet } from './topology.ts';
 
 const pgBin = '/usr/lib/postgresql/15/bin';
 export const postgresPort = 5432;
@@ -35,7 +35,7 @@ export function startPostgres(runDir: string): PostgresServer {
   // The postgres user must reach its directory through the run directory.
   chmodSync(runDir, 0o755);
   asPostgres('initdb', ['-D', dataDir, '--auth=trust', '--username=postgres', '--no-sync', '-E', 'UTF8']);
-  writeFileSync(join(dataDir, 'pg_hba.conf'), 'local all all trust\nhost all all 10.231.0.0/24 trust\n');
+  writeFileSync(join(dataDir, 'pg_hba.conf'), `local all all trust\nhost all all ${subnet} trust\n`);
   const server = { dataDir, logFile, url: `postgres://postgres@${hosts.db.address}:${postgresPort}/blockyard` };
   startPostgresAgain(server);
   asPostgres('createdb', ['-h', hosts.db.address, '-U', 'postgres', 'blockyard']);
@@ -102,9 +102,9 @@ export function startAnvil(runDir: string): HostProcess {
 
 export const chainUrl = `http://${hosts.chain.address}:${anvilPort}`;
 
-/** haproxy in the lb host with `deploy/haproxy.cfg`, the addresses given through the environment. */
-export function startHaproxy(runDir: string, configFile: string, apiPort: number): HostProcess {
-  return spawnInNamespace(hosts.lb.namespace, 'haproxy', ['-db', '-f', configFile], {
+/** haproxy in the lb host with `deploy/haproxy.cfg` (and more `-f` files after it), the addresses given through the environment. */
+export function startHaproxy(runDir: string, configFiles: readonly string[], apiPort: number): HostProcess {
+  return spawnInNamespace(hosts.lb.namespace, 'haproxy', ['-db', ...configFiles.flatMap((file) => ['-f', file])], {
     logFile: join(runDir, 'haproxy.log'),
     env: {
       ...process.env,

@@ -22,6 +22,8 @@ export interface ClusterSettings {
   readonly mode: 'production' | 'development';
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /** BLOCKYARD_SPONSOR_KEY of the API nodes (the signer of the run's verifying paymaster). */
+  readonly sponsorKey?: string;
 }
 
 /** A running Blockyard node: its process (replaced by each restart) and where its log is. */
@@ -61,6 +63,7 @@ function nodeEnvironment(settings: ClusterSettings, node: BlockyardNode, options
     BLOCKYARD_ENCRYPTION_KEY: encryptionKey,
     LOG_LEVEL: 'info',
     ...(node.name.startsWith('work') ? { BLOCKYARD_BUNDLER_KEYS: bundlerKey } : {}),
+    ...(node.name.startsWith('api') && settings.sponsorKey ? { BLOCKYARD_SPONSOR_KEY: settings.sponsorKey } : {}),
     ...(options.clockAhead
       ? { LD_PRELOAD: libfaketime, FAKETIME: options.clockAhead, FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' }
       : {}),

@@ -11,6 +11,9 @@ const needs: readonly { what: string; present: () => boolean; install: string }[
   { what: 'redis-server', present: () => runs('redis-server', ['--version']), install: 'redis-server' },
   { what: 'postgres 15', present: () => existsSync('/usr/lib/postgresql/15/bin/postgres'), install: 'postgresql-15' },
   { what: 'libfaketime', present: () => existsSync(libfaketime), install: 'faketime' },
+  // The alerts and the dashboard are checked against a real Prometheus during the faults.
+  { what: 'prometheus', present: () => runs('prometheus', ['--version']), install: 'prometheus' },
+  { what: 'promtool', present: () => runs('promtool', ['--version']), install: 'prometheus' },
 ];
 
 function runs(command: string, args: string[]): boolean {

@@ -1,21 +1,40 @@
 import { sh, shQuiet } from './shell.ts';
 
-/** The run's private subnet and names: other runs on this machine use their own. */
-export const subnet = '10.231.0.0/24';
-export const bridge = 'bk-br0';
-export const controlAddress = '10.231.0.1';
+/**
+ * The run's names and private subnet: other runs on this machine use their own. BK_CLUSTER_NAME (the
+ * namespaces' and bridge's prefix, default `bk`) and BK_CLUSTER_OCTET (the subnet 10.231.<octet>.0/24,
+ * default 0) let a second run share the machine with one on the defaults.
+ */
+const prefix = process.env.BK_CLUSTER_NAME ?? 'bk';
+const octet = Number(process.env.BK_CLUSTER_OCTET ?? '0');
+// Interface names have at most 15 characters: `${prefix}-work2-h` must fit.
+if (!/^[a-z]{1,5}$/.test(prefix)) throw new Error(`BK_CLUSTER_NAME must be 1-5 lower-case letters, not ${prefix}`);
+if (!Number.isInteger(octet) || octet < 0 || octet > 255) throw new Error(`BK_CLUSTER_OCTET must be 0-255, not ${octet}`);
+const net = `10.231.${octet}`;
+export const subnet = `${net}.0/24`;
+export const bridge = `${prefix}-br0`;
+export const controlAddress = `${net}.1`;
+/** The nft table a partition adds inside a namespace. */
+const faultTable = `${prefix}_fault`;
+
+/** deploy/ files name the default subnet's addresses: in another subnet they are rewritten. */
+export function forThisSubnet(text: string): string {
+  return text.replaceAll('10.231.0.', `${net}.`);
+}
+
+const host = (name: string, last: number) => ({ namespace: `${prefix}-${name}`, address: `${net}.${last}` });
 
 /** Each host: its namespace and its address on the bridge. */
 export const hosts = {
-  db: { namespace: 'bk-db', address: '10.231.0.10' },
-  cache: { namespace: 'bk-cache', address: '10.231.0.11' },
-  chain: { namespace: 'bk-chain', address: '10.231.0.12' },
-  lb: { namespace: 'bk-lb', address: '10.231.0.13' },
-  api1: { namespace: 'bk-api1', address: '10.231.0.21' },
-  api2: { namespace: 'bk-api2', address: '10.231.0.22' },
-  work1: { namespace: 'bk-work1', address: '10.231.0.31' },
-  work2: { namespace: 'bk-work2', address: '10.231.0.32' },
-  rx: { namespace: 'bk-rx', address: '10.231.0.40' },
+  db: host('db', 10),
+  cache: host('cache', 11),
+  chain: host('chain', 12),
+  lb: host('lb', 13),
+  api1: host('api1', 21),
+  api2: host('api2', 22),
+  work1: host('work1', 31),
+  work2: host('work2', 32),
+  rx: host('rx', 40),
 } as const;
 export type HostName = keyof typeof hosts;
 
@@ -59,7 +78,7 @@ export function createTopology(): void {
  */
 export function partition(host: HostName, peers: readonly string[]): void {
   const list = peers.join(', ');
-  const rules = `table inet bk_fault {
+  const rules = `table inet ${faultTable} {
   chain input { type filter hook input priority 0; policy accept; ip saddr { ${list} } drop; }
   chain output { type filter hook output priority 0; policy accept; ip daddr { ${list} } drop; }
 }
@@ -69,5 +88,5 @@ export function partition(host: HostName, peers: readonly string[]): void {
 
 /** Ends `partition(host, ...)`. */
 export function heal(host: HostName): void {
-  shQuiet('ip', ['netns', 'exec', hosts[host].namespace, 'nft', 'delete', 'table', 'inet', 'bk_fault']);
+  shQuiet('ip', ['netns', 'exec', hosts[host].namespace, 'nft', 'delete', 'table', 'inet', faultTable]);
 }

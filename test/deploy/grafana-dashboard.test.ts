@@ -1,19 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startSponsoredChain } from '../paymaster/support.ts';
 import { prometheusServer, skipWithout } from '../support/requirements.ts';
 import { adminTokenForTests } from '../support/service.ts';
 import { startReceiver } from '../webhooks/support.ts';
 import { connectRaw, type RawClient } from '../ws/support/ws-client.ts';
+import { dashboardQueries, queriesWithoutSeries } from './dashboard-queries.ts';
 import { startPrometheus } from './live-prometheus.ts';
-
-interface Panel {
-  title: string;
-  targets: { expr: string }[];
-}
-const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/blockyard.json', import.meta.url), 'utf8')) as {
-  panels: Panel[];
-};
 
 /**
  * deploy/grafana/blockyard.json is checked against a live Prometheus, not just shipped: a running node
@@ -62,18 +54,9 @@ describe('the shipped Grafana dashboard (deploy/grafana/blockyard.json)', () => 
       }, 250);
       await receiver.waitFor((requests) => requests.length > 0, 20_000, 'a new_block delivery');
 
-      const expressions = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ panel: panel.title, ...target })));
+      const expressions = dashboardQueries();
       expect(expressions.length).toBeGreaterThanOrEqual(18);
-      const empty = new Set(expressions.map((e) => `${e.panel}: ${e.expr}`));
-      const deadline = Date.now() + 30_000;
-      while (empty.size > 0 && Date.now() < deadline) {
-        for (const { panel, expr } of expressions) {
-          if (!empty.has(`${panel}: ${expr}`)) continue;
-          if ((await prometheus.query(expr)).length > 0) empty.delete(`${panel}: ${expr}`);
-        }
-        if (empty.size > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-      expect([...empty]).toEqual([]);
+      expect(await queriesWithoutSeries(prometheus, expressions, 30_000)).toEqual([]);
     } finally {
       clearInterval(busy);
       socket?.close();
