@@ -7,6 +7,7 @@ import { createShutdown } from '../core/shutdown.ts';
 import type { ExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import type { OpenDatabase } from '../db/connect.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
+import { startDependencyGauge } from '../health/dependency-gauge.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
 import { createRedisPing, describeRedisUrl, type RedisPing } from '../health/redis-ping.ts';
 import { createBackfillStore } from '../indexer/backfill-store.ts';
@@ -105,6 +106,12 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const redisPing = config.redisUrl ? createRedisPing(config.redisUrl) : undefined;
   if (redisPing) shutdown.add('redis readiness ping', () => redisPing.close());
   const health = createHealthCheck({ db: database.db, chains, probes, redis: redisPing, readyNetworks: config.readyNetworks });
+  const stopDependencyGauge = startDependencyGauge(
+    ctx.metrics.registry,
+    health,
+    redisPing ? ['database', 'redis'] : ['database'],
+  );
+  shutdown.add('dependency gauge', stopDependencyGauge);
   let indexers: Indexer[] = [];
   const chainData = await wireChainData(ctx, { database, chains, events, devnet, indexers: () => indexers });
   const webhooks = await wireWebhooks(ctx, { database, chains, events, tokens: chainData.tokens });

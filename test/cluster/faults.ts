@@ -76,9 +76,7 @@ export const faults: readonly Fault[] = [
   {
     name: 'api2 cut from db 10 s',
     description: 'nft drop between api2 and db for 10 s',
-    alert: {
-      none: "no rule watches a node's database; BlockyardServiceUnavailable needs 5% of the node's answers to be 503 and only its REST routes fail (JSON-RPC is served from the key cache)",
-    },
+    alert: { alerts: ['BlockyardDatabaseUnavailable'], instance: () => 'api2' },
     async inject() {
       partition('api2', [hosts.db.address]);
       await sleep(10_000);
@@ -101,7 +99,7 @@ export const faults: readonly Fault[] = [
     name: 'postgres restart',
     description: 'pg_ctl stop -m fast, then start',
     alert: {
-      none: "it is back within ~2 s: shorter than BlockyardServiceUnavailable's for: and than most lease handovers take to trip BlockyardLeaseNotHeld (which fired in some runs)",
+      none: "it is back within ~2 s: about one round of the nodes' 2 s dependency probe (BlockyardDatabaseUnavailable fires only when a probe falls in it), shorter than BlockyardServiceUnavailable's for: and than most lease handovers take to trip BlockyardLeaseNotHeld (which fired in some runs)",
     },
     async inject(cluster) {
       stopPostgres(cluster.postgres, 'fast');
@@ -113,7 +111,7 @@ export const faults: readonly Fault[] = [
     name: 'redis restart',
     description: 'redis-server stopped (SIGTERM) and started again, empty',
     alert: {
-      none: "no rule watches Redis; its ~1 s away gives 503s on rate-limited routes, shorter than BlockyardServiceUnavailable's for:",
+      none: "its ~1 s away is shorter than the nodes' 2 s dependency probe, so BlockyardRedisUnavailable fires only when a probe falls in it; its 503s on rate-limited routes last less than BlockyardServiceUnavailable's for:",
     },
     async inject(cluster) {
       await stopGently(cluster.redis);
