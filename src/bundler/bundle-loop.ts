@@ -8,7 +8,7 @@ import type { Network } from '../chains/registry.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
 import { createL1FeeOracle } from '../gas/l1-fee/l1-fee-oracle.ts';
-import { inSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { readWaitingOps, selectBatch } from './bundle-batch.ts';
 import { createBundleClaims } from './bundle-claims.ts';
@@ -191,7 +191,7 @@ function sendBundleTraced(ctx: SendBundleContext, executor: Executor, rows: User
     'blockyard.bundle.ops': rows.length,
     'blockyard.bundle.executor': executor.account.address,
   };
-  return inSpan('bundler bundle', attributes, async () => {
+  return inRootSpan('bundler bundle', attributes, async () => {
     const mined = await sendBundle(ctx, executor, rows);
     setSpanAttributes(
       mined === undefined ? { 'blockyard.bundle.sent': false } : { 'blockyard.bundle.sent': true, 'blockyard.bundle.tx': mined },

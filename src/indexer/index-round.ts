@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChainEvent } from '../events/chain-event.ts';
-import { inSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import type { ChainReader } from './chain-reader.ts';
 import type { BlockFacts } from './decode-block.ts';
 import { findCommonAncestor } from './find-ancestor.ts';
@@ -58,7 +58,7 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   if (!tracingOn()) return indexWindow(deps, cursor, next, head);
   // Rounds that find no new block start no trace: one every poll would drown those that index.
   const attributes = { 'blockyard.network': network, 'blockyard.index.from': next, 'blockyard.index.head': head };
-  return inSpan('indexer round', attributes, () => indexWindow(deps, cursor, next, head));
+  return inRootSpan('indexer round', attributes, () => indexWindow(deps, cursor, next, head));
 }
 
 /** The round's part from `next` on: fetch a window, write what links to the tip, or undo a reorg. */

@@ -29,9 +29,9 @@ export function createOtelTracing(tracer: Tracer): ActiveTracing {
   const requests = new WeakMap<IncomingMessage, RequestTrace>();
 
   return {
-    inSpan(name, attributes, work, kind, childOnly) {
-      if (childOnly && trace.getActiveSpan() === undefined) return work();
-      return tracer.startActiveSpan(name, { kind: kinds[kind], attributes }, async (span) => {
+    inSpan(name, attributes, work, kind, place) {
+      if (place === 'child-only' && trace.getActiveSpan() === undefined) return work();
+      return tracer.startActiveSpan(name, { kind: kinds[kind], attributes, root: place === 'root' }, async (span) => {
         try {
           return await work();
         } catch (error) {

@@ -21,8 +21,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 
 /** The implementation behind the functions below while tracing is on. */
 export interface ActiveTracing {
-  /** `childOnly`: outside any span, `work` runs untraced. */
-  inSpan<T>(name: string, attributes: SpanAttributes, work: () => Promise<T>, kind: SpanKindName, childOnly: boolean): Promise<T>;
+  inSpan<T>(name: string, attributes: SpanAttributes, work: () => Promise<T>, kind: SpanKindName, place: SpanPlace): Promise<T>;
   event(name: string, attributes: SpanAttributes | undefined): void;
   setAttributes(attributes: SpanAttributes): void;
   /** Adds `traceparent` (and `tracestate`) of the current span to `headers`. */
@@ -34,6 +33,12 @@ export interface ActiveTracing {
 
 /** `client`: a request to another service (an upstream node, a webhook receiver). */
 export type SpanKindName = 'internal' | 'client';
+
+/**
+ * `child`: under the current span, or a new trace outside any; `child-only`: outside any span, the work
+ * runs untraced; `root`: always a trace of its own.
+ */
+export type SpanPlace = 'child' | 'child-only' | 'root';
 
 let active: ActiveTracing | undefined;
 
@@ -57,7 +62,7 @@ export function inSpan<T>(
   work: () => Promise<T>,
   kind: SpanKindName = 'internal',
 ): Promise<T> {
-  return active === undefined ? work() : active.inSpan(name, attributes, work, kind, false);
+  return active === undefined ? work() : active.inSpan(name, attributes, work, kind, 'child');
 }
 
 /**
@@ -70,7 +75,21 @@ export function inChildSpan<T>(
   work: () => Promise<T>,
   kind: SpanKindName = 'internal',
 ): Promise<T> {
-  return active === undefined ? work() : active.inSpan(name, attributes, work, kind, true);
+  return active === undefined ? work() : active.inSpan(name, attributes, work, kind, 'child-only');
+}
+
+/**
+ * `inSpan` as a trace of its own: for a unit of background work (an indexer round, a delivery, a
+ * bundle). The loops that run them were woken from some request's or round's context, and a span
+ * under it would put every later round or delivery in that one old trace.
+ */
+export function inRootSpan<T>(
+  name: string,
+  attributes: SpanAttributes,
+  work: () => Promise<T>,
+  kind: SpanKindName = 'internal',
+): Promise<T> {
+  return active === undefined ? work() : active.inSpan(name, attributes, work, kind, 'root');
 }
 
 /** An event on the current span (a cache lookup's outcome, a hedge). */

@@ -1,5 +1,5 @@
 import { mapBounded } from '../core/map-bounded.ts';
-import { inSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import type { ClaimedDelivery, ServedWebhook } from './claim-deliveries.ts';
 import { buildDeliveryRequest, type DeliveryRequest } from './delivery-request.ts';
 import type { DeliverySender, SendResult } from './send-delivery.ts';
@@ -70,7 +70,7 @@ function sendTraced(
     'blockyard.network': delivery.network,
     'blockyard.delivery.attempt': delivery.attempts + 1,
   };
-  return inSpan(
+  return inRootSpan(
     'webhook delivery',
     attributes,
     async () => {
