@@ -11,14 +11,15 @@ import { call, createPoolFixture, resultOf } from './pool-setup.ts';
 const fixture = createPoolFixture();
 afterEach(() => fixture.cleanUp());
 
-/** A node at block 16 that answers eth_getBlockByNumber after `delayMs`. */
-async function node(delayMs: number) {
+/** A node at `head` that answers eth_getBlockByNumber after `delayMs`, with null above its head. */
+async function node(head: number, delayMs: number) {
   return fixture.server(
     await startRpcServer(
       answeringChainId(31337, async (body, method) => {
-        if (method === 'eth_blockNumber') return { body: rpcAnswer(body, { result: '0x10' }) };
+        if (method === 'eth_blockNumber') return { body: rpcAnswer(body, { result: `0x${head.toString(16)}` }) };
+        const asked = Number((JSON.parse(body) as { params: [string] }).params[0]);
         await sleep(delayMs);
-        return { body: rpcAnswer(body, { result: { number: '0x10' } }) };
+        return { body: rpcAnswer(body, { result: asked > head ? null : { number: `0x${asked.toString(16)}` } }) };
       }),
     ),
   );
@@ -32,8 +33,10 @@ describe('a hedged read, traced', () => {
       pino({ level: 'silent' }),
     );
     try {
-      const slow = await node(150);
-      const fast = await node(0);
+      // The read of block 16 goes first to the node that has it (slow); the hedge, after 10 ms, to the
+      // other (quick, but two blocks behind: its null waits for the first node's answer).
+      const slow = await node(16, 150);
+      const fast = await node(14, 0);
       const pool = fixture.pool([], {
         upstreams: [slow.url, fast.url].map((url) => ({ url, timeoutMs: 2_000, batchMaxSize: 1 })),
         hedge: { minSamples: 0, floorMs: 10 },
