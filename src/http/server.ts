@@ -151,7 +151,6 @@ function addCorsHeaders(server: ServerState, request: FastifyRequest, reply: Fas
 function recordRequest(server: ServerState, request: FastifyRequest, reply: FastifyReply, ms: number): void {
   const { metrics } = server.options;
   const route = request.routeOptions.url ?? 'unmatched';
-  nameRequestSpan(request.raw, route);
   metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
   metrics.httpDuration.observe({ method: request.method, route }, ms / 1000);
   if (server.accessLog.enabled) {
@@ -195,6 +194,8 @@ function addRequestHooks(app: FastifyInstance, server: ServerState): void {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Named here, once routed: the span may end before onResponse hooks run.
+    if (request.routeOptions.url !== undefined) nameRequestSpan(request.raw, request.routeOptions.url);
     const preflight = isPreflight(request.method, request.headers);
     if (!preflight) addCorsHeaders(server, request, reply);
     if (server.closing) {

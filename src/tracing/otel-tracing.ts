@@ -60,7 +60,7 @@ export function createOtelTracing(tracer: Tracer): ActiveTracing {
     },
     nameRequest(req, route) {
       const span = requests.get(req)?.span;
-      if (span === undefined) return;
+      if (span === undefined || !span.isRecording()) return;
       span.updateName(`${req.method} ${route}`);
       span.setAttribute('http.route', route);
     },
