@@ -8,6 +8,7 @@ import type { Network } from '../chains/registry.ts';
 import type { UserOperationRow } from '../db/tables/bundler.ts';
 import type { Tables } from '../db/tables.ts';
 import { createL1FeeOracle } from '../gas/l1-fee/l1-fee-oracle.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import { bundleAlone } from './bundle-alone.ts';
 import { readWaitingOps, selectBatch } from './bundle-batch.ts';
 import { createBundleClaims } from './bundle-claims.ts';
@@ -100,7 +101,8 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
     }),
     l1Holds,
   };
-  const bundleWith = (executor: Executor, rows: UserOperationRow[]) => sendBundle(sendContext, executor, rows);
+  const bundleWith = (executor: Executor, rows: UserOperationRow[]) =>
+    tracingOn() ? sendBundleTraced(sendContext, executor, rows) : sendBundle(sendContext, executor, rows);
   // A sender held by a bundle of this process: its submitted ops are that bundle's (one swapped in is not claimed by hash).
   const resumeSubmitted = () => resumeSubmittedBundles(ctx, (row) => claims.holdsOpOrSender(row));
   const rounds = createBundleRounds({
@@ -176,4 +178,24 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
       await lease.following;
     },
   };
+}
+
+/**
+ * One bundle in a span (tracing on): the network, the EntryPoint, how many ops, the executor, and the
+ * transaction once mined; its chain calls (estimates, the send, the receipt) are attempts inside it.
+ */
+function sendBundleTraced(ctx: SendBundleContext, executor: Executor, rows: UserOperationRow[]): Promise<Hex | undefined> {
+  const attributes = {
+    'blockyard.network': ctx.name,
+    'blockyard.bundle.entry_point': rows[0]?.entry_point ?? '',
+    'blockyard.bundle.ops': rows.length,
+    'blockyard.bundle.executor': executor.account.address,
+  };
+  return inRootSpan('bundler bundle', attributes, async () => {
+    const mined = await sendBundle(ctx, executor, rows);
+    setSpanAttributes(
+      mined === undefined ? { 'blockyard.bundle.sent': false } : { 'blockyard.bundle.sent': true, 'blockyard.bundle.tx': mined },
+    );
+    return mined;
+  });
 }

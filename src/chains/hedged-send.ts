@@ -1,3 +1,4 @@
+import { spanEvent, tracingOn } from '../tracing/tracing.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
 import { isRetryable } from './retryable.ts';
 
@@ -66,6 +67,7 @@ export function sendHedged({ first, send, delayMs, state, pick, onHedge, refuses
       state.tried |= second.bit;
       pending++;
       onHedge();
+      if (tracingOn()) spanEvent('upstream hedge', { 'blockyard.upstream': second.label, 'blockyard.after_ms': delayMs });
       send(second).then(answerFrom(second), fail);
     }, delayMs);
     send(first).then(answerFrom(first), fail);

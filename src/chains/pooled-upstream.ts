@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { UpstreamTier } from '../config/chain-settings.ts';
+import { inChildSpan, tracingOn } from '../tracing/tracing.ts';
 import { type CircuitBreaker, type CircuitBreakerOptions, createCircuitBreaker } from './circuit-breaker.ts';
 import { createLatencyStats, type LatencyStats } from './latency-stats.ts';
 import type { MethodFilter } from './method-filter.ts';
@@ -271,6 +272,16 @@ function createSender(
     return text;
   }
 
+  // One span per attempt inside a traced call or round: which upstream, and how it went (a failure's reason).
+  const attemptAttributes = { 'blockyard.upstream': label, 'blockyard.chain': labels.chain, 'blockyard.network': labels.network };
+  const tracedAttempt = (body: string, calls: number, cu: number, mode: SendMode) =>
+    inChildSpan(
+      'upstream attempt',
+      { ...attemptAttributes, 'blockyard.calls': calls },
+      () => attempt(body, calls, cu, mode),
+      'client',
+    );
+
   return {
     latency,
     inFlight: () => inFlight,
@@ -284,7 +295,7 @@ function createSender(
         throw new UpstreamError('overloaded', 'upstream is at its concurrency limit');
       }
       try {
-        return await attempt(body, calls, cu, mode);
+        return tracingOn() ? await tracedAttempt(body, calls, cu, mode) : await attempt(body, calls, cu, mode);
       } finally {
         release();
       }

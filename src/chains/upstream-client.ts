@@ -1,4 +1,5 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { withTraceparent } from '../tracing/tracing.ts';
 import { retryAfterMs } from './retry-after.ts';
 
 /**
@@ -47,6 +48,7 @@ export interface UpstreamClientOptions {
   connections?: number;
 }
 
+/** With tracing on, the `traceparent` of the attempt's span is added (a copy): the node may continue the trace. */
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** A keep-alive connection pool to one JSON-RPC upstream. */
@@ -68,7 +70,7 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       let response: { status: number; text: string; retryAfter: string | undefined };
       try {
         response = await new Promise((resolve, reject) => {
-          pool.dispatch({ path, method: 'POST', headers: jsonHeaders, body }, new TextAnswer(resolve, reject));
+          pool.dispatch({ path, method: 'POST', headers: withTraceparent(jsonHeaders), body }, new TextAnswer(resolve, reject));
         });
       } catch (error) {
         throw classify(error);

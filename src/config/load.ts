@@ -15,6 +15,7 @@ import { settingError } from './setting-error.ts';
 import { type ConfigFlags, gatherSettings, nonEmpty } from './setting-sources.ts';
 import generatedValidator from './settings-validator.generated.js';
 import { buildTokens } from './token-settings.ts';
+import { buildTracing } from './tracing-settings.ts';
 import { buildWebhooks } from './webhook-settings.ts';
 
 /**
@@ -80,6 +81,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     bundlerKeys: settings.bundler_keys?.split(',') ?? [],
     gas: buildGas(settings.gas, { sponsorKey: settings.sponsor_key, origin: origin.sponsor_key, configFile, cwd }),
     limits: buildLimits(settings.limits),
+    tracing: buildTracing(settings.tracing, env, configFile ?? 'the config file'),
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);

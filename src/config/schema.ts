@@ -7,6 +7,7 @@ import { closedObject } from './json-schema-parts.ts';
 import { type LimitsConfig, limitsSettingsSchema } from './limits-settings.ts';
 import { type NftsConfig, nftSettingsSchema } from './nft-settings.ts';
 import { type TokensConfig, tokenSettingsSchema } from './token-settings.ts';
+import { type TracingConfig, tracingSettingsSchema } from './tracing-settings.ts';
 import { type WebhooksConfig, webhookSettingsSchema } from './webhook-settings.ts';
 
 // Plain JSON Schema objects (their types derived by json-schema-to-ts at compile time): the config
@@ -53,6 +54,7 @@ export const settingsSchema = closedObject(
     dashboard: dashboardSettingsSchema,
     gas: gasSettingsSchema,
     limits: limitsSettingsSchema,
+    tracing: tracingSettingsSchema,
     /** The gas sponsor's private key (BLOCKYARD_SPONSOR_KEY; never logged). */
     sponsor_key: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
     /** Comma-separated private keys the bundler sends bundles from (never logged). */
@@ -104,6 +106,8 @@ export interface Config {
   readonly bundlerKeys: readonly string[];
   readonly gas: GasSponsorshipConfig;
   readonly limits: LimitsConfig;
+  /** OpenTelemetry traces; undefined: off (the default), nothing of the SDK is loaded. */
+  readonly tracing?: TracingConfig;
   /** Given by setting (hex); absent means generated once into `<dataDir>/encryption-key`. */
   readonly encryptionKey?: string;
   /** `GET /metrics` answers 401 without `Authorization: Bearer <admin token>`. */

@@ -18,7 +18,7 @@ export function settingError(error: ErrorObject | undefined, origin: Record<stri
       .join('')}`;
     if (error.keyword === 'additionalProperties') setting += `.${String(error.params.additionalProperty)}`;
     setting += ` (in ${configFile})`;
-  } else if (top === 'limits') {
+  } else if (top === 'limits' || top === 'tracing') {
     const extra = error.keyword === 'additionalProperties' ? [String(error.params.additionalProperty)] : [];
     setting = `${[...path, ...extra].join('.')} (in ${configFile})`;
   } else if (top === 'devnet') {

@@ -30,12 +30,13 @@ const fileOnlySections = new Set([
   'dashboard',
   'gas',
   'limits',
+  'tracing',
 ]);
 
 type SettingKey =
   | Exclude<
       keyof Settings,
-      'devnet' | 'chains' | 'readiness' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits'
+      'devnet' | 'chains' | 'readiness' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits' | 'tracing'
     >
   | 'block_time_s';
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, errorBody } from '../core/errors.ts';
 import type { AccessLog } from '../observability/access-log.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import { inRequestContext, nameRequestSpan, tracingOn } from '../tracing/tracing.ts';
 import type { TrustProxy } from './client-address.ts';
 import type { CorsPolicy } from './cors.ts';
 import { toAppError } from './error-handler.ts';
@@ -74,6 +75,7 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
     exchange.res.writeHead(status, headers);
     exchange.res.end(status === 204 ? undefined : text);
 
+    if (tracingOn()) nameRequestSpan(exchange.req, bound.route.url);
     const ms = performance.now() - exchange.started;
     let counter = bound.byStatus.get(status);
     if (counter === undefined) {
@@ -130,7 +132,13 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
     const exchanges = waitingExchanges;
     waiting = [];
     waitingExchanges = [];
-    for (let i = 0; i < bounds.length; i++) void serve(bounds[i]!, exchanges[i]!);
+    for (let i = 0; i < bounds.length; i++) {
+      const bound = bounds[i]!;
+      const exchange = exchanges[i]!;
+      // Each request in its own trace: this turn's callback runs in the context of the first of them.
+      if (tracingOn()) inRequestContext(exchange.req, () => void serve(bound, exchange));
+      else void serve(bound, exchange);
+    }
   };
 
   return (req, res) => {

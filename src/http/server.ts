@@ -17,6 +17,7 @@ import { AppError } from '../core/errors.ts';
 import { decodeUnreserved } from '../core/unreserved-escapes.ts';
 import { type AccessLog, createAccessLog } from '../observability/access-log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { nameRequestSpan, type RequestListener, traceRequests, tracingOn } from '../tracing/tracing.ts';
 import { defaultRestBodyLimit } from './body-limits.ts';
 import { plainAddress, type TrustProxy } from './client-address.ts';
 import { handleClientError } from './client-error.ts';
@@ -91,6 +92,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await registerDocs(app);
   for (const plugin of options.plugins) await app.register(plugin);
   if (options.fastRoutes !== undefined && options.fastRoutes.length > 0) putFastRoutesInFront(app, server, options.fastRoutes);
+  if (tracingOn()) traceServerRequests(app);
   return app;
 }
 
@@ -192,6 +194,8 @@ function addRequestHooks(app: FastifyInstance, server: ServerState): void {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Named here, once routed: the span may end before onResponse hooks run.
+    if (request.routeOptions.url !== undefined) nameRequestSpan(request.raw, request.routeOptions.url);
     const preflight = isPreflight(request.method, request.headers);
     if (!preflight) addCorsHeaders(server, request, reply);
     if (server.closing) {
@@ -244,4 +248,12 @@ function putFastRoutesInFront(app: FastifyInstance, server: ServerState, routes:
       if (!dispatch(req, res)) fastifyHandler(req, res);
     });
   }
+}
+
+/** Every request (fast routes and Fastify's) in a server span: the one 'request' listener, wrapped. */
+function traceServerRequests(app: FastifyInstance): void {
+  const [listener, ...others] = app.server.listeners('request') as RequestListener[];
+  if (listener === undefined || others.length > 0) return;
+  app.server.removeListener('request', listener);
+  app.server.on('request', traceRequests(listener));
 }

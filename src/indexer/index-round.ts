@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChainEvent } from '../events/chain-event.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import type { ChainReader } from './chain-reader.ts';
 import type { BlockFacts } from './decode-block.ts';
 import { findCommonAncestor } from './find-ancestor.ts';
@@ -44,7 +45,7 @@ export interface RoundDeps {
  * block or two behind) is never a reorg: the round ends and the next one asks again.
  */
 export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<boolean> {
-  const { network, reader, metrics, fetcher } = deps;
+  const { network, reader, metrics } = deps;
   const head = await reader.head();
   metrics.headBlock.set({ network }, head);
   deps.progress.sawHead(head);
@@ -54,6 +55,16 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
     if (tip) await checkNewest(deps, cursor, tip, head);
     return false;
   }
+  if (!tracingOn()) return indexWindow(deps, cursor, next, head);
+  // Rounds that find no new block start no trace: one every poll would drown those that index.
+  const attributes = { 'blockyard.network': network, 'blockyard.index.from': next, 'blockyard.index.head': head };
+  return inRootSpan('indexer round', attributes, () => indexWindow(deps, cursor, next, head));
+}
+
+/** The round's part from `next` on: fetch a window, write what links to the tip, or undo a reorg. */
+async function indexWindow(deps: RoundDeps, cursor: IndexCursor, next: number, head: number): Promise<boolean> {
+  const { fetcher } = deps;
+  const tip = cursor.tip;
   const to = Math.min(head, next + deps.windowBlocks - 1);
   const facts = await fetcher.take(next, to);
   const linked = linkedPrefix(facts, tip?.hash);
@@ -67,8 +78,10 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
   // caught by the parent-hash check like any other.
   if (linked.length === facts.length && to < head) fetcher.prefetch(to + 1, Math.min(head, to + deps.windowBlocks));
   await writeLinked(deps, cursor, linked);
+  if (tracingOn()) setSpanAttributes({ 'blockyard.index.to': cursor.tip!.number });
   return cursor.tip!.number < head;
 }
+
 /** Writes linked blocks in chunks, each committed (and its events published) before the next. */
 async function writeLinked(deps: RoundDeps, cursor: IndexCursor, blocks: BlockFacts[]): Promise<void> {
   const { network, metrics } = deps;

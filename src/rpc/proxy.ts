@@ -19,6 +19,7 @@ import {
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
 import { solanaComputeUnits, solanaComputeUnitsFor } from '../limits/solana-compute-units.ts';
 import type { CounterChild, HistogramChild, Metrics } from '../observability/metrics.ts';
+import { inSpan, tracingOn } from '../tracing/tracing.ts';
 import type { RpcCache } from './cache/rpc-cache.ts';
 import { principalCallRefusal } from './call-restrictions.ts';
 import { oneAtATime } from './data-calls.ts';
@@ -184,7 +185,24 @@ function countCall(deps: ForwardDeps, network: Network, method: string): Network
   return meters;
 }
 
+/**
+ * One call through the cache to the upstreams, in a span of its own when tracing is on (the cache's
+ * outcome and each upstream attempt inside it). Its attributes: the method's metrics label (a client's
+ * own method name is not shown), the chain and the network; never the params.
+ */
 function forwardOne(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
+  if (!tracingOn()) return forwardOneCall(deps, network, checked);
+  const method = methodLabel(checked.call.method);
+  const attributes = {
+    'rpc.system': 'jsonrpc',
+    'rpc.method': method,
+    'blockyard.chain': network.config.chain,
+    'blockyard.network': network.config.network,
+  };
+  return inSpan(`jsonrpc ${method}`, attributes, () => forwardOneCall(deps, network, checked));
+}
+
+function forwardOneCall(deps: ForwardDeps, network: Network, checked: CheckedCall & { ok: true }): Promise<string> {
   const { call } = checked;
   const timer = countCall(deps, network, call.method).upstream;
   if (answersNoAccounts(network, call.method)) return Promise.resolve(call.id === undefined ? '' : noAccountsText(call.id));

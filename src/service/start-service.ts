@@ -19,6 +19,7 @@ import { createRedisDataQuerySlots } from '../limits/redis-data-query-slots.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
 import type { NetworkPaymasters } from '../paymaster/start-paymasters.ts';
+import { startTracing } from '../tracing/start-tracing.ts';
 import type { JoinedService } from './join-running-service.ts';
 import { wireAccounts } from './wire-accounts.ts';
 import { wireBundler } from './wire-bundler.ts';
@@ -83,6 +84,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const shutdown = createShutdown(logger);
   const ctx: Context = { config, logger, metrics: createMetrics(), shutdown };
   try {
+    // First opened, last closed: the spans of everything's shutdown are sent too.
+    if (config.tracing !== undefined) {
+      const tracing = await startTracing(config.tracing, logger);
+      shutdown.add('tracing', () => tracing.stop());
+    }
     return await wire(ctx, options.database);
   } catch (error) {
     await shutdown.run('start failed');

@@ -1,4 +1,5 @@
 import { mapBounded } from '../core/map-bounded.ts';
+import { inRootSpan, setSpanAttributes, tracingOn } from '../tracing/tracing.ts';
 import type { ClaimedDelivery, ServedWebhook } from './claim-deliveries.ts';
 import { buildDeliveryRequest, type DeliveryRequest } from './delivery-request.ts';
 import type { DeliverySender, SendResult } from './send-delivery.ts';
@@ -41,9 +42,42 @@ export async function sendClaimed(input: {
       maxPayloadBytes: input.maxPayloadBytes,
       at,
     });
-    const result = await input.sender.send(webhook.url, request.headers, request.body);
+    const result = tracingOn()
+      ? await sendTraced(input.sender, webhook, delivery, request)
+      : await input.sender.send(webhook.url, request.headers, request.body);
     sent.push({ delivery, request, at, result });
     if (result.status === 410) gone = true;
   });
   return { sent, gone };
+}
+
+/**
+ * One delivery attempt in a span (its `traceparent` goes to the receiver, send-delivery.ts): the ids,
+ * the event type, the attempt and the answer's status; never the URL (it may carry the receiver's
+ * token), the payload or the signing secret.
+ */
+function sendTraced(
+  sender: DeliverySender,
+  webhook: Pick<ServedWebhook, 'id' | 'url'>,
+  delivery: ClaimedDelivery,
+  request: DeliveryRequest,
+): Promise<SendResult> {
+  const attributes = {
+    'blockyard.webhook.id': webhook.id,
+    'blockyard.delivery.id': delivery.id,
+    'blockyard.event.id': delivery.event_id,
+    'blockyard.event.type': delivery.event_type,
+    'blockyard.network': delivery.network,
+    'blockyard.delivery.attempt': delivery.attempts + 1,
+  };
+  return inRootSpan(
+    'webhook delivery',
+    attributes,
+    async () => {
+      const result = await sender.send(webhook.url, request.headers, request.body);
+      setSpanAttributes({ 'blockyard.delivery.ok': result.ok, 'http.response.status_code': result.status ?? 0 });
+      return result;
+    },
+    'client',
+  );
 }

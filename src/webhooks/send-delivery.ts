@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { type PrivateDestinations, privateDestinations } from '../config/private-destinations.ts';
 import { refusedAddressReason } from '../core/address-policy.ts';
+import { withTraceparent } from '../tracing/tracing.ts';
 import type { Mode } from './url-policy.ts';
 
 export interface SendResult {
@@ -70,7 +71,8 @@ export function createDeliverySender(options: {
       try {
         const response = await request(url, {
           method: 'POST',
-          headers,
+          // Not part of the signed text: a receiver that traces continues the delivery's trace.
+          headers: withTraceparent(headers),
           body,
           dispatcher: agent,
           signal: AbortSignal.timeout(options.timeoutMs),

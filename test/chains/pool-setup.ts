@@ -14,6 +14,10 @@ export function createPoolFixture() {
       anvils.push(...started);
       return started;
     },
+    /** The servers started so far, in order. */
+    servers(): readonly TestRpcServer[] {
+      return servers;
+    },
     server(server: TestRpcServer): TestRpcServer {
       servers.push(server);
       return server;

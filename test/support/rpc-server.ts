@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One HTTP request received. */
@@ -8,6 +8,8 @@ export interface RpcCallSeen {
   /** Every call's method: one for a single call, each element's for a batch. */
   methods: string[];
   body: string;
+  /** Its headers (a `traceparent` the service passed on, for one). */
+  headers: IncomingHttpHeaders;
 }
 
 export interface RpcServerAnswer {
@@ -39,7 +41,7 @@ export async function startRpcServer(answer: (body: string, method: string) => P
     request.on('end', () => {
       const methods = [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1]!);
       const method = methods[0] ?? '';
-      seen.push({ method, methods, body });
+      seen.push({ method, methods, body, headers: request.headers });
       answer(body, method).then(
         ({ status = 200, body: text }) => response.writeHead(status, { 'content-type': 'application/json' }).end(text),
         () => response.writeHead(502).end(),

@@ -3,6 +3,7 @@ import type { ServedTip } from '../../chains/served-tip.ts';
 import type { ChainConfig } from '../../config/chain-settings.ts';
 import { type JsonRpcCall, paramsJsonOf } from '../../jsonrpc/messages.ts';
 import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
+import { spanEvent } from '../../tracing/tracing.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import { mayChangeState } from '../method-policy.ts';
 import type { ByteLru } from './byte-lru.ts';
@@ -30,6 +31,15 @@ export interface CachedResult {
   readonly epoch: number;
   readonly expiresAt: number;
 }
+
+/** The cache's outcome, as an event on the call's span (tracing on); made once, shared by every call. */
+const memoryHit = { 'blockyard.cache': 'hit', 'blockyard.cache.store': 'memory' } as const;
+const redisHit = { 'blockyard.cache': 'hit', 'blockyard.cache.store': 'redis' } as const;
+const cacheMiss = { 'blockyard.cache': 'miss' } as const;
+/** The same call was already on its way upstream: this one waits for its answer. */
+const mergedLookup = { 'blockyard.cache': 'merged' } as const;
+/** A cacheable method whose answer is not stored (a block above the tip, a pending tag). */
+const notStored = { 'blockyard.cache': 'not_stored' } as const;
 
 /** The epoch of results that can no longer change. */
 const finalEpoch = -1;
@@ -119,12 +129,14 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       const raw = await redis.get(key);
       if (raw !== undefined) {
         metrics.hit('redis');
+        spanEvent('cache lookup', redisHit);
         lru.set(key, { raw, epoch: finalEpoch, expiresAt: 0 }, raw.length);
         const answer: RawAnswer = { kind: 'result', raw };
         return { text: formatRpcAnswer(idJson, answer), answer };
       }
     }
     metrics.miss();
+    spanEvent('cache lookup', cacheMiss);
     // Stored answers pass the integrity checks first (the pool asks another upstream when one fails).
     const text = await upstream(body, true);
     const answer = splitRpcAnswer(text, idJson);
@@ -154,6 +166,7 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       const cached = lru.get(key);
       if (cached !== undefined && (cached.epoch === finalEpoch || (cached.epoch === epoch && Date.now() < cached.expiresAt))) {
         metrics.hit('memory');
+        spanEvent('cache lookup', memoryHit);
         return formatRpcAnswer(call.id === undefined ? 'null' : JSON.stringify(call.id), { kind: 'result', raw: cached.raw });
       }
       const idJson = JSON.stringify(call.id ?? null);
@@ -166,10 +179,14 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
               forwardGetLogs({ call, idJson, body: text, head: known, tags, maxRange: logsMaxRange, send, stored })
           : (text, stored) => send(text, { params: call.params, stored });
       const scope = cacheScopeFor(method, call.params, final);
-      if (scope === 'none') return upstream(body, false);
+      if (scope === 'none') {
+        spanEvent('cache lookup', notStored);
+        return upstream(body, false);
+      }
       const joined = inflight.get(key);
       if (joined) {
         metrics.merged();
+        spanEvent('cache lookup', mergedLookup);
         const shared = await joined;
         return shared.answer ? formatRpcAnswer(idJson, shared.answer) : upstream(body, false);
       }
