@@ -24,7 +24,8 @@ export function startDependencyGauge(registry: Registry, health: HealthCheck, de
     for (const dependency of dependencies) gauge.set({ dependency }, checks[dependency] === 'ok' ? 1 : 0);
     timer = setTimeout(probe, probeIntervalMs).unref();
   };
-  void probe();
+  // The first round after one interval: a node that has just started has not connected to Redis yet.
+  timer = setTimeout(probe, probeIntervalMs).unref();
   return () => {
     stopped = true;
     clearTimeout(timer);

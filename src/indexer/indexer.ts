@@ -119,6 +119,10 @@ export function createIndexer(options: IndexerOptions): Indexer {
   async function run() {
     let backoffMs = 0;
     let started = false;
+    // After a failed round the tip is read back: a write whose answer was lost (the connection dropped
+    // after COMMIT reached the server, or the stall guard gave up on it) may have committed, and a
+    // cursor left behind it would insert the same block again and again (duplicate key) for good.
+    let tipUnsure = false;
     const waiting = createUnavailableWatch(logger);
     while (!stopped) {
       // Every database step is inside the retry: one outside it (reading the tip, reporting progress)
@@ -139,7 +143,10 @@ export function createIndexer(options: IndexerOptions): Indexer {
           );
           started = true;
           backfill.start();
+        } else if (tipUnsure) {
+          cursor.tip = await store.tip(key);
         }
+        tipUnsure = false;
         const more = await indexRound(round, cursor);
         backoffMs = 0;
         waiting.ended();
@@ -156,6 +163,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
           continue;
         }
         metrics.errors.inc({ network: key });
+        tipUnsure = true;
         backoffMs = Math.min(maxBackoffMs, Math.max(500, backoffMs * 2));
         logger.warn({ err: error, retryInMs: backoffMs }, 'index round failed; retrying');
         await pause.sleep(backoffMs);

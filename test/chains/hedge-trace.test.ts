@@ -5,25 +5,10 @@ import { readNeedOf } from '../../src/chains/read-need.ts';
 import { startTracing } from '../../src/tracing/start-tracing.ts';
 import { inSpan } from '../../src/tracing/tracing.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { answeringChainId, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, resultOf } from './pool-setup.ts';
 
 const fixture = createPoolFixture();
 afterEach(() => fixture.cleanUp());
-
-/** A node at `head` that answers eth_getBlockByNumber after `delayMs`, with null above its head. */
-async function node(head: number, delayMs: number) {
-  return fixture.server(
-    await startRpcServer(
-      answeringChainId(31337, async (body, method) => {
-        if (method === 'eth_blockNumber') return { body: rpcAnswer(body, { result: `0x${head.toString(16)}` }) };
-        const asked = Number((JSON.parse(body) as { params: [string] }).params[0]);
-        await sleep(delayMs);
-        return { body: rpcAnswer(body, { result: asked > head ? null : { number: `0x${asked.toString(16)}` } }) };
-      }),
-    ),
-  );
-}
 
 describe('a hedged read, traced', () => {
   it('shows the hedge as an event of the call and each attempt as a span whose traceparent reached its node', async () => {
@@ -35,8 +20,8 @@ describe('a hedged read, traced', () => {
     try {
       // The read of block 16 goes first to the node that has it (slow); the hedge, after 10 ms, to the
       // other (quick, but two blocks behind: its null waits for the first node's answer).
-      const slow = await node(16, 150);
-      const fast = await node(14, 0);
+      const slow = await fixture.blockNode(16, 150);
+      const fast = await fixture.blockNode(14, 0);
       const pool = fixture.pool([], {
         upstreams: [slow.url, fast.url].map((url) => ({ url, timeoutMs: 2_000, batchMaxSize: 1 })),
         hedge: { minSamples: 0, floorMs: 10 },

@@ -1,32 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNeedOf } from '../../src/chains/read-need.ts';
-import { answeringChainId, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, resultOf } from './pool-setup.ts';
 
 const fixture = createPoolFixture();
 afterEach(() => fixture.cleanUp());
 
-/** A node at `head` that answers eth_getBlockByNumber after `delayMs`, with null above its head. */
-async function node(head: number, delayMs: number) {
-  return fixture.server(
-    await startRpcServer(
-      answeringChainId(31337, async (body, method) => {
-        if (method === 'eth_blockNumber') return { body: rpcAnswer(body, { result: `0x${head.toString(16)}` }) };
-        const asked = Number((JSON.parse(body) as { params: [string] }).params[0]);
-        await sleep(delayMs);
-        return { body: rpcAnswer(body, { result: asked > head ? null : { number: `0x${asked.toString(16)}` } }) };
-      }),
-    ),
-  );
-}
-
 describe('a hedged read', () => {
   it('waits for the node that has the block when the hedge’s lagging node answers null first', async () => {
     // A fresh pool each round: its first read hedges after 10 ms (the head polls' latencies are all it knows).
     for (let round = 0; round < 3; round++) {
-      const honest = await node(16, 150);
-      const lagging = await node(14, 0);
+      const honest = await fixture.blockNode(16, 150);
+      const lagging = await fixture.blockNode(14, 0);
       // One call per request: these nodes answer single calls only (no batches).
       const pool = fixture.pool([], {
         upstreams: [honest.url, lagging.url].map((url) => ({ url, timeoutMs: 2_000, batchMaxSize: 1 })),

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { createUpstreamPool, type UpstreamPool, type UpstreamPoolOptions } from '../../src/chains/upstream-pool.ts';
 import { startTestAnvil } from '../support/anvil.ts';
-import type { TestRpcServer } from '../support/rpc-server.ts';
+import { answeringChainId, rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 
 /** What a pool test started; `cleanUp` stops all of it (stalled anvils are continued first). */
 export function createPoolFixture() {
@@ -19,6 +20,19 @@ export function createPoolFixture() {
       return servers;
     },
     server(server: TestRpcServer): TestRpcServer {
+      servers.push(server);
+      return server;
+    },
+    /** A node at `head` that answers eth_getBlockByNumber after `delayMs`, with null above its head. */
+    async blockNode(head: number, delayMs: number): Promise<TestRpcServer> {
+      const server = await startRpcServer(
+        answeringChainId(31337, async (body, method) => {
+          if (method === 'eth_blockNumber') return { body: rpcAnswer(body, { result: `0x${head.toString(16)}` }) };
+          const asked = Number((JSON.parse(body) as { params: [string] }).params[0]);
+          await sleep(delayMs);
+          return { body: rpcAnswer(body, { result: asked > head ? null : { number: `0x${asked.toString(16)}` } }) };
+        }),
+      );
       servers.push(server);
       return server;
     },

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closedPort } from '../support/closed-port.ts';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,7 +33,7 @@ export async function prepareProject(): Promise<ComposeProject> {
   for (const file of ['receiver.compose.yaml', 'receiver.mjs']) {
     cpSync(join(repoRoot, 'test', 'containers', file), join(composeDir, file));
   }
-  const [httpPort, chainPort, receiverPort] = [await freePort(), await freePort(), await freePort()];
+  const [httpPort, chainPort, receiverPort] = [await closedPort(), await closedPort(), await closedPort()];
   const adminToken = randomBytes(24).toString('hex');
   const env = {
     BLOCKYARD_ADMIN_TOKEN: adminToken,
@@ -87,15 +87,4 @@ function run(command: string, args: string[], timeoutMs: number, cwd?: string): 
     throw new Error(`${command} ${args.join(' ')}: ${result.error?.message ?? `exit ${result.status}`}\n${output}`);
   }
   return result.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
