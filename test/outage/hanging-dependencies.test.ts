@@ -38,7 +38,10 @@ describe('outage across processes: a dependency hangs', () => {
   beforeAll(async () => {
     deployment = await startDeployment();
     [freeKey = ''] = await deployment.createKeys('free');
-    [restKey = ''] = await deployment.createKeys('growth');
+    // Enterprise (no per-second limit): a round the hang answers fast (the database already known to be
+    // down) is over in tens of ms, and rounds of ~28 requests then pass growth's 100 a second, a 429
+    // that is right but not what this test asks about (the free key's probe covers rate limits).
+    [restKey = ''] = await deployment.createKeys('enterprise');
     await normalWithin(target, 30_000);
     delivery = await startDeliveryCheck(deployment);
     await delivery.assertDeliveredWithin(30_000);
