@@ -68,16 +68,34 @@ export function containerOf(project: ComposeProject, service: string): string {
   return `${project.name}_${service}_1`;
 }
 
-/** Down, and what `podman-compose down` leaves: the project's network and volume, the copied files. */
+/** Down with its volumes, and what `podman-compose down` leaves: the project's network, the copied files. */
 export function removeProject(project: ComposeProject): void {
+  // podman-compose 1.0.3's `down -v` removes the named volumes only: each container's anonymous /data
+  // volume (the image declares it) is read from the containers first and removed after.
+  const anonymous = anonymousVolumesOf(project);
   try {
-    compose(project, ['down', '-t', '10'], 180_000);
+    // -v: the database volume and each container's anonymous /data volume (the image declares it).
+    compose(project, ['down', '-v', '-t', '10'], 180_000);
   } catch (error) {
     process.stderr.write(`compose down: ${(error as Error).message}\n`);
   }
   spawnSync('podman', ['network', 'rm', '-f', `${project.name}_default`], { stdio: 'ignore', timeout: 60_000 });
-  spawnSync('podman', ['volume', 'rm', '-f', `${project.name}_pgdata`], { stdio: 'ignore', timeout: 60_000 });
+  for (const volume of [`${project.name}_pgdata`, ...anonymous]) {
+    spawnSync('podman', ['volume', 'rm', '-f', volume], { stdio: 'ignore', timeout: 60_000 });
+  }
   rmSync(project.root, { recursive: true, force: true });
+}
+
+function anonymousVolumesOf(project: ComposeProject): string[] {
+  const listed = spawnSync('podman', ['ps', '-a', '-q', '--filter', `label=io.podman.compose.project=${project.name}`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const containers = (listed.stdout ?? '').split('\n').filter(Boolean);
+  if (containers.length === 0) return [];
+  const format = '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}';
+  const mounts = spawnSync('podman', ['inspect', '--format', format, ...containers], { encoding: 'utf8', timeout: 60_000 });
+  return (mounts.stdout ?? '').split(/\s+/).filter((name) => /^[0-9a-f]{64}$/.test(name));
 }
 
 function run(command: string, args: string[], timeoutMs: number, cwd?: string): string {
