@@ -48,7 +48,6 @@ export interface UpstreamClientOptions {
   connections?: number;
 }
 
-/** With tracing on, the `traceparent` of the attempt's span is added (a copy): the node may continue the trace. */
 const jsonHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** A keep-alive connection pool to one JSON-RPC upstream. */
@@ -70,6 +69,7 @@ export function createUpstreamClient({ url, timeoutMs = 30_000, connections = 64
       let response: { status: number; text: string; retryAfter: string | undefined };
       try {
         response = await new Promise((resolve, reject) => {
+          // With tracing on, a copy with the attempt's `traceparent`: the node may continue the trace.
           pool.dispatch({ path, method: 'POST', headers: withTraceparent(jsonHeaders), body }, new TextAnswer(resolve, reject));
         });
       } catch (error) {
