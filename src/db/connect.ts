@@ -16,14 +16,17 @@ export interface DatabaseTarget {
    * and fails with a 503 naming the limit (limits.statement_timeout_ms).
    */
   statementTimeoutMs?: number;
-  /** Told when a pooled connection breaks (the server restarted or ended it); absent: ignored. */
-  onConnectionError?: (error: Error) => void;
 }
+
+/** Told once for each pooled connection that breaks (the server restarted, failed over or ended it). */
+export type ConnectionLossListener = (error: Error) => void;
 
 export interface OpenDatabase {
   readonly db: Database;
   /** The server's URL: for connections outside the pool, such as LISTEN. */
   readonly url: string;
+  /** Adds a listener of broken pooled connections; absent on a database opened elsewhere. */
+  onConnectionLost?(listener: ConnectionLossListener): void;
   close(): Promise<void>;
 }
 
@@ -47,7 +50,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
   // A connection that breaks (the server restarted or ended the session) emits 'error' on its client,
   // and on the pool too while idle: without listeners that is an uncaught error that ends the
   // process. The query on it fails; the pool drops the connection and the next query opens another.
-  pool.on('connect', (client) => client.on('error', (error) => target.onConnectionError?.(error)));
+  // A connection ended by the server errors twice (its FATAL message, then the closed socket): told once.
+  const lossListeners: ConnectionLossListener[] = [];
+  pool.on('connect', (client) => {
+    let told = false;
+    client.on('error', (error) => {
+      if (told) return;
+      told = true;
+      for (const listener of lossListeners) listener(error);
+    });
+  });
   pool.on('error', () => undefined); // the same error, already reported by the client's listener
   // Fail at start, not at the first request, when the server cannot be reached.
   const client = await pool.connect().catch(async (error: Error) => {
@@ -68,6 +80,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
   return {
     db,
     url: target.url,
+    onConnectionLost: (listener) => lossListeners.push(listener),
     close: async () => {
       stalls.close();
       await db.destroy();

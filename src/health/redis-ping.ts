@@ -19,7 +19,7 @@ const pingTimeoutMs = 500;
  * A connection of its own (the limiter's queue and retries must not hide an outage): commands are never
  * queued while it is down, so a killed Redis fails the ping at once and a stopped one after the timeout.
  */
-export function createRedisPing(url: string): RedisPing {
+export function createRedisPing(url: string, options: { onConnectionLost?: () => void } = {}): RedisPing {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -31,6 +31,17 @@ export function createRedisPing(url: string): RedisPing {
   let lastError: Error | undefined;
   client.on('error', (error: Error) => {
     lastError = error;
+  });
+  // A connection that was ready and closed without close() being called: Redis restarted, or a cut.
+  // Reconnect attempts that fail close too, but were never ready: one loss is told once.
+  let ready = false;
+  let closing = false;
+  client.on('ready', () => {
+    ready = true;
+  });
+  client.on('close', () => {
+    if (ready && !closing) options.onConnectionLost?.();
+    ready = false;
   });
   const ping = async () => {
     if (client.status !== 'ready') throw new Error(`not connected (${client.status})`);
@@ -49,6 +60,7 @@ export function createRedisPing(url: string): RedisPing {
       }
     },
     async close() {
+      closing = true;
       client.disconnect();
     },
   };

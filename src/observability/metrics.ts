@@ -13,6 +13,12 @@ export interface Metrics {
   readonly rpcCalls: Counter<'chain' | 'network' | 'method'>;
   readonly upstreamErrors: Counter<'chain' | 'network' | 'reason'>;
   readonly upstreamDuration: FastHistogram<'chain' | 'network'>;
+  /**
+   * Connections to the database or Redis that broke under this node (the server restarted, failed over
+   * or ended them; a network device cut them). A counter, so an outage shorter than a scrape interval
+   * or the 2 s readiness probe still shows: `increase()` over any window sees it.
+   */
+  readonly dependencyConnectionsLost: Counter<'dependency'>;
   /** Hot-path children, cached by label values: the same series as the counters above. */
   httpRequestsChild(method: string, route: string, status: string): CounterChild;
   rpcCallsChild(chain: string, network: string, method: string): CounterChild;
@@ -68,6 +74,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
+  const dependencyConnectionsLost = new Counter({
+    name: 'blockyard_dependency_connections_lost_total',
+    help: 'Connections to a dependency (database, redis) that broke: a restart, failover or network cut',
+    labelNames: ['dependency'],
+    registers,
+  });
+  // Present from the start at 0: increase() needs a sample before the first loss to see it.
+  dependencyConnectionsLost.inc({ dependency: 'database' }, 0);
   const upstreamDurationChildren = new Map<string, HistogramChild>();
 
   return {
@@ -78,6 +92,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     rpcCalls,
     upstreamErrors,
     upstreamDuration,
+    dependencyConnectionsLost,
     httpRequestsChild: (method, route, status) => httpRequestsChildren.child(method, route, status),
     rpcCallsChild: (chain, network, method) => rpcCallsChildren.child(chain, network, method),
     upstreamDurationChild(chain, network) {

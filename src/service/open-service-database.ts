@@ -28,7 +28,6 @@ export async function openServiceDatabase(ctx: Context, url = ctx.config.databas
   const database = await openDatabase({
     url: url ?? embedded!.url,
     statementTimeoutMs: config.limits.statementTimeoutMs,
-    onConnectionError: (error) => logger.warn({ err: error }, 'a pooled database connection broke; it is replaced'),
   });
   shutdown.add('database', () => database.close());
   return { database, embedded };

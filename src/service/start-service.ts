@@ -109,8 +109,14 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const { events, relay } = await wireChainEvents(ctx, database);
   const indexStore = createIndexStore(database.db, config.limits.indexerStatementTimeoutMs);
   const backfillStore = createBackfillStore(database.db, config.limits.indexerStatementTimeoutMs);
-  const redisPing = config.redisUrl ? createRedisPing(config.redisUrl) : undefined;
-  if (redisPing) shutdown.add('redis readiness ping', () => redisPing.close());
+  const lost = ctx.metrics.dependencyConnectionsLost;
+  const redisPing = config.redisUrl
+    ? createRedisPing(config.redisUrl, { onConnectionLost: () => lost.inc({ dependency: 'redis' }) })
+    : undefined;
+  if (redisPing) {
+    lost.inc({ dependency: 'redis' }, 0);
+    shutdown.add('redis readiness ping', () => redisPing.close());
+  }
   const health = createHealthCheck({ db: database.db, chains, probes, redis: redisPing, readyNetworks: config.readyNetworks });
   const stopDependencyGauge = startDependencyGauge(
     ctx.metrics.registry,

@@ -34,6 +34,10 @@ export async function wireStorage(ctx: Context, given: OpenDatabase | undefined)
 
   const opened = given ? { database: given, embedded: undefined } : await openServiceDatabase(ctx, joined?.databaseUrl);
   const { database } = opened;
+  database.onConnectionLost?.((error) => {
+    ctx.metrics.dependencyConnectionsLost.inc({ dependency: 'database' });
+    logger.warn({ err: error }, 'a pooled database connection broke; it is replaced');
+  });
   const embeddedDatabaseUrl = opened.embedded?.url;
   if (embeddedDatabaseUrl) lock?.update({ databaseUrl: embeddedDatabaseUrl });
   const applied = await migrateToLatest(database.db);

@@ -213,7 +213,7 @@ export async function startOutageService(options: {
   let database: TestDatabase;
   if (options.postgres) {
     const opened = await openDatabase({ url: options.postgres.url });
-    database = { db: opened.db, url: opened.url, close: () => opened.close() };
+    database = opened;
   } else {
     database = await createTestDatabase();
   }

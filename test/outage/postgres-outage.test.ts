@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeze } from '../support/freeze.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import {
   type OutageService,
   type OwnAnvil,
@@ -47,6 +48,23 @@ describe('outage: Postgres killed and started again', () => {
     await Promise.all([anvil?.close(), postgres?.stop()]);
     health.stop();
   }, 60_000);
+
+  it('counts each pooled session the server ends, however short the break (the 2 s probe may fall beside it)', async () => {
+    const counted = () => metricSum(s.service.url, 'blockyard_dependency_connections_lost_total', { dependency: 'database' });
+    const exported = await (await fetch(`${s.service.url}/metrics`)).text();
+    // At 0 before any loss: Prometheus's increase() needs that sample to see the first one.
+    expect(exported).toContain('blockyard_dependency_connections_lost_total{dependency="database"} 0');
+    const ended = await postgres.endIdleSessions();
+    expect(ended).toBeGreaterThan(0);
+    const deadline = Date.now() + 5_000;
+    while ((await counted()) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once per session (each errors twice: the FATAL message, then the closed socket); the pool's only,
+    // not the LISTEN sessions the test left alone.
+    const lost = await counted();
+    expect(lost).toBeGreaterThan(0);
+    expect(lost).toBeLessThanOrEqual(ended);
+    await s.assertPipelineWorks(10_000);
+  }, 30_000);
 
   it('answers within 2 s while it is down (503 with Retry-After), and works again within 10 s of its return', async () => {
     postgres.kill();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeze } from '../support/freeze.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import { type RunningRedis, startRedis } from '../support/redis.ts';
 import { type OutageService, type OwnAnvil, startOutageService, startOwnAnvil } from './outage-service.ts';
 import { probeThroughout, recoveredWithin } from './probes.ts';
@@ -16,6 +17,7 @@ describe('outage: Redis stopped and started again', () => {
     [anvil, redis] = await Promise.all([startOwnAnvil(), startRedis()]);
     s = await startOutageService({ anvil, redisUrl: redis.url });
     await s.assertPipelineWorks(15_000);
+    expect(await metricSum(s.service.url, 'blockyard_dependency_connections_lost_total', { dependency: 'redis' })).toBe(0);
   }, 90_000);
   afterAll(async () => {
     await s?.close();
@@ -32,6 +34,8 @@ describe('outage: Redis stopped and started again', () => {
     await recoveredWithin(s.target, 10_000);
     await s.assertPipelineWorks(10_000 - (Date.now() - back));
     expect(health.problems()).toEqual([]);
+    // The readiness connection was lost once (its failed reconnects are not more losses).
+    expect(await metricSum(s.service.url, 'blockyard_dependency_connections_lost_total', { dependency: 'redis' })).toBe(1);
   }, 60_000);
 
   it('answers within 2 s while it is stopped (SIGSTOP: commands hang), and works again once it continues', async () => {

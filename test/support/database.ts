@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/connect.ts';
+import { type Database, type OpenDatabase, openDatabase } from '../../src/db/connect.ts';
 import { adminQuery, withDatabase } from './global-setup.ts';
 
 export interface TestDatabase {
   readonly db: Database;
   /** The per-test database's URL, for a test that starts a whole server or another process against it. */
   readonly url: string;
+  /** The pool's broken connections, which a service on this database counts (blockyard_dependency_connections_lost_total). */
+  onConnectionLost?: OpenDatabase['onConnectionLost'];
   /** Destroys the Kysely instance and drops the per-test database. */
   close(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   return {
     db: opened.db,
     url,
+    onConnectionLost: opened.onConnectionLost,
     async close() {
       if (closed) return;
       closed = true;
