@@ -1,17 +1,32 @@
-// `blockyard backup` of a service with keys, a webhook, a policy, usage and an index, then `blockyard restore`
-// into a fresh Postgres on a new data directory: the restored service serves the same account, signs with the
-// same webhook secret and indexes on from where it was. Runs against the run's Postgres (DATABASE_URL: a fresh
+// `blockyard backup` of a service with keys, a webhook, a policy, usage, an index and a UserOperation waiting in
+// the mempool, then `blockyard restore` into a fresh Postgres on a new data directory: the restored service
+// serves the same account, signs with the same webhook secret, bundles the waiting op and indexes on from
+// where it was. Runs against the run's Postgres (DATABASE_URL: a fresh
 // database on that server; unset: the embedded Postgres of the new data directory, as `blockyard start` uses).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
+import { createPublicClient, type Hex, http, type PublicClient, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkBytes } from '../../src/backup/sealed-stream.ts';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { type Database, openDatabase } from '../../src/db/connect.ts';
 import { startEmbeddedPostgres } from '../../src/db/embedded/embedded-postgres.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import {
+  bundlerClientFor,
+  bundlerUrlOf,
+  callBundler,
+  fund,
+  generousFees,
+  newSimpleAccount,
+  waitForReceipts,
+} from '../bundler/support.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { cliEnv, eventually, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -33,8 +48,10 @@ const indexedDevnet = (url: string) => [
     finality_depth: 2,
     upstreams: [{ url }],
     indexer: { enabled: true },
+    bundler: { enabled: true },
   },
 ];
+const settings = { bundler_keys: devnetExecutorKeys[0] };
 
 /** Row counts of every table but Kysely's: what the backup must carry over, table by table. */
 async function tableCounts(db: Database): Promise<Record<string, number>> {
@@ -91,6 +108,9 @@ describe('blockyard backup and restore', () => {
     counts: Record<string, number>;
     head: number;
     usageRequests: number;
+    /** A UserOperation that waits in the mempool: the first service has no bundler role. */
+    opHash: Hex;
+    opRecipient: Hex;
   };
 
   const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
@@ -122,7 +142,14 @@ describe('blockyard backup and restore', () => {
     backupFile = join(workDir, 'blockyard.backup');
     [anvil, source, receiver] = await Promise.all([startTestAnvil(), createTestDatabase(), startReceiver()]);
     if (!embeddedTarget) target = await createTestDatabase({ migrate: false });
-    first = await startTestService({ sharing: { anvil, database: source }, dataDir: oldDataDir, chainsFor: indexedDevnet });
+    await installErc4337Contracts(anvil.url);
+    first = await startTestService({
+      sharing: { anvil, database: source },
+      dataDir: oldDataDir,
+      chainsFor: indexedDevnet,
+      roles: 'api,indexer,webhooks',
+      settings,
+    });
     const { key, accountId } = await first.createKey();
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${first!.url}${path}`, {
@@ -144,6 +171,15 @@ describe('blockyard backup and restore', () => {
     for (let i = 0; i < 3; i++) {
       expect((await first.rpc(key, { jsonrpc: '2.0', id: i, method: 'eth_blockNumber', params: [] })).status).toBe(200);
     }
+    const publicClient = createPublicClient({ chain: foundry, transport: http(anvil.url) }) as PublicClient;
+    const account = await newSimpleAccount(publicClient);
+    await fund(anvil.url, [account.address], parseEther('1'));
+    const opRecipient = privateKeyToAccount(generatePrivateKey()).address;
+    const opHash = await bundlerClientFor(bundlerUrlOf(first.url), key, publicClient).sendUserOperation({
+      account,
+      calls: [{ to: opRecipient, value: 7n }],
+      ...(await generousFees(publicClient)),
+    });
     // Enough blocks (each indexed, an event, a delivery) for a backup of several chunks: a change in the
     // last one is found only after the first ones were loaded, which the transaction then takes back.
     await anvilRpc(anvil, 'anvil_mine', ['0x78']);
@@ -167,8 +203,12 @@ describe('blockyard backup and restore', () => {
       counts: await tableCounts(source.db),
       head: await indexedHead(source.db),
       usageRequests: Number(usage.rows[0]!.n),
+      opHash,
+      opRecipient,
     });
     expect(before.head).toBe(head);
+    const waiting = await source.db.selectFrom('user_operations').select(['hash', 'status']).execute();
+    expect(waiting).toEqual([{ hash: opHash, status: 'pending' }]);
     expect(before.usageRequests).toBeGreaterThanOrEqual(3);
   }, 60_000);
 
@@ -234,7 +274,7 @@ describe('blockyard backup and restore', () => {
     expect(() => readFileSync(join(newDataDir, 'encryption-key'))).toThrow(/ENOENT/);
   });
 
-  it('restores into a fresh Postgres on a new data directory: keys, secrets, policies, usage and the index carry on', async () => {
+  it('restores into a fresh Postgres on a new data directory: keys, secrets, policies, usage, the mempool and the index carry on', async () => {
     const done = await restore(backupFile);
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({
@@ -257,7 +297,12 @@ describe('blockyard backup and restore', () => {
     expect(await indexedHead(target.db)).toBe(before.head);
 
     const deliveredBefore = receiver.requests.length;
-    restored = await startTestService({ sharing: { anvil, database: target }, dataDir: newDataDir, chainsFor: indexedDevnet });
+    restored = await startTestService({
+      sharing: { anvil, database: target },
+      dataDir: newDataDir,
+      chainsFor: indexedDevnet,
+      settings,
+    });
     const call = async (method: string, path: string) => {
       const response = await fetch(`${restored!.url}${path}`, { method, headers: { 'x-api-key': before.key } });
       // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
@@ -271,10 +316,18 @@ describe('blockyard backup and restore', () => {
     expect(usage.status).toBe(200);
     expect(usage.body.totals.requests).toBeGreaterThanOrEqual(before.usageRequests);
 
+    // The op that waited in the mempool is bundled by the restored service (it has the bundler role).
+    const bundlerUrl = bundlerUrlOf(restored.url);
+    const receipts = await waitForReceipts(bundlerUrl, before.key, [before.opHash], 30_000);
+    expect(receipts.get(before.opHash)).toMatchObject({ userOpHash: before.opHash, success: true, nonce: '0x0' });
+    expect(await anvilRpc(anvil, 'eth_getBalance', [before.opRecipient, 'latest'])).toBe('0x7');
+    const status = await callBundler(bundlerUrl, before.key, 'pimlico_getUserOperationStatus', [before.opHash]);
+    expect(status.result).toMatchObject({ status: 'included' });
+
     // The index goes on from the block it had (no block is indexed, nor delivered, twice), and the
     // webhook's old secret still signs: the receiver verifies the new deliveries with it.
     await anvilRpc(anvil, 'anvil_mine', ['0x2']);
-    const head = before.head + 2;
+    const head = Number(BigInt((await anvilRpc(anvil, 'eth_blockNumber')) as string));
     await receiver.waitFor(
       (requests) => requests.some((r) => blockOf(r) === head),
       20_000,
@@ -283,8 +336,9 @@ describe('blockyard backup and restore', () => {
     const after = receiver.requests.slice(deliveredBefore);
     const deliveredEarlier = new Set(receiver.requests.slice(0, deliveredBefore).map(blockOf));
     expect(after.map(blockOf).filter((block) => deliveredEarlier.has(block))).toEqual([]);
-    expect(after.map(blockOf)).toEqual(expect.arrayContaining([before.head + 1, head]));
+    const blocksSince = Array.from({ length: head - before.head }, (_, i) => before.head + 1 + i);
+    expect(after.map(blockOf)).toEqual(expect.arrayContaining(blocksSince));
     for (const request of after) verifySignatures(request, before.secret);
     expect(after.every((request) => request.json.webhook_id === before.webhookId)).toBe(true);
-  });
+  }, 90_000);
 });
