@@ -4,7 +4,14 @@
 // whichever comes first.
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { type ClientsClosed, type ClientsReport, type FromClients, monotonicUs, type ToClients } from './ws-protocol.ts';
+import {
+  type ClientsClosed,
+  type ClientsReport,
+  type FromClients,
+  monotonicUs,
+  type ToClients,
+  type WsEndpoint,
+} from './ws-protocol.ts';
 
 const maxLifeMs = Number(process.env.BENCH_WS_CLIENT_MAX_MS ?? 600_000);
 const numberField = /"number":"(0x[0-9a-fA-F]+)"/;
@@ -100,25 +107,30 @@ async function connectAll(options: Extract<ToClients, { type: 'connect' }>): Pro
   unexpected = 0;
   let next = 0;
   let failed = 0;
+  const count = options.endpoints.length;
   const worker = async () => {
-    while (next < options.count) {
-      next++;
+    while (next < count) {
+      const endpoint = options.endpoints[next++]!;
       try {
-        clients.push(await connectOne(options.url, options.timeoutMs));
+        clients.push(await connectOne(endpoint, options.timeoutMs));
       } catch (error) {
         failed++;
         if (errors.length < 5) errors.push((error as Error).message);
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, options.count) }, worker));
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, count) }, worker));
   return { type: 'ready', subscribed: clients.length, failed, errors, ms: Date.now() - started };
 }
 
-/** Opens one client and subscribes it to newHeads; rejects after `timeoutMs`. */
-function connectOne(url: string, timeoutMs: number): Promise<Client> {
+/** Opens one client (from its endpoint's local address) and subscribes it to newHeads; rejects after `timeoutMs`. */
+function connectOne(endpoint: WsEndpoint, timeoutMs: number): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs });
+    const ws = new WebSocket(endpoint.url, {
+      perMessageDeflate: false,
+      handshakeTimeout: timeoutMs,
+      localAddress: endpoint.localAddress,
+    });
     const client: Client = { ws, receipts: [], leaving: false };
     let subscribed = false;
     const timer = setTimeout(() => {

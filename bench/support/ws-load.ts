@@ -1,12 +1,13 @@
 // The parent's side of the WebSocket load generators: one child process per share of the clients.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ClientsClosed, ClientsReady, ClientsReport, FromClients, ToClients } from './ws-protocol.ts';
+import type { ClientsClosed, ClientsReady, ClientsReport, FromClients, ToClients, WsEndpoint } from './ws-protocol.ts';
 
 export interface LoadProcess {
   readonly pid: number;
   readonly clients: number;
-  connect(url: string, timeoutMs: number): Promise<ClientsReady>;
+  /** Opens one client per endpoint (`clients` of them). */
+  connect(endpoints: WsEndpoint[], timeoutMs: number): Promise<ClientsReady>;
   measure(): void;
   report(timeoutMs: number): Promise<ClientsReport>;
   /** Closes every client, so that `connect` can open them again to another server. */
@@ -63,8 +64,8 @@ function startLoadProcess(clients: number, maxLifeMs: number): LoadProcess {
   return {
     pid: child.pid!,
     clients,
-    connect: (url, timeoutMs) =>
-      ask<ClientsReady>({ type: 'connect', url, count: clients, concurrency: 50, timeoutMs: 15_000 }, 'ready', timeoutMs),
+    connect: (endpoints, timeoutMs) =>
+      ask<ClientsReady>({ type: 'connect', endpoints, concurrency: 50, timeoutMs: 15_000 }, 'ready', timeoutMs),
     measure: () => child.send({ type: 'measure' } satisfies ToClients),
     report: (timeoutMs) => ask<ClientsReport>({ type: 'report' }, 'report', timeoutMs),
     // The process is given most of the time; the rest is for its answer to arrive.

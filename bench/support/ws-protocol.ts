@@ -1,12 +1,18 @@
 // Messages between bench/ws.ts and its load-generator processes (bench/support/ws-clients.ts), over IPC.
 
 export type ToClients =
-  | { type: 'connect'; url: string; count: number; concurrency: number; timeoutMs: number }
+  /** One client per endpoint: the URL (its key) and the loopback address it connects from. */
+  | { type: 'connect'; endpoints: WsEndpoint[]; concurrency: number; timeoutMs: number }
   /** Starts the measured window: receipts before it are dropped, event-loop use is counted from here. */
   | { type: 'measure' }
   | { type: 'report' }
   /** Closes every client (a normal close, bounded by `timeoutMs`), ready for the next `connect`. */
   | { type: 'disconnect'; timeoutMs: number };
+
+export interface WsEndpoint {
+  url: string;
+  localAddress: string;
+}
 
 export interface ClientsReady {
   type: 'ready';

@@ -31,6 +31,8 @@ export interface WsRun {
   /** Background CPU of each server with no client, ms per second (timers, polls), measured before the phases. */
   idleCpuMsPerS: Record<WsTarget, number>;
   targetP99Ms: number;
+  /** Above 1,000 subscribers (issue 37): every subscriber's p99 from the node's block, and memory per subscriber. */
+  manyTargetP99Ms?: number;
 }
 
 export interface WsSummary {
@@ -249,12 +251,28 @@ export function summarizeWsRun(run: WsRun): WsSummary {
       `${fixed(run.rss.maxMiB, 0)} MiB max during the run`,
     '',
     'targets:',
-    `  blockyard: every subscriber within ${run.targetP99Ms} ms p99 of the first: ${fixed(p99, 2)} ms ${verdict(p99 <= run.targetP99Ms)} ` +
-      `(baseline in the same run: ${fixed(base.fromFirst.percentile(99), 2)} ms)`,
+    ...(run.manyTargetP99Ms === undefined
+      ? [
+          `  blockyard: every subscriber within ${run.targetP99Ms} ms p99 of the first: ${fixed(p99, 2)} ms ${verdict(p99 <= run.targetP99Ms)} ` +
+            `(baseline in the same run: ${fixed(base.fromFirst.percentile(99), 2)} ms)`,
+          `  blockyard RSS <= 256 MiB: ${fixed(run.rss.maxMiB, 0)} MiB ${verdict(run.rss.maxMiB <= 256)}`,
+        ]
+      : manySubscriberLines(run, blockyard, base)),
     `  no missed heads: ${missed} ${verdict(missed === 0)}`,
-    `  blockyard RSS <= 256 MiB: ${fixed(run.rss.maxMiB, 0)} MiB ${verdict(run.rss.maxMiB <= 256)}`,
   ];
   return { text: lines.join('\n'), missed, p99FromFirstMs: p99 };
+}
+
+/** Issue 37's lines: the delay from the node's block, and what an idle subscriber costs in memory. */
+function manySubscriberLines(run: WsRun, blockyard: Delays, base: Delays): string[] {
+  const subscribers = run.phases.find((phase) => phase.target === 'blockyard')?.processes.reduce((n, p) => n + p.clients, 0) ?? 0;
+  const p99 = blockyard.fromAnswer.percentile(99);
+  const perSubscriberKiB = ((run.rss.connectedMiB - run.rss.idleMiB) * 1024) / subscribers;
+  return [
+    `  blockyard: every subscriber within ${run.manyTargetP99Ms} ms p99 of the node's block (the evm_mine answer): ` +
+      `${fixed(p99, 2)} ms ${verdict(p99 <= (run.manyTargetP99Ms ?? 0))} (baseline: ${fixed(base.fromAnswer.percentile(99), 2)} ms)`,
+    `  memory per subscribed, idle client: ${fixed(perSubscriberKiB, 1)} KiB (RSS with the ${subscribers} subscribed, less RSS before them)`,
+  ];
 }
 
 function verdict(met: boolean): string {
