@@ -2,7 +2,7 @@
 // each head to each subscriber; through Blockyard and, as the baseline in the same run, through a raw
 // server that writes one pre-framed buffer per client. Run: npm run bench:ws
 // (BENCH_WS_CLIENTS, BENCH_WS_PROCESSES, BENCH_WS_BLOCKS, BENCH_WS_INTERVAL_MS, BENCH_WS_ROUNDS,
-// BENCH_WS_BUSY, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
+// BENCH_WS_LOGS, BENCH_WS_BUSY, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { readRssMiB, sampleRss } from './support/rss.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { type CpuBurners, startCpuBurners } from './support/ws-cpu-burners.ts';
 import { type LoadProcess, startLoadProcesses } from './support/ws-load.ts';
-import { monotonicUs, type WsEndpoint } from './support/ws-protocol.ts';
+import { logsAddress, monotonicUs, type WsEndpoint } from './support/ws-protocol.ts';
 import { type MinedHead, summarizeWsRun, targetNames, type WsPhase, type WsTarget } from './support/ws-report.ts';
 import { readWsBenchSettings } from './support/ws-settings.ts';
 
@@ -35,6 +35,10 @@ const manyTargetP99Ms = 100;
  */
 const clientsPerTenant = 1_000;
 const localAddressOf = (tenant: number) => `127.0.0.${tenant + 2}`;
+/** Runtime code of the `logs` clients' contract: LOG0 of no data on any call. */
+const emitterCode = '0x60006000a000';
+/** anvil's first dev account (unlocked): it sends each block's transaction when `logs` clients run. */
+const devAccount = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const warmupBlocks = 10;
 /** After the last block: time for its receipts to arrive before the report is asked for. */
 const settleMs = 2_000;
@@ -72,11 +76,20 @@ try {
     `settings: ${settings.clients} clients over ${settings.processes} load process(es), eth_subscribe newHeads; ` +
       `${settings.rounds} round(s) of one window per server, each ${settings.blocks} blocks, one evm_mine every ` +
       `${settings.intervalMs} ms after ${warmupBlocks} warm-up blocks; blockyard on ${databaseLabel(settings.databaseUrl)}` +
+      (settings.logsPercent > 0
+        ? `; ${settings.logsPercent}% of the clients subscribe to logs of one contract instead, and each block is a transaction to it that emits one log`
+        : '') +
       (settings.busy > 0 ? `; ${settings.busy} busy-loop process(es) competing for the cores` : ''),
   );
 
   devnet = await startDevnet({ logger: pino({ level: 'silent' }) });
   log(`anvil at ${devnet.url} (automine)`);
+  if (settings.logsPercent > 0) await anvilCall(devnet.url, 'anvil_setCode', [logsAddress, emitterCode]);
+  /** One block: an empty one, or (with logs clients) one holding a transaction that emits a log. */
+  const mine = () =>
+    settings.logsPercent > 0
+      ? anvilCall(devnet!.url, 'eth_sendTransaction', [{ from: devAccount, to: logsAddress }])
+      : anvilCall(devnet!.url, 'evm_mine');
   baseline = await startChildServer({
     name: 'raw fan-out',
     script: rawServerScript,
@@ -110,7 +123,8 @@ try {
     return loaders.map((loader) => {
       const endpoints = Array.from({ length: loader.clients }, (_, index) => {
         const tenant = Math.floor((first + index) / clientsPerTenant);
-        return { url: urlOf[target](tenant), localAddress: localAddressOf(tenant) };
+        const subscribe = (first + index) % 100 < settings.logsPercent ? 'logs' : 'newHeads';
+        return { url: urlOf[target](tenant), localAddress: localAddressOf(tenant), subscribe } as const;
       });
       first += loader.clients;
       return endpoints;
@@ -148,7 +162,7 @@ try {
 
     // Warm-up: Blockyard's upstream subscription opens with its first client; these blocks prove it delivers.
     for (let index = 0; index < warmupBlocks; index++) {
-      await anvilCall(devnet!.url, 'evm_mine');
+      await mine();
       await sleep(settings.intervalMs);
     }
     await sleep(settleMs);
@@ -161,7 +175,7 @@ try {
     const fromUs = monotonicUs();
     for (let index = 1; index <= settings.blocks; index++) {
       const sentUs = monotonicUs();
-      await anvilCall(devnet!.url, 'evm_mine');
+      await mine();
       const answeredUs = monotonicUs();
       heads.push({ number: startNumber + index, sentUs, answeredUs });
       const elapsedMs = (monotonicUs() - sentUs) / 1000;

@@ -1,6 +1,6 @@
-// A load-generator process for bench/ws.ts: opens N WebSocket clients, each subscribed to newHeads,
-// records when each head reaches each client, and reports over IPC; then closes them, ready to
-// connect to the next server. Exits when its parent goes away or after BENCH_WS_CLIENT_MAX_MS,
+// A load-generator process for bench/ws.ts: opens N WebSocket clients, each subscribed to newHeads (or
+// to one contract's logs), records when each head (or log) reaches each client, and reports over IPC;
+// then closes them, ready to connect to the next server. Exits when its parent goes away or after BENCH_WS_CLIENT_MAX_MS,
 // whichever comes first.
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -8,13 +8,15 @@ import {
   type ClientsClosed,
   type ClientsReport,
   type FromClients,
+  logsAddress,
   monotonicUs,
   type ToClients,
   type WsEndpoint,
 } from './ws-protocol.ts';
 
 const maxLifeMs = Number(process.env.BENCH_WS_CLIENT_MAX_MS ?? 600_000);
-const numberField = /"number":"(0x[0-9a-fA-F]+)"/;
+/** A head's `number`, or a log's `blockNumber`. */
+const numberField = /"(?:number|blockNumber)":"(0x[0-9a-fA-F]+)"/;
 
 interface Client {
   ws: WebSocket;
@@ -123,7 +125,7 @@ async function connectAll(options: Extract<ToClients, { type: 'connect' }>): Pro
   return { type: 'ready', subscribed: clients.length, failed, errors, ms: Date.now() - started };
 }
 
-/** Opens one client (from its endpoint's local address) and subscribes it to newHeads; rejects after `timeoutMs`. */
+/** Opens one client (from its endpoint's local address) and subscribes it; rejects after `timeoutMs`. */
 function connectOne(endpoint: WsEndpoint, timeoutMs: number): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(endpoint.url, {
@@ -152,7 +154,8 @@ function connectOne(endpoint: WsEndpoint, timeoutMs: number): Promise<Client> {
       else reject(new Error(`closed with ${code} before subscribing`));
     });
     ws.on('open', () => {
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+      const params = endpoint.subscribe === 'logs' ? ['logs', { address: logsAddress }] : ['newHeads'];
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params }));
     });
     ws.on('message', (data) => {
       const receivedUs = monotonicUs();

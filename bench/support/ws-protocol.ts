@@ -12,7 +12,12 @@ export type ToClients =
 export interface WsEndpoint {
   url: string;
   localAddress: string;
+  /** What the client subscribes to: newHeads, or the logs of `logsAddress`. */
+  subscribe: 'newHeads' | 'logs';
 }
+
+/** The contract whose logs the `logs` clients follow (bench/ws.ts installs it with anvil_setCode). */
+export const logsAddress = '0x00000000000000000000000000000000000b10c5';
 
 export interface ClientsReady {
   type: 'ready';

@@ -2,7 +2,7 @@ import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
 import { fixed, formatTable } from './table.ts';
 import type { ClientsReport } from './ws-protocol.ts';
 
-/** One block mined during a measured window, with the times around its evm_mine call (monotonic µs). */
+/** One block mined during a measured window, with the times around its mining call (evm_mine, or the transaction that emits the logs) (monotonic µs). */
 export interface MinedHead {
   number: number;
   sentUs: number;
@@ -50,7 +50,7 @@ export const targetNames: Record<WsTarget, string> = {
 interface Delays {
   /** Receipt minus the earliest receipt of that head by any subscriber. */
   fromFirst: LatencyRecorder;
-  /** Receipt minus the time the benchmark got anvil's answer to evm_mine. */
+  /** Receipt minus the time the benchmark got anvil's answer to the mining call. */
   fromAnswer: LatencyRecorder;
   firstFromAnswer: LatencyRecorder;
   /** Per head: its last subscriber's delay from the first. */
@@ -212,11 +212,11 @@ export function summarizeWsRun(run: WsRun): WsSummary {
       const d = delays[target];
       return [
         row(`${target}: every subscriber, from the first subscriber`, d.fromFirst),
-        row(`${target}: every subscriber, from the evm_mine answer`, d.fromAnswer),
-        row(`${target}: first subscriber, from the evm_mine answer`, d.firstFromAnswer),
+        row(`${target}: every subscriber, from the mining answer`, d.fromAnswer),
+        row(`${target}: first subscriber, from the mining answer`, d.firstFromAnswer),
         row(`${target}: last subscriber of each head, from the first`, d.lastOfHead),
         ...d.perProcess.map((recorder, index) => row(`${target}:   load process ${index + 1}, from the first`, recorder)),
-        row(`${target}: evm_mine round trip (anvil, HTTP)`, d.roundTrip),
+        row(`${target}: mining round trip (anvil, HTTP)`, d.roundTrip),
       ];
     }),
   );
@@ -269,7 +269,7 @@ function manySubscriberLines(run: WsRun, blockyard: Delays, base: Delays): strin
   const p99 = blockyard.fromAnswer.percentile(99);
   const perSubscriberKiB = ((run.rss.connectedMiB - run.rss.idleMiB) * 1024) / subscribers;
   return [
-    `  blockyard: every subscriber within ${run.manyTargetP99Ms} ms p99 of the node's block (the evm_mine answer): ` +
+    `  blockyard: every subscriber within ${run.manyTargetP99Ms} ms p99 of the node's block (the mining call's answer): ` +
       `${fixed(p99, 2)} ms ${verdict(p99 <= (run.manyTargetP99Ms ?? 0))} (baseline: ${fixed(base.fromAnswer.percentile(99), 2)} ms)`,
     `  memory per subscribed, idle client: ${fixed(perSubscriberKiB, 1)} KiB (RSS with the ${subscribers} subscribed, less RSS before them)`,
   ];

@@ -15,6 +15,11 @@ export interface WsBenchSettings {
    * (baseline first in odd rounds), so a change in the machine's load weighs on both alike.
    */
   rounds: number;
+  /**
+   * Percent of the clients subscribed to `logs` (of one contract) instead of newHeads (BENCH_WS_LOGS):
+   * each block is then a transaction to that contract, which emits one log.
+   */
+  logsPercent: number;
   /** Busy-loop processes competing for the cores during the run (BENCH_WS_BUSY): a loaded machine on demand. */
   busy: number;
   /** Profile the Blockyard process with node --cpu-prof (BENCH_CPU_PROF=1). */
@@ -30,6 +35,7 @@ export function readWsBenchSettings(env: Record<string, string | undefined> = pr
     blocks: wholeNumber(env, 'BENCH_WS_BLOCKS', 30, 1, 300),
     intervalMs: wholeNumber(env, 'BENCH_WS_INTERVAL_MS', 250, 100, 5_000),
     rounds: wholeNumber(env, 'BENCH_WS_ROUNDS', 2, 1, 10),
+    logsPercent: wholeNumber(env, 'BENCH_WS_LOGS', 0, 0, 100),
     busy: wholeNumber(env, 'BENCH_WS_BUSY', 0, 0, 8),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
