@@ -12,8 +12,8 @@ import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import { eventTypeField, readOwnedWebhook, webhookNetworkFacts } from './owned-webhook.ts';
 import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
-import type { WebhookConfig } from './webhook-config.ts';
 import { readAllWebhookAddresses, storedFilterConfig } from './webhook-addresses.ts';
+import type { WebhookConfig } from './webhook-config.ts';
 
 export interface ReplayDeps {
   db: Kysely<Tables>;

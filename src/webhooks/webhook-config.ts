@@ -36,6 +36,11 @@ const keysByType: Record<WebhookEventType, { keys: readonly ConfigKey[]; needsOn
   },
 };
 
+/** Whether a webhook of `type` takes `config.addresses` (and so `/v1/webhooks/{id}/addresses`). */
+export function takesAddresses(type: WebhookEventType): boolean {
+  return keysByType[type].keys.includes('addresses');
+}
+
 export const allConfigKeys: readonly ConfigKey[] = [
   'addresses',
   'contracts',
