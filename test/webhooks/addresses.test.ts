@@ -4,7 +4,8 @@ import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { type Receiver, startReceiver, verifySignatures } from './support.ts';
 
 /** The n-th made-up address of a test (lower-case, distinct per `base`). */
-const nth = (base: number, n: number) => `0x${(BigInt(base) * 0x1_0000_0000n + BigInt(n)).toString(16).padStart(40, '0')}` as Address;
+const nth = (base: number, n: number) =>
+  `0x${(BigInt(base) * 0x1_0000_0000n + BigInt(n)).toString(16).padStart(40, '0')}` as Address;
 const range = (base: number, from: number, count: number) => Array.from({ length: count }, (_, i) => nth(base, from + i));
 
 describe('webhooks that watch many addresses', () => {
