@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
+import { invalidRequest } from '../core/errors.ts';
 import { listBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
@@ -67,6 +68,7 @@ export async function alchemyNotifyRoutes(app: FastifyInstance, deps: { webhooks
     async (request) => {
       const query = request.query as Static<typeof AlchemyAddressesQuery>;
       const after = parseAddressCursor(query.after, 'after');
+      if (query.webhook_id === undefined) throw invalidRequest('webhook_id', 'is required');
       const page = await webhooks.listAddresses(principalOf(request), query.webhook_id, { limit: query.limit, after });
       return { data: page.addresses, pagination: { cursors: { after: page.next }, total_count: page.total } };
     },

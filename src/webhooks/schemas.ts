@@ -177,7 +177,8 @@ export const AlchemyUpdateAddressesBody = Type.Object(
 /** Alchemy Notify's `GET /api/webhook-addresses` query. */
 export const AlchemyAddressesQuery = Type.Object(
   {
-    webhook_id: Type.String({ minLength: 1, maxLength: 100 }),
+    // Required, checked by the handler: a bad limit beside a missing id is named first.
+    webhook_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required: the webhook (wh_…)' })),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
     after: Type.Optional(Type.String({ maxLength: 100, description: 'pagination.cursors.after of the previous page' })),
   },

@@ -151,6 +151,9 @@ describe('webhooks that watch many addresses', () => {
     const missing = await api('PATCH', '/api/update-webhook-addresses', { addresses_to_add: [] });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain('webhook_id');
+    const noId = await api('GET', '/api/webhook-addresses?limit=5');
+    expect(noId.status).toBe(400);
+    expect(noId.body.error.message).toContain("'webhook_id'");
     const unauthenticated = await call(undefined, 'PATCH', '/api/update-webhook-addresses', { webhook_id: webhook.id });
     expect(unauthenticated.status).toBe(401);
     expect((await call(otherKey, 'GET', `/api/webhook-addresses?webhook_id=${webhook.id}`)).status).toBe(404);
