@@ -90,6 +90,18 @@ describe('webhooks that watch many addresses', () => {
     expect(got.body).toMatchObject({ address_count: 200, config: { addresses: range(1, 0, 200) } });
   });
 
+  it('concurrent calls on one webhook keep the count the list has', async () => {
+    const webhook = await create({ addresses: [nth(7, 0)] });
+    const path = `/v1/webhooks/${webhook.id}/addresses`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, call) => api('PATCH', path, { add: range(7, 1 + call * 50, 100), remove: [nth(7, 0)] })),
+    );
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const all = await readAll(webhook.id, 1000);
+    expect(all).toEqual(range(7, 1, 550));
+    expect((await api('GET', `/v1/webhooks/${webhook.id}`)).body.address_count).toBe(550);
+  });
+
   it('refuses more than 1,000 a call, bad addresses and bad bodies with a 400 naming the parameter', async () => {
     const webhook = await create({ addresses: [nth(3, 0)] });
     const path = `/v1/webhooks/${webhook.id}/addresses`;
