@@ -21,6 +21,7 @@ import * as entryPointV08 from './migrations/2026-12-02T1300-entry-point-v08.ts'
 import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-operation-bundle-reverts.ts';
 import * as usedJwtIds from './migrations/2026-12-02T1600-used-jwt-ids.ts';
 import * as dataQueryIndexes from './migrations/2026-12-02T1900-data-query-indexes.ts';
+import * as webhookAddresses from './migrations/2026-12-03T0900-webhook-addresses.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02T1400-user-operation-bundle-reverts': userOperationBundleReverts,
   '2026-12-02T1600-used-jwt-ids': usedJwtIds,
   '2026-12-02T1900-data-query-indexes': dataQueryIndexes,
+  '2026-12-03T0900-webhook-addresses': webhookAddresses,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

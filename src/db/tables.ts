@@ -29,6 +29,7 @@ import type {
 import type { GasPoliciesTable, GasSponsorshipsTable } from './tables/gas.ts';
 import type { UsageMinutesTable } from './tables/usage.ts';
 import type {
+  WebhookAddressesTable,
   WebhookAttemptsTable,
   WebhookDailyUsageTable,
   WebhookDeliveriesTable,
@@ -58,6 +59,7 @@ export interface Tables {
   index_origins: IndexOriginsTable;
   index_backfills: IndexBackfillsTable;
   webhooks: WebhooksTable;
+  webhook_addresses: WebhookAddressesTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -11,3 +11,6 @@ export const defaultRestBodyLimit = 64 * 1024;
  * addresses are ~450 KB of JSON), and the bundler's JSON-RPC (an op's initCode and callData).
  */
 export const listBodyLimit = 1024 * 1024;
+
+/** Webhook create and update, whose `config.addresses` takes up to 100,000 addresses (~4.5 MB of JSON). */
+export const webhookBodyLimit = 5 * 1024 * 1024;

@@ -135,6 +135,8 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'webhooks.redeliver': 10,
   'webhooks.replay': 50,
   'webhooks.rotate_secret': 10,
+  'webhooks.addresses.update': 10,
+  'webhooks.addresses.list': 5,
   'gas.prices': 5,
   'gas.policies.create': 10,
   'gas.policies.list': 5,

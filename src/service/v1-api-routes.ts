@@ -25,6 +25,7 @@ import { createTransferService } from '../transfers/service.ts';
 import { createRestUsageHook } from '../usage/rest-usage.ts';
 import { usageRoutes } from '../usage/routes.ts';
 import { walletRoutes } from '../wallets/routes.ts';
+import { alchemyNotifyRoutes } from '../webhooks/alchemy-notify-routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import type { ServiceParts } from './service-parts.ts';
 
@@ -80,6 +81,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     const tokenFacts = createTokenFactsLookup(tokens);
     await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db, tokenFacts }) });
     await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
+    await alchemyNotifyRoutes(scope, { webhooks: parts.webhooks.webhooks });
     await walletRoutes(scope, { wallets: chainData.wallets });
     const paymaster = createErc7677Methods(sponsorship.sponsors);
     // Its own context too: it reads JSON whatever the Content-Type, as /v1/rpc does.

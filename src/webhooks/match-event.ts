@@ -1,5 +1,6 @@
 import type { ChainEvent } from '../events/chain-event.ts';
 import type { WebhookEventType } from './event-types.ts';
+import type { AddressSet } from './webhook-addresses.ts';
 import type { WebhookConfig } from './webhook-config.ts';
 
 /** What a webhook's event says, before token facts are added (`enrich`). */
@@ -27,7 +28,7 @@ const setOf = (list: readonly string[] | undefined) => (list && list.length > 0 
 /** A webhook's filter compiled once: each list as a set (an empty list filters nothing), and the checks the types share. */
 export interface CompiledFilter {
   readonly facts: NetworkFacts;
-  readonly addresses: ReadonlySet<string> | undefined;
+  readonly addresses: AddressSet | undefined;
   readonly contracts: ReadonlySet<string> | undefined;
   readonly tokenIds: ReadonlySet<string> | undefined;
   readonly txHashes: ReadonlySet<string> | undefined;
@@ -38,9 +39,12 @@ export interface CompiledFilter {
   enoughValue(value: string | bigint): boolean;
 }
 
-/** A webhook's filters made once, read by each event it is matched against. */
-export function compileFilter(config: WebhookConfig, facts: NetworkFacts): CompiledFilter {
-  const addresses = setOf(config.addresses);
+/**
+ * A webhook's filters made once, read by each event it is matched against. `watched`, when given,
+ * stands for `config.addresses`: the webhook's list in the table, as far as a round's events need it.
+ */
+export function compileFilter(config: WebhookConfig, facts: NetworkFacts, watched?: AddressSet): CompiledFilter {
+  const addresses = watched ?? setOf(config.addresses);
   const from = setOf(config.from);
   const to = setOf(config.to);
   const minValue = config.min_value === undefined ? undefined : BigInt(config.min_value);
@@ -64,8 +68,13 @@ export function compileFilter(config: WebhookConfig, facts: NetworkFacts): Compi
  * Compiles a webhook's type and filter into a function that tells, for one chain event, whether the
  * webhook gets it and with what data. Pure: the same event always gives the same answer.
  */
-export function compileMatcher(type: WebhookEventType, config: WebhookConfig, facts: NetworkFacts): EventMatcher {
-  const filter = compileFilter(config, facts);
+export function compileMatcher(
+  type: WebhookEventType,
+  config: WebhookConfig,
+  facts: NetworkFacts,
+  watched?: AddressSet,
+): EventMatcher {
+  const filter = compileFilter(config, facts, watched);
   const match = matchByType[type];
   return (event) => match(filter, event);
 }
@@ -229,7 +238,7 @@ function matchLog(filter: CompiledFilter, event: ChainEvent): MatchedEvent | und
   };
 }
 
-function direction(watched: ReadonlySet<string> | undefined, sender: string): 'outgoing' | 'incoming' {
+function direction(watched: AddressSet | undefined, sender: string): 'outgoing' | 'incoming' {
   return watched?.has(sender) ? 'outgoing' : 'incoming';
 }
 
@@ -244,6 +253,17 @@ function transactionData(d: Data): Data {
     contract_created: d.contract_created,
     selector: d.selector ?? null,
   };
+}
+
+/** The addresses an event's filter can ask about (parties, a log's emitter): what a round looks up in the table. */
+export function addressesOfEvent(event: ChainEvent): string[] {
+  const d = event.data;
+  const found: string[] = [];
+  for (const key of ['from', 'to', 'contract_created', 'address', 'contract']) {
+    const value = d[key];
+    if (typeof value === 'string' && value.length === 42) found.push(value);
+  }
+  return found;
 }
 
 /** eth_getLogs semantics: per position, null matches anything, a list matches any of its entries. */

@@ -5,6 +5,7 @@ import type { Network } from '../chains/registry.ts';
 import type { Tables } from '../db/tables.ts';
 import { compileFilter, matchPendingTransaction, type NetworkFacts, type PendingTransaction } from './match-event.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
+import { readWatchedAddresses } from './webhook-addresses.ts';
 import type { MatchingWebhook } from './webhook-cache.ts';
 
 interface RawPendingTransaction {
@@ -99,7 +100,10 @@ async function pollNetwork(deps: PendingFeedDeps, state: FeedState, watched: Wat
   if (hashes.length === 0) return;
   const transactions = await state.rpc.transactions(network, hashes);
   const facts = { chain: network.config.chain, network: network.config.network, nativeSymbol: network.config.nativeSymbol };
-  const outbox = matchPendingTransactions(watched, facts, transactions);
+  const tabled = watched.webhooks.filter((webhook) => webhook.addressTable).map((webhook) => webhook.id);
+  const parties = [...new Set(transactions.flatMap((tx) => (tx.to ? [tx.from, tx.to] : [tx.from])))];
+  const hits = await readWatchedAddresses(deps.db, tabled, parties);
+  const outbox = matchPendingTransactions(watched, facts, transactions, hits);
   if (outbox.length === 0) return;
   const { queued } = await deps.db.transaction().execute((trx) => writeOutbox(trx, outbox, 'event'));
   if (queued > 0) deps.queued();
@@ -126,9 +130,13 @@ function matchPendingTransactions(
   watched: WatchedNetwork,
   facts: NetworkFacts,
   transactions: readonly PendingTransaction[],
+  hits: ReadonlyMap<string, ReadonlySet<string>>,
 ): OutboxEvent[] {
   const outbox: OutboxEvent[] = [];
-  const filters = watched.webhooks.map((webhook) => compileFilter(webhook.config, facts));
+  const none = new Set<string>();
+  const filters = watched.webhooks.map((webhook) =>
+    compileFilter(webhook.config, facts, webhook.addressTable ? (hits.get(webhook.id) ?? none) : undefined),
+  );
   for (const tx of transactions) {
     for (const [index, webhook] of watched.webhooks.entries()) {
       const data = matchPendingTransaction(webhook.config, filters[index]!, tx);

@@ -12,6 +12,7 @@ import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import { eventTypeField, readOwnedWebhook, webhookNetworkFacts } from './owned-webhook.ts';
 import { defaultReplayMaxEvents, type ReplayRequest, readReplayEvents, resolveReplayRange, streamReplay } from './replay.ts';
+import { readAllWebhookAddresses, storedFilterConfig } from './webhook-addresses.ts';
 import type { WebhookConfig } from './webhook-config.ts';
 
 export interface ReplayDeps {
@@ -35,7 +36,9 @@ export async function replayWebhook(deps: ReplayDeps, principal: Principal, id: 
   if (type === 'pending_transaction')
     throw invalidRequest('id', 'pending transactions are not kept: a pending_transaction webhook cannot be replayed');
   const range = await resolveReplayRange(db, row.network, request);
-  const matcher = compileMatcher(type, row.config as WebhookConfig, webhookNetworkFacts(deps.chains, row));
+  // A table list is read whole for a replay (at most 100,000 addresses, for the replay's length only).
+  const watched = row.address_filter ? await readAllWebhookAddresses(db, row.id) : undefined;
+  const matcher = compileMatcher(type, storedFilterConfig(row), webhookNetworkFacts(deps.chains, row), watched);
   const outcome = await streamReplay({
     pages: readReplayEvents(db, row.network, range, deps.replay?.pageEvents),
     match: (event) => {

@@ -2,19 +2,24 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { invalidRequest } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
-import { listBodyLimit } from '../http/body-limits.ts';
+import { listBodyLimit, webhookBodyLimit } from '../http/body-limits.ts';
 import { pageWindow } from '../http/pagination.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
+import { parseAddressChange, parseAddressCursor } from './address-change.ts';
 import { readDeliveryLog } from './delivery-log.ts';
 import type { ReplayRequest } from './replay.ts';
 import {
+  AddressCount,
+  AddressesQuery,
+  AddressPage,
   CreateWebhookBody,
   DeliveriesQuery,
   Delivery,
   DeliveryParams,
   ListWebhooksQuery,
   ReplayBody,
+  UpdateAddressesBody,
   UpdateWebhookBody,
   Webhook,
   WebhookIdParams,
@@ -31,6 +36,7 @@ const cu = (id: string) => ({ computeUnits: restComputeUnits[id], methodName: id
 export async function webhookRoutes(app: FastifyInstance, deps: { webhooks: WebhookService; db: Database }) {
   // In this order: the OpenAPI document lists the paths as they were declared.
   webhookCrudRoutes(app, deps.webhooks);
+  webhookAddressRoutes(app, deps.webhooks);
   webhookDeliveryRoutes(app, deps);
   webhookSecretRoutes(app, deps.webhooks);
 }
@@ -41,7 +47,7 @@ function webhookCrudRoutes(app: FastifyInstance, webhooks: WebhookService) {
     '/v1/webhooks',
     {
       config: { ...cu('webhooks.create'), idempotent: true },
-      bodyLimit: listBodyLimit,
+      bodyLimit: webhookBodyLimit,
       schema: {
         summary: 'Create a webhook (the signing secret is shown only here)',
         tags,
@@ -92,7 +98,7 @@ function webhookCrudRoutes(app: FastifyInstance, webhooks: WebhookService) {
     '/v1/webhooks/:id',
     {
       config: cu('webhooks.update'),
-      bodyLimit: listBodyLimit,
+      bodyLimit: webhookBodyLimit,
       schema: {
         summary: 'Update url, config, or status (active or paused); resuming delivers the backlog in order',
         tags,
@@ -121,6 +127,51 @@ function webhookCrudRoutes(app: FastifyInstance, webhooks: WebhookService) {
       },
     },
     async (request) => webhooks.remove(principalOf(request), (request.params as { id: string }).id),
+  );
+}
+
+/** The watched addresses, up to 100,000: changed up to 1,000 at a time and read page by page. */
+function webhookAddressRoutes(app: FastifyInstance, webhooks: WebhookService) {
+  app.patch(
+    '/v1/webhooks/:id/addresses',
+    {
+      config: cu('webhooks.addresses.update'),
+      bodyLimit: listBodyLimit,
+      schema: {
+        summary: 'Add and remove watched addresses (at most 1,000 each a call; repeats are fine); answers the new count',
+        tags,
+        params: WebhookIdParams,
+        body: UpdateAddressesBody,
+        response: { 200: AddressCount, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const change = parseAddressChange(request.body as Record<string, unknown>, { add: 'add', remove: 'remove' });
+      return webhooks.updateAddresses(principalOf(request), (request.params as { id: string }).id, change);
+    },
+  );
+
+  app.get(
+    '/v1/webhooks/:id/addresses',
+    {
+      config: cu('webhooks.addresses.list'),
+      schema: {
+        summary: 'The watched addresses, a page at a time in address order (cursor: next_cursor of the previous page)',
+        tags,
+        params: WebhookIdParams,
+        querystring: AddressesQuery,
+        response: { 200: AddressPage, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof AddressesQuery>;
+      const after = parseAddressCursor(query.cursor, 'cursor');
+      const page = await webhooks.listAddresses(principalOf(request), (request.params as { id: string }).id, {
+        limit: query.limit,
+        after,
+      });
+      return { addresses: page.addresses, total: page.total, next_cursor: page.next };
+    },
   );
 }
 

@@ -52,7 +52,12 @@ export const Webhook = Type.Object({
   chain: Type.String(),
   network: Type.String(),
   event_type: Type.String(),
-  config: Type.Record(Type.String(), Type.Unknown()),
+  config: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'The filter; addresses inline only when there are at most 1,000 (see address_count)',
+  }),
+  address_count: Type.Integer({
+    description: 'Addresses watched; read them with GET /v1/webhooks/{id}/addresses',
+  }),
   payload_format: Type.String(),
   status: StringEnum(['active', 'paused', 'disabled'] as const),
   status_reason: Type.Union([Type.String(), Type.Null()]),
@@ -129,6 +134,53 @@ export const AdminWebhookBody = Type.Object(
   {
     status: StringEnum(['active', 'paused', 'disabled'] as const),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+const AddressList = (description: string) => Type.Optional(Type.Array(Type.Unknown(), { description }));
+
+export const UpdateAddressesBody = Type.Object(
+  {
+    add: AddressList('Addresses to watch, at most 1,000 a call; one already watched is fine'),
+    remove: AddressList('Addresses to stop watching, at most 1,000 a call; one not watched is fine'),
+  },
+  { additionalProperties: false },
+);
+
+export const AddressesQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    cursor: Type.Optional(Type.String({ maxLength: 100, description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AddressCount = Type.Object({ id: Type.String(), address_count: Type.Integer() });
+
+export const AddressPage = Type.Object({
+  addresses: Type.Array(Type.String(), { description: 'Lower-case, in address order' }),
+  total: Type.Integer(),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null: last page' }),
+});
+
+/** Alchemy Notify's `PATCH /api/update-webhook-addresses` body. */
+export const AlchemyUpdateAddressesBody = Type.Object(
+  {
+    webhook_id: Type.String({ minLength: 1, maxLength: 100 }),
+    addresses_to_add: AddressList('At most 1,000 a call'),
+    addresses_to_remove: AddressList('At most 1,000 a call'),
+  },
+  { additionalProperties: false },
+);
+
+/** Alchemy Notify's `GET /api/webhook-addresses` query. */
+export const AlchemyAddressesQuery = Type.Object(
+  {
+    // Required, checked by the handler: a bad limit beside a missing id is named first.
+    webhook_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required: the webhook (wh_…)' })),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    after: Type.Optional(Type.String({ maxLength: 100, description: 'pagination.cursors.after of the previous page' })),
   },
   { additionalProperties: false },
 );

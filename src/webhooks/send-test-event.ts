@@ -12,7 +12,7 @@ import type { Enricher } from './matcher.ts';
 import { type OutboxEvent, writeOutbox } from './outbox.ts';
 import { eventTypeField, readOwnedWebhook, webhookNetworkFacts } from './owned-webhook.ts';
 import { sampleChainEvent, samplePendingTransaction } from './sample-event.ts';
-import type { WebhookConfig } from './webhook-config.ts';
+import { sampleFilterConfig } from './webhook-addresses.ts';
 
 export interface TestEventDeps {
   db: Kysely<Tables>;
@@ -60,7 +60,7 @@ async function buildTestEventData(
   row: WebhookRow,
   type: WebhookEventType,
 ): Promise<{ data: Record<string, unknown>; blockNumber: number | null }> {
-  const config = row.config as WebhookConfig;
+  const config = await sampleFilterConfig(deps.db, row);
   const networkFacts = webhookNetworkFacts(deps.chains, row);
   let data: Record<string, unknown> | undefined;
   let blockNumber: number | null = null;

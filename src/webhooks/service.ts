@@ -16,8 +16,9 @@ import { replayWebhook } from './replay-webhook.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
 import { sendTestEvent } from './send-test-event.ts';
 import { assertWebhookUrl, type Mode } from './url-policy.ts';
-import { parseWebhookConfig } from './webhook-config.ts';
-import { listItem, view, type WebhookView } from './webhook-view.ts';
+import { changeWebhookAddresses, readWebhookAddressPage, replaceWebhookAddresses } from './webhook-addresses.ts';
+import { parseWebhookConfig, takesAddresses } from './webhook-config.ts';
+import { listItem, readWebhookView, view, type WebhookView } from './webhook-view.ts';
 
 export interface CreateWebhookInput {
   url: string;
@@ -66,7 +67,14 @@ export function createWebhookService(deps: {
   return {
     create: (principal: Principal, input: CreateWebhookInput) => createWebhook(writes, principal, input),
     list: (principal: Principal, query: WebhookListQuery) => listWebhooks(db, principal, query),
-    get: async (principal: Principal, id: string): Promise<WebhookView> => view(await readOwnedWebhook(db, principal, id)),
+    get: async (principal: Principal, id: string): Promise<WebhookView> =>
+      readWebhookView(db, await readOwnedWebhook(db, principal, id)),
+    updateAddresses: (principal: Principal, id: string, change: AddressChange) =>
+      updateWebhookAddresses(db, principal, id, change),
+    listAddresses: async (principal: Principal, id: string, page: { limit: number; after?: string }) => {
+      const row = await readOwnedWebhook(db, principal, id);
+      return { ...(await readWebhookAddressPage(db, id, page)), total: view(row).address_count };
+    },
     update: (principal: Principal, id: string, input: UpdateWebhookInput) => updateWebhook(writes, principal, id, input),
     remove: (principal: Principal, id: string) => removeWebhook(db, principal, id),
     rotateSecret: (principal: Principal, id: string) => rotateSecret(deps, principal, id),
@@ -90,24 +98,28 @@ async function createWebhook(deps: WebhookWriteDeps, principal: Principal, input
     .select((eb) => eb.fn.max('seq').as('seq'))
     .executeTakeFirst();
   const id = newWebhookId();
-  const row = await db
-    .insertInto('webhooks')
-    .values({
-      id,
-      account_id: principal.accountId,
-      url,
-      chain: network.config.chain,
-      network: `${network.config.chain}/${network.config.network}`,
-      event_type: type,
-      config: JSON.stringify(config),
-      payload_format: input.payload_format ?? 'snake_case',
-      status: 'active',
-      secret_ciphertext: deps.secrets.seal(secret, id),
-      start_seq: newest?.seq ? String(newest.seq) : '0',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { ...view(row), signing_secret: secret };
+  const { addresses, ...rest } = config;
+  const row = await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhooks')
+      .values({
+        id,
+        account_id: principal.accountId,
+        url,
+        chain: network.config.chain,
+        network: `${network.config.chain}/${network.config.network}`,
+        event_type: type,
+        config: JSON.stringify(rest),
+        payload_format: input.payload_format ?? 'snake_case',
+        status: 'active',
+        secret_ciphertext: deps.secrets.seal(secret, id),
+        start_seq: newest?.seq ? String(newest.seq) : '0',
+      })
+      .execute();
+    await replaceWebhookAddresses(trx, id, addresses ?? []);
+    return trx.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  });
+  return { ...(await readWebhookView(db, row)), signing_secret: secret };
 }
 
 type WebhookListQuery = { status?: WebhookRow['status']; offset: number; limit: number };
@@ -131,8 +143,12 @@ async function updateWebhook(
   const row = await readOwnedWebhook(deps.db, principal, id);
   const changes: Record<string, unknown> = {};
   if (input.url !== undefined) changes.url = assertWebhookUrl(input.url, deps.mode, 'url', deps.allowedPrivate);
-  if (input.config !== undefined)
-    changes.config = JSON.stringify(parseWebhookConfig(eventTypeField(row.event_type), input.config));
+  let addresses: readonly string[] | undefined;
+  if (input.config !== undefined) {
+    const { addresses: list, ...rest } = parseWebhookConfig(eventTypeField(row.event_type), input.config);
+    changes.config = JSON.stringify(rest);
+    addresses = list ?? [];
+  }
   if (input.status !== undefined && input.status !== row.status) {
     if (row.status === 'disabled' && row.disabled_by === 'operator') {
       throw forbidden(
@@ -143,15 +159,35 @@ async function updateWebhook(
     changes.status_reason = input.status === 'paused' ? 'paused by its owner' : null;
     changes.disabled_by = null;
   }
-  if (Object.keys(changes).length === 0) return view(row);
-  const updated = await deps.db
-    .updateTable('webhooks')
-    .set({ ...changes, updated_at: new Date() })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  if (Object.keys(changes).length === 0) return readWebhookView(deps.db, row);
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhooks')
+      .set({ ...changes, updated_at: new Date() })
+      .where('id', '=', id)
+      .execute();
+    // A new config replaces the whole filter, its address list too.
+    if (addresses) await replaceWebhookAddresses(trx, id, addresses);
+    return trx.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  });
   if (updated.status === 'active') deps.queued();
-  return view(updated);
+  return readWebhookView(deps.db, updated);
+}
+
+/** Addresses to add to and remove from a webhook's list, each checked and lower-cased already. */
+export interface AddressChange {
+  readonly add: readonly string[];
+  readonly remove: readonly string[];
+}
+
+/** `PATCH /v1/webhooks/{id}/addresses`: one transaction; the matcher sees it from its next round. */
+async function updateWebhookAddresses(db: Kysely<Tables>, principal: Principal, id: string, change: AddressChange) {
+  const row = await readOwnedWebhook(db, principal, id);
+  if (!takesAddresses(eventTypeField(row.event_type))) {
+    throw invalidRequest('id', `a ${row.event_type} webhook does not watch addresses`);
+  }
+  const count = await db.transaction().execute((trx) => changeWebhookAddresses(trx, id, change));
+  return { id, address_count: count };
 }
 
 async function removeWebhook(db: Kysely<Tables>, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
@@ -177,7 +213,7 @@ async function rotateSecret(deps: { db: Kysely<Tables>; secrets: SecretBox }, pr
     .returningAll()
     .executeTakeFirstOrThrow();
   return {
-    ...view(updated),
+    ...(await readWebhookView(db, updated)),
     signing_secret: secret,
     previous_secret_expires_at: new Date(updated.previous_secret_expires_at!).toISOString(),
   };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.ts';
 import { parseEventType, type WebhookEventType } from './event-types.ts';
 import { compileMatcher, type EventMatcher, type NetworkFacts } from './match-event.ts';
+import { storedFilterConfig } from './webhook-addresses.ts';
 import type { WebhookConfig } from './webhook-config.ts';
 
 /** A webhook as the matcher holds it: its filter compiled once. */
@@ -11,7 +12,11 @@ export interface MatchingWebhook {
   readonly network: string;
   readonly type: WebhookEventType;
   readonly config: WebhookConfig;
+  readonly facts: NetworkFacts;
   readonly startSeq: bigint;
+  /** Its addresses are in `webhook_addresses`: each round compiles its matcher with the round's hits (matcher.ts). */
+  readonly addressTable: boolean;
+  /** The matcher of a webhook without a table list (`addressTable` false). */
   readonly matcher: EventMatcher;
   readonly updatedAt: number;
 }
@@ -33,7 +38,7 @@ export function createWebhookCache(db: Kysely<Tables>, factsOf: (network: string
     for (let at = 0; at < stale.length; at += 500) {
       const rows = await db
         .selectFrom('webhooks')
-        .select(['id', 'account_id', 'network', 'event_type', 'config', 'start_seq', 'updated_at'])
+        .select(['id', 'account_id', 'network', 'event_type', 'config', 'address_filter', 'start_seq', 'updated_at'])
         .where('id', 'in', stale.slice(at, at + 500))
         .execute();
       for (const row of rows) {
@@ -41,14 +46,17 @@ export function createWebhookCache(db: Kysely<Tables>, factsOf: (network: string
         const facts = factsOf(row.network);
         // A webhook of a network this process does not know (removed from the config) matches nothing.
         if (!type || !facts) continue;
+        const config = storedFilterConfig(row);
         cache.set(row.id, {
           id: row.id,
           accountId: row.account_id,
           network: row.network,
           type,
-          config: row.config as WebhookConfig,
+          config,
+          facts,
           startSeq: BigInt(row.start_seq),
-          matcher: compileMatcher(type, row.config as WebhookConfig, facts),
+          addressTable: row.address_filter,
+          matcher: compileMatcher(type, config, facts),
           updatedAt: new Date(row.updated_at).getTime(),
         });
       }

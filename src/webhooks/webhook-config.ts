@@ -1,6 +1,7 @@
 import { invalidRequest } from '../core/errors.ts';
 import { assertAddressChecksum } from '../http/address-param.ts';
 import type { WebhookEventType } from './event-types.ts';
+import { maxWebhookAddresses } from './webhook-addresses.ts';
 
 /** A webhook's filter after validation: addresses and hashes lower-case, numbers as decimal strings. */
 export interface WebhookConfig {
@@ -35,6 +36,11 @@ const keysByType: Record<WebhookEventType, { keys: readonly ConfigKey[]; needsOn
   },
 };
 
+/** Whether a webhook of `type` takes `config.addresses` (and so `/v1/webhooks/{id}/addresses`). */
+export function takesAddresses(type: WebhookEventType): boolean {
+  return keysByType[type].keys.includes('addresses');
+}
+
 export const allConfigKeys: readonly ConfigKey[] = [
   'addresses',
   'contracts',
@@ -48,7 +54,10 @@ export const allConfigKeys: readonly ConfigKey[] = [
   'confirmations',
 ];
 
-/** Entries per list at most: one webhook watches up to this many addresses, hashes or ids. */
+/**
+ * Entries per list at most: one webhook watches up to this many contracts, senders, hashes or ids;
+ * `addresses` takes up to `maxWebhookAddresses` (100,000), kept in their own table (webhook-addresses.ts).
+ */
 export const maxListEntries = 10_000;
 export const maxConfirmations = 1_000;
 
@@ -88,14 +97,11 @@ export function parseWebhookConfig(type: WebhookEventType, input: unknown): Webh
 function parseValue(key: ConfigKey, value: unknown, name: string): unknown {
   switch (key) {
     case 'addresses':
+      return list(value, name, parseAddress, maxWebhookAddresses);
     case 'contracts':
     case 'from':
     case 'to':
-      return list(value, name, (item, at) => {
-        const address = pattern(item, at, addressPattern, 'a 0x address of 40 hex digits');
-        assertAddressChecksum(at, address);
-        return address.toLowerCase();
-      });
+      return list(value, name, parseAddress);
     case 'tx_hashes':
       return list(value, name, (item, at) =>
         pattern(item, at, hash32Pattern, 'a 0x transaction hash of 64 hex digits').toLowerCase(),
@@ -119,11 +125,18 @@ function parseValue(key: ConfigKey, value: unknown, name: string): unknown {
   }
 }
 
-function list(value: unknown, name: string, item: (value: unknown, name: string) => string): string[] {
+/** A 0x address (checksummed when mixed-case), lower-cased; a bad one is a 400 naming `name`. */
+export function parseAddress(value: unknown, name: string): string {
+  const address = pattern(value, name, addressPattern, 'a 0x address of 40 hex digits');
+  assertAddressChecksum(name, address);
+  return address.toLowerCase();
+}
+
+function list(value: unknown, name: string, item: (value: unknown, name: string) => string, max = maxListEntries): string[] {
   // `from: "0x…"` is read as a list of one.
   const items = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(items)) throw invalidRequest(name, 'must be a list');
-  if (items.length > maxListEntries) throw invalidRequest(name, `has ${items.length} entries; at most ${maxListEntries}`);
+  if (items.length > max) throw invalidRequest(name, `has ${items.length} entries; at most ${max}`);
   return [...new Set(items.map((entry, index) => item(entry, `${name}[${index}]`)))];
 }
 

@@ -29,8 +29,10 @@ const rawTextRoutes = new Set(['POST /v1/rpc/{chain}/{network}', 'POST /v1/rpc/{
 const anyTypeRoutes = new Set(['POST /v1/bundler/{chain}/{network}', 'POST /v1/bundler/{chain}/{network}/{apiKey}']);
 /** Routes whose bodies carry long lists (src/http/body-limits.ts) and JSON-RPC's own limit. */
 const bodyLimits: Record<string, number> = {
-  'POST /v1/webhooks': 1024 * 1024,
-  'PATCH /v1/webhooks/{id}': 1024 * 1024,
+  'POST /v1/webhooks': 5 * 1024 * 1024,
+  'PATCH /v1/webhooks/{id}': 5 * 1024 * 1024,
+  'PATCH /v1/webhooks/{id}/addresses': 1024 * 1024,
+  'PATCH /api/update-webhook-addresses': 1024 * 1024,
   'POST /v1/gas/policies': 1024 * 1024,
   'PATCH /v1/gas/policies/{id}': 1024 * 1024,
   'POST /v1/bundler/{chain}/{network}': 1024 * 1024,
@@ -111,7 +113,8 @@ describe('hostile input on every route of the OpenAPI document', () => {
     // Two /admin routes lack the adminToken security in the document, but need it.
     if (op.security.includes('adminToken') || op.template.startsWith('/admin'))
       return { authorization: `Bearer ${t.adminToken}` };
-    if (op.template.startsWith('/v1')) return { 'x-api-key': apiKey };
+    // Alchemy Notify's /api paths are served in the /v1 scope, with its key.
+    if (op.template.startsWith('/v1') || op.template.startsWith('/api/')) return { 'x-api-key': apiKey };
     return {};
   };
 

@@ -84,6 +84,8 @@ describe('compute units', () => {
         'webhooks.redeliver',
         'webhooks.replay',
         'webhooks.rotate_secret',
+        'webhooks.addresses.update',
+        'webhooks.addresses.list',
         'bundler.rpc',
         'gas.prices',
         'gas.policies.create',

@@ -19,8 +19,17 @@ export interface WebhooksTable {
   previous_secret_ciphertext: Nullable<string>;
   previous_secret_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   start_seq: BigNumeric;
+  /** Filters by `webhook_addresses` (false: by `config.addresses`, a webhook the previous release wrote). */
+  address_filter: ColumnType<boolean, boolean | undefined, boolean>;
+  address_count: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A webhook's watched addresses (lower-case), up to 100,000 a webhook. */
+export interface WebhookAddressesTable {
+  webhook_id: string;
+  address: string;
 }
 
 export interface WebhookEventsTable {

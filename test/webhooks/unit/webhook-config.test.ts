@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.ts';
 import type { WebhookEventType } from '../../../src/webhooks/event-types.ts';
+import { maxWebhookAddresses } from '../../../src/webhooks/webhook-addresses.ts';
 import { maxConfirmations, maxListEntries, parseWebhookConfig } from '../../../src/webhooks/webhook-config.ts';
 
 const a = `0x${'a'.repeat(40)}`;
@@ -55,11 +56,18 @@ describe('parseWebhookConfig: addresses and other address lists', () => {
     );
   });
 
-  it(`accepts ${maxListEntries} entries and refuses one more`, () => {
-    const addresses = Array.from({ length: maxListEntries }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
-    expect(parseWebhookConfig('address_activity', { addresses }).addresses).toHaveLength(maxListEntries);
+  it(`accepts ${maxListEntries} entries in a list and refuses one more`, () => {
+    const contracts = Array.from({ length: maxListEntries }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+    expect(parseWebhookConfig('token_transfer', { contracts }).contracts).toHaveLength(maxListEntries);
+    const error = errorOf(() => parseWebhookConfig('token_transfer', { contracts: [...contracts, a] }));
+    expect(error.message).toContain(`'config.contracts': has ${maxListEntries + 1} entries; at most ${maxListEntries}`);
+  });
+
+  it(`accepts ${maxWebhookAddresses} addresses and refuses one more`, () => {
+    const addresses = Array.from({ length: maxWebhookAddresses }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+    expect(parseWebhookConfig('address_activity', { addresses }).addresses).toHaveLength(maxWebhookAddresses);
     const error = errorOf(() => parseWebhookConfig('address_activity', { addresses: [...addresses, a] }));
-    expect(error.message).toContain(`has ${maxListEntries + 1} entries; at most ${maxListEntries}`);
+    expect(error.message).toContain(`has ${maxWebhookAddresses + 1} entries; at most ${maxWebhookAddresses}`);
   });
 
   it('checks the length before the entries, so an over-long list of duplicates is still refused', () => {

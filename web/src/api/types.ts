@@ -106,6 +106,8 @@ export interface Webhook {
   network: string;
   event_type: string;
   config: Record<string, unknown>;
+  /** Addresses watched; `config.addresses` lists them only up to 1,000. */
+  address_count?: number;
   payload_format: string;
   status: WebhookStatus;
   status_reason: string | null;

@@ -64,6 +64,8 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
     );
   }
   if (!data) return <Loading what="Loading the webhook" />;
+  // Past 1,000 the answer carries the count, not the list (docs/webhooks.md, "Many addresses").
+  const unlistedAddresses = data.config.addresses === undefined ? (data.address_count ?? 0) : 0;
 
   const toggle = async () => {
     const next = data.status === 'active' ? 'paused' : 'active';
@@ -173,8 +175,14 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
           </dl>
         </Card>
         <Card title="Filter">
+          {unlistedAddresses > 0 && (
+            <p>
+              Watches {unlistedAddresses.toLocaleString('en')} addresses, too many to show here: read them with{' '}
+              <code>GET /v1/webhooks/{id}/addresses</code>.
+            </p>
+          )}
           {Object.keys(data.config).length === 0 ? (
-            <p className="muted">No filter: every event of this type.</p>
+            unlistedAddresses === 0 && <p className="muted">No filter: every event of this type.</p>
           ) : (
             <pre className="code">{JSON.stringify(data.config, null, 2)}</pre>
           )}
