@@ -13,16 +13,18 @@ export interface KeyOutsideHeaders {
 const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
- * The API key of a request: `X-API-Key: <key>` or `Authorization: Bearer <key>` (equivalent), the
+ * The API key of a request: `X-API-Key: <key>`, `Authorization: Bearer <key>` or Alchemy Notify's
+ * `X-Alchemy-Token: <key>` (equivalent), the
  * path of the URL form, or for WebSocket upgrades the `apiKey` query parameter. Two different keys in
  * one request are refused; the same key twice is one key. A Bearer value shaped like a JWT (keys have
  * no dots) is a signed request's token, not a key (`jwtFromRequest`).
  */
 export function apiKeyFromRequest(headers: IncomingHttpHeaders, outside: KeyOutsideHeaders = {}): string | undefined {
   const fromHeader = headerValue(headers['x-api-key']);
+  const fromAlchemyToken = headerValue(headers['x-alchemy-token']);
   const bearer = bearerValue(headers);
   const fromBearer = bearer !== undefined && jwtShape.test(bearer) ? undefined : bearer;
-  const found = [outside.path, fromHeader, fromBearer, outside.query].filter(
+  const found = [outside.path, fromHeader, fromAlchemyToken, fromBearer, outside.query].filter(
     (key): key is string => key !== undefined && key !== '',
   );
   if (found.some((key) => key !== found[0])) throw unauthorized('the request carries two different API keys');

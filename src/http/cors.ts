@@ -15,7 +15,7 @@ export interface CorsPolicy {
 }
 
 /** What a page may send: the key headers, a JSON body and an idempotency key (docs/idempotency.md). */
-const allowHeaders = 'content-type, x-api-key, authorization, x-request-id, idempotency-key';
+const allowHeaders = 'content-type, x-api-key, x-alchemy-token, authorization, x-request-id, idempotency-key';
 const allowMethods = 'GET, POST, PUT, PATCH, DELETE';
 /** What a page may read besides the CORS-safelisted headers: the request id, the rate limits, a replay's mark. */
 const exposeHeaders = [

@@ -136,6 +136,7 @@ export const restComputeUnits: Readonly<Record<string, number>> = Object.freeze(
   'webhooks.replay': 50,
   'webhooks.rotate_secret': 10,
   'webhooks.addresses.update': 10,
+  'webhooks.addresses.replace': 50,
   'webhooks.addresses.list': 5,
   'gas.prices': 5,
   'gas.policies.create': 10,

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../core/errors.ts';
 import type { AddressChange } from './service.ts';
-import { maxAddressesPerUpdate } from './webhook-addresses.ts';
+import { maxAddressesPerUpdate, maxWebhookAddresses } from './webhook-addresses.ts';
 import { parseAddress } from './webhook-config.ts';
 
 /**
@@ -17,11 +17,22 @@ export function parseAddressChange(
   return { add, remove };
 }
 
-function parseAddressList(value: unknown, name: string): string[] {
+/** A webhook's whole new list (Alchemy's replace): required, at most `maxWebhookAddresses`, checked and without repeats. */
+export function parseAddressReplacement(value: unknown, name: string): string[] {
+  if (value === undefined || value === null) throw invalidRequest(name, 'is required: the whole new list (may be empty)');
+  return parseAddressList(value, name, maxWebhookAddresses, 'a webhook watches');
+}
+
+function parseAddressList(
+  value: unknown,
+  name: string,
+  max = maxAddressesPerUpdate,
+  limitText = 'a call (call again for more)',
+): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalidRequest(name, 'must be a list of 0x addresses');
-  if (value.length > maxAddressesPerUpdate) {
-    throw invalidRequest(name, `has ${value.length} addresses; at most ${maxAddressesPerUpdate} a call (call again for more)`);
+  if (value.length > max) {
+    throw invalidRequest(name, `has ${value.length} addresses; at most ${max} ${limitText}`);
   }
   return [...new Set(value.map((item, index) => parseAddress(item, `${name}[${index}]`)))];
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { invalidRequest } from '../core/errors.ts';
-import { listBodyLimit } from '../http/body-limits.ts';
+import { listBodyLimit, webhookBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
-import { parseAddressChange, parseAddressCursor } from './address-change.ts';
-import { AlchemyAddressesQuery, AlchemyUpdateAddressesBody } from './schemas.ts';
+import { parseAddressChange, parseAddressCursor, parseAddressReplacement } from './address-change.ts';
+import { AlchemyAddressesQuery, AlchemyReplaceAddressesBody, AlchemyUpdateAddressesBody } from './schemas.ts';
 import type { WebhookService } from './service.ts';
 
 const tags = ['webhooks'];
@@ -16,8 +16,8 @@ const cu = (id: string) => ({ computeUnits: restComputeUnits[id], methodName: id
 /**
  * Alchemy Notify's address-list calls at their own paths (`{base}/api/…` where Alchemy has
  * `https://dashboard.alchemy.com/api/…`), in its shapes, on the same webhooks and limits as
- * `/v1/webhooks/{id}/addresses`. Registered in the /v1 scope: the same key guard (X-API-Key or
- * Authorization: Bearer), scope `webhooks:manage` and compute units.
+ * `/v1/webhooks/{id}/addresses`. Registered in the /v1 scope: the same key guard (X-API-Key,
+ * Authorization: Bearer, or Alchemy's X-Alchemy-Token), scope `webhooks:manage` and compute units.
  */
 export async function alchemyNotifyRoutes(app: FastifyInstance, deps: { webhooks: WebhookService }) {
   const { webhooks } = deps;
@@ -41,6 +41,29 @@ export async function alchemyNotifyRoutes(app: FastifyInstance, deps: { webhooks
       const body = request.body as Static<typeof AlchemyUpdateAddressesBody>;
       const change = parseAddressChange(body, { add: 'addresses_to_add', remove: 'addresses_to_remove' });
       const updated = await webhooks.updateAddresses(principalOf(request), body.webhook_id, change);
+      return { webhook_id: updated.id, address_count: updated.address_count };
+    },
+  );
+
+  app.put(
+    '/api/update-webhook-addresses',
+    {
+      config: cu('webhooks.addresses.replace'),
+      bodyLimit: webhookBodyLimit,
+      schema: {
+        summary: "Alchemy Notify's replace-webhook-addresses: the whole new list (at most 100,000; empty watches none)",
+        tags,
+        body: AlchemyReplaceAddressesBody,
+        response: {
+          200: Type.Object({ webhook_id: Type.String(), address_count: Type.Integer() }),
+          ...errorResponses(400, 401, 403, 404, 413, 429),
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body as Static<typeof AlchemyReplaceAddressesBody>;
+      const addresses = parseAddressReplacement(body.addresses, 'addresses');
+      const updated = await webhooks.setAddresses(principalOf(request), body.webhook_id, addresses);
       return { webhook_id: updated.id, address_count: updated.address_count };
     },
   );

@@ -174,6 +174,15 @@ export const AlchemyUpdateAddressesBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Alchemy Notify's `PUT /api/update-webhook-addresses`: the whole new list. */
+export const AlchemyReplaceAddressesBody = Type.Object(
+  {
+    webhook_id: Type.String({ minLength: 1, maxLength: 100 }),
+    addresses: AddressList('The whole new list, at most 100,000; an empty list watches no address'),
+  },
+  { additionalProperties: false },
+);
+
 /** Alchemy Notify's `GET /api/webhook-addresses` query. */
 export const AlchemyAddressesQuery = Type.Object(
   {

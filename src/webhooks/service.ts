@@ -16,7 +16,12 @@ import { replayWebhook } from './replay-webhook.ts';
 import { generateSigningSecret, type SecretBox } from './secrets.ts';
 import { sendTestEvent } from './send-test-event.ts';
 import { assertWebhookUrl, type Mode } from './url-policy.ts';
-import { changeWebhookAddresses, readWebhookAddressPage, replaceWebhookAddresses } from './webhook-addresses.ts';
+import {
+  changeWebhookAddresses,
+  readWebhookAddressPage,
+  replaceWebhookAddresses,
+  setWebhookAddresses,
+} from './webhook-addresses.ts';
 import { parseWebhookConfig, takesAddresses } from './webhook-config.ts';
 import { listItem, readWebhookView, view, type WebhookView } from './webhook-view.ts';
 
@@ -70,7 +75,9 @@ export function createWebhookService(deps: {
     get: async (principal: Principal, id: string): Promise<WebhookView> =>
       readWebhookView(db, await readOwnedWebhook(db, principal, id)),
     updateAddresses: (principal: Principal, id: string, change: AddressChange) =>
-      updateWebhookAddresses(db, principal, id, change),
+      updateWebhookAddresses(db, principal, id, (trx) => changeWebhookAddresses(trx, id, change)),
+    setAddresses: (principal: Principal, id: string, addresses: readonly string[]) =>
+      updateWebhookAddresses(db, principal, id, (trx) => setWebhookAddresses(trx, id, addresses)),
     listAddresses: async (principal: Principal, id: string, page: { limit: number; after?: string }) => {
       const row = await readOwnedWebhook(db, principal, id);
       return { ...(await readWebhookAddressPage(db, id, page)), total: view(row).address_count };
@@ -180,13 +187,18 @@ export interface AddressChange {
   readonly remove: readonly string[];
 }
 
-/** `PATCH /v1/webhooks/{id}/addresses`: one transaction; the matcher sees it from its next round. */
-async function updateWebhookAddresses(db: Kysely<Tables>, principal: Principal, id: string, change: AddressChange) {
+/** A change of the address list in one transaction; the matcher sees it from its next round. */
+async function updateWebhookAddresses(
+  db: Kysely<Tables>,
+  principal: Principal,
+  id: string,
+  change: (trx: Kysely<Tables>) => Promise<number>,
+) {
   const row = await readOwnedWebhook(db, principal, id);
   if (!takesAddresses(eventTypeField(row.event_type))) {
     throw invalidRequest('id', `a ${row.event_type} webhook does not watch addresses`);
   }
-  const count = await db.transaction().execute((trx) => changeWebhookAddresses(trx, id, change));
+  const count = await db.transaction().execute(change);
   return { id, address_count: count };
 }
 

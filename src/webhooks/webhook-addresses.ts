@@ -77,6 +77,17 @@ export async function replaceWebhookAddresses(trx: Kysely<Tables>, webhookId: st
   if (addresses.length > 0) await changeWebhookAddresses(trx, webhookId, { add: addresses, remove: [] });
 }
 
+/**
+ * Sets a webhook's whole list (Alchemy's `PUT /api/update-webhook-addresses`): unlike a config without
+ * `addresses`, an empty list watches no address. Returns the count after.
+ */
+export async function setWebhookAddresses(trx: Kysely<Tables>, webhookId: string, addresses: readonly string[]) {
+  await trx.selectFrom('webhooks').select('id').where('id', '=', webhookId).forUpdate().executeTakeFirstOrThrow();
+  await trx.deleteFrom('webhook_addresses').where('webhook_id', '=', webhookId).execute();
+  await trx.updateTable('webhooks').set({ address_count: 0, address_filter: true }).where('id', '=', webhookId).execute();
+  return changeWebhookAddresses(trx, webhookId, { add: addresses, remove: [] });
+}
+
 /** One page of a webhook's addresses in address order, after `after` (exclusive). */
 export async function readWebhookAddressPage(
   db: Kysely<Tables>,

@@ -85,6 +85,7 @@ describe('compute units', () => {
         'webhooks.replay',
         'webhooks.rotate_secret',
         'webhooks.addresses.update',
+        'webhooks.addresses.replace',
         'webhooks.addresses.list',
         'bundler.rpc',
         'gas.prices',

@@ -171,6 +171,62 @@ describe('webhooks that watch many addresses', () => {
     expect((await call(otherKey, 'GET', `/api/webhook-addresses?webhook_id=${webhook.id}`)).status).toBe(404);
   });
 
+  it("Alchemy Notify's replace (PUT) and its X-Alchemy-Token header", async () => {
+    const webhook = await create({ addresses: range(7, 0, 3) });
+    const withToken = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${chain.service.url}${path}`, {
+        method,
+        headers: { 'x-alchemy-token': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const replaced = await withToken('PUT', '/api/update-webhook-addresses', {
+      webhook_id: webhook.id,
+      addresses: [...range(7, 10, 2_000), nth(7, 10)],
+    });
+    expect(replaced).toEqual({ status: 200, body: { webhook_id: webhook.id, address_count: 2_000 } });
+    expect(await readAll(webhook.id, 1000)).toEqual(range(7, 10, 2_000));
+    const page = await withToken('GET', `/api/webhook-addresses?webhook_id=${webhook.id}&limit=2`);
+    expect(page.body).toEqual({ data: range(7, 10, 2), pagination: { cursors: { after: nth(7, 11) }, total_count: 2_000 } });
+    // An empty list watches no address (it does not turn the webhook into one for every address).
+    const emptied = await withToken('PUT', '/api/update-webhook-addresses', { webhook_id: webhook.id, addresses: [] });
+    expect(emptied.body.address_count).toBe(0);
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await chain.wallet.sendTransaction({ to: nth(7, 10), value: 3n }),
+    });
+    await chain.synced();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requestsOf(webhook.id)).toEqual([]);
+
+    const missing = await withToken('PUT', '/api/update-webhook-addresses', { webhook_id: webhook.id });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain("'addresses'");
+    const bad = await withToken('PUT', '/api/update-webhook-addresses', { webhook_id: webhook.id, addresses: [nth(7, 1), 'x'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("'addresses[1]'");
+    const tooLong = await withToken('PUT', '/api/update-webhook-addresses', {
+      webhook_id: webhook.id,
+      addresses: Array.from({ length: 100_001 }, () => nth(7, 0)),
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.message).toContain("'addresses': has 100001 addresses; at most 100000");
+    expect((await api('GET', `/v1/webhooks/${webhook.id}`)).body.address_count).toBe(0);
+    // The token is the key: another key's token is another account; two different keys are refused.
+    const otherToken = await fetch(`${chain.service.url}/api/webhook-addresses?webhook_id=${webhook.id}`, {
+      headers: { 'x-alchemy-token': otherKey },
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(otherToken.status).toBe(404);
+    const twoKeys = await fetch(`${chain.service.url}/api/webhook-addresses?webhook_id=${webhook.id}`, {
+      headers: { 'x-alchemy-token': otherKey, 'x-api-key': key },
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(twoKeys.status).toBe(401);
+  }, 60_000);
+
   it('a long list given at creation goes to the table; its answers carry the count, not the list', async () => {
     const list = range(5, 0, 5_000);
     const webhook = await create({ addresses: list, min_value: '1' });
