@@ -1,0 +1,180 @@
+import { Alchemy } from 'alchemy-sdk';
+import { type Address, encodeFunctionData, numberToHex, parseEther } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { demoAccounts } from '../../src/demo/demo-plan.ts';
+import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
+import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import type { AssetChangesAnswer } from './simulation-support.ts';
+
+const { dev, alice, bob, carol } = demoAccounts;
+const unit = 10n ** 18n;
+/** An address with nothing: it can only spend what an earlier transaction of its bundle gave it. */
+const fresh = '0x00000000000000000000000000000000000c0ffe' as Address;
+
+describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () => {
+  let t: TestService;
+  let key: string;
+  let url: string;
+  let c: TestContracts;
+
+  beforeAll(async () => {
+    t = await startTestService({
+      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { bundler: { enabled: true } })],
+      settings: { bundler_keys: devnetExecutorKeys[0] },
+    });
+    key = (await t.createKey()).key;
+    url = `${t.url}/v1/rpc/ethereum/devnet/${key}`;
+    c = await deployTestContracts(t.anvil.url);
+    const hash = await c.wallet.writeContract({
+      address: c.token,
+      abi: c.artifacts.DemoToken.abi,
+      functionName: 'mint',
+      args: [dev, 100n * unit],
+    });
+    await c.publicClient.waitForTransactionReceipt({ hash });
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  const transfer = (to: Address, amount: bigint) =>
+    encodeFunctionData({ abi: c.artifacts.DemoToken.abi, functionName: 'transfer', args: [to, amount] });
+  const rpcAt = async (endpoint: string, method: string, params: unknown) => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as { result?: unknown; error?: { code: number; message: string } },
+    };
+  };
+
+  it("alchemy-sdk's transact.simulateAssetChanges and simulateExecution, given only the URL", async () => {
+    const alchemy = new Alchemy({ url });
+    const changes = await alchemy.transact.simulateAssetChanges({ from: dev, to: c.token, data: transfer(alice, 3n * unit) });
+    expect(changes.error).toBeUndefined();
+    expect(changes.changes).toEqual([
+      expect.objectContaining({
+        assetType: 'ERC20',
+        changeType: 'TRANSFER',
+        from: dev.toLowerCase(),
+        to: alice.toLowerCase(),
+        rawAmount: (3n * unit).toString(),
+        amount: '3',
+        symbol: 'TST',
+        decimals: 18,
+        contractAddress: c.token.toLowerCase(),
+      }),
+    ]);
+    expect(Number(changes.gasUsed)).toBeGreaterThan(21_000);
+
+    const execution = await alchemy.transact.simulateExecution({ from: dev, to: c.token, data: transfer(alice, 3n * unit) });
+    expect(execution.calls[0]).toMatchObject({ type: 'CALL', from: dev.toLowerCase(), to: c.token.toLowerCase(), value: '0x0' });
+    expect(execution.logs).toHaveLength(1);
+    expect(execution.logs[0]!.address).toBe(c.token.toLowerCase());
+    expect(BigInt(execution.logs[0]!.topics[2]!)).toBe(BigInt(alice));
+  });
+
+  it('bundles chain state: the second transaction spends what the first gave', async () => {
+    const give = { from: dev, to: c.token, data: transfer(fresh, 2n * unit) };
+    const spend = { from: fresh, to: c.token, data: transfer(bob, 2n * unit) };
+    const alone = (await rpcAt(url, 'alchemy_simulateAssetChanges', [spend])).body.result as AssetChangesAnswer;
+    expect(alone.error?.message).toMatch(/revert/);
+    const bundle = (await rpcAt(url, 'alchemy_simulateAssetChangesBundle', [[give, spend]])).body.result as AssetChangesAnswer[];
+    expect(bundle.map((answer) => answer.error)).toEqual([null, null]);
+    expect(bundle[1]!.changes).toEqual([
+      expect.objectContaining({ from: fresh, to: bob.toLowerCase(), rawAmount: (2n * unit).toString() }),
+    ]);
+    // ETH too: the fresh address forwards what it was sent.
+    const eth = (
+      await rpcAt(url, 'alchemy_simulateAssetChangesBundle', [
+        [
+          { from: dev, to: fresh, value: numberToHex(parseEther('1')) },
+          { from: fresh, to: carol, value: numberToHex(parseEther('0.5')) },
+        ],
+      ])
+    ).body.result as AssetChangesAnswer[];
+    expect(eth[1]!.changes).toEqual([
+      expect.objectContaining({ assetType: 'NATIVE', from: fresh, to: carol.toLowerCase(), amount: '0.5', symbol: 'ETH' }),
+    ]);
+    // Execution traces chain the same way (debug_traceCall under the earlier ones' state diffs).
+    const traced = (await rpcAt(url, 'alchemy_simulateExecutionBundle', [[give, spend]])).body.result as {
+      calls: { error?: string }[];
+      logs: unknown[];
+    }[];
+    expect(traced.map((answer) => answer.calls[0]!.error)).toEqual([undefined, undefined]);
+    expect(traced[1]!.logs).toHaveLength(1);
+  });
+
+  it('reports a revert as Alchemy does: no changes, error and reason; execution shows the failing call', async () => {
+    const overdraw = { from: carol, to: c.token, data: transfer(alice, 10n ** 30n) };
+    const answer = (await rpcAt(url, 'alchemy_simulateAssetChanges', [overdraw])).body.result as AssetChangesAnswer;
+    expect(answer).toMatchObject({
+      changes: [],
+      gasUsed: null,
+      error: { message: expect.stringMatching(/^execution reverted/) },
+    });
+    const nested = (await rpcAt(url, 'alchemy_simulateExecution', ['NESTED', overdraw, 'latest'])).body.result as {
+      calls: { error?: string; calls: unknown[] }[];
+      error?: string;
+    };
+    expect(nested.calls).toHaveLength(1);
+    expect(nested.calls[0]!.error).toMatch(/revert/);
+    expect(nested.error).toMatch(/revert/);
+  });
+
+  it('answers on the URL form, the header form, the bundler URL and the WebSocket, at its compute units', async () => {
+    const tx = { from: dev, to: alice, value: '0x1' };
+    const viaUrl = await rpcAt(url, 'alchemy_simulateAssetChanges', [tx]);
+    const viaBundler = await rpcAt(`${t.url}/v1/bundler/ethereum/devnet/${key}`, 'alchemy_simulateAssetChanges', [tx]);
+    const viaHeader = await t.rpc(key, { jsonrpc: '2.0', id: 1, method: 'alchemy_simulateAssetChanges', params: [tx] });
+    const headerBody = (await viaHeader.json()) as { result: unknown };
+    expect(viaBundler.body.result).toEqual(viaUrl.body.result);
+    expect(headerBody.result).toEqual(viaUrl.body.result);
+    expect((viaUrl.body.result as AssetChangesAnswer).changes[0]).toMatchObject({ assetType: 'NATIVE', rawAmount: '1' });
+    // The CU budget falls by the method's price between two calls in one second window (enterprise: unlimited is null, so read usage).
+    const socket = new WebSocket(`${t.url.replace('http://', 'ws://')}/v1/ws/ethereum/devnet/${key}`);
+    try {
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+        setTimeout(() => reject(new Error('no open within 10 s')), 10_000);
+      });
+      const message = new Promise<string>((resolve, reject) => {
+        socket.once('message', (data) => resolve(String(data)));
+        setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+      });
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'alchemy_simulateAssetChanges', params: [tx] }));
+      expect(JSON.parse(await message)).toEqual({ jsonrpc: '2.0', id: 7, result: viaUrl.body.result });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('bad params are -32602 naming the parameter', async () => {
+    const cases: [string, unknown, RegExp][] = [
+      ['alchemy_simulateAssetChanges', [], /'params'/],
+      ['alchemy_simulateAssetChanges', [{ from: dev, to: 'nope' }], /'params\[0\]\.to'/],
+      ['alchemy_simulateAssetChanges', [{ from: dev, to: alice, value: 'ten' }], /'params\[0\]\.value'/],
+      ['alchemy_simulateAssetChanges', [{ from: dev, to: alice, valu: '0x1' }], /'valu'/],
+      ['alchemy_simulateAssetChanges', [{ from: dev, to: alice }, 'tomorrow'], /'params\[1\]'/],
+      [
+        'alchemy_simulateAssetChangesBundle',
+        [[{ to: alice }, { to: alice }, { to: alice }, { to: alice }]],
+        /'params\[0\]'.*1 to 3/,
+      ],
+      ['alchemy_simulateExecutionBundle', [[{ to: alice }, { to: 'x' }]], /'params\[0\]\[1\]\.to'/],
+      ['alchemy_simulateExecution', ['TREE', { to: alice }], /'params\[0\]'/],
+      ['alchemy_simulateUserOperationAssetChanges', [{ sender: alice, callData: '0x' }, alice], /'params\[1\]'/],
+    ];
+    for (const [method, params, message] of cases) {
+      const { body } = await rpcAt(url, method, params);
+      expect(body.error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(body.error?.message, `${method} ${JSON.stringify(params)}`).toMatch(message);
+    }
+  });
+});
