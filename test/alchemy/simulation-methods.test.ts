@@ -1,10 +1,12 @@
 import { Alchemy } from 'alchemy-sdk';
-import { type Address, encodeFunctionData, numberToHex, parseEther } from 'viem';
+import { type Address, encodeFunctionData, numberToHex, parseAbi, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
 import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 import type { AssetChangesAnswer } from './simulation-support.ts';
 
@@ -136,7 +138,6 @@ describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () =>
     expect(viaBundler.body.result).toEqual(viaUrl.body.result);
     expect(headerBody.result).toEqual(viaUrl.body.result);
     expect((viaUrl.body.result as AssetChangesAnswer).changes[0]).toMatchObject({ assetType: 'NATIVE', rawAmount: '1' });
-    // The CU budget falls by the method's price between two calls in one second window (enterprise: unlimited is null, so read usage).
     const socket = new WebSocket(`${t.url.replace('http://', 'ws://')}/v1/ws/ethereum/devnet/${key}`);
     try {
       await new Promise((resolve, reject) => {
@@ -153,6 +154,86 @@ describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () =>
     } finally {
       socket.close();
     }
+  });
+
+  it('costs 150 a transaction and 200 a bundle: a batch of both is 350 compute units', async () => {
+    const tx = { from: dev, to: alice, value: '0x1' };
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'alchemy_simulateAssetChanges', params: [tx] },
+      { jsonrpc: '2.0', id: 2, method: 'alchemy_simulateAssetChangesBundle', params: [[tx, tx]] },
+    ];
+    const tight = await t.createKey({ plan: 'enterprise', limits: { cups: 349 } });
+    const refused = await t.rpc(tight.key, batch);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'costs 350 compute units, more than the 349',
+    );
+    const enough = await t.createKey({ plan: 'enterprise', limits: { cups: 350 } });
+    const answered = (await (await t.rpc(enough.key, batch)).json()) as { result?: unknown }[];
+    expect(answered.map((answer) => answer.result !== undefined)).toEqual([true, true]);
+  });
+
+  it("a key's methods list names them; its contracts list checks every transaction's to", async () => {
+    const limited = await t.createKey();
+    await restrictKey(t, limited.keyId, { methods: ['alchemy_simulateAssetChanges'], contracts: [c.token] });
+    const at = `${t.url}/v1/rpc/ethereum/devnet/${limited.key}`;
+    const allowed = await rpcAt(at, 'alchemy_simulateAssetChanges', [{ from: dev, to: c.token, data: transfer(bob, 1n) }]);
+    expect((allowed.body.result as AssetChangesAnswer).changes).toHaveLength(1);
+    expect((await rpcAt(at, 'alchemy_simulateAssetChanges', [{ from: dev, to: c.nft, data: '0x' }])).status).toBe(403);
+    expect((await rpcAt(at, 'alchemy_simulateExecution', [{ from: dev, to: c.token, data: '0x' }])).status).toBe(403);
+  });
+
+  it('alchemy_simulateUserOperationAssetChanges: a new account (v0.7 factory) pays a token and ETH, dummy signature', async () => {
+    const { v07 } = await installErc4337Contracts(t.anvil.url);
+    const factoryAbi = parseAbi([
+      'function createAccount(address owner, uint256 salt) returns (address)',
+      'function getAddress(address owner, uint256 salt) view returns (address)',
+    ]);
+    const sender = (
+      await c.publicClient.readContract({ address: v07.factory, abi: factoryAbi, functionName: 'getAddress', args: [alice, 7n] })
+    ).toLowerCase() as Address;
+    const minted = await c.wallet.writeContract({
+      address: c.token,
+      abi: c.artifacts.DemoToken.abi,
+      functionName: 'mint',
+      args: [sender, 5n * unit],
+    });
+    await c.publicClient.waitForTransactionReceipt({ hash: minted });
+    await c.publicClient.waitForTransactionReceipt({
+      hash: await c.wallet.sendTransaction({ to: sender, value: parseEther('1') }),
+    });
+    const accountAbi = parseAbi(['function executeBatch(address[] dest, uint256[] value, bytes[] func)']);
+    const op = {
+      sender,
+      nonce: '0x0',
+      factory: v07.factory,
+      factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [alice, 7n] }),
+      callData: encodeFunctionData({
+        abi: accountAbi,
+        functionName: 'executeBatch',
+        args: [
+          [c.token, carol],
+          [0n, parseEther('0.25')],
+          [transfer(bob, 2n * unit), '0x'],
+        ],
+      }),
+      callGasLimit: '0x100000',
+      verificationGasLimit: '0x100000',
+      preVerificationGas: '0x10000',
+      maxFeePerGas: '0x3b9aca00',
+      maxPriorityFeePerGas: '0x3b9aca00',
+      signature: `0x${'ff'.repeat(32)}${'00'.repeat(32)}1c`,
+    };
+    const { body } = await rpcAt(url, 'alchemy_simulateUserOperationAssetChanges', [op, v07.entryPoint]);
+    expect(body.result).toEqual({
+      error: null,
+      changes: [
+        expect.objectContaining({ assetType: 'ERC20', from: sender, to: bob.toLowerCase(), amount: '2', symbol: 'TST' }),
+        expect.objectContaining({ assetType: 'NATIVE', from: sender, to: carol.toLowerCase(), amount: '0.25', symbol: 'ETH' }),
+      ],
+    });
+    // The account's code is only simulated: nothing was deployed.
+    expect(await c.publicClient.getCode({ address: sender })).toBeUndefined();
   });
 
   it('bad params are -32602 naming the parameter', async () => {
