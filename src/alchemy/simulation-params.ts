@@ -92,22 +92,23 @@ export function parseSimulationBlock(name: string, value: unknown): string {
   throw invalidRequest(name, `${quote(value)} is not a block tag (${blockTags.join(', ')}), hex block number or block hash`);
 }
 
-/** `[transaction, block?]`: alchemy_simulateAssetChanges. */
-export function parseSingleParams(params: unknown): { calls: SimulationCall[]; block: string } {
+/** `[transaction, block?]`: alchemy_simulateAssetChanges; `first` is where they start (1 after a format). */
+export function parseSingleParams(params: unknown, first = 0): { calls: SimulationCall[]; block: string } {
   const [tx, block] = positionalParams(params, 1, 2);
-  return { calls: [parseSimulationCall('params[0]', tx)], block: parseSimulationBlock('params[1]', block) };
+  return { calls: [parseSimulationCall(`params[${first}]`, tx)], block: parseSimulationBlock(`params[${first + 1}]`, block) };
 }
 
 /** `[[transaction, …], block?]`: the Bundle forms, 1 to 3 transactions run in order. */
-export function parseBundleParams(params: unknown): { calls: SimulationCall[]; block: string } {
+export function parseBundleParams(params: unknown, first = 0): { calls: SimulationCall[]; block: string } {
   const [list, block] = positionalParams(params, 1, 2);
-  if (!Array.isArray(list)) throw invalidRequest('params[0]', 'must be an array of transaction objects');
+  const name = `params[${first}]`;
+  if (!Array.isArray(list)) throw invalidRequest(name, 'must be an array of transaction objects');
   if (list.length === 0 || list.length > maxBundleSize) {
-    throw invalidRequest('params[0]', `holds ${list.length} transactions; a bundle takes 1 to ${maxBundleSize}`);
+    throw invalidRequest(name, `holds ${list.length} transactions; a bundle takes 1 to ${maxBundleSize}`);
   }
   return {
-    calls: list.map((tx, i) => parseSimulationCall(`params[0][${i}]`, tx)),
-    block: parseSimulationBlock('params[1]', block),
+    calls: list.map((tx, i) => parseSimulationCall(`${name}[${i}]`, tx)),
+    block: parseSimulationBlock(`params[${first + 1}]`, block),
   };
 }
 
@@ -128,7 +129,7 @@ export function parseExecutionParams(
     if (!formats.includes(format as ExecutionFormat)) {
       throw invalidRequest('params[0]', `${quote(format)} is not a format (${formats.join(', ')}) nor a transaction object`);
     }
-    const parsed = bundle ? parseBundleParams(rest) : parseSingleParams(rest);
+    const parsed = bundle ? parseBundleParams(rest, 1) : parseSingleParams(rest, 1);
     return { ...parsed, format: format as ExecutionFormat };
   }
   return { ...(bundle ? parseBundleParams(params) : parseSingleParams(params)), format: 'FLAT' };

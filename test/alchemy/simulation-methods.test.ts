@@ -250,6 +250,7 @@ describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () =>
       ],
       ['alchemy_simulateExecutionBundle', [[{ to: alice }, { to: 'x' }]], /'params\[0\]\[1\]\.to'/],
       ['alchemy_simulateExecution', ['TREE', { to: alice }], /'params\[0\]'/],
+      ['alchemy_simulateExecution', ['FLAT', { to: alice, gas: 'lots' }], /'params\[1\]\.gas'/],
       ['alchemy_simulateUserOperationAssetChanges', [{ sender: alice, callData: '0x' }, alice], /'params\[1\]'/],
     ];
     for (const [method, params, message] of cases) {
