@@ -111,6 +111,7 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
       args: [
         [
           { target: token, allowFailure: false, value: 0n, callData: erc20('transfer', [alice, 50n * unit]) },
+          { target: items, allowFailure: false, value: 0n, callData: erc1155('safeTransferFrom', [alice, bob, 1n, 2n, '0x']) },
           { target: carol, allowFailure: false, value: parseEther('0.1'), callData: '0x' },
           { target: token, allowFailure: false, value: 0n, callData: erc20('transferFrom', [alice, bob, 10n * unit]) },
         ],
@@ -168,7 +169,13 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
         data: erc1155('safeTransferFrom', [dev, carol, 2n, 2n, '0x']),
       },
       {
-        label: 'swap-like: ETH and tokens both ways in one transaction',
+        label: 'ERC-1155 approval for all to multicall',
+        from: alice,
+        to: items,
+        data: erc1155('setApprovalForAll', [multicall, true]),
+      },
+      {
+        label: 'swap-like: ETH, tokens and items both ways in one transaction',
         from: alice,
         to: multicall,
         value: parseEther('0.1'),
@@ -224,11 +231,24 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
       expect(viaSimulateV1.error, tx.label).toBeNull();
       expect(BigInt(viaSimulateV1.gasUsed!), tx.label).toBe(receipt.gasUsed);
       expect(viaSimulateV1.changes.length, tx.label).toBeGreaterThan(0);
+      if (tx.label.startsWith('swap-like')) {
+        // ETH in and on to carol, tokens out to alice and from her to bob, an item from her to bob.
+        expect(viaSimulateV1.changes.map((change) => change.assetType)).toEqual([
+          'NATIVE',
+          'ERC20',
+          'ERC1155',
+          'NATIVE',
+          'ERC20',
+        ]);
+      }
       for (const change of viaSimulateV1.changes) {
         kinds.add(`${change.assetType} ${change.changeType}`);
         await expectChangeFacts(change, tx.label);
       }
     }
+    // The second network asked its node for eth_simulateV1 once, then traced every transaction.
+    expect(upstream.count('eth_simulateV1')).toBe(1);
+    expect(upstream.count('debug_traceCall')).toBeGreaterThanOrEqual(txs.length);
     expect([...kinds].sort()).toEqual([
       'ERC1155 APPROVE',
       'ERC1155 TRANSFER',
@@ -238,6 +258,45 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
       'ERC721 TRANSFER',
       'NATIVE TRANSFER',
     ]);
+  });
+
+  it('a bundle of three, each on the state the earlier left, then sent for real: both ways agree with the chain', async () => {
+    const fresh = '0x00000000000000000000000000000000000bee75' as Address;
+    const transfer = (to: Address, amount: bigint) =>
+      encodeFunctionData({ abi: c.artifacts.DemoToken.abi, functionName: 'transfer', args: [to, amount] });
+    const bundle: SimTx[] = [
+      { label: 'ETH to a fresh address', from: dev, to: fresh, value: parseEther('1') },
+      { label: 'tokens to it', from: dev, to: c.token, data: transfer(fresh, 5n * unit) },
+      { label: 'it spends tokens and ETH it was just given', from: fresh, to: c.token, data: transfer(bob, 3n * unit) },
+    ];
+    const holders: Address[] = [dev, bob, fresh];
+    const before = await snapshot(c.publicClient, c, holders);
+    const params = [
+      bundle.map((tx) => ({ from: tx.from, to: tx.to, value: numberToHex(tx.value ?? 0n), data: tx.data ?? '0x' })),
+    ];
+    const simulated: AssetChangesAnswer[][] = [];
+    for (const network of ['devnet', 'sepolia']) {
+      const body = { jsonrpc: '2.0', id: 1, method: 'alchemy_simulateAssetChangesBundle', params };
+      const answer = (await (await t.rpc(key, body, `/v1/rpc/ethereum/${network}`)).json()) as { result: AssetChangesAnswer[] };
+      simulated.push(answer.result);
+    }
+    expect(simulated[1]).toEqual(simulated[0]);
+    expect(simulated[0]!.map((answer) => answer.error)).toEqual([null, null, null]);
+    let expected = before;
+    for (const tx of bundle) {
+      await anvil('anvil_impersonateAccount', [tx.from]);
+      const hash = (await anvil('eth_sendTransaction', [
+        { from: tx.from, to: tx.to, value: numberToHex(tx.value ?? 0n), data: tx.data ?? '0x' },
+      ])) as Hex;
+      const receipt = await c.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+      expect(receipt.status, tx.label).toBe('success');
+      const sender = `NATIVE|${tx.from.toLowerCase()}`;
+      expected = applyChanges(expected, simulated[0]![bundle.indexOf(tx)]!.changes);
+      expected.set(sender, expected.get(sender)! - receipt.gasUsed * receipt.effectiveGasPrice);
+      expect(BigInt(simulated[0]![bundle.indexOf(tx)]!.gasUsed!), tx.label).toBe(receipt.gasUsed);
+    }
+    const after = await snapshot(c.publicClient, c, holders);
+    expect(Object.fromEntries(after)).toEqual(Object.fromEntries(expected));
   });
 
   /** The metadata of a change, and an approval as the chain now holds it. */
