@@ -129,6 +129,15 @@ describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () =>
     expect(nested.error).toMatch(/revert/);
   });
 
+  it("a transaction the node refuses to run (ETH its sender lacks) answers the node's message as the error", async () => {
+    const broke = { from: fresh, to: carol, value: numberToHex(parseEther('5')) };
+    const single = (await rpcAt(url, 'alchemy_simulateAssetChanges', [broke])).body.result as AssetChangesAnswer;
+    expect(single).toEqual({ changes: [], gasUsed: null, error: { message: expect.stringMatching(/insufficient funds/i) } });
+    const execution = (await rpcAt(url, 'alchemy_simulateExecution', [broke])).body.result as { calls: unknown[]; error: string };
+    expect(execution.calls).toEqual([]);
+    expect(execution.error).toMatch(/insufficient funds/i);
+  });
+
   it('answers on the URL form, the header form, the bundler URL and the WebSocket, at its compute units', async () => {
     const tx = { from: dev, to: alice, value: '0x1' };
     const viaUrl = await rpcAt(url, 'alchemy_simulateAssetChanges', [tx]);
