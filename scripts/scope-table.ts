@@ -32,7 +32,13 @@ const proxyFamilies: { family: string; example: string; kind: 'evm' | 'solana' }
     example: 'alchemy_getAssetTransfers',
     kind: 'evm',
   },
-  { family: 'any other `alchemy_*`', example: 'alchemy_simulateAssetChanges', kind: 'evm' },
+  {
+    family:
+      'Alchemy’s Transaction Simulation (`alchemy_simulateAssetChanges`, `alchemy_simulateExecution`, their `Bundle` forms, `alchemy_simulateUserOperationAssetChanges`)',
+    example: 'alchemy_simulateAssetChanges',
+    kind: 'evm',
+  },
+  { family: 'any other `alchemy_*`', example: 'alchemy_getTokenAllowance', kind: 'evm' },
   { family: '`engine_*`', example: 'engine_newPayloadV3', kind: 'evm' },
   { family: 'Solana reads', example: 'getBalance', kind: 'solana' },
   { family: 'Solana `sendTransaction`', example: 'sendTransaction', kind: 'solana' },

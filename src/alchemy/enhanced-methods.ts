@@ -13,6 +13,10 @@ import { getTokenMetadata } from './get-token-metadata.ts';
 import { getTransactionReceipts } from './get-transaction-receipts.ts';
 import type { EnhancedMethodName } from './method-names.ts';
 import { createNftSymbolLookup } from './nft-symbols.ts';
+import { simulateAssetChanges, simulateAssetChangesBundle } from './simulate-asset-changes.ts';
+import { simulateExecution, simulateExecutionBundle } from './simulate-execution.ts';
+import { simulateUserOperationAssetChanges } from './simulate-user-operation.ts';
+import type { SimulationMemory } from './simulation-run.ts';
 
 export interface EnhancedMethods {
   /**
@@ -36,11 +40,19 @@ export function createEnhancedMethods(deps: EnhancedMethodsDeps): EnhancedMethod
   const tokenFacts = createTokenFactsLookup(deps.tokens);
   const clientFor = publicClientsByNetwork();
   const nftSymbols = createNftSymbolLookup(clientFor);
+  const simulation = { tokenFacts, nftSymbols, clientFor, memory: new Map() as SimulationMemory };
   const handlers: Record<EnhancedMethodName, Handler> = {
     alchemy_getAssetTransfers: (network, params) => getAssetTransfers({ db: deps.db, tokenFacts, nftSymbols }, network, params),
     alchemy_getTokenBalances: (network, params) => getTokenBalances({ db: deps.db, clientFor }, network, params),
     alchemy_getTokenMetadata: (network, params) => getTokenMetadata(deps.tokens, network, params),
     alchemy_getTransactionReceipts: (_network, params, chain) => getTransactionReceipts(chain, params),
+    alchemy_simulateAssetChanges: (network, params, chain) => simulateAssetChanges(simulation, network, params, chain),
+    alchemy_simulateAssetChangesBundle: (network, params, chain) =>
+      simulateAssetChangesBundle(simulation, network, params, chain),
+    alchemy_simulateExecution: (_network, params, chain) => simulateExecution(params, chain),
+    alchemy_simulateExecutionBundle: (_network, params, chain) => simulateExecutionBundle(params, chain),
+    alchemy_simulateUserOperationAssetChanges: (network, params, chain) =>
+      simulateUserOperationAssetChanges(simulation, network, params, chain),
   };
 
   return {

@@ -9,6 +9,11 @@ export const enhancedMethodNames = [
   'alchemy_getTokenBalances',
   'alchemy_getTokenMetadata',
   'alchemy_getTransactionReceipts',
+  'alchemy_simulateAssetChanges',
+  'alchemy_simulateAssetChangesBundle',
+  'alchemy_simulateExecution',
+  'alchemy_simulateExecutionBundle',
+  'alchemy_simulateUserOperationAssetChanges',
 ] as const;
 
 export type EnhancedMethodName = (typeof enhancedMethodNames)[number];
@@ -27,6 +32,22 @@ const names = new Set<string>(enhancedMethodNames);
 
 /** The enhanced methods that read the index's large tables: data queries, run one at a time per request and capped per account. */
 const dataMethodNames = new Set<string>(['alchemy_getAssetTransfers', 'alchemy_getTokenBalances']);
+
+/**
+ * Alchemy's Transaction Simulation methods: they run transactions on the node (eth_simulateV1 or
+ * debug_traceCall) and read no index, so they take the node's read scope, `rpc:read`.
+ */
+const simulationMethodNames = new Set<string>([
+  'alchemy_simulateAssetChanges',
+  'alchemy_simulateAssetChangesBundle',
+  'alchemy_simulateExecution',
+  'alchemy_simulateExecutionBundle',
+  'alchemy_simulateUserOperationAssetChanges',
+]);
+
+export function isSimulationMethod(method: string): boolean {
+  return simulationMethodNames.has(method);
+}
 
 export function isDataMethod(method: string): boolean {
   return dataMethodNames.has(method);

@@ -111,6 +111,16 @@ export const evmComputeUnits: Readonly<Record<string, number>> = Object.freeze({
   alchemy_getTokenBalances: 20,
   alchemy_getTokenMetadata: 5,
   alchemy_getTransactionReceipts: 50,
+  // Transaction simulation: a transaction at 150, one and a half debug_traceCall (it runs one
+  // eth_simulateV1 or debug_traceCall, plus the metadata reads); bundles and UserOperations (2 to 5 node
+  // calls: a traced transaction of a bundle also takes a state diff) at 200, the most any call costs here.
+  // Alchemy's own price (about 2,500) is above every plan's CU/s here, and a request costing more than
+  // its plan's CU/s is refused: at that price no plan could simulate at all.
+  alchemy_simulateAssetChanges: 150,
+  alchemy_simulateExecution: 150,
+  alchemy_simulateAssetChangesBundle: 200,
+  alchemy_simulateExecutionBundle: 200,
+  alchemy_simulateUserOperationAssetChanges: 200,
 });
 
 /** REST routes by route id (the `<folder>.<operation>` the route registers with). */

@@ -218,7 +218,33 @@ const extractors: ReadonlyMap<string, Extractor> = new Map<string, Extractor>([
   ],
   ['alchemy_getTokenMetadata', addressAt(0)],
   ['alchemy_getAssetTransfers', assetTransferContracts],
+  ['alchemy_simulateAssetChanges', simulatedCalls(false)],
+  ['alchemy_simulateExecution', simulatedCalls(false)],
+  ['alchemy_simulateAssetChangesBundle', simulatedCalls(true)],
+  ['alchemy_simulateExecutionBundle', simulatedCalls(true)],
+  [
+    'alchemy_simulateUserOperationAssetChanges',
+    (params, method) => {
+      const sender = member(positional(params, 0), 'sender');
+      const entryPoint = positional(params, 1);
+      return isPresent(sender) && isPresent(entryPoint)
+        ? { contracts: [entryPoint, sender] }
+        : { missing: `${method} must name its sender and EntryPoint` };
+    },
+  ],
 ]);
+
+/**
+ * Alchemy's simulation methods: the transactions' targets, from `[tx, block?]` or `[[tx, …], block?]`,
+ * after the format string alchemy_simulateExecution may lead with (`["FLAT", tx]`).
+ */
+function simulatedCalls(bundle: boolean): Extractor {
+  return (params, method) => {
+    const list = Array.isArray(params) && typeof params[0] === 'string' ? params.slice(1) : params;
+    const first = positional(list, 0);
+    return bundle ? manyCallTargets(listOf(first), method) : callObjectTargets(first, method);
+  };
+}
 
 function listOf(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [];

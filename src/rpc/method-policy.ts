@@ -1,4 +1,4 @@
-import { isEnhancedMethod } from '../alchemy/method-names.ts';
+import { isEnhancedMethod, isSimulationMethod } from '../alchemy/method-names.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { ChainKind } from '../config/chain-settings.ts';
 import { evmComputeUnits } from '../limits/compute-units.ts';
@@ -43,7 +43,7 @@ const dataRead: MethodAccess = Object.freeze({ allowed: true, scope: 'data:read'
 
 /**
  * The method allowlist. EVM: `eth_*`, `net_*`, `web3_*`, and the `debug_*` and `trace_*` reads priced in
- * src/limits/compute-units.ts, Alchemy's enhanced methods Blockyard answers itself (src/alchemy, `data:read`);
+ * src/limits/compute-units.ts, Alchemy's enhanced methods Blockyard answers itself (src/alchemy, `data:read`; the simulation methods `rpc:read`);
  * `eth_accounts` (answered `[]` without `dev_methods`); on a `dev_methods` network also the node's accounts
  * (`eth_sign*`, `eth_sendTransaction`) and, with `rpc:write`, the node-control namespaces (`anvil_*`,
  * `evm_*`, `debug_setHead`…). `engine_*` and anything else never. Solana: every method, by its own table.
@@ -57,6 +57,7 @@ export function methodAccess(kind: ChainKind, method: string, devMethods: boolea
     return writeMethods.has(method) ? write : read;
   }
   if (isPricedTraceRead(method)) return read;
+  if (isSimulationMethod(method)) return read;
   if (isEnhancedMethod(method)) return dataRead;
   if (devMethods && nodeControlNamespaces.test(method)) return write;
   return refused;

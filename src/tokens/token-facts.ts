@@ -6,6 +6,8 @@ import type { TokenService } from '../tokens/service.ts';
 export interface TokenFacts {
   readonly symbol: string;
   readonly decimals: number;
+  readonly name?: string;
+  readonly logo?: string | null;
 }
 
 /** A contract that is not an ERC-20 token is not probed again for this long (as the balances path does). */
@@ -26,8 +28,8 @@ export function createTokenFactsLookup(tokens: TokenService, now: () => number =
     const until = notTokens.get(key);
     if (until !== undefined && until > now()) return undefined;
     try {
-      const { symbol, decimals } = await tokens.metadata(network, contract as Address);
-      return { symbol, decimals };
+      const { symbol, decimals, name, logo_url } = await tokens.metadata(network, contract as Address);
+      return { symbol, decimals, name, logo: logo_url };
     } catch (error) {
       // Not a token (404) is remembered; an upstream failure (503) is tried again next time.
       if (!isAppError(error) || error.code !== 'not_found') return undefined;

@@ -129,9 +129,9 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
   });
 
   it('answers -32601 naming any other alchemy_ method, and asks data:read for these', async () => {
-    expect((await t.rpc('alchemy_simulateAssetChanges', [{}])).error).toEqual({
+    expect((await t.rpc('alchemy_getTokenAllowance', [{}])).error).toEqual({
       code: -32601,
-      message: "the method 'alchemy_simulateAssetChanges' is not available on ethereum/devnet",
+      message: "the method 'alchemy_getTokenAllowance' is not available on ethereum/devnet",
     });
     const call = { jsonrpc: '2.0', id: 7, method: 'alchemy_getTokenMetadata', params: [t.demo.token] };
     const rpcOnly = (await t.chain.service.createKey({ scopes: ['rpc:read'] })).key;
