@@ -45,6 +45,10 @@ export function createCollectionSpam(deps: {
     async of(network: Network, contract: string): Promise<SpamFlags> {
       return (await flags(network, [contract])).get(contract) ?? notSpam;
     },
+    /** The NFT contracts of the network judged spam (Alchemy's getSpamContracts). */
+    async spamContracts(network: Network): Promise<string[]> {
+      return deps.spam ? deps.spam.spamContracts(networkName(network), 'nft') : [];
+    },
     /** The contracts the owner holds that the filter leaves out. */
     async excludedFor(network: Network, owner: string, filter: SpamFilter): Promise<string[]> {
       if (!deps.spam) return [];

@@ -25,6 +25,8 @@ export const maxClassificationsPerCall = 25;
 const maxBackground = 200;
 const maxRemembered = 100_000;
 const parallel = 5;
+/** Classified contracts getSpamContracts reads at most (one index range). */
+export const maxListedContracts = 10_000;
 
 export const networkId = (network: Network) => `${network.config.chain}/${network.config.network}`;
 
@@ -34,6 +36,11 @@ export interface SpamService {
    * `maxClassificationsPerCall`) with the operator's lists (settings and admin API).
    */
   flags(network: Network, subjects: readonly SpamSubject[]): Promise<Map<string, SpamFlags>>;
+  /**
+   * Contracts of a kind on the network judged spam: of the first `maxListedContracts` classified
+   * ones (by address), and every denied contract, sorted. Alchemy's getSpamContracts.
+   */
+  spamContracts(network: string, kind: SpamContractKind): Promise<string[]>;
   listEntries(network: string): Promise<SpamListEntry[]>;
   setListEntry(network: string, contract: string, list: SpamListName, note: string | null): Promise<SpamListEntry>;
   removeListEntry(network: string, contract: string): Promise<boolean>;
@@ -123,13 +130,30 @@ export function createSpamService(deps: {
       found.set(row.contract, row);
     }
     const missing = unknown.filter((s) => !found.has(s.contract));
-    const now = missing.slice(0, maxClassificationsPerCall);
+    const waiting = missing.slice(0, maxClassificationsPerCall);
     inBackground(network, missing.slice(maxClassificationsPerCall));
-    for (const row of await classifyAll(network, now)) {
+    for (const row of await classifyAll(network, waiting)) {
       remember(id, row);
       found.set(row.contract, row);
     }
     return found;
+  }
+
+  function listOf(network: string, contract: string, listed: ReadonlyMap<string, SpamListName>): ListVerdict {
+    const lists = [configuredList(network, contract), listed.get(contract)];
+    // Deny anywhere wins, then allow anywhere, then the heuristics.
+    return lists.includes('deny') ? 'deny' : lists.includes('allow') ? 'allow' : undefined;
+  }
+
+  async function spamContracts(network: string, kind: SpamContractKind): Promise<string[]> {
+    const [rows, entries] = await Promise.all([
+      store.classifiedContracts(network, kind, maxListedContracts),
+      store.listEntries(network),
+    ]);
+    const listed = new Map(entries.map((entry) => [entry.contract, entry.list]));
+    const denied = [...(config.deny.get(network) ?? []), ...entries.filter((e) => e.list === 'deny').map((e) => e.contract)];
+    const judged = rows.filter((row) => spamVerdict(row.reasons, listOf(network, row.contract, listed)).is_spam);
+    return [...new Set([...judged.map((row) => row.contract), ...denied])].sort();
   }
 
   function configuredList(network: string, contract: string): ListVerdict {
@@ -157,13 +181,11 @@ export function createSpamService(deps: {
       const listed = new Map(entries.map((entry) => [entry.contract, entry.list]));
       return new Map(
         distinct.map((s) => {
-          const lists = [configuredList(id, s.contract), listed.get(s.contract)];
-          // Deny anywhere wins, then allow anywhere, then the heuristics.
-          const list: ListVerdict = lists.includes('deny') ? 'deny' : lists.includes('allow') ? 'allow' : undefined;
-          return [s.contract, spamVerdict(rows.get(s.contract)?.reasons ?? [], list)];
+          return [s.contract, spamVerdict(rows.get(s.contract)?.reasons ?? [], listOf(id, s.contract, listed))];
         }),
       );
     },
+    spamContracts,
     listEntries: (network) => store.listEntries(network),
     setListEntry: (network, contract, list, note) => store.setListEntry(network, contract, list, note),
     removeListEntry: (network, contract) => store.removeListEntry(network, contract),

@@ -53,6 +53,23 @@ export function createSpamStore(db: Database) {
         .execute();
     },
 
+    /** Classified contracts of a kind on a network in address order (the primary key), at most `limit`. */
+    async classifiedContracts(
+      network: string,
+      kind: SpamContractKind,
+      limit: number,
+    ): Promise<{ contract: string; reasons: SpamReason[] }[]> {
+      const rows = await db
+        .selectFrom('contract_spam')
+        .select(['contract', 'reasons'])
+        .where('network', '=', network)
+        .where('kind', '=', kind)
+        .orderBy('contract')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ contract: row.contract, reasons: row.reasons.filter(isSpamReason) }));
+    },
+
     /** The contract's first indexed transfers with their transactions' senders. */
     async sampleTransfers(network: string, kind: SpamContractKind, contract: string): Promise<SampledTransfer[]> {
       const table = kind === 'token' ? sql.table('token_transfers') : sql.table('nft_transfers');

@@ -142,6 +142,10 @@ describe('spam flags and filters on the demo data', () => {
 
     expect(await alchemy.nft.isSpamContract(demo.spamNft)).toEqual({ isSpamContract: true });
     expect(await alchemy.nft.isSpamContract(demo.nft)).toEqual({ isSpamContract: false });
+    // Of the collections classified so far: the airdropped one, and the items the settings deny.
+    expect(await alchemy.nft.getSpamContracts()).toEqual({
+      contractAddresses: [lower(demo.items), lower(demo.spamNft)].sort(),
+    });
     const metadata = await v3('getContractMetadata', `contractAddress=${demo.spamNft}`);
     expect(metadata.body).toMatchObject({ isSpam: true });
     expect(metadata.body.spamClassifications).toContain('HighAirdropPercent');

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainRegistry, Network } from '../../chains/registry.ts';
 import { resolveRestNetwork } from '../../chains/resolve-rest-network.ts';
 import { invalidRequest, notFound } from '../../core/errors.ts';
-import { contractFilterOf, namedContract } from '../../http/route-restrictions.ts';
+import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
@@ -22,6 +22,7 @@ import {
   V3OwnersForContractResponse,
   V3OwnersForNftResponse,
   V3Params,
+  V3SpamContractsResponse,
 } from './schemas.ts';
 import type { AlchemyV3Nfts } from './service.ts';
 
@@ -164,6 +165,28 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
       },
     },
     (request) => isSpamContract(deps, request),
+  );
+
+  app.get(
+    `${base}/getSpamContracts`,
+    {
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
+        scope: 'data:read',
+        methodName: 'getSpamContracts',
+        contracts: everyContract,
+      },
+      schema: {
+        ...doc(
+          'NFT contracts judged spam (Alchemy v3)',
+          'From the classifications stored so far and the deny lists (docs/spam.md).',
+        ),
+        params: V3Params,
+        response: { 200: V3SpamContractsResponse, ...errors },
+      },
+    },
+    (request) => deps.v3.spamContracts(evmNetwork(deps.chains, request)),
   );
 
   app.get(

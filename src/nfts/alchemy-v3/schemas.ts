@@ -126,6 +126,12 @@ export const V3ContractResponse = Type.Object({ ...contractFields, ...spamFields
 
 export const V3IsSpamContractResponse = Type.Object({ isSpamContract: Type.Boolean() });
 
+export const V3SpamContractsResponse = Type.Object({
+  contractAddresses: Type.Array(Type.String(), {
+    description: 'NFT contracts judged spam among the first 10,000 classified (by address), and every denied contract; sorted',
+  }),
+});
+
 const NftContract = Type.Object({ ...contractFields, ...spamFields });
 
 const nftFields = {

@@ -67,6 +67,7 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
     nftMetadata: (network: Network, contract: Address, tokenId: bigint) => nftMetadata(deps, network, contract, tokenId),
     contractMetadata: (network: Network, contract: Address) => contractMetadata(deps, network, contract),
     isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
+    spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
     nftsForContract: (network: Network, contract: Address, options: NftsForContractOptions) =>
       nftsForContract(deps, network, contract, options),
