@@ -187,13 +187,15 @@ async function tokenBalances(reads: TokenReads, network: Network, holder: Addres
     head,
   );
   const known = held.filter((entry) => facts.has(entry.contract));
+  const { offset, limit } = pageWindow(query);
+  // The filter needs every token's verdict; without it, only the page's are read.
+  const judged = query.excludeSpam ? known : known.slice(offset, offset + limit);
   const flags = await spamFlags(
     reads,
     network,
-    known.map(({ contract }) => ({ contract, ...facts.get(contract)! })),
+    judged.map(({ contract }) => ({ contract, ...facts.get(contract)! })),
   );
   const tokens = query.excludeSpam ? known.filter((entry) => !flags.get(entry.contract)?.is_spam) : known;
-  const { offset, limit } = pageWindow(query);
   const items = await Promise.all(
     tokens.slice(offset, offset + limit).map(async ({ contract, amount }): Promise<TokenBalance> => {
       const token: TokenFacts = facts.get(contract)!;
