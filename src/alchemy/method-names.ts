@@ -26,6 +26,8 @@ export const nftV3MethodNames = [
   'getNFTsForContract',
   'getOwnersForNFT',
   'getOwnersForContract',
+  'isSpamContract',
+  'getSpamContracts',
 ] as const;
 
 const names = new Set<string>(enhancedMethodNames);

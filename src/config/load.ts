@@ -14,6 +14,7 @@ import type { Config, Settings } from './schema.ts';
 import { settingError } from './setting-error.ts';
 import { type ConfigFlags, gatherSettings, nonEmpty } from './setting-sources.ts';
 import generatedValidator from './settings-validator.generated.js';
+import { buildSpam } from './spam-settings.ts';
 import { buildTokens } from './token-settings.ts';
 import { buildTracing } from './tracing-settings.ts';
 import { buildWebhooks } from './webhook-settings.ts';
@@ -73,6 +74,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     readyNetworks,
     tokens: buildTokens(settings.tokens, configFile, cwd),
     nfts: buildNfts(settings.nfts),
+    spam: buildSpam(settings.spam),
     webhooks: buildWebhooks(settings.webhooks),
     email: buildEmail(settings.email),
     dashboard: buildDashboard(settings.dashboard, settings.mode),

@@ -6,6 +6,7 @@ import { type GasSponsorshipConfig, gasSettingsSchema } from './gas-settings.ts'
 import { closedObject } from './json-schema-parts.ts';
 import { type LimitsConfig, limitsSettingsSchema } from './limits-settings.ts';
 import { type NftsConfig, nftSettingsSchema } from './nft-settings.ts';
+import { type SpamConfig, spamSettingsSchema } from './spam-settings.ts';
 import { type TokensConfig, tokenSettingsSchema } from './token-settings.ts';
 import { type TracingConfig, tracingSettingsSchema } from './tracing-settings.ts';
 import { type WebhooksConfig, webhookSettingsSchema } from './webhook-settings.ts';
@@ -49,6 +50,7 @@ export const settingsSchema = closedObject(
     }),
     tokens: tokenSettingsSchema,
     nfts: nftSettingsSchema,
+    spam: spamSettingsSchema,
     webhooks: webhookSettingsSchema,
     email: emailSettingsSchema,
     dashboard: dashboardSettingsSchema,
@@ -99,6 +101,8 @@ export interface Config {
   readonly readyNetworks: readonly string[];
   readonly tokens: TokensConfig;
   readonly nfts: NftsConfig;
+  /** Operator spam lists and scam patterns (docs/spam.md); absent: none. */
+  readonly spam?: SpamConfig;
   readonly webhooks: WebhooksConfig;
   readonly email: EmailConfig;
   readonly dashboard: DashboardConfig;

@@ -25,6 +25,7 @@ const fileOnlySections = new Set([
   'readiness',
   'tokens',
   'nfts',
+  'spam',
   'webhooks',
   'email',
   'dashboard',
@@ -36,7 +37,18 @@ const fileOnlySections = new Set([
 type SettingKey =
   | Exclude<
       keyof Settings,
-      'devnet' | 'chains' | 'readiness' | 'tokens' | 'nfts' | 'webhooks' | 'email' | 'dashboard' | 'gas' | 'limits' | 'tracing'
+      | 'devnet'
+      | 'chains'
+      | 'readiness'
+      | 'tokens'
+      | 'nfts'
+      | 'spam'
+      | 'webhooks'
+      | 'email'
+      | 'dashboard'
+      | 'gas'
+      | 'limits'
+      | 'tracing'
     >
   | 'block_time_s';
 

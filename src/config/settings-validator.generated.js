@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -21,12 +21,13 @@ const pattern11 = new RegExp("^[1-9A-HJ-NP-Za-km-z]{32,44}$", "u");
 const pattern22 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern25 = new RegExp("^(0x[0-9a-fA-F]{40}|native)$", "u");
 const pattern26 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern33 = new RegExp("^smtps?://", "u");
-const pattern34 = new RegExp("^https?://[^/?#]+/?$", "u");
-const pattern36 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
-const pattern43 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
-const pattern44 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
-const pattern45 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern39 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
+const pattern40 = new RegExp("^0x[0-9a-fA-F]{8}$", "u");
+const pattern41 = new RegExp("^smtps?://", "u");
+const pattern42 = new RegExp("^https?://[^/?#]+/?$", "u");
+const pattern44 = new RegExp("^[0-9]{1,15}(\\.[0-9]{1,12})?$", "u");
+const pattern52 = new RegExp("^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$", "u");
+const pattern53 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3906,32 +3907,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.webhooks !== undefined){
-let data104 = data.webhooks;
+if(data.spam !== undefined){
+let data104 = data.spam;
 const _errs222 = errors;
 if(errors === _errs222){
 if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
 const _errs224 = errors;
 for(const key13 in data104){
-if(!((((((((key13 === "retry_schedule_s") || (key13 === "timeout_s")) || (key13 === "max_in_flight_per_endpoint")) || (key13 === "max_payload_bytes")) || (key13 === "pending_poll_ms")) || (key13 === "replay_max_events")) || (key13 === "replay_page_events")) || (key13 === "private_destinations"))){
-validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
+if(!((((key13 === "allow") || (key13 === "deny")) || (key13 === "scam_code_hashes")) || (key13 === "scam_selectors"))){
+validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties/spam/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs224 === errors){
-if(data104.retry_schedule_s !== undefined){
-let data105 = data104.retry_schedule_s;
+if(data104.allow !== undefined){
+let data105 = data104.allow;
 const _errs225 = errors;
 if(errors === _errs225){
 if(Array.isArray(data105)){
-if(data105.length > 20){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
-return false;
-}
-else {
-if(data105.length < 1){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+if(data105.length > 100000){
+validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/properties/spam/properties/allow/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
@@ -3940,42 +3936,554 @@ const len10 = data105.length;
 for(let i14=0; i14<len10; i14++){
 let data106 = data105[i14];
 const _errs227 = errors;
-if(!((typeof data106 == "number") && (isFinite(data106)))){
-let dataType82 = typeof data106;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "boolean" || data106 === null
-              || (dataType82 == "string" && data106 && data106 == +data106)){
-coerced82 = +data106;
+if(errors === _errs227){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+let missing5;
+if((((data106.chain === undefined) && (missing5 = "chain")) || ((data106.network === undefined) && (missing5 = "network"))) || ((data106.contract === undefined) && (missing5 = "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+const _errs229 = errors;
+for(const key14 in data106){
+if(!(((key14 === "chain") || (key14 === "network")) || (key14 === "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs229 === errors){
+if(data106.chain !== undefined){
+let data107 = data106.chain;
+const _errs230 = errors;
+if(typeof data107 !== "string"){
+let dataType82 = typeof data107;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data107;
+}
+else if(data107 === null){
+coerced82 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced82 !== undefined){
-data106 = coerced82;
-if(data105 !== undefined){
-data105[i14] = coerced82;
+data107 = coerced82;
+if(data106 !== undefined){
+data106["chain"] = coerced82;
 }
 }
 }
-if(errors === _errs227){
-if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 604800 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+if(errors === _errs230){
+if(typeof data107 === "string"){
+if(!pattern2.test(data107)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
+}
+}
+}
+var valid29 = _errs230 === errors;
 }
 else {
-if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i14,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+var valid29 = true;
+}
+if(valid29){
+if(data106.network !== undefined){
+let data108 = data106.network;
+const _errs232 = errors;
+if(typeof data108 !== "string"){
+let dataType83 = typeof data108;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data108;
+}
+else if(data108 === null){
+coerced83 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
+if(coerced83 !== undefined){
+data108 = coerced83;
+if(data106 !== undefined){
+data106["network"] = coerced83;
+}
+}
+}
+if(errors === _errs232){
+if(typeof data108 === "string"){
+if(!pattern2.test(data108)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid29 = _errs232 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data106.contract !== undefined){
+let data109 = data106.contract;
+const _errs234 = errors;
+if(typeof data109 !== "string"){
+let dataType84 = typeof data109;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data109;
+}
+else if(data109 === null){
+coerced84 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data109 = coerced84;
+if(data106 !== undefined){
+data106["contract"] = coerced84;
+}
+}
+}
+if(errors === _errs234){
+if(typeof data109 === "string"){
+if(!pattern10.test(data109)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid29 = _errs234 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
 }
 }
 var valid28 = _errs227 === errors;
 if(!valid28){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/properties/spam/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid27 = _errs225 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data104.deny !== undefined){
+let data110 = data104.deny;
+const _errs236 = errors;
+if(errors === _errs236){
+if(Array.isArray(data110)){
+if(data110.length > 100000){
+validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
+return false;
+}
+else {
+var valid30 = true;
+const len11 = data110.length;
+for(let i15=0; i15<len11; i15++){
+let data111 = data110[i15];
+const _errs238 = errors;
+if(errors === _errs238){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+let missing6;
+if((((data111.chain === undefined) && (missing6 = "chain")) || ((data111.network === undefined) && (missing6 = "network"))) || ((data111.contract === undefined) && (missing6 = "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+return false;
+}
+else {
+const _errs240 = errors;
+for(const key15 in data111){
+if(!(((key15 === "chain") || (key15 === "network")) || (key15 === "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs240 === errors){
+if(data111.chain !== undefined){
+let data112 = data111.chain;
+const _errs241 = errors;
+if(typeof data112 !== "string"){
+let dataType85 = typeof data112;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data112;
+}
+else if(data112 === null){
+coerced85 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data112 = coerced85;
+if(data111 !== undefined){
+data111["chain"] = coerced85;
+}
+}
+}
+if(errors === _errs241){
+if(typeof data112 === "string"){
+if(!pattern2.test(data112)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs241 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data111.network !== undefined){
+let data113 = data111.network;
+const _errs243 = errors;
+if(typeof data113 !== "string"){
+let dataType86 = typeof data113;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data113;
+}
+else if(data113 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data113 = coerced86;
+if(data111 !== undefined){
+data111["network"] = coerced86;
+}
+}
+}
+if(errors === _errs243){
+if(typeof data113 === "string"){
+if(!pattern2.test(data113)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs243 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data111.contract !== undefined){
+let data114 = data111.contract;
+const _errs245 = errors;
+if(typeof data114 !== "string"){
+let dataType87 = typeof data114;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data114;
+}
+else if(data114 === null){
+coerced87 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data114 = coerced87;
+if(data111 !== undefined){
+data111["contract"] = coerced87;
+}
+}
+}
+if(errors === _errs245){
+if(typeof data114 === "string"){
+if(!pattern10.test(data114)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs245 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid30 = _errs238 === errors;
+if(!valid30){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid27 = _errs236 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data104.scam_code_hashes !== undefined){
+let data115 = data104.scam_code_hashes;
+const _errs247 = errors;
+if(errors === _errs247){
+if(Array.isArray(data115)){
+if(data115.length > 10000){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
+return false;
+}
+else {
+var valid32 = true;
+const len12 = data115.length;
+for(let i16=0; i16<len12; i16++){
+let data116 = data115[i16];
+const _errs249 = errors;
+if(typeof data116 !== "string"){
+let dataType88 = typeof data116;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data116;
+}
+else if(data116 === null){
+coerced88 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i16,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data116 = coerced88;
+if(data115 !== undefined){
+data115[i16] = coerced88;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data116 === "string"){
+if(!pattern39.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i16,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid32 = _errs249 === errors;
+if(!valid32){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid27 = _errs247 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data104.scam_selectors !== undefined){
+let data117 = data104.scam_selectors;
+const _errs251 = errors;
+if(errors === _errs251){
+if(Array.isArray(data117)){
+if(data117.length > 1000){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+var valid33 = true;
+const len13 = data117.length;
+for(let i17=0; i17<len13; i17++){
+let data118 = data117[i17];
+const _errs253 = errors;
+if(typeof data118 !== "string"){
+let dataType89 = typeof data118;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data118;
+}
+else if(data118 === null){
+coerced89 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i17,schemaPath:"#/properties/spam/properties/scam_selectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data118 = coerced89;
+if(data117 !== undefined){
+data117[i17] = coerced89;
+}
+}
+}
+if(errors === _errs253){
+if(typeof data118 === "string"){
+if(!pattern40.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i17,schemaPath:"#/properties/spam/properties/scam_selectors/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{8}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{8}$"+"\""}];
+return false;
+}
+}
+}
+var valid33 = _errs253 === errors;
+if(!valid33){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid27 = _errs251 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties/spam/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs222 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.webhooks !== undefined){
+let data119 = data.webhooks;
+const _errs255 = errors;
+if(errors === _errs255){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+const _errs257 = errors;
+for(const key16 in data119){
+if(!((((((((key16 === "retry_schedule_s") || (key16 === "timeout_s")) || (key16 === "max_in_flight_per_endpoint")) || (key16 === "max_payload_bytes")) || (key16 === "pending_poll_ms")) || (key16 === "replay_max_events")) || (key16 === "replay_page_events")) || (key16 === "private_destinations"))){
+validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs257 === errors){
+if(data119.retry_schedule_s !== undefined){
+let data120 = data119.retry_schedule_s;
+const _errs258 = errors;
+if(errors === _errs258){
+if(Array.isArray(data120)){
+if(data120.length > 20){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+return false;
+}
+else {
+if(data120.length < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid35 = true;
+const len14 = data120.length;
+for(let i18=0; i18<len14; i18++){
+let data121 = data120[i18];
+const _errs260 = errors;
+if(!((typeof data121 == "number") && (isFinite(data121)))){
+let dataType90 = typeof data121;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "boolean" || data121 === null
+              || (dataType90 == "string" && data121 && data121 == +data121)){
+coerced90 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data121 = coerced90;
+if(data120 !== undefined){
+data120[i18] = coerced90;
+}
+}
+}
+if(errors === _errs260){
+if((typeof data121 == "number") && (isFinite(data121))){
+if(data121 > 604800 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+return false;
+}
+else {
+if(data121 < 0 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid35 = _errs260 === errors;
+if(!valid35){
 break;
 }
 }
@@ -3987,323 +4495,323 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid27 = _errs225 === errors;
+var valid34 = _errs258 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.timeout_s !== undefined){
-let data107 = data104.timeout_s;
-const _errs229 = errors;
-if(!((typeof data107 == "number") && (isFinite(data107)))){
-let dataType83 = typeof data107;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "boolean" || data107 === null
-              || (dataType83 == "string" && data107 && data107 == +data107)){
-coerced83 = +data107;
+if(valid34){
+if(data119.timeout_s !== undefined){
+let data122 = data119.timeout_s;
+const _errs262 = errors;
+if(!((typeof data122 == "number") && (isFinite(data122)))){
+let dataType91 = typeof data122;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "boolean" || data122 === null
+              || (dataType91 == "string" && data122 && data122 == +data122)){
+coerced91 = +data122;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data107 = coerced83;
-if(data104 !== undefined){
-data104["timeout_s"] = coerced83;
+if(coerced91 !== undefined){
+data122 = coerced91;
+if(data119 !== undefined){
+data119["timeout_s"] = coerced91;
 }
 }
 }
-if(errors === _errs229){
-if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 > 60 || isNaN(data107)){
+if(errors === _errs262){
+if((typeof data122 == "number") && (isFinite(data122))){
+if(data122 > 60 || isNaN(data122)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data107 <= 0 || isNaN(data107)){
+if(data122 <= 0 || isNaN(data122)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs229 === errors;
+var valid34 = _errs262 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.max_in_flight_per_endpoint !== undefined){
-let data108 = data104.max_in_flight_per_endpoint;
-const _errs231 = errors;
-if(!(((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108))) && (isFinite(data108)))){
-let dataType84 = typeof data108;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data108 === null
-              || (dataType84 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
-coerced84 = +data108;
+if(valid34){
+if(data119.max_in_flight_per_endpoint !== undefined){
+let data123 = data119.max_in_flight_per_endpoint;
+const _errs264 = errors;
+if(!(((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123))) && (isFinite(data123)))){
+let dataType92 = typeof data123;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data123 === null
+              || (dataType92 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced92 = +data123;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data108 = coerced84;
-if(data104 !== undefined){
-data104["max_in_flight_per_endpoint"] = coerced84;
+if(coerced92 !== undefined){
+data123 = coerced92;
+if(data119 !== undefined){
+data119["max_in_flight_per_endpoint"] = coerced92;
 }
 }
 }
-if(errors === _errs231){
-if((typeof data108 == "number") && (isFinite(data108))){
-if(data108 > 256 || isNaN(data108)){
+if(errors === _errs264){
+if((typeof data123 == "number") && (isFinite(data123))){
+if(data123 > 256 || isNaN(data123)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data108 < 1 || isNaN(data108)){
+if(data123 < 1 || isNaN(data123)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs231 === errors;
+var valid34 = _errs264 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.max_payload_bytes !== undefined){
-let data109 = data104.max_payload_bytes;
-const _errs233 = errors;
-if(!(((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109))) && (isFinite(data109)))){
-let dataType85 = typeof data109;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data109 === null
-              || (dataType85 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced85 = +data109;
+if(valid34){
+if(data119.max_payload_bytes !== undefined){
+let data124 = data119.max_payload_bytes;
+const _errs266 = errors;
+if(!(((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124))) && (isFinite(data124)))){
+let dataType93 = typeof data124;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data124 === null
+              || (dataType93 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced93 = +data124;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data109 = coerced85;
-if(data104 !== undefined){
-data104["max_payload_bytes"] = coerced85;
+if(coerced93 !== undefined){
+data124 = coerced93;
+if(data119 !== undefined){
+data119["max_payload_bytes"] = coerced93;
 }
 }
 }
-if(errors === _errs233){
-if((typeof data109 == "number") && (isFinite(data109))){
-if(data109 > 10485760 || isNaN(data109)){
+if(errors === _errs266){
+if((typeof data124 == "number") && (isFinite(data124))){
+if(data124 > 10485760 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data109 < 4096 || isNaN(data109)){
+if(data124 < 4096 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs233 === errors;
+var valid34 = _errs266 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.pending_poll_ms !== undefined){
-let data110 = data104.pending_poll_ms;
-const _errs235 = errors;
-if(!(((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110))) && (isFinite(data110)))){
-let dataType86 = typeof data110;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data110 === null
-              || (dataType86 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced86 = +data110;
+if(valid34){
+if(data119.pending_poll_ms !== undefined){
+let data125 = data119.pending_poll_ms;
+const _errs268 = errors;
+if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
+let dataType94 = typeof data125;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data125 === null
+              || (dataType94 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced94 = +data125;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced86 !== undefined){
-data110 = coerced86;
-if(data104 !== undefined){
-data104["pending_poll_ms"] = coerced86;
+if(coerced94 !== undefined){
+data125 = coerced94;
+if(data119 !== undefined){
+data119["pending_poll_ms"] = coerced94;
 }
 }
 }
-if(errors === _errs235){
-if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 > 60000 || isNaN(data110)){
+if(errors === _errs268){
+if((typeof data125 == "number") && (isFinite(data125))){
+if(data125 > 60000 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data110 < 20 || isNaN(data110)){
+if(data125 < 20 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs235 === errors;
+var valid34 = _errs268 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.replay_max_events !== undefined){
-let data111 = data104.replay_max_events;
-const _errs237 = errors;
-if(!(((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111))) && (isFinite(data111)))){
-let dataType87 = typeof data111;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data111 === null
-              || (dataType87 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
-coerced87 = +data111;
+if(valid34){
+if(data119.replay_max_events !== undefined){
+let data126 = data119.replay_max_events;
+const _errs270 = errors;
+if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
+let dataType95 = typeof data126;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data126 === null
+              || (dataType95 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced95 = +data126;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data111 = coerced87;
-if(data104 !== undefined){
-data104["replay_max_events"] = coerced87;
+if(coerced95 !== undefined){
+data126 = coerced95;
+if(data119 !== undefined){
+data119["replay_max_events"] = coerced95;
 }
 }
 }
-if(errors === _errs237){
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 > 1000000 || isNaN(data111)){
+if(errors === _errs270){
+if((typeof data126 == "number") && (isFinite(data126))){
+if(data126 > 1000000 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data111 < 1 || isNaN(data111)){
+if(data126 < 1 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs237 === errors;
+var valid34 = _errs270 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.replay_page_events !== undefined){
-let data112 = data104.replay_page_events;
-const _errs239 = errors;
-if(!(((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112))) && (isFinite(data112)))){
-let dataType88 = typeof data112;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data112 === null
-              || (dataType88 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced88 = +data112;
+if(valid34){
+if(data119.replay_page_events !== undefined){
+let data127 = data119.replay_page_events;
+const _errs272 = errors;
+if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
+let dataType96 = typeof data127;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data127 === null
+              || (dataType96 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced96 = +data127;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data112 = coerced88;
-if(data104 !== undefined){
-data104["replay_page_events"] = coerced88;
+if(coerced96 !== undefined){
+data127 = coerced96;
+if(data119 !== undefined){
+data119["replay_page_events"] = coerced96;
 }
 }
 }
-if(errors === _errs239){
-if((typeof data112 == "number") && (isFinite(data112))){
-if(data112 > 10000 || isNaN(data112)){
+if(errors === _errs272){
+if((typeof data127 == "number") && (isFinite(data127))){
+if(data127 > 10000 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data112 < 1 || isNaN(data112)){
+if(data127 < 1 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid27 = _errs239 === errors;
+var valid34 = _errs272 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
-if(valid27){
-if(data104.private_destinations !== undefined){
-let data113 = data104.private_destinations;
-const _errs241 = errors;
-if(errors === _errs241){
-if(Array.isArray(data113)){
-if(data113.length > 100){
+if(valid34){
+if(data119.private_destinations !== undefined){
+let data128 = data119.private_destinations;
+const _errs274 = errors;
+if(errors === _errs274){
+if(Array.isArray(data128)){
+if(data128.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
-var valid29 = true;
-const len11 = data113.length;
-for(let i15=0; i15<len11; i15++){
-let data114 = data113[i15];
-const _errs243 = errors;
-if(typeof data114 !== "string"){
-let dataType89 = typeof data114;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data114;
+var valid36 = true;
+const len15 = data128.length;
+for(let i19=0; i19<len15; i19++){
+let data129 = data128[i19];
+const _errs276 = errors;
+if(typeof data129 !== "string"){
+let dataType97 = typeof data129;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data129;
 }
-else if(data114 === null){
-coerced89 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data114 = coerced89;
-if(data113 !== undefined){
-data113[i15] = coerced89;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data114 === "string"){
-if(func3(data114) > 64){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
+else if(data129 === null){
+coerced97 = "";
 }
 else {
-if(func3(data114) < 1){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i15,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data129 = coerced97;
+if(data128 !== undefined){
+data128[i19] = coerced97;
+}
+}
+}
+if(errors === _errs276){
+if(typeof data129 === "string"){
+if(func3(data129) > 64){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func3(data129) < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs243 === errors;
-if(!valid29){
+var valid36 = _errs276 === errors;
+if(!valid36){
 break;
 }
 }
@@ -4314,10 +4822,10 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid27 = _errs241 === errors;
+var valid34 = _errs274 === errors;
 }
 else {
-var valid27 = true;
+var valid34 = true;
 }
 }
 }
@@ -4333,102 +4841,102 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs222 === errors;
+var valid0 = _errs255 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data115 = data.email;
-const _errs245 = errors;
-if(errors === _errs245){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-const _errs247 = errors;
-for(const key14 in data115){
-if(!((key14 === "smtp_url") || (key14 === "from"))){
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+let data130 = data.email;
+const _errs278 = errors;
+if(errors === _errs278){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs280 = errors;
+for(const key17 in data130){
+if(!((key17 === "smtp_url") || (key17 === "from"))){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs247 === errors){
-if(data115.smtp_url !== undefined){
-let data116 = data115.smtp_url;
-const _errs248 = errors;
-if(typeof data116 !== "string"){
-let dataType90 = typeof data116;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data116;
+if(_errs280 === errors){
+if(data130.smtp_url !== undefined){
+let data131 = data130.smtp_url;
+const _errs281 = errors;
+if(typeof data131 !== "string"){
+let dataType98 = typeof data131;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data131;
 }
-else if(data116 === null){
-coerced90 = "";
+else if(data131 === null){
+coerced98 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data116 = coerced90;
-if(data115 !== undefined){
-data115["smtp_url"] = coerced90;
+if(coerced98 !== undefined){
+data131 = coerced98;
+if(data130 !== undefined){
+data130["smtp_url"] = coerced98;
 }
 }
 }
-if(errors === _errs248){
-if(typeof data116 === "string"){
-if(!pattern33.test(data116)){
+if(errors === _errs281){
+if(typeof data131 === "string"){
+if(!pattern41.test(data131)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid30 = _errs248 === errors;
+var valid37 = _errs281 === errors;
 }
 else {
-var valid30 = true;
+var valid37 = true;
 }
-if(valid30){
-if(data115.from !== undefined){
-let data117 = data115.from;
-const _errs250 = errors;
-if(typeof data117 !== "string"){
-let dataType91 = typeof data117;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data117;
+if(valid37){
+if(data130.from !== undefined){
+let data132 = data130.from;
+const _errs283 = errors;
+if(typeof data132 !== "string"){
+let dataType99 = typeof data132;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data132;
 }
-else if(data117 === null){
-coerced91 = "";
+else if(data132 === null){
+coerced99 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data117 = coerced91;
-if(data115 !== undefined){
-data115["from"] = coerced91;
+if(coerced99 !== undefined){
+data132 = coerced99;
+if(data130 !== undefined){
+data130["from"] = coerced99;
 }
 }
 }
-if(errors === _errs250){
-if(typeof data117 === "string"){
-if(func3(data117) < 3){
+if(errors === _errs283){
+if(typeof data132 === "string"){
+if(func3(data132) < 3){
 validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid30 = _errs250 === errors;
+var valid37 = _errs283 === errors;
 }
 else {
-var valid30 = true;
+var valid37 = true;
 }
 }
 }
@@ -4438,98 +4946,98 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs245 === errors;
+var valid0 = _errs278 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data118 = data.dashboard;
-const _errs252 = errors;
-if(errors === _errs252){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs254 = errors;
-for(const key15 in data118){
-if(!((key15 === "signup") || (key15 === "public_url"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+let data133 = data.dashboard;
+const _errs285 = errors;
+if(errors === _errs285){
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+const _errs287 = errors;
+for(const key18 in data133){
+if(!((key18 === "signup") || (key18 === "public_url"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs254 === errors){
-if(data118.signup !== undefined){
-let data119 = data118.signup;
-const _errs255 = errors;
-if(typeof data119 !== "string"){
-let dataType92 = typeof data119;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data119;
+if(_errs287 === errors){
+if(data133.signup !== undefined){
+let data134 = data133.signup;
+const _errs288 = errors;
+if(typeof data134 !== "string"){
+let dataType100 = typeof data134;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data134;
 }
-else if(data119 === null){
-coerced92 = "";
+else if(data134 === null){
+coerced100 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data119 = coerced92;
-if(data118 !== undefined){
-data118["signup"] = coerced92;
+if(coerced100 !== undefined){
+data134 = coerced100;
+if(data133 !== undefined){
+data133["signup"] = coerced100;
 }
 }
 }
-if(!((data119 === "open") || (data119 === "invite_only"))){
+if(!((data134 === "open") || (data134 === "invite_only"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid31 = _errs255 === errors;
+var valid38 = _errs288 === errors;
 }
 else {
-var valid31 = true;
+var valid38 = true;
 }
-if(valid31){
-if(data118.public_url !== undefined){
-let data120 = data118.public_url;
-const _errs257 = errors;
-if(typeof data120 !== "string"){
-let dataType93 = typeof data120;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data120;
+if(valid38){
+if(data133.public_url !== undefined){
+let data135 = data133.public_url;
+const _errs290 = errors;
+if(typeof data135 !== "string"){
+let dataType101 = typeof data135;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data135;
 }
-else if(data120 === null){
-coerced93 = "";
+else if(data135 === null){
+coerced101 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced93 !== undefined){
-data120 = coerced93;
-if(data118 !== undefined){
-data118["public_url"] = coerced93;
+if(coerced101 !== undefined){
+data135 = coerced101;
+if(data133 !== undefined){
+data133["public_url"] = coerced101;
 }
 }
 }
-if(errors === _errs257){
-if(typeof data120 === "string"){
-if(!pattern34.test(data120)){
+if(errors === _errs290){
+if(typeof data135 === "string"){
+if(!pattern42.test(data135)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs257 === errors;
+var valid38 = _errs290 === errors;
 }
 else {
-var valid31 = true;
+var valid38 = true;
 }
 }
 }
@@ -4539,214 +5047,214 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs252 === errors;
+var valid0 = _errs285 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data121 = data.gas;
-const _errs259 = errors;
-if(errors === _errs259){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
-const _errs261 = errors;
-for(const key16 in data121){
-if(!(((key16 === "sponsor_key_file") || (key16 === "deposit_warning_wei")) || (key16 === "sponsorship_caps"))){
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
+let data136 = data.gas;
+const _errs292 = errors;
+if(errors === _errs292){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+const _errs294 = errors;
+for(const key19 in data136){
+if(!(((key19 === "sponsor_key_file") || (key19 === "deposit_warning_wei")) || (key19 === "sponsorship_caps"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs261 === errors){
-if(data121.sponsor_key_file !== undefined){
-let data122 = data121.sponsor_key_file;
-const _errs262 = errors;
-if(typeof data122 !== "string"){
-let dataType94 = typeof data122;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data122;
+if(_errs294 === errors){
+if(data136.sponsor_key_file !== undefined){
+let data137 = data136.sponsor_key_file;
+const _errs295 = errors;
+if(typeof data137 !== "string"){
+let dataType102 = typeof data137;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data137;
 }
-else if(data122 === null){
-coerced94 = "";
+else if(data137 === null){
+coerced102 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced94 !== undefined){
-data122 = coerced94;
-if(data121 !== undefined){
-data121["sponsor_key_file"] = coerced94;
+if(coerced102 !== undefined){
+data137 = coerced102;
+if(data136 !== undefined){
+data136["sponsor_key_file"] = coerced102;
 }
 }
 }
-if(errors === _errs262){
-if(typeof data122 === "string"){
-if(func3(data122) < 1){
+if(errors === _errs295){
+if(typeof data137 === "string"){
+if(func3(data137) < 1){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid32 = _errs262 === errors;
+var valid39 = _errs295 === errors;
 }
 else {
-var valid32 = true;
+var valid39 = true;
 }
-if(valid32){
-if(data121.deposit_warning_wei !== undefined){
-let data123 = data121.deposit_warning_wei;
-const _errs264 = errors;
-if(typeof data123 !== "string"){
-let dataType95 = typeof data123;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data123;
+if(valid39){
+if(data136.deposit_warning_wei !== undefined){
+let data138 = data136.deposit_warning_wei;
+const _errs297 = errors;
+if(typeof data138 !== "string"){
+let dataType103 = typeof data138;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data138;
 }
-else if(data123 === null){
-coerced95 = "";
+else if(data138 === null){
+coerced103 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced95 !== undefined){
-data123 = coerced95;
-if(data121 !== undefined){
-data121["deposit_warning_wei"] = coerced95;
+if(coerced103 !== undefined){
+data138 = coerced103;
+if(data136 !== undefined){
+data136["deposit_warning_wei"] = coerced103;
 }
 }
 }
-if(errors === _errs264){
-if(typeof data123 === "string"){
-if(!pattern9.test(data123)){
+if(errors === _errs297){
+if(typeof data138 === "string"){
+if(!pattern9.test(data138)){
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid32 = _errs264 === errors;
+var valid39 = _errs297 === errors;
 }
 else {
-var valid32 = true;
+var valid39 = true;
 }
-if(valid32){
-if(data121.sponsorship_caps !== undefined){
-let data124 = data121.sponsorship_caps;
-const _errs266 = errors;
-if(errors === _errs266){
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-const _errs268 = errors;
-for(const key17 in data124){
-if(!(((key17 === "free") || (key17 === "growth")) || (key17 === "enterprise"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
+if(valid39){
+if(data136.sponsorship_caps !== undefined){
+let data139 = data136.sponsorship_caps;
+const _errs299 = errors;
+if(errors === _errs299){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs301 = errors;
+for(const key20 in data139){
+if(!(((key20 === "free") || (key20 === "growth")) || (key20 === "enterprise"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs268 === errors){
-if(data124.free !== undefined){
-let data125 = data124.free;
-const _errs269 = errors;
-if(errors === _errs269){
-if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
-const _errs271 = errors;
-for(const key18 in data125){
-if(!((key18 === "usd_per_day") || (key18 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
+if(_errs301 === errors){
+if(data139.free !== undefined){
+let data140 = data139.free;
+const _errs302 = errors;
+if(errors === _errs302){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs304 = errors;
+for(const key21 in data140){
+if(!((key21 === "usd_per_day") || (key21 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs271 === errors){
-if(data125.usd_per_day !== undefined){
-let data126 = data125.usd_per_day;
-const _errs272 = errors;
-if((typeof data126 !== "string") && (data126 !== null)){
-let dataType96 = typeof data126;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data126;
+if(_errs304 === errors){
+if(data140.usd_per_day !== undefined){
+let data141 = data140.usd_per_day;
+const _errs305 = errors;
+if((typeof data141 !== "string") && (data141 !== null)){
+let dataType104 = typeof data141;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data141;
 }
-else if(data126 === null){
-coerced96 = "";
+else if(data141 === null){
+coerced104 = "";
 }
-else if(data126 === "" || data126 === 0 || data126 === false){
-coerced96 = null;
+else if(data141 === "" || data141 === 0 || data141 === false){
+coerced104 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced96 !== undefined){
-data126 = coerced96;
-if(data125 !== undefined){
-data125["usd_per_day"] = coerced96;
+if(coerced104 !== undefined){
+data141 = coerced104;
+if(data140 !== undefined){
+data140["usd_per_day"] = coerced104;
 }
 }
 }
-if(errors === _errs272){
-if(typeof data126 === "string"){
-if(!pattern36.test(data126)){
+if(errors === _errs305){
+if(typeof data141 === "string"){
+if(!pattern44.test(data141)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs272 === errors;
+var valid41 = _errs305 === errors;
 }
 else {
-var valid34 = true;
+var valid41 = true;
 }
-if(valid34){
-if(data125.usd_total !== undefined){
-let data127 = data125.usd_total;
-const _errs274 = errors;
-if((typeof data127 !== "string") && (data127 !== null)){
-let dataType97 = typeof data127;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data127;
+if(valid41){
+if(data140.usd_total !== undefined){
+let data142 = data140.usd_total;
+const _errs307 = errors;
+if((typeof data142 !== "string") && (data142 !== null)){
+let dataType105 = typeof data142;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data142;
 }
-else if(data127 === null){
-coerced97 = "";
+else if(data142 === null){
+coerced105 = "";
 }
-else if(data127 === "" || data127 === 0 || data127 === false){
-coerced97 = null;
+else if(data142 === "" || data142 === 0 || data142 === false){
+coerced105 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced97 !== undefined){
-data127 = coerced97;
-if(data125 !== undefined){
-data125["usd_total"] = coerced97;
+if(coerced105 !== undefined){
+data142 = coerced105;
+if(data140 !== undefined){
+data140["usd_total"] = coerced105;
 }
 }
 }
-if(errors === _errs274){
-if(typeof data127 === "string"){
-if(!pattern36.test(data127)){
+if(errors === _errs307){
+if(typeof data142 === "string"){
+if(!pattern44.test(data142)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs274 === errors;
+var valid41 = _errs307 === errors;
 }
 else {
-var valid34 = true;
+var valid41 = true;
 }
 }
 }
@@ -4756,108 +5264,108 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid33 = _errs269 === errors;
+var valid40 = _errs302 === errors;
 }
 else {
-var valid33 = true;
+var valid40 = true;
 }
-if(valid33){
-if(data124.growth !== undefined){
-let data128 = data124.growth;
-const _errs276 = errors;
-if(errors === _errs276){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-const _errs278 = errors;
-for(const key19 in data128){
-if(!((key19 === "usd_per_day") || (key19 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+if(valid40){
+if(data139.growth !== undefined){
+let data143 = data139.growth;
+const _errs309 = errors;
+if(errors === _errs309){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs311 = errors;
+for(const key22 in data143){
+if(!((key22 === "usd_per_day") || (key22 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs278 === errors){
-if(data128.usd_per_day !== undefined){
-let data129 = data128.usd_per_day;
-const _errs279 = errors;
-if((typeof data129 !== "string") && (data129 !== null)){
-let dataType98 = typeof data129;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data129;
+if(_errs311 === errors){
+if(data143.usd_per_day !== undefined){
+let data144 = data143.usd_per_day;
+const _errs312 = errors;
+if((typeof data144 !== "string") && (data144 !== null)){
+let dataType106 = typeof data144;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data144;
 }
-else if(data129 === null){
-coerced98 = "";
+else if(data144 === null){
+coerced106 = "";
 }
-else if(data129 === "" || data129 === 0 || data129 === false){
-coerced98 = null;
+else if(data144 === "" || data144 === 0 || data144 === false){
+coerced106 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced98 !== undefined){
-data129 = coerced98;
-if(data128 !== undefined){
-data128["usd_per_day"] = coerced98;
+if(coerced106 !== undefined){
+data144 = coerced106;
+if(data143 !== undefined){
+data143["usd_per_day"] = coerced106;
 }
 }
 }
-if(errors === _errs279){
-if(typeof data129 === "string"){
-if(!pattern36.test(data129)){
+if(errors === _errs312){
+if(typeof data144 === "string"){
+if(!pattern44.test(data144)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs279 === errors;
+var valid42 = _errs312 === errors;
 }
 else {
-var valid35 = true;
+var valid42 = true;
 }
-if(valid35){
-if(data128.usd_total !== undefined){
-let data130 = data128.usd_total;
-const _errs281 = errors;
-if((typeof data130 !== "string") && (data130 !== null)){
-let dataType99 = typeof data130;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data130;
+if(valid42){
+if(data143.usd_total !== undefined){
+let data145 = data143.usd_total;
+const _errs314 = errors;
+if((typeof data145 !== "string") && (data145 !== null)){
+let dataType107 = typeof data145;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data145;
 }
-else if(data130 === null){
-coerced99 = "";
+else if(data145 === null){
+coerced107 = "";
 }
-else if(data130 === "" || data130 === 0 || data130 === false){
-coerced99 = null;
+else if(data145 === "" || data145 === 0 || data145 === false){
+coerced107 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced99 !== undefined){
-data130 = coerced99;
-if(data128 !== undefined){
-data128["usd_total"] = coerced99;
+if(coerced107 !== undefined){
+data145 = coerced107;
+if(data143 !== undefined){
+data143["usd_total"] = coerced107;
 }
 }
 }
-if(errors === _errs281){
-if(typeof data130 === "string"){
-if(!pattern36.test(data130)){
+if(errors === _errs314){
+if(typeof data145 === "string"){
+if(!pattern44.test(data145)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs281 === errors;
+var valid42 = _errs314 === errors;
 }
 else {
-var valid35 = true;
+var valid42 = true;
 }
 }
 }
@@ -4867,108 +5375,108 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid33 = _errs276 === errors;
+var valid40 = _errs309 === errors;
 }
 else {
-var valid33 = true;
+var valid40 = true;
 }
-if(valid33){
-if(data124.enterprise !== undefined){
-let data131 = data124.enterprise;
-const _errs283 = errors;
-if(errors === _errs283){
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-const _errs285 = errors;
-for(const key20 in data131){
-if(!((key20 === "usd_per_day") || (key20 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
+if(valid40){
+if(data139.enterprise !== undefined){
+let data146 = data139.enterprise;
+const _errs316 = errors;
+if(errors === _errs316){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+const _errs318 = errors;
+for(const key23 in data146){
+if(!((key23 === "usd_per_day") || (key23 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs285 === errors){
-if(data131.usd_per_day !== undefined){
-let data132 = data131.usd_per_day;
-const _errs286 = errors;
-if((typeof data132 !== "string") && (data132 !== null)){
-let dataType100 = typeof data132;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data132;
+if(_errs318 === errors){
+if(data146.usd_per_day !== undefined){
+let data147 = data146.usd_per_day;
+const _errs319 = errors;
+if((typeof data147 !== "string") && (data147 !== null)){
+let dataType108 = typeof data147;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data147;
 }
-else if(data132 === null){
-coerced100 = "";
+else if(data147 === null){
+coerced108 = "";
 }
-else if(data132 === "" || data132 === 0 || data132 === false){
-coerced100 = null;
+else if(data147 === "" || data147 === 0 || data147 === false){
+coerced108 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced100 !== undefined){
-data132 = coerced100;
-if(data131 !== undefined){
-data131["usd_per_day"] = coerced100;
+if(coerced108 !== undefined){
+data147 = coerced108;
+if(data146 !== undefined){
+data146["usd_per_day"] = coerced108;
 }
 }
 }
-if(errors === _errs286){
-if(typeof data132 === "string"){
-if(!pattern36.test(data132)){
+if(errors === _errs319){
+if(typeof data147 === "string"){
+if(!pattern44.test(data147)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid36 = _errs286 === errors;
+var valid43 = _errs319 === errors;
 }
 else {
-var valid36 = true;
+var valid43 = true;
 }
-if(valid36){
-if(data131.usd_total !== undefined){
-let data133 = data131.usd_total;
-const _errs288 = errors;
-if((typeof data133 !== "string") && (data133 !== null)){
-let dataType101 = typeof data133;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data133;
+if(valid43){
+if(data146.usd_total !== undefined){
+let data148 = data146.usd_total;
+const _errs321 = errors;
+if((typeof data148 !== "string") && (data148 !== null)){
+let dataType109 = typeof data148;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data148;
 }
-else if(data133 === null){
-coerced101 = "";
+else if(data148 === null){
+coerced109 = "";
 }
-else if(data133 === "" || data133 === 0 || data133 === false){
-coerced101 = null;
+else if(data148 === "" || data148 === 0 || data148 === false){
+coerced109 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced101 !== undefined){
-data133 = coerced101;
-if(data131 !== undefined){
-data131["usd_total"] = coerced101;
+if(coerced109 !== undefined){
+data148 = coerced109;
+if(data146 !== undefined){
+data146["usd_total"] = coerced109;
 }
 }
 }
-if(errors === _errs288){
-if(typeof data133 === "string"){
-if(!pattern36.test(data133)){
+if(errors === _errs321){
+if(typeof data148 === "string"){
+if(!pattern44.test(data148)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid36 = _errs288 === errors;
+var valid43 = _errs321 === errors;
 }
 else {
-var valid36 = true;
+var valid43 = true;
 }
 }
 }
@@ -4978,10 +5486,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid33 = _errs283 === errors;
+var valid40 = _errs316 === errors;
 }
 else {
-var valid33 = true;
+var valid40 = true;
 }
 }
 }
@@ -4992,10 +5500,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid32 = _errs266 === errors;
+var valid39 = _errs299 === errors;
 }
 else {
-var valid32 = true;
+var valid39 = true;
 }
 }
 }
@@ -5006,497 +5514,497 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs259 === errors;
+var valid0 = _errs292 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data134 = data.limits;
-const _errs290 = errors;
-if(errors === _errs290){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-const _errs292 = errors;
-for(const key21 in data134){
-if(!(func2.call(schema11.properties.limits.properties, key21))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
+let data149 = data.limits;
+const _errs323 = errors;
+if(errors === _errs323){
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+const _errs325 = errors;
+for(const key24 in data149){
+if(!(func2.call(schema11.properties.limits.properties, key24))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs292 === errors){
-if(data134.max_connections !== undefined){
-let data135 = data134.max_connections;
-const _errs293 = errors;
-if(!(((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135))) && (isFinite(data135)))){
-let dataType102 = typeof data135;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data135 === null
-              || (dataType102 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced102 = +data135;
+if(_errs325 === errors){
+if(data149.max_connections !== undefined){
+let data150 = data149.max_connections;
+const _errs326 = errors;
+if(!(((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150))) && (isFinite(data150)))){
+let dataType110 = typeof data150;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data150 === null
+              || (dataType110 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
+coerced110 = +data150;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced102 !== undefined){
-data135 = coerced102;
-if(data134 !== undefined){
-data134["max_connections"] = coerced102;
+if(coerced110 !== undefined){
+data150 = coerced110;
+if(data149 !== undefined){
+data149["max_connections"] = coerced110;
 }
 }
 }
-if(errors === _errs293){
-if((typeof data135 == "number") && (isFinite(data135))){
-if(data135 > 1000000 || isNaN(data135)){
+if(errors === _errs326){
+if((typeof data150 == "number") && (isFinite(data150))){
+if(data150 > 1000000 || isNaN(data150)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data135 < 1 || isNaN(data135)){
+if(data150 < 1 || isNaN(data150)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs293 === errors;
+var valid44 = _errs326 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.max_connections_per_ip !== undefined){
-let data136 = data134.max_connections_per_ip;
-const _errs295 = errors;
-if(!(((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136))) && (isFinite(data136)))){
-let dataType103 = typeof data136;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data136 === null
-              || (dataType103 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced103 = +data136;
+if(valid44){
+if(data149.max_connections_per_ip !== undefined){
+let data151 = data149.max_connections_per_ip;
+const _errs328 = errors;
+if(!(((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151))) && (isFinite(data151)))){
+let dataType111 = typeof data151;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data151 === null
+              || (dataType111 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced111 = +data151;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data136 = coerced103;
-if(data134 !== undefined){
-data134["max_connections_per_ip"] = coerced103;
+if(coerced111 !== undefined){
+data151 = coerced111;
+if(data149 !== undefined){
+data149["max_connections_per_ip"] = coerced111;
 }
 }
 }
-if(errors === _errs295){
-if((typeof data136 == "number") && (isFinite(data136))){
-if(data136 > 1000000 || isNaN(data136)){
+if(errors === _errs328){
+if((typeof data151 == "number") && (isFinite(data151))){
+if(data151 > 1000000 || isNaN(data151)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data136 < 1 || isNaN(data136)){
+if(data151 < 1 || isNaN(data151)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs295 === errors;
+var valid44 = _errs328 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.max_body_bytes !== undefined){
-let data137 = data134.max_body_bytes;
-const _errs297 = errors;
-if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
-let dataType104 = typeof data137;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 === "boolean" || data137 === null
-              || (dataType104 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
-coerced104 = +data137;
+if(valid44){
+if(data149.max_body_bytes !== undefined){
+let data152 = data149.max_body_bytes;
+const _errs330 = errors;
+if(!(((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152))) && (isFinite(data152)))){
+let dataType112 = typeof data152;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 === "boolean" || data152 === null
+              || (dataType112 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced112 = +data152;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced104 !== undefined){
-data137 = coerced104;
-if(data134 !== undefined){
-data134["max_body_bytes"] = coerced104;
+if(coerced112 !== undefined){
+data152 = coerced112;
+if(data149 !== undefined){
+data149["max_body_bytes"] = coerced112;
 }
 }
 }
-if(errors === _errs297){
-if((typeof data137 == "number") && (isFinite(data137))){
-if(data137 > 104857600 || isNaN(data137)){
+if(errors === _errs330){
+if((typeof data152 == "number") && (isFinite(data152))){
+if(data152 > 104857600 || isNaN(data152)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data137 < 1024 || isNaN(data137)){
+if(data152 < 1024 || isNaN(data152)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs297 === errors;
+var valid44 = _errs330 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.ws_max_connections_per_account !== undefined){
-let data138 = data134.ws_max_connections_per_account;
-const _errs299 = errors;
-if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
-let dataType105 = typeof data138;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 === "boolean" || data138 === null
-              || (dataType105 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced105 = +data138;
+if(valid44){
+if(data149.ws_max_connections_per_account !== undefined){
+let data153 = data149.ws_max_connections_per_account;
+const _errs332 = errors;
+if(!(((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153))) && (isFinite(data153)))){
+let dataType113 = typeof data153;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 === "boolean" || data153 === null
+              || (dataType113 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced113 = +data153;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced105 !== undefined){
-data138 = coerced105;
-if(data134 !== undefined){
-data134["ws_max_connections_per_account"] = coerced105;
+if(coerced113 !== undefined){
+data153 = coerced113;
+if(data149 !== undefined){
+data149["ws_max_connections_per_account"] = coerced113;
 }
 }
 }
-if(errors === _errs299){
-if((typeof data138 == "number") && (isFinite(data138))){
-if(data138 > 1000000 || isNaN(data138)){
+if(errors === _errs332){
+if((typeof data153 == "number") && (isFinite(data153))){
+if(data153 > 1000000 || isNaN(data153)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data138 < 1 || isNaN(data138)){
+if(data153 < 1 || isNaN(data153)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs299 === errors;
+var valid44 = _errs332 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.ws_max_connections_per_ip !== undefined){
-let data139 = data134.ws_max_connections_per_ip;
-const _errs301 = errors;
-if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
-let dataType106 = typeof data139;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 === "boolean" || data139 === null
-              || (dataType106 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
-coerced106 = +data139;
+if(valid44){
+if(data149.ws_max_connections_per_ip !== undefined){
+let data154 = data149.ws_max_connections_per_ip;
+const _errs334 = errors;
+if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
+let dataType114 = typeof data154;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data154 === null
+              || (dataType114 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced114 = +data154;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced106 !== undefined){
-data139 = coerced106;
-if(data134 !== undefined){
-data134["ws_max_connections_per_ip"] = coerced106;
+if(coerced114 !== undefined){
+data154 = coerced114;
+if(data149 !== undefined){
+data149["ws_max_connections_per_ip"] = coerced114;
 }
 }
 }
-if(errors === _errs301){
-if((typeof data139 == "number") && (isFinite(data139))){
-if(data139 > 1000000 || isNaN(data139)){
+if(errors === _errs334){
+if((typeof data154 == "number") && (isFinite(data154))){
+if(data154 > 1000000 || isNaN(data154)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data139 < 1 || isNaN(data139)){
+if(data154 < 1 || isNaN(data154)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs301 === errors;
+var valid44 = _errs334 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.ws_max_subscriptions_per_connection !== undefined){
-let data140 = data134.ws_max_subscriptions_per_connection;
-const _errs303 = errors;
-if(!(((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140))) && (isFinite(data140)))){
-let dataType107 = typeof data140;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 === "boolean" || data140 === null
-              || (dataType107 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced107 = +data140;
+if(valid44){
+if(data149.ws_max_subscriptions_per_connection !== undefined){
+let data155 = data149.ws_max_subscriptions_per_connection;
+const _errs336 = errors;
+if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
+let dataType115 = typeof data155;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 === "boolean" || data155 === null
+              || (dataType115 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced115 = +data155;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced107 !== undefined){
-data140 = coerced107;
-if(data134 !== undefined){
-data134["ws_max_subscriptions_per_connection"] = coerced107;
+if(coerced115 !== undefined){
+data155 = coerced115;
+if(data149 !== undefined){
+data149["ws_max_subscriptions_per_connection"] = coerced115;
 }
 }
 }
-if(errors === _errs303){
-if((typeof data140 == "number") && (isFinite(data140))){
-if(data140 > 100000 || isNaN(data140)){
+if(errors === _errs336){
+if((typeof data155 == "number") && (isFinite(data155))){
+if(data155 > 100000 || isNaN(data155)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data140 < 1 || isNaN(data140)){
+if(data155 < 1 || isNaN(data155)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs303 === errors;
+var valid44 = _errs336 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.ws_max_buffered_bytes !== undefined){
-let data141 = data134.ws_max_buffered_bytes;
-const _errs305 = errors;
-if(!(((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141))) && (isFinite(data141)))){
-let dataType108 = typeof data141;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 === "boolean" || data141 === null
-              || (dataType108 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced108 = +data141;
+if(valid44){
+if(data149.ws_max_buffered_bytes !== undefined){
+let data156 = data149.ws_max_buffered_bytes;
+const _errs338 = errors;
+if(!(((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156))) && (isFinite(data156)))){
+let dataType116 = typeof data156;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 === "boolean" || data156 === null
+              || (dataType116 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced116 = +data156;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced108 !== undefined){
-data141 = coerced108;
-if(data134 !== undefined){
-data134["ws_max_buffered_bytes"] = coerced108;
+if(coerced116 !== undefined){
+data156 = coerced116;
+if(data149 !== undefined){
+data149["ws_max_buffered_bytes"] = coerced116;
 }
 }
 }
-if(errors === _errs305){
-if((typeof data141 == "number") && (isFinite(data141))){
-if(data141 > 1073741824 || isNaN(data141)){
+if(errors === _errs338){
+if((typeof data156 == "number") && (isFinite(data156))){
+if(data156 > 1073741824 || isNaN(data156)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data141 < 16384 || isNaN(data141)){
+if(data156 < 16384 || isNaN(data156)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs305 === errors;
+var valid44 = _errs338 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.ws_max_message_bytes !== undefined){
-let data142 = data134.ws_max_message_bytes;
-const _errs307 = errors;
-if(!(((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142))) && (isFinite(data142)))){
-let dataType109 = typeof data142;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 === "boolean" || data142 === null
-              || (dataType109 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced109 = +data142;
+if(valid44){
+if(data149.ws_max_message_bytes !== undefined){
+let data157 = data149.ws_max_message_bytes;
+const _errs340 = errors;
+if(!(((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157))) && (isFinite(data157)))){
+let dataType117 = typeof data157;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 === "boolean" || data157 === null
+              || (dataType117 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced117 = +data157;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced109 !== undefined){
-data142 = coerced109;
-if(data134 !== undefined){
-data134["ws_max_message_bytes"] = coerced109;
+if(coerced117 !== undefined){
+data157 = coerced117;
+if(data149 !== undefined){
+data149["ws_max_message_bytes"] = coerced117;
 }
 }
 }
-if(errors === _errs307){
-if((typeof data142 == "number") && (isFinite(data142))){
-if(data142 > 104857600 || isNaN(data142)){
+if(errors === _errs340){
+if((typeof data157 == "number") && (isFinite(data157))){
+if(data157 > 104857600 || isNaN(data157)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data142 < 1024 || isNaN(data142)){
+if(data157 < 1024 || isNaN(data157)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs307 === errors;
+var valid44 = _errs340 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.data_queries_per_account !== undefined){
-let data143 = data134.data_queries_per_account;
-const _errs309 = errors;
-if(!(((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143))) && (isFinite(data143)))){
-let dataType110 = typeof data143;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 === "boolean" || data143 === null
-              || (dataType110 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced110 = +data143;
+if(valid44){
+if(data149.data_queries_per_account !== undefined){
+let data158 = data149.data_queries_per_account;
+const _errs342 = errors;
+if(!(((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158))) && (isFinite(data158)))){
+let dataType118 = typeof data158;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data158 === null
+              || (dataType118 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced118 = +data158;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced110 !== undefined){
-data143 = coerced110;
-if(data134 !== undefined){
-data134["data_queries_per_account"] = coerced110;
+if(coerced118 !== undefined){
+data158 = coerced118;
+if(data149 !== undefined){
+data149["data_queries_per_account"] = coerced118;
 }
 }
 }
-if(errors === _errs309){
-if((typeof data143 == "number") && (isFinite(data143))){
-if(data143 > 10000 || isNaN(data143)){
+if(errors === _errs342){
+if((typeof data158 == "number") && (isFinite(data158))){
+if(data158 > 10000 || isNaN(data158)){
 validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data143 < 1 || isNaN(data143)){
+if(data158 < 1 || isNaN(data158)){
 validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs309 === errors;
+var valid44 = _errs342 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.statement_timeout_ms !== undefined){
-let data144 = data134.statement_timeout_ms;
-const _errs311 = errors;
-if(!(((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144))) && (isFinite(data144)))){
-let dataType111 = typeof data144;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data144 === null
-              || (dataType111 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced111 = +data144;
+if(valid44){
+if(data149.statement_timeout_ms !== undefined){
+let data159 = data149.statement_timeout_ms;
+const _errs344 = errors;
+if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
+let dataType119 = typeof data159;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 === "boolean" || data159 === null
+              || (dataType119 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced119 = +data159;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced111 !== undefined){
-data144 = coerced111;
-if(data134 !== undefined){
-data134["statement_timeout_ms"] = coerced111;
+if(coerced119 !== undefined){
+data159 = coerced119;
+if(data149 !== undefined){
+data149["statement_timeout_ms"] = coerced119;
 }
 }
 }
-if(errors === _errs311){
-if((typeof data144 == "number") && (isFinite(data144))){
-if(data144 > 3600000 || isNaN(data144)){
+if(errors === _errs344){
+if((typeof data159 == "number") && (isFinite(data159))){
+if(data159 > 3600000 || isNaN(data159)){
 validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
-if(data144 < 0 || isNaN(data144)){
+if(data159 < 0 || isNaN(data159)){
 validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs311 === errors;
+var valid44 = _errs344 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
-if(valid37){
-if(data134.indexer_statement_timeout_ms !== undefined){
-let data145 = data134.indexer_statement_timeout_ms;
-const _errs313 = errors;
-if(!(((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145))) && (isFinite(data145)))){
-let dataType112 = typeof data145;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 === "boolean" || data145 === null
-              || (dataType112 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced112 = +data145;
+if(valid44){
+if(data149.indexer_statement_timeout_ms !== undefined){
+let data160 = data149.indexer_statement_timeout_ms;
+const _errs346 = errors;
+if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
+let dataType120 = typeof data160;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data160 === null
+              || (dataType120 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced120 = +data160;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced112 !== undefined){
-data145 = coerced112;
-if(data134 !== undefined){
-data134["indexer_statement_timeout_ms"] = coerced112;
+if(coerced120 !== undefined){
+data160 = coerced120;
+if(data149 !== undefined){
+data149["indexer_statement_timeout_ms"] = coerced120;
 }
 }
 }
-if(errors === _errs313){
-if((typeof data145 == "number") && (isFinite(data145))){
-if(data145 > 3600000 || isNaN(data145)){
+if(errors === _errs346){
+if((typeof data160 == "number") && (isFinite(data160))){
+if(data160 > 3600000 || isNaN(data160)){
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
-if(data145 < 0 || isNaN(data145)){
+if(data160 < 0 || isNaN(data160)){
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs313 === errors;
+var valid44 = _errs346 === errors;
 }
 else {
-var valid37 = true;
+var valid44 = true;
 }
 }
 }
@@ -5515,151 +6023,151 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs290 === errors;
+var valid0 = _errs323 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tracing !== undefined){
-let data146 = data.tracing;
-const _errs315 = errors;
-if(errors === _errs315){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs317 = errors;
-for(const key22 in data146){
-if(!(((key22 === "endpoint") || (key22 === "service_name")) || (key22 === "sample_ratio"))){
-validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
+let data161 = data.tracing;
+const _errs348 = errors;
+if(errors === _errs348){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+const _errs350 = errors;
+for(const key25 in data161){
+if(!(((key25 === "endpoint") || (key25 === "service_name")) || (key25 === "sample_ratio"))){
+validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs317 === errors){
-if(data146.endpoint !== undefined){
-let data147 = data146.endpoint;
-const _errs318 = errors;
-if(typeof data147 !== "string"){
-let dataType113 = typeof data147;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data147;
+if(_errs350 === errors){
+if(data161.endpoint !== undefined){
+let data162 = data161.endpoint;
+const _errs351 = errors;
+if(typeof data162 !== "string"){
+let dataType121 = typeof data162;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data162;
 }
-else if(data147 === null){
-coerced113 = "";
+else if(data162 === null){
+coerced121 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced113 !== undefined){
-data147 = coerced113;
-if(data146 !== undefined){
-data146["endpoint"] = coerced113;
+if(coerced121 !== undefined){
+data162 = coerced121;
+if(data161 !== undefined){
+data161["endpoint"] = coerced121;
 }
 }
 }
-if(errors === _errs318){
-if(typeof data147 === "string"){
-if(!pattern4.test(data147)){
+if(errors === _errs351){
+if(typeof data162 === "string"){
+if(!pattern4.test(data162)){
 validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid38 = _errs318 === errors;
+var valid45 = _errs351 === errors;
 }
 else {
-var valid38 = true;
+var valid45 = true;
 }
-if(valid38){
-if(data146.service_name !== undefined){
-let data148 = data146.service_name;
-const _errs320 = errors;
-if(typeof data148 !== "string"){
-let dataType114 = typeof data148;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data148;
+if(valid45){
+if(data161.service_name !== undefined){
+let data163 = data161.service_name;
+const _errs353 = errors;
+if(typeof data163 !== "string"){
+let dataType122 = typeof data163;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data163;
 }
-else if(data148 === null){
-coerced114 = "";
+else if(data163 === null){
+coerced122 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced114 !== undefined){
-data148 = coerced114;
-if(data146 !== undefined){
-data146["service_name"] = coerced114;
+if(coerced122 !== undefined){
+data163 = coerced122;
+if(data161 !== undefined){
+data161["service_name"] = coerced122;
 }
 }
 }
-if(errors === _errs320){
-if(typeof data148 === "string"){
-if(func3(data148) > 100){
+if(errors === _errs353){
+if(typeof data163 === "string"){
+if(func3(data163) > 100){
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func3(data148) < 1){
+if(func3(data163) < 1){
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid38 = _errs320 === errors;
+var valid45 = _errs353 === errors;
 }
 else {
-var valid38 = true;
+var valid45 = true;
 }
-if(valid38){
-if(data146.sample_ratio !== undefined){
-let data149 = data146.sample_ratio;
-const _errs322 = errors;
-if(!((typeof data149 == "number") && (isFinite(data149)))){
-let dataType115 = typeof data149;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "boolean" || data149 === null
-              || (dataType115 == "string" && data149 && data149 == +data149)){
-coerced115 = +data149;
+if(valid45){
+if(data161.sample_ratio !== undefined){
+let data164 = data161.sample_ratio;
+const _errs355 = errors;
+if(!((typeof data164 == "number") && (isFinite(data164)))){
+let dataType123 = typeof data164;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "boolean" || data164 === null
+              || (dataType123 == "string" && data164 && data164 == +data164)){
+coerced123 = +data164;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced115 !== undefined){
-data149 = coerced115;
-if(data146 !== undefined){
-data146["sample_ratio"] = coerced115;
+if(coerced123 !== undefined){
+data164 = coerced123;
+if(data161 !== undefined){
+data161["sample_ratio"] = coerced123;
 }
 }
 }
-if(errors === _errs322){
-if((typeof data149 == "number") && (isFinite(data149))){
-if(data149 > 1 || isNaN(data149)){
+if(errors === _errs355){
+if((typeof data164 == "number") && (isFinite(data164))){
+if(data164 > 1 || isNaN(data164)){
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
-if(data149 < 0 || isNaN(data149)){
+if(data164 < 0 || isNaN(data164)){
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid38 = _errs322 === errors;
+var valid45 = _errs355 === errors;
 }
 else {
-var valid38 = true;
+var valid45 = true;
 }
 }
 }
@@ -5670,157 +6178,158 @@ validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs315 === errors;
+var valid0 = _errs348 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data150 = data.sponsor_key;
-const _errs324 = errors;
-if(typeof data150 !== "string"){
-let dataType116 = typeof data150;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data150;
+let data165 = data.sponsor_key;
+const _errs357 = errors;
+if(typeof data165 !== "string"){
+let dataType124 = typeof data165;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data165;
 }
-else if(data150 === null){
-coerced116 = "";
+else if(data165 === null){
+coerced124 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced116 !== undefined){
-data150 = coerced116;
+if(coerced124 !== undefined){
+data165 = coerced124;
 if(data !== undefined){
-data["sponsor_key"] = coerced116;
+data["sponsor_key"] = coerced124;
 }
 }
 }
-if(errors === _errs324){
-if(typeof data150 === "string"){
-if(!pattern43.test(data150)){
+if(errors === _errs357){
+if(typeof data165 === "string"){
+if(!pattern39.test(data165)){
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs324 === errors;
+var valid0 = _errs357 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.bundler_keys !== undefined){
-let data151 = data.bundler_keys;
-const _errs326 = errors;
-if(typeof data151 !== "string"){
-let dataType117 = typeof data151;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data151;
+let data166 = data.bundler_keys;
+const _errs359 = errors;
+if(typeof data166 !== "string"){
+let dataType125 = typeof data166;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data166;
 }
-else if(data151 === null){
-coerced117 = "";
+else if(data166 === null){
+coerced125 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced117 !== undefined){
-data151 = coerced117;
+if(coerced125 !== undefined){
+data166 = coerced125;
 if(data !== undefined){
-data["bundler_keys"] = coerced117;
+data["bundler_keys"] = coerced125;
 }
 }
 }
-if(errors === _errs326){
-if(typeof data151 === "string"){
-if(!pattern44.test(data151)){
+if(errors === _errs359){
+if(typeof data166 === "string"){
+if(!pattern52.test(data166)){
 validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs326 === errors;
+var valid0 = _errs359 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.encryption_key !== undefined){
-let data152 = data.encryption_key;
-const _errs328 = errors;
-if(typeof data152 !== "string"){
-let dataType118 = typeof data152;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data152;
+let data167 = data.encryption_key;
+const _errs361 = errors;
+if(typeof data167 !== "string"){
+let dataType126 = typeof data167;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data167;
 }
-else if(data152 === null){
-coerced118 = "";
+else if(data167 === null){
+coerced126 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced118 !== undefined){
-data152 = coerced118;
+if(coerced126 !== undefined){
+data167 = coerced126;
 if(data !== undefined){
-data["encryption_key"] = coerced118;
+data["encryption_key"] = coerced126;
 }
 }
 }
-if(errors === _errs328){
-if(typeof data152 === "string"){
-if(!pattern45.test(data152)){
+if(errors === _errs361){
+if(typeof data167 === "string"){
+if(!pattern53.test(data167)){
 validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid0 = _errs328 === errors;
+var valid0 = _errs361 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics_require_admin_token !== undefined){
-let data153 = data.metrics_require_admin_token;
-const _errs330 = errors;
-if(typeof data153 !== "boolean"){
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(data153 === "false" || data153 === 0 || data153 === null){
-coerced119 = false;
+let data168 = data.metrics_require_admin_token;
+const _errs363 = errors;
+if(typeof data168 !== "boolean"){
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(data168 === "false" || data168 === 0 || data168 === null){
+coerced127 = false;
 }
-else if(data153 === "true" || data153 === 1){
-coerced119 = true;
+else if(data168 === "true" || data168 === 1){
+coerced127 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced119 !== undefined){
-data153 = coerced119;
+if(coerced127 !== undefined){
+data168 = coerced127;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced119;
+data["metrics_require_admin_token"] = coerced127;
 }
 }
 }
-var valid0 = _errs330 === errors;
+var valid0 = _errs363 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

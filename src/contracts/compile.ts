@@ -19,6 +19,8 @@ export const contractNames = [
   'DemoNft',
   'DemoItems',
   'DemoPriceFeed',
+  'DemoSpamToken',
+  'DemoSpamNft',
   'Multicall3',
   'BenchToken',
   'Simple7702AccountV06',

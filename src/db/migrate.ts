@@ -22,6 +22,7 @@ import * as userOperationBundleReverts from './migrations/2026-12-02T1400-user-o
 import * as usedJwtIds from './migrations/2026-12-02T1600-used-jwt-ids.ts';
 import * as dataQueryIndexes from './migrations/2026-12-02T1900-data-query-indexes.ts';
 import * as webhookAddresses from './migrations/2026-12-03T0900-webhook-addresses.ts';
+import * as spamFlags from './migrations/2026-12-03T1200-spam-flags.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02T1600-used-jwt-ids': usedJwtIds,
   '2026-12-02T1900-data-query-indexes': dataQueryIndexes,
   '2026-12-03T0900-webhook-addresses': webhookAddresses,
+  '2026-12-03T1200-spam-flags': spamFlags,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

@@ -27,6 +27,7 @@ import type {
   UserTokensTable,
 } from './tables/dashboard.ts';
 import type { GasPoliciesTable, GasSponsorshipsTable } from './tables/gas.ts';
+import type { ContractSpamTable, SpamListsTable } from './tables/spam.ts';
 import type { UsageMinutesTable } from './tables/usage.ts';
 import type {
   WebhookAddressesTable,
@@ -79,4 +80,6 @@ export interface Tables {
   email_verifications: EmailVerificationsTable;
   mail_requests: MailRequestsTable;
   usage_minutes: UsageMinutesTable;
+  contract_spam: ContractSpamTable;
+  spam_lists: SpamListsTable;
 }

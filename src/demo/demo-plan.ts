@@ -1,4 +1,4 @@
-import { type Address, getAddress, parseUnits } from 'viem';
+import { type Address, getAddress, keccak256, parseUnits, slice, toHex } from 'viem';
 import { apesContractUri, demoApes, itemsContractUri, itemsUriTemplate } from './demo-metadata.ts';
 
 /** anvil's default accounts 0-3 (from its well-known test mnemonic). Account 0 is "the dev account". */
@@ -41,4 +41,24 @@ export const demoItems = {
   mint: { ids: [1n, 2n, 3n], amounts: [1000n, 50n, 1n] },
   transfer: { to: alice, id: 1n, amount: 250n },
   batchTransfer: { to: bob, ids: [1n, 2n], amounts: [100n, 5n] },
+};
+
+/** anvil's account 5: the demo's airdrop victim, who holds only spam. */
+export const spamTarget = getAddress('0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc');
+
+/** Addresses nobody holds a key of, each airdropped the demo's spam once: the fan-out. */
+const airdropCrowd: Address[] = Array.from({ length: 24 }, (_, i) =>
+  getAddress(slice(keccak256(toHex(`blockyard demo airdrop ${i}`)), 12)),
+);
+
+/** A spam-shaped ERC-20 (docs/spam.md): a lure with a domain name, airdropped in one transaction. */
+export const demoSpamToken = {
+  constructorArgs: ['Claim 5,000 BDUSD at visit-bdusd-bonus.xyz', 'BDUSD-BONUS.XYZ'] as const,
+  airdrop: { to: [spamTarget, ...airdropCrowd], amount: parseUnits('5000', 18) },
+};
+
+/** A spam-shaped NFT collection: minted into many wallets that did not ask, in one transaction. */
+export const demoSpamNft = {
+  constructorArgs: ['Reward Pass - visit nft-rewards.xyz', 'REWARD'] as const,
+  airdrop: { to: [spamTarget, ...airdropCrowd] },
 };

@@ -20,7 +20,7 @@ import { type ContractArtifacts, compileContracts } from '../contracts/compile.t
 import { installMulticall3 } from '../contracts/install-multicall3.ts';
 import { create2Address, create2Calldata, create2DeployerAddress } from './create2.ts';
 import { apeTokenUri } from './demo-metadata.ts';
-import { demoAccounts, demoItems, demoNft, demoToken } from './demo-plan.ts';
+import { demoAccounts, demoItems, demoNft, demoSpamNft, demoSpamToken, demoToken } from './demo-plan.ts';
 import { type DemoPrice, demoTokenPrices } from './demo-prices.ts';
 
 /** anvil's account 0 key: public knowledge (its test mnemonic), funded on every fresh anvil. */
@@ -37,6 +37,10 @@ export interface DemoContracts {
   nft: Address;
   /** DemoItems "Blockyard Demo Items" (BDITEM, ERC-1155). */
   items: Address;
+  /** DemoSpamToken: a spam-shaped ERC-20, airdropped to anvil's account 5 and 24 other addresses. */
+  spamToken: Address;
+  /** DemoSpamNft: a spam-shaped ERC-721 collection, airdropped to the same addresses. */
+  spamNft: Address;
 }
 
 export interface DemoDeployment extends DemoContracts {
@@ -60,6 +64,8 @@ export async function demoContractAddresses(): Promise<DemoContracts> {
     token: create2Address(demoSalt, initCodes.token),
     nft: create2Address(demoSalt, initCodes.nft),
     items: create2Address(demoSalt, initCodes.items),
+    spamToken: create2Address(demoSalt, initCodes.spamToken),
+    spamNft: create2Address(demoSalt, initCodes.spamNft),
   };
 }
 
@@ -101,7 +107,7 @@ export async function deployDemo(options: {
     await waitForPhase(client, mine, hashes);
   };
 
-  const kinds: Kind[] = ['token', 'nft', 'items'];
+  const kinds: Kind[] = ['token', 'nft', 'items', 'spamToken', 'spamNft'];
   const missing: Kind[] = [];
   for (const kind of kinds) {
     if ((await client.getCode({ address: contracts[kind] })) === undefined) missing.push(kind);
@@ -123,6 +129,11 @@ export async function deployDemo(options: {
   const token = (name: string, args: readonly unknown[]) => call('token', artifacts.DemoToken.abi, name, args);
   const nft = (name: string, args: readonly unknown[]) => call('nft', artifacts.DemoNft.abi, name, args);
   const items = (name: string, args: readonly unknown[]) => call('items', artifacts.DemoItems.abi, name, args);
+  const spamToken = call('spamToken', artifacts.DemoSpamToken.abi, 'airdrop', [
+    demoSpamToken.airdrop.to,
+    demoSpamToken.airdrop.amount,
+  ]);
+  const spamNft = call('spamNft', artifacts.DemoSpamNft.abi, 'airdrop', [demoSpamNft.airdrop.to]);
   const { dev } = demoAccounts;
 
   // Mints first, then transfers in a later block: each transfer's gas estimate needs the minted balance.
@@ -137,6 +148,8 @@ export async function deployDemo(options: {
     ...(unseeded.has('items')
       ? [items('mintBatch', [dev, demoItems.mint.ids, demoItems.mint.amounts]), items('setContractURI', [demoItems.contractUri])]
       : []),
+    ...(unseeded.has('spamToken') ? [spamToken] : []),
+    ...(unseeded.has('spamNft') ? [spamNft] : []),
   ]);
   await runPhase([
     ...(unseeded.has('token') ? demoToken.transfers.map(({ to, amount }) => token('transfer', [to, amount])) : []),
@@ -173,6 +186,8 @@ function demoInitCodes(artifacts: ContractArtifacts): Record<Kind, Hex> {
     token: initCode(artifacts.DemoToken, demoToken.constructorArgs),
     nft: initCode(artifacts.DemoNft, demoNft.constructorArgs),
     items: initCode(artifacts.DemoItems, demoItems.constructorArgs),
+    spamToken: initCode(artifacts.DemoSpamToken, demoSpamToken.constructorArgs),
+    spamNft: initCode(artifacts.DemoSpamNft, demoSpamNft.constructorArgs),
   };
 }
 
@@ -182,15 +197,19 @@ async function unseededContracts(
   artifacts: ContractArtifacts,
   contracts: DemoContracts,
 ): Promise<Set<Kind>> {
-  const [tokenSupply, nftSupply, coinSupply] = (await Promise.all([
+  const [tokenSupply, nftSupply, coinSupply, spamTokenSupply, spamNftSupply] = (await Promise.all([
     client.readContract({ address: contracts.token, abi: artifacts.DemoToken.abi, functionName: 'totalSupply' }),
     client.readContract({ address: contracts.nft, abi: artifacts.DemoNft.abi, functionName: 'totalSupply' }),
     client.readContract({ address: contracts.items, abi: artifacts.DemoItems.abi, functionName: 'totalSupply', args: [1n] }),
+    client.readContract({ address: contracts.spamToken, abi: artifacts.DemoSpamToken.abi, functionName: 'totalSupply' }),
+    client.readContract({ address: contracts.spamNft, abi: artifacts.DemoSpamNft.abi, functionName: 'totalSupply' }),
   ])) as bigint[];
   const unseeded = new Set<Kind>();
   if (tokenSupply === 0n) unseeded.add('token');
   if (nftSupply === 0n) unseeded.add('nft');
   if (coinSupply === 0n) unseeded.add('items');
+  if (spamTokenSupply === 0n) unseeded.add('spamToken');
+  if (spamNftSupply === 0n) unseeded.add('spamNft');
   return unseeded;
 }
 

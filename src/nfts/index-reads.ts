@@ -70,9 +70,15 @@ export function createNftIndexReads(db: Database) {
     async ownedBy(
       network: string,
       owner: string,
-      page: { after?: { contract: string; tokenId: string }; limit: number; contracts?: readonly string[] },
+      page: {
+        after?: { contract: string; tokenId: string };
+        limit: number;
+        contracts?: readonly string[];
+        exclude?: readonly string[];
+      },
     ): Promise<IndexedToken[]> {
       const contracts = page.contracts?.length ? sql`and o.contract in (${sql.join(page.contracts)})` : sql``;
+      const excluded = page.exclude?.length ? sql`and o.contract not in (${sql.join(page.exclude)})` : sql``;
       const after = page.after
         ? sql`and (o.contract, o.token_id) > (${page.after.contract}, ${page.after.tokenId}::numeric)`
         : sql``;
@@ -80,14 +86,20 @@ export function createNftIndexReads(db: Database) {
         select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, ${metadataColumns}
         from nft_ownership o
         left join nft_metadata m on m.network = o.network and m.contract = o.contract and m.token_id = o.token_id
-        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${contracts} ${after}
+        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${contracts} ${excluded} ${after}
         order by o.contract, o.token_id
         limit ${page.limit + 1}`.execute(db);
       return rows.map(toIndexedToken);
     },
 
-    async countOwnedBy(network: string, owner: string, contracts?: readonly string[]): Promise<number> {
-      const filter = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
+    async countOwnedBy(
+      network: string,
+      owner: string,
+      contracts?: readonly string[],
+      exclude?: readonly string[],
+    ): Promise<number> {
+      const only = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
+      const filter = exclude?.length ? sql`${only} and contract not in (${sql.join(exclude)})` : only;
       const { rows } = await sql<{ total: string }>`
         select count(*) as total from (
           select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${filter} limit ${countCap}

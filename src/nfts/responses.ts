@@ -1,4 +1,5 @@
 import type { NftStandard } from '../db/tables/chain-index.ts';
+import type { ConfidenceLevel, SpamReason } from '../spam/reasons.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 
 /** The NFT API answers (docs/nfts.md); their OpenAPI schemas are in schemas.ts. */
@@ -36,6 +37,10 @@ export interface NftCollection {
   banner_url: string | null;
   contract_uri: string | null;
   metadata_error: string | null;
+  is_spam: boolean;
+  spam_reasons: SpamReason[];
+  /** Alchemy's confidence levels; null when not spam. */
+  spam_confidence: ConfidenceLevel | null;
 }
 
 export interface OwnedNft {
@@ -47,6 +52,8 @@ export interface OwnedNft {
   image_gateway_url: string | null;
   standard: NftStandard;
   balance: string;
+  /** The collection's spam verdict. */
+  is_spam: boolean;
 }
 
 export interface OwnedNfts {

@@ -143,7 +143,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     },
     async (request) => {
       const { chain, address } = request.params as { chain: string; address: string };
-      const { page, limit } = request.query as { page: number; limit: number };
+      const { page, limit, exclude_spam } = request.query as { page: number; limit: number; exclude_spam?: boolean };
       const owner = parseAddressParam('address', address);
       // An OFFSET reads every row it skips: deep pages are the v3 route's, by key.
       if ((page - 1) * limit >= maxOwnedOffset) {
@@ -152,7 +152,11 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
           `pages reach the first ${maxOwnedOffset.toLocaleString('en-US')} NFTs at most; read further with getNFTsForOwner and its pageKey (/v1/rpc/{chain}/{network}/{apiKey}/getNFTsForOwner)`,
         );
       }
-      return deps.nfts.owned(evmNetwork(request, chain), owner, { page, limit });
+      return deps.nfts.owned(evmNetwork(request, chain), owner, {
+        page,
+        limit,
+        ...(exclude_spam === true ? { excludeSpam: {} } : {}),
+      });
     },
   );
 }

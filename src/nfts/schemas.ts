@@ -30,7 +30,11 @@ export const OwnedParams = Type.Object({
   chain: chainParam,
   address: Type.String({ description: 'Owner, 0x-prefixed (mixed case must pass EIP-55)' }),
 });
-export const OwnedQuery = Type.Object({ ...paginationQuery(50), ...networkQuery });
+export const OwnedQuery = Type.Object({
+  ...paginationQuery(50),
+  ...networkQuery,
+  exclude_spam: Type.Optional(Type.Boolean({ description: 'true: leave out collections judged spam (docs/spam.md)' })),
+});
 
 export const RefreshBody: TSchema = Type.Unsafe({
   description: 'No body is needed; any body is ignored',
@@ -72,6 +76,15 @@ export const NftCollectionResponse = Type.Object({
   banner_url: NullableString('From the contractURI document'),
   contract_uri: NullableString('contractURI(); null when the contract has none'),
   metadata_error: NullableString('Why the contractURI document could not be read; null when it was (or there is none)'),
+  is_spam: Type.Boolean({ description: 'The spam verdict (docs/spam.md)' }),
+  spam_reasons: Type.Array(Type.String(), {
+    description: 'Reason codes found, e.g. url_in_name, airdrop_fanout, HighAirdropPercent, operator_deny (docs/spam.md)',
+  }),
+  spam_confidence: Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    enum: ['LOW', 'MEDIUM', 'HIGH', 'VERY_HIGH', null],
+    description: "Alchemy's spamConfidenceLevel names; null when not spam",
+  }),
 });
 
 const OwnedNft = Type.Object({
@@ -83,6 +96,7 @@ const OwnedNft = Type.Object({
   image_gateway_url: NullableString(),
   standard: Standard,
   balance: Type.String({ description: 'Units held: always "1" for ERC-721' }),
+  is_spam: Type.Boolean({ description: "The collection's spam verdict (docs/spam.md)" }),
 });
 
 export const OwnedNftsResponse = Type.Object({

@@ -4,8 +4,10 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
+import type { SpamService } from '../spam/service.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
 import { createContractMetadata, readTotalSupply } from './collection.ts';
+import { type CollectionSpam, createCollectionSpam, type SpamFilter } from './collection-spam.ts';
 import { type ContractInfo, createContractInfo, networkName } from './contract-info.ts';
 import type { FloorPriceSource } from './floor-price.ts';
 import { createDocumentLoader, type DocumentLoader } from './metadata/load-document.ts';
@@ -19,10 +21,19 @@ export interface NftService {
   metadata(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   refresh(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   collection(network: Network, contract: Address): Promise<NftCollection>;
-  owned(network: Network, owner: Address, page: { page: number; limit: number }): Promise<OwnedNfts>;
+  owned(network: Network, owner: Address, page: OwnedQuery): Promise<OwnedNfts>;
+  /** Spam verdicts of collections, and the filter of owned lists. */
+  readonly spam: CollectionSpam;
   /** The background fetcher: give `fetcher.listener` to the chain event stream, or call `fetcher.onMinted`. */
   readonly fetcher: NftMetadataFetcher;
   close(): Promise<void>;
+}
+
+export interface OwnedQuery {
+  page: number;
+  limit: number;
+  /** Leave out collections judged spam (docs/spam.md). */
+  excludeSpam?: SpamFilter;
 }
 
 export interface NftServiceDeps {
@@ -35,6 +46,8 @@ export interface NftServiceDeps {
   loader?: DocumentLoader;
   /** Default: `publicClientFor` (the network's upstream pool). */
   clientFor?: (network: Network) => PublicClient;
+  /** Spam flags of collections; absent: every collection is not spam. */
+  spam?: SpamService;
 }
 
 /** The parts the NFT answers are read from, wired once by `createNftService`. */
@@ -47,6 +60,7 @@ interface NftParts {
   gateways: Gateways;
   floorPrices: FloorPriceSource | undefined;
   logger: Logger;
+  spam: CollectionSpam;
 }
 
 type RecordLoader = (token: TokenRef) => Promise<NftMetadataRecord>;
@@ -59,6 +73,7 @@ export function createNftService(deps: NftServiceDeps): NftService {
   const readsFor = chainReadsPerNetwork(deps.clientFor ?? publicClientFor, nfts.metadataTimeoutMs);
   const contracts = createContractInfo(readsFor);
   const contractMetadata = createContractMetadata({ loader, readsFor });
+  const spam = createCollectionSpam({ spam: deps.spam, contracts, readsFor, store });
 
   async function runJob(job: MetadataJob): Promise<unknown> {
     const standard = job.standard ?? (await contracts.standard(job.network, job.contract as Address));
@@ -92,10 +107,12 @@ export function createNftService(deps: NftServiceDeps): NftService {
     gateways: nfts,
     floorPrices: deps.floorPrices,
     logger: deps.logger,
+    spam,
   };
 
   return {
     fetcher,
+    spam,
     metadata: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.get),
     refresh: async (network, contract, tokenId) =>
@@ -151,7 +168,7 @@ async function collectionResponse(parts: NftParts, network: Network, contract: A
   const { contracts, store, floorPrices, logger } = parts;
   const standard = await contracts.standard(network, contract);
   const chainReads = parts.readsFor(network);
-  const [name, symbol, counts, document, floor] = await Promise.all([
+  const [name, symbol, counts, document, floor, spam] = await Promise.all([
     contracts.name(network, contract),
     chainReads.read<string>(contract, 'symbol'),
     store.collectionCounts(networkName(network), contract),
@@ -160,6 +177,7 @@ async function collectionResponse(parts: NftParts, network: Network, contract: A
       logger.warn({ err: error, contract }, 'floor price source failed');
       return null;
     }) ?? null,
+    parts.spam.of(network, contract),
   ]);
   return {
     contract,
@@ -178,6 +196,9 @@ async function collectionResponse(parts: NftParts, network: Network, contract: A
     banner_url: document.banner,
     contract_uri: document.contractUri,
     metadata_error: document.error,
+    is_spam: spam.is_spam,
+    spam_reasons: spam.spam_reasons,
+    spam_confidence: spam.confidence,
   };
 }
 
@@ -185,12 +206,13 @@ async function ownedResponse(
   parts: NftParts,
   network: Network,
   owner: Address,
-  { page, limit }: { page: number; limit: number },
+  { page, limit, excludeSpam }: OwnedQuery,
 ): Promise<OwnedNfts> {
   const { store, contracts, fetcher } = parts;
   const name = networkName(network);
+  const exclude = excludeSpam ? await parts.spam.excludedFor(network, owner, excludeSpam) : [];
   const [{ items, total }, head] = await Promise.all([
-    store.ownedBy(name, owner, { offset: (page - 1) * limit, limit }),
+    store.ownedBy(name, owner, { offset: (page - 1) * limit, limit, exclude }),
     store.indexedHead(name),
   ]);
   const distinct = [...new Set(items.map((item) => item.contract))];
@@ -200,6 +222,7 @@ async function ownedResponse(
       distinct.map(async (contract) => [contract, await contracts.name(network, contract as Address).catch(() => null)] as const),
     ),
   );
+  const spam = await parts.spam.flags(network, distinct);
   for (const item of items) {
     if (!item.hasMetadata) fetcher.enqueue({ network, contract: item.contract, tokenId: item.tokenId, standard: item.standard });
   }
@@ -216,6 +239,7 @@ async function ownedResponse(
       image_gateway_url: imageGatewayUrl(item.imageUrl, parts.gateways),
       standard: item.standard,
       balance: item.amount,
+      is_spam: spam.get(item.contract)?.is_spam ?? false,
     })),
     page,
     limit,

@@ -39,7 +39,8 @@ export function createNftStore(db: Database) {
     saveMetadata: (key: TokenKey, record: Omit<NftMetadataRecord, 'fetchedAt'>) => saveMetadata(db, key, record),
     holders: (key: TokenKey) => holders(db, key),
     collectionCounts: (network: string, contract: string) => collectionCounts(db, network, contract),
-    ownedBy: (network: string, owner: string, page: { offset: number; limit: number }) => ownedBy(db, network, owner, page),
+    ownedBy: (network: string, owner: string, page: OwnedPage) => ownedBy(db, network, owner, page),
+    ownedContracts: (network: string, owner: string) => ownedContracts(db, network, owner),
     indexedHead: (network: string) => indexedHead(db, network),
   };
 }
@@ -114,17 +115,39 @@ async function collectionCounts(db: Database, network: string, contract: string)
   return { tokens: Number(rows[0]?.tokens ?? 0), owners: Number(rows[0]?.owners ?? 0) };
 }
 
+export interface OwnedPage {
+  offset: number;
+  limit: number;
+  /** Contracts left out (the spam filter). */
+  exclude?: readonly string[];
+}
+
+/** Distinct contracts an owner holds a token of, at most this many (the spam filter judges them). */
+export const maxOwnedContracts = 1000;
+
+async function ownedContracts(db: Database, network: string, owner: string): Promise<string[]> {
+  const { rows } = await sql<{ contract: string }>`
+    select distinct contract from nft_ownership
+    where network = ${network} and owner = ${owner} and amount > 0
+    order by contract
+    limit ${maxOwnedContracts}`.execute(db);
+  return rows.map((row) => row.contract);
+}
+
 async function ownedBy(
   db: Database,
   network: string,
   owner: string,
-  page: { offset: number; limit: number },
+  page: OwnedPage,
 ): Promise<{ items: OwnedNftRow[]; total: number }> {
-  const base = db
+  const exclude = page.exclude?.length ? page.exclude : undefined;
+  let base = db
     .selectFrom('nft_ownership as o')
     .where('o.network', '=', network)
     .where('o.owner', '=', owner)
     .where('o.amount', '>', '0');
+  if (exclude) base = base.where('o.contract', 'not in', exclude);
+  const excluded = exclude ? sql`and contract not in (${sql.join(exclude)})` : sql``;
   const [rows, count] = await Promise.all([
     base
       .leftJoin('nft_metadata as m', (join) =>
@@ -137,7 +160,7 @@ async function ownedBy(
       .limit(page.limit)
       .execute(),
     sql<{ total: string }>`select count(*) as total from (
-        select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 limit ${countCap}
+        select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${excluded} limit ${countCap}
       ) held`
       .execute(db)
       .then((result) => result.rows[0]!),

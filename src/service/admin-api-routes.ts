@@ -4,6 +4,7 @@ import { chainStatusRoutes } from '../chains/status-routes.ts';
 import { userAdminRoutes } from '../dashboard/user-admin-routes.ts';
 import { createAdminGuard } from '../http/admin-guard.ts';
 import { indexAdminRoutes } from '../indexer/routes.ts';
+import { spamAdminRoutes } from '../spam/admin-routes.ts';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.ts';
 import type { ServiceParts } from './service-parts.ts';
 import { chainStatusOf } from './v1-api-routes.ts';
@@ -15,6 +16,7 @@ export function operatorRoutes(parts: ServiceParts) {
     await accountAdminRoutes(scope, { accounts: access.accounts });
     await webhookAdminRoutes(scope, { db: database.db, queued: webhooks.poke });
     await userAdminRoutes(scope, { users: dashboard.users });
+    await spamAdminRoutes(scope, { chains: parts.upstreams.chains, spam: parts.chainData.spam });
   };
 }
 

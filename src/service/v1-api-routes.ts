@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { bundlerRoutes } from '../bundler/routes.ts';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
+import type { Network } from '../chains/registry.ts';
 import { chainStatusRoutes } from '../chains/status-routes.ts';
 import type { Context } from '../context/context.ts';
 import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
@@ -79,7 +80,17 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     await alchemyV3NftRoutes(scope, { chains, v3 });
     await tokenRoutes(scope, { chains, tokens });
     const tokenFacts = createTokenFactsLookup(tokens);
-    await transferRoutes(scope, { chains, transfers: createTransferService({ db: database.db, tokenFacts }) });
+    const spamContractsOf = async (network: Network, address: string) => {
+      const [tokenSpam, nftSpam] = await Promise.all([
+        tokens.spamContractsOf(network, address),
+        nfts.spam.excludedFor(network, address, {}),
+      ]);
+      return [...tokenSpam, ...nftSpam];
+    };
+    await transferRoutes(scope, {
+      chains,
+      transfers: createTransferService({ db: database.db, tokenFacts, spamContractsOf }),
+    });
     await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
     await alchemyNotifyRoutes(scope, { webhooks: parts.webhooks.webhooks });
     await walletRoutes(scope, { wallets: chainData.wallets });

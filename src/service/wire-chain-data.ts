@@ -1,4 +1,5 @@
 import type { Devnet } from '../chains/devnet.ts';
+import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Context } from '../context/context.ts';
 import type { OpenDatabase } from '../db/connect.ts';
@@ -7,6 +8,7 @@ import { demoContractAddresses, deployDemo } from '../demo/deploy-demo.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { createNftService, type NftService } from '../nfts/service.ts';
+import { createSpamService, type SpamService } from '../spam/service.ts';
 import { createTokenService, type TokenService } from '../tokens/service.ts';
 import { createDeploymentWatcher } from '../wallets/deployment-watcher.ts';
 import { createWalletService, type WalletService } from '../wallets/service.ts';
@@ -15,6 +17,7 @@ export interface ChainData {
   readonly tokens: TokenService;
   readonly nfts: NftService;
   readonly wallets: WalletService;
+  readonly spam: SpamService;
 }
 
 export interface ChainDataDeps {
@@ -30,7 +33,13 @@ export interface ChainDataDeps {
 export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<ChainData> {
   const { config, logger, shutdown } = ctx;
   const { database, chains, events } = deps;
-  const tokens = createTokenService({ ctx, db: database.db });
+  const spam = createSpamService({
+    db: database.db,
+    config: config.spam,
+    clientFor: publicClientsByNetwork(),
+    logger: logger.child({ component: 'spam' }),
+  });
+  const tokens = createTokenService({ ctx, db: database.db, spam });
   if (config.demo) {
     if (!deps.devnet) throw new Error('--demo needs the embedded devnet (a config without chains:, or with `embedded: true`)');
     await deployDemo({ rpcUrl: deps.devnet.url, log: logger });
@@ -41,7 +50,7 @@ export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<
     for (const price of await demoPricesOnDevnet(deps.devnet.url, token)) tokens.addStaticPrice(price);
   }
 
-  const nfts = createNftService({ db: database.db, config, chains, logger });
+  const nfts = createNftService({ db: database.db, config, chains, logger, spam });
   shutdown.add('nft metadata fetcher', () => nfts.close());
   const wallets = createWalletService({ db: database.db, chains });
   const watchDeployments = createDeploymentWatcher({
@@ -59,7 +68,7 @@ export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<
     nfts.fetcher.listener(mine);
     void watchDeployments(mine);
   });
-  return { tokens, nfts, wallets };
+  return { tokens, nfts, wallets, spam };
 }
 
 /** Each network's EntryPoint addresses (lower-case), by `chain/network`. */

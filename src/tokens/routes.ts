@@ -13,6 +13,13 @@ import type { TokenService } from './service.ts';
 /** A string, or null when it is unknown (design.md: unknown prices are null, never invented). */
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
+const spamFields = {
+  is_spam: Type.Boolean({ description: 'The spam verdict (docs/spam.md)' }),
+  spam_reasons: Type.Array(Type.String(), {
+    description: 'Reason codes found, e.g. url_in_name, airdrop_fanout, scam_bytecode, operator_deny (docs/spam.md)',
+  }),
+};
+
 const TokenBalance = Type.Object({
   contract: Type.String({ description: 'Token contract, lower-case' }),
   symbol: Type.String(),
@@ -22,6 +29,7 @@ const TokenBalance = Type.Object({
   formatted_balance: Type.String({ description: 'balance / 10^decimals, exact decimal string' }),
   usd_value: NullableString('USD value, rounded half up to 6 decimals; null when the price is unknown'),
   logo_url: NullableString('From the configured token list; null when it has none'),
+  ...spamFields,
 });
 
 const TokenBalances = Type.Object({
@@ -46,6 +54,7 @@ const TokenMetadata = Type.Object({
   price_usd: NullableString('From the configured price sources; null when unknown'),
   market_cap_usd: NullableString('total supply x price, rounded half up to 6 decimals; null when unknown'),
   logo_url: NullableString('From the configured token list; null when it has none'),
+  ...spamFields,
   block_number: Type.Integer({
     description: 'Block the total supply and price were read at: the newest indexed block, else the head',
   }),
@@ -85,15 +94,23 @@ export async function tokenRoutes(app: FastifyInstance, deps: { chains: ChainReg
           chain: Type.String({ description: 'Chain, e.g. ethereum' }),
           address: Type.String({ description: 'Holder, 0x-prefixed (mixed case must pass EIP-55)' }),
         }),
-        querystring: Type.Object({ ...paginationQuery(50), ...networkQuery }),
+        querystring: Type.Object({
+          ...paginationQuery(50),
+          ...networkQuery,
+          exclude_spam: Type.Optional(Type.Boolean({ description: 'true: leave out tokens judged spam (docs/spam.md)' })),
+        }),
         response: { 200: TokenBalances, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => {
       const { chain, address } = request.params as { chain: string; address: string };
-      const { network, page, limit } = request.query as { network?: string; page: number; limit: number };
+      const query = request.query as { network?: string; page: number; limit: number; exclude_spam?: boolean };
       const holder = parseAddressParam('address', address);
-      return deps.tokens.balances(evmNetwork(request, chain, network), holder, { page, limit });
+      return deps.tokens.balances(evmNetwork(request, chain, query.network), holder, {
+        page: query.page,
+        limit: query.limit,
+        excludeSpam: query.exclude_spam === true,
+      });
     },
   );
 

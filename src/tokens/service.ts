@@ -6,6 +6,9 @@ import type { Context } from '../context/context.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { pageWindow } from '../http/pagination.ts';
+import type { SpamReason } from '../spam/reasons.ts';
+import type { SpamService } from '../spam/service.ts';
+import type { SpamFlags } from '../spam/verdict.ts';
 import { multicallRaw } from './multicall.ts';
 import { createConfiguredPriceSource } from './prices/configured-price-source.ts';
 import type { PriceSource } from './prices/price-source.ts';
@@ -26,6 +29,8 @@ export interface TokenBalance {
   formatted_balance: string;
   usd_value: string | null;
   logo_url: string | null;
+  is_spam: boolean;
+  spam_reasons: SpamReason[];
 }
 
 export interface TokenBalances {
@@ -50,13 +55,17 @@ export interface TokenMetadata {
   price_usd: string | null;
   market_cap_usd: string | null;
   logo_url: string | null;
+  is_spam: boolean;
+  spam_reasons: SpamReason[];
   block_number: number;
 }
 
 export interface TokenService {
   /** Non-zero ERC-20 balances at the newest indexed block, by contract address, one page of them. */
-  balances(network: Network, holder: Address, query: { page: number; limit: number }): Promise<TokenBalances>;
+  balances(network: Network, holder: Address, query: BalancesQuery): Promise<TokenBalances>;
   metadata(network: Network, contract: Address): Promise<TokenMetadata>;
+  /** The tokens the index has seen the holder send or receive that are judged spam (docs/spam.md). */
+  spamContractsOf(network: Network, holder: string): Promise<string[]>;
   /** A fixed USD price added at run time (the demo's sample token). */
   addStaticPrice(entry: StaticPriceEntry): void;
   /**
@@ -64,6 +73,13 @@ export interface TokenService {
    * `contract: native`); the embedded devnet's ETH is $3,000 unless one is set. Null when unknown.
    */
   nativeUsdPrice(network: Network): Promise<string | null>;
+}
+
+export interface BalancesQuery {
+  page: number;
+  limit: number;
+  /** Leave out the tokens judged spam (docs/spam.md). */
+  excludeSpam?: boolean;
 }
 
 /** The embedded devnet's ETH price when the config names none (design.md). */
@@ -79,10 +95,11 @@ interface TokenReads {
   cache: TokenMetadataCache;
   prices: PriceSource;
   tokenList: TokenList;
+  spam: SpamService | undefined;
 }
 
 /** Token balances and metadata. Reads the token list now: a bad file stops the start. */
-export function createTokenService(deps: { ctx: Context; db: Database }): TokenService {
+export function createTokenService(deps: { ctx: Context; db: Database; spam?: SpamService }): TokenService {
   const { config } = deps.ctx;
   const logger = deps.ctx.logger.child({ component: 'tokens' });
   const tokenList = config.tokens.tokenList
@@ -92,13 +109,14 @@ export function createTokenService(deps: { ctx: Context; db: Database }): TokenS
   const store = createTokenStore(deps.db);
   const cache = createTokenMetadataCache(store);
   const prices = createConfiguredPriceSource({ entries: config.tokens.prices, clientFor, logger });
-  const reads: TokenReads = { logger, clientFor, store, cache, prices: prices.source, tokenList };
+  const reads: TokenReads = { logger, clientFor, store, cache, prices: prices.source, tokenList, spam: deps.spam };
 
   return {
     addStaticPrice: (entry) => prices.statics.add(entry),
     nativeUsdPrice: (network) => nativeUsdPrice(prices.source, network),
     balances: (network, holder, query) => tokenBalances(reads, network, holder, query),
     metadata: (network, contract) => tokenMetadata(reads, network, contract),
+    spamContractsOf: (network, holder) => spamContractsOf(reads, network, holder),
   };
 }
 
@@ -155,12 +173,7 @@ async function usd(
   return { price, value: price === null ? null : usdValue(amount, decimals, price) };
 }
 
-async function tokenBalances(
-  reads: TokenReads,
-  network: Network,
-  holder: Address,
-  query: { page: number; limit: number },
-): Promise<TokenBalances> {
+async function tokenBalances(reads: TokenReads, network: Network, holder: Address, query: BalancesQuery): Promise<TokenBalances> {
   const { chain, network: name, chainId } = network.config;
   const id = `${chain}/${name}`;
   const { head, contracts } = await reads.store.headAndHoldings(id, holder);
@@ -173,8 +186,16 @@ async function tokenBalances(
     held.map((entry) => entry.contract),
     head,
   );
-  const tokens = held.filter((entry) => facts.has(entry.contract));
+  const known = held.filter((entry) => facts.has(entry.contract));
   const { offset, limit } = pageWindow(query);
+  // The filter needs every token's verdict; without it, only the page's are read.
+  const judged = query.excludeSpam ? known : known.slice(offset, offset + limit);
+  const flags = await spamFlags(
+    reads,
+    network,
+    judged.map(({ contract }) => ({ contract, ...facts.get(contract)! })),
+  );
+  const tokens = query.excludeSpam ? known.filter((entry) => !flags.get(entry.contract)?.is_spam) : known;
   const items = await Promise.all(
     tokens.slice(offset, offset + limit).map(async ({ contract, amount }): Promise<TokenBalance> => {
       const token: TokenFacts = facts.get(contract)!;
@@ -187,6 +208,7 @@ async function tokenBalances(
         formatted_balance: formatUnits(amount, token.decimals),
         usd_value: (await usd(reads.prices, network, contract, amount, token.decimals, head)).value,
         logo_url: reads.tokenList.logoFor(chainId, contract),
+        ...spamFields(flags.get(contract)),
       };
     }),
   );
@@ -243,8 +265,45 @@ async function tokenMetadata(reads: TokenReads, network: Network, contract: Addr
     price_usd: price,
     market_cap_usd: value,
     logo_url: reads.tokenList.logoFor(chainId, contract),
+    ...spamFields((await spamFlags(reads, network, [{ contract, ...token }])).get(contract)),
     block_number: Number(head),
   };
+}
+
+async function spamContractsOf(reads: TokenReads, network: Network, holder: string): Promise<string[]> {
+  if (!reads.spam) return [];
+  const id = `${network.config.chain}/${network.config.network}`;
+  const { head, contracts } = await reads.store.headAndHoldings(id, holder);
+  if (head === undefined || contracts.length === 0) return [];
+  const facts = await tokenFacts(reads, network, id, contracts, head);
+  const known = contracts.filter((contract) => facts.has(contract));
+  const flags = await spamFlags(
+    reads,
+    network,
+    known.map((contract) => ({ contract, ...facts.get(contract)! })),
+  );
+  return known.filter((contract) => flags.get(contract)?.is_spam);
+}
+
+/** The spam verdicts of tokens, by contract; none without a spam service. */
+async function spamFlags(
+  reads: TokenReads,
+  network: Network,
+  tokens: { contract: string; name: string; symbol: string }[],
+): Promise<Map<string, SpamFlags>> {
+  if (!reads.spam || tokens.length === 0) return new Map();
+  return reads.spam.flags(
+    network,
+    tokens.map(({ contract, name, symbol }) => ({
+      contract,
+      kind: 'token' as const,
+      describe: async () => ({ name, symbol }),
+    })),
+  );
+}
+
+function spamFields(flags: SpamFlags | undefined): { is_spam: boolean; spam_reasons: SpamReason[] } {
+  return { is_spam: flags?.is_spam ?? false, spam_reasons: flags?.spam_reasons ?? [] };
 }
 
 /**

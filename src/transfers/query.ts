@@ -25,6 +25,10 @@ export interface TransferFilter {
   readonly order: SortOrder;
   /** Leaves out transfers of value (ERC-1155: amount) 0. */
   readonly excludeZeroValue?: boolean;
+  /** The spam filter was asked for (part of the page key's fingerprint). */
+  readonly excludeSpam?: boolean;
+  /** Token contracts left out (the spam filter's verdicts; native and internal rows have none). */
+  readonly excludeContracts?: readonly string[];
 }
 
 export interface TransferRow {
@@ -76,7 +80,7 @@ export const maxContractBranches = 10;
 
 /** Ties a page key to the filter it was made for (everything but the page size). */
 export function transferFingerprint(filter: TransferFilter): string {
-  const { network, party, from, to, categories, contracts, fromBlock, toBlock, order, excludeZeroValue } = filter;
+  const { network, party, from, to, categories, contracts, fromBlock, toBlock, order, excludeZeroValue, excludeSpam } = filter;
   return fingerprintOf([
     network,
     party ?? null,
@@ -88,6 +92,7 @@ export function transferFingerprint(filter: TransferFilter): string {
     toBlock ?? null,
     order,
     excludeZeroValue ?? false,
+    ...(excludeSpam ? ['exclude_spam'] : []),
   ]);
 }
 
@@ -200,6 +205,7 @@ function branchFilter(
     fromBlock: filter.fromBlock,
     toBlock: filter.toBlock,
     excludeZeroValue: filter.excludeZeroValue ?? false,
+    ...(filter.excludeContracts?.length ? { excludeContracts: filter.excludeContracts } : {}),
     order: filter.order,
     after,
     limit,

@@ -21,6 +21,7 @@ interface Query {
   order: SortOrder;
   limit: number;
   page_key?: string;
+  exclude_spam?: boolean;
 }
 
 /** `GET /v1/transfers/{chain}/{address}` (scope data:read). Registered inside the /v1 guard's scope. */
@@ -64,6 +65,7 @@ export async function transferRoutes(app: FastifyInstance, deps: { chains: Chain
         order: query.order,
         limit: query.limit,
         pageKey: query.page_key,
+        excludeSpam: query.exclude_spam === true,
       });
     },
   );

@@ -42,6 +42,12 @@ export const TransfersQuery = Type.Object({
       description: 'The page_key of the previous page, unchanged; only with the same other parameters',
     }),
   ),
+  exclude_spam: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: leave out transfers of the tokens and NFT collections the address holds that are judged spam (docs/spam.md)',
+    }),
+  ),
 });
 
 const Transfer = Type.Object({

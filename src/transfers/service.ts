@@ -20,7 +20,12 @@ export interface TransfersRequest {
   readonly order: SortOrder;
   readonly limit: number;
   readonly pageKey?: string;
+  /** Leave out transfers of tokens and NFTs judged spam (docs/spam.md). */
+  readonly excludeSpam?: boolean;
 }
+
+/** The token and NFT contracts of an address judged spam (its holdings' verdicts). */
+export type SpamContractsOf = (network: Network, address: string) => Promise<string[]>;
 
 export interface TransferItem {
   id: string;
@@ -51,11 +56,13 @@ const tokenCategories = new Set<TransferCategory>(['erc20', 'erc721', 'erc1155']
  * the service has not described yet get their symbol and decimals from `tokenFacts` (read and stored
  * once per token), so the next pages join them from the table.
  */
-export function createTransferService(deps: { db: Database; tokenFacts?: TokenFactsLookup }) {
+export function createTransferService(deps: { db: Database; tokenFacts?: TokenFactsLookup; spamContractsOf?: SpamContractsOf }) {
   return {
     async list(network: Network, request: TransfersRequest): Promise<TransfersAnswer> {
       if (!network.config.indexer.enabled) throw notIndexed(network);
-      const filter = filterOf(network, request);
+      const excludeContracts =
+        request.excludeSpam && deps.spamContractsOf ? await deps.spamContractsOf(network, request.address) : undefined;
+      const filter = { ...filterOf(network, request), ...(request.excludeSpam ? { excludeSpam: true, excludeContracts } : {}) };
       const fingerprint = transferFingerprint(filter);
       const after = request.pageKey === undefined ? undefined : decodePageKey(request.pageKey, fingerprint);
       const page = await queryTransfers(deps.db, filter, { limit: request.limit, after });

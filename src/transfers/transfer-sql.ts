@@ -14,6 +14,8 @@ export interface BranchFilter {
   /** One contract read through the contract index (a branch per contract of a short list without an address). */
   readonly contract?: string;
   readonly contracts?: readonly string[];
+  /** Contracts whose rows are left out (the spam filter). */
+  readonly excludeContracts?: readonly string[];
   readonly fromBlock?: number;
   readonly toBlock?: number;
   readonly excludeZeroValue: boolean;
@@ -141,6 +143,8 @@ export function branchSql(shape: TableShape, standards: readonly string[] | unde
   if (f.notFrom !== undefined) residual.push(sql`from_address <> ${f.notFrom}`);
   if (standards !== undefined) residual.push(sql`standard in (${sql.join(standards)})`);
   if (f.contracts !== undefined && shape.hasContract) residual.push(sql`contract in (${sql.join(f.contracts)})`);
+  if (f.excludeContracts !== undefined && shape.hasContract)
+    residual.push(sql`contract not in (${sql.join(f.excludeContracts)})`);
   if (f.excludeZeroValue) residual.push(sql`${sql.ref(shape.valueColumn)} <> 0`);
   const direction = sql.raw(f.order);
   const orderBy = sql.join(shape.sortColumns.map((column) => sql`${sql.ref(column)} ${direction}`));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { multicall3Address } from '../../src/chains/public-client.ts';
 import { installMulticall3 } from '../../src/contracts/install-multicall3.ts';
+import { demoSpamToken, spamTarget } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, demoContractAddresses, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 
@@ -64,8 +65,9 @@ describe('deployDemo', () => {
     expect(second).toEqual(first);
     expect(first.changed).toBe(true);
     const predicted = await demoContractAddresses();
-    expect({ token: first.token, nft: first.nft, items: first.items }).toEqual(predicted);
-    expect(new Set([first.token, first.nft, first.items]).size).toBe(3);
+    const { token, nft, items, spamToken, spamNft } = first;
+    expect({ token, nft, items, spamToken, spamNft }).toEqual(predicted);
+    expect(new Set([token, nft, items, spamToken, spamNft]).size).toBe(5);
     expect(first.prices).toEqual([{ chain: 'ethereum', network: 'devnet', contract: first.token.toLowerCase(), usd: '1.00' }]);
   }, 60_000);
 
@@ -143,6 +145,46 @@ describe('deployDemo', () => {
     expect(first.token).toBe('0x2c557E17c11A17fA0862602f544885F183E680fB');
     expect(first.nft).toBe('0x5fcE3397305F68A1D19Bd068c67E03C2B02ae4C3');
     expect(first.items).toBe('0x0CDE0d99f3F9833A1b3FAc6c8881881Dd2E00e39');
+    // docs/spam.md prints these.
+    expect(first.spamToken).toBe('0xeCDc4F70824351C2B1dF7f9085104601aE3EB017');
+    expect(first.spamNft).toBe('0xB1B2C20077B0Eb5E82EAC76e76ebD6627F81669B');
+  });
+
+  it('airdrops a spam-shaped token and NFT collection to anvil account 5 and 24 others, each in one transaction', async () => {
+    const recipients = demoSpamToken.airdrop.to;
+    expect(recipients).toHaveLength(25);
+    expect(recipients[0]).toBe(spamTarget);
+    expect(await client.readContract({ address: first.spamToken, abi: erc20, functionName: 'name' })).toBe(
+      demoSpamToken.constructorArgs[0],
+    );
+    expect(await client.readContract({ address: first.spamToken, abi: erc20, functionName: 'totalSupply' })).toBe(
+      demoSpamToken.airdrop.amount * 25n,
+    );
+    const balances = await Promise.all(
+      recipients.map((holder) =>
+        client.readContract({ address: first.spamToken, abi: erc20, functionName: 'balanceOf', args: [holder] }),
+      ),
+    );
+    expect(balances.every((balance) => balance === demoSpamToken.airdrop.amount)).toBe(true);
+    const nftBalances = await Promise.all(
+      recipients.map((holder) =>
+        client.readContract({ address: first.spamNft, abi: erc721, functionName: 'balanceOf', args: [holder] }),
+      ),
+    );
+    expect(nftBalances.every((balance) => balance === 1n)).toBe(true);
+    expect(await client.readContract({ address: first.spamNft, abi: erc721, functionName: 'ownerOf', args: [1n] })).toBe(
+      spamTarget,
+    );
+    // One transaction each: the mints of a contract share their transaction hash.
+    for (const address of [first.spamToken, first.spamNft]) {
+      const logs = await client.getLogs({
+        address,
+        fromBlock: 0n,
+        event: parseAbiItem('event Transfer(address indexed, address indexed, uint256)'),
+      });
+      expect(logs).toHaveLength(25);
+      expect(new Set(logs.map((log) => log.transactionHash)).size).toBe(1);
+    }
   });
 
   it('installs Multicall3', async () => {

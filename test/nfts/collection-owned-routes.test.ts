@@ -77,6 +77,9 @@ describe('NFT collection and owned routes', () => {
       banner_url: 'https://img.example/banner.png',
       contract_uri: `${server.url}/collection.json`,
       metadata_error: null,
+      is_spam: false,
+      spam_reasons: [],
+      spam_confidence: null,
     });
   });
 

@@ -122,6 +122,8 @@ describe('GET /v1/tokens/{chain}/balances/{address}', () => {
       formatted_balance: '1234.5',
       usd_value: null,
       logo_url: null,
+      is_spam: false,
+      spam_reasons: [],
     });
     expect(byContract.get(tokens[1]!.toLowerCase())).toMatchObject({
       symbol: 'SIX',

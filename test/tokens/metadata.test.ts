@@ -63,6 +63,8 @@ describe('GET /v1/tokens/{chain}/metadata/{contract}', () => {
       price_usd: null,
       market_cap_usd: null,
       logo_url: null,
+      is_spam: false,
+      spam_reasons: [],
       block_number: Number(head),
     });
     const cached = await t.database.db

@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import { invalidRequest } from '../../core/errors.ts';
 import { parseAddressParam } from '../../http/address-param.ts';
+import { type ConfidenceLevel, confidenceLevels } from '../../spam/reasons.ts';
 import { fingerprintOf } from '../../transfers/page-key.ts';
 import { parseTokenId } from '../params.ts';
 
@@ -60,4 +61,33 @@ export function decodeV3PageKey(text: string, query: unknown, parts: number): st
   if (fields[parts] !== fingerprintOf(query))
     throw invalidRequest('pageKey', 'belongs to another query: page with the same parameters the page key came from');
   return sortKey;
+}
+
+const nftFilters = ['SPAM', 'AIRDROPS'] as const;
+
+/**
+ * excludeFilters, includeFilters and spamConfidenceLevel of getNFTsForOwner: each value checked (400
+ * naming the parameter), and both lists naming the same filter refused, as Alchemy does.
+ */
+export function spamFilters(query: Record<string, unknown>): {
+  spam?: { mode: 'exclude' | 'include'; level?: ConfidenceLevel };
+  onlyAirdrops: boolean;
+} {
+  const exclude = listParam(query, 'excludeFilters');
+  const include = listParam(query, 'includeFilters');
+  for (const [name, values] of [
+    ['excludeFilters', exclude],
+    ['includeFilters', include],
+  ] as const) {
+    const bad = values.find((value) => !(nftFilters as readonly string[]).includes(value));
+    if (bad !== undefined) throw invalidRequest(name, `'${bad}' is not a filter: use ${nftFilters.join(' or ')}`);
+  }
+  if (exclude.some((value) => include.includes(value)))
+    throw invalidRequest('includeFilters', 'names a filter excludeFilters names too: give each filter in one list');
+  const level = query.spamConfidenceLevel;
+  if (level !== undefined && !(confidenceLevels as readonly unknown[]).includes(level))
+    throw invalidRequest('spamConfidenceLevel', `must be one of ${confidenceLevels.join(', ')}`);
+  const mode = exclude.includes('SPAM') ? 'exclude' : include.includes('SPAM') ? 'include' : undefined;
+  const levelPart = level === undefined ? {} : { level: level as ConfidenceLevel };
+  return { ...(mode ? { spam: { mode, ...levelPart } } : {}), onlyAirdrops: include.includes('AIRDROPS') };
 }

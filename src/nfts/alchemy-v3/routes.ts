@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainRegistry, Network } from '../../chains/registry.ts';
 import { resolveRestNetwork } from '../../chains/resolve-rest-network.ts';
 import { invalidRequest, notFound } from '../../core/errors.ts';
-import { contractFilterOf, namedContract } from '../../http/route-restrictions.ts';
+import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
-import { contractFilter, listParam, requiredAddress, requiredTokenId } from './params.ts';
+import { contractFilter, requiredAddress, requiredTokenId, spamFilters } from './params.ts';
 import {
   ContractNftsQuery,
   ContractQuery,
@@ -16,11 +16,13 @@ import {
   TokenQuery,
   V3ContractNftsResponse,
   V3ContractResponse,
+  V3IsSpamContractResponse,
   V3NftResponse,
   V3OwnedResponse,
   V3OwnersForContractResponse,
   V3OwnersForNftResponse,
   V3Params,
+  V3SpamContractsResponse,
 } from './schemas.ts';
 import type { AlchemyV3Nfts } from './service.ts';
 
@@ -144,6 +146,50 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   );
 
   app.get(
+    `${base}/isSpamContract`,
+    {
+      config: {
+        computeUnits: restComputeUnits['nfts.collection'],
+        scope: 'data:read',
+        methodName: 'isSpamContract',
+        contracts: namedContract('contractAddress'),
+      },
+      schema: {
+        ...doc(
+          'Whether a collection is spam (Alchemy v3)',
+          'The is_spam verdict of GET /v1/nfts/{chain}/collection/{contract} (docs/spam.md).',
+        ),
+        params: V3Params,
+        querystring: ContractQuery,
+        response: { 200: V3IsSpamContractResponse, ...errors },
+      },
+    },
+    (request) => isSpamContract(deps, request),
+  );
+
+  app.get(
+    `${base}/getSpamContracts`,
+    {
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
+        scope: 'data:read',
+        methodName: 'getSpamContracts',
+        contracts: everyContract,
+      },
+      schema: {
+        ...doc(
+          'NFT contracts judged spam (Alchemy v3)',
+          'From the classifications stored so far and the deny lists (docs/spam.md).',
+        ),
+        params: V3Params,
+        response: { 200: V3SpamContractsResponse, ...errors },
+      },
+    },
+    (request) => deps.v3.spamContracts(evmNetwork(deps.chains, request)),
+  );
+
+  app.get(
     `${base}/getOwnersForContract`,
     {
       config: {
@@ -178,15 +224,17 @@ async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
   const owner = requiredAddress('owner', query.owner);
   if (query.orderBy !== undefined)
     throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
+  const filters = spamFilters(query);
   const network = evmNetwork(deps.chains, request);
   const answer = await deps.v3.nftsForOwner(network, owner, {
     contracts: contractFilter(query),
+    spam: filters.spam,
     pageKey: query.pageKey,
     pageSize: query.pageSize,
     withMetadata: withMetadata(query),
   });
-  // Nothing is classified as spam or as an airdrop: asking for only those finds none.
-  return listParam(query, 'includeFilters').length > 0 ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
+  // Nothing is classified as an airdrop: asking for only those finds none.
+  return filters.onlyAirdrops ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
 }
 
 async function nftMetadata(deps: V3Deps, request: FastifyRequest) {
@@ -195,6 +243,11 @@ async function nftMetadata(deps: V3Deps, request: FastifyRequest) {
   const tokenId = requiredTokenId(query.tokenId);
   // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
   return deps.v3.nftMetadata(evmNetwork(deps.chains, request), contract, tokenId);
+}
+
+async function isSpamContract(deps: V3Deps, request: FastifyRequest) {
+  const contract = requiredAddress('contractAddress', (request.query as Query).contractAddress);
+  return deps.v3.isSpamContract(evmNetwork(deps.chains, request), contract);
 }
 
 async function contractMetadata(deps: V3Deps, request: FastifyRequest) {

@@ -26,8 +26,19 @@ export const OwnerQuery = Type.Object({
   pageKey,
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
   orderBy: ignored('Not supported (400): the order is contract address, then token id'),
-  'excludeFilters[]': stringList('SPAM or AIRDROPS: accepted, nothing is classified as either, so nothing is excluded'),
-  'includeFilters[]': stringList('SPAM or AIRDROPS: nothing is classified as either, so the list is empty'),
+  'excludeFilters[]': stringList(
+    'SPAM leaves out collections judged spam (docs/spam.md); AIRDROPS is accepted and excludes nothing (not classified)',
+  ),
+  excludeFilters: stringList('Same as excludeFilters[]'),
+  'includeFilters[]': stringList('SPAM keeps only collections judged spam; AIRDROPS: not classified, so the list is empty'),
+  includeFilters: stringList('Same as includeFilters[]'),
+  spamConfidenceLevel: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      description:
+        'VERY_HIGH, HIGH, MEDIUM or LOW: with a SPAM filter, only collections judged spam at this confidence or above count as spam (default: every spam collection)',
+    }),
+  ),
   tokenUriTimeoutInMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; lists read the metadata cache' })),
 });
 
@@ -104,13 +115,24 @@ const contractFields = {
   openSeaMetadata: OpenSeaMetadata,
 };
 
-export const V3ContractResponse = Type.Object(contractFields);
+const spamFields = {
+  isSpam: Type.Boolean({ description: 'The spam verdict (docs/spam.md)' }),
+  spamClassifications: Type.Array(Type.String(), {
+    description: "Reason codes: Alchemy's NftSpamClassification names where one fits (HighAirdropPercent), else Blockyard's",
+  }),
+};
 
-const NftContract = Type.Object({
-  ...contractFields,
-  isSpam: Type.Boolean({ description: 'Always false: nothing is classified as spam' }),
-  spamClassifications: Type.Array(Type.String()),
+export const V3ContractResponse = Type.Object({ ...contractFields, ...spamFields });
+
+export const V3IsSpamContractResponse = Type.Object({ isSpamContract: Type.Boolean() });
+
+export const V3SpamContractsResponse = Type.Object({
+  contractAddresses: Type.Array(Type.String(), {
+    description: 'NFT contracts judged spam among the first 10,000 classified (by address), and every denied contract; sorted',
+  }),
 });
+
+const NftContract = Type.Object({ ...contractFields, ...spamFields });
 
 const nftFields = {
   contract: NftContract,

@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { Network } from '../../chains/registry.ts';
+import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
 import type { IndexedToken, NftIndexReads } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
@@ -32,6 +33,8 @@ function split<T>(rows: T[], limit: number): { page: T[]; more: boolean } {
 
 interface NftsForOwnerOptions {
   contracts?: Address[];
+  /** SPAM in excludeFilters (at spamConfidenceLevel, if given) or includeFilters. */
+  spam?: { mode: 'exclude' | 'include'; level?: ConfidenceLevel };
   pageKey?: string;
   pageSize: number;
   withMetadata: boolean;
@@ -63,6 +66,8 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
   return {
     nftMetadata: (network: Network, contract: Address, tokenId: bigint) => nftMetadata(deps, network, contract, tokenId),
     contractMetadata: (network: Network, contract: Address) => contractMetadata(deps, network, contract),
+    isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
+    spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
     nftsForContract: (network: Network, contract: Address, options: NftsForContractOptions) =>
       nftsForContract(deps, network, contract, options),
@@ -105,21 +110,36 @@ async function nftMetadata({ nfts, gateways }: V3Deps, network: Network, contrac
 }
 
 async function contractMetadata({ nfts }: V3Deps, network: Network, contract: Address) {
-  return v3Contract(await nfts.collection(network, contract));
+  const collection = await nfts.collection(network, contract);
+  return { ...v3Contract(collection), isSpam: collection.is_spam, spamClassifications: collection.spam_reasons };
+}
+
+/** Alchemy's isSpamContract: the collection's verdict (a contract that is no NFT contract is a 404). */
+async function isSpamContract({ nfts }: V3Deps, network: Network, contract: Address) {
+  return { isSpamContract: (await nfts.collection(network, contract)).is_spam };
 }
 
 async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
   const { reads } = deps;
   const name = networkName(network);
-  const fingerprint = { method: 'getNFTsForOwner', network: name, owner, contracts: options.contracts ?? [] };
+  const fingerprint = {
+    method: 'getNFTsForOwner',
+    network: name,
+    owner,
+    contracts: options.contracts ?? [],
+    ...(options.spam ? { spam: options.spam } : {}),
+  };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
+  const { contracts, exclude } = await spamSelection(deps, network, owner, options);
+  if (contracts?.length === 0) return { ownedNfts: [], totalCount: 0, pageKey: null, validAt: v3ValidAt(await reads.head(name)) };
   const [rows, totalCount, head] = await Promise.all([
     reads.ownedBy(name, owner, {
       after: after && { contract: after[0]!, tokenId: after[1]! },
       limit: options.pageSize,
-      contracts: options.contracts,
+      contracts,
+      exclude,
     }),
-    reads.countOwnedBy(name, owner, options.contracts),
+    reads.countOwnedBy(name, owner, contracts, exclude),
     reads.head(name),
   ]);
   const { page, more } = split(rows, options.pageSize);
@@ -133,6 +153,19 @@ async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, opti
     pageKey: more && last ? encodeV3PageKey([last.contract, last.tokenId], fingerprint) : null,
     validAt: v3ValidAt(head),
   };
+}
+
+/**
+ * The contract filter with the spam filter applied: excludeFilters SPAM leaves out the owner's spam
+ * collections; includeFilters SPAM keeps only them (an empty list: none).
+ */
+async function spamSelection(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
+  const { spam, contracts } = options;
+  if (!spam) return { contracts, exclude: undefined };
+  const flagged = await deps.nfts.spam.excludedFor(network, owner, { level: spam.level });
+  if (spam.mode === 'exclude') return { contracts, exclude: flagged };
+  const only = contracts ? flagged.filter((contract) => contracts.includes(contract as Address)) : flagged;
+  return { contracts: only, exclude: undefined };
 }
 
 async function nftsForContract(deps: V3Deps, network: Network, contract: Address, options: NftsForContractOptions) {

@@ -161,7 +161,7 @@ const undescribed = (address: string, standard: NftStandard): V3Contract => ({
 /** The contract part of an NFT; `collection` is null when the contract could not be described (an upstream failure). */
 export function v3NftContract(address: string, standard: NftStandard, collection: NftCollection | null): V3NftContract {
   const described = collection ? v3Contract(collection) : undescribed(address, standard);
-  return { ...described, isSpam: false, spamClassifications: [] };
+  return { ...described, isSpam: collection?.is_spam ?? false, spamClassifications: collection?.spam_reasons ?? [] };
 }
 
 /** The token's metadata document as far as Blockyard keeps it: name, description, image and attributes. */
