@@ -54,9 +54,9 @@ describe('the --demo examples of docs/getting-started.md', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('lists seven calls, and each answers 200 with the demo data', async () => {
+  it('lists nine calls, and each answers 200 with the demo data', async () => {
     const calls = demoCalls();
-    expect(calls).toHaveLength(7);
+    expect(calls).toHaveLength(9);
     const answers: Record<string, Record<string, unknown>> = {};
     for (const { line, path } of calls) {
       const response = await fetch(`${service.url}${path}`, {
@@ -66,7 +66,7 @@ describe('the --demo examples of docs/getting-started.md', () => {
       expect(response.status, line).toBe(200);
       answers[path] = (await response.json()) as Record<string, unknown>;
     }
-    const [balances, metadata, owned, ape, collection, item, transfers] = calls.map(({ path }) => answers[path]!);
+    const [balances, metadata, owned, ape, collection, item, transfers, airdropped, withoutSpam] = calls.map(({ path }) => answers[path]!);
     expect(balances!.tokens).toEqual([
       expect.objectContaining({
         contract: '0x2c557e17c11a17fa0862602f544885f183e680fb',
@@ -86,6 +86,11 @@ describe('the --demo examples of docs/getting-started.md', () => {
     const dev = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
     for (const transfer of listed) expect([transfer.from.toLowerCase(), transfer.to.toLowerCase()]).toContain(dev);
     expect(transfers!.page_key).toEqual(expect.any(String));
+    // Account 5 got the spam-shaped airdrops only: the NFT is flagged, the token is filtered out.
+    expect(airdropped!.nfts).toEqual([
+      expect.objectContaining({ contract: '0xb1b2c20077b0eb5e82eac76e76ebd6627f81669b', is_spam: true }),
+    ]);
+    expect(withoutSpam!.tokens).toEqual([]);
   }, 120_000);
 
   it('a plain start after the demo run shows the demo token with its price: the price comes with the data', async () => {
