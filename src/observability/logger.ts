@@ -39,7 +39,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['req.headers', 'headers.authorization', 'headers["x-api-key"]', 'headers["x-alchemy-token"]', '*.apiKey', '*.key', '*.adminToken'],
+        paths: [
+          'req.headers',
+          'headers.authorization',
+          'headers["x-api-key"]',
+          'headers["x-alchemy-token"]',
+          '*.apiKey',
+          '*.key',
+          '*.adminToken',
+        ],
         censor: '[redacted]',
       },
       serializers: {

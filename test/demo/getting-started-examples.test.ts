@@ -66,7 +66,9 @@ describe('the --demo examples of docs/getting-started.md', () => {
       expect(response.status, line).toBe(200);
       answers[path] = (await response.json()) as Record<string, unknown>;
     }
-    const [balances, metadata, owned, ape, collection, item, transfers, airdropped, withoutSpam] = calls.map(({ path }) => answers[path]!);
+    const [balances, metadata, owned, ape, collection, item, transfers, airdropped, withoutSpam] = calls.map(
+      ({ path }) => answers[path]!,
+    );
     expect(balances!.tokens).toEqual([
       expect.objectContaining({
         contract: '0x2c557e17c11a17fa0862602f544885f183e680fb',
