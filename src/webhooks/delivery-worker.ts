@@ -10,7 +10,7 @@ import { deliveriesChannel } from './outbox.ts';
 import type { PausedNotice } from './pause-webhook.ts';
 import type { SecretBox } from './secrets.ts';
 import type { DeliverySender } from './send-delivery.ts';
-import { type ServeDeps, serveWebhook } from './serve-webhook.ts';
+import { type ServeDeps, type ServeResult, serveWebhook } from './serve-webhook.ts';
 import { unopenableSecretHoldMs } from './webhook-secrets.ts';
 
 const pollMs = 250;
@@ -29,7 +29,8 @@ export interface DeliveryWorkers {
  * most `maxInFlightPerEndpoint` at once, started in order), and their attempts and outcomes written
  * before the commit (`serveWebhook`). A process that dies mid-way leaves its claims to the next
  * worker: delivery is at least once, and never by two workers at once. This factory only schedules:
- * it looks for due webhooks on a poll, on a NOTIFY and on a poke, and serves up to `slots` at once.
+ * it looks for due webhooks on a poll, on a NOTIFY and on a poke, and serves up to `slots` at once;
+ * a webhook with more due than one round takes is served again at once while no other waits.
  */
 export function startDeliveryWorkers(deps: {
   db: Kysely<Tables>;
@@ -52,6 +53,8 @@ export function startDeliveryWorkers(deps: {
   let closed = false;
   let ticking = false;
   let again = false;
+  /** The last lookup found due webhooks it had no slot for. */
+  let othersWaiting = false;
   let listener: ListenConnection | undefined;
 
   const timer = setInterval(() => tick(), pollMs);
@@ -79,11 +82,13 @@ export function startDeliveryWorkers(deps: {
     ticking = true;
     findDueWebhooks(db, deps.slots * 2)
       .then((ids) => {
+        let left = 0;
         for (const id of ids) {
-          if (serving.size >= deps.slots) break;
           if (serving.has(id) || held.has(id)) continue;
-          serving.set(id, serve(id));
+          if (serving.size >= deps.slots) left++;
+          else serving.set(id, serve(id));
         }
+        othersWaiting = left > 0;
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not look for due webhook deliveries'))
       .finally(() => {
@@ -95,11 +100,19 @@ export function startDeliveryWorkers(deps: {
       });
   }
 
+  /**
+   * Serves one webhook's rounds. A full round (more may be due) is followed at once by the next one
+   * while no other due webhook waits for a slot (no lookup, no wait for a tick in between); when some
+   * do, the slot goes back and the next lookup picks among them all at random.
+   */
   async function serve(id: string): Promise<void> {
-    const result = await serveWebhook(serveDeps, id).catch((error: unknown) => {
-      logger.error({ err: error, webhook: id }, 'webhook delivery round failed');
-      return 'done' as const;
-    });
+    let result: ServeResult;
+    do {
+      result = await serveWebhook(serveDeps, id).catch((error: unknown) => {
+        logger.error({ err: error, webhook: id }, 'webhook delivery round failed');
+        return 'done' as const;
+      });
+    } while (result === 'full' && !closed && !othersWaiting);
     if (result === 'held') held.hold(id, unopenableSecretHoldMs);
     serving.delete(id);
     if (result === 'full') tick();
