@@ -30,7 +30,7 @@ export interface DeliveryWorkers {
  * before the commit (`serveWebhook`). A process that dies mid-way leaves its claims to the next
  * worker: delivery is at least once, and never by two workers at once. This factory only schedules:
  * it looks for due webhooks on a poll, on a NOTIFY and on a poke, and serves up to `slots` at once;
- * a webhook with more due than one round takes is served again at once while no other waits.
+ * the due webhooks it had no slot for take the slots in turn as rounds end.
  */
 export function startDeliveryWorkers(deps: {
   db: Kysely<Tables>;
@@ -53,8 +53,8 @@ export function startDeliveryWorkers(deps: {
   let closed = false;
   let ticking = false;
   let again = false;
-  /** The last lookup found due webhooks it had no slot for. */
-  let othersWaiting = false;
+  /** Due webhooks the last lookup had no slot for, in its (random) order: the next to get a slot. */
+  const waiting: string[] = [];
   let listener: ListenConnection | undefined;
 
   const timer = setInterval(() => tick(), pollMs);
@@ -82,13 +82,12 @@ export function startDeliveryWorkers(deps: {
     ticking = true;
     findDueWebhooks(db, deps.slots * 2)
       .then((ids) => {
-        let left = 0;
+        waiting.length = 0;
         for (const id of ids) {
           if (serving.has(id) || held.has(id)) continue;
-          if (serving.size >= deps.slots) left++;
+          if (serving.size >= deps.slots) waiting.push(id);
           else serving.set(id, serve(id));
         }
-        othersWaiting = left > 0;
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not look for due webhook deliveries'))
       .finally(() => {
@@ -101,21 +100,40 @@ export function startDeliveryWorkers(deps: {
   }
 
   /**
-   * Serves one webhook's rounds. A full round (more may be due) is followed at once by the next one
-   * while no other due webhook waits for a slot (no lookup, no wait for a tick in between); when some
-   * do, the slot goes back and the next lookup picks among them all at random.
+   * Serves one webhook's rounds. After a full round (more may be due) the slot goes to the next
+   * webhook waiting for one, and this one joins the back of the line; when none waits, this one's next
+   * round follows at once. A slot freed goes to the next waiting webhook too: no lookup and no wait
+   * for a tick in between.
    */
   async function serve(id: string): Promise<void> {
     let result: ServeResult;
-    do {
+    for (;;) {
       result = await serveWebhook(serveDeps, id).catch((error: unknown) => {
         logger.error({ err: error, webhook: id }, 'webhook delivery round failed');
         return 'done' as const;
       });
-    } while (result === 'full' && !closed && !othersWaiting);
+      if (result !== 'full' || closed) break;
+      const next = nextWaiting();
+      if (next === undefined) continue;
+      waiting.push(id);
+      serving.delete(id);
+      serving.set(next, serve(next));
+      return;
+    }
     if (result === 'held') held.hold(id, unopenableSecretHoldMs);
     serving.delete(id);
-    if (result === 'full') tick();
+    if (closed) return;
+    const next = nextWaiting();
+    if (next !== undefined) serving.set(next, serve(next));
+    else if (result === 'full') tick();
+  }
+
+  function nextWaiting(): string | undefined {
+    while (waiting.length > 0) {
+      const id = waiting.shift()!;
+      if (!serving.has(id) && !held.has(id)) return id;
+    }
+    return undefined;
   }
 
   return {
