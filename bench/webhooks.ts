@@ -6,7 +6,8 @@
 //    deliveries, then resumed: deliveries per second until every one is received and logged, against a
 //    bare undici loop POSTing as many similar bodies to the same receiver (no database).
 // Run: npm run bench:webhooks   (BENCH_WEBHOOK_BLOCKS, BENCH_WEBHOOK_DELIVERIES, BENCH_WEBHOOK_HOOKS,
-// BENCH_WEBHOOK_CONCURRENCY, BENCH_DATABASE_URL, BENCH_CPU_PROF=1)
+// BENCH_WEBHOOK_CONCURRENCY, BENCH_DATABASE_URL with BENCH_DATABASE_PID (its postmaster, to count its CPU),
+// BENCH_CPU_PROF=1)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -240,6 +241,8 @@ try {
 
   const cpuFrom = readTreeCpu(server.pid, serviceLabel);
   const receiverCpuFrom = readTreeCpu(receiver.pid, 'receiver');
+  // An outside Postgres on this machine: its postmaster and backends, labelled like the embedded one's.
+  const databaseCpuFrom = settings.databasePid ? readTreeCpu(settings.databasePid, 'postgres') : undefined;
   const resumedUs = monotonicUs();
   const resumedWallMs = wallMs();
   await Promise.all(hooks.map((id) => api.setStatus(id, 'active')));
@@ -255,6 +258,11 @@ try {
   });
   const recordedUs = monotonicUs();
   const cpu = cpuBetween(cpuFrom, readTreeCpu(server.pid, serviceLabel));
+  if (databaseCpuFrom && settings.databasePid) {
+    for (const [label, ms] of cpuBetween(databaseCpuFrom, readTreeCpu(settings.databasePid, 'postgres'))) {
+      cpu.set(label, (cpu.get(label) ?? 0) + ms);
+    }
+  }
   // The receiver runs under tsx: its esbuild helper is counted with it.
   const receiverCpu = [...cpuBetween(receiverCpuFrom, readTreeCpu(receiver.pid, 'receiver')).values()];
   cpu.set(

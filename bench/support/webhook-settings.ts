@@ -14,6 +14,11 @@ export interface WebhookBenchSettings {
   cpuProfile: boolean;
   /** Run Blockyard on this Postgres instead of the embedded one (BENCH_DATABASE_URL). */
   databaseUrl?: string;
+  /**
+   * The postmaster's pid of that Postgres when it runs on this machine (BENCH_DATABASE_PID, e.g. the
+   * first line of its postmaster.pid): its CPU is counted like the embedded one's.
+   */
+  databasePid?: number;
 }
 
 export function readWebhookBenchSettings(env: Record<string, string | undefined> = process.env): WebhookBenchSettings {
@@ -24,5 +29,6 @@ export function readWebhookBenchSettings(env: Record<string, string | undefined>
     concurrency: wholeNumber(env, 'BENCH_WEBHOOK_CONCURRENCY', 16, 1, 256),
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_DATABASE_URL ? { databaseUrl: env.BENCH_DATABASE_URL } : {}),
+    ...(env.BENCH_DATABASE_PID ? { databasePid: wholeNumber(env, 'BENCH_DATABASE_PID', 0, 2, 4_194_304) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { preparedComment } from '../db/prepared-statements.ts';
 import type { Tables } from '../db/tables.ts';
 
 /**
@@ -48,38 +49,29 @@ export interface ServedWebhook {
 
 /**
  * Takes the webhook's transaction-scoped advisory lock, so its first attempts go out in chain order
- * whichever process serves it. Answers the database's clock when the lock is ours, undefined when
- * another worker holds it. Schedules, signature timestamps and day windows compare with times other
- * processes wrote, so they come from one clock, not this host's.
+ * whichever process serves it, and reads the webhook with its account's plan, in one round trip.
+ * Answers the database's clock with the webhook when the lock is ours; `busy` when another worker
+ * holds it; `gone` when the webhook is no more. Schedules, signature timestamps and day windows
+ * compare with times other processes wrote, so they come from one clock, not this host's.
  */
-export async function lockWebhook(trx: Kysely<Tables>, webhookId: string): Promise<(() => Date) | undefined> {
-  const { rows: lock } = await sql<{ locked: boolean; db_ms: number }>`
-    select pg_try_advisory_xact_lock(hashtext(${`webhook:${webhookId}`})) as locked,
-           (extract(epoch from clock_timestamp()) * 1000)::float8 as db_ms`.execute(trx);
-  if (!lock[0]?.locked) return undefined;
-  const skewMs = lock[0].db_ms - Date.now();
-  return () => new Date(Date.now() + skewMs);
-}
-
-/** The webhook and its account's plan, or undefined when it is gone. */
-export async function readServedWebhook(trx: Kysely<Tables>, webhookId: string): Promise<ServedWebhook | undefined> {
-  return trx
-    .selectFrom('webhooks as w')
-    .innerJoin('accounts as a', 'a.id', 'w.account_id')
-    .select([
-      'w.id',
-      'w.account_id',
-      'w.url',
-      'w.status',
-      'w.payload_format',
-      'w.secret_ciphertext',
-      'w.previous_secret_ciphertext',
-      'w.previous_secret_expires_at',
-      'a.plan',
-      'a.limits',
-    ])
-    .where('w.id', '=', webhookId)
-    .executeTakeFirst();
+export async function lockServedWebhook(
+  trx: Kysely<Tables>,
+  webhookId: string,
+): Promise<{ webhook: ServedWebhook; now: () => Date } | 'busy' | 'gone'> {
+  const { rows } = await sql<
+    ServedWebhook & { locked: boolean; db_ms: number }
+  >`${sql.raw(preparedComment('webhook_lock_served'))}
+    select l.locked, l.db_ms, w.id, w.account_id, w.url, w.status, w.payload_format, w.secret_ciphertext,
+           w.previous_secret_ciphertext, w.previous_secret_expires_at, a.plan, a.limits
+    from (select pg_try_advisory_xact_lock(hashtext('webhook:' || ${webhookId}::text)) as locked,
+                 (extract(epoch from clock_timestamp()) * 1000)::float8 as db_ms) l
+    left join (webhooks w join accounts a on a.id = w.account_id) on l.locked and w.id = ${webhookId}`.execute(trx);
+  const row = rows[0];
+  if (!row?.locked) return 'busy';
+  if (row.id === null) return 'gone';
+  const skewMs = row.db_ms - Date.now();
+  const { locked: _locked, db_ms: _dbMs, ...webhook } = row;
+  return { webhook, now: () => new Date(Date.now() + skewMs) };
 }
 
 /**
@@ -91,7 +83,7 @@ export async function claimDueDeliveries(
   webhook: Pick<ServedWebhook, 'id' | 'status'>,
   limit: number,
 ): Promise<ClaimedDelivery[]> {
-  const { rows } = await sql<ClaimedDelivery>`
+  const { rows } = await sql<ClaimedDelivery>`${sql.raw(preparedComment('webhook_claim_due'))}
     select d.id, d.event_id, d.kind, d.attempts, d.network, e.event_type, e.data, e.removed,
            e.removes_event_id, e.test, e.created_at as event_created_at
     from webhook_deliveries d
@@ -112,7 +104,7 @@ export async function claimDueDeliveries(
  * first due delivery; random order, so no webhook waits behind others that always have something due.
  */
 export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promise<string[]> {
-  const { rows } = await sql<{ webhook_id: string }>`
+  const { rows } = await sql<{ webhook_id: string }>`${sql.raw(preparedComment('webhook_find_due'))}
     select w.id as webhook_id
     from webhooks w
     where w.status in ('active', 'paused')

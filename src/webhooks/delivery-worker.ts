@@ -10,7 +10,7 @@ import { deliveriesChannel } from './outbox.ts';
 import type { PausedNotice } from './pause-webhook.ts';
 import type { SecretBox } from './secrets.ts';
 import type { DeliverySender } from './send-delivery.ts';
-import { type ServeDeps, serveWebhook } from './serve-webhook.ts';
+import { type ServeDeps, type ServeResult, serveWebhook } from './serve-webhook.ts';
 import { unopenableSecretHoldMs } from './webhook-secrets.ts';
 
 const pollMs = 250;
@@ -29,7 +29,8 @@ export interface DeliveryWorkers {
  * most `maxInFlightPerEndpoint` at once, started in order), and their attempts and outcomes written
  * before the commit (`serveWebhook`). A process that dies mid-way leaves its claims to the next
  * worker: delivery is at least once, and never by two workers at once. This factory only schedules:
- * it looks for due webhooks on a poll, on a NOTIFY and on a poke, and serves up to `slots` at once.
+ * it looks for due webhooks on a poll, on a NOTIFY and on a poke, and serves up to `slots` at once;
+ * the due webhooks it had no slot for take the slots in turn as rounds end.
  */
 export function startDeliveryWorkers(deps: {
   db: Kysely<Tables>;
@@ -52,6 +53,8 @@ export function startDeliveryWorkers(deps: {
   let closed = false;
   let ticking = false;
   let again = false;
+  /** Due webhooks the last lookup had no slot for, in its (random) order: the next to get a slot. */
+  const waiting: string[] = [];
   let listener: ListenConnection | undefined;
 
   const timer = setInterval(() => tick(), pollMs);
@@ -79,10 +82,11 @@ export function startDeliveryWorkers(deps: {
     ticking = true;
     findDueWebhooks(db, deps.slots * 2)
       .then((ids) => {
+        waiting.length = 0;
         for (const id of ids) {
-          if (serving.size >= deps.slots) break;
           if (serving.has(id) || held.has(id)) continue;
-          serving.set(id, serve(id));
+          if (serving.size >= deps.slots) waiting.push(id);
+          else serving.set(id, serve(id));
         }
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not look for due webhook deliveries'))
@@ -95,14 +99,41 @@ export function startDeliveryWorkers(deps: {
       });
   }
 
+  /**
+   * Serves one webhook's rounds. After a full round (more may be due) the slot goes to the next
+   * webhook waiting for one, and this one joins the back of the line; when none waits, this one's next
+   * round follows at once. A slot freed goes to the next waiting webhook too: no lookup and no wait
+   * for a tick in between.
+   */
   async function serve(id: string): Promise<void> {
-    const result = await serveWebhook(serveDeps, id).catch((error: unknown) => {
-      logger.error({ err: error, webhook: id }, 'webhook delivery round failed');
-      return 'done' as const;
-    });
+    let result: ServeResult;
+    for (;;) {
+      result = await serveWebhook(serveDeps, id).catch((error: unknown) => {
+        logger.error({ err: error, webhook: id }, 'webhook delivery round failed');
+        return 'done' as const;
+      });
+      if (result !== 'full' || closed) break;
+      const next = nextWaiting();
+      if (next === undefined) continue;
+      waiting.push(id);
+      serving.delete(id);
+      serving.set(next, serve(next));
+      return;
+    }
     if (result === 'held') held.hold(id, unopenableSecretHoldMs);
     serving.delete(id);
-    if (result === 'full') tick();
+    if (closed) return;
+    const next = nextWaiting();
+    if (next !== undefined) serving.set(next, serve(next));
+    else if (result === 'full') tick();
+  }
+
+  function nextWaiting(): string | undefined {
+    while (waiting.length > 0) {
+      const id = waiting.shift()!;
+      if (!serving.has(id) && !held.has(id)) return id;
+    }
+    return undefined;
   }
 
   return {

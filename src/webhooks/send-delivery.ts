@@ -1,9 +1,10 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { type PrivateDestinations, privateDestinations } from '../config/private-destinations.ts';
 import { refusedAddressReason } from '../core/address-policy.ts';
 import { withTraceparent } from '../tracing/tracing.ts';
+import { postOnce } from './post-once.ts';
 import type { Mode } from './url-policy.ts';
 
 export interface SendResult {
@@ -69,23 +70,19 @@ export function createDeliverySender(options: {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       try {
-        const response = await request(url, {
-          method: 'POST',
-          // Not part of the signed text: a receiver that traces continues the delivery's trace.
-          headers: withTraceparent(headers),
-          body,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(options.timeoutMs),
+        // Not part of the signed text: a receiver that traces continues the delivery's trace.
+        const answer = await postOnce(agent, url, withTraceparent(headers), body, {
+          timeoutMs: options.timeoutMs,
+          keepBytes: responseBodyKeptBytes,
         });
-        const responseBody = await readPrefix(response.body, responseBodyKeptBytes);
-        const retryAfter = response.headers['retry-after'];
-        const status = response.statusCode;
+        const { status, retryAfter } = answer;
+        const responseBody = answer.body;
         const ok = status >= 200 && status < 300;
         return {
           ok,
           status,
           responseBody,
-          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+          retryAfter,
           latencyMs: elapsed(),
           error: ok
             ? null
@@ -106,26 +103,6 @@ export function createDeliverySender(options: {
     },
     close: () => agent.close(),
   };
-}
-
-/** Reads up to `limit` bytes as text, and the rest (bounded) to keep the connection reusable. */
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (kept < limit) {
-      chunks.push(chunk.subarray(0, limit - kept));
-      kept += Math.min(chunk.length, limit - kept);
-    }
-    // A receiver answering megabytes gets its connection closed rather than read to the end.
-    if (seen > 64 * 1024) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describe(error: unknown, url: string, timeoutMs: number): string {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import type { Tables } from '../db/tables.ts';
-import { claimDueDeliveries, lockWebhook, readServedWebhook } from './claim-deliveries.ts';
+import { claimDueDeliveries, lockServedWebhook } from './claim-deliveries.ts';
 import { applyDailyCap } from './daily-delivery-cap.ts';
 import { disableGoneWebhook, type PausedNotice, pauseWebhook } from './pause-webhook.ts';
 import { planDeliveryOutcomes } from './plan-delivery-outcomes.ts';
@@ -42,10 +42,10 @@ export async function serveWebhook(deps: ServeDeps, webhookId: string): Promise<
   const { config, logger } = deps;
   let paused: PausedNotice | undefined;
   const result = await deps.db.transaction().execute(async (trx): Promise<ServeResult> => {
-    const now = await lockWebhook(trx, webhookId);
-    if (!now) return 'done';
-    const webhook = await readServedWebhook(trx, webhookId);
-    if (!webhook || webhook.status === 'disabled') return 'done';
+    const locked = await lockServedWebhook(trx, webhookId);
+    if (locked === 'busy' || locked === 'gone') return 'done';
+    const { webhook, now } = locked;
+    if (webhook.status === 'disabled') return 'done';
     const secrets = await openWebhookSecrets(trx, deps.secrets, webhook, logger, now().getTime());
     if (!secrets) return 'held';
     const claimed = await claimDueDeliveries(trx, webhook, deliveryBatchSize);

@@ -7,10 +7,22 @@ describe('the delivery HTTP client', () => {
   let server: Server;
   let port: number;
   const hits: string[] = [];
+  const sockets = new Set<unknown>();
   beforeAll(async () => {
     server = createServer((request, response) => {
       hits.push(request.url ?? '');
+      sockets.add(request.socket);
       request.resume();
+      if (request.url === '/silent') return;
+      if (request.url === '/drip') {
+        // Headers at once, then a byte every 100 ms for ever: only the whole-exchange deadline ends it.
+        response.writeHead(200);
+        const drip = setInterval(() => response.write('.'), 100);
+        response.on('close', () => clearInterval(drip));
+        return;
+      }
+      if (request.url === '/busy') return void response.writeHead(503, { 'Retry-After': '120' }).end('later');
+      if (request.url === '/huge') return void response.writeHead(200).end('y'.repeat(1024 * 1024));
       if (request.url === '/redirect') return void response.writeHead(302, { location: '/ok' }).end();
       if (request.url === '/big') return void response.writeHead(200).end('x'.repeat(10_000));
       response.writeHead(200).end('fine');
@@ -45,6 +57,30 @@ describe('the delivery HTTP client', () => {
     expect(big.responseBody).toHaveLength(responseBodyKeptBytes);
     const refused = await sender.send('http://127.0.0.1:1/nothing', {}, '{}');
     expect(refused.error).toBe('connection to 127.0.0.1:1 refused');
+    await sender.close();
+  });
+
+  it('bounds the whole exchange by one deadline, also an answer that drips; reads Retry-After; reuses its connection', async () => {
+    const sender = createDeliverySender({ mode: 'development', timeoutMs: 700 });
+    sockets.clear();
+    for (let i = 0; i < 6; i++) expect((await sender.send(`http://127.0.0.1:${port}/ok`, {}, '{}')).ok).toBe(true);
+    // undici hands a socket out again a full event loop turn after an answer: one after another, two alternate.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+    const started = performance.now();
+    const [silent, drip] = await Promise.all([
+      sender.send(`http://127.0.0.1:${port}/silent`, {}, '{}'),
+      sender.send(`http://127.0.0.1:${port}/drip`, {}, '{}'),
+    ]);
+    const took = performance.now() - started;
+    expect(silent).toMatchObject({ ok: false, status: null, responseBody: null, error: 'no answer within 0.7 s' });
+    expect(drip).toMatchObject({ ok: false, status: null, responseBody: null, error: 'no answer within 0.7 s' });
+    expect(took).toBeGreaterThanOrEqual(650);
+    expect(took).toBeLessThan(3_000);
+
+    const busy = await sender.send(`http://127.0.0.1:${port}/busy`, {}, '{}');
+    expect(busy).toMatchObject({ ok: false, status: 503, responseBody: 'later', retryAfter: '120', error: 'answered 503' });
+    const huge = await sender.send(`http://127.0.0.1:${port}/huge`, {}, '{}');
+    expect(huge).toMatchObject({ ok: true, status: 200, responseBody: 'y'.repeat(responseBodyKeptBytes) });
     await sender.close();
   });
 });
