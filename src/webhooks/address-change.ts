@@ -1,7 +1,7 @@
 import { invalidRequest } from '../core/errors.ts';
 import type { AddressChange } from './service.ts';
-import { maxAddressesPerUpdate, maxWebhookAddresses } from './webhook-addresses.ts';
-import { parseAddress } from './webhook-config.ts';
+import { maxAddressesPerUpdate } from './webhook-addresses.ts';
+import { maxWebhookAddresses, parseAddress } from './webhook-config.ts';
 
 /**
  * The lists of an address update, checked: each a list of at most `maxAddressesPerUpdate` 0x

@@ -2,10 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { invalidRequest } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
-import type { WebhookConfig } from './webhook-config.ts';
+import { maxWebhookAddresses, type WebhookConfig } from './webhook-config.ts';
 
-/** Addresses one webhook watches at most (`webhook_addresses`). */
-export const maxWebhookAddresses = 100_000;
 /** Addresses one call of `PATCH /v1/webhooks/{id}/addresses` adds and removes, each list at most. */
 export const maxAddressesPerUpdate = 1_000;
 /** Rows an insert or delete of a long list takes at once (Postgres binds at most 65,535 parameters). */

@@ -1,7 +1,9 @@
 import { invalidRequest } from '../core/errors.ts';
 import { assertAddressChecksum } from '../http/address-param.ts';
 import type { WebhookEventType } from './event-types.ts';
-import { maxWebhookAddresses } from './webhook-addresses.ts';
+
+/** Addresses one webhook watches at most (`webhook_addresses`). */
+export const maxWebhookAddresses = 100_000;
 
 /** A webhook's filter after validation: addresses and hashes lower-case, numbers as decimal strings. */
 export interface WebhookConfig {

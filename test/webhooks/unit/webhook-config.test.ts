@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.ts';
 import type { WebhookEventType } from '../../../src/webhooks/event-types.ts';
-import { maxWebhookAddresses } from '../../../src/webhooks/webhook-addresses.ts';
-import { maxConfirmations, maxListEntries, parseWebhookConfig } from '../../../src/webhooks/webhook-config.ts';
+import {
+  maxConfirmations,
+  maxListEntries,
+  maxWebhookAddresses,
+  parseWebhookConfig,
+} from '../../../src/webhooks/webhook-config.ts';
 
 const a = `0x${'a'.repeat(40)}`;
 const b = `0x${'b'.repeat(40)}`;
