@@ -2,7 +2,7 @@ import { sql, type Transaction, type UpdateObject } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { ApiKeyEventRow, ApiKeyRow, NewApiKeyRow } from '../db/tables/accounts.ts';
 import type { Tables } from '../db/tables.ts';
-import type { Page } from './store.ts';
+import type { Page } from './page.ts';
 
 /** Every process LISTENs here and drops the key (its id is the payload) from its authentication cache. */
 export const keyChangedChannel = 'blockyard_api_key_changed';

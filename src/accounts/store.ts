@@ -3,11 +3,9 @@ import type { KeyWithAccount } from '../auth/key-lookup.ts';
 import type { Database } from '../db/connect.ts';
 import type { AccountRow, ApiKeyRow, NewAccountRow } from '../db/tables/accounts.ts';
 import { keyChangedChannel } from './key-change-store.ts';
+import type { Page } from './page.ts';
 
-export interface Page {
-  offset: number;
-  limit: number;
-}
+export type { Page } from './page.ts';
 
 export function createAccountStore(db: Database) {
   return {

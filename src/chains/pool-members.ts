@@ -7,7 +7,7 @@ import { costOf } from './provider-cu-tables.ts';
 import { createUpstreamBudget } from './upstream-budget.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts';
 import type { UpstreamMetrics } from './upstream-metrics.ts';
-import type { UpstreamPoolOptions } from './upstream-pool.ts';
+import type { UpstreamPoolOptions } from './upstream-pool-options.ts';
 
 /** Default per-upstream timeout: long enough for a heavy `eth_getLogs`, the hedge covers slow nodes sooner. */
 const defaultTimeoutMs = 30_000;

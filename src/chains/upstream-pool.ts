@@ -1,10 +1,9 @@
-import { type Logger, pino } from 'pino';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import type { ChainKind, UpstreamConfig } from '../config/chain-settings.ts';
+import type { UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { breakersOpenError } from './breakers-open.ts';
-import type { CircuitBreakerOptions } from './circuit-breaker.ts';
-import type { FinalitySettings, FinalityTag, ReportedFinality } from './final-block.ts';
+import type { FinalityTag, ReportedFinality } from './final-block.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
@@ -21,7 +20,10 @@ import type { BudgetLimits } from './upstream-budget.ts';
 import { type UpstreamClient, UpstreamError } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
+import type { UpstreamPoolOptions } from './upstream-pool-options.ts';
 import { broadcastWrite } from './write-broadcast.ts';
+
+export type { UpstreamPoolOptions } from './upstream-pool-options.ts';
 
 export interface UpstreamStats {
   readonly upstream: string;
@@ -76,31 +78,6 @@ export interface UpstreamPool extends UpstreamClient {
   finalBlock(tag?: FinalityTag): number | undefined;
   /** Called after the reported tags moved (answers that resolved a tag are stale). Returns the function that stops it. */
   onFinalityChange(listener: () => void): () => void;
-}
-
-export interface UpstreamPoolOptions {
-  upstreams: readonly UpstreamConfig[];
-  chain: string;
-  network: string;
-  kind?: ChainKind;
-  /** The chain id every upstream must answer (EVM); default: the first upstream's, unchecked (tests). */
-  chainId?: number;
-  /** Solana: the genesis hash every upstream must answer (default: the first one's). */
-  genesisHash?: string;
-  /** Head poll interval; the chain's block time. */
-  headPollMs: number;
-  /** Blocks behind the best head beyond which an upstream gets no reads while others are caught up. Default 3. */
-  maxLagBlocks?: number;
-  /** Attempts per read, hedges included (at least one per upstream). Default 3. */
-  maxAttempts?: number;
-  breaker?: CircuitBreakerOptions;
-  /** Hedge once the first attempt is slower than the upstream's p95, but never sooner than `floorMs`. */
-  hedge?: { minSamples?: number; floorMs?: number };
-  /** Shared by every pool of a process; default: a private registry (not exported). */
-  metrics?: UpstreamMetrics;
-  logger?: Logger;
-  /** How the network decides its final block; default: depth 0 (no tags read). */
-  finality?: FinalitySettings;
 }
 
 /** How long a read waits for the first identity checks of a pool that has no verified upstream yet. */

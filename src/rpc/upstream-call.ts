@@ -6,8 +6,8 @@ import { UpstreamError } from '../chains/upstream-client.ts';
 import { formatCall, type JsonRpcCall } from '../jsonrpc/messages.ts';
 import { splitRpcAnswer } from '../jsonrpc/raw-answer.ts';
 import type { HistogramChild, Metrics } from '../observability/metrics.ts';
-import type { SentCall } from './cache/network-cache.ts';
 import { isWriteMethod } from './method-policy.ts';
+import type { SentCall } from './send-rpc.ts';
 import { upstreamErrorAnswer, upstreamsRateLimited } from './upstream-refusal.ts';
 
 /**

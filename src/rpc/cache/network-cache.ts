@@ -6,6 +6,7 @@ import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../jsonrpc/r
 import { spanEvent } from '../../tracing/tracing.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
 import { mayChangeState } from '../method-policy.ts';
+import type { SendRpc } from '../send-rpc.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
 import { type CacheScope, cacheScopeFor, isCacheableMethod, scopeOfResult } from './cache-policy.ts';
@@ -13,17 +14,7 @@ import { createHeadWatch } from './head-watch.ts';
 import { createInflight } from './inflight.ts';
 import type { RedisAnswerStore } from './redis-answer-store.ts';
 
-/**
- * Sends a JSON-RPC body upstream and returns the answer's text (errors included, never thrown for the
- * chain). `sent` says what the body asks when the cache tells: its params (a piece of an eth_getLogs
- * split has its own range) and whether its answer may be stored, so must pass the integrity checks.
- */
-export type SendRpc = (body: string, sent?: SentCall) => Promise<string>;
-
-export interface SentCall {
-  readonly params: unknown;
-  readonly stored: boolean;
-}
+export type { SendRpc, SentCall } from '../send-rpc.ts';
 
 /** A stored result: its raw JSON text, and for head-dependent entries the head epoch and expiry. */
 export interface CachedResult {

@@ -1,6 +1,6 @@
 import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../../jsonrpc/messages.ts';
 import { formatRpcAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
-import type { SendRpc } from '../cache/network-cache.ts';
+import type { SendRpc } from '../send-rpc.ts';
 import { type BlockRange, bisectRange, namesFinalityTag, resolveLogsRange, splitRange, type TagBlocks } from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
 

@@ -1,0 +1,5 @@
+/** One page of a list read by offset. */
+export interface Page {
+  offset: number;
+  limit: number;
+}
