@@ -21,8 +21,6 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
   const [rotating, setRotating] = useState(false);
   const [rotated, setRotated] = useState<CreatedApiKey>();
   const [saved, setSaved] = useState(false);
-  // Bumped after each change, so the events list shows it.
-  const [round, setRound] = useState(0);
   const revoke = useConfirmedAction((target: ApiKey) => revokeKey(target.id));
   const key = keys.data?.keys.find((entry) => entry.id === id);
   useTitle(key ? `API key ${key.name}` : 'API key');
@@ -40,10 +38,7 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
       </>
     );
   }
-  const changed = () => {
-    keys.reload();
-    setRound((value) => value + 1);
-  };
+  const changed = () => keys.reload();
   const active = !key.revoked_at;
 
   return (
@@ -97,7 +92,8 @@ export default function KeyDetailPage({ params }: { params: Record<string, strin
       ) : (
         <KeySummary apiKey={key} />
       )}
-      <KeyEvents keyId={key.id} round={round} />
+      {/* Re-read with the key, so an event never shows before the page shows the key's new state. */}
+      <KeyEvents keyId={key.id} round={key} />
       {rotating && (
         <RotateKeyDialog
           apiKey={key}

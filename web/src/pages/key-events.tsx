@@ -8,8 +8,8 @@ import { actionLabels, actionTones, actorInWords, detailsInWords } from './key-e
 
 const pageSize = 20;
 
-/** The key's audit trail, newest first: what was done, by whom, when. `round` changes after each change the page makes. */
-export function KeyEvents({ keyId, round }: { keyId: string; round: number }) {
+/** The key's audit trail, newest first: what was done, by whom, when. `round` changes whenever the page re-reads the key. */
+export function KeyEvents({ keyId, round }: { keyId: string; round: unknown }) {
   const session = useSession();
   const [page, setPage] = useState(1);
   const events = useLoad(() => listKeyEvents(keyId, { page, limit: pageSize }), [keyId, page, round]);
