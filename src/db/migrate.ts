@@ -23,6 +23,7 @@ import * as usedJwtIds from './migrations/2026-12-02T1600-used-jwt-ids.ts';
 import * as dataQueryIndexes from './migrations/2026-12-02T1900-data-query-indexes.ts';
 import * as webhookAddresses from './migrations/2026-12-03T0900-webhook-addresses.ts';
 import * as spamFlags from './migrations/2026-12-03T1200-spam-flags.ts';
+import * as webhookDeliveryWrites from './migrations/2026-12-03T1500-webhook-delivery-writes.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-02T1900-data-query-indexes': dataQueryIndexes,
   '2026-12-03T0900-webhook-addresses': webhookAddresses,
   '2026-12-03T1200-spam-flags': spamFlags,
+  '2026-12-03T1500-webhook-delivery-writes': webhookDeliveryWrites,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

@@ -101,20 +101,27 @@ export async function claimDueDeliveries(
 
 /**
  * Webhooks with a delivery due now, at most `limit`. Per webhook, an index probe that stops at its
- * first due delivery; random order, so no webhook waits behind others that always have something due.
+ * first due delivery (of a paused one, its first due test event, from the index of those alone: not
+ * a walk through the backlog it holds); random order, so no webhook waits behind others that always
+ * have something due.
  */
 export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promise<string[]> {
   const { rows } = await sql<{ webhook_id: string }>`${sql.raw(preparedComment('webhook_find_due'))}
     select w.id as webhook_id
     from webhooks w
-    where w.status in ('active', 'paused')
-      and exists (
+    where (w.status = 'active' and exists (
         select 1 from webhook_deliveries d
         where d.webhook_id = w.id
           and d.status = 'pending'
           and d.next_attempt_at <= now()
-          and (w.status = 'active' or d.kind = 'test')
-          and ${confirmationsReached})
+          and ${confirmationsReached}))
+      or (w.status = 'paused' and exists (
+        select 1 from webhook_deliveries d
+        where d.webhook_id = w.id
+          and d.status = 'pending'
+          and d.kind = 'test'
+          and d.next_attempt_at <= now()
+          and ${confirmationsReached}))
     order by random()
     limit ${limit}`.execute(db);
   return rows.map((row) => row.webhook_id);

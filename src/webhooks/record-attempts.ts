@@ -9,7 +9,8 @@ import type { SentDelivery } from './send-claimed.ts';
  * One statement, prepared once per connection, whatever the batch's size: every attempt of the batch
  * goes to the delivery log (request and response), and every delivery gets its new status, attempt
  * count, next attempt and note. The rows come as two JSON texts (one `JSON.stringify` each, no
- * per-value escaping in JavaScript). Its text never changes, so Postgres parses and plans it once
+ * per-value escaping in JavaScript), read as `jsonb`: parsed once, where `json` is checked on input,
+ * parsed again to split the rows, and each row's headers a third time. Its text never changes, so Postgres parses and plans it once
  * instead of a 2,000-parameter insert per batch, and it is one round trip, not two.
  */
 const recordText = `${preparedComment('webhook_record_attempts')}with logged as (
@@ -17,11 +18,11 @@ const recordText = `${preparedComment('webhook_record_attempts')}with logged as 
                                 request_body, response_status, response_body, latency_ms, error)
   select a.delivery_id, $1, a.attempt, a.attempted_at, $2, a.request_headers,
          a.request_body, a.response_status, a.response_body, a.latency_ms, a.error
-  from json_to_recordset($3::json) as a(delivery_id text, attempt int, attempted_at timestamptz, request_headers jsonb,
+  from jsonb_to_recordset($3::jsonb) as a(delivery_id text, attempt int, attempted_at timestamptz, request_headers jsonb,
                                         request_body text, response_status int, response_body text, latency_ms int, error text))
 update webhook_deliveries d
 set status = v.status, attempts = d.attempts + 1, next_attempt_at = v.next, note = v.note, updated_at = now()
-from json_to_recordset($4::json) as v(id text, status text, next timestamptz, note text)
+from jsonb_to_recordset($4::jsonb) as v(id text, status text, next timestamptz, note text)
 where d.id = v.id`;
 
 /**
@@ -42,12 +43,20 @@ export async function recordAttempts(
     request_headers: request.headers,
     request_body: request.body,
     response_status: result.status,
-    response_body: result.responseBody,
+    response_body: storable(result.responseBody),
     latency_ms: result.latencyMs,
-    error: result.error,
+    error: storable(result.error),
   }));
-  const outcomes = updates.map(({ id, status, next, note }) => ({ id, status, next, note }));
+  const outcomes = updates.map(({ id, status, next, note }) => ({ id, status, next, note: storable(note) }));
   await trx.executeQuery(
     CompiledQuery.raw(recordText, [webhook.id, webhook.url, JSON.stringify(attempts), JSON.stringify(outcomes)]),
   );
+}
+
+/**
+ * A receiver's answer as Postgres text can hold it: text has no NUL character, and one would fail the
+ * whole batch's write (and with it the outcome of every delivery already sent), so it becomes U+FFFD.
+ */
+function storable(text: string | null): string | null {
+  return text !== null && text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }

@@ -15,6 +15,8 @@ const awkward = [
   { body: '{"unicode":"zwölf € 🦊","comma":"a,b"}', response: null, status: null, error: 'connection to 127.0.0.1:9 refused' },
   { body: '{"empty":""}', response: '', status: 500, error: 'answered 500' },
   { body: '{"nul":"\\u0000 stays escaped"}', response: '  spaced "out"  ', status: 204, error: null },
+  // A receiver's answer with a NUL character, which Postgres text cannot hold: kept as U+FFFD.
+  { body: '{}', response: 'ok\u0000\u0000done', status: 200, error: null, stored: 'ok\uFFFD\uFFFDdone' },
 ];
 
 /**
@@ -33,7 +35,7 @@ describe('locking a webhook, claiming and recording a batch', () => {
               values ('wh_1', 'acc_1', ${url}, 'ethereum', ${network}, 'address_activity', '{}', 'snake_case', 'active', 'x', 0)`.execute(
       db,
     );
-    for (let index = 0; index < 9; index++) {
+    for (let index = 0; index < 11; index++) {
       await sql`insert into webhook_events (id, webhook_id, source_key, event_type, block_number, data)
                 values (${`evt_${index}`}, 'wh_1', ${`src_${index}`}, 'address_activity', ${index}, ${JSON.stringify({ n: index })})`.execute(
         db,
@@ -72,7 +74,7 @@ describe('locking a webhook, claiming and recording a batch', () => {
 
   it('logs every attempt as sent and answered, and moves every delivery, batch after batch', async () => {
     const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 123);
-    for (const batch of [4, 5]) {
+    for (const batch of [5, 6]) {
       await t.db.transaction().execute(async (trx) => {
         const claimed = await claimDueDeliveries(trx, { id: 'wh_1', status: 'active' }, batch);
         expect(claimed).toHaveLength(batch);
@@ -123,7 +125,7 @@ describe('locking a webhook, claiming and recording a batch', () => {
             request_headers: request.headers,
             request_body: request.body,
             response_status: result.status,
-            response_body: result.responseBody,
+            response_body: awkward[index % awkward.length]!.stored ?? result.responseBody,
             latency_ms: result.latencyMs,
             error: result.error,
           });
@@ -146,6 +148,16 @@ describe('locking a webhook, claiming and recording a batch', () => {
       });
     }
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from webhook_attempts`.execute(t.db);
-    expect(rows[0]!.n).toBe(9);
+    expect(rows[0]!.n).toBe(11);
+  });
+
+  it("deletes a delivery's attempts with it, and a webhook's with the webhook", async () => {
+    const count = async (table: 'webhook_attempts' | 'webhook_deliveries') =>
+      (await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n;
+    await t.db.deleteFrom('webhook_deliveries').where('id', 'in', ['dlv_0', 'dlv_1']).execute();
+    expect(await count('webhook_attempts')).toBe('9');
+    await t.db.deleteFrom('webhooks').where('id', '=', 'wh_1').execute();
+    expect(await count('webhook_deliveries')).toBe('0');
+    expect(await count('webhook_attempts')).toBe('0');
   });
 });
