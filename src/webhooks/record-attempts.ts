@@ -58,5 +58,5 @@ export async function recordAttempts(
  * whole batch's write (and with it the outcome of every delivery already sent), so it becomes U+FFFD.
  */
 function storable(text: string | null): string | null {
-  return text !== null && text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+  return text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }

@@ -205,6 +205,8 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
       const before = await snapshot(c.publicClient, c, holders);
       const viaSimulateV1 = await simulate('devnet', tx);
       const viaTrace = await simulate('sepolia', tx);
+      // The fallback (debug_traceCall with the call tracer) answers exactly as eth_simulateV1 does.
+      expect(viaTrace, tx.label).toEqual(viaSimulateV1);
       await anvil('anvil_impersonateAccount', [tx.from]);
       const hash = (await anvil('eth_sendTransaction', [
         {

@@ -153,7 +153,12 @@ describe('locking a webhook, claiming and recording a batch', () => {
 
   it("deletes a delivery's attempts with it, and a webhook's with the webhook", async () => {
     const count = async (table: 'webhook_attempts' | 'webhook_deliveries') =>
-      (await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n;
+      (
+        await t.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
     await t.db.deleteFrom('webhook_deliveries').where('id', 'in', ['dlv_0', 'dlv_1']).execute();
     expect(await count('webhook_attempts')).toBe('9');
     await t.db.deleteFrom('webhooks').where('id', '=', 'wh_1').execute();
