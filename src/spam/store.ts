@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { anyOf } from '../db/any-of.ts';
 import type { Database } from '../db/connect.ts';
 import type { SpamContractKind, SpamListName } from '../db/tables/spam.ts';
 import type { SampledTransfer } from './heuristics.ts';
@@ -30,7 +31,7 @@ export function createSpamStore(db: Database) {
         .selectFrom('contract_spam')
         .select(['contract', 'reasons', 'sampled_transfers', 'classified_at'])
         .where('network', '=', network)
-        .where('contract', 'in', contracts)
+        .where(anyOf('contract', contracts))
         .execute();
       return rows.map((row) => ({
         contract: row.contract,
@@ -88,7 +89,7 @@ export function createSpamStore(db: Database) {
     async listEntries(network: string, contracts?: readonly string[]): Promise<SpamListEntry[]> {
       if (contracts !== undefined && contracts.length === 0) return [];
       let query = db.selectFrom('spam_lists').select(['contract', 'list', 'note', 'created_at']).where('network', '=', network);
-      if (contracts !== undefined) query = query.where('contract', 'in', contracts);
+      if (contracts !== undefined) query = query.where(anyOf('contract', contracts));
       const rows = await query.orderBy('contract').execute();
       return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
     },

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type Hex, parseAbiItem } from 'viem';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
+import { anyOf } from '../db/any-of.ts';
 import type { Tables } from '../db/tables.ts';
 import { openSponsorships, settleSponsorship } from './sponsorship-store.ts';
 import { weiToPicoUsd } from './usd.ts';
@@ -43,9 +44,10 @@ export function startSponsorshipSettler(deps: {
       .select(['hash', 'receipt'])
       .where('status', '=', 'included')
       .where(
-        'hash',
-        'in',
-        open.map((row) => row.user_op_hash),
+        anyOf(
+          'hash',
+          open.map((row) => row.user_op_hash),
+        ),
       )
       .execute();
     const costs = new Map<string, bigint>();

@@ -1,3 +1,4 @@
+import { anyOf } from '../db/any-of.ts';
 import type { Database } from '../db/connect.ts';
 
 export interface StoredTokenMetadata {
@@ -48,7 +49,7 @@ export function createTokenStore(db: Database) {
         .selectFrom('token_metadata')
         .select(['contract', 'name', 'symbol', 'decimals'])
         .where('network', '=', network)
-        .where('contract', 'in', contracts)
+        .where(anyOf('contract', contracts))
         .execute();
     },
 

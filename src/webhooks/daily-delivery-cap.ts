@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { anyOf } from '../db/any-of.ts';
 import type { Tables } from '../db/tables.ts';
 import { resolveLimits } from '../limits/plans.ts';
 import type { ClaimedDelivery, ServedWebhook } from './claim-deliveries.ts';
@@ -49,7 +50,7 @@ export async function applyDailyCap(
         note: `waiting: the plan's ${cap} webhook deliveries a day are used; sent from ${tomorrow.toISOString()}`,
         updated_at: now,
       })
-      .where('id', 'in', [...over])
+      .where(anyOf('id', [...over]))
       .execute();
   }
   return claimed.filter((delivery) => !over.has(delivery.id));

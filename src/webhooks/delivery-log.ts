@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { anyOf } from '../db/any-of.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
 
@@ -80,9 +81,10 @@ export async function readDeliveryLog(
           .selectFrom('webhook_attempts')
           .selectAll()
           .where(
-            'delivery_id',
-            'in',
-            rows.map((row) => row.id),
+            anyOf(
+              'delivery_id',
+              rows.map((row) => row.id),
+            ),
           )
           .orderBy('id')
           .execute();

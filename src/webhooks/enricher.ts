@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { anyOf } from '../db/any-of.ts';
 import type { Tables } from '../db/tables.ts';
 import type { TokenService } from '../tokens/service.ts';
 import type { Enricher } from './matcher.ts';
@@ -29,7 +30,7 @@ export function createEnricher(deps: {
         .selectFrom('token_metadata')
         .select(['contract', 'symbol', 'decimals'])
         .where('network', '=', network)
-        .where('contract', 'in', missing)
+        .where(anyOf('contract', missing))
         .execute();
       for (const row of rows) {
         const facts = { symbol: row.symbol, decimals: row.decimals };

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
+import { anyOf } from '../db/any-of.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { readChainEvents } from '../events/store.ts';
@@ -180,20 +181,25 @@ async function handleRemovals(trx: Kysely<Tables>, removals: readonly ChainEvent
       'w.status',
     ])
     .where(
-      'e.chain_seq',
-      'in',
-      removals.map((event) => event.removesSeq!),
+      anyOf(
+        'e.chain_seq',
+        removals.map((event) => event.removesSeq!),
+        'int8',
+      ),
     )
     .where('e.removed', '=', false)
     .execute();
   if (originals.length === 0) return 0;
+  // One array parameter, not one per id: a round's removals times the webhooks that matched them can
+  // pass the 65,535 parameters a statement may have (50 webhooks and 2,000 events already do).
   const ids = originals.map((row) => row.id);
+  const inIds = anyOf('event_id', ids);
   const sent = new Set(
     (
       await trx
         .selectFrom('webhook_deliveries')
         .select('event_id')
-        .where('event_id', 'in', ids)
+        .where(inIds)
         .where((eb) => eb.or([eb('attempts', '>', 0), eb('status', 'in', ['succeeded', 'failed'])]))
         .execute()
     ).map((row) => row.event_id),
@@ -201,7 +207,7 @@ async function handleRemovals(trx: Kysely<Tables>, removals: readonly ChainEvent
   await trx
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', note: 'cancelled: a reorg removed the block before the event was sent', updated_at: new Date() })
-    .where('event_id', 'in', ids)
+    .where(inIds)
     .where('status', '=', 'pending')
     .execute();
   const removalEvents: OutboxEvent[] = originals
