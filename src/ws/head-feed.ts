@@ -234,9 +234,11 @@ async function processHead(feed: FeedState, head: Header): Promise<void> {
   const change = await feed.window.advance(head, feed.fetchHeader);
   if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(feed, block.logs as Log[], true);
   for (const block of change.added) {
+    // Asked before the heads go out: the node reads the logs while this process writes the heads.
+    const blockLogs = logs.size > 0 ? fetchLogs(feed, block.header) : undefined;
     deliverAll(feed, feed.heads, createFeedItem(JSON.stringify(block.header)));
-    if (logs.size > 0) {
-      block.logs = await fetchLogs(feed, block.header);
+    if (blockLogs) {
+      block.logs = await blockLogs;
       deliverLogs(feed, block.logs as Log[], false);
     }
   }
