@@ -36,3 +36,23 @@ export function registerPendingDeliveriesGauge(db: Kysely<Tables>, registry: Reg
     },
   });
 }
+
+/**
+ * How many chain events the matcher has yet to read (the newest event's sequence number less its
+ * cursor), read when scraped. A round that keeps failing stops every webhook without queueing
+ * anything, so the delivery gauges stay quiet: this one grows.
+ */
+export function registerMatcherBehindGauge(db: Kysely<Tables>, registry: Registry): void {
+  registerDatabaseGauge({
+    registry,
+    name: 'blockyard_webhook_matcher_behind_events',
+    help: 'Chain events the webhook matcher has not read yet (newest chain event less its cursor)',
+    labelNames: [],
+    read: async () => {
+      const { rows } = await sql<{ behind: string | null }>`
+        select greatest((select max(seq) from chain_events)
+               - (select seq from webhook_matcher_cursor where name = 'chain_events'), 0) as behind`.execute(db);
+      return [{ labels: {}, value: Number(rows[0]?.behind ?? 0) }];
+    },
+  });
+}

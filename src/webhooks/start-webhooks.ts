@@ -5,6 +5,7 @@ import type { Context } from '../context/context.ts';
 import { openDatabase } from '../db/connect.ts';
 import type { Mailer } from '../email/mailer.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
+import { registerMatcherBehindGauge } from './delivery-metrics.ts';
 import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts';
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
@@ -76,6 +77,8 @@ export async function startWebhookRole(deps: {
     logger,
     registry: ctx.metrics.registry,
   });
+
+  registerMatcherBehindGauge(db, ctx.metrics.registry);
 
   let closed = false;
   let matching: Promise<void> | undefined;

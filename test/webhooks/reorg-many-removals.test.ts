@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerMatcherBehindGauge } from '../../src/webhooks/delivery-metrics.ts';
 import { matchRound } from '../../src/webhooks/matcher.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -49,6 +51,11 @@ describe('a reorg that removes events matched by many webhooks', () => {
   });
 
   it('cancels the unsent deliveries and queues a removal for each sent one, in one round', async () => {
+    const registry = new Registry();
+    registerMatcherBehindGauge(t.db, registry);
+    const behind = async () =>
+      (await registry.getSingleMetric('blockyard_webhook_matcher_behind_events')!.get()).values[0]?.value;
+    expect(await behind()).toBe(removedEvents);
     const round = await matchRound({
       db: t.db,
       webhooks: async () => [],
@@ -68,5 +75,6 @@ describe('a reorg that removes events matched by many webhooks', () => {
     ]);
     const cursor = await t.db.selectFrom('webhook_matcher_cursor').select('seq').executeTakeFirstOrThrow();
     expect(String(cursor.seq)).toBe(String(2 * removedEvents));
+    expect(await behind()).toBe(0);
   }, 120_000);
 });
