@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { preparedComment } from '../db/prepared-statements.ts';
 import type { Tables } from '../db/tables.ts';
 
@@ -17,6 +17,17 @@ const confirmationsReached = sql`(d.ready_block is null
     and not exists (
       select 1 from webhook_events de join chain_events r on r.removes_seq = de.chain_seq
       where de.id = d.event_id)))`;
+
+/**
+ * The highest block any delivery of `network` can be waiting for and be ready: the index's head or its
+ * final block, whichever is higher (0 before the index has any). A delivery whose `ready_block` is
+ * above it is not ready, so `coalesce(ready_block, 0) <= bound` is a cheap test implied by
+ * `confirmationsReached`: asked first, inside `webhook_deliveries_due_ready_idx`, and once per
+ * webhook, not once per delivery.
+ */
+const readyBound = (network: RawBuilder<unknown>) => sql`(select coalesce(greatest(max(b.number),
+    (select p.final_block from index_progress p where p.network = ${network})), 0)
+  from index_blocks b where b.network = ${network})`;
 
 /** A pending delivery taken by one worker for this round, with its event. */
 export interface ClaimedDelivery {
@@ -92,6 +103,7 @@ export async function claimDueDeliveries(
       and d.status = 'pending'
       and d.next_attempt_at <= now()
       and (${webhook.status} = 'active' or d.kind = 'test')
+      and coalesce(d.ready_block, 0) <= ${readyBound(sql`(select w.network from webhooks w where w.id = ${webhook.id})`)}
       and ${confirmationsReached}
     order by d.position
     limit ${limit}
@@ -101,8 +113,9 @@ export async function claimDueDeliveries(
 
 /**
  * Webhooks with a delivery due now, at most `limit`. Per webhook, an index probe that stops at its
- * first due delivery (of a paused one, its first due test event, from the index of those alone: not
- * a walk through the backlog it holds); random order, so no webhook waits behind others that always
+ * first due delivery, passing over those that wait for confirmations inside the index (of a paused
+ * one, its first due test event, from the index of those alone: not a walk through the backlog it
+ * holds); random order, so no webhook waits behind others that always
  * have something due.
  */
 export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promise<string[]> {
@@ -114,6 +127,7 @@ export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promis
         where d.webhook_id = w.id
           and d.status = 'pending'
           and d.next_attempt_at <= now()
+          and coalesce(d.ready_block, 0) <= ${readyBound(sql.ref('w.network'))}
           and ${confirmationsReached}))
       or (w.status = 'paused' and exists (
         select 1 from webhook_deliveries d
