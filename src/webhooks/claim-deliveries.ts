@@ -113,10 +113,9 @@ export async function claimDueDeliveries(
 
 /**
  * Webhooks with a delivery due now, at most `limit`. Per webhook, an index probe that stops at its
- * first due delivery, passing over those that wait for confirmations inside the index (of a paused
- * one, its first due test event, from the index of those alone: not a walk through the backlog it
- * holds); random order, so no webhook waits behind others that always
- * have something due.
+ * first due delivery and passes over those still waiting for confirmations inside the index; of a
+ * paused webhook, its first due test event, from the index of those alone (not a walk through its
+ * backlog). Random order, so no webhook waits behind others that always have something due.
  */
 export async function findDueWebhooks(db: Kysely<Tables>, limit: number): Promise<string[]> {
   const { rows } = await sql<{ webhook_id: string }>`${sql.raw(preparedComment('webhook_find_due'))}

@@ -9,9 +9,10 @@ import type { SentDelivery } from './send-claimed.ts';
  * One statement, prepared once per connection, whatever the batch's size: every attempt of the batch
  * goes to the delivery log (request and response), and every delivery gets its new status, attempt
  * count, next attempt and note. The rows come as two JSON texts (one `JSON.stringify` each, no
- * per-value escaping in JavaScript), read as `jsonb`: parsed once, where `json` is checked on input,
- * parsed again to split the rows, and each row's headers a third time. Its text never changes, so Postgres parses and plans it once
- * instead of a 2,000-parameter insert per batch, and it is one round trip, not two.
+ * per-value escaping in JavaScript), read as `jsonb`: parsed once, where `json` would be checked on
+ * input, parsed again to split the rows, and each row's headers a third time. Its text never changes,
+ * so Postgres parses and plans it once instead of a 2,000-parameter insert per batch, and it is one
+ * round trip, not two.
  */
 const recordText = `${preparedComment('webhook_record_attempts')}with logged as (
   insert into webhook_attempts (delivery_id, webhook_id, attempt, attempted_at, request_url, request_headers,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueDeliveries, findDueWebhooks } from '../../src/webhooks/claim-deliveries.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertWebhookRows } from './webhook-rows.ts';
 
 const network = 'ethereum/devnet';
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -17,13 +18,7 @@ describe('a delivery waiting for confirmations whose block a reorg took back', (
   beforeAll(async () => {
     t = await createTestDatabase();
     const { db } = t;
-    await sql`insert into accounts (id, name, plan) values ('acc_1', 'a', 'free')`.execute(db);
-    for (const id of ['wh_kept', 'wh_dropped']) {
-      await sql`insert into webhooks (id, account_id, url, chain, network, event_type, config, payload_format, status,
-                  secret_ciphertext, start_seq)
-                values (${id}, 'acc_1', 'http://127.0.0.1:9/', 'ethereum', ${network}, 'address_activity', '{}',
-                  'snake_case', 'active', 'x', 0)`.execute(db);
-    }
+    await insertWebhookRows(db, ['wh_kept', 'wh_dropped'], { plan: 'free' });
     // Blocks 10-13 on the index now (the new branch after the reorg).
     for (let number = 10; number <= 13; number++) {
       await sql`insert into index_blocks (network, number, hash, parent_hash, timestamp, gas_used, tx_count)

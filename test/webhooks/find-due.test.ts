@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueDeliveries, findDueWebhooks } from '../../src/webhooks/claim-deliveries.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertWebhookRows } from './webhook-rows.ts';
 
 const network = 'ethereum/devnet';
 
@@ -9,12 +10,7 @@ const network = 'ethereum/devnet';
 describe('finding the webhooks with a delivery due', () => {
   let t: TestDatabase;
 
-  async function webhook(id: string, status: 'active' | 'paused') {
-    await sql`insert into webhooks (id, account_id, url, chain, network, event_type, config, payload_format, status,
-                secret_ciphertext, start_seq)
-              values (${id}, 'acc_1', 'http://127.0.0.1:9/', 'ethereum', ${network}, 'address_activity', '{}',
-                      'snake_case', ${status}, 'x', 0)`.execute(t.db);
-  }
+  const webhook = (id: string, status: 'active' | 'paused') => insertWebhookRows(t.db, [id], { status });
 
   async function delivery(
     webhookId: string,
@@ -38,7 +34,6 @@ describe('finding the webhooks with a delivery due', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    await sql`insert into accounts (id, name, plan) values ('acc_1', 'a', 'growth')`.execute(t.db);
     await webhook('wh_active', 'active');
     await webhook('wh_paused_backlog', 'paused');
     await webhook('wh_paused_test', 'paused');

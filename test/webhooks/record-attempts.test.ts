@@ -5,6 +5,7 @@ import type { DeliveryUpdate } from '../../src/webhooks/plan-delivery-outcomes.t
 import { recordAttempts } from '../../src/webhooks/record-attempts.ts';
 import type { SentDelivery } from '../../src/webhooks/send-claimed.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertWebhookRows } from './webhook-rows.ts';
 
 const network = 'ethereum/devnet';
 const url = 'http://127.0.0.1:9/hook?token=a"b\\c';
@@ -29,12 +30,7 @@ describe('locking a webhook, claiming and recording a batch', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     const { db } = t;
-    await sql`insert into accounts (id, name, plan) values ('acc_1', 'a', 'growth')`.execute(db);
-    await sql`insert into webhooks (id, account_id, url, chain, network, event_type, config, payload_format, status,
-                secret_ciphertext, start_seq)
-              values ('wh_1', 'acc_1', ${url}, 'ethereum', ${network}, 'address_activity', '{}', 'snake_case', 'active', 'x', 0)`.execute(
-      db,
-    );
+    await insertWebhookRows(db, ['wh_1'], { url });
     for (let index = 0; index < 11; index++) {
       await sql`insert into webhook_events (id, webhook_id, source_key, event_type, block_number, data)
                 values (${`evt_${index}`}, 'wh_1', ${`src_${index}`}, 'address_activity', ${index}, ${JSON.stringify({ n: index })})`.execute(

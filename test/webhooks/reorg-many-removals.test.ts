@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerMatcherBehindGauge } from '../../src/webhooks/delivery-metrics.ts';
 import { matchRound } from '../../src/webhooks/matcher.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertWebhookRows } from './webhook-rows.ts';
 
 const network = 'ethereum/devnet';
 /** A full matcher page of removals (2,000) times 34 webhooks: 68,000 events, past 65,535 parameters. */
@@ -22,12 +23,8 @@ describe('a reorg that removes events matched by many webhooks', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     const { db } = t;
-    await sql`insert into accounts (id, name, plan) values ('acc_1', 'a', 'growth')`.execute(db);
-    await sql`insert into webhooks (id, account_id, url, chain, network, event_type, config, payload_format, status,
-                secret_ciphertext, start_seq)
-              select 'wh_' || n, 'acc_1', 'http://127.0.0.1:9/', 'ethereum', ${network}, 'new_block', '{}', 'snake_case',
-                     'active', 'x', 0
-              from generate_series(1, ${webhooks}) n`.execute(db);
+    const ids = Array.from({ length: webhooks }, (_, index) => `wh_${index + 1}`);
+    await insertWebhookRows(db, ids, { eventType: 'new_block' });
     await sql`insert into chain_events (seq, network, type, block_number, block_hash, data)
               select n, ${network}, 'block', n, '0x' || lpad(to_hex(n), 64, '0'), '{}'
               from generate_series(1, ${removedEvents}) n`.execute(db);
