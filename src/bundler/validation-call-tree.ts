@@ -20,7 +20,12 @@ export type Prestate = Readonly<Record<string, { readonly code?: string; readonl
 export type QuickVerdict =
   | { readonly kind: 'violation'; readonly violation: RuleViolation }
   | { readonly kind: 'ok' }
-  | { readonly kind: 'trace'; readonly why: string };
+  | {
+      readonly kind: 'trace';
+      readonly why: string;
+      /** Only which opcodes ran is undecided (not storage): the opcode-only step list can clear it. */
+      readonly opcodesOnly: boolean;
+    };
 
 /** EntryPoint.depositTo(address): ERC-7562 OP-052 lets the sender or factory call it. */
 const depositToSelector = '0xb760faf9';
@@ -49,6 +54,8 @@ interface TreeWalk {
   creates: number;
   /** The first thing the quick check could not decide: the step-by-step trace must. */
   undecided?: string;
+  /** Storage outside the sender's and staked entities' was touched: only the step tracer can judge it. */
+  storageUndecided?: boolean;
 }
 
 /**
@@ -78,7 +85,7 @@ export function checkCallTree(
   const violation = checkEntryPointFrame(walk, root);
   if (violation) return { kind: 'violation', violation };
   checkStorage(walk, prestate);
-  return walk.undecided ? { kind: 'trace', why: walk.undecided } : { kind: 'ok' };
+  return walk.undecided ? { kind: 'trace', why: walk.undecided, opcodesOnly: !walk.storageUndecided } : { kind: 'ok' };
 }
 
 /** The code at each address the trace touched; created code too: the sender's exists only inside this trace (the CREATE2 frame's output). */
@@ -220,8 +227,10 @@ function checkStorage(walk: TreeWalk, prestate: Prestate): void {
       const entity: ValidationEntity = owner === walk.factory ? 'factory' : 'paymaster';
       if (isStaked(walk, entity)) continue; // STO-031
       walk.undecided ??= `the ${entity} (unstaked) accesses its own storage`;
+      walk.storageUndecided = true;
       continue;
     }
     walk.undecided ??= `validation accesses the storage of ${owner}`;
+    walk.storageUndecided = true;
   }
 }

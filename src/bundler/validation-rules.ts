@@ -6,32 +6,15 @@ import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { simulationCallData } from './simulation.ts';
 import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
 import { type CallFrame, checkCallTree, type Prestate } from './validation-call-tree.ts';
+import {
+  bannedOpcodes,
+  callOpcodeNames,
+  type OpcodeStep,
+  opcodeStepOptions,
+  opcodeStepsAreClean,
+} from './validation-opcode-steps.ts';
 import type { RuleEntities, RuleViolation } from './validation-rule-types.ts';
 import { checkStepTrace, type StepTrace, stepTracerSource } from './validation-step-trace.ts';
-
-/**
- * ERC-7562 OP-011/OP-080/OP-031: what validation code may not use, because its result can differ
- * between the simulation and the bundle (or lets one op change what another sees).
- */
-const bannedOpcodes = new Set([
-  'GASPRICE',
-  'GASLIMIT',
-  'DIFFICULTY',
-  'PREVRANDAO',
-  'TIMESTAMP',
-  'BASEFEE',
-  'BLOCKHASH',
-  'NUMBER',
-  'SELFBALANCE',
-  'BALANCE',
-  'ORIGIN',
-  'COINBASE',
-  'SELFDESTRUCT',
-  'CREATE',
-  'BLOBHASH',
-  'BLOBBASEFEE',
-]);
-const callOpcodes = new Set(['CALL', 'STATICCALL', 'DELEGATECALL', 'CALLCODE']);
 
 export interface StructLog {
   readonly op: string;
@@ -58,7 +41,7 @@ export function findRuleViolation(
   let create2 = 0;
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
-    if (callOpcodes.has(log.op) && log.stack && log.stack.length >= 2) {
+    if (callOpcodeNames.has(log.op) && log.stack && log.stack.length >= 2) {
       const target = `0x${log.stack[log.stack.length - 2]!.replace(/^0x/, '').padStart(40, '0').slice(-40)}`;
       frames[log.depth + 1] = target.toLowerCase();
     }
@@ -74,7 +57,7 @@ export function findRuleViolation(
             : 'unknown';
     if (log.op === 'GAS') {
       const next = logs[i + 1];
-      if (next && callOpcodes.has(next.op)) continue;
+      if (next && callOpcodeNames.has(next.op)) continue;
       return { entity, opcode: 'GAS', rule: 'OP-012' };
     }
     if (log.op === 'CREATE2') {
@@ -161,6 +144,7 @@ export async function checkValidationRules(
   }
   if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
+  if (quick?.opcodesOnly && (await opcodesRanClean(trace, call, overrides))) return { storageOwners, codeHashes };
 
   let violation: RuleViolation | undefined;
   try {
@@ -187,6 +171,20 @@ export async function checkValidationRules(
   }
   if (violation) throw ruleError(violation);
   return { storageOwners, codeHashes };
+}
+
+/**
+ * The middle pass: the opcode-only step list, when the first pass left only opcodes undecided (code
+ * that could reach GAS other than before a call, as most accounts' `execute` can). False sends the op
+ * on to the step tracer: a step that may break a rule, or an upstream that cannot list the steps.
+ */
+async function opcodesRanClean(trace: TraceCall, call: ValidationTraces['call'], overrides: ValidationTraces['overrides']) {
+  try {
+    const result = (await trace(call, { ...opcodeStepOptions, stateOverrides: overrides })) as { structLogs?: OpcodeStep[] };
+    return Array.isArray(result?.structLogs) && opcodeStepsAreClean(result.structLogs);
+  } catch {
+    return false;
+  }
 }
 
 function storageOwnersOf(prestate: Prestate, entities: RuleEntities): string[] {

@@ -1,4 +1,5 @@
 import { type Hex, keccak256 } from 'viem';
+import { callOpcodeNames } from './validation-opcode-steps.ts';
 import type { RuleEntities, RuleViolation, ValidationEntity } from './validation-rule-types.ts';
 
 /**
@@ -73,7 +74,6 @@ export function stepTracerSource(entities: RuleEntities): string {
 }`;
 }
 
-const callOpcodes = new Set(['CALL', 'STATICCALL', 'DELEGATECALL', 'CALLCODE']);
 /** How far past a mapping's base slot a struct's fields reach and still count as associated (ERC-7562). */
 const associatedSpan = 128n;
 
@@ -97,7 +97,7 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
   for (const [address, opcode, next] of trace.ops) {
     const entity = entityOf(address.toLowerCase());
     if (opcode === 'GAS') {
-      if (!callOpcodes.has(next))
+      if (!callOpcodeNames.has(next))
         return { entity, opcode, rule: 'OP-012', detail: `uses GAS followed by ${next}, not by a call` };
       continue;
     }

@@ -95,14 +95,19 @@ describe('the quick check from the call tree and the touched state', () => {
     expect(halted('execution reverted')).toEqual({ kind: 'ok' });
   });
   it("asks for the step trace when code could reach a banned opcode or storage isn't the sender's", () => {
-    expect(check(tree(), { ...prestate, [account]: { code: '0x4200' } })).toMatchObject({ kind: 'trace' });
+    // Code alone leaves only the opcodes undecided (the opcode-only step list can clear it); storage needs the step tracer.
+    expect(check(tree(), { ...prestate, [account]: { code: '0x4200' } })).toMatchObject({ kind: 'trace', opcodesOnly: true });
     expect(check(tree(), { ...prestate, [other]: { code: clean, storage: { '0x05': '0x01' } } })).toMatchObject({
       kind: 'trace',
+      opcodesOnly: false,
     });
+    expect(
+      check(tree(), { ...prestate, [account]: { code: '0x4200' }, [other]: { code: clean, storage: { '0x05': '0x01' } } }),
+    ).toMatchObject({ kind: 'trace', opcodesOnly: false });
     expect(check(tree(), { ...prestate, [account]: { code: clean, storage: { '0x05': '0x01' } } })).toEqual({ kind: 'ok' });
     // A staked paymaster's own storage is allowed (STO-031); an unstaked one's needs the trace.
     const paymasterStorage = { ...prestate, [paymaster]: { code: clean, storage: { '0x01': '0x01' } } };
-    expect(check(tree(), paymasterStorage)).toMatchObject({ kind: 'trace' });
+    expect(check(tree(), paymasterStorage)).toMatchObject({ kind: 'trace', opcodesOnly: false });
     expect(check(tree(), paymasterStorage, { sender: false, factory: false, paymaster: true })).toEqual({ kind: 'ok' });
   });
 });

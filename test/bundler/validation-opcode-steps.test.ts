@@ -1,0 +1,108 @@
+import { type Address, type Hex, parseEther } from 'viem';
+import type { UserOperation } from 'viem/account-abstraction';
+import { entryPoint07Address } from 'viem/account-abstraction';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { opcodeStepsAreClean } from '../../src/bundler/validation-opcode-steps.ts';
+import { checkValidationRules, type TraceCall, traceValidation } from '../../src/bundler/validation-rules.ts';
+import type { RuleEntities } from '../../src/bundler/validation-rule-types.ts';
+import type { Devnet } from '../../src/chains/devnet.ts';
+import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
+import { startTestAnvil } from '../support/anvil.ts';
+
+describe('the opcode-only step list (the middle pass of the ERC-7562 check)', () => {
+  const steps = (...list: [string, number][]) => list.map(([op, depth]) => ({ op, depth }));
+
+  it('clears GAS right before a call and anything in the EntryPoint’s own frame', () => {
+    expect(opcodeStepsAreClean(steps(['TIMESTAMP', 1], ['GAS', 1], ['POP', 1], ['GAS', 2], ['CALL', 2], ['STOP', 3]))).toBe(
+      true,
+    );
+    expect(opcodeStepsAreClean([])).toBe(true);
+  });
+
+  it('does not clear GAS before anything but a call, a banned opcode, BALANCE or transient storage below the top frame', () => {
+    expect(opcodeStepsAreClean(steps(['GAS', 2], ['SWAP1', 2]))).toBe(false);
+    // GAS as a frame's last step: the next step is the caller's, not a call.
+    expect(opcodeStepsAreClean(steps(['GAS', 3], ['CALL', 2]))).toBe(false);
+    for (const op of ['NUMBER', 'TIMESTAMP', 'SELFBALANCE', 'BALANCE', 'TLOAD', 'TSTORE', 'CREATE', 'PREVRANDAO'])
+      expect(opcodeStepsAreClean(steps(['PUSH1', 2], [op, 2])), op).toBe(false);
+  });
+});
+
+describe('ERC-7562 rules on a real anvil: which passes run', () => {
+  let anvil: Devnet;
+  const traced: string[] = [];
+  const rpc = async (method: string, params: unknown[]) => {
+    const response = await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  };
+  /** debug_traceCall on the anvil, noting which pass asked: a built-in tracer, the step tracer (JavaScript) or the struct logger. */
+  const trace: TraceCall = async (call, options) => {
+    const tracer = options.tracer;
+    traced.push(typeof tracer !== 'string' ? 'struct logger' : tracer.length < 40 ? tracer : 'step tracer');
+    return rpc('debug_traceCall', [call, 'latest', options]);
+  };
+
+  beforeAll(async () => {
+    anvil = await startTestAnvil();
+    await installErc4337Contracts(anvil.url);
+  }, 60_000);
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  /** Pays its prefund to the caller (the EntryPoint) and returns 0 (valid): CALL(gas, caller, calldata[0x44]) POP; return 0. */
+  const payAndReturn = '6000600060006000604435335af150600060005260206000f3';
+  const op = (sender: Address): UserOperation<'0.7'> => ({
+    sender,
+    nonce: 0n,
+    callData: '0x',
+    callGasLimit: 50_000n,
+    verificationGasLimit: 200_000n,
+    preVerificationGas: 50_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1_000_000_000n,
+    signature: '0x',
+  });
+  const check = async (sender: Address, code: Hex) => {
+    await rpc('anvil_setCode', [sender, code]);
+    await rpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
+    traced.length = 0;
+    const entities: RuleEntities = {
+      entryPoint: entryPoint07Address,
+      sender,
+      deploying: false,
+      staked: { sender: false, factory: false, paymaster: false },
+    };
+    const traces = traceValidation(trace, '0.7', entryPoint07Address, op(sender));
+    return checkValidationRules(traces, entities).then(
+      () => 'accepted',
+      (error: Error & { data?: unknown }) => ({ message: error.message, data: error.data }),
+    );
+  };
+
+  it('clears code that could reach GAS before no call, but did not, without the step tracer', async () => {
+    // The validation returns before a JUMPDEST that leads to GAS POP (as an account's execute passes gasleft() on).
+    const verdict = await check('0x000000000000000000000000000000000000b001', `0x${payAndReturn}5b5a5000`);
+    expect(verdict).toBe('accepted');
+    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer', 'struct logger']);
+  });
+
+  it('sends an op whose validation did run GAS before no call on to the step tracer, which names the rule', async () => {
+    const verdict = await check('0x000000000000000000000000000000000000b002', `0x5a50${payAndReturn}`);
+    expect(verdict).toMatchObject({ data: { entity: 'account', opcode: 'GAS', rule: 'OP-012' } });
+    expect((verdict as { message: string }).message).toMatch(/OP-012: account uses banned opcode: GAS .*followed by POP/);
+    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer', 'step tracer', 'struct logger']);
+  });
+
+  it('leaves code with nothing to decide to the first pass alone', async () => {
+    expect(await check('0x000000000000000000000000000000000000b003', `0x${payAndReturn}`)).toBe('accepted');
+    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer']);
+  });
+});
