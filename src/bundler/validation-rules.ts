@@ -4,7 +4,7 @@ import { type CodeHashes, visitedCodeHashes } from './code-hashes.ts';
 import { simulationsCodeOf } from './entry-points.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { simulationCallData } from './simulation.ts';
-import type { AnyUserOperation, EntryPointVersion } from './user-operation.ts';
+import { type AnyUserOperation, type EntryPointVersion, entitiesOf } from './user-operation.ts';
 import { type CallFrame, checkCallTree, type Prestate } from './validation-call-tree.ts';
 import {
   bannedOpcodes,
@@ -87,6 +87,10 @@ export interface ValidationTraces {
   readonly prestate: Promise<Prestate>;
   /** Addresses whose traced code is not theirs on chain (code overrides): left out of the code hashes. */
   readonly overridden: readonly string[];
+  /** Who the op's validation runs (EntryPoint, sender, factory): remembers whether it needed the opcode pass. */
+  readonly passKey: string;
+  /** The opcode pass, started with the two tracers when the last validation of the same accounts needed it. */
+  readonly opcodeSteps?: Promise<boolean>;
 }
 
 /** Starts tracing the op's validation call with `callTracer` and `prestateTracer`, side by side. */
@@ -107,7 +111,9 @@ export function traceValidation(
   // Awaited by checkValidationRules, unless the op is refused before (then nobody needs them).
   tree.catch(() => undefined);
   prestate.catch(() => undefined);
-  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides) };
+  const passKey = `${entryPoint}|${op.sender}|${entitiesOf(op).factory}`.toLowerCase();
+  const opcodeSteps = neededOpcodePass.has(passKey) ? opcodesRanClean(trace, call, overrides) : undefined;
+  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides), passKey, opcodeSteps };
 }
 
 /**
@@ -142,9 +148,11 @@ export async function checkValidationRules(
   } catch (error) {
     if (!unsupported(error)) throw error;
   }
+  rememberOpcodePass(traces.passKey, quick?.kind === 'trace' && quick.opcodesOnly);
   if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
-  if (quick?.opcodesOnly && (await opcodesRanClean(trace, call, overrides))) return { storageOwners, codeHashes };
+  if (quick?.opcodesOnly && (await (traces.opcodeSteps ?? opcodesRanClean(trace, call, overrides))))
+    return { storageOwners, codeHashes };
 
   let violation: RuleViolation | undefined;
   try {
@@ -171,6 +179,22 @@ export async function checkValidationRules(
   }
   if (violation) throw ruleError(violation);
   return { storageOwners, codeHashes };
+}
+
+/**
+ * Whose last validation needed the opcode pass. A wallet's ops run the same code every time, so from
+ * its second op on the pass runs beside the first two tracers instead of after them.
+ */
+const neededOpcodePass = new Set<string>();
+const opcodePassMemory = 10_000;
+
+function rememberOpcodePass(key: string, needed: boolean) {
+  if (!needed) {
+    neededOpcodePass.delete(key);
+    return;
+  }
+  if (neededOpcodePass.size >= opcodePassMemory) neededOpcodePass.delete(neededOpcodePass.values().next().value as string);
+  neededOpcodePass.add(key);
 }
 
 /**

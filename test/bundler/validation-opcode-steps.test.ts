@@ -81,6 +81,7 @@ describe('ERC-7562 rules on a real anvil: which passes run', () => {
       staked: { sender: false, factory: false, paymaster: false },
     };
     const traces = traceValidation(trace, '0.7', entryPoint07Address, op(sender));
+    traced.push('|'); // what was asked before this mark ran beside the call tree and the state
     return checkValidationRules(traces, entities).then(
       () => 'accepted',
       (error: Error & { data?: unknown }) => ({ message: error.message, data: error.data }),
@@ -91,18 +92,30 @@ describe('ERC-7562 rules on a real anvil: which passes run', () => {
     // The validation returns before a JUMPDEST that leads to GAS POP (as an account's execute passes gasleft() on).
     const verdict = await check('0x000000000000000000000000000000000000b001', `0x${payAndReturn}5b5a5000`);
     expect(verdict).toBe('accepted');
-    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer', 'struct logger']);
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger']);
+  });
+
+  it('runs the opcode pass beside the first two tracers for an account whose last validation needed it', async () => {
+    const account = '0x000000000000000000000000000000000000b004' as Address;
+    expect(await check(account, `0x${payAndReturn}5b5a5000`)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger']);
+    expect(await check(account, `0x${payAndReturn}5b5a5000`)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', 'struct logger', '|']);
+    // Its code replaced by one with nothing to decide: the pass is not needed, and not started next time.
+    expect(await check(account, `0x${payAndReturn}`)).toBe('accepted');
+    expect(await check(account, `0x${payAndReturn}`)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|']);
   });
 
   it('sends an op whose validation did run GAS before no call on to the step tracer, which names the rule', async () => {
     const verdict = await check('0x000000000000000000000000000000000000b002', `0x5a50${payAndReturn}`);
     expect(verdict).toMatchObject({ data: { entity: 'account', opcode: 'GAS', rule: 'OP-012' } });
     expect((verdict as { message: string }).message).toMatch(/OP-012: account uses banned opcode: GAS .*followed by POP/);
-    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer', 'step tracer', 'struct logger']);
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
   });
 
   it('leaves code with nothing to decide to the first pass alone', async () => {
     expect(await check('0x000000000000000000000000000000000000b003', `0x${payAndReturn}`)).toBe('accepted');
-    expect(traced.sort()).toEqual(['callTracer', 'prestateTracer']);
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|']);
   });
 });
