@@ -87,8 +87,8 @@ export interface ValidationTraces {
   readonly prestate: Promise<Prestate>;
   /** Addresses whose traced code is not theirs on chain (code overrides): left out of the code hashes. */
   readonly overridden: readonly string[];
-  /** Who the op's validation runs (EntryPoint, sender, factory): remembers whether it needed the opcode pass. */
-  readonly passKey: string;
+  /** The sender's and (for an op that deploys it) the factory's keys of whether their last validation needed the opcode pass. */
+  readonly passKeys: readonly string[];
   /** The opcode pass, started with the two tracers when the last validation of the same accounts needed it. */
   readonly opcodeSteps?: Promise<boolean>;
 }
@@ -111,9 +111,10 @@ export function traceValidation(
   // Awaited by checkValidationRules, unless the op is refused before (then nobody needs them).
   tree.catch(() => undefined);
   prestate.catch(() => undefined);
-  const passKey = `${entryPoint}|${op.sender}|${entitiesOf(op).factory}`.toLowerCase();
-  const opcodeSteps = neededOpcodePass.has(passKey) ? opcodesRanClean(trace, call, overrides) : undefined;
-  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides), passKey, opcodeSteps };
+  const factory = entitiesOf(op).factory;
+  const passKeys = [op.sender, ...(factory ? [factory] : [])].map((who) => `${entryPoint}|${who}`.toLowerCase());
+  const opcodeSteps = passKeys.some((key) => neededOpcodePass.has(key)) ? opcodesRanClean(trace, call, overrides) : undefined;
+  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides), passKeys, opcodeSteps };
 }
 
 /**
@@ -148,7 +149,7 @@ export async function checkValidationRules(
   } catch (error) {
     if (!unsupported(error)) throw error;
   }
-  rememberOpcodePass(traces.passKey, quick?.kind === 'trace' && quick.opcodesOnly);
+  for (const key of traces.passKeys) rememberOpcodePass(key, quick?.kind === 'trace' && quick.opcodesOnly);
   if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
   if (quick?.opcodesOnly && (await (traces.opcodeSteps ?? opcodesRanClean(trace, call, overrides))))
@@ -182,8 +183,9 @@ export async function checkValidationRules(
 }
 
 /**
- * Whose last validation needed the opcode pass. A wallet's ops run the same code every time, so from
- * its second op on the pass runs beside the first two tracers instead of after them.
+ * Senders and factories whose last validation needed the opcode pass. A wallet's ops run the same code
+ * every time, and a factory deploys the same account code, so from the second op on the pass runs
+ * beside the first two tracers instead of after them.
  */
 const neededOpcodePass = new Set<string>();
 const opcodePassMemory = 10_000;

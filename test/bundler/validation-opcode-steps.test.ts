@@ -3,8 +3,8 @@ import type { UserOperation } from 'viem/account-abstraction';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opcodeStepsAreClean } from '../../src/bundler/validation-opcode-steps.ts';
-import { checkValidationRules, type TraceCall, traceValidation } from '../../src/bundler/validation-rules.ts';
 import type { RuleEntities } from '../../src/bundler/validation-rule-types.ts';
+import { checkValidationRules, type TraceCall, traceValidation } from '../../src/bundler/validation-rules.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { startTestAnvil } from '../support/anvil.ts';
@@ -13,9 +13,7 @@ describe('the opcode-only step list (the middle pass of the ERC-7562 check)', ()
   const steps = (...list: [string, number][]) => list.map(([op, depth]) => ({ op, depth }));
 
   it('clears GAS right before a call and anything in the EntryPoint’s own frame', () => {
-    expect(opcodeStepsAreClean(steps(['TIMESTAMP', 1], ['GAS', 1], ['POP', 1], ['GAS', 2], ['CALL', 2], ['STOP', 3]))).toBe(
-      true,
-    );
+    expect(opcodeStepsAreClean(steps(['TIMESTAMP', 1], ['GAS', 1], ['POP', 1], ['GAS', 2], ['CALL', 2], ['STOP', 3]))).toBe(true);
     expect(opcodeStepsAreClean([])).toBe(true);
   });
 
