@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { BackfillJob, BackfillStore } from './backfill-store.ts';
-import type { ChainReader } from './chain-reader.ts';
 import { type BackfillMetrics, transfersIn } from './indexer-metrics.ts';
 import { createWakeableSleep } from './wakeable-sleep.ts';
-import { createWindowFetcher } from './window-fetcher.ts';
+import type { WindowFetcher } from './window-fetcher.ts';
 import { linkedPrefix, writeChunks } from './write-chunks.ts';
 
 /** Facts per database transaction at most, as the head's writes (index-round.ts). */
@@ -28,12 +27,13 @@ export interface BackfillWorker {
  */
 export function createBackfillWorker(options: {
   network: string;
-  reader: ChainReader;
   store: BackfillStore;
   metrics: BackfillMetrics;
   logger: Logger;
-  batchBlocks: number;
-  windowBlocks: number;
+  /** A new fetcher for each job (its prefetched window belongs to the job). */
+  fetcher: () => WindowFetcher;
+  /** Blocks fetched at once, and ahead while the previous window is written. */
+  windowBlocks(): number;
 }): BackfillWorker {
   const { network, store, metrics, logger } = options;
   const pause = createWakeableSleep();
@@ -48,17 +48,17 @@ export function createBackfillWorker(options: {
     metrics.fromBlock.set({ network }, job.from);
     metrics.toBlock.set({ network }, job.to);
     metrics.nextBlock.set({ network }, job.next);
-    const fetcher = createWindowFetcher(options.reader, options.batchBlocks);
+    const fetcher = options.fetcher();
     const rates = createRateMeter();
     let current = job;
     while (!stopped && current.next <= current.to) {
-      const to = Math.min(current.to, current.next + options.windowBlocks - 1);
+      const to = Math.min(current.to, current.next + options.windowBlocks() - 1);
       const facts = await fetcher.take(current.next, to);
       if (linkedPrefix(facts, undefined).length !== facts.length) {
         fetcher.forget();
         throw new Error(`blocks ${current.next} to ${to} do not link to each other (the chain moved under the read)`);
       }
-      if (to < current.to) fetcher.prefetch(to + 1, Math.min(current.to, to + options.windowBlocks));
+      if (to < current.to) fetcher.prefetch(to + 1, Math.min(current.to, to + options.windowBlocks()));
       for (const chunk of writeChunks(facts, maxFactsPerWrite)) {
         const transfers = transfersIn(chunk);
         rates.add(chunk.length, transfers);

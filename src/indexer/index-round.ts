@@ -34,8 +34,8 @@ export interface RoundDeps {
   startBlock: number;
   /** The newest final block of the network while its head is `head` (src/chains/final-block.ts decides). */
   finalBlock(head: number): number | undefined;
-  /** Blocks one round fetches at most. */
-  windowBlocks: number;
+  /** Blocks one round fetches at most (a window: a few batches, sized by the blocks seen so far). */
+  windowBlocks(): number;
 }
 
 /**
@@ -65,7 +65,7 @@ export async function indexRound(deps: RoundDeps, cursor: IndexCursor): Promise<
 async function indexWindow(deps: RoundDeps, cursor: IndexCursor, next: number, head: number): Promise<boolean> {
   const { fetcher } = deps;
   const tip = cursor.tip;
-  const to = Math.min(head, next + deps.windowBlocks - 1);
+  const to = Math.min(head, next + deps.windowBlocks() - 1);
   const facts = await fetcher.take(next, to);
   const linked = linkedPrefix(facts, tip?.hash);
   if (linked.length === 0) {
@@ -76,7 +76,7 @@ async function indexWindow(deps: RoundDeps, cursor: IndexCursor, next: number, h
   }
   // Backfilling: fetch the next window while this one is written. Blocks fetched before a reorg are
   // caught by the parent-hash check like any other.
-  if (linked.length === facts.length && to < head) fetcher.prefetch(to + 1, Math.min(head, to + deps.windowBlocks));
+  if (linked.length === facts.length && to < head) fetcher.prefetch(to + 1, Math.min(head, to + deps.windowBlocks()));
   await writeLinked(deps, cursor, linked);
   if (tracingOn()) setSpanAttributes({ 'blockyard.index.to': cursor.tip!.number });
   return cursor.tip!.number < head;

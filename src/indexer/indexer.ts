@@ -6,6 +6,7 @@ import type { ChainEvent } from '../events/chain-event.ts';
 import type { BackfillStore } from './backfill-store.ts';
 import { createBackfillWorker } from './backfill-worker.ts';
 import { BlockUnavailableError } from './batch-read.ts';
+import { createBatchSizer } from './batch-sizer.ts';
 import { type BlockTarget, createBlockWaiters } from './block-waiters.ts';
 import { type ChainReader, createChainReader } from './chain-reader.ts';
 import { type HeadWakeup, watchHeads } from './head-wakeup.ts';
@@ -26,7 +27,7 @@ export interface IndexerOptions {
   publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
   metrics: IndexerMetrics;
-  /** Blocks per batched upstream request (and per database transaction at most `batchBlocks * concurrency`). */
+  /** Blocks per batched upstream request at most (fewer for busy blocks: batch-sizer.ts); a window is `batchBlocks * concurrency`. */
   batchBlocks?: number;
   /** Batched requests in flight during a backfill. */
   concurrency?: number;
@@ -71,6 +72,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const logger = options.logger.child({ component: 'indexer', network: key });
   const reader = options.reader ?? createChainReader({ send: (body, need) => network.pool.send(body, need) });
   const batchBlocks = options.batchBlocks ?? defaultBatchBlocks;
+  const concurrency = options.concurrency ?? defaultConcurrency;
+  const sizer = createBatchSizer(batchBlocks);
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, (network.config.blockTimeS * 1000) / 4));
   const finalBlock = (head: number) => finalBlockOf(network.config, head, network.pool.finality());
   const progress = createProgressTracker({
@@ -85,7 +88,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     network: key,
     reader,
     store,
-    fetcher: createWindowFetcher(reader, batchBlocks),
+    fetcher: createWindowFetcher(reader, sizer, concurrency),
     progress,
     metrics,
     publish: options.publish,
@@ -93,15 +96,16 @@ export function createIndexer(options: IndexerOptions): Indexer {
     // Resolved at the first round: the remembered start, or the head of the first start.
     startBlock: 0,
     finalBlock,
-    windowBlocks: batchBlocks * (options.concurrency ?? defaultConcurrency),
+    // Writes are slower than fetches: a window of a few batches keeps the next one ready without a
+    // burst of fetching and decoding that starves the head's round of CPU.
+    windowBlocks: () => sizer.blocks() * concurrency,
   };
   const backfill = createBackfillWorker({
     network: key,
-    reader,
     store: options.backfills,
     metrics: metrics.backfill,
     logger,
-    batchBlocks,
+    fetcher: () => createWindowFetcher(reader, sizer, concurrency),
     windowBlocks: round.windowBlocks,
   });
   const waiters = createBlockWaiters({ network: key, store, reader, tip: () => cursor.tip, logger });

@@ -1,3 +1,4 @@
+import type { BatchSizer } from './batch-sizer.ts';
 import type { ChainReader } from './chain-reader.ts';
 import { type BlockFacts, decodeBlock } from './decode-block.ts';
 
@@ -11,17 +12,36 @@ export interface WindowFetcher {
   forget(): void;
 }
 
-export function createWindowFetcher(reader: Pick<ChainReader, 'bundles'>, batchBlocks: number): WindowFetcher {
+/**
+ * Batches of `sizer.blocks()` blocks, at most `concurrency` in flight: each batch is sized when it is
+ * asked for, so the first answers of a window already size the rest of it.
+ */
+export function createWindowFetcher(reader: Pick<ChainReader, 'bundles'>, sizer: BatchSizer, concurrency: number): WindowFetcher {
   let prefetched: { from: number; to: number; facts: Promise<BlockFacts[] | undefined> } | undefined;
 
   async function fetchFacts(from: number, to: number): Promise<BlockFacts[]> {
-    const ranges: [number, number][] = [];
-    for (let start = from; start <= to; start += batchBlocks) ranges.push([start, Math.min(to, start + batchBlocks - 1)]);
-    // Each batch is decoded as it arrives: one window decoded at once held the event loop (and the head's round) for long.
-    const facts = await Promise.all(
-      ranges.map(([start, end]) => reader.bundles(start, end).then((bundles) => bundles.map(decodeBlock))),
-    );
-    return facts.flat();
+    const batches = new Map<number, BlockFacts[]>();
+    let next = from;
+    let failed = false;
+    const worker = async () => {
+      while (next <= to && !failed) {
+        const start = next;
+        const end = Math.min(to, start + sizer.blocks() - 1);
+        next = end + 1;
+        try {
+          // Each batch is decoded as it arrives: one window decoded at once held the event loop (and the head's round) for long.
+          const facts = (await reader.bundles(start, end)).map(decodeBlock);
+          sizer.learn(facts);
+          batches.set(start, facts);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(concurrency, Math.ceil((to - from + 1) / sizer.blocks())));
+    await Promise.all(Array.from({ length: workers }, worker));
+    return [...batches.entries()].sort(([a], [b]) => a - b).flatMap(([, facts]) => facts);
   }
 
   return {
