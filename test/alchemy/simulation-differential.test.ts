@@ -2,6 +2,7 @@ import { type Address, encodeFunctionData, erc20Abi, type Hex, numberToHex, pars
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { forwardTo, rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 import { forwarderInitCode } from '../transfers/chain-check.ts';
@@ -24,17 +25,7 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
   let c: TestContracts;
   let forwarder: Address;
 
-  const anvil = async (method: string, params: unknown[]) => {
-    const response = await fetch(anvilUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const anvil = (method: string, params: unknown[]) => jsonRpc(anvilUrl, method, params);
 
   beforeAll(async () => {
     upstream = await startRpcServer(async (body, method) =>

@@ -8,6 +8,7 @@ import { checkValidationRules, type TraceCall, traceValidation } from '../../src
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 
 describe('the opcode-only step list (the middle pass of the ERC-7562 check)', () => {
   const steps = (...list: [string, number][]) => list.map(([op, depth]) => ({ op, depth }));
@@ -29,17 +30,7 @@ describe('the opcode-only step list (the middle pass of the ERC-7562 check)', ()
 describe('ERC-7562 rules on a real anvil: which passes run', () => {
   let anvil: Devnet;
   const traced: string[] = [];
-  const rpc = async (method: string, params: unknown[]) => {
-    const response = await fetch(anvil.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(body.error.message);
-    return body.result;
-  };
+  const rpc = (method: string, params: unknown[]) => jsonRpc(anvil.url, method, params);
   /** debug_traceCall on the anvil, noting which pass asked: a built-in tracer, the step tracer (JavaScript) or the struct logger. */
   const trace: TraceCall = async (call, options) => {
     const tracer = options.tracer;

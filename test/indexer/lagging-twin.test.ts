@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonRpc } from '../lag/deployment.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { network, type Routing, startTwinIndexer, type TwinIndexer } from './twin-indexer.ts';
 
 interface Block {

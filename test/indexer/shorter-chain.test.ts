@@ -2,8 +2,8 @@ import { createPublicClient, createWalletClient, http } from 'viem';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import { jsonRpc } from '../lag/deployment.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { devAccount } from './support.ts';
 import { type PoolIndexer, startPoolIndexer } from './twin-indexer.ts';
 

@@ -2,6 +2,7 @@ import { createPublicClient, createWalletClient, type Hex, http, type PublicClie
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import type { Indexer } from '../../src/indexer/indexer.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** anvil's first default account (public test key). */
@@ -70,18 +71,7 @@ export async function startIndexedChain(
   const transport = http(anvilUrl);
   const publicClient = createPublicClient({ chain: foundry, transport }) as PublicClient;
   const wallet = createWalletClient({ chain: foundry, transport, account: devAccount });
-  let id = 1;
-  const anvilRpc = async (method: string, params: unknown[] = []) => {
-    const response = await fetch(anvilUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const anvilRpc = (method: string, params: unknown[] = []) => jsonRpc(anvilUrl, method, params);
   // Subscribed before the indexer's first commit: it starts once the lease is taken, after a database round trip.
   let deliveredSeq = 0n;
   const seqWaiters = new Set<{ seq: bigint; resolve: () => void }>();

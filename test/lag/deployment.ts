@@ -1,5 +1,6 @@
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { metricSum } from '../support/metric-sum.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -123,19 +124,4 @@ function deploymentOf(parts: Omit<LagDeployment, 'api' | 'createWebhook' | 'anvi
     anvilRpc: (method, params = []) => jsonRpc(anvil.url, method, params),
     metric: (name, labels) => metricSum(service.url, name, labels),
   };
-}
-
-let rpcId = 1;
-
-/** One JSON-RPC call; throws on an error answer. */
-export async function jsonRpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method, params }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
 }

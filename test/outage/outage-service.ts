@@ -17,6 +17,7 @@ import { acceptingAccountCode, bareUserOperation } from '../bundler/support.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { freeze } from '../support/freeze.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { type Receiver, startReceiver } from '../webhooks/support.ts';
 import { connectRaw, type RawClient } from '../ws/support/ws-client.ts';
@@ -305,17 +306,7 @@ export async function startOutageService(options: {
 /** An account whose code accepts any op (test/bundler/support.ts): the bundler loop's liveness check. */
 const opSender = '0x000000000000000000000000000000000000a0a1' as Address;
 
-async function anvilCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(5_000),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const anvilCall = (url: string, method: string, params: unknown[]) => jsonRpc(url, method, params, 5_000);
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
 async function bundlerCall(serviceUrl: string, key: string, method: string, params: unknown[]): Promise<any> {

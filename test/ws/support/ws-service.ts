@@ -3,6 +3,7 @@ import type { DestinationStream } from 'pino';
 import type { Devnet } from '../../../src/chains/devnet.ts';
 import { startTestAnvil } from '../../support/anvil.ts';
 import { createTestDatabase } from '../../support/database.ts';
+import { jsonRpc } from '../../support/json-rpc.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { startWsProxy, type WsProxy } from './ws-proxy.ts';
 
@@ -72,17 +73,7 @@ export async function startWsTestService(
     proxy,
     proxies,
     wsUrl: (key, path = 'ethereum/devnet') => `${base}/v1/ws/${path}?apiKey=${encodeURIComponent(key)}`,
-    async anvilCall(method, params = []) {
-      const response = await fetch(anvil.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-      if (body.error) throw new Error(`${method}: ${body.error.message}`);
-      return body.result;
-    },
+    anvilCall: (method, params = []) => jsonRpc(anvil.url, method, params),
     async metric(name, labels = {}) {
       const text = await (await fetch(`${t.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
       const line = text
