@@ -27,9 +27,9 @@ export interface IndexerOptions {
   publish: (events: readonly ChainEvent[]) => void;
   logger: Logger;
   metrics: IndexerMetrics;
-  /** Blocks per batched upstream request at most (fewer for busy blocks: batch-sizer.ts); a window is `batchBlocks * concurrency`. */
+  /** Blocks per batched upstream request at most (fewer for busy blocks: batch-sizer.ts). */
   batchBlocks?: number;
-  /** Batched requests in flight during a backfill. */
+  /** Batched requests in flight at most; a window (fetched at once, and ahead while one is written) is this many batches. */
   concurrency?: number;
   /** Head poll interval; default from the chain's block time. */
   pollMs?: number;
