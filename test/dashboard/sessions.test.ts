@@ -187,8 +187,11 @@ describe('dashboard sessions, sign-in and keys', () => {
     const { key: _shownOnce, ...info } = created.body;
     expect(admin.body.keys[0]).toEqual(info);
 
+    // The key was used: once its usage is written (every 5 s, or now), the list says when, to the minute.
+    await t.service.usage?.flushNow();
     const list = await client.api('GET', '/keys');
-    expect(list.body.keys).toEqual([{ ...info, last_used_at: null }]);
+    expect(list.body.keys).toEqual([{ ...info, last_used_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/) }]);
+    expect(Date.now() - Date.parse(list.body.keys[0].last_used_at)).toBeLessThan(120_000);
     expect(JSON.stringify(list.body)).not.toContain(key);
 
     const revoked = await client.api('DELETE', `/keys/${info.id}`);
