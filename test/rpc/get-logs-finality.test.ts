@@ -75,13 +75,16 @@ describe('a network with finality: tags (anvil: finalized = head - 64; finality_
       if (Date.now() > deadline) throw new Error(`anvil does not hold the ${emits} emitted logs 10 s after they were sent`);
       await sleep(50);
     }
-    // The service reads the tags with the head: wait (bounded) until it has the node's.
-    const [finalized, safe] = [await tagBlock('finalized'), await tagBlock('safe')];
+    // The service reads the tags just after its tip moved, so it may hold the node's newest tags while its
+    // tip (what `latest` resolves to) is still a block or two behind: wait (bounded) for both.
+    const [finalized, safe, head] = [await tagBlock('finalized'), await tagBlock('safe'), await tagBlock('latest')];
     for (const until = Date.now() + 10_000; ; await sleep(50)) {
       const { body } = await t.admin('GET', '/admin/chains');
-      const { finality } = body.networks[0];
-      if (finality.finalized === finalized && finality.safe === safe) break;
-      if (Date.now() > until) throw new Error(`service finality ${JSON.stringify(finality)} never reached ${finalized}/${safe}`);
+      const { finality, served_tip } = body.networks[0];
+      if (finality.finalized === finalized && finality.safe === safe && served_tip === head) break;
+      if (Date.now() > until) {
+        throw new Error(`service tip ${served_tip}, finality ${JSON.stringify(finality)} never reached ${head}, ${finalized}/${safe}`);
+      }
     }
   }, 60_000);
   afterAll(async () => {
