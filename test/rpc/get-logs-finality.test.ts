@@ -83,7 +83,9 @@ describe('a network with finality: tags (anvil: finalized = head - 64; finality_
       const { finality, served_tip } = body.networks[0];
       if (finality.finalized === finalized && finality.safe === safe && served_tip === head) break;
       if (Date.now() > until) {
-        throw new Error(`service tip ${served_tip}, finality ${JSON.stringify(finality)} never reached ${head}, ${finalized}/${safe}`);
+        throw new Error(
+          `service tip ${served_tip}, finality ${JSON.stringify(finality)} never reached ${head}, ${finalized}/${safe}`,
+        );
       }
     }
   }, 60_000);
