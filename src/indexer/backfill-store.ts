@@ -29,6 +29,20 @@ export interface WindowProgress {
   transfersPerSecond: number;
 }
 
+/**
+ * How a write overlaps the one before it. Each write holds a lock named after its first block for its
+ * whole transaction: a second writer of the same blocks (a lease changing hands) waits for it. Rows
+ * of the blocks themselves are written at once; the shared rows (token holdings, NFT ownership) and
+ * the job's progress only after the write that starts at `after` has ended, so writes commit in block
+ * order and a restart resumes after the last one.
+ */
+export interface WriteOrder {
+  /** The first block of the write before this one, still under way. */
+  readonly after?: number;
+  /** Called once this write holds its lock: the next write may start then (never before). */
+  readonly onLocked?: () => void;
+}
+
 /** A window that does not link to the blocks stored beside it: fetched again after a pause. */
 export class BackfillLinkError extends Error {
   override readonly name = 'BackfillLinkError';
@@ -52,7 +66,16 @@ export interface BackfillStore {
    * Stores consecutive blocks of the job (those not stored yet: running a range twice adds nothing)
    * and moves the job past them, in one transaction; the blocks must start at the job's `next`.
    */
-  writeWindow(job: BackfillJob, blocks: readonly BlockFacts[], progress: WindowProgress): Promise<BackfillJob>;
+  /**
+   * Writes `blocks`, which must start at the job's next block once the write before them committed,
+   * with the job's progress. `order` lets writes overlap (src/indexer/backfill-worker.ts).
+   */
+  writeWindow(
+    job: BackfillJob,
+    blocks: readonly BlockFacts[],
+    progress: WindowProgress,
+    order?: WriteOrder,
+  ): Promise<BackfillJob>;
 }
 
 /** `writeTimeoutMs`: the statement_timeout of a window's write transaction (limits.indexer_statement_timeout_ms; 0: none). */
@@ -98,7 +121,7 @@ export function createBackfillStore(db: Kysely<Tables>, writeTimeoutMs = 0): Bac
         .executeTakeFirst();
       return row ? toJob(row) : undefined;
     },
-    writeWindow: (job, blocks, progress) => writeWindow(db, job, blocks, progress, writeTimeoutMs),
+    writeWindow: (job, blocks, progress, order = {}) => writeWindow(db, job, blocks, progress, order, writeTimeoutMs),
   };
 }
 
@@ -155,18 +178,22 @@ async function writeWindow(
   job: BackfillJob,
   blocks: readonly BlockFacts[],
   progress: WindowProgress,
+  order: WriteOrder,
   writeTimeoutMs: number,
 ): Promise<BackfillJob> {
   const first = blocks[0]!;
   const last = blocks[blocks.length - 1]!;
   return db.transaction().execute(async (trx) => {
     await setTransactionStatementTimeout(trx, writeTimeoutMs);
-    // One writer per network's backfill, even while the lease changes hands mid-window.
-    await sql`select pg_advisory_xact_lock(hashtext(${`blockyard-backfill:${job.network}`}))`.execute(trx);
+    await lockWrite(trx, job.network, first.number);
+    order.onLocked?.();
     const fresh = await blocksNotStored(trx, job.network, blocks);
     if (fresh.length > 0) {
       await insertBlocks(trx, job.network, fresh);
       await insertTransfers(trx, job.network, fresh);
+    }
+    if (order.after !== undefined) await lockWrite(trx, job.network, order.after);
+    if (fresh.length > 0) {
       await updateHoldings(trx, job.network, fresh);
       await applyOwnership(trx, job.network, ownershipDeltas(fresh.flatMap((block) => block.nftTransfers)));
     }
@@ -189,6 +216,11 @@ async function writeWindow(
     if (!row) throw new BackfillLinkError(`backfill ${job.id} moved past block ${first.number} meanwhile; reading it again`);
     return toJob(row);
   });
+}
+
+/** Waits for, then holds until the transaction ends, the lock of the backfill write starting at `firstBlock`. */
+async function lockWrite(trx: Trx, network: string, firstBlock: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`blockyard-backfill:${network}:${firstBlock}`}, 0))`.execute(trx);
 }
 
 /**

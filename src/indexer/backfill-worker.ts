@@ -4,9 +4,15 @@ import { type BackfillMetrics, transfersIn } from './indexer-metrics.ts';
 import { createWakeableSleep } from './wakeable-sleep.ts';
 import type { WindowFetcher } from './window-fetcher.ts';
 import { linkedPrefix, writeChunks } from './write-chunks.ts';
+import { createWritePipeline } from './write-pipeline.ts';
 
 /** Facts per database transaction at most, as the head's writes (index-round.ts). */
 const maxFactsPerWrite = 8000;
+/**
+ * Write transactions under way at once: while one waits on Postgres, the next is encoded and sent.
+ * They commit in block order (src/indexer/backfill-store.ts), so a restart still resumes after the last.
+ */
+const writesUnderWay = 2;
 /** How often an idle worker looks for a new job: the command waits at most this before the first block. */
 const idleLookMs = 1000;
 const maxBackoffMs = 30_000;
@@ -51,23 +57,49 @@ export function createBackfillWorker(options: {
     const fetcher = options.fetcher();
     const rates = createRateMeter();
     let current = job;
-    while (!stopped && current.next <= current.to) {
-      const to = Math.min(current.to, current.next + options.windowBlocks() - 1);
-      const facts = await fetcher.take(current.next, to);
-      if (linkedPrefix(facts, undefined).length !== facts.length) {
-        fetcher.forget();
-        throw new Error(`blocks ${current.next} to ${to} do not link to each other (the chain moved under the read)`);
+    const pipeline = createWritePipeline<BackfillJob>(writesUnderWay, (written) => {
+      current = written;
+      metrics.nextBlock.set({ network }, written.next);
+    });
+    let next = job.next;
+    let previous: { first: number; locked: Promise<void> } | undefined;
+    try {
+      while (!stopped && next <= job.to) {
+        const to = Math.min(job.to, next + options.windowBlocks() - 1);
+        const facts = await fetcher.take(next, to);
+        if (linkedPrefix(facts, undefined).length !== facts.length) {
+          fetcher.forget();
+          throw new Error(`blocks ${next} to ${to} do not link to each other (the chain moved under the read)`);
+        }
+        if (to < job.to) fetcher.prefetch(to + 1, Math.min(job.to, to + options.windowBlocks()));
+        for (const chunk of writeChunks(facts, maxFactsPerWrite)) {
+          const transfers = transfersIn(chunk);
+          rates.add(chunk.length, transfers);
+          const progress = { transfers, ...rates.current() };
+          // A write gets the job as it was (the write before it may not have committed): it checks its own
+          // first block against the job's. It starts once the write before it holds its lock, so it
+          // cannot take that write's turn.
+          const after = previous;
+          if (after) await after.locked;
+          let onLocked = () => {};
+          const locked = new Promise<void>((resolve) => (onLocked = resolve));
+          await pipeline.push(async () => {
+            try {
+              const written = await store.writeWindow(job, chunk, progress, { after: after?.first, onLocked });
+              metrics.blocks.inc({ network }, chunk.length);
+              metrics.transfers.inc({ network }, transfers);
+              return written;
+            } finally {
+              onLocked();
+            }
+          });
+          previous = { first: chunk[0]!.number, locked };
+          next = chunk[chunk.length - 1]!.number + 1;
+          if (stopped) break;
+        }
       }
-      if (to < current.to) fetcher.prefetch(to + 1, Math.min(current.to, to + options.windowBlocks()));
-      for (const chunk of writeChunks(facts, maxFactsPerWrite)) {
-        const transfers = transfersIn(chunk);
-        rates.add(chunk.length, transfers);
-        current = await store.writeWindow(current, chunk, { transfers, ...rates.current() });
-        metrics.nextBlock.set({ network }, current.next);
-        metrics.blocks.inc({ network }, chunk.length);
-        metrics.transfers.inc({ network }, transfers);
-        if (stopped) break;
-      }
+    } finally {
+      await pipeline.drain();
     }
     if (current.status === 'done')
       logger.info({ backfill: current.id, from: current.from, to: current.to, transfers: current.transfers }, 'backfill done');
