@@ -64,11 +64,8 @@ export interface BackfillStore {
   nextOpen(network: string): Promise<BackfillJob | undefined>;
   /**
    * Stores consecutive blocks of the job (those not stored yet: running a range twice adds nothing)
-   * and moves the job past them, in one transaction; the blocks must start at the job's `next`.
-   */
-  /**
-   * Writes `blocks`, which must start at the job's next block once the write before them committed,
-   * with the job's progress. `order` lets writes overlap (src/indexer/backfill-worker.ts).
+   * and moves the job past them, in one transaction; the blocks must start at the job's `next` as it
+   * is once the write before them committed. `order` lets writes overlap (src/indexer/backfill-worker.ts).
    */
   writeWindow(
     job: BackfillJob,

@@ -1,7 +1,7 @@
 /**
  * Writes started in order with at most `depth` under way, each handed to `done` in the order started.
- * The writes commit in order by themselves (each one's last step waits for the previous one's row):
- * the pipeline only overlaps one write's work with the next one's.
+ * The writes commit in order by themselves (each one waits for the previous one's lock before its shared
+ * rows: src/indexer/backfill-store.ts); the pipeline only overlaps one write's work with the next one's.
  */
 export interface WritePipeline<T> {
   /** Starts `write` once fewer than `depth` are under way; throws the first failure of any write. */
