@@ -19,6 +19,7 @@ import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
 import { createKeyWatch, type KeyWatch } from './key-watch.ts';
 import { createWsMetrics, type WsMetrics } from './metrics.ts';
+import { createPingSlots, type PingSlots } from './ping-slots.ts';
 import { readThroughPool } from './pool-read.ts';
 import { type Session, type SessionLimits, startSession } from './session.ts';
 
@@ -43,6 +44,9 @@ const defaultMaxPayloadBytes = 1024 * 1024;
 const defaultMaxBufferedBytes = 1024 * 1024;
 const defaultMaxSubscriptions = 100;
 const defaultPingIntervalMs = 30_000;
+/** Keepalive pings go out in slices at least this far apart (30 slices, one a second, by default). */
+const minPingTickMs = 1_000;
+const maxPingSlices = 30;
 const defaultConnectionCaps: WsConnectionCaps = { perAccount: 1_000, perAddress: 1_000 };
 
 /** The endpoint's options from the `limits:` settings. */
@@ -51,6 +55,7 @@ export function wsLimits(limits: LimitsConfig): WsEndpointOptions {
     maxPayloadBytes: limits.wsMaxMessageBytes,
     maxBufferedBytes: limits.wsMaxBufferedBytes,
     maxSubscriptions: limits.wsMaxSubscriptionsPerConnection,
+    pingIntervalMs: limits.wsPingIntervalMs,
     connectionCaps: { perAccount: limits.wsMaxConnectionsPerAccount, perAddress: limits.wsMaxConnectionsPerIp },
   };
 }
@@ -83,6 +88,7 @@ interface EndpointState {
   wss: WebSocketServer;
   connectionCaps: ReturnType<typeof createWsConnectionCaps>;
   sessions: Map<WebSocket, Session>;
+  pingSlots: PingSlots<WebSocket>;
   feeds: Map<Network, HeadFeed>;
   keyWatch: KeyWatch;
   closing: boolean;
@@ -95,6 +101,8 @@ interface EndpointState {
  */
 export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
   const { ctx, server, options = {} } = deps;
+  const pingIntervalMs = options.pingIntervalMs ?? defaultPingIntervalMs;
+  const pingSlices = Math.max(1, Math.min(maxPingSlices, Math.floor(pingIntervalMs / minPingTickMs)));
   const state: EndpointState = {
     deps,
     wsMetrics: createWsMetrics(ctx.metrics.registry),
@@ -111,6 +119,7 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
     }),
     connectionCaps: createWsConnectionCaps({ ...defaultConnectionCaps, ...options.connectionCaps }),
     sessions: new Map(),
+    pingSlots: createPingSlots(pingSlices),
     feeds: new Map(),
     keyWatch: createKeyWatch({ authenticator: deps.authenticator, restrictions: deps.restrictions, logger: ctx.logger }),
     closing: false,
@@ -118,7 +127,7 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => handleUpgrade(state, request, socket, head);
   server.on('upgrade', onUpgrade);
-  const pinger = setInterval(() => pingSessions(state), options.pingIntervalMs ?? defaultPingIntervalMs).unref();
+  const pinger = setInterval(() => pingSessions(state), pingIntervalMs / pingSlices).unref();
 
   return {
     async close() {
@@ -217,6 +226,7 @@ function admitConnection(
       feed: () => feedOf(state, network),
     });
     state.sessions.set(ws, session);
+    state.pingSlots.add(ws);
     const unwatch = state.keyWatch.watch({
       key: upgrade.key,
       request: upgrade.facts,
@@ -229,12 +239,16 @@ function admitConnection(
     void session.closed.then(() => {
       unwatch();
       state.sessions.delete(ws);
+      state.pingSlots.remove(ws);
     });
   });
 }
 
+/** One slice of the connections: each is pinged once per interval, and ended if the last ping went unanswered. */
 function pingSessions(state: EndpointState): void {
-  for (const [ws, session] of state.sessions) {
+  for (const ws of state.pingSlots.next()) {
+    const session = state.sessions.get(ws);
+    if (!session) continue;
     if (!session.alive) {
       state.wsMetrics.serverCloses.inc({ reason: 'keepalive' });
       ws.terminate();

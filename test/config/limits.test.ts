@@ -28,6 +28,7 @@ describe('limits: settings', () => {
       wsMaxSubscriptionsPerConnection: 100,
       wsMaxBufferedBytes: 1_048_576,
       wsMaxMessageBytes: 1_048_576,
+      wsPingIntervalMs: 30_000,
       dataQueriesPerAccount: 4,
       statementTimeoutMs: 5_000,
       indexerStatementTimeoutMs: 120_000,
@@ -48,5 +49,7 @@ describe('limits: settings', () => {
       statementTimeoutMs: 0,
     });
     expect(() => load({ data_queries_per_account: 0 })).toThrow(/limits\.data_queries_per_account .*must be at least 1/);
+    expect(load({ ws_ping_interval_ms: 5_000 }).limits.wsPingIntervalMs).toBe(5_000);
+    expect(() => load({ ws_ping_interval_ms: 10 })).toThrow(/limits\.ws_ping_interval_ms .*must be at least 1000/);
   });
 });
