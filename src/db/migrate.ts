@@ -24,6 +24,7 @@ import * as dataQueryIndexes from './migrations/2026-12-02T1900-data-query-index
 import * as webhookAddresses from './migrations/2026-12-03T0900-webhook-addresses.ts';
 import * as spamFlags from './migrations/2026-12-03T1200-spam-flags.ts';
 import * as webhookDeliveryWrites from './migrations/2026-12-03T1500-webhook-delivery-writes.ts';
+import * as webhookMatcherRelease from './migrations/2026-12-04T0600-webhook-matcher-release.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03T0900-webhook-addresses': webhookAddresses,
   '2026-12-03T1200-spam-flags': spamFlags,
   '2026-12-03T1500-webhook-delivery-writes': webhookDeliveryWrites,
+  '2026-12-04T0600-webhook-matcher-release': webhookMatcherRelease,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

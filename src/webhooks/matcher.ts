@@ -70,7 +70,8 @@ export async function matchRound(deps: {
     if (removals.length > 0) queued += await handleRemovals(trx, removals);
     await trx
       .updateTable('webhook_matcher_cursor')
-      .set({ seq: events[events.length - 1]!.seq })
+      // The round count tells this release's moves from a previous release's (migration 2026-12-04T0600).
+      .set({ seq: events[events.length - 1]!.seq, matcher_round: sql<string>`matcher_round + 1` })
       .where('name', '=', cursorName)
       .execute();
     return { ran: true, events: events.length, queued, more: events.length === pageSize };

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { invalidRequest } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
+import { assertNoPreviousReleaseMatcher } from './previous-release-guard.ts';
 import { maxWebhookAddresses, type WebhookConfig } from './webhook-config.ts';
 
 /** Addresses one call of `PATCH /v1/webhooks/{id}/addresses` adds and removes, each list at most. */
@@ -20,6 +21,7 @@ export async function changeWebhookAddresses(
   webhookId: string,
   change: { add: readonly string[]; remove: readonly string[] },
 ): Promise<number> {
+  await assertNoPreviousReleaseMatcher(trx);
   // The row lock orders concurrent changes of one webhook, so the count stays the table's.
   const webhook = await trx
     .selectFrom('webhooks')

@@ -92,6 +92,10 @@ export interface WebhookDailyUsageTable {
 export interface WebhookMatcherCursorTable {
   name: string;
   seq: BigNumeric;
+  /** Rounds of this release's matcher that moved the cursor (migration 2026-12-04T0600). */
+  matcher_round: ColumnType<string, string | number | bigint | undefined, string | number | bigint>;
+  /** When a previous release's matcher last moved the cursor (set by a trigger). */
+  previous_release_moved_at: ColumnType<Date | null, never, never>;
 }
 
 export type WebhookRow = Selectable<WebhooksTable>;
