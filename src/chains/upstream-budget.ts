@@ -19,7 +19,7 @@
  * capped at 30 s). The 429s of calls already in flight are the same episode: one cut a second at most,
  * no added wait. Each second of success in which the tuned limit turned calls away raises it by 1%
  * (+0.2), never above the configured limit: slow enough that the limit is a step or two past the
- * node's at most when its next 429 comes back (in the simulation in upstream-budget.test.ts a node
+ * node's at most when its next 429 comes back (in the simulation in upstream-budget-simulation.test.ts a node
  * allowing 100/s gets at most 105 in any second after its first 429, answers taking 0 to 250 ms), fast
  * enough to be back from a cut in about ten seconds.
  */
