@@ -1,6 +1,5 @@
-import { createPublicClient, createTestClient, createWalletClient, type Hex, http, type PublicClient, parseEther } from 'viem';
+import { createTestClient, createWalletClient, type Hex, http, parseEther } from 'viem';
 import {
-  type BundlerClient,
   entryPoint07Address,
   formatUserOperationRequest,
   toPackedUserOperation,
@@ -11,17 +10,8 @@ import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
-import {
-  bundlerClientFor,
-  bundlerUrlOf,
-  callBundler,
-  fund,
-  generousFees,
-  newSimpleAccount,
-  type SimpleAccount,
-} from './support.ts';
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
+import { callBundler, fund, generousFees, newSimpleAccount, type SimpleAccount } from './support.ts';
 
 /**
  * "Already known", as Alto and Rundler say it: an op sent again while it is in the mempool, or after
@@ -29,23 +19,11 @@ import {
  * "already known", not a nonce error.
  */
 describe('an op sent again is "already known"', () => {
-  let service: TestService;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { service, key, url, publicClient, bundlerClient } = {} as BundlerService;
 
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      // Block time 1 s: a waiting op is checked again after a second (not 12), the drop below comes soon.
-      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { block_time_s: 1, bundler: { enabled: true } })],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    url = bundlerUrlOf(service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(url, key, publicClient);
+    // Block time 1 s: a waiting op is checked again after a second (not 12), the drop below comes soon.
+    ({ service, key, url, publicClient, bundlerClient } = await startBundlerService({ chain: { block_time_s: 1 } }));
   }, 120_000);
   afterAll(() => service?.stop());
 

@@ -1,19 +1,5 @@
+import { type Address, encodeErrorResult, type Hex, parseAbi, parseEther, toHex } from 'viem';
 import {
-  type Address,
-  concat,
-  createPublicClient,
-  createTestClient,
-  encodeErrorResult,
-  type Hex,
-  http,
-  type PublicClient,
-  parseAbi,
-  parseEther,
-  size,
-  toHex,
-} from 'viem';
-import {
-  type BundlerClient,
   entryPoint06Address,
   entryPoint07Address,
   entryPoint08Address,
@@ -24,41 +10,23 @@ import {
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
 import {
-  bundlerClientFor,
   bundlerUrlOf,
   callBundler,
   countUserOperations,
   executorAddress,
   fund,
   generousFees,
+  installReverter,
   newSimpleAccount,
   postBundler,
+  revertReason,
   type SimpleAccount,
 } from './support.ts';
 
-const revertReason = 'blockyard test: always reverts';
-
-/**
- * Runtime code that reverts every call with Error(revertReason): CODECOPY the encoded error that
- * follows the 12 bytes of code into memory, then REVERT with it.
- */
-function revertingCode(): Hex {
-  const payload = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: [revertReason] });
-  const length = toHex(size(payload), { size: 1 });
-  // PUSH1 len, PUSH1 12, PUSH1 0, CODECOPY, PUSH1 len, PUSH1 0, REVERT
-  return concat(['0x60', length, '0x600c600039', '0x60', length, '0x6000fd', payload]);
-}
-
 describe('the bundler refuses bad input with ERC-7769 errors and leaves the mempool alone', () => {
-  let service: TestService;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { service, key, url, publicClient, bundlerClient } = {} as BundlerService;
   let owner: PrivateKeyAccount;
   let account: SimpleAccount;
   let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
@@ -67,29 +35,13 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
   const reverter: Address = '0xbeefbeefbeefbeefbeefbeefbeefbeefbeefbeef';
 
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          dev_methods: true,
-          upstreams: [{ url: anvilUrl }],
-          bundler: { enabled: true },
-        },
-        // A mainnet with a bundler: a test key must be refused there for being a test key, not for a missing bundler.
+    ({ service, key, url, publicClient, bundlerClient } = await startBundlerService({
+      // A mainnet with a bundler: a test key must be refused there for being a test key, not for a missing bundler.
+      moreChains: (anvilUrl) => [
         { chain: 'ethereum', network: 'mainnet', chain_id: 31337, upstreams: [{ url: anvilUrl }], bundler: { enabled: true } },
       ],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    url = bundlerUrlOf(service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(url, key, publicClient);
-    const testClient = createTestClient({ chain: foundry, mode: 'anvil', transport: http(service.anvil.url) });
-    await testClient.setCode({ address: reverter, bytecode: revertingCode() });
+    }));
+    await installReverter(service.anvil.url, reverter);
 
     owner = privateKeyToAccount(generatePrivateKey());
     account = await newSimpleAccount(publicClient, owner);

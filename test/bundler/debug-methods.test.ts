@@ -1,10 +1,8 @@
 import { type Address, type Hex, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 import { bareUserOperation } from './support.ts';
 
 /** Reads TIMESTAMP in validation (refused in safe mode), pays its prefund, accepts any call. */
@@ -12,35 +10,16 @@ const timestampAccountCode: Hex = '0x42506000600060006000604435335af150600060005
 const sender = '0x000000000000000000000000000000000000a77f' as Address;
 
 describe('ERC-7769 debug methods, with safe mode off', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, bundler } = {} as BundlerChain;
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true, safe_mode: false } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    await chain.anvilRpc('anvil_setCode', [sender, timestampAccountCode]);
-    await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
-    key = (await chain.service.createKey()).key;
+    ({ chain, bundler } = await startBundlerChain({
+      bundler: { safe_mode: false },
+      accounts: [{ address: sender, code: timestampAccountCode }],
+    }));
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();
   });
-
-  const bundler = async (
-    method: string,
-    params: unknown[],
-    // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
-  ): Promise<{ result?: any; error?: { code: number; message: string } }> => {
-    const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    return response.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>;
-  };
 
   it('manual mode holds ops in the mempool until sendBundleNow; clearState empties it', async () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');

@@ -1,20 +1,12 @@
-import { type Address, createPublicClient, encodeFunctionData, http, type PublicClient, parseAbi, parseEther } from 'viem';
-import {
-  type BundlerClient,
-  entryPoint06Abi,
-  entryPoint06Address,
-  getUserOperationHash,
-  toSmartAccount,
-} from 'viem/account-abstraction';
+import { type Address, encodeFunctionData, type PublicClient, parseAbi, parseEther } from 'viem';
+import { entryPoint06Abi, entryPoint06Address, getUserOperationHash, toSmartAccount } from 'viem/account-abstraction';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegationDesignator } from '../../src/bundler/eip7702-authorization.ts';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { erc4337Addresses } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { bundlerClientFor, bundlerUrlOf, callBundler, fund, generousFees } from './support.ts';
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
+import { bundlerUrlOf, callBundler, fund, generousFees } from './support.ts';
 
 const implementation = erc4337Addresses.v06.simple7702Account;
 const accountAbi = parseAbi([
@@ -73,30 +65,10 @@ function toV06Eoa7702Account(client: PublicClient, owner: PrivateKeyAccount) {
 }
 
 describe('EIP-7702 on EntryPoint v0.6 (eip7702Auth, as Alto serves it)', () => {
-  let service: TestService;
-  let key: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { service, key, publicClient, bundlerClient } = {} as BundlerService;
 
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          dev_methods: true,
-          upstreams: [{ url: anvilUrl }],
-          bundler: { enabled: true },
-        },
-      ],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(bundlerUrlOf(service.url), key, publicClient);
+    ({ service, key, publicClient, bundlerClient } = await startBundlerService());
   }, 120_000);
   afterAll(async () => {
     await service?.stop();

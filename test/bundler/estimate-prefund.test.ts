@@ -1,37 +1,23 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { createPublicClient, createWalletClient, http, type PublicClient, parseEther, RpcRequestError } from 'viem';
-import { type BundlerClient, entryPoint06Address, entryPoint07Address, type SmartAccount } from 'viem/account-abstraction';
+import { createWalletClient, http, parseEther, RpcRequestError } from 'viem';
+import { entryPoint06Address, entryPoint07Address, type SmartAccount } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { deployerAccount } from '../support/contracts.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
-import { bundlerClientFor, bundlerUrlOf, callBundler, generousFees, newSimpleAccount } from './support.ts';
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
+import { callBundler, generousFees, newSimpleAccount } from './support.ts';
 
 /**
  * eth_estimateUserOperationGas of an op whose sender cannot pay its prefund (no balance, no deposit,
  * no paymaster) is AA21, as Alto answers it, unless the client's state override gives it a balance.
  */
 describe('estimating an op whose sender cannot prefund', () => {
-  let service: TestService;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { service, key, url, publicClient, bundlerClient } = {} as BundlerService;
 
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { bundler: { enabled: true } })],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    url = bundlerUrlOf(service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(url, key, publicClient);
+    ({ service, key, url, publicClient, bundlerClient } = await startBundlerService());
   }, 120_000);
   afterAll(() => service?.stop());
 

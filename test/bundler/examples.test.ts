@@ -4,25 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { implementation, sendFromEoa } from '../../examples/eip7702-account.ts';
 import { createWallet, sendWithPermissionless, sendWithViem } from '../../examples/smart-wallet.ts';
 import { delegationDesignator } from '../../src/bundler/eip7702-authorization.ts';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 
 /** The examples of docs/smart-wallets.md and docs/bundler.md, run as written. */
 describe('examples/smart-wallet.ts and examples/eip7702-account.ts', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, key } = {} as BundlerChain;
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    key = (await chain.service.createKey()).key;
+    ({ chain, key } = await startBundlerChain());
   }, 120_000);
-  afterAll(async () => {
-    await chain?.service.stop();
-  });
+  afterAll(() => chain?.service.stop());
 
   it('creates a wallet, then sends with viem’s bundler client and with permissionless', async () => {
     const endpoint = { baseUrl: chain.service.url, apiKey: key };

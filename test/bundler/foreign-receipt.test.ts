@@ -1,28 +1,19 @@
-import { type Address, createWalletClient, getAddress, http, parseEther } from 'viem';
+import { type Address, createWalletClient, getAddress, http } from 'viem';
 import { entryPoint07Address, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 import { acceptingAccountCode } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000acc7' as Address;
 
 describe('receipts of ops another bundler sent', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, key } = {} as BundlerChain;
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    await chain.anvilRpc('anvil_setCode', [sender, acceptingAccountCode]);
-    await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
-    key = (await chain.service.createKey()).key;
+    ({ chain, key } = await startBundlerChain({ accounts: [{ address: sender, code: acceptingAccountCode }] }));
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();

@@ -1,12 +1,9 @@
-import { createPublicClient, type Hex, http, type PublicClient, parseEther } from 'viem';
+import { type Hex, parseEther } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 import {
   bundlerClientFor,
   bundlerUrlOf,
@@ -23,18 +20,10 @@ const opsPerSender = 4;
 const values = Array.from({ length: opsPerSender }, (_, index) => BigInt(index + 1));
 
 describe('the bundler under 50 senders with 4 queued ops each, sent at once', () => {
-  let chain: IndexedChain;
-  let key: string;
-  let publicClient: PublicClient;
+  let { chain, key, publicClient } = {} as BundlerChain;
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    key = (await chain.service.createKey()).key;
-    publicClient = createPublicClient({ chain: foundry, transport: http(chain.service.anvil.url) }) as PublicClient;
+    ({ chain, key, publicClient } = await startBundlerChain());
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();

@@ -5,22 +5,14 @@ import { entryPoint06Address, entryPoint07Address } from 'viem/account-abstracti
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 
 describe('the bundler with permissionless clients', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, key } = {} as BundlerChain;
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    key = (await chain.service.createKey()).key;
+    ({ chain, key } = await startBundlerChain());
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();

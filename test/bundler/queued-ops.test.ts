@@ -1,50 +1,25 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { type Address, createPublicClient, type Hex, http, type PublicClient, parseEther } from 'viem';
+import { type Address, type Hex, parseEther } from 'viem';
 import {
-  type BundlerClient,
   entryPoint06Address,
   entryPoint07Address,
   formatUserOperationRequest,
   type SmartAccount,
 } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { entryPointV06Abi, entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import {
-  bundlerClientFor,
-  bundlerUrlOf,
-  callBundler,
-  fund,
-  generousFees,
-  newSimpleAccount,
-  type SimpleAccount,
-  waitForReceipts,
-} from './support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
+import { callBundler, fund, generousFees, newSimpleAccount, type SimpleAccount, waitForReceipts } from './support.ts';
 
 type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 type Gas = { callGasLimit: bigint; verificationGasLimit: bigint; preVerificationGas: bigint };
 
 describe('queued ops: a sender sends several nonces without waiting', () => {
-  let chain: IndexedChain;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { chain, key, url, publicClient, bundlerClient } = {} as BundlerChain;
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    key = (await chain.service.createKey()).key;
-    url = bundlerUrlOf(chain.service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(chain.service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(url, key, publicClient);
+    ({ chain, key, url, publicClient, bundlerClient } = await startBundlerChain());
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();

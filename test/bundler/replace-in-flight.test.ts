@@ -1,38 +1,24 @@
-import { type Address, parseEther } from 'viem';
+import type { Address } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-import { acceptingAccountCode, bareUserOperation, postBundler } from './support.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
+import { acceptingAccountCode, bareUserOperation } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000acd1' as Address;
 
 describe('replacing an op whose bundle is on its way (sent, not mined)', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, bundler, mineForReceipt } = {} as BundlerChain;
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    await chain.anvilRpc('anvil_setCode', [sender, acceptingAccountCode]);
-    await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
-    key = (await chain.service.createKey()).key;
+    ({ chain, bundler, mineForReceipt } = await startBundlerChain({
+      accounts: [{ address: sender, code: acceptingAccountCode }],
+    }));
   }, 120_000);
   afterAll(async () => {
     await chain?.anvilRpc('evm_setAutomine', [true]).catch(() => undefined);
     await chain?.service.stop();
   });
 
-  const bundler = async (
-    method: string,
-    params: unknown[],
-    // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
-  ): Promise<{ result?: any; error?: { code: number; message: string } }> =>
-    (await postBundler(`${chain.service.url}/v1/bundler/ethereum/devnet`, key, { jsonrpc: '2.0', id: 1, method, params })).body;
   const pendingTransactions = async () => {
     const pool = (await chain.anvilRpc('txpool_content')) as {
       pending: Record<string, Record<string, { hash: string; input: string }>>;
@@ -82,11 +68,7 @@ describe('replacing an op whose bundle is on its way (sent, not mined)', () => {
     expect(pool[0]!.input).toContain(raised(20n).maxFeePerGas.slice(2).padStart(32, '0'));
     expect((await bundler('eth_getUserOperationByHash', [sent.result])).result).toBeNull();
 
-    await chain.anvilRpc('evm_mine');
-    const receipt = await eventually(
-      async () => (await bundler('eth_getUserOperationReceipt', [replacement.result])).result ?? undefined,
-      { timeoutMs: 10_000, intervalMs: 100, what: "the replacement's receipt" },
-    );
+    const receipt = await mineForReceipt(replacement.result, "the replacement's receipt");
     expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: swappedTx } });
     expect((await bundler('eth_getUserOperationReceipt', [sent.result])).result).toBeNull();
     expect(await chain.anvilRpc('eth_getTransactionReceipt', [firstTx])).toBeNull();

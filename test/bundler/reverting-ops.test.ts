@@ -1,43 +1,8 @@
-import {
-  type Address,
-  concat,
-  createPublicClient,
-  createTestClient,
-  encodeErrorResult,
-  type Hex,
-  http,
-  type PublicClient,
-  parseAbi,
-  parseEther,
-  RpcRequestError,
-  size,
-  toHex,
-} from 'viem';
-import {
-  type BundlerClient,
-  entryPoint07Address,
-  formatUserOperationRequest,
-  type UserOperation,
-} from 'viem/account-abstraction';
-import { foundry } from 'viem/chains';
+import { type Address, type Hex, parseEther, RpcRequestError } from 'viem';
+import { entryPoint07Address, formatUserOperationRequest, type UserOperation } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
-import { bundlerClientFor, bundlerUrlOf, callBundler, fund, generousFees, newSimpleAccount } from './support.ts';
-
-/** Error("blockyard test: always reverts"), as the EntryPoint reports it in UserOperationRevertReason. */
-const revertBytes = encodeErrorResult({
-  abi: parseAbi(['error Error(string)']),
-  errorName: 'Error',
-  args: ['blockyard test: always reverts'],
-});
-
-/** Runtime code that reverts every call with `revertBytes` (CODECOPY them from after the 12 bytes of code, then REVERT). */
-function revertingCode(): Hex {
-  const length = toHex(size(revertBytes), { size: 1 });
-  return concat(['0x60', length, '0x600c600039', '0x60', length, '0x6000fd', revertBytes]);
-}
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
+import { callBundler, fund, generousFees, installReverter, newSimpleAccount, revertBytes } from './support.ts';
 
 /**
  * An op whose validation passes but whose call reverts is the sender's business, as in Alto and
@@ -45,25 +10,12 @@ function revertingCode(): Hex {
  * call reverts (and the sponsorship endpoints refuse to pay for it: test/sponsorship/operator-caps.test.ts).
  */
 describe('ops whose call reverts', () => {
-  let service: TestService;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
-  let bundlerClient: BundlerClient;
+  let { service, key, url, publicClient, bundlerClient } = {} as BundlerService;
   const reverter: Address = '0xbeefbeefbeefbeefbeefbeefbeefbeefbeefbeef';
 
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { bundler: { enabled: true } })],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    url = bundlerUrlOf(service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
-    bundlerClient = bundlerClientFor(url, key, publicClient);
-    const testClient = createTestClient({ chain: foundry, mode: 'anvil', transport: http(service.anvil.url) });
-    await testClient.setCode({ address: reverter, bytecode: revertingCode() });
+    ({ service, key, url, publicClient, bundlerClient } = await startBundlerService());
+    await installReverter(service.anvil.url, reverter);
   }, 120_000);
   afterAll(() => service?.stop());
 

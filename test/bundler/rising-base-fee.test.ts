@@ -1,23 +1,13 @@
 import { createSmartAccountClient } from 'permissionless';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  http,
-  type PublicClient,
-  parseEther,
-  parseGwei,
-} from 'viem';
+import { type Address, createWalletClient, type Hex, http, type PublicClient, parseEther, parseGwei } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 import {
   bundlerClientFor,
   bundlerUrlOf,
@@ -145,19 +135,14 @@ function watchBundlePool(anvilRpc: IndexedChain['anvilRpc'], publicClient: Publi
 }
 
 describe('the bundler under a base fee rising every block', () => {
-  let chain: IndexedChain;
-  let key: string;
-  let publicClient: PublicClient;
+  let { chain, key, publicClient } = {} as BundlerChain;
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
+    ({ chain, key, publicClient } = await startBundlerChain({
       // Bundles of 8 deploying ops (~3.2M gas with the bundler's margin) fit in the 6M gas the fillers leave.
-      chainSettings: { bundler: { enabled: true, max_bundle_ops: 8 }, block_time_s: 1 },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    key = (await chain.service.createKey()).key;
-    publicClient = createPublicClient({ chain: foundry, transport: http(chain.service.anvil.url) }) as PublicClient;
+      bundler: { max_bundle_ops: 8 },
+      chainSettings: { block_time_s: 1 },
+    }));
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();

@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, type Hex, http, type PublicClient, parseEther, toEventSelector } from 'viem';
+import { type Address, type Hex, parseEther, toEventSelector } from 'viem';
 import {
   entryPoint07Address,
   formatUserOperationRequest,
@@ -7,13 +7,10 @@ import {
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import { type BundlerService, startBundlerService } from './start-bundler.ts';
 import {
   acceptingAccountCode,
   bundlerClientFor,
-  bundlerUrlOf,
   callBundler,
   countUserOperations,
   fund,
@@ -27,19 +24,9 @@ const userOperationEventTopic = toEventSelector('UserOperationEvent(bytes32,addr
 const recipient = '0x000000000000000000000000000000000000beef' as Address;
 
 describe('pimlico_sendUserOperationNow', () => {
-  let service: TestService;
-  let key: string;
-  let url: string;
-  let publicClient: PublicClient;
+  let { service, key, url, publicClient } = {} as BundlerService;
   beforeAll(async () => {
-    service = await startTestService({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainsFor: (anvilUrl) => [devnetChain(anvilUrl, { bundler: { enabled: true } })],
-    });
-    await installErc4337Contracts(service.anvil.url);
-    key = (await service.createKey()).key;
-    url = bundlerUrlOf(service.url);
-    publicClient = createPublicClient({ chain: foundry, transport: http(service.anvil.url) }) as PublicClient;
+    ({ service, key, url, publicClient } = await startBundlerService());
   }, 120_000);
   afterAll(() => service?.stop());
 

@@ -1,10 +1,8 @@
-import { type Address, parseEther } from 'viem';
+import type { Address } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { type BundlerChain, startBundlerChain } from './start-bundler.ts';
 import { acceptingAccountCode, bareUserOperation, executorAddress } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000acc8' as Address;
@@ -13,19 +11,11 @@ const payingSender = '0x000000000000000000000000000000000000acc9' as Address;
 const otherSender = '0x000000000000000000000000000000000000acca' as Address;
 
 describe('a bundle that is not mined', () => {
-  let chain: IndexedChain;
-  let key: string;
+  let { chain, bundler, mineForReceipt } = {} as BundlerChain;
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { bundler_keys: devnetExecutorKeys[0] },
-      chainSettings: { bundler: { enabled: true } },
-    });
-    await installErc4337Contracts(chain.service.anvil.url);
-    for (const account of [sender, payingSender, otherSender]) {
-      await chain.anvilRpc('anvil_setCode', [account, acceptingAccountCode]);
-      await chain.anvilRpc('anvil_setBalance', [account, `0x${parseEther('1').toString(16)}`]);
-    }
-    key = (await chain.service.createKey()).key;
+    ({ chain, bundler, mineForReceipt } = await startBundlerChain({
+      accounts: [sender, payingSender, otherSender].map((address) => ({ address, code: acceptingAccountCode })),
+    }));
   }, 120_000);
   afterAll(async () => {
     await chain?.anvilRpc('evm_setAutomine', [true]).catch(() => undefined);
@@ -40,20 +30,6 @@ describe('a bundle that is not mined', () => {
       >;
     };
     return Object.values(pool.pending).flatMap((byNonce) => Object.values(byNonce));
-  };
-
-  const bundler = async (
-    method: string,
-    params: unknown[],
-    // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
-  ): Promise<{ result?: any; error?: { code: number; message: string } }> => {
-    const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    return response.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>;
   };
 
   it('is sent again with the same nonce and fees raised by 10%, and the op lands', async () => {
@@ -89,15 +65,7 @@ describe('a bundle that is not mined', () => {
     expect(queued.map((tx) => tx.hash)).toEqual([replaced]);
     expect(BigInt(queued[0]!.maxPriorityFeePerGas)).toBe((1_000_000_000n * 110n) / 100n);
     expect(BigInt(queued[0]!.maxFeePerGas)).toBeGreaterThanOrEqual((BigInt(sentTx!.maxFeePerGas) * 110n) / 100n);
-    await chain.anvilRpc('evm_mine');
-    const receipt = await eventually(
-      async () => (await bundler('eth_getUserOperationReceipt', [sent.result])).result ?? undefined,
-      {
-        timeoutMs: 10_000,
-        intervalMs: 100,
-        what: 'the receipt',
-      },
-    );
+    const receipt = await mineForReceipt(sent.result, 'the receipt');
     expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: replaced } });
   }, 60_000);
 
@@ -135,15 +103,7 @@ describe('a bundle that is not mined', () => {
       },
       { timeoutMs: 10_000, intervalMs: 100, what: 'the op in a new bundle' },
     );
-    await chain.anvilRpc('evm_mine');
-    const receipt = await eventually(
-      async () => (await bundler('eth_getUserOperationReceipt', [sent.result])).result ?? undefined,
-      {
-        timeoutMs: 10_000,
-        intervalMs: 100,
-        what: 'the receipt',
-      },
-    );
+    const receipt = await mineForReceipt(sent.result, 'the receipt');
     expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: again } });
   }, 60_000);
 
@@ -184,15 +144,7 @@ describe('a bundle that is not mined', () => {
     expect(replacement).toMatchObject({ hash: replaced });
     expect(replacement!.input).toContain(payingSender.slice(2).toLowerCase());
     expect(replacement!.input).not.toContain(otherSender.slice(2).toLowerCase());
-    await chain.anvilRpc('evm_mine');
-    const receipt = await eventually(
-      async () => (await bundler('eth_getUserOperationReceipt', [payingHash])).result ?? undefined,
-      {
-        timeoutMs: 10_000,
-        intervalMs: 100,
-        what: "the paying op's receipt",
-      },
-    );
+    const receipt = await mineForReceipt(payingHash, "the paying op's receipt");
     expect(receipt).toMatchObject({ success: true, receipt: { transactionHash: replaced } });
     // The op left out went back to the mempool, and a new bundle carries it.
     const again = await eventually(
@@ -202,11 +154,7 @@ describe('a bundle that is not mined', () => {
       },
       { timeoutMs: 10_000, intervalMs: 100, what: 'the left-out op in a new bundle' },
     );
-    await chain.anvilRpc('evm_mine');
-    const later = await eventually(
-      async () => (await bundler('eth_getUserOperationReceipt', [notPayingHash])).result ?? undefined,
-      { timeoutMs: 10_000, intervalMs: 100, what: "the left-out op's receipt" },
-    );
+    const later = await mineForReceipt(notPayingHash, "the left-out op's receipt");
     expect(later).toMatchObject({ success: true, receipt: { transactionHash: again } });
   }, 60_000);
 });

@@ -1,5 +1,16 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { type Address, createTestClient, type Hex, http, type PublicClient } from 'viem';
+import {
+  type Address,
+  concat,
+  createTestClient,
+  encodeErrorResult,
+  type Hex,
+  http,
+  type PublicClient,
+  parseAbi,
+  size,
+  toHex,
+} from 'viem';
 import {
   type BundlerClient,
   createBundlerClient,
@@ -188,4 +199,24 @@ export const acceptingAccountCode: Hex = '0x6000600060006000604435335af150600060
 /** A v0.7 op of `sender` with no call and no signature, at fixed fees; its gas fields come from an estimate. */
 export function bareUserOperation(sender: Address, nonce: Hex = '0x0') {
   return { sender, nonce, callData: '0x', signature: '0x', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x3b9aca00' };
+}
+
+/** What a call to `installReverter`'s code reverts with: Error(revertReason), ABI-encoded as `revertBytes`. */
+export const revertReason = 'blockyard test: always reverts';
+export const revertBytes: Hex = encodeErrorResult({
+  abi: parseAbi(['error Error(string)']),
+  errorName: 'Error',
+  args: [revertReason],
+});
+
+/**
+ * Puts code at `address` that reverts every call with `revertBytes`: CODECOPY them from after the 12
+ * bytes of code into memory, then REVERT with them.
+ */
+export async function installReverter(anvilUrl: string, address: Address): Promise<void> {
+  const length = toHex(size(revertBytes), { size: 1 });
+  // PUSH1 len, PUSH1 12, PUSH1 0, CODECOPY, PUSH1 len, PUSH1 0, REVERT
+  const bytecode = concat(['0x60', length, '0x600c600039', '0x60', length, '0x6000fd', revertBytes]);
+  const testClient = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvilUrl) });
+  await testClient.setCode({ address, bytecode });
 }

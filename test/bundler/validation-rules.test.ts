@@ -4,13 +4,11 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changedCode, visitedCodeHashes } from '../../src/bundler/code-hashes.ts';
-import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { findRuleViolation } from '../../src/bundler/validation-rules.ts';
 import { checkStepTrace } from '../../src/bundler/validation-step-trace.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
-import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
+import { type BundlerChain, installAccount, startBundlerChain } from './start-bundler.ts';
 import { bareUserOperation } from './support.ts';
 
 /**
@@ -77,34 +75,13 @@ describe('ERC-7562 validation rules (safe mode)', () => {
   });
 
   describe('on a real anvil', () => {
-    let chain: IndexedChain;
-    let key: string;
+    let { chain, bundler } = {} as BundlerChain;
     beforeAll(async () => {
-      chain = await startIndexedChain({
-        settings: { bundler_keys: devnetExecutorKeys[0] },
-        chainSettings: { bundler: { enabled: true } },
-      });
-      await installErc4337Contracts(chain.service.anvil.url);
-      await chain.anvilRpc('anvil_setCode', [sender, timestampAccountCode]);
-      await chain.anvilRpc('anvil_setBalance', [sender, `0x${parseEther('1').toString(16)}`]);
-      key = (await chain.service.createKey()).key;
+      ({ chain, bundler } = await startBundlerChain({ accounts: [{ address: sender, code: timestampAccountCode }] }));
     }, 120_000);
     afterAll(async () => {
       await chain?.service.stop();
     });
-
-    const bundler = async (method: string, params: unknown[]) => {
-      const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      return (await response.json()) as {
-        result?: Record<string, Hex>;
-        error?: { code: number; message: string; data?: unknown };
-      };
-    };
 
     it('refuses an op whose account reads TIMESTAMP in validation (-32502), and queues nothing', async () => {
       const base = bareUserOperation(sender);
@@ -125,8 +102,7 @@ describe('ERC-7562 validation rules (safe mode)', () => {
     /** Reads balances[caller] of a mapping at slot 0 (keccak(caller . 0)): storage associated with the sender. */
     const associatedReader: Hex = '0x33600052600060205260406000205460005260206000f3';
     const send = async (account: Address, code: Hex) => {
-      await chain.anvilRpc('anvil_setCode', [account, code]);
-      await chain.anvilRpc('anvil_setBalance', [account, `0x${parseEther('1').toString(16)}`]);
+      await installAccount(chain, account, code);
       const base = bareUserOperation(account);
       const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
       expect(estimate.error, JSON.stringify(estimate.error)).toBeUndefined();
