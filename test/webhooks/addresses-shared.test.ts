@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+import { callApi, postWebhook, type Receiver, startReceiver, verifySignatures } from './support.ts';
 
 const encryptionKey = 'cd'.repeat(32);
 const watched = '0x00000000000000000000000000000000ad0e55e1' as Address;
@@ -28,22 +28,8 @@ describe('address changes across processes', () => {
 
   it('an address added and one removed through the other node apply from the next block', async () => {
     const { key } = await chain.service.createKey();
-    const api = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`${apiNode.url}${path}`, {
-        method,
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-      return { status: response.status, body: (await response.json()) as any };
-    };
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [watched] },
-    });
+    const api = (method: string, path: string, body: unknown) => callApi(apiNode.url, key, method, path, body);
+    const created = await postWebhook(apiNode.url, key, receiver.url, 'address_activity', { addresses: [watched] });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const ofWebhook = () => receiver.requests.filter((request) => request.json?.webhook_id === id);

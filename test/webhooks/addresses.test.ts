@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
+import { callApi, type Receiver, startWebhookChain, verifySignatures, type WebhookChain } from './support.ts';
 
 /** The n-th made-up address of a test (lower-case, distinct per `base`). */
 const nth = (base: number, n: number) =>
@@ -9,24 +9,14 @@ const nth = (base: number, n: number) =>
 const range = (base: number, from: number, count: number) => Array.from({ length: count }, (_, i) => nth(base, from + i));
 
 describe('webhooks that watch many addresses', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
   let otherKey: string;
 
-  const call = async (apiKey: string | undefined, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: {
-        ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const call = (apiKey: string | undefined, method: string, path: string, body?: unknown) =>
+    callApi(chain.service.url, apiKey, method, path, body, 30_000);
   const api = (method: string, path: string, body?: unknown) => call(key, method, path, body);
   const create = async (config: Record<string, unknown>, event_type = 'address_activity') => {
     const created = await api('POST', '/v1/webhooks', { url: receiver.url, chain: 'ethereum', event_type, config });
@@ -50,14 +40,12 @@ describe('webhooks that watch many addresses', () => {
   const requestsOf = (id: string) => receiver.requests.filter((request) => request.json?.webhook_id === id);
 
   beforeAll(async () => {
-    chain = await startIndexedChain();
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
+    setup = await startWebhookChain();
+    ({ chain, receiver, key } = setup);
     otherKey = (await chain.service.createKey()).key;
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('PATCH adds and removes, idempotently, and answers the count; GET reads it page by page', async () => {

@@ -1,28 +1,21 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+import { callApi, type Receiver, startWebhookChain, verifySignatures, type WebhookChain } from './support.ts';
 
 const someAddress = '0x00000000000000000000000000000000000c0de1' as Address;
 
 describe('/v1/webhooks', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
   let otherKey: string;
 
-  const call = async (apiKey: string, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const call = (apiKey: string, method: string, path: string, body?: unknown) =>
+    callApi(chain.service.url, apiKey, method, path, body);
   const api = (method: string, path: string, body?: unknown) => call(key, method, path, body);
   const rows = async () =>
     Number(
@@ -37,14 +30,12 @@ describe('/v1/webhooks', () => {
     receiver.requests.filter((request) => (request.json?.webhook_id ?? request.json?.webhookId) === id);
 
   beforeAll(async () => {
-    chain = await startIndexedChain();
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
+    setup = await startWebhookChain();
+    ({ chain, receiver, key } = setup);
     otherKey = (await chain.service.createKey()).key;
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('creates, lists, gets, updates and deletes, per account', async () => {

@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import { stopAllCli } from '../support/cli.ts';
-import { startDeliveryProcess } from './crash-support.ts';
-import { type ReceivedRequest, type Receiver, startReceiver, verifySignatures } from './support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
+import { type SplitDeployment, startDeliveryProcess, startSplitDeployment } from './crash-support.ts';
+import { postWebhook, type ReceivedRequest, type Receiver, verifySignatures } from './support.ts';
 
 /** Debian's libfaketime: moves the wall clock of the one process it is preloaded into. */
 const libfaketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
@@ -18,40 +15,23 @@ const webhookCount = 4;
 
 // One delivery process's clock is 30 s ahead; the other's is right; both share the database.
 describe.skipIf(!existsSync(libfaketime))('webhook delivery with a worker whose clock is 30 s ahead', () => {
+  let deployment: SplitDeployment;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
-  let dataDir: string;
-  const encryptionKey = randomBytes(32).toString('hex');
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      roles: 'api,indexer',
-      settings: { encryption_key: encryptionKey, webhooks: webhookSettings },
-    });
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
-    dataDir = mkdtempSync(join(tmpdir(), 'blockyard-skew-'));
+    deployment = await startSplitDeployment('blockyard-skew-', webhookSettings);
+    ({ chain, receiver, key } = deployment);
   }, 120_000);
   afterAll(async () => {
-    await stopAllCli();
-    await chain?.service.stop();
-    await receiver?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   }, 60_000);
 
   const deliveryProcess = (name: string, env?: Record<string, string>) => {
-    const dir = join(dataDir, name);
+    const dir = join(deployment.dataDir, name);
     mkdirSync(dir);
-    return startDeliveryProcess({
-      databaseUrl: chain.service.database.url,
-      chains: chain.chainsConfig,
-      dataDir: dir,
-      adminToken: chain.service.adminToken,
-      encryptionKey,
-      webhooks: webhookSettings,
-      env,
-    });
+    return startDeliveryProcess(deployment.deliveryOptions(dir, env));
   };
 
   it('retries keep their schedule, nothing is sent twice, and signatures carry the right time', async () => {
@@ -65,18 +45,8 @@ describe.skipIf(!existsSync(libfaketime))('webhook delivery with a worker whose 
     const addresses: Address[] = [];
     for (let i = 0; i < webhookCount; i++) {
       const address = `0x${(0xc10c_0000 + i).toString(16).padStart(40, '0')}` as Address;
-      const response = await fetch(`${chain.service.url}/v1/webhooks`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          url: receiver.url,
-          chain: 'ethereum',
-          event_type: 'address_activity',
-          config: { addresses: [address] },
-        }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      const created = (await response.json()) as { id: string; signing_secret: string };
+      const response = await postWebhook(chain.service.url, key, receiver.url, 'address_activity', { addresses: [address] });
+      const created = response.body as { id: string; signing_secret: string };
       expect(response.status, JSON.stringify(created)).toBe(201);
       secrets.set(created.id, created.signing_secret);
       addresses.push(address);

@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devAccount, type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import { type CliProcess, eventually, stopAllCli } from '../support/cli.ts';
+import { devAccount, type IndexedChain } from '../indexer/support.ts';
+import { type CliProcess, eventually } from '../support/cli.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
-import { type DeliveryProcessOptions, mintStorm, startDeliveryProcess } from './crash-support.ts';
-import { type ReceivedRequest, type Receiver, startReceiver, verifySignatures } from './support.ts';
+import {
+  type DeliveryProcessOptions,
+  mintStorm,
+  type SplitDeployment,
+  startDeliveryProcess,
+  startSplitDeployment,
+} from './crash-support.ts';
+import { postWebhook, type ReceivedRequest, type Receiver, verifySignatures } from './support.ts';
 
 const transfers = 1_000;
 /** The receiver answers this many deliveries, then holds every further one open until the kill: the kill lands mid-batch. */
@@ -22,56 +24,30 @@ const keyOf = (txHash: string, logIndex: number) => `${txHash.toLowerCase()}:${l
 const keyOfRequest = (request: ReceivedRequest) => keyOf(request.json.data.tx_hash, request.json.data.log_index);
 
 describe('webhook delivery after kill -9 of the delivery process', () => {
+  let deployment: SplitDeployment;
   let chain: IndexedChain;
   let contracts: TestContracts;
   let receiver: Receiver;
   let key: string;
-  let dataDir: string;
   let delivery: DeliveryProcessOptions;
-  const encryptionKey = randomBytes(32).toString('hex');
 
   beforeAll(async () => {
     // This process indexes and serves the API; deliveries are another process's job.
-    chain = await startIndexedChain({
-      roles: 'api,indexer',
-      settings: { encryption_key: encryptionKey, webhooks: webhookSettings },
-    });
+    deployment = await startSplitDeployment('blockyard-crash-', webhookSettings);
+    ({ chain, receiver, key } = deployment);
     contracts = await deployTestContracts(chain.service.anvil.url);
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
-    dataDir = mkdtempSync(join(tmpdir(), 'blockyard-crash-'));
-    delivery = {
-      databaseUrl: chain.service.database.url,
-      chains: chain.chainsConfig,
-      dataDir,
-      adminToken: chain.service.adminToken,
-      encryptionKey,
-      webhooks: webhookSettings,
-    };
+    delivery = deployment.deliveryOptions(deployment.dataDir);
     await chain.synced();
   }, 120_000);
   afterAll(async () => {
-    await stopAllCli();
-    await chain?.service.stop();
-    await receiver?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   }, 60_000);
 
   it('every one of 1,000 transfers arrives at least once, with one event id each, across a kill -9 and a restart', async () => {
     let worker: CliProcess = await startDeliveryProcess(delivery);
 
-    const created = await fetch(`${chain.service.url}/v1/webhooks`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: receiver.url,
-        chain: 'ethereum',
-        event_type: 'token_transfer',
-        config: { contracts: [contracts.token] },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const webhook = (await created.json()) as { id: string; signing_secret: string };
+    const created = await postWebhook(chain.service.url, key, receiver.url, 'token_transfer', { contracts: [contracts.token] });
+    const webhook = created.body as { id: string; signing_secret: string };
     expect(created.status, JSON.stringify(webhook)).toBe(201);
 
     const answered: ReceivedRequest[] = [];

@@ -1,8 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Address, encodeFunctionData, type Hex, type PrivateKeyAccount, parseAbi } from 'viem';
 import { stringify } from 'yaml';
-import { type CliProcess, cliEnv, spawnCli } from '../support/cli.ts';
+import type { IndexedChain } from '../indexer/support.ts';
+import { type CliProcess, cliEnv, spawnCli, stopAllCli } from '../support/cli.ts';
+import { type Receiver, startWebhookChain } from './support.ts';
 
 /** A `blockyard start --roles webhooks` process on another process's database and chain. */
 export interface DeliveryProcessOptions {
@@ -130,4 +134,51 @@ export async function mintStorm(options: {
   }
   const toBlock = BigInt(await call<Hex>(anvilUrl, 'eth_blockNumber'));
   return { fromBlock, toBlock };
+}
+
+/**
+ * A deployment whose deliveries are other processes' job: one process indexes and serves the API (roles
+ * `api,indexer`), with a receiver, an API key and a data directory for the delivery processes.
+ */
+export interface SplitDeployment {
+  readonly chain: IndexedChain;
+  readonly receiver: Receiver;
+  readonly key: string;
+  readonly dataDir: string;
+  /** What `startDeliveryProcess` needs for a delivery process of this deployment, keeping its data in `dataDir`. */
+  deliveryOptions(dataDir: string, env?: Record<string, string>): DeliveryProcessOptions;
+  /** Stops every CLI process, the service and the receiver, and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+export async function startSplitDeployment(dirPrefix: string, webhooks: Record<string, unknown>): Promise<SplitDeployment> {
+  const encryptionKey = randomBytes(32).toString('hex');
+  const started = await startWebhookChain({ roles: 'api,indexer', settings: { encryption_key: encryptionKey, webhooks } });
+  const { chain } = started;
+  let dataDir: string | undefined;
+  const stop = async () => {
+    await stopAllCli();
+    await started.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    ...started,
+    dataDir,
+    deliveryOptions: (dir, env) => ({
+      databaseUrl: chain.service.database.url,
+      chains: chain.chainsConfig,
+      dataDir: dir,
+      adminToken: chain.service.adminToken,
+      encryptionKey,
+      webhooks,
+      ...(env ? { env } : {}),
+    }),
+    stop,
+  };
 }

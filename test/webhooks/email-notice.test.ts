@@ -3,7 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import { type Receiver, startReceiver } from './support.ts';
+import { postWebhook, type Receiver, startReceiver } from './support.ts';
 
 describe('the paused-webhook notice through SMTP', () => {
   let smtp: SMTPServer;
@@ -47,16 +47,8 @@ describe('the paused-webhook notice through SMTP', () => {
     const { key, accountId } = await chain.service.createKey();
     await chain.service.admin('PATCH', `/admin/accounts/${accountId}`, { email: 'owner@example.com' });
     const address = '0x00000000000000000000000000000000000e3a11' as Address;
-    const created = await fetch(`${chain.service.url}/v1/webhooks`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: receiver.url,
-        chain: 'ethereum',
-        event_type: 'address_activity',
-        config: { addresses: [address] },
-      }),
-    }).then((r) => r.json() as Promise<{ id: string }>);
+    const config = { addresses: [address] };
+    const created = (await postWebhook(chain.service.url, key, receiver.url, 'address_activity', config)).body as { id: string };
     await chain.wallet.sendTransaction({ to: address, value: 1n });
     const deadline = Date.now() + 15_000;
     while (mails.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

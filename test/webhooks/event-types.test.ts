@@ -1,9 +1,16 @@
 import { type Address, type Hex, parseAbi, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
-import { type ReceivedRequest, type Receiver, startReceiver, verifySignatures } from './support.ts';
+import {
+  callApi,
+  type ReceivedRequest,
+  type Receiver,
+  startWebhookChain,
+  verifySignatures,
+  type WebhookChain,
+} from './support.ts';
 
 const watched = '0x000000000000000000000000000000000000beef' as Address;
 const forwardedTo = '0x000000000000000000000000000000000000f00d';
@@ -17,6 +24,7 @@ function forwarderInitCode(to: string): Hex {
 }
 
 describe('every webhook event type, for real transactions on the devnet', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let contracts: TestContracts;
   let receiver: Receiver;
@@ -24,16 +32,7 @@ describe('every webhook event type, for real transactions on the devnet', () => 
   let forwarder: Address;
   const secrets = new Map<string, { secret: string; type: string; format: 'snake_case' | 'camelCase' }>();
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(chain.service.url, key, method, path, body);
   const create = async (event_type: string, config: Record<string, unknown>, payload_format?: 'camelCase') => {
     const created = await api('POST', '/v1/webhooks', {
       url: receiver.url,
@@ -55,17 +54,15 @@ describe('every webhook event type, for real transactions on the devnet', () => 
     receiver.requests.filter((request) => (request.json.webhook_id ?? request.json.webhookId) === id);
 
   beforeAll(async () => {
-    chain = await startIndexedChain({ settings: { webhooks: { retry_schedule_s: [0.2], pending_poll_ms: 50 } } });
+    setup = await startWebhookChain({ settings: { webhooks: { retry_schedule_s: [0.2], pending_poll_ms: 50 } } });
+    ({ chain, receiver, key } = setup);
     contracts = await deployTestContracts(chain.service.anvil.url);
     const deployed = await chain.wallet.deployContract({ abi: [], bytecode: forwarderInitCode(forwardedTo) });
     forwarder = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
     await chain.synced();
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('delivers all eight types with their payloads, signed for both verifiers', async () => {

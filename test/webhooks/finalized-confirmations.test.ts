@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-import { type Receiver, startReceiver } from './support.ts';
+import { callApi, postWebhook, type Receiver, startWebhookChain, type WebhookChain } from './support.ts';
 
 /**
  * A network with `finality: tags` and a `finality_depth` (2) far from anvil's own tags (finalized =
@@ -10,21 +10,13 @@ import { type Receiver, startReceiver } from './support.ts';
  * follow the node's tag, so a depth-only rule would fail every check here.
  */
 describe('finality from the node: the index and webhook confirmations', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
   const watched = '0x000000000000000000000000000000000000f1a1' as Address;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(chain.service.url, key, method, path, body);
   const finalizedOfNode = async () =>
     Number(BigInt(((await chain.anvilRpc('eth_getBlockByNumber', ['finalized', false])) as { number: Hex }).number));
   /** The index's saved progress once its final block is the node's tag (bounded). */
@@ -39,13 +31,11 @@ describe('finality from the node: the index and webhook confirmations', () => {
     );
 
   beforeAll(async () => {
-    chain = await startIndexedChain({ finalityDepth: 2, chainSettings: { finality: 'tags' } });
-    receiver = await startReceiver();
-    ({ key } = await chain.service.createKey());
+    setup = await startWebhookChain({ finalityDepth: 2, chainSettings: { finality: 'tags' } });
+    ({ chain, receiver, key } = setup);
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('the index counts final what the node calls finalized, not finality_depth below the head', async () => {
@@ -57,11 +47,9 @@ describe('finality from the node: the index and webhook confirmations', () => {
   });
 
   it('confirmations "finalized": sent once the node finalized the block, not finality_depth later', async () => {
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [watched], confirmations: 'finalized' },
+    const created = await postWebhook(chain.service.url, key, receiver.url, 'address_activity', {
+      addresses: [watched],
+      confirmations: 'finalized',
     });
     expect(created.status).toBe(201);
     expect(created.body.config.confirmations).toBe('finalized');

@@ -1,33 +1,23 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+import { callApi, postWebhook, type Receiver, startWebhookChain, verifySignatures, type WebhookChain } from './support.ts';
 
 describe('webhooks across reorgs and confirmations', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
   let nextAddress = 0xd000;
   const secrets = new Map<string, string>();
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(chain.service.url, key, method, path, body);
   const watch = async (config: Record<string, unknown> = {}) => {
     const address = `0x${(nextAddress++).toString(16).padStart(40, '0')}` as Address;
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [address], ...config },
+    const created = await postWebhook(chain.service.url, key, receiver.url, 'address_activity', {
+      addresses: [address],
+      ...config,
     });
     expect(created.status).toBe(201);
     secrets.set(created.body.id, created.body.signing_secret);
@@ -37,13 +27,11 @@ describe('webhooks across reorgs and confirmations', () => {
   const head = async () => Number(BigInt((await chain.anvilRpc('eth_blockNumber')) as Hex));
 
   beforeAll(async () => {
-    chain = await startIndexedChain({ finalityDepth: 10 });
-    receiver = await startReceiver();
-    ({ key } = await chain.service.createKey());
+    setup = await startWebhookChain({ finalityDepth: 10 });
+    ({ chain, receiver, key } = setup);
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('a reorg that drops a delivered event sends removed: true naming the original', async () => {

@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
-import { type Receiver, startReceiver } from './support.ts';
+import type { IndexedChain } from '../indexer/support.ts';
+import { callApi, postWebhook, type Receiver, startWebhookChain, type WebhookChain } from './support.ts';
 
 const watched = '0x00000000000000000000000000000000000c0de9' as Address;
 const blocks = 10;
@@ -10,28 +10,17 @@ const cap = 10;
 const pageEvents = 4;
 
 describe('POST /v1/webhooks/{id}/replay: paged, bounded transactions, capped at whole blocks', () => {
+  let setup: WebhookChain;
   let chain: IndexedChain;
   let receiver: Receiver;
   let key: string;
   let firstBlock = 0;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(chain.service.url, key, method, path, body);
 
   beforeAll(async () => {
-    chain = await startIndexedChain({
-      settings: { webhooks: { replay_max_events: cap, replay_page_events: pageEvents } },
-    });
-    receiver = await startReceiver();
-    key = (await chain.service.createKey()).key;
+    setup = await startWebhookChain({ settings: { webhooks: { replay_max_events: cap, replay_page_events: pageEvents } } });
+    ({ chain, receiver, key } = setup);
     // Three transfers to the watched address in each of ten blocks.
     let nonce = await chain.publicClient.getTransactionCount({ address: chain.wallet.account.address, blockTag: 'pending' });
     await chain.anvilRpc('evm_setAutomine', [false]);
@@ -50,17 +39,11 @@ describe('POST /v1/webhooks/{id}/replay: paged, bounded transactions, capped at 
     firstBlock = head - blocks + 1;
   }, 120_000);
   afterAll(async () => {
-    await chain?.service.stop();
-    await receiver?.close();
+    await setup?.stop();
   });
 
   it('stops at the cap on a block boundary and answers where to go on; continuing delivers every event once, in order', async () => {
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [watched] },
-    });
+    const created = await postWebhook(chain.service.url, key, receiver.url, 'address_activity', { addresses: [watched] });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const toBlock = firstBlock + blocks - 1;

@@ -4,7 +4,7 @@ import { type Address, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-import { type Receiver, startReceiver } from './support.ts';
+import { callApi, postWebhook, type Receiver, startReceiver } from './support.ts';
 
 const retrySchedule = [0.2, 0.3, 0.4];
 
@@ -15,25 +15,11 @@ describe('webhook retries, pausing, resuming, 410 and timeouts', () => {
   let accountId: string;
   let nextAddress = 0xa000;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${chain.service.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(chain.service.url, key, method, path, body);
   /** A webhook on a fresh address of its own, so each test sees only its own deliveries. */
   const watch = async () => {
     const address = `0x${(nextAddress++).toString(16).padStart(40, '0')}` as Address;
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [address] },
-    });
+    const created = await postWebhook(chain.service.url, key, receiver.url, 'address_activity', { addresses: [address] });
     expect(created.status).toBe(201);
     return { id: created.body.id as string, address };
   };

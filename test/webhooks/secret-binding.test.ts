@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/webhooks/secrets.ts';
 import { bindAllUnboundSecrets } from '../../src/webhooks/webhook-secrets.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { type Receiver, startReceiver, verifySignatures } from './support.ts';
+import { callApi, postWebhook, type Receiver, startReceiver, verifySignatures } from './support.ts';
 
 const someAddress = '0x00000000000000000000000000000000000c0de1';
 
@@ -41,23 +41,9 @@ describe('webhook signing secrets are bound to their webhook', () => {
     await receiver?.close();
   });
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${t.url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callApi(t.url, key, method, path, body);
   const createWebhook = async () => {
-    const created = await api('POST', '/v1/webhooks', {
-      url: receiver.url,
-      chain: 'ethereum',
-      event_type: 'address_activity',
-      config: { addresses: [someAddress] },
-    });
+    const created = await postWebhook(t.url, key, receiver.url, 'address_activity', { addresses: [someAddress] });
     expect(created.status).toBe(201);
     return created.body as { id: string; signing_secret: string };
   };

@@ -2,7 +2,7 @@ import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { type Receiver, startReceiver } from './support.ts';
+import { postWebhook, type Receiver, startReceiver } from './support.ts';
 
 const encryptionKey = 'ab'.repeat(32);
 const webhookCount = 6;
@@ -31,16 +31,10 @@ describe('two delivery processes on one database', () => {
     const address = '0x00000000000000000000000000000000005a4ed0' as Address;
     const ids: string[] = [];
     for (let i = 0; i < webhookCount; i++) {
-      const created = await fetch(`${chain.service.url}/v1/webhooks`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          url: receiver.url,
-          chain: 'ethereum',
-          event_type: 'address_activity',
-          config: { addresses: [address] },
-        }),
-      }).then((r) => r.json() as Promise<{ id: string }>);
+      const config = { addresses: [address] };
+      const created = (await postWebhook(chain.service.url, key, receiver.url, 'address_activity', config)).body as {
+        id: string;
+      };
       ids.push(created.id);
     }
     const hashes: Hex[] = [];

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 
 export interface ReceivedRequest {
   readonly headers: IncomingHttpHeaders;
@@ -106,4 +107,71 @@ export function verifySignatures(
       ? `sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`
       : createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex');
   expect(headers['x-service-signature']!.split(',')).toContain(expected);
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: responses are inspected freely
+  readonly body: any;
+}
+
+/**
+ * One call of the service's JSON API with an API key (`undefined`: no `x-api-key` header); a body, when
+ * given, goes as JSON. Answers the status and the parsed body.
+ */
+export async function callApi(
+  baseUrl: string,
+  apiKey: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+): Promise<ApiAnswer> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** `POST /v1/webhooks` for an ethereum webhook delivering to `url`; the answer is left to the caller to check. */
+export function postWebhook(
+  baseUrl: string,
+  apiKey: string,
+  url: string,
+  eventType: string,
+  config: Record<string, unknown>,
+): Promise<ApiAnswer> {
+  return callApi(baseUrl, apiKey, 'POST', '/v1/webhooks', { url, chain: 'ethereum', event_type: eventType, config });
+}
+
+/** What most webhook tests start from: the indexed devnet (`startIndexedChain`), a receiver and an API key. */
+export interface WebhookChain {
+  readonly chain: IndexedChain;
+  readonly receiver: Receiver;
+  readonly key: string;
+  /** Stops the service and the receiver. */
+  stop(): Promise<void>;
+}
+
+export async function startWebhookChain(options: Parameters<typeof startIndexedChain>[0] = {}): Promise<WebhookChain> {
+  const chain = await startIndexedChain(options);
+  let receiver: Receiver | undefined;
+  const stop = async () => {
+    await chain.service.stop();
+    await receiver?.close();
+  };
+  try {
+    receiver = await startReceiver();
+    const { key } = await chain.service.createKey();
+    return { chain, receiver, key, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
