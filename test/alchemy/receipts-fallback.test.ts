@@ -1,8 +1,10 @@
 import { type Hex, numberToHex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
-import { forwardTo, rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
+import type { TestRpcServer } from '../support/rpc-server.ts';
+import type { TestService } from '../support/service.ts';
+import { forwardAllBut, useServiceWithSepolia } from '../support/service-setups.ts';
 
 const sepolia = '/v1/rpc/ethereum/sepolia';
 
@@ -15,38 +17,9 @@ describe('alchemy_ methods on a network without eth_getBlockReceipts and without
   let upstream: TestRpcServer;
   let anvilUrl = '';
   let key: string;
+  useServiceWithSepolia(forwardAllBut('eth_getBlockReceipts'), (started) => ({ t, upstream, anvilUrl, key } = started));
 
-  beforeAll(async () => {
-    upstream = await startRpcServer(async (body, method) =>
-      method === 'eth_getBlockReceipts'
-        ? { body: rpcAnswer(body, { error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist' } }) }
-        : forwardTo(anvilUrl)(body),
-    );
-    t = await startTestService({
-      chainsFor: (url) => {
-        anvilUrl = url;
-        return [
-          devnetChain(url),
-          { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
-        ];
-      },
-    });
-    key = (await t.createKey()).key;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await upstream?.close();
-  });
-
-  const anvil = async (method: string, params: unknown[]) => {
-    const response = await fetch(anvilUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    return ((await response.json()) as { result: unknown }).result;
-  };
+  const anvil = (method: string, params: unknown[]) => jsonRpc(anvilUrl, method, params);
   const call = async (method: string, params: unknown[]) =>
     (await (await t.rpc(key, { jsonrpc: '2.0', id: 3, method, params }, sepolia)).json()) as {
       result?: unknown;

@@ -1,10 +1,11 @@
 import { type Address, encodeFunctionData, erc20Abi, type Hex, numberToHex, parseEther } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { deployTestContracts, type TestContracts } from '../support/contracts.ts';
 import { jsonRpc } from '../support/json-rpc.ts';
-import { forwardTo, rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import type { TestRpcServer } from '../support/rpc-server.ts';
+import type { TestService } from '../support/service.ts';
+import { forwardAllBut, useServiceWithSepolia } from '../support/service-setups.ts';
 import { forwarderInitCode } from '../transfers/chain-check.ts';
 import { type AssetChangesAnswer, applyChanges, multicall, multicallAbi, type SimTx, snapshot } from './simulation-support.ts';
 
@@ -27,22 +28,8 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
 
   const anvil = (method: string, params: unknown[]) => jsonRpc(anvilUrl, method, params);
 
+  useServiceWithSepolia(forwardAllBut('eth_simulateV1'), (started) => ({ t, upstream, anvilUrl, key } = started));
   beforeAll(async () => {
-    upstream = await startRpcServer(async (body, method) =>
-      method === 'eth_simulateV1'
-        ? { body: rpcAnswer(body, { error: { code: -32601, message: 'the method eth_simulateV1 does not exist' } }) }
-        : forwardTo(anvilUrl)(body),
-    );
-    t = await startTestService({
-      chainsFor: (url) => {
-        anvilUrl = url;
-        return [
-          devnetChain(url),
-          { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
-        ];
-      },
-    });
-    key = (await t.createKey()).key;
     c = await deployTestContracts(anvilUrl);
     const { wallet, publicClient, token, nft, items, artifacts } = c;
     const send = async (hash: Hex) => publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
@@ -71,10 +58,6 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
       wallet.writeContract({ address: items, abi: artifacts.DemoItems.abi, functionName: 'mintBatch', args: [to, ids, amounts] });
     await send(await mintItems(dev, [1n, 2n], [100n, 10n]));
   }, 120_000);
-  afterAll(async () => {
-    await t?.stop();
-    await upstream?.close();
-  });
 
   const simulate = async (network: string, tx: SimTx): Promise<AssetChangesAnswer> => {
     const params = [{ from: tx.from, to: tx.to, value: numberToHex(tx.value ?? 0n), data: tx.data ?? '0x' }];

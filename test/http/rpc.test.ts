@@ -1,8 +1,9 @@
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestService } from '../support/service.ts';
+import { useTestServiceWithKey } from '../support/service-setups.ts';
 
 // anvil's first default account: a well-known development key, funded on every anvil.
 const devAccount = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -11,11 +12,7 @@ const recipient = '0x70997970c51812dc3a010c7d01b50e5d17dc79c8';
 describe('JSON-RPC passthrough', () => {
   let t: TestService;
   let key: string;
-  beforeAll(async () => {
-    t = await startTestService();
-    key = (await t.createKey()).key;
-  });
-  afterAll(() => t?.stop());
+  useTestServiceWithKey((started) => ({ t, key } = started));
 
   const viaBlockyard = (apiKey: string) =>
     createPublicClient({

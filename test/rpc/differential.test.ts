@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestService } from '../support/service.ts';
+import { useTestServiceWithKey } from '../support/service-setups.ts';
 
 const account = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const contractless = '0x000000000000000000000000000000000000dead';
@@ -94,11 +95,7 @@ function asAnvilWordsIt(text: string): string {
 describe('differential: the same requests to anvil directly and through Blockyard', () => {
   let t: TestService;
   let key: string;
-  beforeAll(async () => {
-    t = await startTestService();
-    key = (await t.createKey()).key;
-  });
-  afterAll(() => t?.stop());
+  useTestServiceWithKey((started) => ({ t, key } = started));
 
   const direct = async (body: string) => {
     const response = await fetch(t.anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

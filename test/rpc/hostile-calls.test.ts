@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { maxParamsDepth } from '../../src/rpc/params-shape.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
+import { useTestServiceWithKey } from '../support/service-setups.ts';
 import { connectRaw } from '../ws/support/ws-client.ts';
 
 interface RpcAnswer {
@@ -29,11 +30,7 @@ function expectRpcShape(answer: RpcAnswer, where: string) {
 describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never a 5xx, always the spec shape', () => {
   let t: TestService;
   let key: string;
-  beforeAll(async () => {
-    t = await startTestService();
-    key = (await t.createKey()).key;
-  });
-  afterAll(() => t?.stop());
+  useTestServiceWithKey((started) => ({ t, key } = started));
 
   const post = async (body: string) => {
     const response = await t.rpc(key, body);

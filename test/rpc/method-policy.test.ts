@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestRpcServer } from '../support/rpc-server.ts';
+import type { TestService } from '../support/service.ts';
+import { answerChainId, useServiceWithSepolia } from '../support/service-setups.ts';
 import { connectRaw } from '../ws/support/ws-client.ts';
 
 const sepolia = '/v1/rpc/ethereum/sepolia';
@@ -48,21 +49,7 @@ describe('method policy: an allowlist, node control behind rpc:write on devnets 
   let upstream: TestRpcServer;
   let readKey: string;
   let fullKey: string;
-  beforeAll(async () => {
-    upstream = await startRpcServer(async (body) => ({ body: rpcAnswer(body, { result: '0x7a69' }) }));
-    t = await startTestService({
-      chainsFor: (anvilUrl) => [
-        devnetChain(anvilUrl),
-        { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
-      ],
-    });
-    readKey = (await t.createKey({ scopes: ['rpc:read'] })).key;
-    fullKey = (await t.createKey()).key;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await upstream?.close();
-  });
+  useServiceWithSepolia(answerChainId, (started) => ({ t, upstream, readKey, key: fullKey } = started));
 
   it.each(refusedOnRealNetworks)('%s on a network without dev_methods: -32601, never forwarded', async (method, params) => {
     for (const key of [readKey, fullKey]) {

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
-import { devnetChain, startTestService, type TestService } from '../support/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestRpcServer } from '../support/rpc-server.ts';
+import type { TestService } from '../support/service.ts';
+import { answerChainId, useServiceWithSepolia } from '../support/service-setups.ts';
 import { connectRaw } from '../ws/support/ws-client.ts';
 
 const sepolia = '/v1/rpc/ethereum/sepolia';
@@ -40,21 +41,7 @@ describe('method smuggling: the upstream runs only the call the proxy checked', 
   let upstream: TestRpcServer;
   let readKey: string;
   let fullKey: string;
-  beforeAll(async () => {
-    upstream = await startRpcServer(async (body) => ({ body: rpcAnswer(body, { result: '0x7a69' }) }));
-    t = await startTestService({
-      chainsFor: (anvilUrl) => [
-        devnetChain(anvilUrl),
-        { chain: 'ethereum', network: 'sepolia', chain_id: 31337, testnet: true, upstreams: [{ url: upstream.url }] },
-      ],
-    });
-    readKey = (await t.createKey({ scopes: ['rpc:read'] })).key;
-    fullKey = (await t.createKey()).key;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await upstream?.close();
-  });
+  useServiceWithSepolia(answerChainId, (started) => ({ t, upstream, readKey, key: fullKey } = started));
 
   /** No call the upstream received has a member other than the four, nor a method the client did not send cleanly. */
   const expectNothingSmuggled = () => {

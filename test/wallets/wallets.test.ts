@@ -1,22 +1,11 @@
-import { createWalletClient, encodeFunctionData, getAddress, http, parseEther } from 'viem';
-import { getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { getAddress, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  entryPointV06Abi,
-  entryPointV07Abi,
-  erc4337Addresses,
-  simpleAccountFactoryAbi,
-  simpleAccountV06Abi,
-  simpleAccountV07Abi,
-} from '../../src/erc4337/contracts/abis.ts';
+import { erc4337Addresses, simpleAccountFactoryAbi } from '../../src/erc4337/contracts/abis.ts';
 import { installErc4337Contracts } from '../../src/erc4337/contracts/install.ts';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { eventually } from '../support/cli.ts';
-
-/** anvil's account #1: sends handleOps here, as a bundler would. */
-const executorKey = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+import { type FirstOperation, firstUserOperationV06, firstUserOperationV07, handleOps } from '../support/user-operations.ts';
 
 describe('/v1/wallets', () => {
   let chain: IndexedChain;
@@ -34,6 +23,15 @@ describe('/v1/wallets', () => {
     return { status: response.status, body: (await response.json()) as any };
   };
   const api = (method: string, path: string, body?: unknown) => call(key, method, path, body);
+
+  /** Funds `sender`, then sends its first UserOperation (deploying it, 1 wei to `to`) in handleOps, as a bundler would. */
+  const deployByFirstOperation = async (version: 'v06' | 'v07', first: Omit<FirstOperation, 'nonce' | 'value'>) => {
+    await chain.wallet.sendTransaction({ to: first.sender, value: parseEther('1') });
+    const operation = { ...first, nonce: 0n, value: 1n };
+    return version === 'v07'
+      ? handleOps(chain.service.anvil.url, { version, op: (await firstUserOperationV07(operation)).op })
+      : handleOps(chain.service.anvil.url, { version, op: (await firstUserOperationV06(operation)).op });
+  };
 
   beforeAll(async () => {
     chain = await startIndexedChain();
@@ -138,42 +136,8 @@ describe('/v1/wallets', () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const created = await api('POST', '/v1/wallets/create', { owner: owner.address, chain: 'ethereum' });
     const sender = created.body.address as `0x${string}`;
-    await chain.wallet.sendTransaction({ to: sender, value: parseEther('1') });
-    const { entryPoint, factory } = erc4337Addresses.v07;
-    const unsigned = {
-      sender,
-      nonce: 0n,
-      factory,
-      factoryData: encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args: [owner.address, 0n] }),
-      callData: encodeFunctionData({
-        abi: simpleAccountV07Abi,
-        functionName: 'execute',
-        args: [getAddress(`0x${'11'.repeat(20)}`), 1n, '0x'],
-      }),
-      callGasLimit: 100_000n,
-      verificationGasLimit: 600_000n,
-      preVerificationGas: 60_000n,
-      maxFeePerGas: 20_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      signature: '0x',
-    } as const satisfies UserOperation<'0.7'>;
-    const hash = getUserOperationHash({
-      userOperation: unsigned,
-      entryPointAddress: entryPoint,
-      entryPointVersion: '0.7',
-      chainId: foundry.id,
-    });
-    const op = { ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) };
-    const executor = privateKeyToAccount(executorKey);
-    const executorWallet = createWalletClient({ account: executor, chain: foundry, transport: http(chain.service.anvil.url) });
-    const txHash = await executorWallet.writeContract({
-      address: entryPoint,
-      abi: entryPointV07Abi,
-      functionName: 'handleOps',
-      args: [[toPackedUserOperation(op)], executor.address],
-      gas: 2_000_000n,
-    });
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: txHash });
+    const receipt = await deployByFirstOperation('v07', { owner, sender, salt: 0n, to: getAddress(`0x${'11'.repeat(20)}`) });
+    const txHash = receipt.transactionHash;
     expect(receipt.status).toBe('success');
     await chain.synced();
     const deployed = await eventually(
@@ -194,53 +158,15 @@ describe('/v1/wallets', () => {
 
   it('a v0.6 wallet deployed before it was created here: deployed with its deploy_tx and deployed_at, never without them', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
-    const { entryPoint, factory } = erc4337Addresses.v06;
+    const { factory } = erc4337Addresses.v06;
     const sender = await chain.publicClient.readContract({
       address: factory,
       abi: simpleAccountFactoryAbi,
       functionName: 'getAddress',
       args: [owner.address, 7n],
     });
-    await chain.wallet.sendTransaction({ to: sender, value: parseEther('1') });
-    const createAccount = encodeFunctionData({
-      abi: simpleAccountFactoryAbi,
-      functionName: 'createAccount',
-      args: [owner.address, 7n],
-    });
-    const unsigned = {
-      sender,
-      nonce: 0n,
-      initCode: `${factory}${createAccount.slice(2)}` as `0x${string}`,
-      callData: encodeFunctionData({
-        abi: simpleAccountV06Abi,
-        functionName: 'execute',
-        args: [getAddress(`0x${'22'.repeat(20)}`), 1n, '0x'],
-      }),
-      callGasLimit: 100_000n,
-      verificationGasLimit: 600_000n,
-      preVerificationGas: 60_000n,
-      maxFeePerGas: 20_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      paymasterAndData: '0x',
-      signature: '0x',
-    } as const satisfies UserOperation<'0.6'>;
-    const hash = getUserOperationHash({
-      userOperation: unsigned,
-      entryPointAddress: entryPoint,
-      entryPointVersion: '0.6',
-      chainId: foundry.id,
-    });
-    const op = { ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) };
-    const executor = privateKeyToAccount(executorKey);
-    const executorWallet = createWalletClient({ account: executor, chain: foundry, transport: http(chain.service.anvil.url) });
-    const txHash = await executorWallet.writeContract({
-      address: entryPoint,
-      abi: entryPointV06Abi,
-      functionName: 'handleOps',
-      args: [[op], executor.address],
-      gas: 2_000_000n,
-    });
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: txHash });
+    const receipt = await deployByFirstOperation('v06', { owner, sender, salt: 7n, to: getAddress(`0x${'22'.repeat(20)}`) });
+    const txHash = receipt.transactionHash;
     expect(receipt.status).toBe('success');
     // The deployment is indexed (and passed the watcher) before any key has the wallet.
     await chain.synced();

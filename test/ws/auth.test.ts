@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { upgrade } from './support/upgrade.ts';
 import { connectRaw } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 describe('WebSocket authentication happens before the upgrade', () => {
   let s: WsTestService;
   let key: string;
-  beforeAll(async () => {
-    s = await startWsTestService();
-    key = (await s.t.createKey()).key;
-  });
-  afterAll(() => s?.stop());
+  useWsServiceWithKey((started) => ({ s, key } = started));
 
   it('upgrades with ?apiKey=, X-API-Key or Bearer', async () => {
     expect((await upgrade(s.wsUrl(key))).status).toBe(101);

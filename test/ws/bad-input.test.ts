@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectRaw, eventually } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { startWsTestService, useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 describe('bad input over the WebSocket gets a clear error or close code; everyone else is served', () => {
   let s: WsTestService;
   let key: string;
-  beforeAll(async () => {
-    s = await startWsTestService();
-    key = (await s.t.createKey()).key;
-  });
-  afterAll(() => s?.stop());
+  useWsServiceWithKey((started) => ({ s, key } = started));
 
   it('malformed JSON is -32700, a non-call -32600, and the socket keeps serving', async () => {
     const client = await connectRaw(s.wsUrl(key));

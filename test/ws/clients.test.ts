@@ -1,19 +1,15 @@
 import { WebSocketProvider } from 'ethers';
 import { type Block, createPublicClient, type Log, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deployEmitter, emitPing, pingAbi, pingTopic } from './support/emitter.ts';
 import { connectRaw, eventually } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 describe('real WebSocket clients work unchanged', () => {
   let s: WsTestService;
   let key: string;
-  beforeAll(async () => {
-    s = await startWsTestService();
-    key = (await s.t.createKey()).key;
-  });
-  afterAll(() => s?.stop());
+  useWsServiceWithKey((started) => ({ s, key } = started));
 
   const viemClient = () =>
     createPublicClient({ chain: foundry, transport: webSocket(s.wsUrl(key), { retryCount: 0, timeout: 10_000 }), cacheTime: 0 });

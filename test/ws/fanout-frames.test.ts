@@ -1,11 +1,11 @@
 import { createPublicClient, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as wsPackage from 'ws';
 import { subscriptionPrefix, textFrameHeader } from '../../src/ws/subscription-frame.ts';
 import { connectFrameClient, type FrameClient, type WireFrame } from './support/frame-client.ts';
 import { connectRaw, eventually, type RawClient } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 /** ws's own framer (exported at runtime, absent from its types): the reference for our headers. */
 const wsSender = (wsPackage as unknown as { Sender: { frame(data: Buffer, options: Record<string, unknown>): Buffer[] } }).Sender;
@@ -49,11 +49,7 @@ function headsOf(client: FrameClient, subscription: string): Map<number, Buffer>
 describe('subscription items written straight to the socket', () => {
   let s: WsTestService;
   let key: string;
-  beforeAll(async () => {
-    s = await startWsTestService();
-    key = (await s.t.createKey()).key;
-  });
-  afterAll(() => s?.stop());
+  useWsServiceWithKey((started) => ({ s, key } = started));
 
   const blockNumber = async () => Number(await s.anvilCall('eth_blockNumber'));
   const messagesOut = () => s.metric('blockyard_ws_messages_out_total');

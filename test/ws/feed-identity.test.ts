@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import { startTestAnvil } from '../support/anvil.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { captureLog } from '../support/log-lines.ts';
 import { metricSum } from '../support/metric-sum.ts';
-import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { ProviderSim } from '../support/provider-sim.ts';
+import type { TestService } from '../support/service.ts';
+import { useTwoSimFeed } from './support/two-sim-feed.ts';
 import { connectRaw, eventually } from './support/ws-client.ts';
 
 /**
@@ -16,44 +15,27 @@ import { connectRaw, eventually } from './support/ws-client.ts';
 describe('the identity of every upstream WebSocket connection', () => {
   const log = captureLog();
   let anvil: Devnet;
-  let database: TestDatabase;
   let wrongChain: ProviderSim;
   let right: ProviderSim;
   let t: TestService;
   let key: string;
 
-  beforeAll(async () => {
-    [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
-    [wrongChain, right] = await Promise.all([
-      startProviderSim({ upstream: anvil.url, upstreamWs: anvil.wsUrl, behaviour: { chainId: 1 } }),
-      // Slower over HTTP: the pool ranks the mislabelled upstream first, so its WebSocket is tried first.
-      startProviderSim({ upstream: anvil.url, upstreamWs: anvil.wsUrl, behaviour: { latencyMs: 40 } }),
-    ]);
-    t = await startTestService({
-      sharing: { anvil, database },
+  useTwoSimFeed(
+    {
+      // The right one is slower over HTTP: the pool ranks the mislabelled upstream first, so its WebSocket is tried first.
+      behaviours: [{ chainId: 1 }, { latencyMs: 40 }],
+      upstreams: (anvil, [wrongChain, right]) => [
+        { name: 'mislabelled', url: anvil.url, ws_url: `${wrongChain.wsUrl}/v3/secret-key` },
+        { name: 'right', url: right.url, ws_url: right.wsUrl },
+      ],
       logDestination: log.destination,
       logLevel: 'info',
-      chains: [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          block_time_s: 1,
-          upstreams: [
-            { name: 'mislabelled', url: anvil.url, ws_url: `${wrongChain.wsUrl}/v3/secret-key` },
-            { name: 'right', url: right.url, ws_url: right.wsUrl },
-          ],
-        },
-      ],
-    });
-    key = (await t.createKey()).key;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await Promise.all([wrongChain?.close(), right?.close()]);
-    await Promise.all([anvil?.stop(), database?.close()]);
-  });
+    },
+    (started) => {
+      ({ anvil, t, key } = started);
+      [wrongChain, right] = started.sims;
+    },
+  );
 
   const metric = (name: string, upstream: string) => metricSum(t.url, name, { upstream });
 

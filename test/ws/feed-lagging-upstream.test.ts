@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import { startTestAnvil } from '../support/anvil.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { jsonRpc } from '../support/json-rpc.ts';
+import type { ProviderSim } from '../support/provider-sim.ts';
+import type { TestService } from '../support/service.ts';
 import { deployEmitter, emitPing, pingTopic } from './support/emitter.ts';
+import { useTwoSimFeed } from './support/two-sim-feed.ts';
 import { connectRaw, eventually, type RawClient } from './support/ws-client.ts';
 
 /**
@@ -15,53 +15,28 @@ import { connectRaw, eventually, type RawClient } from './support/ws-client.ts';
  */
 describe('newHeads across a switch to a lagging upstream', () => {
   let anvil: Devnet;
-  let database: TestDatabase;
   let honest: ProviderSim;
   let lagging: ProviderSim;
   let t: TestService;
   let key: string;
 
-  beforeAll(async () => {
-    [anvil, database] = await Promise.all([startTestAnvil(), createTestDatabase()]);
-    [honest, lagging] = await Promise.all([
-      startProviderSim({ upstream: anvil.url, upstreamWs: anvil.wsUrl }),
-      startProviderSim({ upstream: anvil.url, upstreamWs: anvil.wsUrl, behaviour: { lagBlocks: 2 } }),
-    ]);
-    t = await startTestService({
-      sharing: { anvil, database },
+  useTwoSimFeed(
+    {
+      behaviours: [undefined, { lagBlocks: 2 }],
+      upstreams: (_anvil, [honest, lagging]) => [
+        { name: 'honest', url: honest.url, ws_url: honest.wsUrl },
+        { name: 'lagging', url: lagging.url, ws_url: lagging.wsUrl },
+      ],
       logLevel: process.env.DEBUG_LOG ?? 'silent',
       logDestination: process.stdout,
-      chains: [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          block_time_s: 1,
-          upstreams: [
-            { name: 'honest', url: honest.url, ws_url: honest.wsUrl },
-            { name: 'lagging', url: lagging.url, ws_url: lagging.wsUrl },
-          ],
-        },
-      ],
-    });
-    key = (await t.createKey()).key;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await Promise.all([honest?.close(), lagging?.close()]);
-    await Promise.all([anvil?.stop(), database?.close()]);
-  });
+    },
+    (started) => {
+      ({ anvil, t, key } = started);
+      [honest, lagging] = started.sims;
+    },
+  );
 
-  const anvilCall = async (method: string, params: unknown[] = []) => {
-    const response = await fetch(anvil.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    return ((await response.json()) as { result: unknown }).result;
-  };
+  const anvilCall = (method: string, params: unknown[] = []) => jsonRpc(anvil.url, method, params);
   const head = async () => Number(await anvilCall('eth_blockNumber'));
 
   /** Cuts the feed's upstream connection: it reconnects to the other simulator (the one that failed longer ago). */

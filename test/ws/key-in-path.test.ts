@@ -1,21 +1,19 @@
 import { type Block, createPublicClient, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { upgrade } from './support/upgrade.ts';
 import { eventually } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 /** `{ws_url}/v1/ws/{chain}/{network}/{apiKey}`: the WebSocket endpoint for clients that take only a URL. */
 describe('the WebSocket endpoint with the key in its path', () => {
   let s: WsTestService;
   let key: string;
   let base: string;
-  beforeAll(async () => {
-    s = await startWsTestService();
-    key = (await s.t.createKey()).key;
+  useWsServiceWithKey((started) => {
+    ({ s, key } = started);
     base = `${s.t.url.replace('http://', 'ws://')}/v1/ws/ethereum/devnet`;
   });
-  afterAll(() => s?.stop());
 
   it('viem webSocket(url): reads, and a newHeads subscription (watchBlocks) gets the mined blocks', async () => {
     const client = createPublicClient({

@@ -5,14 +5,13 @@ import {
   concat,
   createPublicClient,
   createWalletClient,
-  encodeFunctionData,
   getAddress,
   type Hex,
   http,
   parseEther,
   parseEventLogs,
 } from 'viem';
-import { getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { toPackedUserOperation } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,12 +30,15 @@ import {
 } from '../../../src/erc4337/contracts/entry-point-simulations.ts';
 import { installErc4337Contracts } from '../../../src/erc4337/contracts/install.ts';
 import { startTestAnvil } from '../../support/anvil.ts';
+import {
+  createAccountCall,
+  executorAccount,
+  firstUserOperationV06,
+  firstUserOperationV07,
+  handleOps,
+} from '../../support/user-operations.ts';
 
-/** anvil's account #1, standing in for a bundler's executor. */
-const executor = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const receiptTimeout = { timeout: 10_000, pollingInterval: 50 } as const;
-const gasLimits = { callGasLimit: 100_000n, verificationGasLimit: 600_000n, preVerificationGas: 60_000n } as const;
-const fees = { maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n } as const;
 
 describe('installErc4337Contracts', () => {
   let anvil: Devnet;
@@ -44,7 +46,7 @@ describe('installErc4337Contracts', () => {
     const transport = http(anvil.url, { timeout: 10_000, retryCount: 0 });
     return {
       publicClient: createPublicClient({ chain: foundry, transport }),
-      wallet: createWalletClient({ account: executor, chain: foundry, transport }),
+      wallet: createWalletClient({ account: executorAccount, chain: foundry, transport }),
     };
   };
 
@@ -117,34 +119,10 @@ describe('installErc4337Contracts', () => {
   }
 
   it('v07: a UserOperation with initCode deploys a SimpleAccount and runs its call', async () => {
-    const { publicClient, wallet } = clients();
-    const { entryPoint, factory } = erc4337Addresses.v07;
-    const owner = privateKeyToAccount(generatePrivateKey());
-    const recipient = privateKeyToAccount(generatePrivateKey()).address;
-    const sender = await fundedSender(factory, owner.address);
-
-    const unsigned: UserOperation<'0.7'> = {
-      sender,
-      nonce: await publicClient.readContract({
-        address: entryPoint,
-        abi: entryPointV07Abi,
-        functionName: 'getNonce',
-        args: [sender, 0n],
-      }),
-      factory,
-      factoryData: createAccountCall(owner.address, 0n),
-      callData: encodeFunctionData({ abi: simpleAccountV07Abi, functionName: 'execute', args: [recipient, 1n, '0x'] }),
-      ...gasLimits,
-      ...fees,
-      signature: '0x',
-    };
-    const hash = getUserOperationHash({
-      userOperation: unsigned,
-      entryPointAddress: entryPoint,
-      entryPointVersion: '0.7',
-      chainId: foundry.id,
-    });
-    const packed = toPackedUserOperation({ ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) });
+    const { publicClient } = clients();
+    const { entryPoint, factory, owner, recipient, sender, nonce } = await freshAccount('v07');
+    const { op, hash } = await firstUserOperationV07({ owner, sender, salt: 0n, nonce, to: recipient, value: 1n });
+    const packed = toPackedUserOperation(op);
 
     // The bundler's path: EntryPointSimulations in place of the EntryPoint's code, through eth_call.
     const { result: validation } = await publicClient.simulateContract({
@@ -157,14 +135,7 @@ describe('installErc4337Contracts', () => {
     expect(validation.returnInfo.accountValidationData).toBe(0n);
     expect(validation.returnInfo.preOpGas).toBeGreaterThan(0n);
 
-    const txHash = await wallet.writeContract({
-      address: entryPoint,
-      abi: entryPointV07Abi,
-      functionName: 'handleOps',
-      args: [[packed], executor.address],
-      gas: 2_000_000n,
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, ...receiptTimeout });
+    const receipt = await handleOps(anvil.url, { version: 'v07', op });
     expect(receipt.status).toBe('success');
     const events = parseEventLogs({ abi: entryPointV07Abi, logs: receipt.logs });
     expect(events.find((event) => event.eventName === 'AccountDeployed')?.args).toMatchObject({
@@ -184,34 +155,9 @@ describe('installErc4337Contracts', () => {
   });
 
   it('v06: a UserOperation with initCode deploys a SimpleAccount and runs its call', async () => {
-    const { publicClient, wallet } = clients();
-    const { entryPoint, factory } = erc4337Addresses.v06;
-    const owner = privateKeyToAccount(generatePrivateKey());
-    const recipient = privateKeyToAccount(generatePrivateKey()).address;
-    const sender = await fundedSender(factory, owner.address);
-
-    const unsigned = {
-      sender,
-      nonce: await publicClient.readContract({
-        address: entryPoint,
-        abi: entryPointV06Abi,
-        functionName: 'getNonce',
-        args: [sender, 0n],
-      }),
-      initCode: concat([factory, createAccountCall(owner.address, 0n)]),
-      callData: encodeFunctionData({ abi: simpleAccountV06Abi, functionName: 'execute', args: [recipient, 1n, '0x'] }),
-      ...gasLimits,
-      ...fees,
-      paymasterAndData: '0x',
-      signature: '0x',
-    } as const satisfies UserOperation<'0.6'>;
-    const hash = getUserOperationHash({
-      userOperation: unsigned,
-      entryPointAddress: entryPoint,
-      entryPointVersion: '0.6',
-      chainId: foundry.id,
-    });
-    const op = { ...unsigned, signature: await owner.signMessage({ message: { raw: hash } }) };
+    const { publicClient } = clients();
+    const { entryPoint, factory, owner, recipient, sender, nonce } = await freshAccount('v06');
+    const { op, hash } = await firstUserOperationV06({ owner, sender, salt: 0n, nonce, to: recipient, value: 1n });
 
     // v0.6 simulates in the EntryPoint itself; the answer is a ValidationResult revert.
     const simulation = await publicClient
@@ -226,14 +172,7 @@ describe('installErc4337Contracts', () => {
     expect(data?.errorName).toBe('ValidationResult');
     expect(data?.args?.[0]).toMatchObject({ sigFailed: false });
 
-    const txHash = await wallet.writeContract({
-      address: entryPoint,
-      abi: entryPointV06Abi,
-      functionName: 'handleOps',
-      args: [[op], executor.address],
-      gas: 2_000_000n,
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, ...receiptTimeout });
+    const receipt = await handleOps(anvil.url, { version: 'v06', op });
     expect(receipt.status).toBe('success');
     const events = parseEventLogs({ abi: entryPointV06Abi, logs: receipt.logs });
     expect(events.find((event) => event.eventName === 'AccountDeployed')?.args).toMatchObject({
@@ -252,6 +191,22 @@ describe('installErc4337Contracts', () => {
     );
   });
 
+  /** A new owner, a recipient, and the owner's funded counterfactual account (salt 0) on `version`'s factory with its EntryPoint nonce. */
+  async function freshAccount(version: 'v06' | 'v07') {
+    const { publicClient } = clients();
+    const { entryPoint, factory } = erc4337Addresses[version];
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const sender = await fundedSender(factory, owner.address);
+    const nonce = await publicClient.readContract({
+      address: entryPoint,
+      abi: version === 'v06' ? entryPointV06Abi : entryPointV07Abi,
+      functionName: 'getNonce',
+      args: [sender, 0n],
+    });
+    return { entryPoint, factory, owner, recipient, sender, nonce };
+  }
+
   /** The counterfactual account of `owner` (salt 0), given ETH to pay for its first operation. */
   async function fundedSender(factory: Address, owner: Address): Promise<Address> {
     const { publicClient, wallet } = clients();
@@ -267,7 +222,3 @@ describe('installErc4337Contracts', () => {
     return getAddress(sender);
   }
 });
-
-function createAccountCall(owner: Address, salt: bigint): Hex {
-  return encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args: [owner, salt] });
-}

@@ -5,6 +5,7 @@ import { startTestAnvil } from '../../support/anvil.ts';
 import { createTestDatabase } from '../../support/database.ts';
 import { jsonRpc } from '../../support/json-rpc.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { useStartedWithKey } from '../../support/service-setups.ts';
 import { startWsProxy, type WsProxy } from './ws-proxy.ts';
 
 export interface WsTestService {
@@ -93,6 +94,15 @@ export async function startWsTestService(
       await Promise.all([anvil.stop(), database.close(), ...proxies.map((p) => p.close())]);
     },
   };
+}
+
+/** In a describe block: `startWsTestService()` and one key of every scope (see `useStartedWithKey`). */
+export function useWsServiceWithKey(assign: (started: { s: WsTestService; key: string }) => void): void {
+  useStartedWithKey(
+    startWsTestService,
+    (s) => s.t.createKey(),
+    (s, key) => assign({ s, key }),
+  );
 }
 
 /** A Kysely plugin that delays the answer of the authenticator's key lookup by `ms` (0: none). */
