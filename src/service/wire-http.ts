@@ -73,6 +73,7 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
       options: wsLimits(config.limits),
       enhanced: parts.enhanced,
       dataQueries: parts.dataQueries,
+      usage: parts.usage.recorder,
     });
     shutdown.add('websocket endpoint', () => ws.close());
   }

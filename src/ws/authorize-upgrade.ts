@@ -11,6 +11,8 @@ import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { type ChargedBudget, consumeBudgets, rateLimitMessage } from '../limits/charge-budgets.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
+import { statusClassOf } from '../usage/status-class.ts';
 
 export interface UpgradeAuthDeps {
   authenticator: Authenticator;
@@ -21,7 +23,12 @@ export interface UpgradeAuthDeps {
   restrictions: RequestRestrictions;
   /** Setting `trust_proxy`: whose X-Forwarded-For is believed for the client's address. */
   trustProxy?: TrustProxy;
+  /** Counts each authenticated upgrade for `GET /v1/usage`; absent: not counted. */
+  usage?: UsageRecorder;
 }
+
+/** The usage table's method for opening a socket (its calls count under their own methods). */
+export const upgradeUsageMethod = '(websocket)';
 
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
@@ -61,18 +68,34 @@ export async function authorizeUpgrade(
     throw error;
   }
   const facts: RequestFacts = { headers: request.headers, ip };
+  let network: Network | undefined;
   try {
     await deps.restrictions.check(principal, facts);
-    const network = deps.chains.get(match[1]!, match[2]!);
+    network = deps.chains.get(match[1]!, match[2]!);
     assertNetworkAccess(principal, network.config);
     assertScope(principal, 'rpc:read');
     await charge(deps, principal);
+    deps.usage?.record(principal.accountId, principal.keyId, where(network), upgradeUsageMethod, '2xx', 0);
     // Authenticated, so a key was given.
     return { principal, network, key: key!, facts };
   } catch (error) {
-    if (error instanceof AppError && error.code !== 'rate_limited') await charge(deps, principal);
-    throw error;
+    // A refusal is a request too: when it is one too many, the answer is the rate limit's.
+    const answered =
+      error instanceof AppError && error.code !== 'rate_limited'
+        ? await charge(deps, principal).then(
+            () => error,
+            (limited: unknown) => limited,
+          )
+        : error;
+    const status = answered instanceof AppError ? answered.status : 500;
+    deps.usage?.record(principal.accountId, principal.keyId, where(network), upgradeUsageMethod, statusClassOf(status), 0);
+    throw answered;
   }
+}
+
+/** As the HTTP endpoint counts: `chain/network`, or '' before the network is known. */
+function where(network: Network | undefined): string {
+  return network === undefined ? '' : `${network.config.chain}/${network.config.network}`;
 }
 
 /** Opening a connection is one request of 0 CU, to the account and the key's own limits (when it has them). */

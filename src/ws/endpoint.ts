@@ -13,6 +13,7 @@ import { clientAddress, type TrustProxy } from '../http/client-address.ts';
 import { toAppError } from '../http/error-handler.ts';
 import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
@@ -78,6 +79,8 @@ interface WsEndpointDeps {
   enhanced?: EnhancedMethods;
   /** The per-account cap on data queries running at once; absent: no cap. */
   dataQueries?: DataQuerySlots;
+  /** Counts upgrades and each call of a message for `GET /v1/usage`; absent: not counted. */
+  usage?: UsageRecorder;
 }
 
 /** The endpoint's parts and open connections, shared by the steps below. */
@@ -220,6 +223,7 @@ function admitConnection(
       metrics: deps.ctx.metrics,
       enhanced: deps.enhanced,
       dataQueries: deps.dataQueries,
+      usage: deps.usage,
       wsMetrics: state.wsMetrics,
       logger: deps.ctx.logger,
       limits: state.limits,

@@ -9,6 +9,7 @@ import { type JsonRpcCall, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } fro
 import type { DataQuerySlots } from '../limits/data-query-slots.ts';
 import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { UsageRecorder } from '../usage/recorder.ts';
 import { type AnswerDeps, answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import type { Deliver, HeadFeed } from './head-feed.ts';
@@ -33,6 +34,8 @@ export interface SessionDeps {
   enhanced?: EnhancedMethods;
   /** The per-account cap on data queries running at once; absent: no cap. */
   dataQueries?: DataQuerySlots;
+  /** Counts each call of a message for `GET /v1/usage`; absent: not counted. */
+  usage?: UsageRecorder;
   wsMetrics: WsMetrics;
   logger: Logger;
   limits: SessionLimits;

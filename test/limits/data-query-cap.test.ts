@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { connectRaw } from '../ws/support/ws-client.ts';
 
 const address = '0x00000000000000000000000000000000000000aa';
 const statementTimeoutMs = 1_000;
@@ -80,6 +81,12 @@ describe('the per-account cap on running data queries and the sessions statement
       { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] },
     ]);
     expect(refusedBatch.status).toBe(429);
+    // On a WebSocket the message's calls get -32005 naming the cap, and the socket stays open.
+    const socket = await connectRaw(`${t.service.url.replace('http:', 'ws:')}/v1/ws/ethereum/devnet?apiKey=${first.key}`);
+    const refusedOverSocket = await socket.call('alchemy_getAssetTransfers', [{ toAddress: address, category: ['erc20'] }]);
+    expect(refusedOverSocket.error).toMatchObject({ code: -32005, data: { limit: 'data_queries_per_account' } });
+    expect((await socket.call('eth_blockNumber')).result).toMatch(/^0x/);
+    socket.close();
     const plain = await t.service.rpc(first.key, { jsonrpc: '2.0', id: 3, method: 'eth_blockNumber', params: [] });
     expect(plain.status).toBe(200);
     expect(((await plain.json()) as { result?: string }).result).toMatch(/^0x/);
