@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { ChainEvent, ChainEventListener } from '../events/chain-event.ts';
+import { metadataUpdateOf } from './metadata-update-events.ts';
 
 export interface MetadataJob {
   readonly network: Network;
@@ -11,6 +12,8 @@ export interface MetadataJob {
   readonly tokenId: string;
   /** Known from the event that queued the job; else detected by ERC-165. */
   readonly standard?: NftStandard;
+  /** The metadata changed (EIP-4906): fetch again after any fetch under way, which may have read the old URI. */
+  readonly refetch?: boolean;
 }
 
 export interface NftMetadataFetcher {
@@ -18,7 +21,11 @@ export interface NftMetadataFetcher {
   enqueue(job: MetadataJob): void;
   /** For the indexer: a token was minted, fetch its metadata now. */
   onMinted(network: Network, contract: string, tokenId: bigint | string, standard?: NftStandard): void;
-  /** Subscribe it to the chain event stream: every mint (an `nft_transfer` from the zero address) queues a fetch. */
+  /**
+   * Subscribe it to the chain event stream: every mint (an `nft_transfer` from the zero address) queues a
+   * fetch, and every EIP-4906 `MetadataUpdate` a fetch again; a `BatchMetadataUpdate` fetches again the
+   * tokens of its range that have metadata stored (the others are fetched when first asked for).
+   */
   readonly listener: ChainEventListener;
   /** Resolves when the queue is empty and nothing runs. */
   idle(): Promise<void>;
@@ -36,6 +43,8 @@ const defaultMaxQueued = 50_000;
 export function createNftMetadataFetcher(deps: {
   chains: Pick<ChainRegistry, 'get'>;
   run: (job: MetadataJob) => Promise<unknown>;
+  /** Token ids (decimal) of a contract with metadata stored, in [from, to], ascending, at most `limit`. */
+  storedTokenIds?: (network: Network, contract: string, from: bigint, to: bigint, limit: number) => Promise<string[]>;
   logger: Logger;
   concurrency?: number;
   maxQueued?: number;
@@ -83,20 +92,47 @@ export function createNftMetadataFetcher(deps: {
     pump();
   }
 
+  function networkOf(event: ChainEvent): Network | undefined {
+    const [chain, name] = event.network.split('/');
+    try {
+      return deps.chains.get(chain ?? '', name ?? '');
+    } catch {
+      return undefined;
+    }
+  }
+
+  function onMint(event: ChainEvent): void {
+    const data = event.data as { contract?: unknown; from?: unknown; token_id?: unknown; standard?: unknown };
+    if (String(data.from).toLowerCase() !== zeroAddress || typeof data.contract !== 'string') return;
+    const network = networkOf(event);
+    if (network === undefined) return;
+    const standard = data.standard === 'ERC721' || data.standard === 'ERC1155' ? data.standard : undefined;
+    enqueue({ network, contract: data.contract.toLowerCase(), tokenId: String(data.token_id), standard });
+  }
+
+  function onLog(event: ChainEvent): void {
+    const update = metadataUpdateOf(event.data);
+    if (update === undefined) return;
+    const network = networkOf(event);
+    if (network === undefined) return;
+    const { contract } = update;
+    if ('tokenId' in update) return enqueue({ network, contract, tokenId: update.tokenId.toString(), refetch: true });
+    const stored = deps.storedTokenIds;
+    if (stored === undefined || update.toTokenId < update.fromTokenId) return;
+    stored(network, contract, update.fromTokenId, update.toTokenId, maxQueued).then(
+      (tokenIds) => {
+        for (const tokenId of tokenIds) enqueue({ network, contract, tokenId, refetch: true });
+      },
+      (error: unknown) =>
+        deps.logger.warn({ err: error, contract }, 'NFT metadata: the tokens of a BatchMetadataUpdate could not be read'),
+    );
+  }
+
   function onEvents(events: readonly ChainEvent[]): void {
     for (const event of events) {
-      if (event.type !== 'nft_transfer' || event.removed) continue;
-      const data = event.data as { contract?: unknown; from?: unknown; token_id?: unknown; standard?: unknown };
-      if (String(data.from).toLowerCase() !== zeroAddress || typeof data.contract !== 'string') continue;
-      const [chain, name] = event.network.split('/');
-      let network: Network;
-      try {
-        network = deps.chains.get(chain ?? '', name ?? '');
-      } catch {
-        continue;
-      }
-      const standard = data.standard === 'ERC721' || data.standard === 'ERC1155' ? data.standard : undefined;
-      enqueue({ network, contract: data.contract.toLowerCase(), tokenId: String(data.token_id), standard });
+      if (event.removed || closed) continue;
+      if (event.type === 'nft_transfer') onMint(event);
+      else if (event.type === 'log') onLog(event);
     }
   }
 

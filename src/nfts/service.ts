@@ -77,13 +77,19 @@ export function createNftService(deps: NftServiceDeps): NftService {
 
   async function runJob(job: MetadataJob): Promise<unknown> {
     const standard = job.standard ?? (await contracts.standard(job.network, job.contract as Address));
-    return tokens.fetchAndStore({
+    const token = {
       network: job.network,
       standard,
       key: { network: networkName(job.network), contract: job.contract, tokenId: job.tokenId },
-    });
+    };
+    return job.refetch ? tokens.refetch(token) : tokens.fetchAndStore(token);
   }
-  const fetcher = createNftMetadataFetcher({ chains: deps.chains, run: runJob, logger: deps.logger });
+  const fetcher = createNftMetadataFetcher({
+    chains: deps.chains,
+    run: runJob,
+    storedTokenIds: (network, contract, from, to, limit) => store.storedTokenIds(networkName(network), contract, from, to, limit),
+    logger: deps.logger,
+  });
   const tokens = createTokenMetadata({
     store,
     loader,

@@ -36,6 +36,8 @@ export interface TokenKey {
 export function createNftStore(db: Database) {
   return {
     findMetadata: (key: TokenKey) => findMetadata(db, key),
+    storedTokenIds: (network: string, contract: string, from: bigint, to: bigint, limit: number) =>
+      storedTokenIds(db, network, contract, from, to, limit),
     saveMetadata: (key: TokenKey, record: Omit<NftMetadataRecord, 'fetchedAt'>) => saveMetadata(db, key, record),
     holders: (key: TokenKey) => holders(db, key),
     collectionCounts: (network: string, contract: string) => collectionCounts(db, network, contract),
@@ -63,6 +65,28 @@ async function findMetadata(db: Database, key: TokenKey): Promise<NftMetadataRec
     metadataError: row.metadata_error,
     fetchedAt: new Date(row.fetched_at),
   };
+}
+
+/** Token ids of a contract in [from, to] with a row in the cache, ascending (the primary key's order). */
+async function storedTokenIds(
+  db: Database,
+  network: string,
+  contract: string,
+  from: bigint,
+  to: bigint,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nft_metadata')
+    .select(sql<string>`token_id::text`.as('token_id'))
+    .where('network', '=', network)
+    .where('contract', '=', contract)
+    .where('token_id', '>=', from.toString())
+    .where('token_id', '<=', to.toString())
+    .orderBy('token_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.token_id);
 }
 
 async function saveMetadata(

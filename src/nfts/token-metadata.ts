@@ -109,6 +109,12 @@ export function createTokenMetadata(deps: {
     /** For the background fetcher: fetch and store, unbounded by a request's patience. */
     fetchAndStore,
 
+    /** For the background fetcher, when the metadata changed: fetch again after any fetch under way. */
+    async refetch(token: TokenRef): Promise<NftMetadataRecord> {
+      await inFlight.get(id(token.key))?.catch(() => {});
+      return fetchAndStore(token);
+    },
+
     /** Resolves when no fetch is under way (shutdown). */
     async settled(): Promise<void> {
       await Promise.allSettled([...inFlight.values()]);

@@ -123,4 +123,36 @@ describe('NFT APIs on the real index', () => {
     );
     expect(shared.body.owner).toBeNull();
   });
+
+  it('fetches a token again when its contract announces new metadata (EIP-4906), without a refresh call', async () => {
+    const { nft, artifacts } = f.contracts;
+    const metadataPath = '/v1/nfts/{chain}/metadata/{contract}/{token_id}';
+    const nameOf = async (id: bigint) => (await f.call('GET', `/v1/nfts/ethereum/metadata/${nft}/${id}`, metadataPath)).body.name;
+    const eventually = async (what: string, check: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+        if (await check()) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`not within 10 s: ${what}`);
+    };
+    await f.send(nft, artifacts.DemoNft.abi, 'setBaseURI', [`${server.url}/first/`]);
+    for (const id of [20n, 21n]) await f.send(nft, artifacts.DemoNft.abi, 'mint', [deployer, id]);
+    await indexed();
+    await eventually('the mints fetched', async () => hits.has('/first/20') && hits.has('/first/21'));
+    await eventually('the mints stored', async () => (await nameOf(21n)) === 'doc /first/21');
+
+    // MetadataUpdate(20): token 20 alone is fetched again.
+    await f.send(nft, artifacts.DemoNft.abi, 'setTokenURI', [20n, `${server.url}/own/20`]);
+    await indexed();
+    await eventually('token 20 fetched again', async () => (await nameOf(20n)) === 'doc /own/20');
+    expect(hits.get('/own/20')).toBe(1);
+    expect(hits.get('/first/21')).toBe(1);
+
+    // BatchMetadataUpdate(0, 2^256 - 1): every stored token of the contract is fetched again.
+    await f.send(nft, artifacts.DemoNft.abi, 'setBaseURI', [`${server.url}/second/`]);
+    await indexed();
+    await eventually('token 21 fetched again', async () => (await nameOf(21n)) === 'doc /second/21');
+    await eventually('token 20 fetched again from its own URI', async () => hits.get('/own/20') === 2);
+    expect(hits.get('/first/21')).toBe(1);
+  });
 });

@@ -86,4 +86,37 @@ describe('NFT metadata fetcher queue', () => {
     await fetcher.idle();
     expect(ran).toEqual(['0', '1', '2']);
   });
+
+  it('fetches again on EIP-4906 updates: one token, or the stored tokens of a range; not on removed logs', async () => {
+    const jobs: MetadataJob[] = [];
+    const asked: unknown[] = [];
+    const fetcher = createNftMetadataFetcher({
+      chains,
+      logger,
+      run: async (job) => void jobs.push(job),
+      storedTokenIds: async (_network, contract, from, to, limit) => {
+        asked.push({ contract, from, to, limit });
+        return ['3', '4'];
+      },
+    });
+    const word = (value: bigint) => value.toString(16).padStart(64, '0');
+    const log = (topic: string, data: string, overrides = {}) =>
+      transfer({ address: '0xAA', topics: [topic], data: `0x${data}` }, { type: 'log', ...overrides });
+    fetcher.listener([
+      log('0xf8e1a15aba9398e019f0b49df1a4fde98ee17ae345cb5f6b5e2c27f5033e8ce7', word(1n)),
+      log('0xf8e1a15aba9398e019f0b49df1a4fde98ee17ae345cb5f6b5e2c27f5033e8ce7', word(2n), { removed: true }),
+      log('0x6bd5c950a8d8df17f772f5af37cb3655737899cbf903264b9795592da439661c', word(3n) + word(10n)),
+      // A range that ends before it starts names no token.
+      log('0x6bd5c950a8d8df17f772f5af37cb3655737899cbf903264b9795592da439661c', word(10n) + word(3n)),
+    ]);
+    for (const deadline = Date.now() + 2_000; jobs.length < 3 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 5));
+    await fetcher.idle();
+    expect(asked).toEqual([{ contract: '0xaa', from: 3n, to: 10n, limit: 50_000 }]);
+    expect(jobs.map(({ contract, tokenId, refetch }) => ({ contract, tokenId, refetch }))).toEqual([
+      { contract: '0xaa', tokenId: '1', refetch: true },
+      { contract: '0xaa', tokenId: '3', refetch: true },
+      { contract: '0xaa', tokenId: '4', refetch: true },
+    ]);
+  });
 });
