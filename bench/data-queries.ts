@@ -12,7 +12,10 @@
 // asserted. Run: npm run bench:data-queries
 // (BENCH_DQ_ROWS, default 3000000; BENCH_DQ_BLOCKS, default 5000; BENCH_DQ_SAMPLES rounds of phase A,
 // default 100; BENCH_DQ_PHASE_A_S its time budget, default 900; BENCH_DQ_READS reads per phase B
-// series, default 300; BENCH_DQ_HOSTILE_CONCURRENCY, default 8; BENCH_CPU_PROF=1 prints the service's top functions while tenant A reads under load)
+// series, default 300; BENCH_DQ_HOSTILE_CONCURRENCY, default 8; BENCH_DQ_TENANT_B where tenant B's loops run:
+// `worker` (a thread of their own, as another client; the default), `thread` (the bench's own thread, where the
+// parsing of their answers delays the timing of A's reads), `both` (phase B once each, worker first);
+// BENCH_CPU_PROF=1 prints the service's top functions while tenant A reads under load)
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +25,7 @@ import { startBlockyardService } from './support/blockyard-service.ts';
 import type { ChildServer } from './support/child-server.ts';
 import { getRequest, send } from './support/data-queries-client.ts';
 import { prepareDevnet } from './support/data-queries-devnet.ts';
-import { refusedPauseMs, runPhaseA, runPhaseB } from './support/data-queries-phases.ts';
+import { type PhaseBResult, runPhaseA, runPhaseB } from './support/data-queries-phases.ts';
 import {
   phaseATable,
   phaseAVerdict,
@@ -33,6 +36,7 @@ import {
 } from './support/data-queries-report.ts';
 import { describeSeed, seedDataQueries, seedShape } from './support/data-queries-seed.ts';
 import { buildShapes, ordinary, probes, reachDeepPages } from './support/data-queries-shapes.ts';
+import { refusedPauseMs, type TenantBPlace } from './support/data-queries-tenant-b.ts';
 import { printProfile } from './support/print-profile.ts';
 import { describeMachine, describeSource, guardRun } from './support/run-guard.ts';
 import { wholeNumber } from './support/settings.ts';
@@ -46,6 +50,14 @@ const rounds = wholeNumber(process.env, 'BENCH_DQ_SAMPLES', 100, 1, 10_000);
 const phaseAMs = wholeNumber(process.env, 'BENCH_DQ_PHASE_A_S', 900, 10, 7_200) * 1000;
 const reads = wholeNumber(process.env, 'BENCH_DQ_READS', 300, 10, 100_000);
 const concurrency = wholeNumber(process.env, 'BENCH_DQ_HOSTILE_CONCURRENCY', 8, 1, 256);
+const tenantBPlaces: Record<string, TenantBPlace[]> = {
+  worker: ['worker'],
+  thread: ['bench thread'],
+  both: ['worker', 'bench thread'],
+};
+const places = tenantBPlaces[process.env.BENCH_DQ_TENANT_B ?? 'worker'];
+if (places === undefined)
+  throw new Error(`BENCH_DQ_TENANT_B must be worker, thread or both, not ${process.env.BENCH_DQ_TENANT_B}`);
 const warmupRounds = 3;
 /** Every request's bound: far above any target, below the issue's slowest batch (22 s) it is not. */
 const timeoutMs = 30_000;
@@ -95,16 +107,21 @@ try {
   const worst = slowestAccepted(phaseA.results, hostileShapes).map((result) => result.shape);
   const batch = shapes.find((shape) => shape.group === 'batch')!;
   const read = shapes.find((shape) => shape.name === 'GET /v1/transfers ordinary, limit 50')!;
-  log(`phase B: ${concurrency} loops of tenant B over ${worst.length + 1} shapes`);
-  const phaseB = await runPhaseB({
-    read: read.request(keyA),
-    hostile: [...worst, batch].map((shape) => shape.request(keyB)),
-    concurrency,
-    samples: reads,
-    seriesMs,
-    timeoutMs,
-    log,
-  });
+  const phaseBs: { place: TenantBPlace; result: PhaseBResult }[] = [];
+  for (const place of places) {
+    log(`phase B: ${concurrency} loops of tenant B (${place}) over ${worst.length + 1} shapes`);
+    const result = await runPhaseB({
+      read: read.request(keyA),
+      hostile: [...worst, batch].map((shape) => shape.request(keyB)),
+      concurrency,
+      tenantB: place,
+      samples: reads,
+      seriesMs,
+      timeoutMs,
+      log,
+    });
+    phaseBs.push({ place, result });
+  }
 
   console.log(describeMachine());
   console.log(describeSource(new URL('../', import.meta.url)));
@@ -144,12 +161,14 @@ try {
       `${refusedPauseMs} ms after a refused answer) over: ` +
       [...worst, batch].map((shape) => shape.name).join('; '),
   );
-  console.log(phaseBTable(phaseB, concurrency));
-  for (const line of phaseBVerdict(phaseB)) console.log(line);
+  for (const { place, result } of phaseBs) {
+    console.log(phaseBTable(result, concurrency, place));
+    for (const line of phaseBVerdict(result)) console.log(line);
+  }
   if (blockyard.profileDir) {
     // node writes the profile when the process exits.
     await blockyard.server.stop();
-    printProfile(blockyard.profileDir, phaseB.loadedWindowUs, log, "tenant A's reads under tenant B's loops");
+    printProfile(blockyard.profileDir, phaseBs[0]!.result.loadedWindowUs, log, "tenant A's reads under tenant B's loops");
   }
   console.log('');
   console.log(`whole run: ${((performance.now() - runStarted) / 60_000).toFixed(1)} min`);

@@ -1,27 +1,12 @@
 // The two measured phases of bench/data-queries.ts. A: every query shape, round-robin with the
 // baseline, one at a time. B: one tenant's indexed read, alone and while another tenant runs the
 // worst shapes in loops. Every loop ends at its count or its time budget, whichever comes first.
-import { type Answer, type HttpRequest, type Outcome, send } from './data-queries-client.ts';
+import { type HttpRequest, send } from './data-queries-client.ts';
 import type { QueryShape } from './data-queries-shapes.ts';
+import { type AnswerTally, countAnswer, createTally } from './data-queries-tally.ts';
+import { startTenantB, type TenantBPlace, type TenantBResult } from './data-queries-tenant-b.ts';
 import { monotonicUs } from './indexer-backfill.ts';
 import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
-
-/** Answers by label (`200`, `429`, `rpc -32602`, ...), and one message per label. */
-export interface AnswerTally {
-  labels: Map<string, number>;
-  messages: Map<string, string>;
-  outcomes: Record<Outcome, number>;
-}
-
-export function createTally(): AnswerTally {
-  return { labels: new Map(), messages: new Map(), outcomes: { accepted: 0, refused: 0, unserved: 0, failed: 0 } };
-}
-
-export function countAnswer(tally: AnswerTally, answer: Answer): void {
-  tally.labels.set(answer.label, (tally.labels.get(answer.label) ?? 0) + 1);
-  if (answer.message && !tally.messages.has(answer.label)) tally.messages.set(answer.label, answer.message);
-  tally.outcomes[answer.outcome]++;
-}
 
 export interface ShapeResult {
   shape: QueryShape;
@@ -94,15 +79,14 @@ export async function runPhaseA(
   return { results, rounds, warmups };
 }
 
-/** How long one of tenant B's loops waits after a refused answer (429, 400) before its next request. */
-export const refusedPauseMs = 100;
-
 export interface PhaseBSettings {
   /** Tenant A's indexed read. */
   read: HttpRequest;
   /** Tenant B's requests, sent in turn by each of `concurrency` loops. */
   hostile: HttpRequest[];
   concurrency: number;
+  /** Where tenant B's loops run. */
+  tenantB: TenantBPlace;
   samples: number;
   /** The most each of the three read series may take. */
   seriesMs: number;
@@ -120,7 +104,7 @@ export interface PhaseBResult {
   alone: ReadSeries;
   loaded: ReadSeries;
   after: ReadSeries;
-  hostile: { tally: AnswerTally; latency: LatencyRecorder; ms: number };
+  hostile: TenantBResult;
   /** The loaded series on the monotonic clock (what a service's CPU profile is timed by). */
   loadedWindowUs: { fromUs: number; toUs: number };
 }
@@ -147,30 +131,18 @@ export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult>
   const alone = await readSeries(settings);
   log(`alone: ${alone.latency.count} reads in ${(alone.ms / 1000).toFixed(1)} s`);
 
-  const stop = new AbortController();
-  const tally = createTally();
-  const latency = createLatencyRecorder();
-  const hostileStart = performance.now();
-  const loops = Array.from({ length: settings.concurrency }, async (_, loop) => {
-    for (let turn = loop; !stop.signal.aborted; turn++) {
-      const answer = await send(settings.hostile[turn % settings.hostile.length]!, settings.timeoutMs, stop.signal);
-      if (stop.signal.aborted) break;
-      latency.record(answer.ms);
-      countAnswer(tally, answer);
-      // A refused loop retries soon, but does not spin: its load is the queries, not a flood of refusals.
-      if (answer.outcome === 'refused') await new Promise((resolve) => setTimeout(resolve, refusedPauseMs));
-    }
-  });
+  const tenantB = await startTenantB(
+    { hostile: settings.hostile, concurrency: settings.concurrency, timeoutMs: settings.timeoutMs },
+    settings.tenantB,
+  );
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const fromUs = monotonicUs();
   const loaded = await readSeries(settings);
   const loadedWindowUs = { fromUs, toUs: monotonicUs() };
   log(`under load: ${loaded.latency.count} reads in ${(loaded.ms / 1000).toFixed(1)} s`);
-  stop.abort();
-  await Promise.all(loops);
-  const hostileMs = performance.now() - hostileStart;
+  const hostile = await tenantB.stop();
   // Queries the stopped loops left running in the database go on until they end: the third series sees that.
   const after = await readSeries(settings);
   log(`after: ${after.latency.count} reads in ${(after.ms / 1000).toFixed(1)} s`);
-  return { alone, loaded, after, hostile: { tally, latency, ms: hostileMs }, loadedWindowUs };
+  return { alone, loaded, after, hostile, loadedWindowUs };
 }

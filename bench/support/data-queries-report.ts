@@ -1,5 +1,6 @@
 // The tables and verdicts bench/data-queries.ts prints: printed, never asserted.
-import type { AnswerTally, PhaseBResult, ReadSeries, ShapeResult } from './data-queries-phases.ts';
+import type { PhaseBResult, ReadSeries, ShapeResult } from './data-queries-phases.ts';
+import type { AnswerTally } from './data-queries-tally.ts';
 import type { LatencyRecorder } from './percentiles.ts';
 import { fixed, formatTable } from './table.ts';
 
@@ -86,7 +87,7 @@ export function slowestAccepted(results: ShapeResult[], count: number): ShapeRes
     .slice(0, count);
 }
 
-export function phaseBTable(result: PhaseBResult, concurrency: number): string {
+export function phaseBTable(result: PhaseBResult, concurrency: number, place: string): string {
   const base = result.alone.latency;
   const row = (name: string, series: ReadSeries) => [
     name,
@@ -111,7 +112,7 @@ export function phaseBTable(result: PhaseBResult, concurrency: number): string {
     ],
     [
       row('alone', result.alone),
-      row(`while tenant B runs ${concurrency} loops`, result.loaded),
+      row(`while tenant B runs ${concurrency} loop(s) (${place})`, result.loaded),
       row('after tenant B stopped', result.after),
     ],
   );
