@@ -51,12 +51,16 @@ export function createContractMetadata(deps: { loader: DocumentLoader; readsFor:
 
   return {
     async get(network: Network, contract: Address): Promise<ContractMetadata> {
-      const key = `${networkName(network)}/${contract}`;
+      const key = `${networkName(network)}/${contract.toLowerCase()}`;
       const cached = cache.get(key);
       if (cached) return cached;
       const loaded = await load(network, contract);
       cache.set(key, loaded, loaded.error ? failedContractMetadataTtlMs : contractMetadataTtlMs);
       return loaded;
+    },
+    /** The contract announced a new document (ERC-7572): the next request reads it. `network` is `chain/network`. */
+    forget(network: string, contract: string): void {
+      cache.delete(`${network}/${contract.toLowerCase()}`);
     },
   };
 }

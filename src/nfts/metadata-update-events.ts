@@ -3,6 +3,8 @@ import { type Hex, toEventSelector } from 'viem';
 /** EIP-4906: a token's metadata changed; a range of tokens' metadata changed. */
 const metadataUpdateTopic = toEventSelector('MetadataUpdate(uint256)');
 const batchMetadataUpdateTopic = toEventSelector('BatchMetadataUpdate(uint256,uint256)');
+/** ERC-7572: the contract-level metadata (`contractURI()`) changed. */
+const contractUriUpdatedTopic = toEventSelector('ContractURIUpdated()');
 
 export type MetadataUpdate =
   | { readonly contract: string; readonly tokenId: bigint }
@@ -34,4 +36,11 @@ function dataWords(data: string): Hex[] | undefined {
   const words: Hex[] = [];
   for (let at = 0; at < body.length; at += 64) words.push(`0x${body.slice(at, at + 64)}`);
   return words;
+}
+
+/** The contract whose `contractURI()` document changed (ERC-7572 `ContractURIUpdated()`), from a `log` event's data. */
+export function contractUriUpdateOf(log: Readonly<Record<string, unknown>>): string | undefined {
+  const { address, topics } = log as { address?: unknown; topics?: unknown };
+  if (typeof address !== 'string' || !Array.isArray(topics) || topics.length !== 1) return undefined;
+  return String(topics[0]).toLowerCase() === contractUriUpdatedTopic ? address.toLowerCase() : undefined;
 }

@@ -4,6 +4,7 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
+import type { ChainEventListener } from '../events/chain-event.ts';
 import type { SpamService } from '../spam/service.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
 import { createContractMetadata, readTotalSupply } from './collection.ts';
@@ -13,6 +14,7 @@ import type { FloorPriceSource } from './floor-price.ts';
 import { createDocumentLoader, type DocumentLoader } from './metadata/load-document.ts';
 import { type Gateways, imageGatewayUrl } from './metadata/resolve-uri.ts';
 import { createNftMetadataFetcher, type MetadataJob, type NftMetadataFetcher } from './metadata-fetcher.ts';
+import { contractUriUpdateOf } from './metadata-update-events.ts';
 import type { NftCollection, NftMetadata, OwnedNfts } from './responses.ts';
 import { createNftStore, type NftMetadataRecord, type NftStore } from './store.ts';
 import { createTokenMetadata, type TokenRef } from './token-metadata.ts';
@@ -26,6 +28,11 @@ export interface NftService {
   readonly spam: CollectionSpam;
   /** The background fetcher: give `fetcher.listener` to the chain event stream, or call `fetcher.onMinted`. */
   readonly fetcher: NftMetadataFetcher;
+  /**
+   * For every process serving the API, on every event of the stream: drops what it keeps in memory of a
+   * collection whose contract-level metadata changed (ERC-7572 `ContractURIUpdated()`).
+   */
+  readonly cacheListener: ChainEventListener;
   close(): Promise<void>;
 }
 
@@ -119,6 +126,13 @@ export function createNftService(deps: NftServiceDeps): NftService {
   return {
     fetcher,
     spam,
+    cacheListener(events) {
+      for (const event of events) {
+        if (event.type !== 'log' || event.removed) continue;
+        const contract = contractUriUpdateOf(event.data);
+        if (contract !== undefined) contractMetadata.forget(event.network, contract);
+      }
+    },
     metadata: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.get),
     refresh: async (network, contract, tokenId) =>

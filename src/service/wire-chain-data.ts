@@ -61,6 +61,8 @@ export async function wireChainData(ctx: Context, deps: ChainDataDeps): Promise<
   // Minted tokens get their metadata fetched in the background, before anyone asks, and new wallets
   // are seen deployed: by the process that indexes the network (every process sees every event; one is enough).
   events.subscribe((batch) => {
+    // What each process keeps in memory is its own to drop.
+    nfts.cacheListener(batch);
     const mine = batch.filter((event) =>
       deps.indexers().some((indexer) => indexer.network === event.network && indexer.isRunning()),
     );

@@ -155,4 +155,21 @@ describe('NFT APIs on the real index', () => {
     await eventually('token 20 fetched again from its own URI', async () => hits.get('/own/20') === 2);
     expect(hits.get('/first/21')).toBe(1);
   });
+
+  it('reads a collection\'s contract-level metadata again when the contract announces a new one (ERC-7572)', async () => {
+    const { nft, artifacts } = f.contracts;
+    const contractUriOf = async () =>
+      (await f.call('GET', `/v1/nfts/ethereum/collection/${nft}`, '/v1/nfts/{chain}/collection/{contract}')).body.contract_uri;
+    await f.send(nft, artifacts.DemoNft.abi, 'setContractURI', [`${server.url}/contract/a`]);
+    await indexed();
+    expect(await contractUriOf()).toBe(`${server.url}/contract/a`);
+    // Kept in memory for minutes, unless ContractURIUpdated() says it changed.
+    await f.send(nft, artifacts.DemoNft.abi, 'setContractURI', [`${server.url}/contract/b`]);
+    await indexed();
+    const deadline = Date.now() + 10_000;
+    while ((await contractUriOf()) !== `${server.url}/contract/b` && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await contractUriOf()).toBe(`${server.url}/contract/b`);
+  });
 });

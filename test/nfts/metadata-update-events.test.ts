@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metadataUpdateOf } from '../../src/nfts/metadata-update-events.ts';
+import { contractUriUpdateOf, metadataUpdateOf } from '../../src/nfts/metadata-update-events.ts';
 
 const single = '0xf8e1a15aba9398e019f0b49df1a4fde98ee17ae345cb5f6b5e2c27f5033e8ce7';
 const batch = '0x6bd5c950a8d8df17f772f5af37cb3655737899cbf903264b9795592da439661c';
@@ -39,5 +39,12 @@ describe('EIP-4906 updates in a log', () => {
     expect(metadataUpdateOf({ address: contract, topics: [single], data: '0x1234' })).toBeUndefined();
     expect(metadataUpdateOf({ topics: [single], data: word(1n) })).toBeUndefined();
     expect(metadataUpdateOf({ address: contract, topics: [single, 'not a word'], data: '0x' })).toBeUndefined();
+  });
+
+  it('reads ERC-7572 ContractURIUpdated() as the emitting contract, and nothing else', () => {
+    const updated = '0xa5d4097edda6d87cb9329af83fb3712ef77eeb13738ffe43cc35a4ce305ad962';
+    expect(contractUriUpdateOf({ address: contract, topics: [updated], data: '0x' })).toBe(contract.toLowerCase());
+    expect(contractUriUpdateOf({ address: contract, topics: [single], data: word(1n) })).toBeUndefined();
+    expect(contractUriUpdateOf({ address: contract, topics: [updated, word(1n)], data: '0x' })).toBeUndefined();
   });
 });
