@@ -25,6 +25,7 @@ import * as webhookAddresses from './migrations/2026-12-03T0900-webhook-addresse
 import * as spamFlags from './migrations/2026-12-03T1200-spam-flags.ts';
 import * as webhookDeliveryWrites from './migrations/2026-12-03T1500-webhook-delivery-writes.ts';
 import * as webhookMatcherRelease from './migrations/2026-12-04T0600-webhook-matcher-release.ts';
+import * as webhookPausedNotices from './migrations/2026-12-04T1100-webhook-paused-notices.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03T1200-spam-flags': spamFlags,
   '2026-12-03T1500-webhook-delivery-writes': webhookDeliveryWrites,
   '2026-12-04T0600-webhook-matcher-release': webhookMatcherRelease,
+  '2026-12-04T1100-webhook-paused-notices': webhookPausedNotices,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

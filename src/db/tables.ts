@@ -36,6 +36,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEventsTable,
   WebhookMatcherCursorTable,
+  WebhookPausedNoticesTable,
   WebhooksTable,
 } from './tables/webhooks.ts';
 
@@ -66,6 +67,7 @@ export interface Tables {
   webhook_attempts: WebhookAttemptsTable;
   webhook_daily_usage: WebhookDailyUsageTable;
   webhook_matcher_cursor: WebhookMatcherCursorTable;
+  webhook_paused_notices: WebhookPausedNoticesTable;
   wallets: WalletsTable;
   user_operations: UserOperationsTable;
   bundler_reputation: BundlerReputationTable;

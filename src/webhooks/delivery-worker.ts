@@ -7,7 +7,6 @@ import type { Tables } from '../db/tables.ts';
 import { findDueWebhooks } from './claim-deliveries.ts';
 import { createAttemptCounter, registerPendingDeliveriesGauge } from './delivery-metrics.ts';
 import { deliveriesChannel } from './outbox.ts';
-import type { PausedNotice } from './pause-webhook.ts';
 import type { SecretBox } from './secrets.ts';
 import type { DeliverySender } from './send-delivery.ts';
 import { type ServeDeps, type ServeResult, serveWebhook } from './serve-webhook.ts';
@@ -41,7 +40,8 @@ export function startDeliveryWorkers(deps: {
   /** Webhooks served at once by this process; each holds one database connection while it sends. */
   slots: number;
   chainIdOf: (network: string) => number;
-  onPaused: (notice: PausedNotice) => Promise<void>;
+  /** A pause committed: its notice, recorded with it, is due. */
+  onPaused: () => void;
   logger: Logger;
   registry: Registry;
 }): DeliveryWorkers {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
+import { recordPausedNotice } from './paused-notices.ts';
 
 /** What the account is told when a webhook is paused after its retries ran out. */
 export interface PausedNotice {
@@ -26,9 +27,13 @@ export async function disableGoneWebhook(trx: Kysely<Tables>, webhookId: string,
   logger.warn({ webhook: webhookId }, 'webhook endpoint answered 410 Gone: webhook disabled');
 }
 
-/** A delivery failed after every retry: the webhook is paused (if still active) until its owner resumes it. */
-export async function pauseWebhook(trx: Kysely<Tables>, notice: PausedNotice, now: Date, logger: Logger): Promise<void> {
-  await trx
+/**
+ * A delivery failed after every retry: the webhook is paused (if still active) until its owner resumes
+ * it, and the account's notice is recorded with the pause (src/webhooks/paused-notices.ts sends it).
+ * False when the webhook was no longer active (nothing paused, no notice).
+ */
+export async function pauseWebhook(trx: Kysely<Tables>, notice: PausedNotice, now: Date, logger: Logger): Promise<boolean> {
+  const paused = await trx
     .updateTable('webhooks')
     .set({
       status: 'paused',
@@ -37,6 +42,9 @@ export async function pauseWebhook(trx: Kysely<Tables>, notice: PausedNotice, no
     })
     .where('id', '=', notice.webhookId)
     .where('status', '=', 'active')
-    .execute();
+    .executeTakeFirst();
+  if (paused.numUpdatedRows === 0n) return false;
+  await recordPausedNotice(trx, notice);
   logger.warn({ webhook: notice.webhookId, attempts: notice.attempts }, 'webhook paused: a delivery failed after every retry');
+  return true;
 }

@@ -5,7 +5,7 @@ import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import type { Tables } from '../db/tables.ts';
 import { claimDueDeliveries, lockServedWebhook } from './claim-deliveries.ts';
 import { applyDailyCap } from './daily-delivery-cap.ts';
-import { disableGoneWebhook, type PausedNotice, pauseWebhook } from './pause-webhook.ts';
+import { disableGoneWebhook, pauseWebhook } from './pause-webhook.ts';
 import { planDeliveryOutcomes } from './plan-delivery-outcomes.ts';
 import { recordAttempts } from './record-attempts.ts';
 import type { SecretBox } from './secrets.ts';
@@ -22,7 +22,8 @@ export interface ServeDeps {
   secrets: SecretBox;
   config: WebhooksConfig;
   chainIdOf: (network: string) => number;
-  onPaused: (notice: PausedNotice) => Promise<void>;
+  /** A pause committed: its notice, recorded with it, is due. */
+  onPaused: () => void;
   attempts: Counter<'outcome'>;
   logger: Logger;
 }
@@ -35,12 +36,12 @@ export type ServeResult = 'full' | 'held' | 'done';
 
 /**
  * Serves one webhook's due deliveries in one transaction: lock, claim, daily cap, send, decide each
- * outcome, record the attempts, disable or pause the webhook when it must; the paused notice goes
- * after the commit. A process that dies mid-way leaves its claims to the next worker.
+ * outcome, record the attempts, disable or pause the webhook when it must (its notice recorded with the
+ * pause, sent after the commit). A process that dies mid-way leaves its claims to the next worker.
  */
 export async function serveWebhook(deps: ServeDeps, webhookId: string): Promise<ServeResult> {
   const { config, logger } = deps;
-  let paused: PausedNotice | undefined;
+  let paused = false;
   const result = await deps.db.transaction().execute(async (trx): Promise<ServeResult> => {
     const locked = await lockServedWebhook(trx, webhookId);
     if (locked === 'busy' || locked === 'gone') return 'done';
@@ -66,17 +67,9 @@ export async function serveWebhook(deps: ServeDeps, webhookId: string): Promise<
     for (const update of outcomes.updates) deps.attempts.inc({ outcome: update.outcome });
     await recordAttempts(trx, webhook, sent, outcomes.updates);
     if (outcomes.stop === 'gone') await disableGoneWebhook(trx, webhookId, now(), logger);
-    else if (outcomes.stop === 'paused' && outcomes.paused) {
-      paused = outcomes.paused;
-      await pauseWebhook(trx, paused, now(), logger);
-    }
+    else if (outcomes.stop === 'paused' && outcomes.paused) paused = await pauseWebhook(trx, outcomes.paused, now(), logger);
     return claimed.length === deliveryBatchSize && !outcomes.stop ? 'full' : 'done';
   });
-  if (paused) {
-    const notice = paused;
-    await deps
-      .onPaused(notice)
-      .catch((error: unknown) => logger.error({ err: error, webhook: notice.webhookId }, 'paused-webhook notice not sent'));
-  }
+  if (paused) deps.onPaused();
   return result;
 }

@@ -9,6 +9,7 @@ import { registerMatcherBehindGauge } from './delivery-metrics.ts';
 import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts';
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
+import { startPausedNoticeSender } from './paused-notices.ts';
 import { startPendingFeed } from './pending-feed.ts';
 import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';
@@ -65,6 +66,8 @@ export async function startWebhookRole(deps: {
     timeoutMs: config.webhooks.timeoutMs,
     privateDestinations: privateDestinations(config.webhooks.privateDestinations),
   });
+  // Also sends the notices a process that died left unsent.
+  const notices = startPausedNoticeSender({ db, notify: createPausedNotifier({ db, mailer: deps.mailer, logger }), logger });
   const workers: DeliveryWorkers = startDeliveryWorkers({
     db,
     databaseUrl: deps.databaseUrl,
@@ -73,7 +76,7 @@ export async function startWebhookRole(deps: {
     config: config.webhooks,
     slots: workerSlots,
     chainIdOf: (network) => chainIds.get(network) ?? 0,
-    onPaused: createPausedNotifier({ db, mailer: deps.mailer, logger }),
+    onPaused: () => notices.wake(),
     logger,
     registry: ctx.metrics.registry,
   });
@@ -127,6 +130,7 @@ export async function startWebhookRole(deps: {
       await pending.close();
       await matching;
       await workers.close();
+      await notices.close();
       await sender.close();
       await database.close();
     },

@@ -1,4 +1,4 @@
-import type { ColumnType, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { BigNumeric, Json, Nullable, Timestamp } from './column-types.ts';
 
 // Webhooks, the events matched for them, their deliveries and each attempt.
@@ -102,3 +102,16 @@ export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** A paused-webhook notice still to be sent (written with the pause; src/webhooks/paused-notices.ts). */
+export interface WebhookPausedNoticesTable {
+  id: Generated<string>;
+  webhook_id: string;
+  account_id: string;
+  notice: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  next_attempt_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: Nullable<string>;
+  sent_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
