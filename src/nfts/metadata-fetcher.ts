@@ -116,7 +116,10 @@ export function createNftMetadataFetcher(deps: {
     const network = networkOf(event);
     if (network === undefined) return;
     const { contract } = update;
-    if ('tokenId' in update) return enqueue({ network, contract, tokenId: update.tokenId.toString(), refetch: true });
+    if ('tokenId' in update) {
+      enqueue({ network, contract, tokenId: update.tokenId.toString(), refetch: true });
+      return;
+    }
     const stored = deps.storedTokenIds;
     if (stored === undefined || update.toTokenId < update.fromTokenId) return;
     stored(network, contract, update.fromTokenId, update.toTokenId, maxQueued).then(

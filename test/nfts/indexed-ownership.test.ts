@@ -156,7 +156,7 @@ describe('NFT APIs on the real index', () => {
     expect(hits.get('/first/21')).toBe(1);
   });
 
-  it('reads a collection\'s contract-level metadata again when the contract announces a new one (ERC-7572)', async () => {
+  it("reads a collection's contract-level metadata again when the contract announces a new one (ERC-7572)", async () => {
     const { nft, artifacts } = f.contracts;
     const contractUriOf = async () =>
       (await f.call('GET', `/v1/nfts/ethereum/collection/${nft}`, '/v1/nfts/{chain}/collection/{contract}')).body.contract_uri;
