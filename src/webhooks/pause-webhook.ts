@@ -1,16 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
-import { recordPausedNotice } from './paused-notices.ts';
-
-/** What the account is told when a webhook is paused after its retries ran out. */
-export interface PausedNotice {
-  readonly webhookId: string;
-  readonly accountId: string;
-  readonly url: string;
-  readonly attempts: number;
-  readonly lastError: string;
-}
+import type { PausedNotice } from './paused-notice.ts';
+import { recordPausedNotice } from './paused-notice-outbox.ts';
 
 /** The endpoint answered 410 Gone: the webhook is disabled, by the endpoint. */
 export async function disableGoneWebhook(trx: Kysely<Tables>, webhookId: string, now: Date, logger: Logger): Promise<void> {
@@ -29,7 +21,7 @@ export async function disableGoneWebhook(trx: Kysely<Tables>, webhookId: string,
 
 /**
  * A delivery failed after every retry: the webhook is paused (if still active) until its owner resumes
- * it, and the account's notice is recorded with the pause (src/webhooks/paused-notices.ts sends it).
+ * it, and the account's notice is recorded with the pause (src/webhooks/paused-notice-outbox.ts sends it).
  * False when the webhook was no longer active (nothing paused, no notice).
  */
 export async function pauseWebhook(trx: Kysely<Tables>, notice: PausedNotice, now: Date, logger: Logger): Promise<boolean> {

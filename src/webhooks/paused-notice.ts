@@ -2,7 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
 import type { Mailer } from '../email/mailer.ts';
-import type { PausedNotice } from './pause-webhook.ts';
+
+/** What the account is told when a webhook is paused after its retries ran out. */
+export interface PausedNotice {
+  readonly webhookId: string;
+  readonly accountId: string;
+  readonly url: string;
+  readonly attempts: number;
+  readonly lastError: string;
+}
 
 /** Tells the account a webhook was paused after its retries ran out: by SMTP, or into the outbox folder. */
 export function createPausedNotifier(deps: { db: Kysely<Tables>; mailer: Mailer; logger: Logger }) {

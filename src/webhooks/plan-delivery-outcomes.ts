@@ -1,5 +1,5 @@
 import type { ServedWebhook } from './claim-deliveries.ts';
-import type { PausedNotice } from './pause-webhook.ts';
+import type { PausedNotice } from './paused-notice.ts';
 import { nextAttemptDelayMs, parseRetryAfter } from './retry-schedule.ts';
 import type { SentDelivery } from './send-claimed.ts';
 

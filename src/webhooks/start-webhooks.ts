@@ -9,7 +9,7 @@ import { registerMatcherBehindGauge } from './delivery-metrics.ts';
 import { type DeliveryWorkers, startDeliveryWorkers } from './delivery-worker.ts';
 import { type Enricher, matchRound } from './matcher.ts';
 import { createPausedNotifier } from './paused-notice.ts';
-import { startPausedNoticeSender } from './paused-notices.ts';
+import { startPausedNoticeSender } from './paused-notice-outbox.ts';
 import { startPendingFeed } from './pending-feed.ts';
 import type { SecretBox } from './secrets.ts';
 import { createDeliverySender } from './send-delivery.ts';

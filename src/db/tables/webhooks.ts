@@ -103,7 +103,7 @@ export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 
-/** A paused-webhook notice still to be sent (written with the pause; src/webhooks/paused-notices.ts). */
+/** A paused-webhook notice still to be sent (written with the pause; src/webhooks/paused-notice-outbox.ts). */
 export interface WebhookPausedNoticesTable {
   id: Generated<string>;
   webhook_id: string;

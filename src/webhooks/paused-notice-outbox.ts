@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.ts';
-import type { PausedNotice } from './pause-webhook.ts';
+import type { PausedNotice } from './paused-notice.ts';
 
 /** How often a webhook worker looks for notices left by a process that died, or due for a retry. */
 const sweepMs = 60_000;

@@ -5,9 +5,9 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../../src/email/mailer.ts';
-import { type PausedNotice, pauseWebhook } from '../../src/webhooks/pause-webhook.ts';
-import { createPausedNotifier } from '../../src/webhooks/paused-notice.ts';
-import { startPausedNoticeSender } from '../../src/webhooks/paused-notices.ts';
+import { pauseWebhook } from '../../src/webhooks/pause-webhook.ts';
+import { createPausedNotifier, type PausedNotice } from '../../src/webhooks/paused-notice.ts';
+import { startPausedNoticeSender } from '../../src/webhooks/paused-notice-outbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const logger = pino({ level: 'silent' });
