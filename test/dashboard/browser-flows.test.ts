@@ -87,6 +87,28 @@ describe('dashboard flows against the real back end', () => {
     await page.getByRole('button', { name: 'Pause' }).waitFor();
   });
 
+  flow('a form that names a network cannot be sent before the networks have loaded (a slow list is waited for)', async () => {
+    const { page } = browser;
+    // The network list answers 2 s late, as on a busy server: a click before it arrived sent no chain.
+    const slowChains = /\/chains(\?.*)?$/;
+    await page.route(slowChains, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // A page left meanwhile has dropped the request: nothing to continue.
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await page.goto('/webhooks/new');
+      await expect(page.getByRole('button', { name: 'Create webhook' }).isDisabled()).resolves.toBe(true);
+      const id = await createWebhook(page, receiverUrl, 'new_block');
+      expect(id).toMatch(/^wh_/);
+      await page.goto('/gas-policies/new');
+      await expect(page.getByRole('button', { name: 'Create policy' }).isDisabled()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Create policy', disabled: false }).waitFor();
+    } finally {
+      await page.unroute(slowChains);
+    }
+  });
+
   flow('gas policy: a bad rule value is refused by the API and the message shows at its field', async () => {
     const { page } = browser;
     await page.goto('/gas-policies/new');

@@ -90,11 +90,16 @@ describe('the index of a real network', () => {
       expect(range.low).toBe(firstHead);
       const origin = await database.db.selectFrom('index_origins').selectAll().where('network', '=', network).executeTakeFirst();
       expect(Number(origin?.first_block)).toBe(firstHead);
-      const chains = await service.admin('GET', '/admin/chains');
-      const status = (chains.body.networks as { chain: string; indexer: { start_block: number } }[]).find(
-        (n) => n.chain === 'acme',
-      );
-      expect(status?.indexer.start_block).toBe(firstHead);
+      // /admin/chains reads the status row, saved once a second after a round (src/indexer/progress.ts),
+      // so it may trail the index by that much: wait (bounded) for the first row.
+      const startBlock = async () => {
+        const chains = await service.admin('GET', '/admin/chains');
+        const networks = chains.body.networks as { chain: string; indexer: { start_block: number | null } }[];
+        return networks.find((n) => n.chain === 'acme')?.indexer.start_block ?? null;
+      };
+      const deadline = Date.now() + 10_000;
+      while ((await startBlock()) === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await startBlock()).toBe(firstHead);
     } finally {
       await service.stop();
     }

@@ -141,7 +141,7 @@ export default function PolicyEditPage({ params }: { params: Record<string, stri
             </fieldset>
           </div>
           <div className="button-row">
-            <button type="submit" className="button button-primary" disabled={save.busy}>
+            <button type="submit" className="button button-primary" disabled={save.busy || (!id && !chain)}>
               {save.busy ? 'Saving…' : id ? 'Save changes' : 'Create policy'}
             </button>
             <Link to={id ? `/gas-policies/${encodeURIComponent(id)}` : '/gas-policies'} className="button button-secondary">

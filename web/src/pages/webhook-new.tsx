@@ -175,7 +175,7 @@ export default function NewWebhookPage() {
             })}
           </div>
           <div className="button-row">
-            <button type="submit" className="button button-primary" disabled={create.busy}>
+            <button type="submit" className="button button-primary" disabled={create.busy || !chain}>
               {create.busy ? 'Creating…' : 'Create webhook'}
             </button>
             <Link to="/webhooks" className="button button-secondary">
