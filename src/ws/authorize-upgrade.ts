@@ -4,6 +4,7 @@ import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath, maskKeysInUrl } from '../auth/key-in-path.ts';
 import { assertNetworkAccess, assertScope, type Principal } from '../auth/principal.ts';
 import type { RequestFacts, RequestRestrictions } from '../auth/restrictions/request-restrictions.ts';
+import { networkKey } from '../chains/network-key.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import { decodeUnreserved } from '../core/unreserved-escapes.ts';
@@ -28,7 +29,7 @@ export interface UpgradeAuthDeps {
 }
 
 /** The usage table's method for opening a socket (its calls count under their own methods). */
-export const upgradeUsageMethod = '(websocket)';
+const upgradeUsageMethod = '(websocket)';
 
 /** As for HTTP (src/http/v1-guard.ts): refused authentications spend a per-address budget. */
 const anonymousLimits = { rps: 20, rpd: null, cups: null };
@@ -94,9 +95,7 @@ export async function authorizeUpgrade(
 }
 
 /** As the HTTP endpoint counts: `chain/network`, or '' before the network is known. */
-function where(network: Network | undefined): string {
-  return network === undefined ? '' : `${network.config.chain}/${network.config.network}`;
-}
+const where = (network: Network | undefined): string => (network === undefined ? '' : networkKey(network));
 
 /** Opening a connection is one request of 0 CU, to the account and the key's own limits (when it has them). */
 async function charge(deps: UpgradeAuthDeps, budget: ChargedBudget) {
