@@ -32,6 +32,9 @@ export const screenedOpcodes: Readonly<Record<number, string>> = {
 };
 
 const gasOpcode = 0x5a;
+const extcodesize = 0x3b;
+const extcodeOpcodes = new Set([extcodesize, 0x3c, 0x3f]);
+const iszero = 0x15;
 const jumpdest = 0x5b;
 const callOpcodes = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
 /** STOP, JUMP, RETURN, REVERT, INVALID, SELFDESTRUCT: the next instruction is not reached from here. */
@@ -42,6 +45,11 @@ export interface BytecodeScreen {
   readonly opcodes: ReadonlySet<string>;
   /** A reachable GAS not followed at once by a *CALL (ERC-7562 OP-012 allows only GAS before a call). */
   readonly gasNotBeforeCall: boolean;
+  /**
+   * Reachable EXTCODE* (ERC-7562 OP-041: not on an address without code; OP-054: not on the EntryPoint,
+   * but EXTCODESIZE followed by ISZERO, an existence check): 'sizeIsZero' when every one is that check.
+   */
+  readonly extcode: 'none' | 'sizeIsZero' | 'other';
 }
 
 const pushSize = (opcode: number) => (opcode >= 0x60 && opcode <= 0x7f ? opcode - 0x5f : 0);
@@ -62,6 +70,8 @@ export function screenBytecode(code: string): BytecodeScreen {
   const visited = new Uint8Array(length);
   const opcodes = new Set<string>();
   let gasNotBeforeCall = false;
+  let sizeIsZeroChecks = 0;
+  let otherExtcode = false;
   for (const start of starts) {
     for (let pc = start; pc < length && !visited[pc]; pc += 1 + pushSize(bytes[pc]!)) {
       visited[pc] = 1;
@@ -72,10 +82,16 @@ export function screenBytecode(code: string): BytecodeScreen {
         const next = pc + 1 < length && boundary[pc + 1] ? bytes[pc + 1]! : -1;
         if (!callOpcodes.has(next)) gasNotBeforeCall = true;
       }
+      if (extcodeOpcodes.has(opcode)) {
+        const next = pc + 1 < length && boundary[pc + 1] ? bytes[pc + 1]! : -1;
+        if (opcode === extcodesize && next === iszero) sizeIsZeroChecks++;
+        else otherExtcode = true;
+      }
       if (terminators.has(opcode)) break;
     }
   }
-  return { opcodes, gasNotBeforeCall };
+  const extcode = otherExtcode ? 'other' : sizeIsZeroChecks > 0 ? 'sizeIsZero' : 'none';
+  return { opcodes, gasNotBeforeCall, extcode };
 }
 
 /** Screens remembered by code: contracts are few and their code rarely changes. */

@@ -70,6 +70,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
             factory: entities.factory ?? undefined,
             paymaster: entities.paymaster ?? undefined,
             deploying: deploysSender(op),
+            paymasterContext: outcome.paymasterContext === true,
             staked: {
               sender: isStaked(outcome.stakes.sender),
               factory: isStaked(outcome.stakes.factory),

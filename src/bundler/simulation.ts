@@ -32,6 +32,8 @@ export interface ValidationOutcome {
   readonly validUntil: number;
   /** The account's and the paymaster's own ranges (v0.7); v0.6 reports only their intersection. */
   readonly ranges?: { readonly account: TimeRange; readonly paymaster: TimeRange };
+  /** The paymaster returned a context for its postOp (ERC-7562 EREP-050: only a staked paymaster may). */
+  readonly paymasterContext?: boolean;
   /** Each entity's stake in the EntryPoint (ERC-7562 treats staked entities more freely). */
   readonly stakes: { readonly sender: StakeInfo; readonly factory: StakeInfo; readonly paymaster: StakeInfo };
 }
@@ -177,6 +179,8 @@ export async function simulationOutcomeOfFrame(
   return outcomeOfRevert(client, version, entryPoint, op, revert, described);
 }
 
+const hasBytes = (data: Hex | undefined) => data !== undefined && data.length > 2;
+
 type V07ValidationResult = ReturnType<typeof decodeFunctionResult<typeof entryPointSimulationsV07Abi, 'simulateValidation'>>;
 
 function outcomeOfV07(result: V07ValidationResult): ValidationOutcome {
@@ -185,6 +189,7 @@ function outcomeOfV07(result: V07ValidationResult): ValidationOutcome {
   return {
     preOpGas: result.returnInfo.preOpGas,
     prefund: result.returnInfo.prefund,
+    paymasterContext: hasBytes(result.returnInfo.paymasterContext),
     sigFailed: account.sigFailed || paymaster.sigFailed,
     sigFailedBy: account.sigFailed ? 'account' : paymaster.sigFailed ? 'paymaster' : undefined,
     validAfter: Math.max(account.validAfter, paymaster.validAfter),
@@ -222,10 +227,12 @@ async function outcomeOfRevert(
       sigFailed: boolean;
       validAfter: number;
       validUntil: number;
+      paymasterContext?: Hex;
     };
     return {
       preOpGas: info.preOpGas,
       prefund: info.prefund,
+      paymasterContext: hasBytes(info.paymasterContext),
       sigFailed: info.sigFailed,
       sigFailedBy: info.sigFailed ? await whoseSignatureFailedV06(client, entryPoint, op, info.prefund) : undefined,
       validAfter: Number(info.validAfter),

@@ -1,4 +1,5 @@
 import type { BytecodeScreen } from './bytecode-screen.ts';
+import { createAllowed } from './validation-create-rules.ts';
 import type { RuleEntities, RuleViolation, ValidationEntity } from './validation-rule-types.ts';
 
 /** A frame of a `callTracer` trace (geth's format, which anvil, reth and erigon share). */
@@ -49,7 +50,12 @@ interface TreeWalk {
   /** The code at each address: the prestate's, and what the trace itself created. */
   readonly codeOf: ReadonlyMap<string, string>;
   readonly staked: RuleEntities['staked'];
+  readonly deploying: boolean;
   readonly screen: (code: string) => BytecodeScreen;
+  /** An EXTCODE* whose target only the step tracer sees (OP-041, OP-054): the opcode pass cannot clear it. */
+  targetsUndecided?: boolean;
+  /** Code that ran may check an address's code size (EXTCODESIZE ISZERO): OP-041 if one touched has none. */
+  checksCodeSize?: boolean;
   /** CREATE2 frames seen so far (the factory may create the sender, once). */
   creates: number;
   /** The first thing the quick check could not decide: the step-by-step trace must. */
@@ -79,13 +85,23 @@ export function checkCallTree(
     paymaster: entities.paymaster?.toLowerCase(),
     codeOf: codeInTrace(root, prestate),
     staked: entities.staked,
+    deploying: entities.deploying,
     screen,
     creates: 0,
   };
   const violation = checkEntryPointFrame(walk, root);
   if (violation) return { kind: 'violation', violation };
   checkStorage(walk, prestate);
-  return walk.undecided ? { kind: 'trace', why: walk.undecided, opcodesOnly: !walk.storageUndecided } : { kind: 'ok' };
+  if (walk.checksCodeSize) {
+    const codeless = Object.keys(prestate).find((address) => !walk.codeOf.has(address.toLowerCase()) && BigInt(address) > 0x1ffn);
+    if (codeless) {
+      walk.undecided ??= `validation may check the code size of ${codeless}, which has no code`;
+      walk.targetsUndecided = true;
+    }
+  }
+  return walk.undecided
+    ? { kind: 'trace', why: walk.undecided, opcodesOnly: !walk.storageUndecided && !walk.targetsUndecided }
+    : { kind: 'ok' };
 }
 
 /** The code at each address the trace touched; created code too: the sender's exists only inside this trace (the CREATE2 frame's output). */
@@ -176,12 +192,20 @@ function haltOrCreateViolation(walk: TreeWalk, frame: CallFrame, entity: Validat
     };
   if (frame.error && ranUnassignedOpcode(frame.error))
     return { entity, opcode: 'UNASSIGNED', rule: 'OP-013', detail: `runs an unassigned opcode in the code at ${to}` };
-  if (type === 'CREATE') return { entity, opcode: 'CREATE', rule: 'OP-011' };
   if (type === 'SELFDESTRUCT') return { entity, opcode: 'SELFDESTRUCT', rule: 'OP-011' };
+  const creator = frame.from.toLowerCase();
+  const inFactoryPhase = entity === 'factory';
+  if (type === 'CREATE') {
+    if (createAllowed('CREATE', creator, inFactoryPhase, walk)) return undefined;
+    return { entity, opcode: 'CREATE', rule: 'OP-011' };
+  }
   if (type === 'CREATE2') {
-    if (++walk.creates > 1 || entity !== 'factory')
+    // OP-031: the sender's own deployment, once, in the factory's call (by the factory or a utility it calls).
+    if (to === walk.sender && inFactoryPhase && walk.creates++ === 0) return undefined;
+    if (createAllowed('CREATE2', creator, inFactoryPhase, walk)) return undefined;
+    if (entity !== 'factory' || walk.creates > 1)
       return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: 'uses CREATE2, which only the factory may, and once' };
-    if (to !== walk.sender) return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `creates ${to}, not the sender` };
+    return { entity, opcode: 'CREATE2', rule: 'OP-031', detail: `creates ${to}, not the sender` };
   }
   return undefined;
 }
@@ -194,7 +218,7 @@ function haltOrCreateViolation(walk: TreeWalk, frame: CallFrame, entity: Validat
 function checkCode(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity): RuleViolation | undefined {
   const to = (frame.to ?? '').toLowerCase();
   const type = frame.type.toUpperCase();
-  let code = type === 'CREATE2' ? frame.input : walk.codeOf.get(to);
+  let code = type === 'CREATE2' || type === 'CREATE' ? frame.input : walk.codeOf.get(to);
   // An EIP-7702 account: its delegate's code is what runs.
   if (code?.toLowerCase().startsWith(delegationPrefix)) {
     const delegate = `0x${code.slice(delegationPrefix.length, delegationPrefix.length + 40)}`.toLowerCase();
@@ -214,6 +238,11 @@ function checkCode(walk: TreeWalk, frame: CallFrame, entity: ValidationEntity): 
   const banned = [...found.opcodes].filter((opcode) => !(staked && (opcode === 'BALANCE' || opcode === 'SELFBALANCE')));
   if (banned.length > 0 || found.gasNotBeforeCall)
     walk.undecided ??= `the code at ${to} contains ${banned.length > 0 ? banned.join(', ') : 'GAS not before a call'}`;
+  if (found.extcode === 'other') {
+    walk.undecided ??= `the code at ${to} reads other contracts' code (EXTCODE*)`;
+    walk.targetsUndecided = true;
+  }
+  if (found.extcode === 'sizeIsZero') walk.checksCodeSize = true;
   return undefined;
 }
 

@@ -20,4 +20,6 @@ export interface RuleEntities {
   /** The op deploys its sender (it has a factory). */
   readonly deploying: boolean;
   readonly staked: { readonly sender: boolean; readonly factory: boolean; readonly paymaster: boolean };
+  /** The paymaster's validation returned a context for its postOp. */
+  readonly paymasterContext?: boolean;
 }

@@ -1,4 +1,5 @@
 import { type Hex, keccak256 } from 'viem';
+import { createAllowed } from './validation-create-rules.ts';
 import { callOpcodeNames } from './validation-opcode-steps.ts';
 import type { RuleEntities, RuleViolation, ValidationEntity } from './validation-rule-types.ts';
 
@@ -7,7 +8,7 @@ import type { RuleEntities, RuleViolation, ValidationEntity } from './validation
  * address of the entity whose validation ran it (the first contract the EntryPoint called into).
  */
 export interface StepTrace {
-  /** [entity address, opcode name, next opcode name (for GAS)] of each banned or restricted opcode run. */
+  /** [entity address, opcode name, next opcode name (GAS) or the creating contract (CREATE)] of each banned or restricted opcode run. */
   readonly ops: readonly (readonly [string, string, string])[];
   /** [entity address, contract, slot (hex, no 0x), 1 if written, 1 if transient]: each storage access once. */
   readonly storage: readonly (readonly [string, string, string, number, number])[];
@@ -15,6 +16,8 @@ export interface StepTrace {
   readonly keccak: readonly string[];
   /** [entity address, opcode, target] of EXTCODE* on an address without code. */
   readonly noCode: readonly (readonly [string, string, string])[];
+  /** [entity address, opcode] of EXTCODE* on the EntryPoint, but EXTCODESIZE followed by ISZERO (absent from older tracers' results). */
+  readonly entryPointCode?: readonly (readonly [string, string])[];
 }
 
 const pad = (address: string) => `000000000000000000000000${address.toLowerCase().replace(/^0x/, '')}`;
@@ -30,18 +33,19 @@ export function stepTracerSource(entities: RuleEntities): string {
   ep: '${entities.entryPoint.toLowerCase()}',
   watched: ${JSON.stringify(watched)},
   names: {0x31:'BALANCE',0x32:'ORIGIN',0x3a:'GASPRICE',0x40:'BLOCKHASH',0x41:'COINBASE',0x42:'TIMESTAMP',0x43:'NUMBER',0x44:'PREVRANDAO',0x45:'GASLIMIT',0x47:'SELFBALANCE',0x48:'BASEFEE',0x49:'BLOBHASH',0x4a:'BLOBBASEFEE',0xf0:'CREATE',0xff:'SELFDESTRUCT',0x5a:'GAS'},
-  addr: [], lastDepth: 0, gasAt: null, ops: [], storage: [], seen: {}, keccak: [], noCode: [],
+  addr: [], lastDepth: 0, gasAt: null, extAt: null, ops: [], storage: [], seen: {}, keccak: [], noCode: [], epCode: [],
   entity: function(depth) { for (var d = 2; d <= depth; d++) { if (this.addr[d] !== this.ep) return this.addr[d]; } return this.ep; },
   step: function(log, db) {
     var depth = log.getDepth();
     if (depth !== this.lastDepth) { if (depth > this.lastDepth) this.addr[depth] = toHex(log.contract.getAddress()); this.lastDepth = depth; }
     var code = log.op.toNumber();
     if (this.gasAt !== null) { this.ops.push([this.gasAt, 'GAS', log.op.toString()]); this.gasAt = null; }
+    if (this.extAt !== null) { if (!(this.extAt[1] === 'EXTCODESIZE' && code === 0x15)) this.epCode.push(this.extAt); this.extAt = null; }
     if (depth < 2 || this.addr[depth] === this.ep) return;
     var name = this.names[code];
     if (name !== undefined) {
       if (code === 0x5a) { this.gasAt = this.entity(depth); return; }
-      this.ops.push([this.entity(depth), name, '']);
+      this.ops.push([this.entity(depth), name, code === 0xf0 ? toHex(log.contract.getAddress()) : '']);
       return;
     }
     if (code === 0x54 || code === 0x55 || code === 0x5c || code === 0x5d) {
@@ -66,11 +70,13 @@ export function stepTracerSource(entities: RuleEntities): string {
     }
     if (code === 0x3b || code === 0x3c || code === 0x3f) {
       var target = toAddress(log.stack.peek(0).toString(16));
-      if (db.getCode(target).length === 0) this.noCode.push([this.entity(depth), code === 0x3b ? 'EXTCODESIZE' : code === 0x3c ? 'EXTCODECOPY' : 'EXTCODEHASH', toHex(target)]);
+      var ext = code === 0x3b ? 'EXTCODESIZE' : code === 0x3c ? 'EXTCODECOPY' : 'EXTCODEHASH';
+      if (toHex(target) === this.ep) this.extAt = [this.entity(depth), ext];
+      else if (db.getCode(target).length === 0) this.noCode.push([this.entity(depth), ext, toHex(target)]);
     }
   },
   fault: function() {},
-  result: function() { return { ops: this.ops, storage: this.storage, keccak: this.keccak, noCode: this.noCode }; }
+  result: function() { return { ops: this.ops, storage: this.storage, keccak: this.keccak, noCode: this.noCode, entryPointCode: this.epCode }; }
 }`;
 }
 
@@ -102,6 +108,7 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
       continue;
     }
     if ((opcode === 'BALANCE' || opcode === 'SELFBALANCE') && staked(entity)) continue;
+    if (opcode === 'CREATE' && createAllowed('CREATE', next, entity === 'factory', entities)) continue;
     return { entity, opcode, rule: opcode === 'BALANCE' || opcode === 'SELFBALANCE' ? 'OP-080' : 'OP-011' };
   }
 
@@ -109,6 +116,10 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
     const entity = entityOf(address.toLowerCase());
     if (target.toLowerCase() === sender && entity === 'factory') continue; // OP-042
     return { entity, opcode, rule: 'OP-041', detail: `reads the code of ${target}, which has none` };
+  }
+  for (const [address, opcode] of trace.entryPointCode ?? []) {
+    const entity = entityOf(address.toLowerCase());
+    return { entity, opcode, rule: 'OP-054', detail: `reads the code of the EntryPoint ${entities.entryPoint}` };
   }
 
   // Associated slots: keccak(A || x) + n for n < 128, and A itself, for A the sender or an entity.
