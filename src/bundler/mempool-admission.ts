@@ -70,13 +70,19 @@ export async function admitToMempool(db: Kysely<Tables>, admission: Admission): 
         trx,
       );
       if (replacing !== undefined) {
-        await trx
+        const replaced = await trx
           .updateTable('user_operations')
           .set({ status: 'replaced', reason: `replaced by ${row.hash}`, updated_at: new Date() })
           .where('hash', '=', replacing)
           // A submitted one is in a bundle on its way: the bundle swaps it for this one (bundle-swap.ts).
           .where('status', 'in', ['pending', 'submitted'])
-          .execute();
+          .returning(['factory', 'paymaster'])
+          .executeTakeFirst();
+        // The replaced op no longer counts as seen for its entities: the new one counts instead (ERC-7562 reputation).
+        const entities = [replaced?.factory, replaced?.paymaster].filter((address): address is string => !!address);
+        if (entities.length > 0)
+          await sql`update bundler_reputation set ops_seen = greatest(ops_seen - 1, 0), updated_at = now()
+            where network = ${row.network} and address = any(${entities}::text[])`.execute(trx);
       }
       const refusal = await admit(trx, admission);
       // Rolls back the replacement too.

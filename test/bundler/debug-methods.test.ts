@@ -120,6 +120,57 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
   });
 
+  it("moves a paymaster's opsSeen with a replacement: the replaced op no longer counts (as the bundler spec tests check)", async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    // validatePaymasterUserOp answers (empty context, validationData 0) for any op.
+    const paymaster = '0x000000000000000000000000000000000000face' as Address;
+    await chain.anvilRpc('anvil_setCode', [paymaster, '0x60406000526000602052600060405260606000f3']);
+    const [funder] = (await chain.anvilRpc('eth_accounts')) as Address[];
+    const depositTo = `0xb760faf9${paymaster.slice(2).padStart(64, '0')}`;
+    await chain.anvilRpc('eth_sendTransaction', [
+      { from: funder, to: entryPoint07Address, data: depositTo, value: `0x${parseEther('1').toString(16)}` },
+    ]);
+    await chain.anvilRpc('anvil_mine', ['0x1']);
+    const base = {
+      ...bareUserOperation(sender, `0x${(11n << 64n).toString(16)}`),
+      paymaster,
+      paymasterVerificationGasLimit: '0x186a0',
+      paymasterPostOpGasLimit: '0x0',
+      paymasterData: '0x',
+    };
+    const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+    expect(estimate.error, estimate.error?.message).toBeUndefined();
+    const first = { ...base, ...estimate.result, paymasterVerificationGasLimit: '0x186a0', paymasterPostOpGasLimit: '0x0' };
+    const seen = async () =>
+      (
+        (await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result as { address: string; opsSeen: string }[]
+      ).find((entry) => entry.address.toLowerCase() === paymaster)?.opsSeen;
+    expect((await bundler('eth_sendUserOperation', [first, entryPoint07Address])).error).toBeUndefined();
+    expect(await seen()).toBe('0x1');
+    const raised = {
+      ...first,
+      maxFeePerGas: `0x${((BigInt(first.maxFeePerGas) * 12n) / 10n).toString(16)}`,
+      maxPriorityFeePerGas: `0x${((BigInt(first.maxPriorityFeePerGas) * 12n) / 10n).toString(16)}`,
+    };
+    const replaced = await bundler('eth_sendUserOperation', [raised, entryPoint07Address]);
+    expect(replaced.error, replaced.error?.message).toBeUndefined();
+    expect(await seen()).toBe('0x1');
+    // Replaced by one without the paymaster: it counts for nobody.
+    const withoutPaymaster = {
+      ...raised,
+      paymaster: undefined,
+      paymasterVerificationGasLimit: undefined,
+      paymasterPostOpGasLimit: undefined,
+      paymasterData: undefined,
+      maxFeePerGas: `0x${((BigInt(raised.maxFeePerGas) * 12n) / 10n).toString(16)}`,
+      maxPriorityFeePerGas: `0x${((BigInt(raised.maxPriorityFeePerGas) * 12n) / 10n).toString(16)}`,
+    };
+    expect((await bundler('eth_sendUserOperation', [withoutPaymaster, entryPoint07Address])).error).toBeUndefined();
+    expect(await seen()).toBe('0x0');
+    expect((await bundler('debug_bundler_clearState', [])).result).toBe('ok');
+    expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+  });
+
   it("clears the mempool and the reputations apart, and tells an entity's stake (getStakeStatus, as the bundler spec tests ask it)", async () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
     const base = bareUserOperation(sender, `0x${(9n << 64n).toString(16)}`);
