@@ -29,16 +29,26 @@ export function readStandings(
   );
 }
 
-/** The most ops one sender may have in the mempool: ERC-7562's 4 for an unstaked sender in safe mode, else the network's setting. */
-export function senderLimitOf(bundler: Pick<BundlerConfig, 'safeMode' | 'maxPendingOpsPerSender'>): number {
-  return bundler.safeMode ? reputationParams.sameSenderMempoolCount : bundler.maxPendingOpsPerSender;
+/**
+ * The most ops one sender may have in the mempool: ERC-7562's 4 for an unstaked sender in safe mode,
+ * else (and for a staked sender, whose reputation limits it instead) the network's setting. Before
+ * validation the stake is not known: `senderStaked` undefined gives the larger of the two.
+ */
+export function senderLimitOf(
+  bundler: Pick<BundlerConfig, 'safeMode' | 'maxPendingOpsPerSender'>,
+  senderStaked?: boolean,
+): number {
+  if (!bundler.safeMode || senderStaked === true) return bundler.maxPendingOpsPerSender;
+  if (senderStaked === false) return reputationParams.sameSenderMempoolCount;
+  return Math.max(reputationParams.sameSenderMempoolCount, bundler.maxPendingOpsPerSender);
 }
 
 /** -32504 for a sender that already has `pending` ops in the mempool, naming the count and the limit. */
 export function senderLimitError(sender: string, pending: number, limit: number, safeMode: boolean): BundlerRpcError {
-  const why = safeMode
-    ? `ERC-7562 allows ${limit} for an unstaked sender`
-    : `this bundler allows ${limit} per sender: bundler.max_pending_ops_per_sender`;
+  const why =
+    safeMode && limit === reputationParams.sameSenderMempoolCount
+      ? `ERC-7562 allows ${limit} for an unstaked sender`
+      : `this bundler allows ${limit} per sender: bundler.max_pending_ops_per_sender`;
   return new BundlerRpcError(
     bundlerErrorCodes.throttled,
     `the sender ${sender} already has ${pending} operations pending; wait for one to land (${why})`,

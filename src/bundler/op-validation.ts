@@ -96,7 +96,7 @@ export async function validationVerdict(
   target: ValidationTarget,
   validation: Validation,
   onNonceRefused: (reason: 'AA20' | 'AA25') => Promise<void>,
-): Promise<{ storageOwners: readonly string[] | undefined; codeHashes: CodeHashes | undefined }> {
+): Promise<{ storageOwners: readonly string[] | undefined; codeHashes: CodeHashes | undefined; senderStaked: boolean }> {
   const simulated = await validation.simulation;
   try {
     if (!simulated.ok) throw simulated.error;
@@ -121,5 +121,8 @@ export async function validationVerdict(
   if (!ruled.ok) throw ruled.error;
   if (ruled.value === 'untraceable') ctx.untraceable.add(target.network);
   const traced = ruled.value === 'untraceable' || ruled.value === 'skipped' ? undefined : ruled.value;
-  return { storageOwners: traced?.storageOwners, codeHashes: traced?.codeHashes };
+  const { minStakeWei, minUnstakeDelayS } = target.network.config.bundler;
+  const sender = simulated.value.stakes.sender;
+  const senderStaked = sender.stake >= minStakeWei && sender.unstakeDelaySec >= BigInt(minUnstakeDelayS);
+  return { storageOwners: traced?.storageOwners, codeHashes: traced?.codeHashes, senderStaked };
 }

@@ -112,6 +112,24 @@ describe('pending ops per sender', () => {
     expect(await pendingOf('strict', account)).toBe(4);
   }, 90_000);
 
+  it('safe mode: a staked sender is not held to 4 (its reputation limits it), as the bundler spec tests check', async () => {
+    const strict = bundlerUrlOf(service.url, 'strict');
+    expect((await callBundler(strict, key, 'debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+    const account = await deployedAccount('strict');
+    // The account stakes itself (addStake must come from it): anvil sends as the account.
+    const rpc = (method: string, params: unknown[]) => publicClient.request({ method, params } as never);
+    await rpc('anvil_impersonateAccount', [account.address]);
+    const addStake = `0x0396cb60${(86_400).toString(16).padStart(64, '0')}`;
+    const stakeTx = await rpc('eth_sendTransaction', [
+      { from: account.address, to: entryPoint07Address, data: addStake, value: `0x${parseEther('1').toString(16)}` },
+    ]);
+    await publicClient.waitForTransactionReceipt({ hash: stakeTx as `0x${string}`, timeout: 30_000 });
+    await rpc('anvil_stopImpersonatingAccount', [account.address]);
+    const results = await sendOnKeys('strict', account, 1n, 6);
+    expect(refusals(results)).toEqual([]);
+    expect(await pendingOf('strict', account)).toBe(6);
+  }, 90_000);
+
   it("safe mode off: the network's max_pending_ops_per_sender (6) holds at once too, and the refusal names the sender's count", async () => {
     const account = await deployedAccount('devnet');
     const results = await sendOnKeys('devnet', account, 1n, 10);

@@ -163,7 +163,18 @@ async function admitUserOperation(
     minTip: network.config.minPriorityFeeWei,
   });
   if (floorError) throw floorError;
-  await enterMempool(ctx, { name, entryPoint, op, entities, hash, replacing: replacing?.hash, senderLimit, safeMode, ...found });
+  await enterMempool(ctx, {
+    name,
+    entryPoint,
+    op,
+    entities,
+    hash,
+    replacing: replacing?.hash,
+    senderLimit: senderLimitOf(network.config.bundler, found.senderStaked),
+    safeMode,
+    storageOwners: found.storageOwners,
+    codeHashes: found.codeHashes,
+  });
   ctx.queued(name);
   return hash as Hex;
 }
