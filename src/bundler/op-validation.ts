@@ -58,8 +58,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
         simulateByCall,
       )
     : simulateByCall();
-  const isStaked = (info: StakeInfo) =>
-    info.stake >= network.config.bundler.minStakeWei && info.unstakeDelaySec >= BigInt(network.config.bundler.minUnstakeDelayS);
+  const isStaked = (info: StakeInfo) => isStakedOn(network, info);
   const rules: Promise<{ storageOwners: string[]; codeHashes: CodeHashes } | 'untraceable' | 'skipped'> = traces
     ? checkValidationRules(
         traces,
@@ -121,8 +120,12 @@ export async function validationVerdict(
   if (!ruled.ok) throw ruled.error;
   if (ruled.value === 'untraceable') ctx.untraceable.add(target.network);
   const traced = ruled.value === 'untraceable' || ruled.value === 'skipped' ? undefined : ruled.value;
-  const { minStakeWei, minUnstakeDelayS } = target.network.config.bundler;
-  const sender = simulated.value.stakes.sender;
-  const senderStaked = sender.stake >= minStakeWei && sender.unstakeDelaySec >= BigInt(minUnstakeDelayS);
+  const senderStaked = isStakedOn(target.network, simulated.value.stakes.sender);
   return { storageOwners: traced?.storageOwners, codeHashes: traced?.codeHashes, senderStaked };
+}
+
+/** ERC-7562's staked entity: a stake and an unstake delay at the network's minimums (SREP-010). */
+function isStakedOn(network: ValidationTarget['network'], info: StakeInfo): boolean {
+  const { minStakeWei, minUnstakeDelayS } = network.config.bundler;
+  return info.stake >= minStakeWei && info.unstakeDelaySec >= BigInt(minUnstakeDelayS);
 }

@@ -58,9 +58,6 @@ export function parseUserOperation(
     signature: field(op, 'signature', 'bytes', defaults.signature) as Hex,
   };
   const hasAuthorization = op.eip7702Auth !== undefined && op.eip7702Auth !== null;
-  if (version !== '0.6') {
-    for (const name of packedFields) checkPacked(op, name, version, defaults[name]);
-  }
   if (version === '0.6') {
     for (const name of ['factory', 'paymaster']) {
       if (op[name] !== undefined)
@@ -103,7 +100,7 @@ export function parseUserOperation(
       : getAddress(field(op, 'factory', 'address'));
   const paymaster =
     op.paymaster === undefined || op.paymaster === null ? undefined : getAddress(field(op, 'paymaster', 'address'));
-  return {
+  const parsed = {
     ...common,
     ...(factory ? { factory, factoryData: field(op, 'factoryData', 'bytes', '0x') as Hex } : {}),
     ...(paymaster
@@ -120,6 +117,8 @@ export function parseUserOperation(
       : {}),
     ...(hasAuthorization ? { authorization: parseEip7702Auth(op.eip7702Auth) } : {}),
   } satisfies UserOperation<'0.7'>;
+  checkPacked(parsed, version);
+  return parsed;
 }
 
 /** Fields EntryPoint v0.7 and v0.8 pack two to a 32-byte word: each must fit in 128 bits. */
@@ -133,11 +132,11 @@ const packedFields = [
 ] as const;
 const maxUint128 = (1n << 128n) - 1n;
 
-function checkPacked(op: RpcUserOperation, name: string, version: EntryPointVersion, fallback: string | undefined) {
-  const value = op[name] ?? fallback;
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) return; // the field's own check says what is wrong
-  if (BigInt(value) > maxUint128)
-    throw invalidParams(`userOperation.${name} must fit in 128 bits: EntryPoint v${version} packs it with another field`, name);
+function checkPacked(op: UserOperation<'0.7'>, version: EntryPointVersion) {
+  for (const name of packedFields) {
+    if ((op[name] ?? 0n) > maxUint128)
+      throw invalidParams(`userOperation.${name} must fit in 128 bits: EntryPoint v${version} packs it with another field`, name);
+  }
 }
 
 const hex = (value: bigint) => `0x${value.toString(16)}`;
