@@ -14,7 +14,7 @@ EntryPoints v0.6, v0.7 and v0.8 and their account factories. The verifying payma
 Options:
   --host H             the address to listen on (default 127.0.0.1; 0.0.0.0 in a container)
   --port N             default 8545
-  --block-time S       seconds between blocks (default 1)
+  --block-time S       seconds between blocks (default 1); 0 mines a block for each transaction
   --chain-id N         default 31337
   --data-dir DIR       keep the chain's state here across restarts (default: nothing kept)
   -h, --help           print this and exit`;
@@ -38,12 +38,14 @@ export async function runDevnet(args: string[]): Promise<number> {
     return 0;
   }
   const port = wholeNumber('--port', values.port, 1, 65_535);
-  const blockTimeS = wholeNumber('--block-time', values['block-time'], 1, 3_600);
+  const blockTimeS = wholeNumber('--block-time', values['block-time'], 0, 3_600);
+  // 0 is anvil's automine: a block for each transaction, as the ERC-4337 bundler spec tests expect.
+  const automine = blockTimeS === 0;
   const chainId = wholeNumber('--chain-id', values['chain-id'], 1, 2 ** 53 - 1);
   const logger = createLogger('info');
   const devnet = await startDevnet({
     ...(values['data-dir'] === undefined ? {} : { dir: values['data-dir'] }),
-    blockTimeS,
+    ...(automine ? {} : { blockTimeS }),
     chainId,
     logger,
     listen: { host: values.host, port },
@@ -56,7 +58,7 @@ export async function runDevnet(args: string[]): Promise<number> {
     throw error;
   }
   logger.info(
-    { listen: `${values.host}:${port}`, chainId, blockTimeS },
+    { listen: `${values.host}:${port}`, chainId, blockTimeS: automine ? 'automine' : blockTimeS },
     'devnet ready: Multicall3 and ERC-4337 contracts installed',
   );
   const exitCode = await new Promise<number>((resolve) => {

@@ -30,6 +30,26 @@ describe('blockyard devnet', () => {
     expect(exit.code).toBe(0);
   }, 90_000);
 
+  it('with --block-time 0 mines one block for each transaction and none in between (automine)', async () => {
+    const port = await closedPort();
+    const devnet = spawnCli(['devnet', '--port', String(port), '--block-time', '0'], { env: cliEnv(), cwd: dir });
+    await devnet.waitForOutput(/devnet ready/, 60_000);
+    const client = createPublicClient({ transport: http(`http://127.0.0.1:${port}`) });
+    const before = await client.getBlockNumber({ cacheTime: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(before);
+    const [from] = await client.request({ method: 'eth_accounts' });
+    const hash = await client.request({
+      method: 'eth_sendTransaction',
+      params: [{ from: from!, to: '0x000000000000000000000000000000000000dEaD', value: '0x1' }],
+    });
+    // Mined as it is sent: the receipt is there at once, in the next block.
+    const receipt = await client.request({ method: 'eth_getTransactionReceipt', params: [hash] });
+    expect(receipt?.status).toBe('0x1');
+    expect(BigInt(receipt!.blockNumber)).toBe(before + 1n);
+    expect((await devnet.stop(10_000)).code).toBe(0);
+  }, 90_000);
+
   it('refuses a bad flag value with exit 2 and a line naming the flag', async () => {
     const result = await runCli(['devnet', '--port', '70000'], { env: cliEnv(), cwd: dir, timeoutMs: 30_000 });
     expect(result.code).toBe(2);
