@@ -1,5 +1,5 @@
 import { type Address, concat, getAddress, type Hex, isAddress, pad, type SignedAuthorization, toHex, zeroAddress } from 'viem';
-import { invalidParams } from './rpc-errors.ts';
+import { BundlerRpcError, bundlerErrorCodes, invalidParams } from './rpc-errors.ts';
 
 /**
  * The intrinsic gas an authorization adds to the bundle transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST,
@@ -12,6 +12,13 @@ const fieldName = 'userOperation.eip7702Auth';
 /** A -32602 for a bad authorization, worded as the reference bundlers word it ("Invalid EIP-7702 authorization: …"). */
 export const invalidAuthorization = (message: string, field?: string) =>
   invalidParams(`Invalid EIP-7702 authorization: ${message}`, field);
+/** The error for an authorization problem: -32500 when the chain's state refuses it, else -32602. */
+export function authorizationRefusal(problem: AuthorizationProblem): BundlerRpcError {
+  if (!problem.byChainState) return invalidAuthorization(problem.message, 'eip7702Auth');
+  return new BundlerRpcError(bundlerErrorCodes.rejectedByAccount, `Invalid EIP-7702 authorization: ${problem.message}`, {
+    field: 'eip7702Auth',
+  });
+}
 const hexNumber = /^0x[0-9a-fA-F]{1,64}$/;
 
 function hexField(auth: Record<string, unknown>, name: string): bigint {
@@ -137,25 +144,42 @@ export interface AuthorizationFacts {
 }
 
 /**
+ * What makes an authorization unusable for its op. `byChainState`: it is well formed, for this chain
+ * and signed by the sender, but the chain's present state refuses it (the EOA's nonce has moved, the
+ * delegate has no code). The EntryPoint's simulation would then fail for the account, so it is -32500
+ * as the reference bundlers answer it; any other problem is the authorization's own, -32602.
+ */
+export interface AuthorizationProblem {
+  message: string;
+  byChainState: boolean;
+}
+
+/**
  * What makes the authorization unusable for this op, in words naming the field, or undefined when it
  * is good: another chain, a delegate without code, another signer than the sender, a nonce that is not
  * the sender's next (unless the sender already has this delegation: the bundle then leaves it out).
  */
-export function authorizationProblem(auth: SignedAuthorization, facts: AuthorizationFacts): string | undefined {
+export function authorizationProblem(auth: SignedAuthorization, facts: AuthorizationFacts): AuthorizationProblem | undefined {
+  const own = (message: string) => ({ message, byChainState: false });
+  const ofChain = (message: string) => ({ message, byChainState: true });
   if (auth.chainId !== 0 && auth.chainId !== facts.chainId)
-    return `${fieldName}.chainId is ${auth.chainId}; it must be this network's ${facts.chainId} (or 0, any chain)`;
+    return own(`${fieldName}.chainId is ${auth.chainId}; it must be this network's ${facts.chainId} (or 0, any chain)`);
   if (auth.address === zeroAddress)
-    return `${fieldName}.address is the zero address, which removes a delegation: the sender would have no account code`;
-  if (!facts.delegateCode || facts.delegateCode === '0x')
-    return `${fieldName}.address ${auth.address} has no code on this network: deploy the account implementation first`;
+    return own(`${fieldName}.address is the zero address, which removes a delegation: the sender would have no account code`);
   if (delegateOf(facts.delegateCode))
-    return `${fieldName}.address ${auth.address} is itself a delegated EOA: delegations are not followed twice`;
+    return own(`${fieldName}.address ${auth.address} is itself a delegated EOA: delegations are not followed twice`);
   if (facts.signer !== undefined && facts.signer?.toLowerCase() !== facts.sender.toLowerCase()) {
-    return `${fieldName} is not signed by the sender ${facts.sender}: its signature (r, s, yParity) ${
-      facts.signer ? `recovers to ${facts.signer}` : 'does not recover to any address'
-    }; the sender EOA must sign the authorization`;
+    return own(
+      `${fieldName} is not signed by the sender ${facts.sender}: its signature (r, s, yParity) ${
+        facts.signer ? `recovers to ${facts.signer}` : 'does not recover to any address'
+      }; the sender EOA must sign the authorization`,
+    );
   }
+  if (!facts.delegateCode || facts.delegateCode === '0x')
+    return ofChain(`${fieldName}.address ${auth.address} has no code on this network: deploy the account implementation first`);
   if (auth.nonce !== facts.senderNonce && !alreadyDelegated(facts.senderCode, auth.address))
-    return `${fieldName}.nonce is ${auth.nonce}; the sender's transaction nonce is ${facts.senderNonce} (an authorization is valid only for the EOA's current nonce: sign it again)`;
+    return ofChain(
+      `${fieldName}.nonce is ${auth.nonce}; the sender's transaction nonce is ${facts.senderNonce} (an authorization is valid only for the EOA's current nonce: sign it again)`,
+    );
   return undefined;
 }

@@ -1,14 +1,21 @@
 import type { Address, Hex, PublicClient, SignedAuthorization } from 'viem';
 import type { UserOperation } from 'viem/account-abstraction';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { alreadyDelegated, authorizationProblem, delegateOf, invalidAuthorization } from './eip7702-authorization.ts';
+import {
+  alreadyDelegated,
+  authorizationProblem,
+  authorizationRefusal,
+  delegateOf,
+  invalidAuthorization,
+} from './eip7702-authorization.ts';
 import { authorizationOf } from './eip7702-delegation.ts';
 import { type AnyUserOperation, type EntryPointVersion, isEip7702Marker, userOperationHash } from './user-operation.ts';
 
 /**
  * Checks the op's authorization against the chain: its chain id, its delegate's code, its nonce
  * against the sender's, and (when `verifySigner`: not for estimation, whose authorization carries a
- * stub signature) that the sender signed it. A problem is a -32602 naming the field.
+ * stub signature) that the sender signed it. A problem names the field: -32602, or -32500 when only
+ * the chain's state refuses it (`authorizationRefusal`).
  */
 export async function checkAuthorization(
   client: PublicClient,
@@ -32,7 +39,7 @@ export async function checkAuthorization(
     delegateCode,
     signer,
   });
-  if (problem) throw invalidAuthorization(problem, 'eip7702Auth');
+  if (problem) throw authorizationRefusal(problem);
 }
 
 export interface AuthorizationPlan {

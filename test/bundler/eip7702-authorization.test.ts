@@ -141,24 +141,32 @@ describe('authorizationProblem', () => {
     expect(authorizationProblem({ ...auth, chainId: 0 }, facts)).toBeUndefined();
   });
 
-  it('skips the nonce when the sender already has this delegation', () => {
+  it('skips the nonce when the sender already has this delegation; a moved nonce is the chain state refusing it', () => {
     const problem = authorizationProblem(auth, { ...facts, senderNonce: 3 });
-    expect(problem).toMatch(/nonce is 0; the sender's transaction nonce is 3/);
+    expect(problem?.message).toMatch(/nonce is 0; the sender's transaction nonce is 3/);
+    expect(problem?.byChainState).toBe(true);
     expect(authorizationProblem(auth, { ...facts, senderNonce: 3, senderCode: delegationDesignator(delegate) })).toBeUndefined();
   });
 
   it('leaves the signer out when it was not checked (estimation), and names it when it differs', () => {
     expect(authorizationProblem(auth, { ...facts, signer: undefined })).toBeUndefined();
-    expect(authorizationProblem(auth, { ...facts, signer: null })).toMatch(/does not recover to any address/);
-    expect(authorizationProblem(auth, { ...facts, signer: zeroAddress })).toMatch(/not signed by the sender/);
+    expect(authorizationProblem(auth, { ...facts, signer: null })).toEqual({
+      message: expect.stringMatching(/does not recover to any address/),
+      byChainState: false,
+    });
+    expect(authorizationProblem(auth, { ...facts, signer: zeroAddress })?.message).toMatch(/not signed by the sender/);
   });
 
   it('refuses another chain, the zero address, a delegate without code or itself delegated', () => {
-    expect(authorizationProblem({ ...auth, chainId: 1 }, facts)).toMatch(/chainId is 1/);
-    expect(authorizationProblem({ ...auth, address: zeroAddress }, facts)).toMatch(/zero address/);
-    expect(authorizationProblem(auth, { ...facts, delegateCode: undefined })).toMatch(/has no code/);
-    expect(authorizationProblem(auth, { ...facts, delegateCode: delegationDesignator(sender) })).toMatch(
-      /itself a delegated EOA/,
+    const own = (message: RegExp) => ({ message: expect.stringMatching(message), byChainState: false });
+    expect(authorizationProblem({ ...auth, chainId: 1 }, facts)).toEqual(own(/chainId is 1/));
+    expect(authorizationProblem({ ...auth, address: zeroAddress }, facts)).toEqual(own(/zero address/));
+    expect(authorizationProblem(auth, { ...facts, delegateCode: delegationDesignator(sender) })).toEqual(
+      own(/itself a delegated EOA/),
     );
+    expect(authorizationProblem(auth, { ...facts, delegateCode: undefined })).toEqual({
+      message: expect.stringMatching(/has no code/),
+      byChainState: true,
+    });
   });
 });

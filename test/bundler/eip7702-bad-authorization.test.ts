@@ -47,12 +47,12 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
     const asRpc = (authorization: SignedAuthorization) =>
       (formatUserOperationRequest({ authorization } as UserOperation<'0.7'>) as { eip7702Auth: unknown }).eip7702Auth;
 
-    async function expectRefused(method: string, params: unknown[], field: RegExp): Promise<string> {
+    async function expectRefused(method: string, params: unknown[], field: RegExp, code = -32602): Promise<string> {
       const before = await countUserOperations(service.database.db);
       const { status, body } = await postBundler(url, key, { jsonrpc: '2.0', id: 1, method, params });
       expect(status).toBe(200);
       expect(body.result).toBeUndefined();
-      expect(body.error?.code, JSON.stringify(body.error)).toBe(-32602);
+      expect(body.error?.code, JSON.stringify(body.error)).toBe(code);
       expect(body.error?.message).toMatch(field);
       // A poll of the bundle loop (250 ms) and more: nothing queued, nothing bundled.
       await new Promise((resolve) => setTimeout(resolve, 400));
@@ -90,13 +90,15 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
       );
     });
 
-    it('with another nonce than the EOA’s', async () => {
+    it('with another nonce than the EOA’s: -32500, the chain state refuses it', async () => {
       const { owner, op } = await signedOp();
       const bad = await owner.signAuthorization({ address: implementation, chainId: foundry.id, nonce: 5 });
       await expectRefused(
         'eth_sendUserOperation',
         [{ ...op, eip7702Auth: asRpc(bad) }, entryPoint07Address],
-        /userOperation\.eip7702Auth\.nonce is 5; the sender's transaction nonce is 0/,
+        /^Invalid EIP-7702 authorization: userOperation\.eip7702Auth\.nonce is 5; the sender's transaction nonce is 0/,
+        // Well formed and signed, but the chain's state refuses it: the account's validation would fail (ERC-7769's -32500).
+        -32500,
       );
     });
 
@@ -108,6 +110,7 @@ describe('EIP-7702 UserOperations (eip7702Auth, EntryPoint v0.7)', () => {
         'eth_sendUserOperation',
         [{ ...op, eip7702Auth: asRpc(bad) }, entryPoint07Address],
         /userOperation\.eip7702Auth\.address 0x[0-9a-fA-F]{40} has no code/,
+        -32500,
       );
     });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, createWalletClient, http } from 'viem';
 import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, spawnCli, stopAllCli } from '../support/cli.ts';
@@ -38,15 +38,18 @@ describe('blockyard devnet', () => {
     const before = await client.getBlockNumber({ cacheTime: 0 });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(before);
-    const [from] = await client.request({ method: 'eth_accounts' });
-    const hash = await client.request({
-      method: 'eth_sendTransaction',
-      params: [{ from: from!, to: '0x000000000000000000000000000000000000dEaD', value: '0x1' }],
+    const wallet = createWalletClient({ transport: http(`http://127.0.0.1:${port}`) });
+    const [from] = await wallet.getAddresses();
+    const hash = await wallet.sendTransaction({
+      account: from!,
+      chain: null,
+      to: '0x000000000000000000000000000000000000dEaD',
+      value: 1n,
     });
     // Mined as it is sent: the receipt is there at once, in the next block.
-    const receipt = await client.request({ method: 'eth_getTransactionReceipt', params: [hash] });
-    expect(receipt?.status).toBe('0x1');
-    expect(BigInt(receipt!.blockNumber)).toBe(before + 1n);
+    const receipt = await client.getTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
+    expect(receipt.blockNumber).toBe(before + 1n);
     expect((await devnet.stop(10_000)).code).toBe(0);
   }, 90_000);
 
