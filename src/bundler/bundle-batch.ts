@@ -3,6 +3,7 @@ import type { UserOperationRow } from '../db/tables/bundler.ts';
 import type { BundleClaims } from './bundle-claims.ts';
 import type { BundleContext } from './bundle-context.ts';
 import { feesOfRow, paysNextBlock } from './bundle-fees.ts';
+import { withoutStorageConflicts } from './bundle-storage-conflicts.ts';
 import { queuedRunsInNonceOrder } from './nonce-runs.ts';
 
 /** Pending ops that no bundle of this process holds (nor their sender), oldest first. */
@@ -25,7 +26,8 @@ export async function readWaitingOps(
 /**
  * The next bundle's ops, at most `maxBundleOps`: those of the oldest waiting op's EntryPoint, each
  * sender's consecutive nonces from its lowest, in nonce order, up to its first op that cannot pay
- * the next block's base fee (the later ones wait with it).
+ * the next block's base fee (the later ones wait with it), and none in storage conflict (STO-041)
+ * with an op before it or in a bundle on its way.
  */
 export async function selectBatch(deps: {
   ctx: Pick<BundleContext, 'db' | 'name' | 'client'>;
@@ -43,12 +45,11 @@ export async function selectBatch(deps: {
   const entryPoint = rows[0]?.entry_point;
   const paysNext = (row: UserOperationRow) =>
     paysNextBlock(feesOfRow(row), { nextBaseFee: nextBaseFee ?? 0n }) && !deps.held?.(row);
-  return isolatingSuspects(
-    queuedRunsInNonceOrder(
-      rows.filter((row) => row.entry_point === entryPoint),
-      paysNext,
-    ).slice(0, maxBundleOps),
+  const runs = queuedRunsInNonceOrder(
+    rows.filter((row) => row.entry_point === entryPoint),
+    paysNext,
   );
+  return isolatingSuspects(withoutStorageConflicts(runs, deps.claims.conflictsWithClaimed).slice(0, maxBundleOps));
 }
 
 /**

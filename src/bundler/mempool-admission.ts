@@ -17,6 +17,7 @@ export interface NewMempoolRow {
   max_priority_fee_per_gas: string;
   status: 'pending';
   code_hashes: unknown;
+  storage_owners: readonly string[] | null;
 }
 
 /** A pending or submitted op of another sender that the new one may not share a bundle with. */
@@ -29,9 +30,9 @@ export interface MempoolConflict {
 export interface Admission {
   row: NewMempoolRow;
   /**
-   * ERC-7562's rules between ops (STO-040/041), when the validation was traced: lower-case addresses
-   * that may not be another pending op's sender (the op's entities and the contracts whose storage
-   * its validation touched). Undefined: not checked.
+   * ERC-7562's STO-040, when the validation was traced: lower-case addresses that may not be another
+   * pending op's sender (the op's entities). Undefined: not checked. (STO-041, the storage it touched,
+   * is the bundle's rule: bundle-storage-conflicts.ts.)
    */
   conflictsWith?: readonly string[];
   /** Entities (factory, paymaster) whose ERC-7562 "seen" count the op adds to. */
@@ -115,6 +116,7 @@ const rowColumns = [
   'max_priority_fee_per_gas',
   'status',
   'code_hashes',
+  'storage_owners',
 ] as const satisfies readonly (keyof NewMempoolRow)[];
 
 const senderLockStatement = preparedComment('mempool_sender_lock');

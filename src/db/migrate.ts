@@ -26,6 +26,7 @@ import * as spamFlags from './migrations/2026-12-03T1200-spam-flags.ts';
 import * as webhookDeliveryWrites from './migrations/2026-12-03T1500-webhook-delivery-writes.ts';
 import * as webhookMatcherRelease from './migrations/2026-12-04T0600-webhook-matcher-release.ts';
 import * as webhookPausedNotices from './migrations/2026-12-04T1100-webhook-paused-notices.ts';
+import * as userOperationStorageOwners from './migrations/2026-12-04T1700-user-operation-storage-owners.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03T1500-webhook-delivery-writes': webhookDeliveryWrites,
   '2026-12-04T0600-webhook-matcher-release': webhookMatcherRelease,
   '2026-12-04T1100-webhook-paused-notices': webhookPausedNotices,
+  '2026-12-04T1700-user-operation-storage-owners': userOperationStorageOwners,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

@@ -249,17 +249,32 @@ describe('ERC-7562 validation rules (safe mode)', () => {
         expect(rows).toEqual([{ status: 'pending', reason: null }]);
       });
 
-      it("refuses an op whose validation touches a pending op's sender's storage (STO-041), though associated", async () => {
+      it("takes an op whose validation touches a pending op's sender's storage (STO-041), and bundles it after that op, not beside it", async () => {
         const pending = '0x000000000000000000000000000000000000d0b1' as Address;
         await depositFor(pending);
         await chain.anvilRpc('anvil_setCode', [pending, associatedReadingAccount]);
         const first = await send(pending, associatedReadingAccount);
         expect(first.error).toBeUndefined();
         const reader = '0x000000000000000000000000000000000000d0b2' as Address;
-        const sent = await send(reader, readingAccount(pending));
-        expect(sent.error).toMatchObject({ code: -32502, data: { rule: 'STO-041' } });
-        expect(sent.error?.message).toMatch(/touches the storage of 0x0+d0b1, the sender of another pending operation/);
-        expect(await queuedFor(reader)).toEqual([]);
+        const second = await send(reader, readingAccount(pending));
+        expect(second.error, JSON.stringify(second.error)).toBeUndefined();
+        const statusOf = async (hash: unknown) =>
+          await chain.service.database.db
+            .selectFrom('user_operations')
+            .select(['status', 'storage_owners', 'block_number'])
+            .where('hash', '=', String(hash))
+            .executeTakeFirstOrThrow();
+        expect((await statusOf(second.result)).storage_owners).toEqual([pending]);
+        // One bundle: the first op goes, the reader waits in the mempool (the first could change what it read).
+        expect((await bundler('debug_bundler_sendBundleNow', [])).error).toBeUndefined();
+        const firstLanded = await statusOf(first.result);
+        expect(firstLanded.status).toBe('included');
+        expect((await statusOf(second.result)).status).toBe('pending');
+        // The next bundle takes it, in a later block.
+        expect((await bundler('debug_bundler_sendBundleNow', [])).error).toBeUndefined();
+        const secondLanded = await statusOf(second.result);
+        expect(secondLanded.status).toBe('included');
+        expect(BigInt(secondLanded.block_number!)).toBeGreaterThan(BigInt(firstLanded.block_number!));
       });
     });
 

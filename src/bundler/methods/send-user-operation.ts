@@ -222,8 +222,10 @@ async function queuedOverride(
 }
 
 /**
- * Writes the op to the mempool, refused when its validation's storage is another pending op's
- * (STO-041), when its sender's ops sent meanwhile reached the limit, or when it is there already.
+ * Writes the op to the mempool, refused when its entities are another pending op's sender or its
+ * sender another's entity (STO-040), when its sender's ops sent meanwhile reached the limit, or when
+ * it is there already. The contracts whose storage it touched go with it: a bundle does not carry it
+ * beside an op whose sender is one of them (STO-041, as the reference bundler applies it).
  */
 async function enterMempool(
   ctx: BundlerContext,
@@ -256,11 +258,12 @@ async function enterMempool(
     max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
     status: 'pending' as const,
     code_hashes: admitted.codeHashes ?? null,
+    storage_owners: storageOwners ?? null,
   };
   const ours = [entities.factory, entities.paymaster].filter((address): address is string => address !== null);
   const refusal = await admitToMempool(ctx.db, {
     row,
-    conflictsWith: storageOwners === undefined ? undefined : [...new Set([...ours, ...storageOwners])],
+    conflictsWith: storageOwners === undefined ? undefined : ours,
     seenEntities: ours,
     replacing: admitted.replacing,
     senderLimit: admitted.senderLimit,

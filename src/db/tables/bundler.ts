@@ -43,6 +43,8 @@ export interface UserOperationsTable {
   receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** ERC-7562 COD-010: {address: code hash} of the code the first validation ran; null when not traced. */
   code_hashes: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  /** ERC-7562 STO-041: contracts (lower-case) whose storage the validation touched, sender and EntryPoint aside; null when not traced. */
+  storage_owners: ColumnType<string[] | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
