@@ -10,13 +10,14 @@ export interface EntryPoint {
   address: Address;
 }
 
-/** The EntryPoints the network's bundler serves, v0.7 first (what clients that take the first one expect), then v0.8. */
+/**
+ * The EntryPoints the network's bundler serves (`bundler.entry_points`), in its order: by default v0.7
+ * first (what clients that take the first one expect), then v0.8 and v0.6.
+ */
 export function entryPointsOf(network: Network): EntryPoint[] {
-  return [
-    { version: '0.7', address: getAddress(network.config.erc4337.entryPointV07) },
-    { version: '0.8', address: getAddress(network.config.erc4337.entryPointV08) },
-    { version: '0.6', address: getAddress(network.config.erc4337.entryPointV06) },
-  ];
+  const { erc4337, bundler } = network.config;
+  const addresses = { '0.6': erc4337.entryPointV06, '0.7': erc4337.entryPointV07, '0.8': erc4337.entryPointV08 };
+  return bundler.entryPoints.map((version) => ({ version, address: getAddress(addresses[version]) }));
 }
 
 /** The EntryPoint a call names by its address, among the network's; -32602 naming the supported ones otherwise. */

@@ -103,6 +103,13 @@ export const chainEntrySchema = closedObject({
     max_pending_ops_per_sender: integerIn(1, 10000),
     min_stake_wei: uint256StringSchema,
     min_unstake_delay_s: integerIn(0, 31536000),
+    /** The EntryPoint versions the bundler serves, in the order eth_supportedEntryPoints lists them. */
+    entry_points: {
+      type: 'array',
+      items: { type: 'string', enum: ['0.6', '0.7', '0.8'] },
+      minItems: 1,
+      uniqueItems: true,
+    },
   }),
 });
 export type ChainEntry = FromSchema<typeof chainEntrySchema>;
@@ -208,6 +215,8 @@ export interface BundlerConfig {
   /** ERC-7562 SREP-010: an entity with at least this stake and unstake delay counts as staked (default 1 ETH, 1 day). */
   readonly minStakeWei: bigint;
   readonly minUnstakeDelayS: number;
+  /** The EntryPoint versions served, in the order eth_supportedEntryPoints lists them (default 0.7, 0.8, 0.6). */
+  readonly entryPoints: readonly ('0.6' | '0.7' | '0.8')[];
 }
 
 /**
@@ -339,5 +348,6 @@ function buildBundler(bundler: ChainEntry['bundler'], enabled: boolean): Bundler
     maxPendingOpsPerSender: bundler?.max_pending_ops_per_sender ?? 100,
     minStakeWei: BigInt(bundler?.min_stake_wei ?? '1000000000000000000'),
     minUnstakeDelayS: bundler?.min_unstake_delay_s ?? 86_400,
+    entryPoints: bundler?.entry_points ?? ['0.7', '0.8', '0.6'],
   };
 }

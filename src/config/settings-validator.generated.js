@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -2791,7 +2791,7 @@ if(errors === _errs156){
 if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
 const _errs158 = errors;
 for(const key7 in data74){
-if(!(((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s"))){
+if(!((((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s")) || (key7 === "entry_points"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3064,6 +3064,86 @@ var valid17 = _errs171 === errors;
 else {
 var valid17 = true;
 }
+if(valid17){
+if(data74.entry_points !== undefined){
+let data82 = data74.entry_points;
+const _errs173 = errors;
+if(errors === _errs173){
+if(Array.isArray(data82)){
+if(data82.length < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points",schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid18 = true;
+const len7 = data82.length;
+for(let i10=0; i10<len7; i10++){
+let data83 = data82[i10];
+const _errs175 = errors;
+if(typeof data83 !== "string"){
+let dataType68 = typeof data83;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data83;
+}
+else if(data83 === null){
+coerced68 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data83 = coerced68;
+if(data82 !== undefined){
+data82[i10] = coerced68;
+}
+}
+}
+if(!(((data83 === "0.6") || (data83 === "0.7")) || (data83 === "0.8"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.bundler.properties.entry_points.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid18 = _errs175 === errors;
+if(!valid18){
+break;
+}
+}
+if(valid18){
+let i11 = data82.length;
+let j3;
+if(i11 > 1){
+const indices3 = {};
+for(;i11--;){
+let item3 = data82[i11];
+if(typeof item3 !== "string"){
+continue;
+}
+if(typeof indices3[item3] == "number"){
+j3 = indices3[item3];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points",schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/uniqueItems",keyword:"uniqueItems",params:{i: i11, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i11+" are identical)"}];
+return false;
+break;
+}
+indices3[item3] = i11;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points",schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid17 = _errs173 === errors;
+}
+else {
+var valid17 = true;
+}
+}
 }
 }
 }
@@ -3129,81 +3209,81 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data82 = data.readiness;
-const _errs173 = errors;
-if(errors === _errs173){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-const _errs175 = errors;
-for(const key8 in data82){
+let data84 = data.readiness;
+const _errs177 = errors;
+if(errors === _errs177){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+const _errs179 = errors;
+for(const key8 in data84){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs175 === errors){
-if(data82.networks !== undefined){
-let data83 = data82.networks;
-const _errs176 = errors;
-if(errors === _errs176){
-if(Array.isArray(data83)){
-var valid19 = true;
-const len7 = data83.length;
-for(let i10=0; i10<len7; i10++){
-let data84 = data83[i10];
-const _errs178 = errors;
-if(typeof data84 !== "string"){
-let dataType68 = typeof data84;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data84;
+if(_errs179 === errors){
+if(data84.networks !== undefined){
+let data85 = data84.networks;
+const _errs180 = errors;
+if(errors === _errs180){
+if(Array.isArray(data85)){
+var valid21 = true;
+const len8 = data85.length;
+for(let i12=0; i12<len8; i12++){
+let data86 = data85[i12];
+const _errs182 = errors;
+if(typeof data86 !== "string"){
+let dataType69 = typeof data86;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data86;
 }
-else if(data84 === null){
-coerced68 = "";
+else if(data86 === null){
+coerced69 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced68 !== undefined){
-data84 = coerced68;
-if(data83 !== undefined){
-data83[i10] = coerced68;
+if(coerced69 !== undefined){
+data86 = coerced69;
+if(data85 !== undefined){
+data85[i12] = coerced69;
 }
 }
 }
-if(errors === _errs178){
-if(typeof data84 === "string"){
-if(!pattern22.test(data84)){
-validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i10,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+if(errors === _errs182){
+if(typeof data86 === "string"){
+if(!pattern22.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid19 = _errs178 === errors;
-if(!valid19){
+var valid21 = _errs182 === errors;
+if(!valid21){
 break;
 }
 }
-if(valid19){
-let i11 = data83.length;
-let j3;
-if(i11 > 1){
-const indices3 = {};
-for(;i11--;){
-let item3 = data83[i11];
-if(typeof item3 !== "string"){
+if(valid21){
+let i13 = data85.length;
+let j4;
+if(i13 > 1){
+const indices4 = {};
+for(;i13--;){
+let item4 = data85[i13];
+if(typeof item4 !== "string"){
 continue;
 }
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-validate10.errors = [{instancePath:instancePath+"/readiness/networks",schemaPath:"#/properties/readiness/properties/networks/uniqueItems",keyword:"uniqueItems",params:{i: i11, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i11+" are identical)"}];
+if(typeof indices4[item4] == "number"){
+j4 = indices4[item4];
+validate10.errors = [{instancePath:instancePath+"/readiness/networks",schemaPath:"#/properties/readiness/properties/networks/uniqueItems",keyword:"uniqueItems",params:{i: i13, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i13+" are identical)"}];
 return false;
 break;
 }
-indices3[item3] = i11;
+indices4[item4] = i13;
 }
 }
 }
@@ -3221,221 +3301,221 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs177 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data85 = data.tokens;
-const _errs180 = errors;
-if(errors === _errs180){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-const _errs182 = errors;
-for(const key9 in data85){
+let data87 = data.tokens;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+const _errs186 = errors;
+for(const key9 in data87){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs182 === errors){
-if(data85.prices !== undefined){
-let data86 = data85.prices;
-const _errs183 = errors;
-if(errors === _errs183){
-if(Array.isArray(data86)){
-var valid22 = true;
-const len8 = data86.length;
-for(let i12=0; i12<len8; i12++){
-let data87 = data86[i12];
-const _errs185 = errors;
-if(errors === _errs185){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(_errs186 === errors){
+if(data87.prices !== undefined){
+let data88 = data87.prices;
+const _errs187 = errors;
+if(errors === _errs187){
+if(Array.isArray(data88)){
+var valid24 = true;
+const len9 = data88.length;
+for(let i14=0; i14<len9; i14++){
+let data89 = data88[i14];
+const _errs189 = errors;
+if(errors === _errs189){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
 let missing3;
-if((((data87.chain === undefined) && (missing3 = "chain")) || ((data87.contract === undefined) && (missing3 = "contract"))) || ((data87.usd === undefined) && (missing3 = "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+if((((data89.chain === undefined) && (missing3 = "chain")) || ((data89.contract === undefined) && (missing3 = "contract"))) || ((data89.usd === undefined) && (missing3 = "usd"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs187 = errors;
-for(const key10 in data87){
+const _errs191 = errors;
+for(const key10 in data89){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data87.chain !== undefined){
-let data88 = data87.chain;
-const _errs188 = errors;
-if(typeof data88 !== "string"){
-let dataType69 = typeof data88;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data88;
-}
-else if(data88 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data88 = coerced69;
-if(data87 !== undefined){
-data87["chain"] = coerced69;
-}
-}
-}
-if(errors === _errs188){
-if(typeof data88 === "string"){
-if(!pattern2.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs188 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data87.network !== undefined){
-let data89 = data87.network;
-const _errs190 = errors;
-if(typeof data89 !== "string"){
-let dataType70 = typeof data89;
+if(_errs191 === errors){
+if(data89.chain !== undefined){
+let data90 = data89.chain;
+const _errs192 = errors;
+if(typeof data90 !== "string"){
+let dataType70 = typeof data90;
 let coerced70 = undefined;
 if(!(coerced70 !== undefined)){
 if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data89;
+coerced70 = "" + data90;
 }
-else if(data89 === null){
+else if(data90 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced70 !== undefined){
-data89 = coerced70;
-if(data87 !== undefined){
-data87["network"] = coerced70;
-}
-}
-}
-if(errors === _errs190){
-if(typeof data89 === "string"){
-if(!pattern2.test(data89)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid23 = _errs190 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data87.contract !== undefined){
-let data90 = data87.contract;
-const _errs192 = errors;
-if(typeof data90 !== "string"){
-let dataType71 = typeof data90;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data90;
-}
-else if(data90 === null){
-coerced71 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data90 = coerced71;
-if(data87 !== undefined){
-data87["contract"] = coerced71;
+data90 = coerced70;
+if(data89 !== undefined){
+data89["chain"] = coerced70;
 }
 }
 }
 if(errors === _errs192){
 if(typeof data90 === "string"){
-if(!pattern25.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data90)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs192 === errors;
+var valid25 = _errs192 === errors;
 }
 else {
-var valid23 = true;
+var valid25 = true;
 }
-if(valid23){
-if(data87.usd !== undefined){
-let data91 = data87.usd;
+if(valid25){
+if(data89.network !== undefined){
+let data91 = data89.network;
 const _errs194 = errors;
 if(typeof data91 !== "string"){
-let dataType72 = typeof data91;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data91;
+let dataType71 = typeof data91;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data91;
 }
 else if(data91 === null){
-coerced72 = "";
+coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced72 !== undefined){
-data91 = coerced72;
-if(data87 !== undefined){
-data87["usd"] = coerced72;
+if(coerced71 !== undefined){
+data91 = coerced71;
+if(data89 !== undefined){
+data89["network"] = coerced71;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data91 === "string"){
-if(!pattern26.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern2.test(data91)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid23 = _errs194 === errors;
+var valid25 = _errs194 === errors;
 }
 else {
-var valid23 = true;
+var valid25 = true;
 }
+if(valid25){
+if(data89.contract !== undefined){
+let data92 = data89.contract;
+const _errs196 = errors;
+if(typeof data92 !== "string"){
+let dataType72 = typeof data92;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data92;
 }
-}
-}
-}
-}
+else if(data92 === null){
+coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i12,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid22 = _errs185 === errors;
-if(!valid22){
+if(coerced72 !== undefined){
+data92 = coerced72;
+if(data89 !== undefined){
+data89["contract"] = coerced72;
+}
+}
+}
+if(errors === _errs196){
+if(typeof data92 === "string"){
+if(!pattern25.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs196 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.usd !== undefined){
+let data93 = data89.usd;
+const _errs198 = errors;
+if(typeof data93 !== "string"){
+let dataType73 = typeof data93;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data93;
+}
+else if(data93 === null){
+coerced73 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data93 = coerced73;
+if(data89 !== undefined){
+data89["usd"] = coerced73;
+}
+}
+}
+if(errors === _errs198){
+if(typeof data93 === "string"){
+if(!pattern26.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs198 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid24 = _errs189 === errors;
+if(!valid24){
 break;
 }
 }
@@ -3445,207 +3525,207 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs183 === errors;
+var valid23 = _errs187 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data85.price_feeds !== undefined){
-let data92 = data85.price_feeds;
-const _errs196 = errors;
-if(errors === _errs196){
-if(Array.isArray(data92)){
-var valid24 = true;
-const len9 = data92.length;
-for(let i13=0; i13<len9; i13++){
-let data93 = data92[i13];
-const _errs198 = errors;
-if(errors === _errs198){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(valid23){
+if(data87.price_feeds !== undefined){
+let data94 = data87.price_feeds;
+const _errs200 = errors;
+if(errors === _errs200){
+if(Array.isArray(data94)){
+var valid26 = true;
+const len10 = data94.length;
+for(let i15=0; i15<len10; i15++){
+let data95 = data94[i15];
+const _errs202 = errors;
+if(errors === _errs202){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
 let missing4;
-if((((data93.chain === undefined) && (missing4 = "chain")) || ((data93.contract === undefined) && (missing4 = "contract"))) || ((data93.aggregator === undefined) && (missing4 = "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+if((((data95.chain === undefined) && (missing4 = "chain")) || ((data95.contract === undefined) && (missing4 = "contract"))) || ((data95.aggregator === undefined) && (missing4 = "aggregator"))){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs200 = errors;
-for(const key11 in data93){
+const _errs204 = errors;
+for(const key11 in data95){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs200 === errors){
-if(data93.chain !== undefined){
-let data94 = data93.chain;
-const _errs201 = errors;
-if(typeof data94 !== "string"){
-let dataType73 = typeof data94;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data94;
-}
-else if(data94 === null){
-coerced73 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data94 = coerced73;
-if(data93 !== undefined){
-data93["chain"] = coerced73;
-}
-}
-}
-if(errors === _errs201){
-if(typeof data94 === "string"){
-if(!pattern2.test(data94)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs201 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data93.network !== undefined){
-let data95 = data93.network;
-const _errs203 = errors;
-if(typeof data95 !== "string"){
-let dataType74 = typeof data95;
+if(_errs204 === errors){
+if(data95.chain !== undefined){
+let data96 = data95.chain;
+const _errs205 = errors;
+if(typeof data96 !== "string"){
+let dataType74 = typeof data96;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
 if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data95;
+coerced74 = "" + data96;
 }
-else if(data95 === null){
+else if(data96 === null){
 coerced74 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced74 !== undefined){
-data95 = coerced74;
-if(data93 !== undefined){
-data93["network"] = coerced74;
-}
-}
-}
-if(errors === _errs203){
-if(typeof data95 === "string"){
-if(!pattern2.test(data95)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs203 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data93.contract !== undefined){
-let data96 = data93.contract;
-const _errs205 = errors;
-if(typeof data96 !== "string"){
-let dataType75 = typeof data96;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data96;
-}
-else if(data96 === null){
-coerced75 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data96 = coerced75;
-if(data93 !== undefined){
-data93["contract"] = coerced75;
+data96 = coerced74;
+if(data95 !== undefined){
+data95["chain"] = coerced74;
 }
 }
 }
 if(errors === _errs205){
 if(typeof data96 === "string"){
-if(!pattern25.test(data96)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data96)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs205 === errors;
+var valid27 = _errs205 === errors;
 }
 else {
-var valid25 = true;
+var valid27 = true;
 }
-if(valid25){
-if(data93.aggregator !== undefined){
-let data97 = data93.aggregator;
+if(valid27){
+if(data95.network !== undefined){
+let data97 = data95.network;
 const _errs207 = errors;
 if(typeof data97 !== "string"){
-let dataType76 = typeof data97;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data97;
+let dataType75 = typeof data97;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data97;
 }
 else if(data97 === null){
-coerced76 = "";
+coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced76 !== undefined){
-data97 = coerced76;
-if(data93 !== undefined){
-data93["aggregator"] = coerced76;
+if(coerced75 !== undefined){
+data97 = coerced75;
+if(data95 !== undefined){
+data95["network"] = coerced75;
 }
 }
 }
 if(errors === _errs207){
 if(typeof data97 === "string"){
-if(!pattern10.test(data97)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data97)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid25 = _errs207 === errors;
+var valid27 = _errs207 === errors;
 }
 else {
-var valid25 = true;
+var valid27 = true;
 }
+if(valid27){
+if(data95.contract !== undefined){
+let data98 = data95.contract;
+const _errs209 = errors;
+if(typeof data98 !== "string"){
+let dataType76 = typeof data98;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data98;
 }
-}
-}
-}
-}
+else if(data98 === null){
+coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i13,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid24 = _errs198 === errors;
-if(!valid24){
+if(coerced76 !== undefined){
+data98 = coerced76;
+if(data95 !== undefined){
+data95["contract"] = coerced76;
+}
+}
+}
+if(errors === _errs209){
+if(typeof data98 === "string"){
+if(!pattern25.test(data98)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs209 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data95.aggregator !== undefined){
+let data99 = data95.aggregator;
+const _errs211 = errors;
+if(typeof data99 !== "string"){
+let dataType77 = typeof data99;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data99;
+}
+else if(data99 === null){
+coerced77 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data99 = coerced77;
+if(data95 !== undefined){
+data95["aggregator"] = coerced77;
+}
+}
+}
+if(errors === _errs211){
+if(typeof data99 === "string"){
+if(!pattern10.test(data99)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs211 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid26 = _errs202 === errors;
+if(!valid26){
 break;
 }
 }
@@ -3655,82 +3735,15 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid21 = _errs196 === errors;
+var valid23 = _errs200 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data85.token_list !== undefined){
-let data98 = data85.token_list;
-const _errs209 = errors;
-if(typeof data98 !== "string"){
-let dataType77 = typeof data98;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data98;
-}
-else if(data98 === null){
-coerced77 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data98 = coerced77;
-if(data85 !== undefined){
-data85["token_list"] = coerced77;
-}
-}
-}
-if(errors === _errs209){
-if(typeof data98 === "string"){
-if(func3(data98) < 1){
-validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid21 = _errs209 === errors;
-}
-else {
-var valid21 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs180 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nfts !== undefined){
-let data99 = data.nfts;
-const _errs211 = errors;
-if(errors === _errs211){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(valid23){
+if(data87.token_list !== undefined){
+let data100 = data87.token_list;
 const _errs213 = errors;
-for(const key12 in data99){
-if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs213 === errors){
-if(data99.ipfs_gateway !== undefined){
-let data100 = data99.ipfs_gateway;
-const _errs214 = errors;
 if(typeof data100 !== "string"){
 let dataType78 = typeof data100;
 let coerced78 = undefined;
@@ -3742,154 +3755,221 @@ else if(data100 === null){
 coerced78 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data100 = coerced78;
-if(data99 !== undefined){
-data99["ipfs_gateway"] = coerced78;
+if(data87 !== undefined){
+data87["token_list"] = coerced78;
 }
 }
 }
-if(errors === _errs214){
+if(errors === _errs213){
 if(typeof data100 === "string"){
-if(!pattern4.test(data100)){
+if(func3(data100) < 1){
+validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid23 = _errs213 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs184 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nfts !== undefined){
+let data101 = data.nfts;
+const _errs215 = errors;
+if(errors === _errs215){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs217 = errors;
+for(const key12 in data101){
+if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs217 === errors){
+if(data101.ipfs_gateway !== undefined){
+let data102 = data101.ipfs_gateway;
+const _errs218 = errors;
+if(typeof data102 !== "string"){
+let dataType79 = typeof data102;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data102;
+}
+else if(data102 === null){
+coerced79 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data102 = coerced79;
+if(data101 !== undefined){
+data101["ipfs_gateway"] = coerced79;
+}
+}
+}
+if(errors === _errs218){
+if(typeof data102 === "string"){
+if(!pattern4.test(data102)){
 validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid26 = _errs214 === errors;
+var valid28 = _errs218 === errors;
 }
 else {
-var valid26 = true;
+var valid28 = true;
 }
-if(valid26){
-if(data99.arweave_gateway !== undefined){
-let data101 = data99.arweave_gateway;
-const _errs216 = errors;
-if(typeof data101 !== "string"){
-let dataType79 = typeof data101;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data101;
+if(valid28){
+if(data101.arweave_gateway !== undefined){
+let data103 = data101.arweave_gateway;
+const _errs220 = errors;
+if(typeof data103 !== "string"){
+let dataType80 = typeof data103;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data103;
 }
-else if(data101 === null){
-coerced79 = "";
+else if(data103 === null){
+coerced80 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced79 !== undefined){
-data101 = coerced79;
-if(data99 !== undefined){
-data99["arweave_gateway"] = coerced79;
+if(coerced80 !== undefined){
+data103 = coerced80;
+if(data101 !== undefined){
+data101["arweave_gateway"] = coerced80;
 }
 }
 }
-if(errors === _errs216){
-if(typeof data101 === "string"){
-if(!pattern4.test(data101)){
+if(errors === _errs220){
+if(typeof data103 === "string"){
+if(!pattern4.test(data103)){
 validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid26 = _errs216 === errors;
+var valid28 = _errs220 === errors;
 }
 else {
-var valid26 = true;
+var valid28 = true;
 }
-if(valid26){
-if(data99.metadata_timeout_ms !== undefined){
-let data102 = data99.metadata_timeout_ms;
-const _errs218 = errors;
-if(!(((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102))) && (isFinite(data102)))){
-let dataType80 = typeof data102;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data102 === null
-              || (dataType80 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced80 = +data102;
+if(valid28){
+if(data101.metadata_timeout_ms !== undefined){
+let data104 = data101.metadata_timeout_ms;
+const _errs222 = errors;
+if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+let dataType81 = typeof data104;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data104 === null
+              || (dataType81 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced81 = +data104;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data102 = coerced80;
-if(data99 !== undefined){
-data99["metadata_timeout_ms"] = coerced80;
+if(coerced81 !== undefined){
+data104 = coerced81;
+if(data101 !== undefined){
+data101["metadata_timeout_ms"] = coerced81;
 }
 }
 }
-if(errors === _errs218){
-if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 > 60000 || isNaN(data102)){
+if(errors === _errs222){
+if((typeof data104 == "number") && (isFinite(data104))){
+if(data104 > 60000 || isNaN(data104)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data102 < 100 || isNaN(data102)){
+if(data104 < 100 || isNaN(data104)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
-var valid26 = _errs218 === errors;
+var valid28 = _errs222 === errors;
 }
 else {
-var valid26 = true;
+var valid28 = true;
 }
-if(valid26){
-if(data99.metadata_max_bytes !== undefined){
-let data103 = data99.metadata_max_bytes;
-const _errs220 = errors;
-if(!(((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103))) && (isFinite(data103)))){
-let dataType81 = typeof data103;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data103 === null
-              || (dataType81 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced81 = +data103;
+if(valid28){
+if(data101.metadata_max_bytes !== undefined){
+let data105 = data101.metadata_max_bytes;
+const _errs224 = errors;
+if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+let dataType82 = typeof data105;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data105 === null
+              || (dataType82 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced82 = +data105;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data103 = coerced81;
-if(data99 !== undefined){
-data99["metadata_max_bytes"] = coerced81;
+if(coerced82 !== undefined){
+data105 = coerced82;
+if(data101 !== undefined){
+data101["metadata_max_bytes"] = coerced82;
 }
 }
 }
-if(errors === _errs220){
-if((typeof data103 == "number") && (isFinite(data103))){
-if(data103 > 52428800 || isNaN(data103)){
+if(errors === _errs224){
+if((typeof data105 == "number") && (isFinite(data105))){
+if(data105 > 52428800 || isNaN(data105)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
 return false;
 }
 else {
-if(data103 < 1024 || isNaN(data103)){
+if(data105 < 1024 || isNaN(data105)){
 validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid26 = _errs220 === errors;
+var valid28 = _errs224 === errors;
 }
 else {
-var valid26 = true;
+var valid28 = true;
 }
 }
 }
@@ -3901,186 +3981,186 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs211 === errors;
+var valid0 = _errs215 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.spam !== undefined){
-let data104 = data.spam;
-const _errs222 = errors;
-if(errors === _errs222){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-const _errs224 = errors;
-for(const key13 in data104){
+let data106 = data.spam;
+const _errs226 = errors;
+if(errors === _errs226){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs228 = errors;
+for(const key13 in data106){
 if(!((((key13 === "allow") || (key13 === "deny")) || (key13 === "scam_code_hashes")) || (key13 === "scam_selectors"))){
 validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties/spam/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs224 === errors){
-if(data104.allow !== undefined){
-let data105 = data104.allow;
-const _errs225 = errors;
-if(errors === _errs225){
-if(Array.isArray(data105)){
-if(data105.length > 100000){
+if(_errs228 === errors){
+if(data106.allow !== undefined){
+let data107 = data106.allow;
+const _errs229 = errors;
+if(errors === _errs229){
+if(Array.isArray(data107)){
+if(data107.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/properties/spam/properties/allow/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
-var valid28 = true;
-const len10 = data105.length;
-for(let i14=0; i14<len10; i14++){
-let data106 = data105[i14];
-const _errs227 = errors;
-if(errors === _errs227){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+var valid30 = true;
+const len11 = data107.length;
+for(let i16=0; i16<len11; i16++){
+let data108 = data107[i16];
+const _errs231 = errors;
+if(errors === _errs231){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
 let missing5;
-if((((data106.chain === undefined) && (missing5 = "chain")) || ((data106.network === undefined) && (missing5 = "network"))) || ((data106.contract === undefined) && (missing5 = "contract"))){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+if((((data108.chain === undefined) && (missing5 = "chain")) || ((data108.network === undefined) && (missing5 = "network"))) || ((data108.contract === undefined) && (missing5 = "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs229 = errors;
-for(const key14 in data106){
+const _errs233 = errors;
+for(const key14 in data108){
 if(!(((key14 === "chain") || (key14 === "network")) || (key14 === "contract"))){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs229 === errors){
-if(data106.chain !== undefined){
-let data107 = data106.chain;
-const _errs230 = errors;
-if(typeof data107 !== "string"){
-let dataType82 = typeof data107;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data107;
-}
-else if(data107 === null){
-coerced82 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data107 = coerced82;
-if(data106 !== undefined){
-data106["chain"] = coerced82;
-}
-}
-}
-if(errors === _errs230){
-if(typeof data107 === "string"){
-if(!pattern2.test(data107)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid29 = _errs230 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data106.network !== undefined){
-let data108 = data106.network;
-const _errs232 = errors;
-if(typeof data108 !== "string"){
-let dataType83 = typeof data108;
+if(_errs233 === errors){
+if(data108.chain !== undefined){
+let data109 = data108.chain;
+const _errs234 = errors;
+if(typeof data109 !== "string"){
+let dataType83 = typeof data109;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
 if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data108;
+coerced83 = "" + data109;
 }
-else if(data108 === null){
+else if(data109 === null){
 coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced83 !== undefined){
-data108 = coerced83;
-if(data106 !== undefined){
-data106["network"] = coerced83;
-}
-}
-}
-if(errors === _errs232){
-if(typeof data108 === "string"){
-if(!pattern2.test(data108)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid29 = _errs232 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data106.contract !== undefined){
-let data109 = data106.contract;
-const _errs234 = errors;
-if(typeof data109 !== "string"){
-let dataType84 = typeof data109;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data109;
-}
-else if(data109 === null){
-coerced84 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data109 = coerced84;
-if(data106 !== undefined){
-data106["contract"] = coerced84;
+data109 = coerced83;
+if(data108 !== undefined){
+data108["chain"] = coerced83;
 }
 }
 }
 if(errors === _errs234){
 if(typeof data109 === "string"){
-if(!pattern10.test(data109)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data109)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid29 = _errs234 === errors;
+var valid31 = _errs234 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
+if(valid31){
+if(data108.network !== undefined){
+let data110 = data108.network;
+const _errs236 = errors;
+if(typeof data110 !== "string"){
+let dataType84 = typeof data110;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data110;
 }
-}
-}
-}
+else if(data110 === null){
+coerced84 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i14,schemaPath:"#/properties/spam/properties/allow/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid28 = _errs227 === errors;
-if(!valid28){
+if(coerced84 !== undefined){
+data110 = coerced84;
+if(data108 !== undefined){
+data108["network"] = coerced84;
+}
+}
+}
+if(errors === _errs236){
+if(typeof data110 === "string"){
+if(!pattern2.test(data110)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs236 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data108.contract !== undefined){
+let data111 = data108.contract;
+const _errs238 = errors;
+if(typeof data111 !== "string"){
+let dataType85 = typeof data111;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data111;
+}
+else if(data111 === null){
+coerced85 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data111 = coerced85;
+if(data108 !== undefined){
+data108["contract"] = coerced85;
+}
+}
+}
+if(errors === _errs238){
+if(typeof data111 === "string"){
+if(!pattern10.test(data111)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs238 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid30 = _errs231 === errors;
+if(!valid30){
 break;
 }
 }
@@ -4091,202 +4171,124 @@ validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/prop
 return false;
 }
 }
-var valid27 = _errs225 === errors;
+var valid29 = _errs229 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
-if(valid27){
-if(data104.deny !== undefined){
-let data110 = data104.deny;
-const _errs236 = errors;
-if(errors === _errs236){
-if(Array.isArray(data110)){
-if(data110.length > 100000){
+if(valid29){
+if(data106.deny !== undefined){
+let data112 = data106.deny;
+const _errs240 = errors;
+if(errors === _errs240){
+if(Array.isArray(data112)){
+if(data112.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
-var valid30 = true;
-const len11 = data110.length;
-for(let i15=0; i15<len11; i15++){
-let data111 = data110[i15];
-const _errs238 = errors;
-if(errors === _errs238){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+var valid32 = true;
+const len12 = data112.length;
+for(let i17=0; i17<len12; i17++){
+let data113 = data112[i17];
+const _errs242 = errors;
+if(errors === _errs242){
+if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
 let missing6;
-if((((data111.chain === undefined) && (missing6 = "chain")) || ((data111.network === undefined) && (missing6 = "network"))) || ((data111.contract === undefined) && (missing6 = "contract"))){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
+if((((data113.chain === undefined) && (missing6 = "chain")) || ((data113.network === undefined) && (missing6 = "network"))) || ((data113.contract === undefined) && (missing6 = "contract"))){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
-const _errs240 = errors;
-for(const key15 in data111){
+const _errs244 = errors;
+for(const key15 in data113){
 if(!(((key15 === "chain") || (key15 === "network")) || (key15 === "contract"))){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs240 === errors){
-if(data111.chain !== undefined){
-let data112 = data111.chain;
-const _errs241 = errors;
-if(typeof data112 !== "string"){
-let dataType85 = typeof data112;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data112;
-}
-else if(data112 === null){
-coerced85 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced85 !== undefined){
-data112 = coerced85;
-if(data111 !== undefined){
-data111["chain"] = coerced85;
-}
-}
-}
-if(errors === _errs241){
-if(typeof data112 === "string"){
-if(!pattern2.test(data112)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid31 = _errs241 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data111.network !== undefined){
-let data113 = data111.network;
-const _errs243 = errors;
-if(typeof data113 !== "string"){
-let dataType86 = typeof data113;
+if(_errs244 === errors){
+if(data113.chain !== undefined){
+let data114 = data113.chain;
+const _errs245 = errors;
+if(typeof data114 !== "string"){
+let dataType86 = typeof data114;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
 if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data113;
+coerced86 = "" + data114;
 }
-else if(data113 === null){
+else if(data114 === null){
 coerced86 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced86 !== undefined){
-data113 = coerced86;
-if(data111 !== undefined){
-data111["network"] = coerced86;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data113 === "string"){
-if(!pattern2.test(data113)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid31 = _errs243 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data111.contract !== undefined){
-let data114 = data111.contract;
-const _errs245 = errors;
-if(typeof data114 !== "string"){
-let dataType87 = typeof data114;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data114;
-}
-else if(data114 === null){
-coerced87 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data114 = coerced87;
-if(data111 !== undefined){
-data111["contract"] = coerced87;
+data114 = coerced86;
+if(data113 !== undefined){
+data113["chain"] = coerced86;
 }
 }
 }
 if(errors === _errs245){
 if(typeof data114 === "string"){
-if(!pattern10.test(data114)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data114)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid31 = _errs245 === errors;
+var valid33 = _errs245 === errors;
 }
 else {
-var valid31 = true;
+var valid33 = true;
 }
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i15,schemaPath:"#/properties/spam/properties/deny/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid30 = _errs238 === errors;
-if(!valid30){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid27 = _errs236 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data104.scam_code_hashes !== undefined){
-let data115 = data104.scam_code_hashes;
+if(valid33){
+if(data113.network !== undefined){
+let data115 = data113.network;
 const _errs247 = errors;
-if(errors === _errs247){
-if(Array.isArray(data115)){
-if(data115.length > 10000){
-validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
-return false;
+if(typeof data115 !== "string"){
+let dataType87 = typeof data115;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data115;
+}
+else if(data115 === null){
+coerced87 = "";
 }
 else {
-var valid32 = true;
-const len12 = data115.length;
-for(let i16=0; i16<len12; i16++){
-let data116 = data115[i16];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data115 = coerced87;
+if(data113 !== undefined){
+data113["network"] = coerced87;
+}
+}
+}
+if(errors === _errs247){
+if(typeof data115 === "string"){
+if(!pattern2.test(data115)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+return false;
+}
+}
+}
+var valid33 = _errs247 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data113.contract !== undefined){
+let data116 = data113.contract;
 const _errs249 = errors;
 if(typeof data116 !== "string"){
 let dataType88 = typeof data116;
@@ -4299,26 +4301,41 @@ else if(data116 === null){
 coerced88 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i16,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced88 !== undefined){
 data116 = coerced88;
-if(data115 !== undefined){
-data115[i16] = coerced88;
+if(data113 !== undefined){
+data113["contract"] = coerced88;
 }
 }
 }
 if(errors === _errs249){
 if(typeof data116 === "string"){
-if(!pattern39.test(data116)){
-validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i16,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern10.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
-var valid32 = _errs249 === errors;
+var valid33 = _errs249 === errors;
+}
+else {
+var valid33 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid32 = _errs242 === errors;
 if(!valid32){
 break;
 }
@@ -4326,30 +4343,30 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid27 = _errs247 === errors;
+var valid29 = _errs240 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
-if(valid27){
-if(data104.scam_selectors !== undefined){
-let data117 = data104.scam_selectors;
+if(valid29){
+if(data106.scam_code_hashes !== undefined){
+let data117 = data106.scam_code_hashes;
 const _errs251 = errors;
 if(errors === _errs251){
 if(Array.isArray(data117)){
-if(data117.length > 1000){
-validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+if(data117.length > 10000){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
 return false;
 }
 else {
-var valid33 = true;
+var valid34 = true;
 const len13 = data117.length;
-for(let i17=0; i17<len13; i17++){
-let data118 = data117[i17];
+for(let i18=0; i18<len13; i18++){
+let data118 = data117[i18];
 const _errs253 = errors;
 if(typeof data118 !== "string"){
 let dataType89 = typeof data118;
@@ -4362,27 +4379,90 @@ else if(data118 === null){
 coerced89 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i17,schemaPath:"#/properties/spam/properties/scam_selectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data118 = coerced89;
 if(data117 !== undefined){
-data117[i17] = coerced89;
+data117[i18] = coerced89;
 }
 }
 }
 if(errors === _errs253){
 if(typeof data118 === "string"){
-if(!pattern40.test(data118)){
-validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i17,schemaPath:"#/properties/spam/properties/scam_selectors/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{8}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{8}$"+"\""}];
+if(!pattern39.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid33 = _errs253 === errors;
-if(!valid33){
+var valid34 = _errs253 === errors;
+if(!valid34){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid29 = _errs251 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data106.scam_selectors !== undefined){
+let data119 = data106.scam_selectors;
+const _errs255 = errors;
+if(errors === _errs255){
+if(Array.isArray(data119)){
+if(data119.length > 1000){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+var valid35 = true;
+const len14 = data119.length;
+for(let i19=0; i19<len14; i19++){
+let data120 = data119[i19];
+const _errs257 = errors;
+if(typeof data120 !== "string"){
+let dataType90 = typeof data120;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data120;
+}
+else if(data120 === null){
+coerced90 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data120 = coerced90;
+if(data119 !== undefined){
+data119[i19] = coerced90;
+}
+}
+}
+if(errors === _errs257){
+if(typeof data120 === "string"){
+if(!pattern40.test(data120)){
+validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{8}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{8}$"+"\""}];
+return false;
+}
+}
+}
+var valid35 = _errs257 === errors;
+if(!valid35){
 break;
 }
 }
@@ -4393,10 +4473,10 @@ validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPat
 return false;
 }
 }
-var valid27 = _errs251 === errors;
+var valid29 = _errs255 === errors;
 }
 else {
-var valid27 = true;
+var valid29 = true;
 }
 }
 }
@@ -4408,82 +4488,82 @@ validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs222 === errors;
+var valid0 = _errs226 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data119 = data.webhooks;
-const _errs255 = errors;
-if(errors === _errs255){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-const _errs257 = errors;
-for(const key16 in data119){
+let data121 = data.webhooks;
+const _errs259 = errors;
+if(errors === _errs259){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs261 = errors;
+for(const key16 in data121){
 if(!((((((((key16 === "retry_schedule_s") || (key16 === "timeout_s")) || (key16 === "max_in_flight_per_endpoint")) || (key16 === "max_payload_bytes")) || (key16 === "pending_poll_ms")) || (key16 === "replay_max_events")) || (key16 === "replay_page_events")) || (key16 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs257 === errors){
-if(data119.retry_schedule_s !== undefined){
-let data120 = data119.retry_schedule_s;
-const _errs258 = errors;
-if(errors === _errs258){
-if(Array.isArray(data120)){
-if(data120.length > 20){
+if(_errs261 === errors){
+if(data121.retry_schedule_s !== undefined){
+let data122 = data121.retry_schedule_s;
+const _errs262 = errors;
+if(errors === _errs262){
+if(Array.isArray(data122)){
+if(data122.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data120.length < 1){
+if(data122.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid35 = true;
-const len14 = data120.length;
-for(let i18=0; i18<len14; i18++){
-let data121 = data120[i18];
-const _errs260 = errors;
-if(!((typeof data121 == "number") && (isFinite(data121)))){
-let dataType90 = typeof data121;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "boolean" || data121 === null
-              || (dataType90 == "string" && data121 && data121 == +data121)){
-coerced90 = +data121;
+var valid37 = true;
+const len15 = data122.length;
+for(let i20=0; i20<len15; i20++){
+let data123 = data122[i20];
+const _errs264 = errors;
+if(!((typeof data123 == "number") && (isFinite(data123)))){
+let dataType91 = typeof data123;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "boolean" || data123 === null
+              || (dataType91 == "string" && data123 && data123 == +data123)){
+coerced91 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data121 = coerced90;
-if(data120 !== undefined){
-data120[i18] = coerced90;
+if(coerced91 !== undefined){
+data123 = coerced91;
+if(data122 !== undefined){
+data122[i20] = coerced91;
 }
 }
 }
-if(errors === _errs260){
-if((typeof data121 == "number") && (isFinite(data121))){
-if(data121 > 604800 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
+if(errors === _errs264){
+if((typeof data123 == "number") && (isFinite(data123))){
+if(data123 > 604800 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data121 < 0 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i18,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data123 < 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid35 = _errs260 === errors;
-if(!valid35){
+var valid37 = _errs264 === errors;
+if(!valid37){
 break;
 }
 }
@@ -4495,323 +4575,323 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid34 = _errs258 === errors;
+var valid36 = _errs262 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.timeout_s !== undefined){
-let data122 = data119.timeout_s;
-const _errs262 = errors;
-if(!((typeof data122 == "number") && (isFinite(data122)))){
-let dataType91 = typeof data122;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "boolean" || data122 === null
-              || (dataType91 == "string" && data122 && data122 == +data122)){
-coerced91 = +data122;
+if(valid36){
+if(data121.timeout_s !== undefined){
+let data124 = data121.timeout_s;
+const _errs266 = errors;
+if(!((typeof data124 == "number") && (isFinite(data124)))){
+let dataType92 = typeof data124;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "boolean" || data124 === null
+              || (dataType92 == "string" && data124 && data124 == +data124)){
+coerced92 = +data124;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data122 = coerced91;
-if(data119 !== undefined){
-data119["timeout_s"] = coerced91;
+if(coerced92 !== undefined){
+data124 = coerced92;
+if(data121 !== undefined){
+data121["timeout_s"] = coerced92;
 }
 }
 }
-if(errors === _errs262){
-if((typeof data122 == "number") && (isFinite(data122))){
-if(data122 > 60 || isNaN(data122)){
+if(errors === _errs266){
+if((typeof data124 == "number") && (isFinite(data124))){
+if(data124 > 60 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data122 <= 0 || isNaN(data122)){
+if(data124 <= 0 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs262 === errors;
+var valid36 = _errs266 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.max_in_flight_per_endpoint !== undefined){
-let data123 = data119.max_in_flight_per_endpoint;
-const _errs264 = errors;
-if(!(((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123))) && (isFinite(data123)))){
-let dataType92 = typeof data123;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data123 === null
-              || (dataType92 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced92 = +data123;
+if(valid36){
+if(data121.max_in_flight_per_endpoint !== undefined){
+let data125 = data121.max_in_flight_per_endpoint;
+const _errs268 = errors;
+if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
+let dataType93 = typeof data125;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data125 === null
+              || (dataType93 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced93 = +data125;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data123 = coerced92;
-if(data119 !== undefined){
-data119["max_in_flight_per_endpoint"] = coerced92;
+if(coerced93 !== undefined){
+data125 = coerced93;
+if(data121 !== undefined){
+data121["max_in_flight_per_endpoint"] = coerced93;
 }
 }
 }
-if(errors === _errs264){
-if((typeof data123 == "number") && (isFinite(data123))){
-if(data123 > 256 || isNaN(data123)){
+if(errors === _errs268){
+if((typeof data125 == "number") && (isFinite(data125))){
+if(data125 > 256 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data123 < 1 || isNaN(data123)){
+if(data125 < 1 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs264 === errors;
+var valid36 = _errs268 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.max_payload_bytes !== undefined){
-let data124 = data119.max_payload_bytes;
-const _errs266 = errors;
-if(!(((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124))) && (isFinite(data124)))){
-let dataType93 = typeof data124;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data124 === null
-              || (dataType93 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced93 = +data124;
+if(valid36){
+if(data121.max_payload_bytes !== undefined){
+let data126 = data121.max_payload_bytes;
+const _errs270 = errors;
+if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
+let dataType94 = typeof data126;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data126 === null
+              || (dataType94 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced94 = +data126;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced93 !== undefined){
-data124 = coerced93;
-if(data119 !== undefined){
-data119["max_payload_bytes"] = coerced93;
+if(coerced94 !== undefined){
+data126 = coerced94;
+if(data121 !== undefined){
+data121["max_payload_bytes"] = coerced94;
 }
 }
 }
-if(errors === _errs266){
-if((typeof data124 == "number") && (isFinite(data124))){
-if(data124 > 10485760 || isNaN(data124)){
+if(errors === _errs270){
+if((typeof data126 == "number") && (isFinite(data126))){
+if(data126 > 10485760 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data124 < 4096 || isNaN(data124)){
+if(data126 < 4096 || isNaN(data126)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs266 === errors;
+var valid36 = _errs270 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.pending_poll_ms !== undefined){
-let data125 = data119.pending_poll_ms;
-const _errs268 = errors;
-if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
-let dataType94 = typeof data125;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 === "boolean" || data125 === null
-              || (dataType94 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced94 = +data125;
+if(valid36){
+if(data121.pending_poll_ms !== undefined){
+let data127 = data121.pending_poll_ms;
+const _errs272 = errors;
+if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
+let dataType95 = typeof data127;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data127 === null
+              || (dataType95 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced95 = +data127;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced94 !== undefined){
-data125 = coerced94;
-if(data119 !== undefined){
-data119["pending_poll_ms"] = coerced94;
+if(coerced95 !== undefined){
+data127 = coerced95;
+if(data121 !== undefined){
+data121["pending_poll_ms"] = coerced95;
 }
 }
 }
-if(errors === _errs268){
-if((typeof data125 == "number") && (isFinite(data125))){
-if(data125 > 60000 || isNaN(data125)){
+if(errors === _errs272){
+if((typeof data127 == "number") && (isFinite(data127))){
+if(data127 > 60000 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data125 < 20 || isNaN(data125)){
+if(data127 < 20 || isNaN(data127)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs268 === errors;
+var valid36 = _errs272 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.replay_max_events !== undefined){
-let data126 = data119.replay_max_events;
-const _errs270 = errors;
-if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
-let dataType95 = typeof data126;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data126 === null
-              || (dataType95 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced95 = +data126;
+if(valid36){
+if(data121.replay_max_events !== undefined){
+let data128 = data121.replay_max_events;
+const _errs274 = errors;
+if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
+let dataType96 = typeof data128;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data128 === null
+              || (dataType96 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced96 = +data128;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced95 !== undefined){
-data126 = coerced95;
-if(data119 !== undefined){
-data119["replay_max_events"] = coerced95;
+if(coerced96 !== undefined){
+data128 = coerced96;
+if(data121 !== undefined){
+data121["replay_max_events"] = coerced96;
 }
 }
 }
-if(errors === _errs270){
-if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 > 1000000 || isNaN(data126)){
+if(errors === _errs274){
+if((typeof data128 == "number") && (isFinite(data128))){
+if(data128 > 1000000 || isNaN(data128)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data126 < 1 || isNaN(data126)){
+if(data128 < 1 || isNaN(data128)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs270 === errors;
+var valid36 = _errs274 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.replay_page_events !== undefined){
-let data127 = data119.replay_page_events;
-const _errs272 = errors;
-if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
-let dataType96 = typeof data127;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 === "boolean" || data127 === null
-              || (dataType96 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced96 = +data127;
+if(valid36){
+if(data121.replay_page_events !== undefined){
+let data129 = data121.replay_page_events;
+const _errs276 = errors;
+if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
+let dataType97 = typeof data129;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data129 === null
+              || (dataType97 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced97 = +data129;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced96 !== undefined){
-data127 = coerced96;
-if(data119 !== undefined){
-data119["replay_page_events"] = coerced96;
+if(coerced97 !== undefined){
+data129 = coerced97;
+if(data121 !== undefined){
+data121["replay_page_events"] = coerced97;
 }
 }
 }
-if(errors === _errs272){
-if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 > 10000 || isNaN(data127)){
+if(errors === _errs276){
+if((typeof data129 == "number") && (isFinite(data129))){
+if(data129 > 10000 || isNaN(data129)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data127 < 1 || isNaN(data127)){
+if(data129 < 1 || isNaN(data129)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid34 = _errs272 === errors;
+var valid36 = _errs276 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
-if(valid34){
-if(data119.private_destinations !== undefined){
-let data128 = data119.private_destinations;
-const _errs274 = errors;
-if(errors === _errs274){
-if(Array.isArray(data128)){
-if(data128.length > 100){
+if(valid36){
+if(data121.private_destinations !== undefined){
+let data130 = data121.private_destinations;
+const _errs278 = errors;
+if(errors === _errs278){
+if(Array.isArray(data130)){
+if(data130.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
-var valid36 = true;
-const len15 = data128.length;
-for(let i19=0; i19<len15; i19++){
-let data129 = data128[i19];
-const _errs276 = errors;
-if(typeof data129 !== "string"){
-let dataType97 = typeof data129;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data129;
+var valid38 = true;
+const len16 = data130.length;
+for(let i21=0; i21<len16; i21++){
+let data131 = data130[i21];
+const _errs280 = errors;
+if(typeof data131 !== "string"){
+let dataType98 = typeof data131;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data131;
 }
-else if(data129 === null){
-coerced97 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data129 = coerced97;
-if(data128 !== undefined){
-data128[i19] = coerced97;
-}
-}
-}
-if(errors === _errs276){
-if(typeof data129 === "string"){
-if(func3(data129) > 64){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
+else if(data131 === null){
+coerced98 = "";
 }
 else {
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i19,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data131 = coerced98;
+if(data130 !== undefined){
+data130[i21] = coerced98;
+}
+}
+}
+if(errors === _errs280){
+if(typeof data131 === "string"){
+if(func3(data131) > 64){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid36 = _errs276 === errors;
-if(!valid36){
+var valid38 = _errs280 === errors;
+if(!valid38){
 break;
 }
 }
@@ -4822,10 +4902,10 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid34 = _errs274 === errors;
+var valid36 = _errs278 === errors;
 }
 else {
-var valid34 = true;
+var valid36 = true;
 }
 }
 }
@@ -4841,134 +4921,68 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs255 === errors;
+var valid0 = _errs259 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data130 = data.email;
-const _errs278 = errors;
-if(errors === _errs278){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-const _errs280 = errors;
-for(const key17 in data130){
+let data132 = data.email;
+const _errs282 = errors;
+if(errors === _errs282){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+const _errs284 = errors;
+for(const key17 in data132){
 if(!((key17 === "smtp_url") || (key17 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs280 === errors){
-if(data130.smtp_url !== undefined){
-let data131 = data130.smtp_url;
-const _errs281 = errors;
-if(typeof data131 !== "string"){
-let dataType98 = typeof data131;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data131;
+if(_errs284 === errors){
+if(data132.smtp_url !== undefined){
+let data133 = data132.smtp_url;
+const _errs285 = errors;
+if(typeof data133 !== "string"){
+let dataType99 = typeof data133;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data133;
 }
-else if(data131 === null){
-coerced98 = "";
+else if(data133 === null){
+coerced99 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced98 !== undefined){
-data131 = coerced98;
-if(data130 !== undefined){
-data130["smtp_url"] = coerced98;
+if(coerced99 !== undefined){
+data133 = coerced99;
+if(data132 !== undefined){
+data132["smtp_url"] = coerced99;
 }
 }
 }
-if(errors === _errs281){
-if(typeof data131 === "string"){
-if(!pattern41.test(data131)){
+if(errors === _errs285){
+if(typeof data133 === "string"){
+if(!pattern41.test(data133)){
 validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
-var valid37 = _errs281 === errors;
+var valid39 = _errs285 === errors;
 }
 else {
-var valid37 = true;
+var valid39 = true;
 }
-if(valid37){
-if(data130.from !== undefined){
-let data132 = data130.from;
-const _errs283 = errors;
-if(typeof data132 !== "string"){
-let dataType99 = typeof data132;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data132;
-}
-else if(data132 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data132 = coerced99;
-if(data130 !== undefined){
-data130["from"] = coerced99;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data132 === "string"){
-if(func3(data132) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
-return false;
-}
-}
-}
-var valid37 = _errs283 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs278 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.dashboard !== undefined){
-let data133 = data.dashboard;
-const _errs285 = errors;
-if(errors === _errs285){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+if(valid39){
+if(data132.from !== undefined){
+let data134 = data132.from;
 const _errs287 = errors;
-for(const key18 in data133){
-if(!((key18 === "signup") || (key18 === "public_url"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs287 === errors){
-if(data133.signup !== undefined){
-let data134 = data133.signup;
-const _errs288 = errors;
 if(typeof data134 !== "string"){
 let dataType100 = typeof data134;
 let coerced100 = undefined;
@@ -4980,96 +4994,96 @@ else if(data134 === null){
 coerced100 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data134 = coerced100;
-if(data133 !== undefined){
-data133["signup"] = coerced100;
+if(data132 !== undefined){
+data132["from"] = coerced100;
 }
 }
 }
-if(!((data134 === "open") || (data134 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid38 = _errs288 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data133.public_url !== undefined){
-let data135 = data133.public_url;
-const _errs290 = errors;
-if(typeof data135 !== "string"){
-let dataType101 = typeof data135;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data135;
-}
-else if(data135 === null){
-coerced101 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data135 = coerced101;
-if(data133 !== undefined){
-data133["public_url"] = coerced101;
-}
-}
-}
-if(errors === _errs290){
-if(typeof data135 === "string"){
-if(!pattern42.test(data135)){
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+if(errors === _errs287){
+if(typeof data134 === "string"){
+if(func3(data134) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
 return false;
 }
 }
 }
-var valid38 = _errs290 === errors;
+var valid39 = _errs287 === errors;
 }
 else {
-var valid38 = true;
+var valid39 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs285 === errors;
+var valid0 = _errs282 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.gas !== undefined){
-let data136 = data.gas;
-const _errs292 = errors;
-if(errors === _errs292){
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
-const _errs294 = errors;
-for(const key19 in data136){
-if(!(((key19 === "sponsor_key_file") || (key19 === "deposit_warning_wei")) || (key19 === "sponsorship_caps"))){
-validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+if(data.dashboard !== undefined){
+let data135 = data.dashboard;
+const _errs289 = errors;
+if(errors === _errs289){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs291 = errors;
+for(const key18 in data135){
+if(!((key18 === "signup") || (key18 === "public_url"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs294 === errors){
-if(data136.sponsor_key_file !== undefined){
-let data137 = data136.sponsor_key_file;
-const _errs295 = errors;
+if(_errs291 === errors){
+if(data135.signup !== undefined){
+let data136 = data135.signup;
+const _errs292 = errors;
+if(typeof data136 !== "string"){
+let dataType101 = typeof data136;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data136;
+}
+else if(data136 === null){
+coerced101 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data136 = coerced101;
+if(data135 !== undefined){
+data135["signup"] = coerced101;
+}
+}
+}
+if(!((data136 === "open") || (data136 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid40 = _errs292 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data135.public_url !== undefined){
+let data137 = data135.public_url;
+const _errs294 = errors;
 if(typeof data137 !== "string"){
 let dataType102 = typeof data137;
 let coerced102 = undefined;
@@ -5081,212 +5095,209 @@ else if(data137 === null){
 coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data137 = coerced102;
-if(data136 !== undefined){
-data136["sponsor_key_file"] = coerced102;
+if(data135 !== undefined){
+data135["public_url"] = coerced102;
 }
 }
 }
-if(errors === _errs295){
+if(errors === _errs294){
 if(typeof data137 === "string"){
-if(func3(data137) < 1){
+if(!pattern42.test(data137)){
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
+return false;
+}
+}
+}
+var valid40 = _errs294 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs289 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data138 = data.gas;
+const _errs296 = errors;
+if(errors === _errs296){
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+const _errs298 = errors;
+for(const key19 in data138){
+if(!(((key19 === "sponsor_key_file") || (key19 === "deposit_warning_wei")) || (key19 === "sponsorship_caps"))){
+validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs298 === errors){
+if(data138.sponsor_key_file !== undefined){
+let data139 = data138.sponsor_key_file;
+const _errs299 = errors;
+if(typeof data139 !== "string"){
+let dataType103 = typeof data139;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data139;
+}
+else if(data139 === null){
+coerced103 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data139 = coerced103;
+if(data138 !== undefined){
+data138["sponsor_key_file"] = coerced103;
+}
+}
+}
+if(errors === _errs299){
+if(typeof data139 === "string"){
+if(func3(data139) < 1){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid39 = _errs295 === errors;
+var valid41 = _errs299 === errors;
 }
 else {
-var valid39 = true;
+var valid41 = true;
 }
-if(valid39){
-if(data136.deposit_warning_wei !== undefined){
-let data138 = data136.deposit_warning_wei;
-const _errs297 = errors;
-if(typeof data138 !== "string"){
-let dataType103 = typeof data138;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data138;
+if(valid41){
+if(data138.deposit_warning_wei !== undefined){
+let data140 = data138.deposit_warning_wei;
+const _errs301 = errors;
+if(typeof data140 !== "string"){
+let dataType104 = typeof data140;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data140;
 }
-else if(data138 === null){
-coerced103 = "";
+else if(data140 === null){
+coerced104 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data138 = coerced103;
-if(data136 !== undefined){
-data136["deposit_warning_wei"] = coerced103;
+if(coerced104 !== undefined){
+data140 = coerced104;
+if(data138 !== undefined){
+data138["deposit_warning_wei"] = coerced104;
 }
 }
 }
-if(errors === _errs297){
-if(typeof data138 === "string"){
-if(!pattern9.test(data138)){
+if(errors === _errs301){
+if(typeof data140 === "string"){
+if(!pattern9.test(data140)){
 validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
 }
 }
 }
-var valid39 = _errs297 === errors;
+var valid41 = _errs301 === errors;
 }
 else {
-var valid39 = true;
+var valid41 = true;
 }
-if(valid39){
-if(data136.sponsorship_caps !== undefined){
-let data139 = data136.sponsorship_caps;
-const _errs299 = errors;
-if(errors === _errs299){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs301 = errors;
-for(const key20 in data139){
+if(valid41){
+if(data138.sponsorship_caps !== undefined){
+let data141 = data138.sponsorship_caps;
+const _errs303 = errors;
+if(errors === _errs303){
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+const _errs305 = errors;
+for(const key20 in data141){
 if(!(((key20 === "free") || (key20 === "growth")) || (key20 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs301 === errors){
-if(data139.free !== undefined){
-let data140 = data139.free;
-const _errs302 = errors;
-if(errors === _errs302){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
-const _errs304 = errors;
-for(const key21 in data140){
+if(_errs305 === errors){
+if(data141.free !== undefined){
+let data142 = data141.free;
+const _errs306 = errors;
+if(errors === _errs306){
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+const _errs308 = errors;
+for(const key21 in data142){
 if(!((key21 === "usd_per_day") || (key21 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs304 === errors){
-if(data140.usd_per_day !== undefined){
-let data141 = data140.usd_per_day;
-const _errs305 = errors;
-if((typeof data141 !== "string") && (data141 !== null)){
-let dataType104 = typeof data141;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data141;
+if(_errs308 === errors){
+if(data142.usd_per_day !== undefined){
+let data143 = data142.usd_per_day;
+const _errs309 = errors;
+if((typeof data143 !== "string") && (data143 !== null)){
+let dataType105 = typeof data143;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data143;
 }
-else if(data141 === null){
-coerced104 = "";
+else if(data143 === null){
+coerced105 = "";
 }
-else if(data141 === "" || data141 === 0 || data141 === false){
-coerced104 = null;
+else if(data143 === "" || data143 === 0 || data143 === false){
+coerced105 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced104 !== undefined){
-data141 = coerced104;
-if(data140 !== undefined){
-data140["usd_per_day"] = coerced104;
+if(coerced105 !== undefined){
+data143 = coerced105;
+if(data142 !== undefined){
+data142["usd_per_day"] = coerced105;
 }
 }
 }
-if(errors === _errs305){
-if(typeof data141 === "string"){
-if(!pattern44.test(data141)){
+if(errors === _errs309){
+if(typeof data143 === "string"){
+if(!pattern44.test(data143)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid41 = _errs305 === errors;
+var valid43 = _errs309 === errors;
 }
 else {
-var valid41 = true;
+var valid43 = true;
 }
-if(valid41){
-if(data140.usd_total !== undefined){
-let data142 = data140.usd_total;
-const _errs307 = errors;
-if((typeof data142 !== "string") && (data142 !== null)){
-let dataType105 = typeof data142;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data142;
-}
-else if(data142 === null){
-coerced105 = "";
-}
-else if(data142 === "" || data142 === 0 || data142 === false){
-coerced105 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced105 !== undefined){
-data142 = coerced105;
-if(data140 !== undefined){
-data140["usd_total"] = coerced105;
-}
-}
-}
-if(errors === _errs307){
-if(typeof data142 === "string"){
-if(!pattern44.test(data142)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid41 = _errs307 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid40 = _errs302 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data139.growth !== undefined){
-let data143 = data139.growth;
-const _errs309 = errors;
-if(errors === _errs309){
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+if(valid43){
+if(data142.usd_total !== undefined){
+let data144 = data142.usd_total;
 const _errs311 = errors;
-for(const key22 in data143){
-if(!((key22 === "usd_per_day") || (key22 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs311 === errors){
-if(data143.usd_per_day !== undefined){
-let data144 = data143.usd_per_day;
-const _errs312 = errors;
 if((typeof data144 !== "string") && (data144 !== null)){
 let dataType106 = typeof data144;
 let coerced106 = undefined;
@@ -5301,103 +5312,103 @@ else if(data144 === "" || data144 === 0 || data144 === false){
 coerced106 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced106 !== undefined){
 data144 = coerced106;
-if(data143 !== undefined){
-data143["usd_per_day"] = coerced106;
+if(data142 !== undefined){
+data142["usd_total"] = coerced106;
 }
 }
 }
-if(errors === _errs312){
+if(errors === _errs311){
 if(typeof data144 === "string"){
 if(!pattern44.test(data144)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid42 = _errs312 === errors;
+var valid43 = _errs311 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid42 = _errs306 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data143.usd_total !== undefined){
-let data145 = data143.usd_total;
-const _errs314 = errors;
-if((typeof data145 !== "string") && (data145 !== null)){
-let dataType107 = typeof data145;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data145;
-}
-else if(data145 === null){
-coerced107 = "";
-}
-else if(data145 === "" || data145 === 0 || data145 === false){
-coerced107 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data145 = coerced107;
-if(data143 !== undefined){
-data143["usd_total"] = coerced107;
-}
-}
-}
-if(errors === _errs314){
-if(typeof data145 === "string"){
-if(!pattern44.test(data145)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid42 = _errs314 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid40 = _errs309 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data139.enterprise !== undefined){
-let data146 = data139.enterprise;
-const _errs316 = errors;
-if(errors === _errs316){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
-const _errs318 = errors;
-for(const key23 in data146){
-if(!((key23 === "usd_per_day") || (key23 === "usd_total"))){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"}];
+if(data141.growth !== undefined){
+let data145 = data141.growth;
+const _errs313 = errors;
+if(errors === _errs313){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+const _errs315 = errors;
+for(const key22 in data145){
+if(!((key22 === "usd_per_day") || (key22 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs318 === errors){
-if(data146.usd_per_day !== undefined){
-let data147 = data146.usd_per_day;
-const _errs319 = errors;
+if(_errs315 === errors){
+if(data145.usd_per_day !== undefined){
+let data146 = data145.usd_per_day;
+const _errs316 = errors;
+if((typeof data146 !== "string") && (data146 !== null)){
+let dataType107 = typeof data146;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data146;
+}
+else if(data146 === null){
+coerced107 = "";
+}
+else if(data146 === "" || data146 === 0 || data146 === false){
+coerced107 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced107 !== undefined){
+data146 = coerced107;
+if(data145 !== undefined){
+data145["usd_per_day"] = coerced107;
+}
+}
+}
+if(errors === _errs316){
+if(typeof data146 === "string"){
+if(!pattern44.test(data146)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid44 = _errs316 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data145.usd_total !== undefined){
+let data147 = data145.usd_total;
+const _errs318 = errors;
 if((typeof data147 !== "string") && (data147 !== null)){
 let dataType108 = typeof data147;
 let coerced108 = undefined;
@@ -5412,71 +5423,140 @@ else if(data147 === "" || data147 === 0 || data147 === false){
 coerced108 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data147 = coerced108;
-if(data146 !== undefined){
-data146["usd_per_day"] = coerced108;
+if(data145 !== undefined){
+data145["usd_total"] = coerced108;
 }
 }
 }
-if(errors === _errs319){
+if(errors === _errs318){
 if(typeof data147 === "string"){
 if(!pattern44.test(data147)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid44 = _errs318 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid42 = _errs313 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data141.enterprise !== undefined){
+let data148 = data141.enterprise;
+const _errs320 = errors;
+if(errors === _errs320){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+const _errs322 = errors;
+for(const key23 in data148){
+if(!((key23 === "usd_per_day") || (key23 === "usd_total"))){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs322 === errors){
+if(data148.usd_per_day !== undefined){
+let data149 = data148.usd_per_day;
+const _errs323 = errors;
+if((typeof data149 !== "string") && (data149 !== null)){
+let dataType109 = typeof data149;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data149;
+}
+else if(data149 === null){
+coerced109 = "";
+}
+else if(data149 === "" || data149 === 0 || data149 === false){
+coerced109 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data149 = coerced109;
+if(data148 !== undefined){
+data148["usd_per_day"] = coerced109;
+}
+}
+}
+if(errors === _errs323){
+if(typeof data149 === "string"){
+if(!pattern44.test(data149)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid43 = _errs319 === errors;
+var valid45 = _errs323 === errors;
 }
 else {
-var valid43 = true;
+var valid45 = true;
 }
-if(valid43){
-if(data146.usd_total !== undefined){
-let data148 = data146.usd_total;
-const _errs321 = errors;
-if((typeof data148 !== "string") && (data148 !== null)){
-let dataType109 = typeof data148;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data148;
+if(valid45){
+if(data148.usd_total !== undefined){
+let data150 = data148.usd_total;
+const _errs325 = errors;
+if((typeof data150 !== "string") && (data150 !== null)){
+let dataType110 = typeof data150;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data150;
 }
-else if(data148 === null){
-coerced109 = "";
+else if(data150 === null){
+coerced110 = "";
 }
-else if(data148 === "" || data148 === 0 || data148 === false){
-coerced109 = null;
+else if(data150 === "" || data150 === 0 || data150 === false){
+coerced110 = null;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
 return false;
 }
 }
-if(coerced109 !== undefined){
-data148 = coerced109;
-if(data146 !== undefined){
-data146["usd_total"] = coerced109;
+if(coerced110 !== undefined){
+data150 = coerced110;
+if(data148 !== undefined){
+data148["usd_total"] = coerced110;
 }
 }
 }
-if(errors === _errs321){
-if(typeof data148 === "string"){
-if(!pattern44.test(data148)){
+if(errors === _errs325){
+if(typeof data150 === "string"){
+if(!pattern44.test(data150)){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
-var valid43 = _errs321 === errors;
+var valid45 = _errs325 === errors;
 }
 else {
-var valid43 = true;
+var valid45 = true;
 }
 }
 }
@@ -5486,10 +5566,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid40 = _errs316 === errors;
+var valid42 = _errs320 === errors;
 }
 else {
-var valid40 = true;
+var valid42 = true;
 }
 }
 }
@@ -5500,10 +5580,10 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid39 = _errs299 === errors;
+var valid41 = _errs303 === errors;
 }
 else {
-var valid39 = true;
+var valid41 = true;
 }
 }
 }
@@ -5514,540 +5594,540 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs292 === errors;
+var valid0 = _errs296 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data149 = data.limits;
-const _errs323 = errors;
-if(errors === _errs323){
-if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
-const _errs325 = errors;
-for(const key24 in data149){
+let data151 = data.limits;
+const _errs327 = errors;
+if(errors === _errs327){
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+const _errs329 = errors;
+for(const key24 in data151){
 if(!(func2.call(schema11.properties.limits.properties, key24))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs325 === errors){
-if(data149.max_connections !== undefined){
-let data150 = data149.max_connections;
-const _errs326 = errors;
-if(!(((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150))) && (isFinite(data150)))){
-let dataType110 = typeof data150;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 === "boolean" || data150 === null
-              || (dataType110 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
-coerced110 = +data150;
+if(_errs329 === errors){
+if(data151.max_connections !== undefined){
+let data152 = data151.max_connections;
+const _errs330 = errors;
+if(!(((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152))) && (isFinite(data152)))){
+let dataType111 = typeof data152;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data152 === null
+              || (dataType111 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced111 = +data152;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced110 !== undefined){
-data150 = coerced110;
-if(data149 !== undefined){
-data149["max_connections"] = coerced110;
+if(coerced111 !== undefined){
+data152 = coerced111;
+if(data151 !== undefined){
+data151["max_connections"] = coerced111;
 }
 }
 }
-if(errors === _errs326){
-if((typeof data150 == "number") && (isFinite(data150))){
-if(data150 > 1000000 || isNaN(data150)){
+if(errors === _errs330){
+if((typeof data152 == "number") && (isFinite(data152))){
+if(data152 > 1000000 || isNaN(data152)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data150 < 1 || isNaN(data150)){
+if(data152 < 1 || isNaN(data152)){
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs326 === errors;
+var valid46 = _errs330 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.max_connections_per_ip !== undefined){
-let data151 = data149.max_connections_per_ip;
-const _errs328 = errors;
-if(!(((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151))) && (isFinite(data151)))){
-let dataType111 = typeof data151;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data151 === null
-              || (dataType111 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
-coerced111 = +data151;
+if(valid46){
+if(data151.max_connections_per_ip !== undefined){
+let data153 = data151.max_connections_per_ip;
+const _errs332 = errors;
+if(!(((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153))) && (isFinite(data153)))){
+let dataType112 = typeof data153;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 === "boolean" || data153 === null
+              || (dataType112 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced112 = +data153;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced111 !== undefined){
-data151 = coerced111;
-if(data149 !== undefined){
-data149["max_connections_per_ip"] = coerced111;
-}
-}
-}
-if(errors === _errs328){
-if((typeof data151 == "number") && (isFinite(data151))){
-if(data151 > 1000000 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data151 < 1 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs328 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data149.max_body_bytes !== undefined){
-let data152 = data149.max_body_bytes;
-const _errs330 = errors;
-if(!(((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152))) && (isFinite(data152)))){
-let dataType112 = typeof data152;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 === "boolean" || data152 === null
-              || (dataType112 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
-coerced112 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced112 !== undefined){
-data152 = coerced112;
-if(data149 !== undefined){
-data149["max_body_bytes"] = coerced112;
-}
-}
-}
-if(errors === _errs330){
-if((typeof data152 == "number") && (isFinite(data152))){
-if(data152 > 104857600 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
-return false;
-}
-else {
-if(data152 < 1024 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs330 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data149.ws_max_connections_per_account !== undefined){
-let data153 = data149.ws_max_connections_per_account;
-const _errs332 = errors;
-if(!(((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153))) && (isFinite(data153)))){
-let dataType113 = typeof data153;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 === "boolean" || data153 === null
-              || (dataType113 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
-coerced113 = +data153;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data153 = coerced113;
-if(data149 !== undefined){
-data149["ws_max_connections_per_account"] = coerced113;
+data153 = coerced112;
+if(data151 !== undefined){
+data151["max_connections_per_ip"] = coerced112;
 }
 }
 }
 if(errors === _errs332){
 if((typeof data153 == "number") && (isFinite(data153))){
 if(data153 > 1000000 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data153 < 1 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs332 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data151.max_body_bytes !== undefined){
+let data154 = data151.max_body_bytes;
+const _errs334 = errors;
+if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
+let dataType113 = typeof data154;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 === "boolean" || data154 === null
+              || (dataType113 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced113 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data154 = coerced113;
+if(data151 !== undefined){
+data151["max_body_bytes"] = coerced113;
+}
+}
+}
+if(errors === _errs334){
+if((typeof data154 == "number") && (isFinite(data154))){
+if(data154 > 104857600 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+return false;
+}
+else {
+if(data154 < 1024 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs334 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data151.ws_max_connections_per_account !== undefined){
+let data155 = data151.ws_max_connections_per_account;
+const _errs336 = errors;
+if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
+let dataType114 = typeof data155;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data155 === null
+              || (dataType114 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced114 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data155 = coerced114;
+if(data151 !== undefined){
+data151["ws_max_connections_per_account"] = coerced114;
+}
+}
+}
+if(errors === _errs336){
+if((typeof data155 == "number") && (isFinite(data155))){
+if(data155 > 1000000 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data155 < 1 || isNaN(data155)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs332 === errors;
+var valid46 = _errs336 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.ws_max_connections_per_ip !== undefined){
-let data154 = data149.ws_max_connections_per_ip;
-const _errs334 = errors;
-if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
-let dataType114 = typeof data154;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 === "boolean" || data154 === null
-              || (dataType114 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
-coerced114 = +data154;
+if(valid46){
+if(data151.ws_max_connections_per_ip !== undefined){
+let data156 = data151.ws_max_connections_per_ip;
+const _errs338 = errors;
+if(!(((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156))) && (isFinite(data156)))){
+let dataType115 = typeof data156;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 === "boolean" || data156 === null
+              || (dataType115 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced115 = +data156;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced114 !== undefined){
-data154 = coerced114;
-if(data149 !== undefined){
-data149["ws_max_connections_per_ip"] = coerced114;
+if(coerced115 !== undefined){
+data156 = coerced115;
+if(data151 !== undefined){
+data151["ws_max_connections_per_ip"] = coerced115;
 }
 }
 }
-if(errors === _errs334){
-if((typeof data154 == "number") && (isFinite(data154))){
-if(data154 > 1000000 || isNaN(data154)){
+if(errors === _errs338){
+if((typeof data156 == "number") && (isFinite(data156))){
+if(data156 > 1000000 || isNaN(data156)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data154 < 1 || isNaN(data154)){
+if(data156 < 1 || isNaN(data156)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs334 === errors;
+var valid46 = _errs338 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.ws_max_subscriptions_per_connection !== undefined){
-let data155 = data149.ws_max_subscriptions_per_connection;
-const _errs336 = errors;
-if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
-let dataType115 = typeof data155;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 === "boolean" || data155 === null
-              || (dataType115 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced115 = +data155;
+if(valid46){
+if(data151.ws_max_subscriptions_per_connection !== undefined){
+let data157 = data151.ws_max_subscriptions_per_connection;
+const _errs340 = errors;
+if(!(((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157))) && (isFinite(data157)))){
+let dataType116 = typeof data157;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 === "boolean" || data157 === null
+              || (dataType116 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced116 = +data157;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced115 !== undefined){
-data155 = coerced115;
-if(data149 !== undefined){
-data149["ws_max_subscriptions_per_connection"] = coerced115;
+if(coerced116 !== undefined){
+data157 = coerced116;
+if(data151 !== undefined){
+data151["ws_max_subscriptions_per_connection"] = coerced116;
 }
 }
 }
-if(errors === _errs336){
-if((typeof data155 == "number") && (isFinite(data155))){
-if(data155 > 100000 || isNaN(data155)){
+if(errors === _errs340){
+if((typeof data157 == "number") && (isFinite(data157))){
+if(data157 > 100000 || isNaN(data157)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data155 < 1 || isNaN(data155)){
+if(data157 < 1 || isNaN(data157)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs336 === errors;
+var valid46 = _errs340 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.ws_max_buffered_bytes !== undefined){
-let data156 = data149.ws_max_buffered_bytes;
-const _errs338 = errors;
-if(!(((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156))) && (isFinite(data156)))){
-let dataType116 = typeof data156;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 === "boolean" || data156 === null
-              || (dataType116 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced116 = +data156;
+if(valid46){
+if(data151.ws_max_buffered_bytes !== undefined){
+let data158 = data151.ws_max_buffered_bytes;
+const _errs342 = errors;
+if(!(((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158))) && (isFinite(data158)))){
+let dataType117 = typeof data158;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 === "boolean" || data158 === null
+              || (dataType117 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced117 = +data158;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced116 !== undefined){
-data156 = coerced116;
-if(data149 !== undefined){
-data149["ws_max_buffered_bytes"] = coerced116;
+if(coerced117 !== undefined){
+data158 = coerced117;
+if(data151 !== undefined){
+data151["ws_max_buffered_bytes"] = coerced117;
 }
 }
 }
-if(errors === _errs338){
-if((typeof data156 == "number") && (isFinite(data156))){
-if(data156 > 1073741824 || isNaN(data156)){
+if(errors === _errs342){
+if((typeof data158 == "number") && (isFinite(data158))){
+if(data158 > 1073741824 || isNaN(data158)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data156 < 16384 || isNaN(data156)){
+if(data158 < 16384 || isNaN(data158)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs338 === errors;
+var valid46 = _errs342 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.ws_max_message_bytes !== undefined){
-let data157 = data149.ws_max_message_bytes;
-const _errs340 = errors;
-if(!(((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157))) && (isFinite(data157)))){
-let dataType117 = typeof data157;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data157 === null
-              || (dataType117 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced117 = +data157;
+if(valid46){
+if(data151.ws_max_message_bytes !== undefined){
+let data159 = data151.ws_max_message_bytes;
+const _errs344 = errors;
+if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
+let dataType118 = typeof data159;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data159 === null
+              || (dataType118 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced118 = +data159;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced117 !== undefined){
-data157 = coerced117;
-if(data149 !== undefined){
-data149["ws_max_message_bytes"] = coerced117;
+if(coerced118 !== undefined){
+data159 = coerced118;
+if(data151 !== undefined){
+data151["ws_max_message_bytes"] = coerced118;
 }
 }
 }
-if(errors === _errs340){
-if((typeof data157 == "number") && (isFinite(data157))){
-if(data157 > 104857600 || isNaN(data157)){
+if(errors === _errs344){
+if((typeof data159 == "number") && (isFinite(data159))){
+if(data159 > 104857600 || isNaN(data159)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data157 < 1024 || isNaN(data157)){
+if(data159 < 1024 || isNaN(data159)){
 validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs340 === errors;
+var valid46 = _errs344 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.ws_ping_interval_ms !== undefined){
-let data158 = data149.ws_ping_interval_ms;
-const _errs342 = errors;
-if(!(((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158))) && (isFinite(data158)))){
-let dataType118 = typeof data158;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data158 === null
-              || (dataType118 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
-coerced118 = +data158;
+if(valid46){
+if(data151.ws_ping_interval_ms !== undefined){
+let data160 = data151.ws_ping_interval_ms;
+const _errs346 = errors;
+if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
+let dataType119 = typeof data160;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 === "boolean" || data160 === null
+              || (dataType119 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced119 = +data160;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced118 !== undefined){
-data158 = coerced118;
-if(data149 !== undefined){
-data149["ws_ping_interval_ms"] = coerced118;
-}
-}
-}
-if(errors === _errs342){
-if((typeof data158 == "number") && (isFinite(data158))){
-if(data158 > 3600000 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
-return false;
-}
-else {
-if(data158 < 1000 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs342 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data149.data_queries_per_account !== undefined){
-let data159 = data149.data_queries_per_account;
-const _errs344 = errors;
-if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
-let dataType119 = typeof data159;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data159 === null
-              || (dataType119 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced119 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced119 !== undefined){
-data159 = coerced119;
-if(data149 !== undefined){
-data149["data_queries_per_account"] = coerced119;
-}
-}
-}
-if(errors === _errs344){
-if((typeof data159 == "number") && (isFinite(data159))){
-if(data159 > 10000 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
-return false;
-}
-else {
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid44 = _errs344 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data149.statement_timeout_ms !== undefined){
-let data160 = data149.statement_timeout_ms;
-const _errs346 = errors;
-if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
-let dataType120 = typeof data160;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data160 === null
-              || (dataType120 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced120 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data160 = coerced120;
-if(data149 !== undefined){
-data149["statement_timeout_ms"] = coerced120;
+data160 = coerced119;
+if(data151 !== undefined){
+data151["ws_ping_interval_ms"] = coerced119;
 }
 }
 }
 if(errors === _errs346){
 if((typeof data160 == "number") && (isFinite(data160))){
 if(data160 > 3600000 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+return false;
+}
+else {
+if(data160 < 1000 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs346 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data151.data_queries_per_account !== undefined){
+let data161 = data151.data_queries_per_account;
+const _errs348 = errors;
+if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
+let dataType120 = typeof data161;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data161 === null
+              || (dataType120 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced120 = +data161;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data161 = coerced120;
+if(data151 !== undefined){
+data151["data_queries_per_account"] = coerced120;
+}
+}
+}
+if(errors === _errs348){
+if((typeof data161 == "number") && (isFinite(data161))){
+if(data161 > 10000 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data161 < 1 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs348 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data151.statement_timeout_ms !== undefined){
+let data162 = data151.statement_timeout_ms;
+const _errs350 = errors;
+if(!(((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162))) && (isFinite(data162)))){
+let dataType121 = typeof data162;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data162 === null
+              || (dataType121 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced121 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data162 = coerced121;
+if(data151 !== undefined){
+data151["statement_timeout_ms"] = coerced121;
+}
+}
+}
+if(errors === _errs350){
+if((typeof data162 == "number") && (isFinite(data162))){
+if(data162 > 3600000 || isNaN(data162)){
 validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
-if(data160 < 0 || isNaN(data160)){
+if(data162 < 0 || isNaN(data162)){
 validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs346 === errors;
+var valid46 = _errs350 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
-if(valid44){
-if(data149.indexer_statement_timeout_ms !== undefined){
-let data161 = data149.indexer_statement_timeout_ms;
-const _errs348 = errors;
-if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
-let dataType121 = typeof data161;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data161 === null
-              || (dataType121 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
-coerced121 = +data161;
+if(valid46){
+if(data151.indexer_statement_timeout_ms !== undefined){
+let data163 = data151.indexer_statement_timeout_ms;
+const _errs352 = errors;
+if(!(((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163))) && (isFinite(data163)))){
+let dataType122 = typeof data163;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data163 === null
+              || (dataType122 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
+coerced122 = +data163;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced121 !== undefined){
-data161 = coerced121;
-if(data149 !== undefined){
-data149["indexer_statement_timeout_ms"] = coerced121;
+if(coerced122 !== undefined){
+data163 = coerced122;
+if(data151 !== undefined){
+data151["indexer_statement_timeout_ms"] = coerced122;
 }
 }
 }
-if(errors === _errs348){
-if((typeof data161 == "number") && (isFinite(data161))){
-if(data161 > 3600000 || isNaN(data161)){
+if(errors === _errs352){
+if((typeof data163 == "number") && (isFinite(data163))){
+if(data163 > 3600000 || isNaN(data163)){
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
-if(data161 < 0 || isNaN(data161)){
+if(data163 < 0 || isNaN(data163)){
 validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid44 = _errs348 === errors;
+var valid46 = _errs352 === errors;
 }
 else {
-var valid44 = true;
+var valid46 = true;
 }
 }
 }
@@ -6067,151 +6147,151 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs323 === errors;
+var valid0 = _errs327 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tracing !== undefined){
-let data162 = data.tracing;
-const _errs350 = errors;
-if(errors === _errs350){
-if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
-const _errs352 = errors;
-for(const key25 in data162){
+let data164 = data.tracing;
+const _errs354 = errors;
+if(errors === _errs354){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+const _errs356 = errors;
+for(const key25 in data164){
 if(!(((key25 === "endpoint") || (key25 === "service_name")) || (key25 === "sample_ratio"))){
 validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs352 === errors){
-if(data162.endpoint !== undefined){
-let data163 = data162.endpoint;
-const _errs353 = errors;
-if(typeof data163 !== "string"){
-let dataType122 = typeof data163;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data163;
+if(_errs356 === errors){
+if(data164.endpoint !== undefined){
+let data165 = data164.endpoint;
+const _errs357 = errors;
+if(typeof data165 !== "string"){
+let dataType123 = typeof data165;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data165;
 }
-else if(data163 === null){
-coerced122 = "";
+else if(data165 === null){
+coerced123 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced122 !== undefined){
-data163 = coerced122;
-if(data162 !== undefined){
-data162["endpoint"] = coerced122;
+if(coerced123 !== undefined){
+data165 = coerced123;
+if(data164 !== undefined){
+data164["endpoint"] = coerced123;
 }
 }
 }
-if(errors === _errs353){
-if(typeof data163 === "string"){
-if(!pattern4.test(data163)){
+if(errors === _errs357){
+if(typeof data165 === "string"){
+if(!pattern4.test(data165)){
 validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
 }
-var valid45 = _errs353 === errors;
+var valid47 = _errs357 === errors;
 }
 else {
-var valid45 = true;
+var valid47 = true;
 }
-if(valid45){
-if(data162.service_name !== undefined){
-let data164 = data162.service_name;
-const _errs355 = errors;
-if(typeof data164 !== "string"){
-let dataType123 = typeof data164;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data164;
+if(valid47){
+if(data164.service_name !== undefined){
+let data166 = data164.service_name;
+const _errs359 = errors;
+if(typeof data166 !== "string"){
+let dataType124 = typeof data166;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data166;
 }
-else if(data164 === null){
-coerced123 = "";
+else if(data166 === null){
+coerced124 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced123 !== undefined){
-data164 = coerced123;
-if(data162 !== undefined){
-data162["service_name"] = coerced123;
+if(coerced124 !== undefined){
+data166 = coerced124;
+if(data164 !== undefined){
+data164["service_name"] = coerced124;
 }
 }
 }
-if(errors === _errs355){
-if(typeof data164 === "string"){
-if(func3(data164) > 100){
+if(errors === _errs359){
+if(typeof data166 === "string"){
+if(func3(data166) > 100){
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func3(data164) < 1){
+if(func3(data166) < 1){
 validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid45 = _errs355 === errors;
+var valid47 = _errs359 === errors;
 }
 else {
-var valid45 = true;
+var valid47 = true;
 }
-if(valid45){
-if(data162.sample_ratio !== undefined){
-let data165 = data162.sample_ratio;
-const _errs357 = errors;
-if(!((typeof data165 == "number") && (isFinite(data165)))){
-let dataType124 = typeof data165;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "boolean" || data165 === null
-              || (dataType124 == "string" && data165 && data165 == +data165)){
-coerced124 = +data165;
+if(valid47){
+if(data164.sample_ratio !== undefined){
+let data167 = data164.sample_ratio;
+const _errs361 = errors;
+if(!((typeof data167 == "number") && (isFinite(data167)))){
+let dataType125 = typeof data167;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "boolean" || data167 === null
+              || (dataType125 == "string" && data167 && data167 == +data167)){
+coerced125 = +data167;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced124 !== undefined){
-data165 = coerced124;
-if(data162 !== undefined){
-data162["sample_ratio"] = coerced124;
+if(coerced125 !== undefined){
+data167 = coerced125;
+if(data164 !== undefined){
+data164["sample_ratio"] = coerced125;
 }
 }
 }
-if(errors === _errs357){
-if((typeof data165 == "number") && (isFinite(data165))){
-if(data165 > 1 || isNaN(data165)){
+if(errors === _errs361){
+if((typeof data167 == "number") && (isFinite(data167))){
+if(data167 > 1 || isNaN(data167)){
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
-if(data165 < 0 || isNaN(data165)){
+if(data167 < 0 || isNaN(data167)){
 validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid45 = _errs357 === errors;
+var valid47 = _errs361 === errors;
 }
 else {
-var valid45 = true;
+var valid47 = true;
 }
 }
 }
@@ -6222,119 +6302,41 @@ validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs350 === errors;
+var valid0 = _errs354 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data166 = data.sponsor_key;
-const _errs359 = errors;
-if(typeof data166 !== "string"){
-let dataType125 = typeof data166;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data166;
+let data168 = data.sponsor_key;
+const _errs363 = errors;
+if(typeof data168 !== "string"){
+let dataType126 = typeof data168;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data168;
 }
-else if(data166 === null){
-coerced125 = "";
+else if(data168 === null){
+coerced126 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced125 !== undefined){
-data166 = coerced125;
-if(data !== undefined){
-data["sponsor_key"] = coerced125;
-}
-}
-}
-if(errors === _errs359){
-if(typeof data166 === "string"){
-if(!pattern39.test(data166)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs359 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data167 = data.bundler_keys;
-const _errs361 = errors;
-if(typeof data167 !== "string"){
-let dataType126 = typeof data167;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data167;
-}
-else if(data167 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced126 !== undefined){
-data167 = coerced126;
+data168 = coerced126;
 if(data !== undefined){
-data["bundler_keys"] = coerced126;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data167 === "string"){
-if(!pattern52.test(data167)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs361 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.encryption_key !== undefined){
-let data168 = data.encryption_key;
-const _errs363 = errors;
-if(typeof data168 !== "string"){
-let dataType127 = typeof data168;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data168;
-}
-else if(data168 === null){
-coerced127 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data168 = coerced127;
-if(data !== undefined){
-data["encryption_key"] = coerced127;
+data["sponsor_key"] = coerced126;
 }
 }
 }
 if(errors === _errs363){
 if(typeof data168 === "string"){
-if(!pattern53.test(data168)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern39.test(data168)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -6345,31 +6347,109 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data169 = data.metrics_require_admin_token;
+if(data.bundler_keys !== undefined){
+let data169 = data.bundler_keys;
 const _errs365 = errors;
-if(typeof data169 !== "boolean"){
+if(typeof data169 !== "string"){
+let dataType127 = typeof data169;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data169;
+}
+else if(data169 === null){
+coerced127 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data169 = coerced127;
+if(data !== undefined){
+data["bundler_keys"] = coerced127;
+}
+}
+}
+if(errors === _errs365){
+if(typeof data169 === "string"){
+if(!pattern52.test(data169)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs365 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.encryption_key !== undefined){
+let data170 = data.encryption_key;
+const _errs367 = errors;
+if(typeof data170 !== "string"){
+let dataType128 = typeof data170;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(data169 === "false" || data169 === 0 || data169 === null){
-coerced128 = false;
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data170;
 }
-else if(data169 === "true" || data169 === 1){
-coerced128 = true;
+else if(data170 === null){
+coerced128 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data170 = coerced128;
+if(data !== undefined){
+data["encryption_key"] = coerced128;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data170 === "string"){
+if(!pattern53.test(data170)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs367 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data171 = data.metrics_require_admin_token;
+const _errs369 = errors;
+if(typeof data171 !== "boolean"){
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(data171 === "false" || data171 === 0 || data171 === null){
+coerced129 = false;
+}
+else if(data171 === "true" || data171 === 1){
+coerced129 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced128 !== undefined){
-data169 = coerced128;
+if(coerced129 !== undefined){
+data171 = coerced129;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced128;
+data["metrics_require_admin_token"] = coerced129;
 }
 }
 }
-var valid0 = _errs365 === errors;
+var valid0 = _errs369 === errors;
 }
 else {
 var valid0 = true;
