@@ -17,6 +17,8 @@ export async function estimateDroppingRefused(
   batch: readonly UserOperationRow[],
   estimate: (rows: readonly UserOperationRow[]) => Promise<bigint>,
   settleLanded: (row: UserOperationRow) => Promise<boolean> = async () => false,
+  /** A dropped op, its reason, and whether it fails by itself too (then no other op broke it): for the reputations. */
+  refused: (row: UserOperationRow, reason: string, refusedAlone: boolean) => Promise<void> = async () => undefined,
 ): Promise<{ rows: UserOperationRow[]; gas: bigint } | undefined> {
   let rows = [...batch];
   while (rows.length > 0) {
@@ -28,9 +30,23 @@ export async function estimateDroppingRefused(
       const bad = rows[Number(reverted.args?.[0] ?? 0)];
       if (!bad) throw error;
       const reason = String(reverted.args?.[1] ?? 'refused by the EntryPoint');
-      if (!(/^AA(25|10)/.test(reason) && (await settleLanded(bad)))) await markFailed(ctx, bad, explainAaReason(reason));
+      if (!(/^AA(25|10)/.test(reason) && (await settleLanded(bad)))) {
+        await markFailed(ctx, bad, explainAaReason(reason));
+        await refused(bad, reason, rows.length === 1 || (await failsAlone(estimate, bad)));
+      }
       rows = rows.filter((row) => row !== bad);
     }
   }
   return undefined;
+}
+
+/** Whether the EntryPoint refuses the op by itself too; an estimate that fails otherwise counts as yes (no one is blamed). */
+async function failsAlone(
+  estimate: (rows: readonly UserOperationRow[]) => Promise<bigint>,
+  row: UserOperationRow,
+): Promise<boolean> {
+  return estimate([row]).then(
+    () => false,
+    () => true,
+  );
 }

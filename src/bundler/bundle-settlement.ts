@@ -37,6 +37,8 @@ export async function settleBundle(
       [row.factory, row.paymaster].filter((address): address is string => address !== null),
       'ops_included',
     );
+    // A staked sender was counted as seen (its row exists); an unstaked one has no reputation.
+    await ctx.reputation.countIncludedIfKnown(ctx.name, [row.sender]);
   }
 }
 

@@ -77,10 +77,13 @@ export async function admitToMempool(db: Kysely<Tables>, admission: Admission): 
           .where('hash', '=', replacing)
           // A submitted one is in a bundle on its way: the bundle swaps it for this one (bundle-swap.ts).
           .where('status', 'in', ['pending', 'submitted'])
-          .returning(['factory', 'paymaster'])
+          .returning(['factory', 'paymaster', 'sender'])
           .executeTakeFirst();
-        // The replaced op no longer counts as seen for its entities: the new one counts instead (ERC-7562 reputation).
-        const entities = [replaced?.factory, replaced?.paymaster].filter((address): address is string => !!address);
+        // The replaced op no longer counts as seen for its entities (and its sender, when staked: it has
+        // counters then): the new one counts instead (ERC-7562 reputation).
+        const entities = [replaced?.factory, replaced?.paymaster, replaced?.sender.toLowerCase()].filter(
+          (address): address is string => !!address,
+        );
         if (entities.length > 0)
           await sql`update bundler_reputation set ops_seen = greatest(ops_seen - 1, 0), updated_at = now()
             where network = ${row.network} and address = any(${entities}::text[])`.execute(trx);

@@ -3,6 +3,7 @@ import type { Network } from '../chains/registry.ts';
 import type { BundlerContext } from './bundler-context.ts';
 import type { CodeHashes } from './code-hashes.ts';
 import { delegationOverride } from './eip7702-delegation.ts';
+import { meetsStake } from './entity-stake.ts';
 import type { EntryPoint } from './entry-points.ts';
 import { outcomeError } from './outcome-errors.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
@@ -126,6 +127,5 @@ export async function validationVerdict(
 
 /** ERC-7562's staked entity: a stake and an unstake delay at the network's minimums (SREP-010). */
 function isStakedOn(network: ValidationTarget['network'], info: StakeInfo): boolean {
-  const { minStakeWei, minUnstakeDelayS } = network.config.bundler;
-  return info.stake >= minStakeWei && info.unstakeDelaySec >= BigInt(minUnstakeDelayS);
+  return meetsStake(network.config.bundler, info);
 }

@@ -40,6 +40,25 @@ export function createReputationStore(db: Kysely<Tables>) {
       }
     },
 
+    /** Takes back one "seen" of each entity (never under 0): an op it is not to be charged with (EREP-015/030). */
+    async unsee(network: string, addresses: readonly string[]): Promise<void> {
+      if (addresses.length === 0) return;
+      await sql`update bundler_reputation set ops_seen = greatest(ops_seen - 1, 0), updated_at = now()
+        where network = ${network} and address = any(${addresses.map((address) => address.toLowerCase())}::text[])`.execute(db);
+    },
+
+    /** Bans the entity that broke a bundle (ERC-7562, the reference bundler's crashedHandleOps): seen 10,000, included 0. */
+    async crashed(network: string, address: string): Promise<void> {
+      await this.set(network, [{ address, opsSeen: 10_000, opsIncluded: 0 }]);
+    },
+
+    /** One more included op for each entity that already has counters (a staked sender counted when seen). */
+    async countIncludedIfKnown(network: string, addresses: readonly string[]): Promise<void> {
+      if (addresses.length === 0) return;
+      await sql`update bundler_reputation set ops_included = ops_included + 1, updated_at = now()
+        where network = ${network} and address = any(${addresses.map((address) => address.toLowerCase())}::text[])`.execute(db);
+    },
+
     async list(network: string): Promise<EntityReputation[]> {
       const rows = await db
         .selectFrom('bundler_reputation')

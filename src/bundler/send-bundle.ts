@@ -15,6 +15,7 @@ import { planAuthorizations } from './eip7702-chain.ts';
 import { handleOpsCall, opOfRow } from './handle-ops-call.ts';
 import { bundleTransactionOf } from './handle-ops-transaction.ts';
 import { findUserOperationEvent } from './known-ops.ts';
+import { applyRefusalReputation } from './refusal-reputation.ts';
 import { shortMessage } from './simulation.ts';
 import type { EntryPointVersion } from './user-operation.ts';
 
@@ -72,6 +73,7 @@ export async function sendBundle(
       if (landed) await settleBundle(ctx, [row], landed.transactionHash, entryPoint, version);
       return landed !== undefined;
     },
+    (row, reason, refusedAlone) => applyRefusalReputation(ctx, row, reason, refusedAlone),
   );
   if (estimated === undefined) return undefined;
   // The next block's fees, read after the estimate (as close to the send as can be: a block mined

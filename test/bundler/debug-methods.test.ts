@@ -120,10 +120,8 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
   });
 
-  it("moves a paymaster's opsSeen with a replacement: the replaced op no longer counts (as the bundler spec tests check)", async () => {
-    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
-    // validatePaymasterUserOp answers (empty context, validationData 0) for any op.
-    const paymaster = '0x000000000000000000000000000000000000face' as Address;
+  /** A paymaster whose validatePaymasterUserOp answers (empty context, validationData 0) for any op, with 1 ETH deposited. */
+  async function installPaymaster(paymaster: Address) {
     await chain.anvilRpc('anvil_setCode', [paymaster, '0x60406000526000602052600060405260606000f3']);
     const [funder] = (await chain.anvilRpc('eth_accounts')) as Address[];
     const depositTo = `0xb760faf9${paymaster.slice(2).padStart(64, '0')}`;
@@ -131,6 +129,52 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
       { from: funder, to: entryPoint07Address, data: depositTo, value: `0x${parseEther('1').toString(16)}` },
     ]);
     await chain.anvilRpc('anvil_mine', ['0x1']);
+  }
+  const paymasterFields = (paymaster: Address) => ({
+    paymaster,
+    paymasterVerificationGasLimit: '0x186a0',
+    paymasterPostOpGasLimit: '0x0',
+    paymasterData: '0x',
+  });
+  const seenOf = async (address: string) =>
+    (
+      (await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result as { address: string; opsSeen: string }[]
+    ).find((entry) => entry.address.toLowerCase() === address)?.opsSeen;
+
+  it("takes back a paymaster's opsSeen when its op's account fails by itself as the bundle is built (ERC-7562 EREP-015)", async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    const paymaster = '0x000000000000000000000000000000000000fac3' as Address;
+    await installPaymaster(paymaster);
+    const account = '0x000000000000000000000000000000000000a781' as Address;
+    await chain.anvilRpc('anvil_setCode', [account, timestampAccountCode]);
+    await bundler('debug_bundler_setReputation', [[{ address: paymaster, opsSeen: 5, opsIncluded: 2 }], entryPoint07Address]);
+    const base = { ...bareUserOperation(account), ...paymasterFields(paymaster) };
+    const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
+    expect(estimate.error, estimate.error?.message).toBeUndefined();
+    const sent = await bundler('eth_sendUserOperation', [
+      { ...base, ...estimate.result, ...paymasterFields(paymaster) },
+      entryPoint07Address,
+    ]);
+    expect(sent.error, sent.error?.message).toBeUndefined();
+    expect(await seenOf(paymaster)).toBe('0x6');
+    // The account now reverts in validateUserOp (AA23): not the paymaster's doing.
+    await chain.anvilRpc('anvil_setCode', [account, '0x60006000fd']);
+    await bundler('debug_bundler_sendBundleNow', []);
+    const row = await chain.service.database.db
+      .selectFrom('user_operations')
+      .select(['status', 'reason'])
+      .where('hash', '=', String(sent.result))
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('failed');
+    expect(row.reason).toMatch(/^AA23/);
+    expect(await seenOf(paymaster)).toBe('0x5');
+    expect((await bundler('debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+  });
+
+  it("moves a paymaster's opsSeen with a replacement: the replaced op no longer counts (as the bundler spec tests check)", async () => {
+    expect((await bundler('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    const paymaster = '0x000000000000000000000000000000000000face' as Address;
+    await installPaymaster(paymaster);
     const base = {
       ...bareUserOperation(sender, `0x${(11n << 64n).toString(16)}`),
       paymaster,
@@ -141,10 +185,7 @@ describe('ERC-7769 debug methods, with safe mode off', () => {
     const estimate = await bundler('eth_estimateUserOperationGas', [base, entryPoint07Address]);
     expect(estimate.error, estimate.error?.message).toBeUndefined();
     const first = { ...base, ...estimate.result, paymasterVerificationGasLimit: '0x186a0', paymasterPostOpGasLimit: '0x0' };
-    const seen = async () =>
-      (
-        (await bundler('debug_bundler_dumpReputation', [entryPoint07Address])).result as { address: string; opsSeen: string }[]
-      ).find((entry) => entry.address.toLowerCase() === paymaster)?.opsSeen;
+    const seen = () => seenOf(paymaster);
     expect((await bundler('eth_sendUserOperation', [first, entryPoint07Address])).error).toBeUndefined();
     expect(await seen()).toBe('0x1');
     const raised = {

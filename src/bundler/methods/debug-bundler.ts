@@ -1,7 +1,8 @@
-import { type Address, isAddress, parseAbi, toHex } from 'viem';
+import { type Address, isAddress, toHex } from 'viem';
 import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
+import { meetsStake, readStake } from '../entity-stake.ts';
 import { resolveEntryPoint } from '../entry-points.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from '../rpc-errors.ts';
 
@@ -69,26 +70,16 @@ function clearMempool(ctx: Pick<BundlerContext, 'db'>, name: string) {
   return ctx.db.deleteFrom('user_operations').where('network', '=', name).where('status', '=', 'pending').execute();
 }
 
-const getDepositInfoAbi = parseAbi([
-  'function getDepositInfo(address account) view returns ((uint256 deposit, bool staked, uint112 stake, uint32 unstakeDelaySec, uint48 withdrawTime) info)',
-]);
-
 /** The entity's stake in the EntryPoint, and whether this bundler counts it as staked (ERC-7562 SREP-010). */
 async function stakeStatus(ctx: Pick<BundlerContext, 'clientOf'>, network: Network, params: unknown[]) {
   const address = params[0];
   if (typeof address !== 'string' || !isAddress(address, { strict: false }))
     throw invalidParams('the first parameter must be the address of an account, factory or paymaster');
   const entryPoint = resolveEntryPoint(network, params[1]);
-  const info = await ctx.clientOf(network).readContract({
-    address: entryPoint.address,
-    abi: getDepositInfoAbi,
-    functionName: 'getDepositInfo',
-    args: [address as Address],
-  });
-  const { minStakeWei, minUnstakeDelayS } = network.config.bundler;
+  const info = await readStake(ctx.clientOf(network), entryPoint.address, address as Address);
   return {
     stakeInfo: { addr: address, stake: info.stake.toString(), unstakeDelaySec: info.unstakeDelaySec.toString() },
-    isStaked: info.stake >= minStakeWei && info.unstakeDelaySec >= minUnstakeDelayS,
+    isStaked: meetsStake(network.config.bundler, info),
   };
 }
 

@@ -171,6 +171,7 @@ async function admitUserOperation(
     hash,
     replacing: replacing?.hash,
     senderLimit: senderLimitOf(network.config.bundler, found.senderStaked),
+    senderStaked: found.senderStaked === true,
     safeMode,
     storageOwners: found.storageOwners,
     codeHashes: found.codeHashes,
@@ -237,6 +238,8 @@ async function enterMempool(
     hash: string;
     replacing: string | undefined;
     senderLimit: number;
+    /** A staked sender is an entity with a reputation of its own (ERC-7562): the op counts as seen for it too. */
+    senderStaked: boolean;
     safeMode: boolean;
     /** Contracts whose storage the validation touched (STO-041); undefined when it was not traced. */
     storageOwners: readonly string[] | undefined;
@@ -264,7 +267,7 @@ async function enterMempool(
   const refusal = await admitToMempool(ctx.db, {
     row,
     conflictsWith: storageOwners === undefined ? undefined : ours,
-    seenEntities: ours,
+    seenEntities: admitted.senderStaked ? [...ours, op.sender.toLowerCase()] : ours,
     replacing: admitted.replacing,
     senderLimit: admitted.senderLimit,
   });
