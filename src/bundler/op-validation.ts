@@ -12,7 +12,7 @@ import { type StakeInfo, simulateValidation, simulationOutcomeOfFrame } from './
 import { mergeStateOverrides, rpcStateOverride } from './state-override.ts';
 import { type AnyUserOperation, deploysSender } from './user-operation.ts';
 import type { RuleEntities } from './validation-rule-types.ts';
-import { checkValidationRules, traceValidation } from './validation-rules.ts';
+import { checkValidationRules, paymasterContextNeedsStake, traceValidation } from './validation-rules.ts';
 
 type ValidationContext = Pick<BundlerContext, 'clientOf' | 'untraceable'>;
 
@@ -70,7 +70,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
             factory: entities.factory ?? undefined,
             paymaster: entities.paymaster ?? undefined,
             deploying: deploysSender(op),
-            paymasterContext: outcome.paymasterContext === true,
+            paymasterContext: outcome.paymasterContext === true && paymasterContextNeedsStake(entryPoint.version),
             staked: {
               sender: isStaked(outcome.stakes.sender),
               factory: isStaked(outcome.stakes.factory),

@@ -20,6 +20,6 @@ export interface RuleEntities {
   /** The op deploys its sender (it has a factory). */
   readonly deploying: boolean;
   readonly staked: { readonly sender: boolean; readonly factory: boolean; readonly paymaster: boolean };
-  /** The paymaster's validation returned a context for its postOp. */
+  /** The paymaster's validation returned a context for its postOp, on an EntryPoint whose rules ask a stake for it (EREP-050: v0.6, v0.8). */
   readonly paymasterContext?: boolean;
 }

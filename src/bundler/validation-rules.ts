@@ -118,6 +118,15 @@ export function traceValidation(
 }
 
 /**
+ * Whether the EntryPoint's ERC-7562 asks a stake of a paymaster that returns a postOp context
+ * (EREP-050): v0.6 and v0.8 do; the rules of v0.7, whose EntryPoint calls postOp once, dropped it
+ * (each version's bundler spec tests check it so).
+ */
+export function paymasterContextNeedsStake(version: EntryPointVersion): boolean {
+  return version !== '0.7';
+}
+
+/**
  * Checks the op's validation (the simulation the EntryPoint runs) against ERC-7562's rules, in up to
  * two passes: the call tree and the touched state (two built-in tracers, a millisecond or two), then,
  * only when those cannot settle it (code that could reach a banned opcode, storage outside the

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { screenBytecode } from '../../src/bundler/bytecode-screen.ts';
 import { checkCallTree } from '../../src/bundler/validation-call-tree.ts';
 import { createAllowed } from '../../src/bundler/validation-create-rules.ts';
-import { checkValidationRules } from '../../src/bundler/validation-rules.ts';
+import { checkValidationRules, paymasterContextNeedsStake } from '../../src/bundler/validation-rules.ts';
 import { checkStepTrace, type StepTrace } from '../../src/bundler/validation-step-trace.ts';
 
 // ERC-7562 rules the ERC-4337 bundler spec tests (eth-infinitism/bundler-spec-tests) found broken:
@@ -176,5 +176,11 @@ describe('a paymaster context (EREP-050)', () => {
       checkValidationRules(traces(root), { ...withPaymaster, paymasterContext: true, staked: { ...unstaked, paymaster: true } }),
     ).resolves.toMatchObject({ storageOwners: [] });
     await expect(checkValidationRules(traces(root), withPaymaster)).resolves.toMatchObject({ storageOwners: [] });
+  });
+
+  it('is a rule of EntryPoint v0.6 and v0.8, not of v0.7 (whose EntryPoint calls postOp once)', () => {
+    expect(paymasterContextNeedsStake('0.8')).toBe(true);
+    expect(paymasterContextNeedsStake('0.6')).toBe(true);
+    expect(paymasterContextNeedsStake('0.7')).toBe(false);
   });
 });
