@@ -66,6 +66,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
         simulation.then(
           (outcome): RuleEntities => ({
             entryPoint: entryPoint.address,
+            entryPointVersion: entryPoint.version,
             sender: op.sender,
             factory: entities.factory ?? undefined,
             paymaster: entities.paymaster ?? undefined,

@@ -1,3 +1,4 @@
+import type { EntryPointVersion } from './user-operation.ts';
 /** The part of an op's validation a step ran in: the account's, the factory's or the paymaster's. */
 export type ValidationEntity = 'account' | 'factory' | 'paymaster' | 'unknown';
 
@@ -20,6 +21,8 @@ export interface RuleEntities {
   /** The op deploys its sender (it has a factory). */
   readonly deploying: boolean;
   readonly staked: { readonly sender: boolean; readonly factory: boolean; readonly paymaster: boolean };
+  /** The EntryPoint's version, where its ERC-7562 differs (STO-022's staked-factory exception: only the account's on v0.7). */
+  readonly entryPointVersion?: EntryPointVersion;
   /** The paymaster's validation returned a context for its postOp, on an EntryPoint whose rules ask a stake for it (EREP-050: v0.6, v0.8). */
   readonly paymasterContext?: boolean;
 }

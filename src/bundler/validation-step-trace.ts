@@ -139,8 +139,10 @@ export function checkStepTrace(trace: StepTrace, entities: RuleEntities): RuleVi
     const opcode = transient ? (write ? 'TSTORE' : 'TLOAD') : write ? 'SSTORE' : 'SLOAD';
     if (contract === sender) continue; // STO-010
     if (associatedWith(sender, slot)) {
-      // STO-021, STO-022; while the sender is deployed, a staked entity may too (its storage rules, STO-031/032).
-      if (!entities.deploying || entities.staked.factory || staked(entity)) continue;
+      // STO-021, STO-022; while the sender is deployed, a staked entity may too (its storage rules, STO-031/032),
+      // and any entity when the factory is staked (only the account on EntryPoint v0.7, whose rules said so).
+      const factoryCovers = entities.staked.factory && (entities.entryPointVersion !== '0.7' || entity === 'account');
+      if (!entities.deploying || factoryCovers || staked(entity)) continue;
       return {
         entity,
         opcode,
