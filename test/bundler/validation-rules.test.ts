@@ -313,22 +313,6 @@ describe('the storage rules from a step trace', () => {
       rule: 'STO-021',
     });
   });
-  it("while a staked factory deploys the sender, lets the paymaster use the sender's entry too, but on EntryPoint v0.7 only the account (STO-022)", () => {
-    const deployingStaked = {
-      ...entities,
-      factory: '0x000000000000000000000000000000000000fac7',
-      deploying: true,
-      staked: { sender: false, factory: true, paymaster: false },
-    };
-    const paymasterReads = trace([[entities.paymaster, token, balanceSlot, 0, 0]], [senderKey]);
-    expect(checkStepTrace(paymasterReads, { ...deployingStaked, entryPointVersion: '0.8' as const })).toBeUndefined();
-    expect(checkStepTrace(paymasterReads, { ...deployingStaked, entryPointVersion: '0.7' as const })).toMatchObject({
-      entity: 'paymaster',
-      rule: 'STO-022',
-    });
-    const accountReads = trace([[entities.sender, token, balanceSlot, 0, 0]], [senderKey]);
-    expect(checkStepTrace(accountReads, { ...deployingStaked, entryPointVersion: '0.7' as const })).toBeUndefined();
-  });
   it('lets a staked paymaster read any non-entity storage and use its own, and an unstaked one neither', () => {
     const reads: [string, string, string, number, number][] = [
       [entities.paymaster, token, '5', 0, 0],

@@ -1,3 +1,4 @@
+import { keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { screenBytecode } from '../../src/bundler/bytecode-screen.ts';
 import { checkCallTree } from '../../src/bundler/validation-call-tree.ts';
@@ -182,5 +183,28 @@ describe('a paymaster context (EREP-050)', () => {
     expect(paymasterContextNeedsStake('0.8')).toBe(true);
     expect(paymasterContextNeedsStake('0.6')).toBe(true);
     expect(paymasterContextNeedsStake('0.7')).toBe(false);
+  });
+});
+
+describe("the sender's storage while a staked factory deploys it (STO-022)", () => {
+  const paymaster = '0x000000000000000000000000000000000000beef';
+  const token = '0x000000000000000000000000000000000000c0de';
+  const senderKey = `0x${sender.slice(2).padStart(64, '0')}${'0'.repeat(64)}` as const;
+  const balanceSlot = BigInt(keccak256(senderKey)).toString(16);
+  const reads = (by: string): StepTrace => ({
+    ops: [],
+    storage: [[by, token, balanceSlot, 0, 0]],
+    keccak: [senderKey],
+    noCode: [],
+  });
+  const staked = { ...deploying, paymaster, staked: factoryStaked };
+
+  it("lets any entity use it on EntryPoint v0.8, only the account on v0.7 (each version's ERC-7562)", () => {
+    expect(checkStepTrace(reads(paymaster), { ...staked, entryPointVersion: '0.8' })).toBeUndefined();
+    expect(checkStepTrace(reads(paymaster), { ...staked, entryPointVersion: '0.7' })).toMatchObject({
+      entity: 'paymaster',
+      rule: 'STO-022',
+    });
+    expect(checkStepTrace(reads(sender), { ...staked, entryPointVersion: '0.7' })).toBeUndefined();
   });
 });
