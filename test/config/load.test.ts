@@ -326,19 +326,6 @@ describe('loadConfig', () => {
       expect(error.message).toMatch(/unknown setting/);
     });
 
-    it('bundler.entry_points: versions the bundler knows, once each, in the order given (default 0.7, 0.8, 0.6)', () => {
-      writeYaml({ chains: [{ embedded: true, bundler: { entry_points: ['0.8', '0.7'] } }] });
-      expect(load().chains[0]!.bundler.entryPoints).toEqual(['0.8', '0.7']);
-      writeYaml({ chains: [{ embedded: true }] });
-      expect(load().chains[0]!.bundler.entryPoints).toEqual(['0.7', '0.8', '0.6']);
-      writeYaml({ chains: [{ embedded: true, bundler: { entry_points: ['0.5'] } }] });
-      expect(configError(() => load()).message).toBe(
-        'invalid setting chains[0].bundler.entry_points[0] (in blockyard.yaml): must be one of 0.6, 0.7, 0.8',
-      );
-      writeYaml({ chains: [{ embedded: true, bundler: { entry_points: [] } }] });
-      expect(configError(() => load()).setting).toMatch(/^chains\[0\]\.bundler\.entry_points/);
-    });
-
     it('an unknown key in a chain', () => {
       writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', chain_id: 11155111, upstreams, colour: 'blue' }] });
       expect(configError(() => load()).setting).toMatch(/^chains\[0\]\.colour/);
