@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
@@ -96,6 +97,11 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
   const args = ['--port', String(requestedPort), '--host', host, '--chain-id', String(chainId)];
   if (statePath !== undefined) args.push('--state', statePath, '--state-interval', String(stateIntervalS));
   if (blockTimeS !== undefined) args.push('--block-time', String(blockTimeS));
+  // anvil keeps the states of its last 500 blocks in memory and writes older ones to disk (up to 3,600,
+  // about 0.5 MB each here), by default under ~/.foundry/anvil/tmp, which it never cleans: they go in a
+  // folder of ours instead, emptied at start (a crashed run's) and removed once anvil has exited.
+  const statesDir = historyStatesDir(dir);
+  args.push('--cache-path', statesDir);
   if (options.extraArgs !== undefined) args.push(...options.extraArgs);
 
   // Own process group: a Ctrl-C in the terminal reaches us, and we stop anvil in order (state dump included).
@@ -109,6 +115,7 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
   const killOnParentExit = () => {
     child.kill('SIGKILL');
     if (pidFile !== undefined) rmSync(pidFile, { force: true });
+    rmSync(statesDir, { recursive: true, force: true });
   };
 
   const exited = new Promise<DevnetExit>((resolve) => {
@@ -116,6 +123,7 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
       exitInfo = { code, signal };
       process.off('exit', killOnParentExit);
       if (pidFile !== undefined) rmSync(pidFile, { force: true });
+      rmSync(statesDir, { recursive: true, force: true });
       resolve(exitInfo);
       if (started && stopping === undefined) {
         logger.error(exitInfo, 'embedded devnet (anvil) exited unexpectedly');
@@ -173,6 +181,14 @@ async function spawnDevnet(options: DevnetOptions, requestedPort: number): Promi
       return stopping;
     },
   };
+}
+
+/** The folder for anvil's block states written to disk: in the devnet's `dir`, emptied first, else a new temporary one. */
+function historyStatesDir(dir: string | undefined): string {
+  if (dir === undefined) return mkdtempSync(join(tmpdir(), 'blockyard-anvil-states-'));
+  const statesDir = join(dir, 'anvil-states');
+  rmSync(statesDir, { recursive: true, force: true });
+  return statesDir;
 }
 
 async function stopChild(

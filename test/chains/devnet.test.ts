@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -98,6 +98,22 @@ describe('startDevnet', () => {
 
     const second = await track(startTestAnvil({ dir }));
     expect(await createPublicClient({ transport: http(second.url) }).getBalance({ address })).toBe(0x1234567890n);
+  });
+
+  it('writes the block states anvil moves to disk in its own folder, not ~/.foundry, and removes them at stop and at start', async () => {
+    const dir = await tempDir();
+    const statesDir = join(dir, 'anvil-states');
+    await mkdir(join(statesDir, 'anvil-state-of-a-crashed-run'), { recursive: true });
+    const devnet = await startTestAnvil({ dir });
+    expect(existsSync(join(statesDir, 'anvil-state-of-a-crashed-run'))).toBe(false);
+    // Past the 500 block states anvil keeps in memory: the older ones go to disk.
+    await createPublicClient({ transport: http(devnet.url) }).request({
+      method: 'anvil_mine' as never,
+      params: ['0x258'] as never,
+    });
+    await eventually(() => existsSync(statesDir) && readdirSync(statesDir).length > 0, 5_000);
+    await devnet.stop();
+    expect(existsSync(statesDir)).toBe(false);
   });
 
   it('stop() ends the process and is idempotent', async () => {
