@@ -24,6 +24,7 @@ export async function settleBundle(
     return;
   }
   const events = entryPointEventsIn(version, receipt.logs);
+  const includedSenders: string[] = [];
   for (const row of rows) {
     const outcome = userOperationOutcomeIn(events, row.hash);
     if (!outcome) {
@@ -37,9 +38,10 @@ export async function settleBundle(
       [row.factory, row.paymaster].filter((address): address is string => address !== null),
       'ops_included',
     );
-    // A staked sender was counted as seen (its row exists); an unstaked one has no reputation.
-    await ctx.reputation.countIncludedIfKnown(ctx.name, [row.sender]);
+    includedSenders.push(row.sender);
   }
+  // A staked sender was counted as seen (its row exists); an unstaked one has no reputation. One statement a bundle.
+  await ctx.reputation.countIncludedIfKnown(ctx.name, includedSenders);
 }
 
 /**

@@ -59,7 +59,7 @@ function simulateAndCheckRules(ctx: ValidationContext, target: ValidationTarget,
         simulateByCall,
       )
     : simulateByCall();
-  const isStaked = (info: StakeInfo) => isStakedOn(network, info);
+  const isStaked = (info: StakeInfo) => meetsStake(network.config.bundler, info);
   const rules: Promise<{ storageOwners: string[]; codeHashes: CodeHashes } | 'untraceable' | 'skipped'> = traces
     ? checkValidationRules(
         traces,
@@ -122,11 +122,6 @@ export async function validationVerdict(
   if (!ruled.ok) throw ruled.error;
   if (ruled.value === 'untraceable') ctx.untraceable.add(target.network);
   const traced = ruled.value === 'untraceable' || ruled.value === 'skipped' ? undefined : ruled.value;
-  const senderStaked = isStakedOn(target.network, simulated.value.stakes.sender);
+  const senderStaked = meetsStake(target.network.config.bundler, simulated.value.stakes.sender);
   return { storageOwners: traced?.storageOwners, codeHashes: traced?.codeHashes, senderStaked };
-}
-
-/** ERC-7562's staked entity: a stake and an unstake delay at the network's minimums (SREP-010). */
-function isStakedOn(network: ValidationTarget['network'], info: StakeInfo): boolean {
-  return meetsStake(network.config.bundler, info);
 }

@@ -52,11 +52,13 @@ export function createReputationStore(db: Kysely<Tables>) {
       await this.set(network, [{ address, opsSeen: 10_000, opsIncluded: 0 }]);
     },
 
-    /** One more included op for each entity that already has counters (a staked sender counted when seen). */
+    /** One more included op per listed occurrence, for each entity that already has counters (a staked sender counted when seen). */
     async countIncludedIfKnown(network: string, addresses: readonly string[]): Promise<void> {
       if (addresses.length === 0) return;
-      await sql`update bundler_reputation set ops_included = ops_included + 1, updated_at = now()
-        where network = ${network} and address = any(${addresses.map((address) => address.toLowerCase())}::text[])`.execute(db);
+      await sql`update bundler_reputation set ops_included = ops_included + included.ops, updated_at = now()
+        from (select address, count(*)::int as ops from unnest(${addresses.map((address) => address.toLowerCase())}::text[]) as address
+          group by address) as included
+        where network = ${network} and bundler_reputation.address = included.address`.execute(db);
     },
 
     async list(network: string): Promise<EntityReputation[]> {
