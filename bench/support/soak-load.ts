@@ -25,6 +25,8 @@ export const uncomparedGroups: ReadonlySet<RouteGroup> = new Set(['bundler ops']
 export interface Sample {
   at: number;
   group: RouteGroup;
+  /** The request's path without its query (the slowest are named when a group's p99 fails). */
+  path: string;
   ms: number;
   ok: boolean;
 }
@@ -88,10 +90,10 @@ export async function startSoakLoad(target: SoakTarget, log: (line: string) => v
       const response = await fetch(`${target.url}${path}`, { ...init, signal: AbortSignal.timeout(requestTimeoutMs) });
       const text = await response.text();
       const ok = accept(response.status) && !((group.startsWith('rpc') || group === 'bundler') && text.includes('"error"'));
-      samples.push({ at: from - started, group, ms: performance.now() - from, ok });
+      samples.push({ at: from - started, group, path: path.split('?')[0]!, ms: performance.now() - from, ok });
       if (!ok) fail(group, `${response.status} ${text}`);
     } catch (error) {
-      samples.push({ at: from - started, group, ms: performance.now() - from, ok: false });
+      samples.push({ at: from - started, group, path: path.split('?')[0]!, ms: performance.now() - from, ok: false });
       fail(group, (error as Error).message);
     }
   }
@@ -205,10 +207,22 @@ export async function startSoakLoad(target: SoakTarget, log: (line: string) => v
       });
       deployed = true;
       counts.ops++;
-      samples.push({ at: from - started, group: 'bundler ops', ms: sample.estimateMs, ok: true });
-      samples.push({ at: from - started, group: 'bundler ops', ms: sample.sendMs, ok: sample.success });
+      samples.push({
+        at: from - started,
+        group: 'bundler ops',
+        path: 'eth_estimateUserOperationGas',
+        ms: sample.estimateMs,
+        ok: true,
+      });
+      samples.push({
+        at: from - started,
+        group: 'bundler ops',
+        path: 'eth_sendUserOperation',
+        ms: sample.sendMs,
+        ok: sample.success,
+      });
     } catch (error) {
-      samples.push({ at: from - started, group: 'bundler ops', ms: performance.now() - from, ok: false });
+      samples.push({ at: from - started, group: 'bundler ops', path: 'user operation', ms: performance.now() - from, ok: false });
       fail('bundler', (error as Error).message);
     } finally {
       opRunning = false;

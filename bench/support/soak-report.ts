@@ -109,7 +109,7 @@ export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Samp
     if (Number.isNaN(from) || Number.isNaN(to)) continue;
     if (to > from * maxP99Ratio && to - from > p99FloorMs)
       problems.push(
-        `${group} p99 went from ${from.toFixed(1)} ms (minutes ${baselineMinute}-${middle}) to ${to.toFixed(1)} ms (minutes ${middle + 1}-${rows.length}), over ${maxP99Ratio}x`,
+        `${group} p99 went from ${from.toFixed(1)} ms (minutes ${baselineMinute}-${middle}) to ${to.toFixed(1)} ms (minutes ${middle + 1}-${rows.length}), over ${maxP99Ratio}x; slowest: ${slowest(samples, group, middle)}`,
       );
   }
   // Said, not excused: a p99 that rose with the event loop's own delay is most likely other processes
@@ -121,6 +121,16 @@ export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Samp
   const failed = last.failed / Math.max(1, last.requests);
   if (failed > 0.01) problems.push(`${(failed * 100).toFixed(1)}% of the last minute's requests failed`);
   return problems;
+}
+
+/** A group's five slowest requests after minute `after`: what a failed p99 was made of. */
+function slowest(samples: Sample[], group: RouteGroup, after: number): string {
+  return samples
+    .filter((sample) => sample.group === group && sample.at / 1000 >= after * 60)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((sample) => `${sample.ms.toFixed(0)} ms ${sample.path} at ${(sample.at / 1000).toFixed(0)} s`)
+    .join(', ');
 }
 
 export function formatTable(rows: MinuteRow[]): string {

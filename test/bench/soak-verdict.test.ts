@@ -42,7 +42,7 @@ function dashboardSamples(msAt: (minute: number, index: number) => number): Samp
   const group: RouteGroup = 'dashboard';
   return Array.from({ length: 12 * 100 }, (_, n) => {
     const minute = Math.floor(n / 100) + 1;
-    return { at: (minute - 1) * 60_000 + (n % 100) * 600, group, ms: msAt(minute, n % 100), ok: true };
+    return { at: (minute - 1) * 60_000 + (n % 100) * 600, group, path: '/', ms: msAt(minute, n % 100), ok: true };
   });
 }
 
@@ -57,7 +57,8 @@ describe('the soak verdict on latency', () => {
   it('fails a p99 that rises through the second half', () => {
     const samples = dashboardSamples((minute, index) => (minute > 6 ? 4 * (8 + (index % 10)) : 8 + (index % 10)));
     expect(verdict(flat, 3, samples)).toEqual([
-      'dashboard p99 went from 17.0 ms (minutes 3-6) to 68.0 ms (minutes 7-12), over 2x',
+      'dashboard p99 went from 17.0 ms (minutes 3-6) to 68.0 ms (minutes 7-12), over 2x; ' +
+        'slowest: 68 ms / at 365 s, 68 ms / at 371 s, 68 ms / at 377 s, 68 ms / at 383 s, 68 ms / at 389 s',
     ]);
   });
 });
