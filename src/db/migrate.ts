@@ -27,6 +27,7 @@ import * as webhookDeliveryWrites from './migrations/2026-12-03T1500-webhook-del
 import * as webhookMatcherRelease from './migrations/2026-12-04T0600-webhook-matcher-release.ts';
 import * as webhookPausedNotices from './migrations/2026-12-04T1100-webhook-paused-notices.ts';
 import * as userOperationStorageOwners from './migrations/2026-12-04T1700-user-operation-storage-owners.ts';
+import * as usageMinutesByKey from './migrations/2026-12-04T2000-usage-minutes-by-key.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-04T0600-webhook-matcher-release': webhookMatcherRelease,
   '2026-12-04T1100-webhook-paused-notices': webhookPausedNotices,
   '2026-12-04T1700-user-operation-storage-owners': userOperationStorageOwners,
+  '2026-12-04T2000-usage-minutes-by-key': usageMinutesByKey,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

@@ -89,12 +89,17 @@ export function createUsageStore(db: Database): UsageStore {
     },
 
     async lastUsed(accountId) {
-      const rows = await db
-        .selectFrom('usage_minutes')
-        .select(['key_id', (eb) => eb.fn.max('minute').as('last')])
-        .where('account_id', '=', accountId)
-        .groupBy('key_id')
-        .execute();
+      // A loose index scan: the account's next key id, then that key's latest minute, each one descent
+      // of usage_minutes_by_key, however many minutes the account has written.
+      const { rows } = await sql<{ key_id: string; last: Date }>`
+        with recursive used(key_id) as (
+          (select key_id from usage_minutes where account_id = ${accountId} order by key_id limit 1)
+          union all
+          select (select u.key_id from usage_minutes u where u.account_id = ${accountId} and u.key_id > used.key_id order by u.key_id limit 1)
+          from used where used.key_id is not null
+        )
+        select key_id, (select max(minute) from usage_minutes u where u.account_id = ${accountId} and u.key_id = used.key_id) as last
+        from used where key_id is not null`.execute(db);
       return new Map(rows.map((row) => [row.key_id, new Date(row.last)]));
     },
   };
