@@ -9,12 +9,15 @@ const executorPollMs = 10;
 /**
  * pimlico_sendUserOperationNow's part of the bundle loop (src/bundler/bundle-loop.ts): the ops are
  * claimed before `admit` writes them to the mempool, so the loop's own rounds, which skip claimed ops
- * and senders, never put them in another bundle; then they go alone on the first free executor.
+ * and senders, never put them in another bundle; then they go alone on the first free executor, once
+ * no bundle on its way holds an op they are in storage conflict with (STO-041), and claim the storage
+ * they touched so no later bundle takes an op in conflict with them.
  */
 export async function bundleAlone<E extends { busy: boolean }>(deps: {
   ops: readonly { hash: string; sender: string }[];
   admit: () => Promise<void>;
-  claim: (ops: readonly { hash: string; sender: string }[]) => () => void;
+  claim: (ops: readonly Pick<UserOperationRow, 'hash' | 'sender' | 'storage_owners'>[]) => () => void;
+  conflictsWithClaimed: (row: UserOperationRow) => boolean;
   load: (hashes: readonly string[]) => Promise<UserOperationRow[]>;
   executors: readonly E[];
   bundleWith: (executor: E, rows: UserOperationRow[]) => Promise<Hex | undefined>;
@@ -28,22 +31,25 @@ export async function bundleAlone<E extends { busy: boolean }>(deps: {
     const rows = (await deps.load(deps.ops.map((op) => op.hash))).filter((row) => row.status === 'pending');
     if (rows.length === 0) return undefined;
     const deadline = Date.now() + executorWaitMs;
-    let executor = deps.executors.find((candidate) => !candidate.busy);
+    const free = () => (rows.some(deps.conflictsWithClaimed) ? undefined : deps.executors.find((candidate) => !candidate.busy));
+    let executor = free();
     while (!executor) {
       if (deps.isClosed()) throw new BundlerRpcError(bundlerErrorCodes.internal, 'the bundler is stopping');
       if (Date.now() > deadline)
         throw new BundlerRpcError(
           bundlerErrorCodes.internal,
-          `every executor stayed busy for ${executorWaitMs / 1000} s: the operation waits in the mempool`,
+          `no executor was free of a bundle (or of one in storage conflict with the operation) for ${executorWaitMs / 1000} s: the operation waits in the mempool`,
         );
       await new Promise((resolve) => setTimeout(resolve, executorPollMs));
-      executor = deps.executors.find((candidate) => !candidate.busy);
+      executor = free();
     }
     executor.busy = true;
     deps.inFlight(1);
+    const releaseStorage = deps.claim(rows);
     try {
       return await deps.bundleWith(executor, rows);
     } finally {
+      releaseStorage();
       executor.busy = false;
       deps.inFlight(-1);
     }

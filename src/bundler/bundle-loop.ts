@@ -164,6 +164,7 @@ export function startBundleLoop(deps: BundleLoopDeps): BundleLoop {
         ops,
         admit,
         claim: claims.claim,
+        conflictsWithClaimed: claims.conflictsWithClaimed,
         load: (hashes) => deps.db.selectFrom('user_operations').selectAll().where('hash', 'in', hashes).execute(),
         executors,
         bundleWith,
