@@ -16,7 +16,7 @@ const executorPollMs = 10;
 export async function bundleAlone<E extends { busy: boolean }>(deps: {
   ops: readonly { hash: string; sender: string }[];
   admit: () => Promise<void>;
-  claim: (ops: readonly Pick<UserOperationRow, 'hash' | 'sender' | 'storage_owners'>[]) => () => void;
+  claim: (ops: readonly { hash: string; sender: string; storage_owners?: readonly string[] | null }[]) => () => void;
   conflictsWithClaimed: (row: UserOperationRow) => boolean;
   load: (hashes: readonly string[]) => Promise<UserOperationRow[]>;
   executors: readonly E[];
