@@ -20,7 +20,7 @@ import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { createSendNow } from './send-now.ts';
 import { createSenderTurns } from './sender-turns.ts';
-import { parseUserOperation } from './user-operation.ts';
+import { parseUserOperation, requireUserOperationObject } from './user-operation.ts';
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
@@ -48,6 +48,7 @@ export function createBundlerService(deps: BundlerDeps) {
     db: deps.db,
     loopOf: deps.loopOf,
     async identify(network, params) {
+      requireUserOperationObject(params[0]);
       const entryPoint = resolveEntryPoint(network, params[1]);
       const op = parseUserOperation(entryPoint.version, params[0]);
       const client = ctx.clientOf(network);

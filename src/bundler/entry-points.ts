@@ -21,9 +21,9 @@ export function entryPointsOf(network: Network): EntryPoint[] {
 }
 
 /** The EntryPoint a call names by its address, among the network's; -32602 naming the supported ones otherwise. */
-export function resolveEntryPoint(network: Network, input: unknown): EntryPoint {
+export function resolveEntryPoint(network: Network, input: unknown, position: 'first' | 'second' = 'second'): EntryPoint {
   if (typeof input !== 'string' || !isAddress(input, { strict: false }))
-    throw invalidParams('the second parameter must be the EntryPoint address');
+    throw invalidParams(`the ${position} parameter must be the EntryPoint address`);
   const found = entryPointsOf(network).find((entry) => entry.address.toLowerCase() === input.toLowerCase());
   if (!found) {
     throw invalidParams(

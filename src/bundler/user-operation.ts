@@ -33,6 +33,12 @@ export const estimationDefaults = {
   maxPriorityFeePerGas: '0x0',
 } as const;
 
+/** -32602 unless the call's first parameter is an object (checked before its EntryPoint, which names the op's version). */
+export function requireUserOperationObject(input: unknown): void {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalidParams('the first parameter must be a UserOperation object');
+}
+
 /**
  * Reads an op of the EntryPoint's version from its JSON-RPC form; a missing or malformed field is a
  * -32602 naming it. `defaults` fills gas fields (estimation).
@@ -42,8 +48,7 @@ export function parseUserOperation(
   input: unknown,
   defaults: Partial<Record<string, string>> = {},
 ): AnyUserOperation {
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw invalidParams('the first parameter must be a UserOperation object');
+  requireUserOperationObject(input);
   const op = input as RpcUserOperation;
   const big = (name: string) => BigInt(field(op, name, 'quantity', defaults[name]));
   const common = {

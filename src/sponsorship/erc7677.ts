@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { assertNetworkAccess } from '../auth/principal.ts';
 import type { PaymasterMethods } from '../bundler/routes.ts';
 import { BundlerRpcError, bundlerErrorCodes, invalidParams } from '../bundler/rpc-errors.ts';
+import { requireUserOperationObject } from '../bundler/user-operation.ts';
 import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
 import type { SponsoredFields } from '../paymaster/paymaster-data.ts';
@@ -17,6 +18,7 @@ const hex = (value: bigint) => `0x${value.toString(16)}`;
 export function createErc7677Methods(sponsors: SponsorService): PaymasterMethods {
   function requestOf(network: Network, params: unknown[], principal: Principal): SponsorRequest {
     const [userOperation, entryPoint, chainId, context] = params;
+    requireUserOperationObject(userOperation);
     if (typeof entryPoint !== 'string') throw invalidParams('the second parameter must be the EntryPoint address');
     if (typeof chainId !== 'string' || !/^0x[0-9a-fA-F]+$/.test(chainId) || Number(chainId) !== network.config.chainId)
       throw invalidParams(`the third parameter must be this network's chain id (${hex(BigInt(network.config.chainId))})`);

@@ -143,6 +143,16 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     expect(error.message.toLowerCase()).toContain(entryPoint06Address.toLowerCase());
   });
 
+  it('a missing parameter is -32602 naming that one: the op first, then the EntryPoint, wherever it stands', async () => {
+    for (const method of ['eth_sendUserOperation', 'eth_estimateUserOperationGas', 'pimlico_sendUserOperationNow']) {
+      await expectRefused([], -32602, /^the first parameter must be a UserOperation object$/, { method });
+      await expectRefused([await signedOp()], -32602, /^the second parameter must be the EntryPoint address$/, { method });
+    }
+    await expectRefused([], -32602, /^the first parameter must be the EntryPoint address$/, {
+      method: 'debug_bundler_dumpMempool',
+    });
+  });
+
   it('a signature by another key is -32507 with AA24 explained', async () => {
     const op = await signedOp({ signer: privateKeyToAccount(generatePrivateKey()) });
     await expectRefused([op, entryPoint07Address], -32507, /AA24.*signature does not match/);

@@ -289,6 +289,8 @@ describe('gas sponsorship: policies, POST /v1/gas/sponsor, ERC-7677 and usage', 
     expect(wrongChain.error?.code).toBe(-32602);
     const noPolicy = await callBundler(bundlerUrl, key, 'pm_getPaymasterStubData', [op, entryPoint07Address, '0x7a69', {}]);
     expect(noPolicy.error?.message).toMatch(/context\) must name a gas policy/);
+    const noParams = await callBundler(bundlerUrl, key, 'pm_getPaymasterData', []);
+    expect(noParams.error).toMatchObject({ code: -32602, message: 'the first parameter must be a UserOperation object' });
   });
 
   it('an expired unused sponsorship is released; one another bundler included is settled from the chain', async () => {

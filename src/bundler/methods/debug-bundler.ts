@@ -30,7 +30,7 @@ export async function debugBundlerMethod(
     case 'debug_bundler_getStakeStatus':
       return stakeStatus(ctx, network, params);
     case 'debug_bundler_dumpReputation':
-      resolveEntryPoint(network, params[0]);
+      resolveEntryPoint(network, params[0], 'first');
       return (await ctx.reputation.list(name)).map((entry) => ({
         address: entry.address,
         opsSeen: toHex(entry.opsSeen),
@@ -43,7 +43,7 @@ export async function debugBundlerMethod(
       await ctx.reputation.set(name, parseReputationEntries(params[0]));
       return 'ok';
     case 'debug_bundler_dumpMempool': {
-      const entryPoint = resolveEntryPoint(network, params[0]);
+      const entryPoint = resolveEntryPoint(network, params[0], 'first');
       const rows = await ctx.db
         .selectFrom('user_operations')
         .select('op')

@@ -12,7 +12,13 @@ import { estimationState } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
 import { mergeStateOverrides, parseStateOverride } from '../state-override.ts';
-import { type AnyUserOperation, entitiesOf, estimationDefaults, parseUserOperation } from '../user-operation.ts';
+import {
+  type AnyUserOperation,
+  entitiesOf,
+  estimationDefaults,
+  parseUserOperation,
+  requireUserOperationObject,
+} from '../user-operation.ts';
 
 /**
  * eth_estimateUserOperationGas: the op's gas limits, as 0x quantities, in the state its sender's queued
@@ -22,6 +28,7 @@ import { type AnyUserOperation, entitiesOf, estimationDefaults, parseUserOperati
  */
 export async function estimateUserOperationGas(ctx: BundlerContext, network: Network, params: unknown[]) {
   const client = ctx.clientOf(network);
+  requireUserOperationObject(params[0]);
   const entryPoint = resolveEntryPoint(network, params[1]);
   const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
   const clientOverride = parseStateOverride(params[2]);

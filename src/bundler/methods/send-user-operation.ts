@@ -21,7 +21,13 @@ import { sendFloorError } from '../send-floors.ts';
 import { type QueuedOp, readQueuedOfSender } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
-import { type AnyUserOperation, entitiesOf, parseUserOperation, toRpcUserOperation } from '../user-operation.ts';
+import {
+  type AnyUserOperation,
+  entitiesOf,
+  parseUserOperation,
+  requireUserOperationObject,
+  toRpcUserOperation,
+} from '../user-operation.ts';
 
 /** How long an op of an undeployed sender without a factory waits for its deploying op to arrive (ops sent at once). */
 const deployingOpGraceMs = 500;
@@ -32,6 +38,7 @@ const deployingOpGraceMs = 500;
  * changed (a missing lower nonce arrived, or the earlier ops landed).
  */
 export async function sendUserOperation(ctx: BundlerContext, network: Network, params: unknown[]): Promise<Hex> {
+  requireUserOperationObject(params[0]);
   const entryPoint = resolveEntryPoint(network, params[1]);
   const op = parseUserOperation(entryPoint.version, params[0]);
   const turn = ctx.turns.enter(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
