@@ -7,7 +7,7 @@ import { l1FeeOraclesByNetwork } from '../gas/l1-fee/l1-fee-oracle.ts';
 import type { BundleLoop } from './bundle-loop.ts';
 import type { BundlerContext } from './bundler-context.ts';
 import { userOperationHashOnChain } from './eip7702-chain.ts';
-import { entryPointsOf, resolveEntryPoint } from './entry-points.ts';
+import { entryPointsOf, parseUserOperationCall } from './entry-points.ts';
 import { quoteUserOperationGasPrice } from './gas-price-quote.ts';
 import { debugBundlerMethod } from './methods/debug-bundler.ts';
 import { estimateUserOperationGas } from './methods/estimate-user-operation-gas.ts';
@@ -20,7 +20,6 @@ import { createReputationStore } from './reputation-store.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { createSendNow } from './send-now.ts';
 import { createSenderTurns } from './sender-turns.ts';
-import { parseUserOperation, requireUserOperationObject } from './user-operation.ts';
 
 export interface BundlerDeps {
   db: Kysely<Tables>;
@@ -48,9 +47,7 @@ export function createBundlerService(deps: BundlerDeps) {
     db: deps.db,
     loopOf: deps.loopOf,
     async identify(network, params) {
-      requireUserOperationObject(params[0]);
-      const entryPoint = resolveEntryPoint(network, params[1]);
-      const op = parseUserOperation(entryPoint.version, params[0]);
+      const { entryPoint, op } = parseUserOperationCall(network, params);
       const client = ctx.clientOf(network);
       const hash = await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId);
       return { hash: hash.toLowerCase(), sender: op.sender, nonce: op.nonce };

@@ -3,7 +3,12 @@ import type { Network } from '../chains/registry.ts';
 import { entryPointV06Abi, entryPointV07Abi, entryPointV08Abi } from '../erc4337/contracts/abis.ts';
 import { getEntryPointSimulationsCode } from '../erc4337/contracts/entry-point-simulations.ts';
 import { invalidParams } from './rpc-errors.ts';
-import type { EntryPointVersion } from './user-operation.ts';
+import {
+  type AnyUserOperation,
+  type EntryPointVersion,
+  parseUserOperation,
+  requireUserOperationObject,
+} from './user-operation.ts';
 
 export interface EntryPoint {
   version: EntryPointVersion;
@@ -33,6 +38,20 @@ export function resolveEntryPoint(network: Network, input: unknown, position: 'f
     );
   }
   return found;
+}
+
+/**
+ * The `[userOperation, entryPoint]` params of a call: the op read as its EntryPoint's version. A
+ * missing op is named before the EntryPoint (-32602). `defaults` fills gas fields (estimation).
+ */
+export function parseUserOperationCall(
+  network: Network,
+  params: unknown[],
+  defaults?: Partial<Record<string, string>>,
+): { entryPoint: EntryPoint; op: AnyUserOperation } {
+  requireUserOperationObject(params[0]);
+  const entryPoint = resolveEntryPoint(network, params[1]);
+  return { entryPoint, op: parseUserOperation(entryPoint.version, params[0], defaults) };
 }
 
 /** The ABI of an EntryPoint version (its handleOps, events and errors). */

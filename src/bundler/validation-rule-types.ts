@@ -1,4 +1,5 @@
 import type { EntryPointVersion } from './user-operation.ts';
+
 /** The part of an op's validation a step ran in: the account's, the factory's or the paymaster's. */
 export type ValidationEntity = 'account' | 'factory' | 'paymaster' | 'unknown';
 

@@ -3,7 +3,7 @@ import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization } from '../eip7702-chain.ts';
-import { resolveEntryPoint } from '../entry-points.ts';
+import { parseUserOperationCall } from '../entry-points.ts';
 import { estimateUserOperationGas as estimateGas } from '../gas-estimation.ts';
 import { estimationGasPrice } from '../l1-op-price.ts';
 import { estimatedPreVerificationGas } from '../pre-verification-gas.ts';
@@ -12,13 +12,7 @@ import { estimationState } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
 import { mergeStateOverrides, parseStateOverride } from '../state-override.ts';
-import {
-  type AnyUserOperation,
-  entitiesOf,
-  estimationDefaults,
-  parseUserOperation,
-  requireUserOperationObject,
-} from '../user-operation.ts';
+import { type AnyUserOperation, entitiesOf, estimationDefaults } from '../user-operation.ts';
 
 /**
  * eth_estimateUserOperationGas: the op's gas limits, as 0x quantities, in the state its sender's queued
@@ -28,9 +22,7 @@ import {
  */
 export async function estimateUserOperationGas(ctx: BundlerContext, network: Network, params: unknown[]) {
   const client = ctx.clientOf(network);
-  requireUserOperationObject(params[0]);
-  const entryPoint = resolveEntryPoint(network, params[1]);
-  const op = parseUserOperation(entryPoint.version, params[0], { ...estimationDefaults, signature: '0x' });
+  const { entryPoint, op } = parseUserOperationCall(network, params, { ...estimationDefaults, signature: '0x' });
   const clientOverride = parseStateOverride(params[2]);
   // Clients estimate with a stub signature on the authorization too: its signer is checked on send.
   await checkAuthorization(client, op, network.config.chainId, { verifySigner: false });

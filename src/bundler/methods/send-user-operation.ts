@@ -3,7 +3,7 @@ import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization, userOperationHashOnChain } from '../eip7702-chain.ts';
-import { type EntryPoint, readOnChainNonce, resolveEntryPoint } from '../entry-points.ts';
+import { type EntryPoint, parseUserOperationCall, readOnChainNonce } from '../entry-points.ts';
 import { includedOnChainError, knownOpError } from '../known-ops.ts';
 import { admitToMempool } from '../mempool-admission.ts';
 import { mempoolConflictError } from '../mempool-conflict-error.ts';
@@ -21,13 +21,7 @@ import { sendFloorError } from '../send-floors.ts';
 import { type QueuedOp, readQueuedOfSender } from '../sender-queue.ts';
 import { turnKeyOf } from '../sender-turns.ts';
 import { settledOf } from '../settled.ts';
-import {
-  type AnyUserOperation,
-  entitiesOf,
-  parseUserOperation,
-  requireUserOperationObject,
-  toRpcUserOperation,
-} from '../user-operation.ts';
+import { type AnyUserOperation, entitiesOf, toRpcUserOperation } from '../user-operation.ts';
 
 /** How long an op of an undeployed sender without a factory waits for its deploying op to arrive (ops sent at once). */
 const deployingOpGraceMs = 500;
@@ -38,9 +32,7 @@ const deployingOpGraceMs = 500;
  * changed (a missing lower nonce arrived, or the earlier ops landed).
  */
 export async function sendUserOperation(ctx: BundlerContext, network: Network, params: unknown[]): Promise<Hex> {
-  requireUserOperationObject(params[0]);
-  const entryPoint = resolveEntryPoint(network, params[1]);
-  const op = parseUserOperation(entryPoint.version, params[0]);
+  const { entryPoint, op } = parseUserOperationCall(network, params);
   const turn = ctx.turns.enter(turnKeyOf(networkKey(network), entryPoint.address, op), op.nonce);
   try {
     // After a lower nonce's send, this op is most likely queued behind it.
