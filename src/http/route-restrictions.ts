@@ -47,8 +47,7 @@ export function assertRouteAllowed(principal: Principal, request: FastifyRequest
   const methods = restrictions.methods ?? [];
   if (method !== undefined && methods.length > 0 && !methods.includes(method))
     throw refusedByRestriction('methods', `the method '${method}' is not listed`);
-  const listed = (restrictions.contracts ?? []).map((address) => address.toLowerCase());
-  if (contracts === undefined || listed.length === 0) return;
+  if (contracts === undefined || (restrictions.contracts ?? []).length === 0) return;
   const read = contracts(request);
   if ('unnamed' in read) {
     const what = `the method '${method ?? request.routeOptions.url}' reads every contract`;
@@ -59,8 +58,19 @@ export function assertRouteAllowed(principal: Principal, request: FastifyRequest
         : `${what} unless '${read.unnamed}' names them: name listed contracts`,
     );
   }
+  assertContractsListed(principal, read.named);
+}
+
+/**
+ * A key's `contracts` list against contracts a request names where the guard cannot see them (a
+ * POST body: the guard runs before the body is read), as the guard checks those of the query and path.
+ */
+export function assertContractsListed(principal: Principal, named: readonly string[]): void {
+  if (principal.restrictions === undefined || principal.session !== undefined) return;
+  const listed = (principal.restrictions.contracts ?? []).map((address) => address.toLowerCase());
+  if (listed.length === 0) return;
   // A malformed address is left to the route's own validation (400 naming the parameter).
-  const unlisted = read.named.filter(isAddressText).find((address) => !listed.includes(address.toLowerCase()));
+  const unlisted = named.filter(isAddressText).find((address) => !listed.includes(address.toLowerCase()));
   if (unlisted !== undefined) throw refusedByRestriction('contracts', `the contract ${unlisted} is not listed`);
 }
 

@@ -10,6 +10,7 @@ import { createGasPriceService } from '../gas/service.ts';
 import { serveKeyInPathForms } from '../http/key-in-path-routes.ts';
 import { createV1Guard } from '../http/v1-guard.ts';
 import { readIndexStatus } from '../indexer/index-status.ts';
+import { alchemyV3NftBatchRoutes } from '../nfts/alchemy-v3/batch-routes.ts';
 import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
 import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
 import { createNftIndexReads } from '../nfts/index-reads.ts';
@@ -78,6 +79,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     await nftRoutes(scope, { chains, nfts });
     const v3 = createAlchemyV3Nfts({ nfts, reads: createNftIndexReads(database.db), gateways: ctx.config.nfts });
     await alchemyV3NftRoutes(scope, { chains, v3 });
+    await alchemyV3NftBatchRoutes(scope, { chains, v3, limiter, metrics });
     await tokenRoutes(scope, { chains, tokens });
     const tokenFacts = createTokenFactsLookup(tokens);
     const spamContractsOf = async (network: Network, address: string) => {

@@ -210,7 +210,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   );
 }
 
-function evmNetwork(chains: ChainRegistry, request: FastifyRequest): Network {
+export function evmNetwork(chains: ChainRegistry, request: FastifyRequest): Network {
   const { chain, network } = request.params as { chain: string; network: string };
   const target = resolveRestNetwork(chains.list(), request.principal!, chain, network);
   if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);

@@ -211,3 +211,42 @@ export const V3OwnersForContractResponse = Type.Object({
   pageKey: Nullable('string', 'null on the last page'),
   totalCount: Type.Optional(Type.Integer({ description: 'With includeCount=true' })),
 });
+
+const batchTokenType = Type.Unsafe<string>({
+  type: 'string',
+  enum: ['ERC721', 'ERC1155', 'NOT_A_CONTRACT', 'NO_SUPPORTED_NFT_STANDARD'],
+  description: 'NOT_A_CONTRACT: no code at the address; NO_SUPPORTED_NFT_STANDARD: neither ERC-721 nor ERC-1155 by ERC-165',
+});
+const BatchContract = Type.Object({ ...contractFields, tokenType: batchTokenType, ...spamFields });
+const maxBatch = 100;
+
+export const NftMetadataBatchBody = Type.Object({
+  tokens: Type.Array(
+    Type.Object({
+      contractAddress: Type.String({ maxLength: 100, description: 'The NFT contract' }),
+      tokenId: Type.Union([Type.String({ maxLength: 100 }), Type.Integer({ minimum: 0 })], {
+        description: 'Decimal or 0x-hex token id',
+      }),
+      tokenType: Type.Optional(Type.String({ maxLength: 30, description: 'Accepted; the standard is read from the contract' })),
+    }),
+    { minItems: 1, maxItems: maxBatch, description: `The tokens (1-${maxBatch}), answered in this order` },
+  ),
+  tokenUriTimeoutInMs: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Accepted; the nfts.metadata_timeout_ms setting bounds each fetch' }),
+  ),
+  refreshCache: flag('Accepted, but the answers come from the metadata cache, as getNFTMetadata'),
+});
+
+export const V3NftBatchResponse = Type.Object({
+  nfts: Type.Array(Type.Object({ ...nftFields, contract: BatchContract, tokenType: batchTokenType })),
+});
+
+export const ContractMetadataBatchBody = Type.Object({
+  contractAddresses: Type.Array(Type.String({ maxLength: 100 }), {
+    minItems: 1,
+    maxItems: maxBatch,
+    description: `The NFT contracts (1-${maxBatch}), answered in this order`,
+  }),
+});
+
+export const V3ContractBatchResponse = Type.Object({ contracts: Type.Array(BatchContract) });

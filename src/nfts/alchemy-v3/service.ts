@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { Network } from '../../chains/registry.ts';
+import { mapBounded } from '../../core/map-bounded.ts';
 import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
 import type { IndexedToken, NftIndexReads } from '../index-reads.ts';
@@ -17,6 +18,7 @@ import {
   v3NftContract,
   v3ValidAt,
 } from './shapes.ts';
+import { unsupportedContract, unsupportedNft } from './unsupported.ts';
 
 export interface V3Deps {
   nfts: NftService;
@@ -66,6 +68,8 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
   return {
     nftMetadata: (network: Network, contract: Address, tokenId: bigint) => nftMetadata(deps, network, contract, tokenId),
     contractMetadata: (network: Network, contract: Address) => contractMetadata(deps, network, contract),
+    nftMetadataBatch: (network: Network, tokens: readonly BatchToken[]) => nftMetadataBatch(deps, network, tokens),
+    contractMetadataBatch: (network: Network, contracts: readonly Address[]) => contractMetadataBatch(deps, network, contracts),
     isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
     spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
@@ -112,6 +116,34 @@ async function nftMetadata({ nfts, gateways }: V3Deps, network: Network, contrac
 async function contractMetadata({ nfts }: V3Deps, network: Network, contract: Address) {
   const collection = await nfts.collection(network, contract);
   return { ...v3Contract(collection), isSpam: collection.is_spam, spamClassifications: collection.spam_reasons };
+}
+
+/** Items of a batch read at once at most: each may read the chain and fetch a metadata document. */
+const batchConcurrency = 8;
+
+export interface BatchToken {
+  contract: Address;
+  tokenId: bigint;
+}
+
+/**
+ * getNFTMetadataBatch: each token as getNFTMetadata answers it, in the order asked. A token of an
+ * address that holds no NFT contract is answered in its place (Alchemy's NOT_A_CONTRACT or
+ * NO_SUPPORTED_NFT_STANDARD, the reason in `raw.error`), not as a failure of the whole batch.
+ */
+async function nftMetadataBatch(deps: V3Deps, network: Network, tokens: readonly BatchToken[]) {
+  const nfts = await mapBounded(tokens, batchConcurrency, ({ contract, tokenId }) =>
+    nftMetadata(deps, network, contract, tokenId).catch((error: unknown) => unsupportedNft(contract, tokenId, error)),
+  );
+  return { nfts };
+}
+
+/** getContractMetadataBatch: each contract as getContractMetadata answers it, in the order asked. */
+async function contractMetadataBatch(deps: V3Deps, network: Network, contracts: readonly Address[]) {
+  const answers = await mapBounded(contracts, batchConcurrency, (contract) =>
+    contractMetadata(deps, network, contract).catch((error: unknown) => unsupportedContract(contract, error)),
+  );
+  return { contracts: answers };
 }
 
 /** Alchemy's isSpamContract: the collection's verdict (a contract that is no NFT contract is a 404). */

@@ -1,0 +1,68 @@
+import type { Address } from 'viem';
+import { isAppError } from '../../core/errors.ts';
+
+/** Alchemy's token types for an address that is no NFT contract. */
+export type UnsupportedTokenType = 'NOT_A_CONTRACT' | 'NO_SUPPORTED_NFT_STANDARD';
+
+/**
+ * What a batch answers in place of an item whose address holds no NFT contract (the 404 of the
+ * single-item route). Any other failure (the node cannot be reached) fails the whole batch.
+ */
+function unsupported(error: unknown): { tokenType: UnsupportedTokenType; reason: string } {
+  if (!isAppError(error) || error.code !== 'not_found') throw error;
+  const tokenType = /^no contract at /.test(error.message) ? 'NOT_A_CONTRACT' : 'NO_SUPPORTED_NFT_STANDARD';
+  return { tokenType, reason: error.message };
+}
+
+const noOpenSea = {
+  floorPrice: null,
+  collectionName: null,
+  collectionSlug: null,
+  safelistRequestStatus: null,
+  imageUrl: null,
+  description: null,
+  externalUrl: null,
+  twitterUsername: null,
+  discordUrl: null,
+  bannerImageUrl: null,
+  lastIngestedAt: null,
+};
+
+function contractOf(address: Address, tokenType: UnsupportedTokenType) {
+  return {
+    address: address.toLowerCase(),
+    name: null,
+    symbol: null,
+    totalSupply: null,
+    tokenType,
+    contractDeployer: null,
+    deployedBlockNumber: null,
+    openSeaMetadata: noOpenSea,
+    isSpam: false,
+    spamClassifications: [] as string[],
+  };
+}
+
+/** getContractMetadataBatch's item for an address that is no NFT contract. */
+export function unsupportedContract(address: Address, error: unknown) {
+  return contractOf(address, unsupported(error).tokenType);
+}
+
+/** getNFTMetadataBatch's item for a token of an address that is no NFT contract; the reason in `raw.error`. */
+export function unsupportedNft(address: Address, tokenId: bigint, error: unknown) {
+  const { tokenType, reason } = unsupported(error);
+  return {
+    contract: contractOf(address, tokenType),
+    tokenId: tokenId.toString(),
+    tokenType,
+    name: null,
+    description: null,
+    tokenUri: null,
+    image: { cachedUrl: null, thumbnailUrl: null, pngUrl: null, contentType: null, size: null, originalUrl: null },
+    raw: { tokenUri: null, metadata: {}, error: reason },
+    collection: null,
+    mint: { mintAddress: null, blockNumber: null, timestamp: null, transactionHash: null },
+    owners: null,
+    timeLastUpdated: null,
+  };
+}
