@@ -21,6 +21,7 @@ export type EnhancedMethodName = (typeof enhancedMethodNames)[number];
 /** Alchemy's NFT API v3 methods, served under the JSON-RPC URL form (src/nfts/alchemy-v3/routes.ts, batch-routes.ts): a key's `methods` can list them. */
 export const nftV3MethodNames = [
   'getNFTsForOwner',
+  'getContractsForOwner',
   'getNFTMetadata',
   'getNFTMetadataBatch',
   'getContractMetadata',

@@ -22,6 +22,16 @@ export interface IndexedHead {
   readonly timestamp: Date;
 }
 
+/** One contract an owner holds tokens of, with the first of them (its display token). */
+export interface OwnedContract {
+  readonly contract: string;
+  readonly standard: NftStandard;
+  /** Units held across the contract's tokens, decimal. */
+  readonly totalBalance: string;
+  readonly distinctTokens: number;
+  readonly displayToken: { tokenId: string; name: string | null; imageUrl: string | null };
+}
+
 export interface OwnerBalances {
   readonly owner: string;
   readonly balances: { tokenId: string; amount: string }[];
@@ -55,6 +65,12 @@ function toIndexedToken(row: TokenRow): IndexedToken {
           fetchedAt: new Date(row.fetched_at),
         };
   return { contract: row.contract, tokenId: String(row.token_id), standard: row.standard, amount: String(row.amount), metadata };
+}
+
+/** `and contract in (…) and contract not in (…)`, each part only when its list has entries. */
+function contractSelection(contracts?: readonly string[], exclude?: readonly string[]) {
+  const only = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
+  return exclude?.length ? sql`${only} and contract not in (${sql.join(exclude)})` : only;
 }
 
 const metadataColumns = sql`m.token_uri, m.name, m.description, m.image_url, m.traits, m.metadata_error, m.fetched_at`;
@@ -98,11 +114,63 @@ export function createNftIndexReads(db: Database) {
       contracts?: readonly string[],
       exclude?: readonly string[],
     ): Promise<number> {
-      const only = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
-      const filter = exclude?.length ? sql`${only} and contract not in (${sql.join(exclude)})` : only;
       const { rows } = await sql<{ total: string }>`
         select count(*) as total from (
-          select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${filter} limit ${countCap}
+          select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${contractSelection(contracts, exclude)} limit ${countCap}
+        ) held`.execute(db);
+      return Number(rows[0]?.total ?? 0);
+    },
+
+    /** The contracts an owner holds tokens of, by address, after `after` (exclusive), each with its lowest token id. */
+    async contractsOwnedBy(
+      network: string,
+      owner: string,
+      page: { after?: string; limit: number; contracts?: readonly string[]; exclude?: readonly string[] },
+    ): Promise<OwnedContract[]> {
+      const filter = contractSelection(page.contracts, page.exclude);
+      const after = page.after === undefined ? sql`` : sql`and contract > ${page.after}`;
+      const { rows } = await sql<{
+        contract: string;
+        standard: NftStandard;
+        total_balance: string;
+        distinct_tokens: string;
+        first_token_id: string;
+        name: string | null;
+        image_url: string | null;
+      }>`
+        select c.contract, c.standard, c.total_balance, c.distinct_tokens, c.first_token_id::text as first_token_id, m.name, m.image_url
+        from (
+          select contract, min(standard) as standard, sum(amount)::text as total_balance, count(*) as distinct_tokens,
+            min(token_id) as first_token_id
+          from nft_ownership
+          where network = ${network} and owner = ${owner} and amount > 0 ${filter} ${after}
+          group by contract
+          order by contract
+          limit ${page.limit + 1}
+        ) c
+        left join nft_metadata m on m.network = ${network} and m.contract = c.contract and m.token_id = c.first_token_id
+        order by c.contract`.execute(db);
+      return rows.map((row) => ({
+        contract: row.contract,
+        standard: row.standard,
+        totalBalance: String(row.total_balance),
+        distinctTokens: Number(row.distinct_tokens),
+        displayToken: { tokenId: String(row.first_token_id), name: row.name, imageUrl: row.image_url },
+      }));
+    },
+
+    /** How many contracts an owner holds tokens of, reading at most `countCap` of its tokens. */
+    async countContractsOwnedBy(
+      network: string,
+      owner: string,
+      contracts?: readonly string[],
+      exclude?: readonly string[],
+    ): Promise<number> {
+      const { rows } = await sql<{ total: string }>`
+        select count(distinct contract) as total from (
+          select contract from nft_ownership
+          where network = ${network} and owner = ${owner} and amount > 0 ${contractSelection(contracts, exclude)}
+          limit ${countCap}
         ) held`.execute(db);
       return Number(rows[0]?.total ?? 0);
     },

@@ -10,12 +10,14 @@ import { contractFilter, requiredAddress, requiredTokenId, spamFilters } from '.
 import {
   ContractNftsQuery,
   ContractQuery,
+  OwnerContractsQuery,
   OwnerQuery,
   OwnersForContractQuery,
   OwnersForNftQuery,
   TokenQuery,
   V3ContractNftsResponse,
   V3ContractResponse,
+  V3ContractsForOwnerResponse,
   V3IsSpamContractResponse,
   V3NftResponse,
   V3OwnedResponse,
@@ -65,6 +67,29 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
       },
     },
     (request) => nftsForOwner(deps, request),
+  );
+
+  app.get(
+    `${base}/getContractsForOwner`,
+    {
+      config: {
+        computeUnits: restComputeUnits['nfts.owned'],
+        dataQuery: true,
+        scope: 'data:read',
+        methodName: 'getContractsForOwner',
+        contracts: everyContract,
+      },
+      schema: {
+        ...doc(
+          'NFT contracts of an owner (Alchemy v3)',
+          "The collections the index says the owner holds tokens of, by address, keyset-paged by pageKey: each as getContractMetadata describes it, with the owner's totalBalance, numDistinctTokensOwned and its lowest token id as displayNft.",
+        ),
+        params: V3Params,
+        querystring: OwnerContractsQuery,
+        response: { 200: V3ContractsForOwnerResponse, ...errors },
+      },
+    },
+    (request) => contractsForOwner(deps, request),
   );
 
   app.get(
@@ -235,6 +260,16 @@ async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
   });
   // Nothing is classified as an airdrop: asking for only those finds none.
   return filters.onlyAirdrops ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
+}
+
+async function contractsForOwner(deps: V3Deps, request: FastifyRequest) {
+  const query = request.query as Query;
+  const owner = requiredAddress('owner', query.owner);
+  if (query.orderBy !== undefined) throw invalidRequest('orderBy', 'is not supported: contracts come by address (omit orderBy)');
+  const filters = spamFilters(query);
+  const network = evmNetwork(deps.chains, request);
+  if (filters.onlyAirdrops) return { contracts: [], totalCount: 0, pageKey: null };
+  return deps.v3.contractsForOwner(network, owner, { spam: filters.spam, pageKey: query.pageKey, pageSize: query.pageSize });
 }
 
 async function nftMetadata(deps: V3Deps, request: FastifyRequest) {

@@ -18,16 +18,9 @@ const stringList = (description: string) =>
   Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, description }));
 const ignored = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 
-export const OwnerQuery = Type.Object({
-  owner: address('The owner, 0x-prefixed (required)'),
-  'contractAddresses[]': stringList('Only these contracts (at most 45)'),
-  contractAddresses: stringList('Same as contractAddresses[]'),
-  withMetadata: flag('Default true; false gives contractAddress, tokenId and balance only'),
-  pageKey,
-  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
-  orderBy: ignored('Not supported (400): the order is contract address, then token id'),
+const spamQuery = {
   'excludeFilters[]': stringList(
-    'SPAM leaves out collections judged spam (docs/spam.md); AIRDROPS is accepted and excludes nothing (not classified)',
+    'SPAM leaves out collections judged spam (docs/spam.md); AIRDROPS is accepted and excludes nothing',
   ),
   excludeFilters: stringList('Same as excludeFilters[]'),
   'includeFilters[]': stringList('SPAM keeps only collections judged spam; AIRDROPS: not classified, so the list is empty'),
@@ -39,7 +32,26 @@ export const OwnerQuery = Type.Object({
         'VERY_HIGH, HIGH, MEDIUM or LOW: with a SPAM filter, only collections judged spam at this confidence or above count as spam (default: every spam collection)',
     }),
   ),
+};
+
+export const OwnerQuery = Type.Object({
+  owner: address('The owner, 0x-prefixed (required)'),
+  'contractAddresses[]': stringList('Only these contracts (at most 45)'),
+  contractAddresses: stringList('Same as contractAddresses[]'),
+  withMetadata: flag('Default true; false gives contractAddress, tokenId and balance only'),
+  pageKey,
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
+  orderBy: ignored('Not supported (400): the order is contract address, then token id'),
+  ...spamQuery,
   tokenUriTimeoutInMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; lists read the metadata cache' })),
+});
+
+export const OwnerContractsQuery = Type.Object({
+  owner: address('The owner, 0x-prefixed (required)'),
+  pageKey,
+  pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Contracts per page (1-100)' }),
+  orderBy: ignored('Not supported (400): the order is contract address'),
+  ...spamQuery,
 });
 
 export const TokenQuery = Type.Object({
@@ -184,6 +196,24 @@ export const V3OwnedResponse = Type.Object({
     blockHash: Nullable('string'),
     blockTimestamp: Nullable('string'),
   }),
+});
+
+export const V3ContractsForOwnerResponse = Type.Object({
+  contracts: Type.Array(
+    Type.Object({
+      ...contractFields,
+      ...spamFields,
+      totalBalance: Type.String({ description: "Units the owner holds across the contract's tokens, decimal" }),
+      numDistinctTokensOwned: Type.String({ description: 'Token ids the owner holds, decimal' }),
+      displayNft: Type.Object(
+        { tokenId: Type.String(), name: Nullable('string', 'From its metadata; null until fetched') },
+        { description: 'The lowest token id the owner holds' },
+      ),
+      image: nftFields.image,
+    }),
+  ),
+  totalCount: Type.Integer({ description: 'Contracts the owner holds tokens of, for the filters' }),
+  pageKey: Nullable('string', 'Pass back as pageKey for the next page; null on the last'),
 });
 
 export const V3ContractNftsResponse = Type.Object({

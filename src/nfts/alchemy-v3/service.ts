@@ -14,6 +14,7 @@ import {
   type V3Nft,
   type V3NftContract,
   v3Contract,
+  v3Image,
   v3Nft,
   v3NftContract,
   v3ValidAt,
@@ -40,6 +41,12 @@ interface NftsForOwnerOptions {
   pageKey?: string;
   pageSize: number;
   withMetadata: boolean;
+}
+
+interface ContractsForOwnerOptions {
+  spam?: NftsForOwnerOptions['spam'];
+  pageKey?: string;
+  pageSize: number;
 }
 
 interface NftsForContractOptions {
@@ -73,6 +80,8 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
     isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
     spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
+    contractsForOwner: (network: Network, owner: Address, options: ContractsForOwnerOptions) =>
+      contractsForOwner(deps, network, owner, options),
     nftsForContract: (network: Network, contract: Address, options: NftsForContractOptions) =>
       nftsForContract(deps, network, contract, options),
     ownersForNft: (network: Network, contract: Address, tokenId: bigint, options: OwnersForNftOptions) =>
@@ -86,7 +95,7 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
 async function contractsOf(
   { nfts }: V3Deps,
   network: Network,
-  tokens: readonly IndexedToken[],
+  tokens: readonly Pick<IndexedToken, 'contract' | 'standard'>[],
 ): Promise<Map<string, V3NftContract>> {
   const distinct = new Map(tokens.map((token) => [token.contract, token.standard]));
   const described = await Promise.all(
@@ -188,10 +197,50 @@ async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, opti
 }
 
 /**
+ * getContractsForOwner: the collections an owner holds tokens of, by address, each described as
+ * getContractMetadata describes it, with the owner's balance and the first token it holds as the
+ * collection's display NFT.
+ */
+async function contractsForOwner(deps: V3Deps, network: Network, owner: Address, options: ContractsForOwnerOptions) {
+  const { reads, gateways } = deps;
+  const name = networkName(network);
+  const fingerprint = { method: 'getContractsForOwner', network: name, owner, ...(options.spam ? { spam: options.spam } : {}) };
+  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+  const { contracts, exclude } = await spamSelection(deps, network, owner, options);
+  if (contracts?.length === 0) return { contracts: [], totalCount: 0, pageKey: null };
+  const [rows, totalCount] = await Promise.all([
+    reads.contractsOwnedBy(name, owner, { after, limit: options.pageSize, contracts, exclude }),
+    reads.countContractsOwnedBy(name, owner, contracts, exclude),
+  ]);
+  const { page, more } = split(rows, options.pageSize);
+  const described = await contractsOf(
+    deps,
+    network,
+    page.map((row) => ({ contract: row.contract, standard: row.standard })),
+  );
+  return {
+    contracts: page.map((row) => ({
+      ...described.get(row.contract)!,
+      totalBalance: row.totalBalance,
+      numDistinctTokensOwned: String(row.distinctTokens),
+      displayNft: { tokenId: row.displayToken.tokenId, name: row.displayToken.name },
+      image: v3Image(row.displayToken.imageUrl, gateways),
+    })),
+    totalCount,
+    pageKey: more ? encodeV3PageKey([page.at(-1)!.contract], fingerprint) : null,
+  };
+}
+
+/**
  * The contract filter with the spam filter applied: excludeFilters SPAM leaves out the owner's spam
  * collections; includeFilters SPAM keeps only them (an empty list: none).
  */
-async function spamSelection(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
+async function spamSelection(
+  deps: V3Deps,
+  network: Network,
+  owner: Address,
+  options: Pick<NftsForOwnerOptions, 'spam' | 'contracts'>,
+) {
   const { spam, contracts } = options;
   if (!spam) return { contracts, exclude: undefined };
   const flagged = await deps.nfts.spam.excludedFor(network, owner, { level: spam.level });

@@ -182,19 +182,24 @@ export function v3Nft(facts: TokenFacts, contract: V3NftContract, gateways: Gate
     name: facts.name,
     description: facts.description,
     tokenUri: imageGatewayUrl(facts.tokenUri, gateways) ?? facts.tokenUri,
-    image: {
-      cachedUrl: imageGatewayUrl(facts.imageUrl, gateways),
-      thumbnailUrl: null,
-      pngUrl: null,
-      contentType: null,
-      size: null,
-      originalUrl: facts.imageUrl,
-    },
+    image: v3Image(facts.imageUrl, gateways),
     raw: { tokenUri: facts.tokenUri, metadata: rawMetadata(facts), error: facts.error },
     collection: null,
     mint: { mintAddress: null, blockNumber: null, timestamp: null, transactionHash: null },
     owners: null,
     timeLastUpdated: facts.fetchedAt,
+  };
+}
+
+/** An image as Alchemy describes one: Blockyard keeps no image cache, so only the URLs are known. */
+export function v3Image(imageUrl: string | null, gateways: Gateways): V3Nft['image'] {
+  return {
+    cachedUrl: imageGatewayUrl(imageUrl, gateways),
+    thumbnailUrl: null,
+    pngUrl: null,
+    contentType: null,
+    size: null,
+    originalUrl: imageUrl,
   };
 }
 

@@ -1,0 +1,175 @@
+import { Alchemy, NftFilters, type OwnedNft } from 'alchemy-sdk';
+import { parseAbi } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoAccounts, spamTarget } from '../../src/demo/demo-plan.ts';
+import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
+import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
+import { restrictKey } from '../support/key-restrictions.ts';
+import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected freely in tests
+type Body = any;
+
+const { dev, alice } = demoAccounts;
+const erc721 = parseAbi(['function transferFrom(address from, address to, uint256 id)']);
+const lower = (address: string) => address.toLowerCase();
+
+/** What getContractsForOwner must say of an owner, worked out from the tokens getNFTsForOwner lists. */
+function contractsOf(owned: OwnedNft[]) {
+  const byContract = new Map<string, { total: bigint; ids: bigint[]; names: Map<bigint, string | undefined> }>();
+  for (const nft of owned) {
+    const entry = byContract.get(nft.contract.address) ?? { total: 0n, ids: [], names: new Map() };
+    entry.total += BigInt(nft.balance);
+    entry.ids.push(BigInt(nft.tokenId));
+    entry.names.set(BigInt(nft.tokenId), nft.name);
+    byContract.set(nft.contract.address, entry);
+  }
+  return [...byContract.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([address, { total, ids, names }]) => {
+      const first = ids.reduce((low, id) => (id < low ? id : low));
+      return [address, total.toString(), String(ids.length), first.toString(), names.get(first)];
+    });
+}
+
+/**
+ * getContractsForOwner (`GET {url}/getContractsForOwner`, alchemy-sdk's `nft.getContractsForOwner` given
+ * only a URL) over the real indexer and the demo's contracts: the collections an owner holds, checked
+ * against the tokens getNFTsForOwner lists and the collections getContractMetadata describes.
+ */
+describe("Alchemy's getContractsForOwner under the JSON-RPC URL form", () => {
+  let chain: IndexedChain;
+  let url: string;
+  let alchemy: Alchemy;
+  let demo: DemoDeployment;
+  let check: ReturnType<typeof createResponseChecker>;
+
+  async function get(query: string, base = url): Promise<{ status: number; body: Body }> {
+    const response = await fetch(`${base}/getContractsForOwner?${query}`, { signal: AbortSignal.timeout(10_000) });
+    const body = await response.json();
+    check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/getContractsForOwner', response.status, body);
+    return { status: response.status, body };
+  }
+
+  beforeAll(async () => {
+    chain = await startIndexedChain();
+    url = `${chain.service.url}/v1/rpc/ethereum/devnet/${(await chain.service.createKey()).key}`;
+    alchemy = new Alchemy({ url, maxRetries: 0 });
+    check = createResponseChecker((await (await fetch(`${chain.service.url}/v1/openapi.json`)).json()) as OpenApiDocument);
+    demo = await deployDemo({ rpcUrl: chain.service.anvil.url, log: { info: () => undefined } });
+    // The spam target gets an honest ape beside the spam collection airdropped to it.
+    await chain.wallet.writeContract({
+      address: demo.nft,
+      abi: erc721,
+      functionName: 'transferFrom',
+      args: [dev, spamTarget, 3n],
+    });
+    await chain.synced();
+    // The metadata fetcher reads each minted token's data: URI in the background; wait for the dev account's.
+    const deadline = Date.now() + 30_000;
+    while (!(await alchemy.nft.getNftsForOwner(dev)).ownedNfts.every((nft) => nft.name !== undefined)) {
+      if (Date.now() > deadline) throw new Error('demo NFT metadata not fetched within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }, 180_000);
+  afterAll(() => chain?.service.stop());
+
+  it('nft.getContractsForOwner: each collection the owner holds, with its balance, distinct tokens and display NFT', async () => {
+    for (const owner of [dev, alice, spamTarget]) {
+      const owned = (await alchemy.nft.getNftsForOwner(owner)).ownedNfts;
+      const answer = await alchemy.nft.getContractsForOwner(owner);
+      expect(answer.totalCount).toBe(new Set(owned.map((nft) => nft.contract.address)).size);
+      expect(answer.pageKey).toBeUndefined();
+      expect(
+        answer.contracts.map((c) => [
+          c.address,
+          c.totalBalance,
+          c.numDistinctTokensOwned,
+          c.displayNft?.tokenId,
+          c.displayNft?.name,
+        ]),
+        owner,
+      ).toEqual(contractsOf(owned));
+    }
+    // Each collection as getContractMetadata describes it.
+    const { body } = await get(`owner=${dev}`);
+    expect(body.contracts.map((c: Body) => c.address)).toEqual([lower(demo.items), lower(demo.nft)].sort());
+    for (const contract of body.contracts) {
+      const described = await (await fetch(`${url}/getContractMetadata?contractAddress=${contract.address}`)).json();
+      const { totalBalance, numDistinctTokensOwned, displayNft, image, ...rest } = contract;
+      expect(rest).toEqual(described);
+      expect(image.originalUrl).toMatch(/^data:image\/svg\+xml;base64,/);
+    }
+    // The dev account kept apes 1 and 2 (3 went to the spam target) and items 1 (650), 2 (45), 3 (1).
+    expect(body.contracts.map((c: Body) => [c.totalBalance, c.numDistinctTokensOwned])).toEqual(
+      lower(demo.items) < lower(demo.nft)
+        ? [
+            ['696', '3'],
+            ['2', '2'],
+          ]
+        : [
+            ['2', '2'],
+            ['696', '3'],
+          ],
+    );
+  });
+
+  it('pages by pageKey; a page key of another query is refused naming it', async () => {
+    const first = await get(`owner=${dev}&pageSize=1`);
+    expect(first.body.contracts).toHaveLength(1);
+    expect(first.body.totalCount).toBe(2);
+    expect(first.body.pageKey).toEqual(expect.any(String));
+    const second = await get(`owner=${dev}&pageSize=1&pageKey=${first.body.pageKey}`);
+    expect(second.body.contracts).toHaveLength(1);
+    expect(second.body.pageKey).toBeNull();
+    const all = await get(`owner=${dev}`);
+    expect([...first.body.contracts, ...second.body.contracts]).toEqual(all.body.contracts);
+    const sdkPage = await alchemy.nft.getContractsForOwner(dev, { pageSize: 1, pageKey: first.body.pageKey });
+    expect(sdkPage.contracts.map((c) => c.address)).toEqual([second.body.contracts[0].address]);
+
+    const other = await get(`owner=${alice}&pageSize=1&pageKey=${first.body.pageKey}`);
+    expect(other.status).toBe(400);
+    expect(other.body.error.message).toMatch(/^invalid parameter 'pageKey'/);
+  });
+
+  it('the spam filters: excludeFilters SPAM leaves the spam collection out, includeFilters SPAM keeps only it', async () => {
+    const all = await alchemy.nft.getContractsForOwner(spamTarget);
+    expect(all.contracts.map((c) => [c.address, c.isSpam]).sort()).toEqual(
+      [
+        [lower(demo.nft), false],
+        [lower(demo.spamNft), true],
+      ].sort(),
+    );
+    const clean = await alchemy.nft.getContractsForOwner(spamTarget, { excludeFilters: [NftFilters.SPAM] });
+    expect(clean.contracts.map((c) => c.address)).toEqual([lower(demo.nft)]);
+    expect(clean.totalCount).toBe(1);
+    const onlySpam = await alchemy.nft.getContractsForOwner(spamTarget, { includeFilters: [NftFilters.SPAM] });
+    expect(onlySpam.contracts.map((c) => c.address)).toEqual([lower(demo.spamNft)]);
+    const airdrops = await get(`owner=${spamTarget}&includeFilters[]=AIRDROPS`);
+    expect(airdrops.body).toEqual({ contracts: [], totalCount: 0, pageKey: null });
+  });
+
+  it('refuses bad input with 400 naming the parameter; a contracts-restricted key is refused', async () => {
+    const cases: [string, RegExp][] = [
+      ['', /'owner'/],
+      ['owner=0x12', /'owner'/],
+      [`owner=${dev}&orderBy=transferTime`, /'orderBy'/],
+      [`owner=${dev}&pageSize=0`, /pageSize/],
+      [`owner=${dev}&pageSize=101`, /pageSize/],
+      [`owner=${dev}&excludeFilters[]=SCAM`, /'excludeFilters'/],
+      [`owner=${dev}&excludeFilters[]=SPAM&includeFilters[]=SPAM`, /'includeFilters'/],
+      [`owner=${dev}&excludeFilters[]=SPAM&spamConfidenceLevel=SURE`, /'spamConfidenceLevel'/],
+      [`owner=${dev}&pageKey=%21%21`, /'pageKey'/],
+    ];
+    for (const [query, named] of cases) {
+      const answer = await get(query);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.error.message, query).toMatch(named);
+    }
+    const restricted = await chain.service.createKey();
+    await restrictKey(chain.service, restricted.keyId, { contracts: [demo.nft] });
+    const refused = await get(`owner=${dev}`, `${chain.service.url}/v1/rpc/ethereum/devnet/${restricted.key}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/the method 'getContractsForOwner' reads every contract/);
+  });
+});
