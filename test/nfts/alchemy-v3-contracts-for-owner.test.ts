@@ -18,7 +18,7 @@ const lower = (address: string) => address.toLowerCase();
 function contractsOf(owned: OwnedNft[]) {
   const byContract = new Map<string, { total: bigint; ids: bigint[]; names: Map<bigint, string | undefined> }>();
   for (const nft of owned) {
-    const entry = byContract.get(nft.contract.address) ?? { total: 0n, ids: [], names: new Map() };
+    const entry = byContract.get(nft.contract.address) ?? { total: 0n, ids: [] as bigint[], names: new Map() };
     entry.total += BigInt(nft.balance);
     entry.ids.push(BigInt(nft.tokenId));
     entry.names.set(BigInt(nft.tokenId), nft.name);
@@ -27,7 +27,7 @@ function contractsOf(owned: OwnedNft[]) {
   return [...byContract.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([address, { total, ids, names }]) => {
-      const first = ids.reduce((low, id) => (id < low ? id : low));
+      const first = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0]!;
       return [address, total.toString(), String(ids.length), first.toString(), names.get(first)];
     });
 }
