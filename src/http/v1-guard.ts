@@ -27,6 +27,11 @@ declare module 'fastify' {
     /** Compute units a REST route costs, charged before validation. Routes without it charge in their handler (JSON-RPC). */
     computeUnits?: number;
     /**
+     * The cost of this request when a query parameter changes the work (getNFTMetadata with
+     * `refreshCache=true` fetches again); read from the raw query string, before validation.
+     */
+    computeUnitsOf?: (query: Record<string, unknown>) => number;
+    /**
      * The scope an API key needs for this route, checked by the /v1 guard after authentication and
      * published as the operation's `x-scope` (docs/scopes.md is generated from it). JSON-RPC routes
      * have none: their methods map to scopes one by one (src/rpc/method-policy.ts).
@@ -102,7 +107,9 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     const { apiKey } = request.params as { apiKey?: string };
     const principal = await authenticateV1(deps, request.headers, plainAddress(request.ip), reply, apiKey);
     request.principal = principal;
-    const { computeUnits, scope } = request.routeOptions.config;
+    const { computeUnitsOf, scope } = request.routeOptions.config;
+    const computeUnits =
+      computeUnitsOf?.((request.query ?? {}) as Record<string, unknown>) ?? request.routeOptions.config.computeUnits;
     // Before the charge: a request refused for the account's running data queries spends nothing.
     if (request.routeOptions.config.dataQuery && deps.dataQueries !== undefined) {
       let release: () => void;

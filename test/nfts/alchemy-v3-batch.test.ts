@@ -121,7 +121,16 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
     expect(five.body.error.message).toMatch(/^invalid parameter 'tokens': this request costs 50 compute units, more than the 45/);
     const contracts = await post('getContractMetadataBatch', { contractAddresses: Array(5).fill(demo.nft) }, smallUrl);
     expect(contracts.body.error.message).toMatch(/^invalid parameter 'contractAddresses': this request costs 50 compute units/);
-    // A refused batch costs nothing: the budget of this second is whole.
+    // refreshCache fetches again: 50 CU a token, so even one token is over 45; without it, 10.
+    const refreshOne = await post('getNFTMetadataBatch', { tokens: tokens(1), refreshCache: true }, smallUrl);
+    expect(refreshOne.body.error.message).toMatch(/^invalid parameter 'tokens': this request costs 50 compute units/);
+    const single = (query: string) => fetch(`${smallUrl}/getNFTMetadata?contractAddress=${demo.nft}&tokenId=1${query}`);
+    const refreshSingle = await single('&refreshCache=true');
+    expect(refreshSingle.status).toBe(400);
+    expect(((await refreshSingle.json()) as Body).error.message).toMatch(/this request costs 50 compute units/);
+    expect((await single('&refreshCache=false')).status).toBe(200);
+    // A refused batch costs nothing: the budget of a new second is whole after it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const refused = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: demo.nft, tokenId: 'x' }] }, smallUrl);
     expect(refused.status).toBe(400);
     expect(refused.remainingCu).toBe(45);

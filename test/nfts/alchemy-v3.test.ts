@@ -172,9 +172,13 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
       });
       expect(nft.raw.metadata.attributes).toEqual(record.traits);
     }
-    // refreshCache is accepted (the answer comes from the cache).
+    // refreshCache fetches the token again (alchemy-sdk's refreshNftMetadata compares the two times).
+    const cached = await alchemy.nft.getNftMetadata(demo.nft, 6);
     const refreshed = await alchemy.nft.getNftMetadata(demo.nft, 6, { refreshCache: true });
     expect(refreshed.name).toBe('Blockyard Demo Ape #6');
+    expect(Date.parse(refreshed.timeLastUpdated!)).toBeGreaterThan(Date.parse(cached.timeLastUpdated!));
+    expect((await alchemy.nft.getNftMetadata(demo.nft, 6)).timeLastUpdated).toBe(refreshed.timeLastUpdated);
+    expect(await alchemy.nft.refreshNftMetadata(demo.nft, 6)).toBe(true);
   });
 
   it('nft.getContractMetadata: the collection /v1/nfts/collection gives', async () => {

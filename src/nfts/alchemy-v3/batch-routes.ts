@@ -26,6 +26,7 @@ type BatchDeps = { chains: ChainRegistry; v3: AlchemyV3Nfts; limiter: RateLimite
 
 interface TokensBody {
   tokens: { contractAddress: string; tokenId: string | number }[];
+  refreshCache?: boolean;
 }
 interface ContractsBody {
   contractAddresses: string[];
@@ -53,7 +54,7 @@ export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchD
       schema: {
         ...doc(
           'Metadata of up to 100 NFTs (Alchemy v3)',
-          `Each token as getNFTMetadata answers it, in the order given; a token of an address that is no NFT contract is answered with tokenType NOT_A_CONTRACT or NO_SUPPORTED_NFT_STANDARD and the reason in raw.error. ${restComputeUnits['nfts.metadata']} compute units a token.`,
+          `Each token as getNFTMetadata answers it, in the order given; a token of an address that is no NFT contract is answered with tokenType NOT_A_CONTRACT or NO_SUPPORTED_NFT_STANDARD and the reason in raw.error. ${restComputeUnits['nfts.metadata']} compute units a token; with refreshCache true each is fetched again, ${restComputeUnits['nfts.refresh']} a token.`,
         ),
         params: V3Params,
         body: NftMetadataBatchBody,
@@ -68,8 +69,10 @@ export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchD
         request.principal!,
         (request.body as TokensBody).tokens.map((token) => token.contractAddress),
       );
-      await chargeItems(deps, request, reply, restComputeUnits['nfts.metadata']! * tokens.length, 'tokens');
-      return deps.v3.nftMetadataBatch(network, tokens);
+      const refresh = (request.body as TokensBody).refreshCache === true;
+      const perToken = restComputeUnits[refresh ? 'nfts.refresh' : 'nfts.metadata']!;
+      await chargeItems(deps, request, reply, perToken * tokens.length, 'tokens');
+      return deps.v3.nftMetadataBatch(network, tokens, refresh);
     },
   );
 

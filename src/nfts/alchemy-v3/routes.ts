@@ -97,6 +97,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
     {
       config: {
         computeUnits: restComputeUnits['nfts.metadata'],
+        computeUnitsOf: (query) => restComputeUnits[refreshRequested(query) ? 'nfts.refresh' : 'nfts.metadata']!,
         scope: 'data:read',
         methodName: 'getNFTMetadata',
         contracts: namedContract('contractAddress'),
@@ -243,6 +244,8 @@ export function evmNetwork(chains: ChainRegistry, request: FastifyRequest): Netw
 }
 
 const withMetadata = (query: Query) => query.withMetadata !== false;
+/** `refreshCache=true` as the raw query string gives it (the guard prices the request before validation). */
+const refreshRequested = (query: Record<string, unknown>) => String(query.refreshCache) === 'true';
 
 async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
   const query = request.query as Query;
@@ -276,8 +279,7 @@ async function nftMetadata(deps: V3Deps, request: FastifyRequest) {
   const query = request.query as Query;
   const contract = requiredAddress('contractAddress', query.contractAddress);
   const tokenId = requiredTokenId(query.tokenId);
-  // refreshCache is accepted but reads the cache: a fetch again costs nfts.refresh, on its own route.
-  return deps.v3.nftMetadata(evmNetwork(deps.chains, request), contract, tokenId);
+  return deps.v3.nftMetadata(evmNetwork(deps.chains, request), contract, tokenId, query.refreshCache === true);
 }
 
 async function isSpamContract(deps: V3Deps, request: FastifyRequest) {

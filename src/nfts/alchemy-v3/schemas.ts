@@ -59,7 +59,7 @@ export const TokenQuery = Type.Object({
   tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Decimal or 0x-hex token id (required)' })),
   tokenType: ignored('ERC721 or ERC1155: accepted; the standard is read from the contract (ERC-165)'),
   refreshCache: flag(
-    'Accepted, but the answer comes from the metadata cache: POST /v1/nfts/{chain}/metadata/{contract}/{token_id}/refresh fetches again (nfts.refresh compute units)',
+    'true fetches the metadata again (as POST /v1/nfts/{chain}/metadata/{contract}/{token_id}/refresh, nfts.refresh compute units); default false reads the cache',
   ),
   tokenUriTimeoutInMs: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Accepted; the nfts.metadata_timeout_ms setting bounds the fetch' }),
@@ -264,7 +264,7 @@ export const NftMetadataBatchBody = Type.Object({
   tokenUriTimeoutInMs: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Accepted; the nfts.metadata_timeout_ms setting bounds each fetch' }),
   ),
-  refreshCache: flag('Accepted, but the answers come from the metadata cache, as getNFTMetadata'),
+  refreshCache: flag('true fetches each token again (nfts.refresh compute units a token); default false reads the cache'),
 });
 
 export const V3NftBatchResponse = Type.Object({

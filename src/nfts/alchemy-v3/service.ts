@@ -73,9 +73,12 @@ interface OwnersForContractOptions {
  */
 export function createAlchemyV3Nfts(deps: V3Deps) {
   return {
-    nftMetadata: (network: Network, contract: Address, tokenId: bigint) => nftMetadata(deps, network, contract, tokenId),
+    /** `refresh`: fetch the token's metadata again (Alchemy's refreshCache), else read the cache. */
+    nftMetadata: (network: Network, contract: Address, tokenId: bigint, refresh = false) =>
+      nftMetadata(deps, network, contract, tokenId, refresh),
     contractMetadata: (network: Network, contract: Address) => contractMetadata(deps, network, contract),
-    nftMetadataBatch: (network: Network, tokens: readonly BatchToken[]) => nftMetadataBatch(deps, network, tokens),
+    nftMetadataBatch: (network: Network, tokens: readonly BatchToken[], refresh = false) =>
+      nftMetadataBatch(deps, network, tokens, refresh),
     contractMetadataBatch: (network: Network, contracts: readonly Address[]) => contractMetadataBatch(deps, network, contracts),
     isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
     spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
@@ -116,8 +119,8 @@ async function withMetadata(deps: V3Deps, network: Network, tokens: readonly Ind
   return tokens.map((token) => v3Nft(factsOfIndexed(token), contracts.get(token.contract)!, deps.gateways));
 }
 
-async function nftMetadata({ nfts, gateways }: V3Deps, network: Network, contract: Address, tokenId: bigint) {
-  const record = await nfts.metadata(network, contract, tokenId);
+async function nftMetadata({ nfts, gateways }: V3Deps, network: Network, contract: Address, tokenId: bigint, refresh: boolean) {
+  const record = await (refresh ? nfts.refresh : nfts.metadata)(network, contract, tokenId);
   const collection = await nfts.collection(network, contract).catch(() => null);
   return v3Nft(factsOfMetadata(record), v3NftContract(record.contract, record.standard, collection), gateways);
 }
@@ -140,9 +143,9 @@ export interface BatchToken {
  * address that holds no NFT contract is answered in its place (Alchemy's NOT_A_CONTRACT or
  * NO_SUPPORTED_NFT_STANDARD, the reason in `raw.error`), not as a failure of the whole batch.
  */
-async function nftMetadataBatch(deps: V3Deps, network: Network, tokens: readonly BatchToken[]) {
+async function nftMetadataBatch(deps: V3Deps, network: Network, tokens: readonly BatchToken[], refresh: boolean) {
   const nfts = await mapBounded(tokens, batchConcurrency, ({ contract, tokenId }) =>
-    nftMetadata(deps, network, contract, tokenId).catch((error: unknown) => unsupportedNft(contract, tokenId, error)),
+    nftMetadata(deps, network, contract, tokenId, refresh).catch((error: unknown) => unsupportedNft(contract, tokenId, error)),
   );
   return { nfts };
 }
