@@ -30,6 +30,7 @@ export const nftV3MethodNames = [
   'getOwnersForNFT',
   'getOwnersForContract',
   'isSpamContract',
+  'isHolderOfContract',
   'getSpamContracts',
 ] as const;
 

@@ -159,6 +159,20 @@ export function createNftIndexReads(db: Database) {
       }));
     },
 
+    /** Whether the owner holds any token of the contract (one index entry read at most). */
+    async holdsAny(network: string, owner: string, contract: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('nft_ownership')
+        .select('token_id')
+        .where('network', '=', network)
+        .where('owner', '=', owner)
+        .where('contract', '=', contract)
+        .where('amount', '>', '0')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** How many contracts an owner holds tokens of, reading at most `countCap` of its tokens. */
     async countContractsOwnedBy(
       network: string,

@@ -149,6 +149,23 @@ describe("Alchemy's getContractsForOwner under the JSON-RPC URL form", () => {
     expect(airdrops.body).toEqual({ contracts: [], totalCount: 0, pageKey: null });
   });
 
+  it('isHolderOfContract: whether the index says the wallet holds any token of the contract', async () => {
+    const holds = async (wallet: string, contract: string) => {
+      const response = await fetch(`${url}/isHolderOfContract?wallet=${wallet}&contractAddress=${contract}`);
+      const body: Body = await response.json();
+      check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/isHolderOfContract', response.status, body);
+      return response.status === 200 ? body.isHolderOfContract : body.error.message;
+    };
+    // The spam target holds ape 3 (given in beforeAll) and the spam collection, not the items.
+    expect(await holds(spamTarget, demo.nft)).toBe(true);
+    expect(await holds(spamTarget, demo.spamNft)).toBe(true);
+    expect(await holds(spamTarget, demo.items)).toBe(false);
+    expect(await holds(dev, demo.spamNft)).toBe(false);
+    expect(await holds(dev, demo.items)).toBe(true);
+    expect(await holds('0x12', demo.nft)).toMatch(/^invalid parameter 'wallet'/);
+    expect(await holds(dev, '')).toMatch(/^invalid parameter 'contractAddress'/);
+  });
+
   it('refuses bad input with 400 naming the parameter; a contracts-restricted key is refused', async () => {
     const cases: [string, RegExp][] = [
       ['', /'owner'/],

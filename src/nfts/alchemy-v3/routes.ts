@@ -10,6 +10,7 @@ import { contractFilter, requiredAddress, requiredTokenId, spamFilters } from '.
 import {
   ContractNftsQuery,
   ContractQuery,
+  HolderQuery,
   OwnerContractsQuery,
   OwnerQuery,
   OwnersForContractQuery,
@@ -18,6 +19,7 @@ import {
   V3ContractNftsResponse,
   V3ContractResponse,
   V3ContractsForOwnerResponse,
+  V3IsHolderOfContractResponse,
   V3IsSpamContractResponse,
   V3NftResponse,
   V3OwnedResponse,
@@ -191,6 +193,34 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
       },
     },
     (request) => isSpamContract(deps, request),
+  );
+
+  app.get(
+    `${base}/isHolderOfContract`,
+    {
+      config: {
+        computeUnits: restComputeUnits['nfts.metadata'],
+        scope: 'data:read',
+        methodName: 'isHolderOfContract',
+        contracts: namedContract('contractAddress'),
+      },
+      schema: {
+        ...doc(
+          'Whether a wallet holds an NFT of a contract (Alchemy v3)',
+          'From the index: true when the wallet holds at least one token of the contract (token gating).',
+        ),
+        params: V3Params,
+        querystring: HolderQuery,
+        response: { 200: V3IsHolderOfContractResponse, ...errors },
+      },
+    },
+    (request) => {
+      const query = request.query as Query;
+      // The network first: a key that may not use it is refused whatever it asks.
+      const network = evmNetwork(deps.chains, request);
+      const wallet = requiredAddress('wallet', query.wallet);
+      return deps.v3.isHolderOfContract(network, wallet, requiredAddress('contractAddress', query.contractAddress));
+    },
   );
 
   app.get(

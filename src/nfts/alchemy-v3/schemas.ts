@@ -68,6 +68,15 @@ export const TokenQuery = Type.Object({
 
 export const ContractQuery = Type.Object({ contractAddress: address('The NFT contract (required)') });
 
+export const HolderQuery = Type.Object({
+  wallet: address('The wallet, 0x-prefixed (required)'),
+  contractAddress: address('The NFT contract (required)'),
+});
+
+export const V3IsHolderOfContractResponse = Type.Object({
+  isHolderOfContract: Type.Boolean({ description: 'Whether the index says the wallet holds any token of the contract' }),
+});
+
 export const ContractNftsQuery = Type.Object({
   contractAddress: address('The NFT contract (required)'),
   withMetadata: flag('Default true; false gives contractAddress and tokenId only'),

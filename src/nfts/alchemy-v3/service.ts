@@ -81,6 +81,9 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
       nftMetadataBatch(deps, network, tokens, refresh),
     contractMetadataBatch: (network: Network, contracts: readonly Address[]) => contractMetadataBatch(deps, network, contracts),
     isSpamContract: (network: Network, contract: Address) => isSpamContract(deps, network, contract),
+    isHolderOfContract: async (network: Network, wallet: Address, contract: Address) => ({
+      isHolderOfContract: await deps.reads.holdsAny(networkName(network), wallet, contract),
+    }),
     spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
     contractsForOwner: (network: Network, owner: Address, options: ContractsForOwnerOptions) =>
