@@ -31,6 +31,8 @@ export const nftV3MethodNames = [
   'getOwnersForContract',
   'isSpamContract',
   'isHolderOfContract',
+  'summarizeNFTAttributes',
+  'computeRarity',
   'getSpamContracts',
 ] as const;
 

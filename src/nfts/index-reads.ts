@@ -32,6 +32,12 @@ export interface OwnedContract {
   readonly displayToken: { tokenId: string; name: string | null; imageUrl: string | null };
 }
 
+/** Tokens of a collection per trait value, and how many tokens were counted. */
+export interface TraitCounts {
+  readonly tokens: number;
+  readonly counts: readonly { traitType: string; value: string; tokens: number }[];
+}
+
 export interface OwnerBalances {
   readonly owner: string;
   readonly balances: { tokenId: string; amount: string }[];
@@ -245,6 +251,34 @@ export function createNftIndexReads(db: Database) {
         else holders.push({ owner: row.owner, balances: [balance] });
       }
       return holders;
+    },
+
+    /**
+     * How many held tokens of a contract carry each trait value, over the first `cap` (by token id)
+     * whose metadata was fetched without an error; `tokens` is how many that is.
+     */
+    async traitCounts(network: string, contract: string, cap: number): Promise<TraitCounts> {
+      const sample = sql`
+        select m.traits from nft_metadata m
+        where m.network = ${network} and m.contract = ${contract} and m.metadata_error is null
+          and exists (
+            select 1 from nft_ownership o
+            where o.network = m.network and o.contract = m.contract and o.token_id = m.token_id and o.amount > 0
+          )
+        order by m.token_id
+        limit ${cap}`;
+      const [tokens, counts] = await Promise.all([
+        sql<{ tokens: string }>`select count(*) as tokens from (${sample}) s`.execute(db),
+        sql<{ trait_type: string; value: string; holders: string }>`
+          select t->>'trait_type' as trait_type, t->>'value' as value, count(*) as holders
+          from (${sample}) s, jsonb_array_elements(s.traits) t
+          group by 1, 2
+          order by 1, 2`.execute(db),
+      ]);
+      return {
+        tokens: Number(tokens.rows[0]?.tokens ?? 0),
+        counts: counts.rows.map((row) => ({ traitType: row.trait_type, value: row.value, tokens: Number(row.holders) })),
+      };
     },
 
     /** The newest block of the index (number, hash, time), or null before the first. */

@@ -68,6 +68,11 @@ export const TokenQuery = Type.Object({
 
 export const ContractQuery = Type.Object({ contractAddress: address('The NFT contract (required)') });
 
+export const RarityQuery = Type.Object({
+  contractAddress: address('The NFT contract (required)'),
+  tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Decimal or 0x-hex token id (required)' })),
+});
+
 export const HolderQuery = Type.Object({
   wallet: address('The wallet, 0x-prefixed (required)'),
   contractAddress: address('The NFT contract (required)'),
@@ -289,3 +294,23 @@ export const ContractMetadataBatchBody = Type.Object({
 });
 
 export const V3ContractBatchResponse = Type.Object({ contracts: Type.Array(BatchContract) });
+
+export const V3AttributeSummaryResponse = Type.Object({
+  contractAddress: Type.String({ description: 'Lower-case' }),
+  totalSupply: Type.String({
+    description: 'Held tokens counted (the first 20,000 by token id whose metadata was fetched), decimal',
+  }),
+  summary: Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()), {
+    description: 'Trait type, then value, then how many counted tokens have it',
+  }),
+});
+
+export const V3RarityResponse = Type.Object({
+  rarities: Type.Array(
+    Type.Object({
+      traitType: Type.String(),
+      value: Type.String(),
+      prevalence: Type.Number({ minimum: 0, maximum: 1, description: 'Share of the counted tokens with this value' }),
+    }),
+  ),
+});

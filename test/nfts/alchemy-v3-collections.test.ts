@@ -33,11 +33,12 @@ function contractsOf(owned: OwnedNft[]) {
 }
 
 /**
- * getContractsForOwner (`GET {url}/getContractsForOwner`, alchemy-sdk's `nft.getContractsForOwner` given
- * only a URL) over the real indexer and the demo's contracts: the collections an owner holds, checked
- * against the tokens getNFTsForOwner lists and the collections getContractMetadata describes.
+ * Alchemy's methods about collections under the JSON-RPC URL form (alchemy-sdk given only a URL), over
+ * the real indexer and the demo's contracts: getContractsForOwner, checked against the tokens
+ * getNFTsForOwner lists and the collections getContractMetadata describes; isHolderOfContract; and the
+ * trait statistics (summarizeNFTAttributes, computeRarity), checked against each token's metadata.
  */
-describe("Alchemy's getContractsForOwner under the JSON-RPC URL form", () => {
+describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
   let chain: IndexedChain;
   let url: string;
   let alchemy: Alchemy;
@@ -164,6 +165,40 @@ describe("Alchemy's getContractsForOwner under the JSON-RPC URL form", () => {
     expect(await holds(dev, demo.items)).toBe(true);
     expect(await holds('0x12', demo.nft)).toMatch(/^invalid parameter 'wallet'/);
     expect(await holds(dev, '')).toMatch(/^invalid parameter 'contractAddress'/);
+  });
+
+  it("summarizeNFTAttributes and computeRarity: the trait counts of the collection's tokens, as their metadata has them", async () => {
+    const apes = await Promise.all([1, 2, 3, 4, 5, 6].map((id) => alchemy.nft.getNftMetadata(demo.nft, id)));
+    const expected: Record<string, Record<string, number>> = {};
+    for (const ape of apes) {
+      for (const { trait_type, value } of ape.raw.metadata.attributes as { trait_type: string; value: unknown }[]) {
+        expected[trait_type] ??= {};
+        expected[trait_type]![String(value)] = (expected[trait_type]![String(value)] ?? 0) + 1;
+      }
+    }
+    expect(Object.keys(expected).length).toBeGreaterThan(1);
+    const summary = await alchemy.nft.summarizeNftAttributes(demo.nft);
+    expect(summary).toEqual({ contractAddress: lower(demo.nft), totalSupply: '6', summary: expected });
+
+    const rarity = await alchemy.nft.computeRarity(demo.nft, 2);
+    const traits = apes[1]!.raw.metadata.attributes as { trait_type: string; value: unknown }[];
+    expect(rarity.rarities).toEqual(
+      traits.map(({ trait_type, value }) => ({
+        traitType: trait_type,
+        value: String(value),
+        prevalence: expected[trait_type]![String(value)]! / 6,
+      })),
+    );
+    const rare = async (query: string) => {
+      const response = await fetch(`${url}/computeRarity?${query}`);
+      const body: Body = await response.json();
+      check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/computeRarity', response.status, body);
+      return { status: response.status, body };
+    };
+    expect((await rare(`contractAddress=${demo.nft}`)).body.error.message).toMatch(/^invalid parameter 'tokenId'/);
+    expect((await rare(`contractAddress=${demo.token}&tokenId=1`)).status).toBe(404);
+    const notNft = await fetch(`${url}/summarizeNFTAttributes?contractAddress=${demo.token}`);
+    expect(notNft.status).toBe(404);
   });
 
   it('refuses bad input with 400 naming the parameter; a contracts-restricted key is refused', async () => {
