@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import { readIndexHead } from '../indexer/index-head.ts';
@@ -79,6 +79,23 @@ function contractSelection(contracts?: readonly string[], exclude?: readonly str
   return exclude?.length ? sql`${only} and contract not in (${sql.join(exclude)})` : only;
 }
 
+/** `counted` (a count over `contract`) of an owner's held tokens matching `selection`, reading at most `countCap` of them. */
+async function countHeld(
+  db: Database,
+  network: string,
+  owner: string,
+  selection: RawBuilder<unknown>,
+  counted: RawBuilder<unknown>,
+) {
+  const { rows } = await sql<{ total: string }>`
+    select ${counted} as total from (
+      select contract from nft_ownership
+      where network = ${network} and owner = ${owner} and amount > 0 ${selection}
+      limit ${countCap}
+    ) held`.execute(db);
+  return Number(rows[0]?.total ?? 0);
+}
+
 const metadataColumns = sql`m.token_uri, m.name, m.description, m.image_url, m.traits, m.metadata_error, m.fetched_at`;
 
 /**
@@ -114,17 +131,8 @@ export function createNftIndexReads(db: Database) {
       return rows.map(toIndexedToken);
     },
 
-    async countOwnedBy(
-      network: string,
-      owner: string,
-      contracts?: readonly string[],
-      exclude?: readonly string[],
-    ): Promise<number> {
-      const { rows } = await sql<{ total: string }>`
-        select count(*) as total from (
-          select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${contractSelection(contracts, exclude)} limit ${countCap}
-        ) held`.execute(db);
-      return Number(rows[0]?.total ?? 0);
+    async countOwnedBy(network: string, owner: string, contracts?: readonly string[], exclude?: readonly string[]) {
+      return countHeld(db, network, owner, contractSelection(contracts, exclude), sql`count(*)`);
     },
 
     /** The contracts an owner holds tokens of, by address, after `after` (exclusive), each with its lowest token id. */
@@ -180,19 +188,8 @@ export function createNftIndexReads(db: Database) {
     },
 
     /** How many contracts an owner holds tokens of, reading at most `countCap` of its tokens. */
-    async countContractsOwnedBy(
-      network: string,
-      owner: string,
-      contracts?: readonly string[],
-      exclude?: readonly string[],
-    ): Promise<number> {
-      const { rows } = await sql<{ total: string }>`
-        select count(distinct contract) as total from (
-          select contract from nft_ownership
-          where network = ${network} and owner = ${owner} and amount > 0 ${contractSelection(contracts, exclude)}
-          limit ${countCap}
-        ) held`.execute(db);
-      return Number(rows[0]?.total ?? 0);
+    async countContractsOwnedBy(network: string, owner: string, contracts?: readonly string[], exclude?: readonly string[]) {
+      return countHeld(db, network, owner, contractSelection(contracts, exclude), sql`count(distinct contract)`);
     },
 
     /** Token ids of a contract someone holds, from `from` (inclusive), in token id order. */

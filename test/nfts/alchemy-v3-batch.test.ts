@@ -1,9 +1,6 @@
-import { Alchemy } from 'alchemy-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { restrictKey } from '../support/key-restrictions.ts';
-import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
+import { type AlchemyDemo, startAlchemyDemo } from './support/alchemy-demo.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected freely in tests
 type Body = any;
@@ -16,14 +13,9 @@ const lower = (address: string) => address.toLowerCase();
  * a URL), over the real indexer and the demo's contracts: each item as its single-item method answers it.
  */
 describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () => {
-  let chain: IndexedChain;
-  let key: string;
-  let url: string;
-  let alchemy: Alchemy;
-  let demo: DemoDeployment;
-  let check: ReturnType<typeof createResponseChecker>;
+  let t: AlchemyDemo;
 
-  async function post(method: string, body: unknown, base = url) {
+  async function post(method: string, body: unknown, base = t.url) {
     const response = await fetch(`${base}/${method}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -31,33 +23,27 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
       signal: AbortSignal.timeout(15_000),
     });
     const answer: Body = await response.json();
-    check('POST', `/v1/rpc/{chain}/{network}/{apiKey}/${method}`, response.status, answer);
+    t.check('POST', `/v1/rpc/{chain}/{network}/{apiKey}/${method}`, response.status, answer);
     return { status: response.status, body: answer, remainingCu: Number(response.headers.get('x-ratelimit-remaining-cu')) };
   }
   async function get(method: string, query: string): Promise<Body> {
-    const response = await fetch(`${url}/${method}?${query}`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${t.url}/${method}?${query}`, { signal: AbortSignal.timeout(10_000) });
     expect(response.status, `${method}?${query}`).toBe(200);
     return response.json();
   }
 
   beforeAll(async () => {
-    chain = await startIndexedChain();
-    key = (await chain.service.createKey()).key;
-    url = `${chain.service.url}/v1/rpc/ethereum/devnet/${key}`;
-    alchemy = new Alchemy({ url, maxRetries: 0 });
-    check = createResponseChecker((await (await fetch(`${chain.service.url}/v1/openapi.json`)).json()) as OpenApiDocument);
-    demo = await deployDemo({ rpcUrl: chain.service.anvil.url, log: { info: () => undefined } });
-    await chain.synced();
+    t = await startAlchemyDemo();
   }, 180_000);
-  afterAll(() => chain?.service.stop());
+  afterAll(() => t?.chain.service.stop());
 
   it('nft.getNftMetadataBatch: each token as getNFTMetadata answers it, in the order asked', async () => {
     const tokens = [
-      { contractAddress: demo.items, tokenId: '2' },
-      { contractAddress: demo.nft, tokenId: '3' },
-      { contractAddress: demo.nft, tokenId: '1' },
+      { contractAddress: t.demo.items, tokenId: '2' },
+      { contractAddress: t.demo.nft, tokenId: '3' },
+      { contractAddress: t.demo.nft, tokenId: '1' },
     ];
-    const batch = await alchemy.nft.getNftMetadataBatch(tokens);
+    const batch = await t.alchemy.nft.getNftMetadataBatch(tokens);
     expect(batch.nfts.map((nft) => [nft.contract.address, nft.tokenId])).toEqual(
       tokens.map((token) => [lower(token.contractAddress), token.tokenId]),
     );
@@ -73,16 +59,16 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
   it('a token of an address that is no NFT contract is answered in its place; the others still are', async () => {
     const { status, body } = await post('getNFTMetadataBatch', {
       tokens: [
-        { contractAddress: demo.token, tokenId: '1' },
+        { contractAddress: t.demo.token, tokenId: '1' },
         { contractAddress: noCode, tokenId: 7 },
-        { contractAddress: demo.nft, tokenId: '0x2' },
+        { contractAddress: t.demo.nft, tokenId: '0x2' },
       ],
     });
     expect(status).toBe(200);
     expect(body.nfts.map((nft: Body) => [nft.contract.address, nft.tokenId, nft.tokenType, nft.contract.tokenType])).toEqual([
-      [lower(demo.token), '1', 'NO_SUPPORTED_NFT_STANDARD', 'NO_SUPPORTED_NFT_STANDARD'],
+      [lower(t.demo.token), '1', 'NO_SUPPORTED_NFT_STANDARD', 'NO_SUPPORTED_NFT_STANDARD'],
       [noCode, '7', 'NOT_A_CONTRACT', 'NOT_A_CONTRACT'],
-      [lower(demo.nft), '2', 'ERC721', 'ERC721'],
+      [lower(t.demo.nft), '2', 'ERC721', 'ERC721'],
     ]);
     expect(body.nfts[0].raw.error).toMatch(/is not an NFT contract/);
     expect(body.nfts[1].raw.error).toMatch(/^no contract at/);
@@ -91,27 +77,29 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
   });
 
   it('nft.getContractMetadataBatch: each contract as getContractMetadata answers it, in the order asked', async () => {
-    const batch = await alchemy.nft.getContractMetadataBatch([demo.items, demo.nft, demo.spamNft]);
+    const batch = await t.alchemy.nft.getContractMetadataBatch([t.demo.items, t.demo.nft, t.demo.spamNft]);
     expect(batch.contracts.map((contract) => [contract.address, contract.name, contract.tokenType])).toEqual([
-      [lower(demo.items), 'Blockyard Demo Items', 'ERC1155'],
-      [lower(demo.nft), 'Blockyard Demo Apes', 'ERC721'],
-      [lower(demo.spamNft), expect.any(String), 'ERC721'],
+      [lower(t.demo.items), 'Blockyard Demo Items', 'ERC1155'],
+      [lower(t.demo.nft), 'Blockyard Demo Apes', 'ERC721'],
+      [lower(t.demo.spamNft), expect.any(String), 'ERC721'],
     ]);
-    const { body } = await post('getContractMetadataBatch', { contractAddresses: [demo.nft, demo.token, noCode, demo.spamNft] });
-    expect(body.contracts[0]).toEqual(await get('getContractMetadata', `contractAddress=${demo.nft}`));
-    expect(body.contracts[3]).toEqual(await get('getContractMetadata', `contractAddress=${demo.spamNft}`));
+    const { body } = await post('getContractMetadataBatch', {
+      contractAddresses: [t.demo.nft, t.demo.token, noCode, t.demo.spamNft],
+    });
+    expect(body.contracts[0]).toEqual(await get('getContractMetadata', `contractAddress=${t.demo.nft}`));
+    expect(body.contracts[3]).toEqual(await get('getContractMetadata', `contractAddress=${t.demo.spamNft}`));
     expect(body.contracts[3].isSpam).toBe(true);
     expect(body.contracts.slice(1, 3).map((c: Body) => [c.address, c.tokenType, c.name])).toEqual([
-      [lower(demo.token), 'NO_SUPPORTED_NFT_STANDARD', null],
+      [lower(t.demo.token), 'NO_SUPPORTED_NFT_STANDARD', null],
       [noCode, 'NOT_A_CONTRACT', null],
     ]);
   });
 
   it('costs the compute units of each item: a batch over the per-second budget can never pass', async () => {
     // 45 CU a second: 4 tokens (40 CU) pass, 5 tokens (50 CU) are refused for good, naming the items.
-    const small = await chain.service.createKey({ plan: 'free', limits: { cups: 45, rps: null } });
-    const smallUrl = `${chain.service.url}/v1/rpc/ethereum/devnet/${small.key}`;
-    const tokens = (n: number) => Array.from({ length: n }, (_, i) => ({ contractAddress: demo.nft, tokenId: String(i + 1) }));
+    const small = await t.chain.service.createKey({ plan: 'free', limits: { cups: 45, rps: null } });
+    const smallUrl = `${t.chain.service.url}/v1/rpc/ethereum/devnet/${small.key}`;
+    const tokens = (n: number) => Array.from({ length: n }, (_, i) => ({ contractAddress: t.demo.nft, tokenId: String(i + 1) }));
     const four = await post('getNFTMetadataBatch', { tokens: tokens(4) }, smallUrl);
     expect(four.status).toBe(200);
     expect(four.remainingCu).toBe(5);
@@ -119,19 +107,19 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
     const five = await post('getNFTMetadataBatch', { tokens: tokens(5) }, smallUrl);
     expect(five.status).toBe(400);
     expect(five.body.error.message).toMatch(/^invalid parameter 'tokens': this request costs 50 compute units, more than the 45/);
-    const contracts = await post('getContractMetadataBatch', { contractAddresses: Array(5).fill(demo.nft) }, smallUrl);
+    const contracts = await post('getContractMetadataBatch', { contractAddresses: Array(5).fill(t.demo.nft) }, smallUrl);
     expect(contracts.body.error.message).toMatch(/^invalid parameter 'contractAddresses': this request costs 50 compute units/);
     // refreshCache fetches again: 50 CU a token, so even one token is over 45; without it, 10.
     const refreshOne = await post('getNFTMetadataBatch', { tokens: tokens(1), refreshCache: true }, smallUrl);
     expect(refreshOne.body.error.message).toMatch(/^invalid parameter 'tokens': this request costs 50 compute units/);
-    const single = (query: string) => fetch(`${smallUrl}/getNFTMetadata?contractAddress=${demo.nft}&tokenId=1${query}`);
+    const single = (query: string) => fetch(`${smallUrl}/getNFTMetadata?contractAddress=${t.demo.nft}&tokenId=1${query}`);
     const refreshSingle = await single('&refreshCache=true');
     expect(refreshSingle.status).toBe(400);
     expect(((await refreshSingle.json()) as Body).error.message).toMatch(/this request costs 50 compute units/);
     expect((await single('&refreshCache=false')).status).toBe(200);
     // A refused batch costs nothing: the budget of a new second is whole after it.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const refused = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: demo.nft, tokenId: 'x' }] }, smallUrl);
+    const refused = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: t.demo.nft, tokenId: 'x' }] }, smallUrl);
     expect(refused.status).toBe(400);
     expect(refused.remainingCu).toBe(45);
   });
@@ -144,19 +132,19 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
         'getNFTMetadataBatch',
         {
           tokens: [
-            { contractAddress: demo.nft, tokenId: '1' },
+            { contractAddress: t.demo.nft, tokenId: '1' },
             { contractAddress: '0x12', tokenId: '1' },
           ],
         },
         /'tokens\[1\]\.contractAddress'/,
       ],
-      ['getNFTMetadataBatch', { tokens: [{ contractAddress: demo.nft, tokenId: '-1' }] }, /'tokens\[0\]\.tokenId'/],
+      ['getNFTMetadataBatch', { tokens: [{ contractAddress: t.demo.nft, tokenId: '-1' }] }, /'tokens\[0\]\.tokenId'/],
       [
         'getNFTMetadataBatch',
-        { tokens: Array.from({ length: 101 }, () => ({ contractAddress: demo.nft, tokenId: '1' })) },
+        { tokens: Array.from({ length: 101 }, () => ({ contractAddress: t.demo.nft, tokenId: '1' })) },
         /'tokens'/,
       ],
-      ['getContractMetadataBatch', { contractAddresses: [demo.nft, 'nope'] }, /'contractAddresses\[1\]'/],
+      ['getContractMetadataBatch', { contractAddresses: [t.demo.nft, 'nope'] }, /'contractAddresses\[1\]'/],
       ['getContractMetadataBatch', { contractAddresses: [] }, /'contractAddresses'/],
     ];
     for (const [method, body, named] of cases) {
@@ -164,36 +152,36 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
       expect(answer.status, JSON.stringify(body).slice(0, 100)).toBe(400);
       expect(answer.body.error.message).toMatch(named);
     }
-    await expect(alchemy.nft.getNftMetadataBatch([{ contractAddress: '0x12', tokenId: '1' }])).rejects.toThrow(/tokens\[0\]/);
+    await expect(t.alchemy.nft.getNftMetadataBatch([{ contractAddress: '0x12', tokenId: '1' }])).rejects.toThrow(/tokens\[0\]/);
   });
 
   it("a key's contracts list covers every item; its methods list names the batch method", async () => {
-    const restricted = await chain.service.createKey();
-    await restrictKey(chain.service, restricted.keyId, { contracts: [demo.nft] });
-    const restrictedUrl = `${chain.service.url}/v1/rpc/ethereum/devnet/${restricted.key}`;
-    const listed = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: demo.nft, tokenId: '1' }] }, restrictedUrl);
+    const restricted = await t.chain.service.createKey();
+    await restrictKey(t.chain.service, restricted.keyId, { contracts: [t.demo.nft] });
+    const restrictedUrl = `${t.chain.service.url}/v1/rpc/ethereum/devnet/${restricted.key}`;
+    const listed = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: t.demo.nft, tokenId: '1' }] }, restrictedUrl);
     expect(listed.status).toBe(200);
     const mixed = await post(
       'getNFTMetadataBatch',
       {
         tokens: [
-          { contractAddress: demo.nft, tokenId: '1' },
-          { contractAddress: demo.items, tokenId: '1' },
+          { contractAddress: t.demo.nft, tokenId: '1' },
+          { contractAddress: t.demo.items, tokenId: '1' },
         ],
       },
       restrictedUrl,
     );
     expect(mixed.status).toBe(403);
     expect(mixed.body.error.message).toBe(
-      `refused by this API key's restrictions.contracts: the contract ${demo.items} is not listed`,
+      `refused by this API key's restrictions.contracts: the contract ${t.demo.items} is not listed`,
     );
-    const contracts = await post('getContractMetadataBatch', { contractAddresses: [demo.items] }, restrictedUrl);
+    const contracts = await post('getContractMetadataBatch', { contractAddresses: [t.demo.items] }, restrictedUrl);
     expect(contracts.status).toBe(403);
 
-    const single = await chain.service.createKey();
-    await restrictKey(chain.service, single.keyId, { methods: ['getNFTMetadata'] });
-    const singleUrl = `${chain.service.url}/v1/rpc/ethereum/devnet/${single.key}`;
-    const refused = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: demo.nft, tokenId: '1' }] }, singleUrl);
+    const single = await t.chain.service.createKey();
+    await restrictKey(t.chain.service, single.keyId, { methods: ['getNFTMetadata'] });
+    const singleUrl = `${t.chain.service.url}/v1/rpc/ethereum/devnet/${single.key}`;
+    const refused = await post('getNFTMetadataBatch', { tokens: [{ contractAddress: t.demo.nft, tokenId: '1' }] }, singleUrl);
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/the method 'getNFTMetadataBatch' is not listed/);
   });

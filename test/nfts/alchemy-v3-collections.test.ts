@@ -1,11 +1,9 @@
-import { Alchemy, NftFilters, type OwnedNft } from 'alchemy-sdk';
+import { NftFilters, type OwnedNft } from 'alchemy-sdk';
 import { parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts, spamTarget } from '../../src/demo/demo-plan.ts';
-import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
-import { type IndexedChain, startIndexedChain } from '../indexer/support.ts';
 import { restrictKey } from '../support/key-restrictions.ts';
-import { createResponseChecker, type OpenApiDocument } from '../support/openapi.ts';
+import { type AlchemyDemo, startAlchemyDemo } from './support/alchemy-demo.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected freely in tests
 type Body = any;
@@ -39,46 +37,38 @@ function contractsOf(owned: OwnedNft[]) {
  * trait statistics (summarizeNFTAttributes, computeRarity), checked against each token's metadata.
  */
 describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
-  let chain: IndexedChain;
-  let url: string;
-  let alchemy: Alchemy;
-  let demo: DemoDeployment;
-  let check: ReturnType<typeof createResponseChecker>;
+  let t: AlchemyDemo;
 
-  async function get(query: string, base = url): Promise<{ status: number; body: Body }> {
+  async function get(query: string, base = t.url): Promise<{ status: number; body: Body }> {
     const response = await fetch(`${base}/getContractsForOwner?${query}`, { signal: AbortSignal.timeout(10_000) });
     const body = await response.json();
-    check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/getContractsForOwner', response.status, body);
+    t.check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/getContractsForOwner', response.status, body);
     return { status: response.status, body };
   }
 
   beforeAll(async () => {
-    chain = await startIndexedChain();
-    url = `${chain.service.url}/v1/rpc/ethereum/devnet/${(await chain.service.createKey()).key}`;
-    alchemy = new Alchemy({ url, maxRetries: 0 });
-    check = createResponseChecker((await (await fetch(`${chain.service.url}/v1/openapi.json`)).json()) as OpenApiDocument);
-    demo = await deployDemo({ rpcUrl: chain.service.anvil.url, log: { info: () => undefined } });
+    t = await startAlchemyDemo();
     // The spam target gets an honest ape beside the spam collection airdropped to it.
-    await chain.wallet.writeContract({
-      address: demo.nft,
+    await t.chain.wallet.writeContract({
+      address: t.demo.nft,
       abi: erc721,
       functionName: 'transferFrom',
       args: [dev, spamTarget, 3n],
     });
-    await chain.synced();
+    await t.chain.synced();
     // The metadata fetcher reads each minted token's data: URI in the background; wait for the dev account's.
     const deadline = Date.now() + 30_000;
-    while (!(await alchemy.nft.getNftsForOwner(dev)).ownedNfts.every((nft) => nft.name !== undefined)) {
+    while (!(await t.alchemy.nft.getNftsForOwner(dev)).ownedNfts.every((nft) => nft.name !== undefined)) {
       if (Date.now() > deadline) throw new Error('demo NFT metadata not fetched within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }, 180_000);
-  afterAll(() => chain?.service.stop());
+  afterAll(() => t?.chain.service.stop());
 
   it('nft.getContractsForOwner: each collection the owner holds, with its balance, distinct tokens and display NFT', async () => {
     for (const owner of [dev, alice, spamTarget]) {
-      const owned = (await alchemy.nft.getNftsForOwner(owner)).ownedNfts;
-      const answer = await alchemy.nft.getContractsForOwner(owner);
+      const owned = (await t.alchemy.nft.getNftsForOwner(owner)).ownedNfts;
+      const answer = await t.alchemy.nft.getContractsForOwner(owner);
       expect(answer.totalCount).toBe(new Set(owned.map((nft) => nft.contract.address)).size);
       expect(answer.pageKey).toBeUndefined();
       expect(
@@ -94,16 +84,16 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     }
     // Each collection as getContractMetadata describes it.
     const { body } = await get(`owner=${dev}`);
-    expect(body.contracts.map((c: Body) => c.address)).toEqual([lower(demo.items), lower(demo.nft)].sort());
+    expect(body.contracts.map((c: Body) => c.address)).toEqual([lower(t.demo.items), lower(t.demo.nft)].sort());
     for (const contract of body.contracts) {
-      const described = await (await fetch(`${url}/getContractMetadata?contractAddress=${contract.address}`)).json();
+      const described = await (await fetch(`${t.url}/getContractMetadata?contractAddress=${contract.address}`)).json();
       const { totalBalance, numDistinctTokensOwned, displayNft, image, ...rest } = contract;
       expect(rest).toEqual(described);
       expect(image.originalUrl).toMatch(/^data:image\/svg\+xml;base64,/);
     }
     // The dev account kept apes 1 and 2 (3 went to the spam target) and items 1 (650), 2 (45), 3 (1).
     expect(body.contracts.map((c: Body) => [c.totalBalance, c.numDistinctTokensOwned])).toEqual(
-      lower(demo.items) < lower(demo.nft)
+      lower(t.demo.items) < lower(t.demo.nft)
         ? [
             ['696', '3'],
             ['2', '2'],
@@ -125,7 +115,7 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     expect(second.body.pageKey).toBeNull();
     const all = await get(`owner=${dev}`);
     expect([...first.body.contracts, ...second.body.contracts]).toEqual(all.body.contracts);
-    const sdkPage = await alchemy.nft.getContractsForOwner(dev, { pageSize: 1, pageKey: first.body.pageKey });
+    const sdkPage = await t.alchemy.nft.getContractsForOwner(dev, { pageSize: 1, pageKey: first.body.pageKey });
     expect(sdkPage.contracts.map((c) => c.address)).toEqual([second.body.contracts[0].address]);
 
     const other = await get(`owner=${alice}&pageSize=1&pageKey=${first.body.pageKey}`);
@@ -134,41 +124,41 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
   });
 
   it('the spam filters: excludeFilters SPAM leaves the spam collection out, includeFilters SPAM keeps only it', async () => {
-    const all = await alchemy.nft.getContractsForOwner(spamTarget);
+    const all = await t.alchemy.nft.getContractsForOwner(spamTarget);
     expect(all.contracts.map((c) => [c.address, c.isSpam]).sort()).toEqual(
       [
-        [lower(demo.nft), false],
-        [lower(demo.spamNft), true],
+        [lower(t.demo.nft), false],
+        [lower(t.demo.spamNft), true],
       ].sort(),
     );
-    const clean = await alchemy.nft.getContractsForOwner(spamTarget, { excludeFilters: [NftFilters.SPAM] });
-    expect(clean.contracts.map((c) => c.address)).toEqual([lower(demo.nft)]);
+    const clean = await t.alchemy.nft.getContractsForOwner(spamTarget, { excludeFilters: [NftFilters.SPAM] });
+    expect(clean.contracts.map((c) => c.address)).toEqual([lower(t.demo.nft)]);
     expect(clean.totalCount).toBe(1);
-    const onlySpam = await alchemy.nft.getContractsForOwner(spamTarget, { includeFilters: [NftFilters.SPAM] });
-    expect(onlySpam.contracts.map((c) => c.address)).toEqual([lower(demo.spamNft)]);
+    const onlySpam = await t.alchemy.nft.getContractsForOwner(spamTarget, { includeFilters: [NftFilters.SPAM] });
+    expect(onlySpam.contracts.map((c) => c.address)).toEqual([lower(t.demo.spamNft)]);
     const airdrops = await get(`owner=${spamTarget}&includeFilters[]=AIRDROPS`);
     expect(airdrops.body).toEqual({ contracts: [], totalCount: 0, pageKey: null });
   });
 
   it('isHolderOfContract: whether the index says the wallet holds any token of the contract', async () => {
     const holds = async (wallet: string, contract: string) => {
-      const response = await fetch(`${url}/isHolderOfContract?wallet=${wallet}&contractAddress=${contract}`);
+      const response = await fetch(`${t.url}/isHolderOfContract?wallet=${wallet}&contractAddress=${contract}`);
       const body: Body = await response.json();
-      check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/isHolderOfContract', response.status, body);
+      t.check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/isHolderOfContract', response.status, body);
       return response.status === 200 ? body.isHolderOfContract : body.error.message;
     };
     // The spam target holds ape 3 (given in beforeAll) and the spam collection, not the items.
-    expect(await holds(spamTarget, demo.nft)).toBe(true);
-    expect(await holds(spamTarget, demo.spamNft)).toBe(true);
-    expect(await holds(spamTarget, demo.items)).toBe(false);
-    expect(await holds(dev, demo.spamNft)).toBe(false);
-    expect(await holds(dev, demo.items)).toBe(true);
-    expect(await holds('0x12', demo.nft)).toMatch(/^invalid parameter 'wallet'/);
+    expect(await holds(spamTarget, t.demo.nft)).toBe(true);
+    expect(await holds(spamTarget, t.demo.spamNft)).toBe(true);
+    expect(await holds(spamTarget, t.demo.items)).toBe(false);
+    expect(await holds(dev, t.demo.spamNft)).toBe(false);
+    expect(await holds(dev, t.demo.items)).toBe(true);
+    expect(await holds('0x12', t.demo.nft)).toMatch(/^invalid parameter 'wallet'/);
     expect(await holds(dev, '')).toMatch(/^invalid parameter 'contractAddress'/);
   });
 
   it("summarizeNFTAttributes and computeRarity: the trait counts of the collection's tokens, as their metadata has them", async () => {
-    const apes = await Promise.all([1, 2, 3, 4, 5, 6].map((id) => alchemy.nft.getNftMetadata(demo.nft, id)));
+    const apes = await Promise.all([1, 2, 3, 4, 5, 6].map((id) => t.alchemy.nft.getNftMetadata(t.demo.nft, id)));
     const expected: Record<string, Record<string, number>> = {};
     for (const ape of apes) {
       for (const { trait_type, value } of ape.raw.metadata.attributes as { trait_type: string; value: unknown }[]) {
@@ -177,10 +167,10 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
       }
     }
     expect(Object.keys(expected).length).toBeGreaterThan(1);
-    const summary = await alchemy.nft.summarizeNftAttributes(demo.nft);
-    expect(summary).toEqual({ contractAddress: lower(demo.nft), totalSupply: '6', summary: expected });
+    const summary = await t.alchemy.nft.summarizeNftAttributes(t.demo.nft);
+    expect(summary).toEqual({ contractAddress: lower(t.demo.nft), totalSupply: '6', summary: expected });
 
-    const rarity = await alchemy.nft.computeRarity(demo.nft, 2);
+    const rarity = await t.alchemy.nft.computeRarity(t.demo.nft, 2);
     const traits = apes[1]!.raw.metadata.attributes as { trait_type: string; value: unknown }[];
     expect(rarity.rarities).toEqual(
       traits.map(({ trait_type, value }) => ({
@@ -190,14 +180,14 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
       })),
     );
     const rare = async (query: string) => {
-      const response = await fetch(`${url}/computeRarity?${query}`);
+      const response = await fetch(`${t.url}/computeRarity?${query}`);
       const body: Body = await response.json();
-      check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/computeRarity', response.status, body);
+      t.check('GET', '/v1/rpc/{chain}/{network}/{apiKey}/computeRarity', response.status, body);
       return { status: response.status, body };
     };
-    expect((await rare(`contractAddress=${demo.nft}`)).body.error.message).toMatch(/^invalid parameter 'tokenId'/);
-    expect((await rare(`contractAddress=${demo.token}&tokenId=1`)).status).toBe(404);
-    const notNft = await fetch(`${url}/summarizeNFTAttributes?contractAddress=${demo.token}`);
+    expect((await rare(`contractAddress=${t.demo.nft}`)).body.error.message).toMatch(/^invalid parameter 'tokenId'/);
+    expect((await rare(`contractAddress=${t.demo.token}&tokenId=1`)).status).toBe(404);
+    const notNft = await fetch(`${t.url}/summarizeNFTAttributes?contractAddress=${t.demo.token}`);
     expect(notNft.status).toBe(404);
   });
 
@@ -218,9 +208,9 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
       expect(answer.status, query).toBe(400);
       expect(answer.body.error.message, query).toMatch(named);
     }
-    const restricted = await chain.service.createKey();
-    await restrictKey(chain.service, restricted.keyId, { contracts: [demo.nft] });
-    const refused = await get(`owner=${dev}`, `${chain.service.url}/v1/rpc/ethereum/devnet/${restricted.key}`);
+    const restricted = await t.chain.service.createKey();
+    await restrictKey(t.chain.service, restricted.keyId, { contracts: [t.demo.nft] });
+    const refused = await get(`owner=${dev}`, `${t.chain.service.url}/v1/rpc/ethereum/devnet/${restricted.key}`);
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/the method 'getContractsForOwner' reads every contract/);
   });

@@ -1,22 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainRegistry } from '../../chains/registry.ts';
 import { namedContract } from '../../http/route-restrictions.ts';
-import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import type { V3Attributes } from './attributes.ts';
 import { requiredAddress, requiredTokenId } from './params.ts';
-import { evmNetwork } from './routes.ts';
+import { evmNetwork, v3Base, v3Doc, v3Errors } from './route-parts.ts';
 import { ContractQuery, RarityQuery, V3AttributeSummaryResponse, V3Params, V3RarityResponse } from './schemas.ts';
 
-const errors = errorResponses(400, 401, 403, 404, 429, 503);
-const base = '/v1/rpc/:chain/:network/:apiKey';
 type Query = Record<string, string | undefined>;
-
-const doc = (summary: string, description: string) => ({
-  summary,
-  description: `${description} Counted over the held tokens whose metadata Blockyard has fetched (the first 20,000 by token id). Alchemy's NFT API v3 name and answer shape: see docs/drop-in.md.`,
-  tags: ['nfts'],
-});
+const counted = 'Counted over the held tokens whose metadata Blockyard has fetched (the first 20,000 by token id).';
 
 /** Alchemy's trait statistics (summarizeNFTAttributes, computeRarity) under the JSON-RPC URL form, scope data:read. */
 export async function alchemyV3AttributeRoutes(app: FastifyInstance, deps: { chains: ChainRegistry; attributes: V3Attributes }) {
@@ -29,14 +21,14 @@ export async function alchemyV3AttributeRoutes(app: FastifyInstance, deps: { cha
   });
 
   app.get(
-    `${base}/summarizeNFTAttributes`,
+    `${v3Base}/summarizeNFTAttributes`,
     {
       config: config('summarizeNFTAttributes'),
       schema: {
-        ...doc('Trait values of a collection (Alchemy v3)', 'How many tokens carry each value of each trait type.'),
+        ...v3Doc('Trait values of a collection (Alchemy v3)', `How many tokens carry each value of each trait type. ${counted}`),
         params: V3Params,
         querystring: ContractQuery,
-        response: { 200: V3AttributeSummaryResponse, ...errors },
+        response: { 200: V3AttributeSummaryResponse, ...v3Errors },
       },
     },
     (request: FastifyRequest) => {
@@ -46,17 +38,17 @@ export async function alchemyV3AttributeRoutes(app: FastifyInstance, deps: { cha
   );
 
   app.get(
-    `${base}/computeRarity`,
+    `${v3Base}/computeRarity`,
     {
       config: config('computeRarity'),
       schema: {
-        ...doc(
+        ...v3Doc(
           'Rarity of an NFT’s traits (Alchemy v3)',
-          "Each of the token's traits with the share of tokens that have the same value.",
+          `Each of the token's traits with the share of tokens that have the same value. ${counted}`,
         ),
         params: V3Params,
         querystring: RarityQuery,
-        response: { 200: V3RarityResponse, ...errors },
+        response: { 200: V3RarityResponse, ...v3Errors },
       },
     },
     (request: FastifyRequest) => {

@@ -4,12 +4,11 @@ import { parseAddressParam } from '../../http/address-param.ts';
 import { chargeRequest } from '../../http/charge.ts';
 import { errorHandler } from '../../http/error-handler.ts';
 import { assertContractsListed } from '../../http/route-restrictions.ts';
-import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import type { RateLimiter } from '../../limits/limiter.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { parseTokenId } from '../params.ts';
-import { evmNetwork } from './routes.ts';
+import { evmNetwork, v3Base, v3Doc, v3Errors } from './route-parts.ts';
 import {
   ContractMetadataBatchBody,
   NftMetadataBatchBody,
@@ -18,9 +17,6 @@ import {
   V3Params,
 } from './schemas.ts';
 import type { AlchemyV3Nfts, BatchToken } from './service.ts';
-
-const errors = errorResponses(400, 401, 403, 404, 429, 503);
-const base = '/v1/rpc/:chain/:network/:apiKey';
 
 type BatchDeps = { chains: ChainRegistry; v3: AlchemyV3Nfts; limiter: RateLimiter; metrics: Metrics };
 
@@ -32,12 +28,6 @@ interface ContractsBody {
   contractAddresses: string[];
 }
 
-const doc = (summary: string, description: string) => ({
-  summary,
-  description: `${description} Alchemy's NFT API v3 name and answer shape (alchemy-sdk's nft namespace with \`new Alchemy({ url })\`): see docs/drop-in.md.`,
-  tags: ['nfts'],
-});
-
 /**
  * Alchemy's NFT v3 batch methods under the JSON-RPC URL form (`POST {url}/getNFTMetadataBatch`), scope
  * data:read. Charged in the handler, per item, once the body is read: a batch of 100 tokens costs 100
@@ -45,20 +35,20 @@ const doc = (summary: string, description: string) => ({
  */
 export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchDeps) {
   app.post(
-    `${base}/getNFTMetadataBatch`,
+    `${v3Base}/getNFTMetadataBatch`,
     {
       config: { dataQuery: true, scope: 'data:read', methodName: 'getNFTMetadataBatch' },
       // The network (and whether the key may use it) before the body: a test key on a mainnet is a 403 whatever it sends.
       preValidation: async (request: FastifyRequest) => void evmNetwork(deps.chains, request),
       errorHandler: chargedErrorHandler(deps),
       schema: {
-        ...doc(
+        ...v3Doc(
           'Metadata of up to 100 NFTs (Alchemy v3)',
           `Each token as getNFTMetadata answers it, in the order given; a token of an address that is no NFT contract is answered with tokenType NOT_A_CONTRACT or NO_SUPPORTED_NFT_STANDARD and the reason in raw.error. ${restComputeUnits['nfts.metadata']} compute units a token; with refreshCache true each is fetched again, ${restComputeUnits['nfts.refresh']} a token.`,
         ),
         params: V3Params,
         body: NftMetadataBatchBody,
-        response: { 200: V3NftBatchResponse, ...errors },
+        response: { 200: V3NftBatchResponse, ...v3Errors },
       },
     },
     async (request, reply) => {
@@ -77,19 +67,19 @@ export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchD
   );
 
   app.post(
-    `${base}/getContractMetadataBatch`,
+    `${v3Base}/getContractMetadataBatch`,
     {
       config: { dataQuery: true, scope: 'data:read', methodName: 'getContractMetadataBatch' },
       preValidation: async (request: FastifyRequest) => void evmNetwork(deps.chains, request),
       errorHandler: chargedErrorHandler(deps),
       schema: {
-        ...doc(
+        ...v3Doc(
           'Metadata of up to 100 NFT contracts (Alchemy v3)',
           `Each contract as getContractMetadata answers it, in the order given; an address that is no NFT contract is answered with tokenType NOT_A_CONTRACT or NO_SUPPORTED_NFT_STANDARD. ${restComputeUnits['nfts.collection']} compute units a contract.`,
         ),
         params: V3Params,
         body: ContractMetadataBatchBody,
-        response: { 200: V3ContractBatchResponse, ...errors },
+        response: { 200: V3ContractBatchResponse, ...v3Errors },
       },
     },
     async (request, reply) => {

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ChainRegistry, Network } from '../../chains/registry.ts';
-import { resolveRestNetwork } from '../../chains/resolve-rest-network.ts';
-import { invalidRequest, notFound } from '../../core/errors.ts';
+import type { ChainRegistry } from '../../chains/registry.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
-import { errorResponses } from '../../http/schemas.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
 import { contractFilter, requiredAddress, requiredTokenId, spamFilters } from './params.ts';
+import { evmNetwork, v3Base, v3Doc, v3Errors } from './route-parts.ts';
 import {
   ContractNftsQuery,
   ContractQuery,
@@ -30,16 +29,8 @@ import {
 } from './schemas.ts';
 import type { AlchemyV3Nfts } from './service.ts';
 
-const errors = errorResponses(400, 401, 403, 404, 429, 503);
-const base = '/v1/rpc/:chain/:network/:apiKey';
 // biome-ignore lint/suspicious/noExplicitAny: query strings are read by name after schema validation
 type Query = Record<string, any>;
-
-const doc = (summary: string, description: string) => ({
-  summary,
-  description: `${description} Alchemy's NFT API v3 name and answer shape, for alchemy-sdk's nft namespace with \`new Alchemy({ url })\`: see docs/drop-in.md.`,
-  tags: ['nfts'],
-});
 
 type V3Deps = { chains: ChainRegistry; v3: AlchemyV3Nfts };
 
@@ -49,7 +40,7 @@ type V3Deps = { chains: ChainRegistry; v3: AlchemyV3Nfts };
  */
 export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   app.get(
-    `${base}/getNFTsForOwner`,
+    `${v3Base}/getNFTsForOwner`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
@@ -59,20 +50,20 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: contractFilterOf('contractAddresses'),
       },
       schema: {
-        ...doc(
+        ...v3Doc(
           'NFTs of an owner (Alchemy v3)',
           "The index's ownership, as GET /v1/nfts/{chain}/owned/{address}, keyset-paged by pageKey.",
         ),
         params: V3Params,
         querystring: OwnerQuery,
-        response: { 200: V3OwnedResponse, ...errors },
+        response: { 200: V3OwnedResponse, ...v3Errors },
       },
     },
     (request) => nftsForOwner(deps, request),
   );
 
   app.get(
-    `${base}/getContractsForOwner`,
+    `${v3Base}/getContractsForOwner`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
@@ -82,20 +73,20 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: everyContract,
       },
       schema: {
-        ...doc(
+        ...v3Doc(
           'NFT contracts of an owner (Alchemy v3)',
           "The collections the index says the owner holds tokens of, by address, keyset-paged by pageKey: each as getContractMetadata describes it, with the owner's totalBalance, numDistinctTokensOwned and its lowest token id as displayNft.",
         ),
         params: V3Params,
         querystring: OwnerContractsQuery,
-        response: { 200: V3ContractsForOwnerResponse, ...errors },
+        response: { 200: V3ContractsForOwnerResponse, ...v3Errors },
       },
     },
     (request) => contractsForOwner(deps, request),
   );
 
   app.get(
-    `${base}/getNFTMetadata`,
+    `${v3Base}/getNFTMetadata`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.metadata'],
@@ -105,17 +96,17 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc('NFT metadata (Alchemy v3)', 'One token, as GET /v1/nfts/{chain}/metadata/{contract}/{token_id}.'),
+        ...v3Doc('NFT metadata (Alchemy v3)', 'One token, as GET /v1/nfts/{chain}/metadata/{contract}/{token_id}.'),
         params: V3Params,
         querystring: TokenQuery,
-        response: { 200: V3NftResponse, ...errors },
+        response: { 200: V3NftResponse, ...v3Errors },
       },
     },
     (request) => nftMetadata(deps, request),
   );
 
   app.get(
-    `${base}/getContractMetadata`,
+    `${v3Base}/getContractMetadata`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.collection'],
@@ -125,17 +116,17 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc('NFT contract metadata (Alchemy v3)', 'One collection, as GET /v1/nfts/{chain}/collection/{contract}.'),
+        ...v3Doc('NFT contract metadata (Alchemy v3)', 'One collection, as GET /v1/nfts/{chain}/collection/{contract}.'),
         params: V3Params,
         querystring: ContractQuery,
-        response: { 200: V3ContractResponse, ...errors },
+        response: { 200: V3ContractResponse, ...v3Errors },
       },
     },
     (request) => contractMetadata(deps, request),
   );
 
   app.get(
-    `${base}/getNFTsForContract`,
+    `${v3Base}/getNFTsForContract`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
@@ -145,17 +136,17 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc('NFTs of a contract (Alchemy v3)', 'Token ids someone holds according to the index, in token id order.'),
+        ...v3Doc('NFTs of a contract (Alchemy v3)', 'Token ids someone holds according to the index, in token id order.'),
         params: V3Params,
         querystring: ContractNftsQuery,
-        response: { 200: V3ContractNftsResponse, ...errors },
+        response: { 200: V3ContractNftsResponse, ...v3Errors },
       },
     },
     (request) => nftsForContract(deps, request),
   );
 
   app.get(
-    `${base}/getOwnersForNFT`,
+    `${v3Base}/getOwnersForNFT`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.metadata'],
@@ -164,17 +155,17 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc('Owners of an NFT (Alchemy v3)', 'Holders of one token according to the index, by address.'),
+        ...v3Doc('Owners of an NFT (Alchemy v3)', 'Holders of one token according to the index, by address.'),
         params: V3Params,
         querystring: OwnersForNftQuery,
-        response: { 200: V3OwnersForNftResponse, ...errors },
+        response: { 200: V3OwnersForNftResponse, ...v3Errors },
       },
     },
     (request) => ownersForNft(deps, request),
   );
 
   app.get(
-    `${base}/isSpamContract`,
+    `${v3Base}/isSpamContract`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.collection'],
@@ -183,20 +174,20 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc(
+        ...v3Doc(
           'Whether a collection is spam (Alchemy v3)',
           'The is_spam verdict of GET /v1/nfts/{chain}/collection/{contract} (docs/spam.md).',
         ),
         params: V3Params,
         querystring: ContractQuery,
-        response: { 200: V3IsSpamContractResponse, ...errors },
+        response: { 200: V3IsSpamContractResponse, ...v3Errors },
       },
     },
     (request) => isSpamContract(deps, request),
   );
 
   app.get(
-    `${base}/isHolderOfContract`,
+    `${v3Base}/isHolderOfContract`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.metadata'],
@@ -205,13 +196,13 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc(
+        ...v3Doc(
           'Whether a wallet holds an NFT of a contract (Alchemy v3)',
           'From the index: true when the wallet holds at least one token of the contract (token gating).',
         ),
         params: V3Params,
         querystring: HolderQuery,
-        response: { 200: V3IsHolderOfContractResponse, ...errors },
+        response: { 200: V3IsHolderOfContractResponse, ...v3Errors },
       },
     },
     (request) => {
@@ -224,7 +215,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
   );
 
   app.get(
-    `${base}/getSpamContracts`,
+    `${v3Base}/getSpamContracts`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
@@ -234,19 +225,19 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: everyContract,
       },
       schema: {
-        ...doc(
+        ...v3Doc(
           'NFT contracts judged spam (Alchemy v3)',
           'From the classifications stored so far and the deny lists (docs/spam.md).',
         ),
         params: V3Params,
-        response: { 200: V3SpamContractsResponse, ...errors },
+        response: { 200: V3SpamContractsResponse, ...v3Errors },
       },
     },
     (request) => deps.v3.spamContracts(evmNetwork(deps.chains, request)),
   );
 
   app.get(
-    `${base}/getOwnersForContract`,
+    `${v3Base}/getOwnersForContract`,
     {
       config: {
         computeUnits: restComputeUnits['nfts.owned'],
@@ -256,21 +247,17 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         contracts: namedContract('contractAddress'),
       },
       schema: {
-        ...doc('Owners of a collection (Alchemy v3)', 'Holders of any token of the contract according to the index, by address.'),
+        ...v3Doc(
+          'Owners of a collection (Alchemy v3)',
+          'Holders of any token of the contract according to the index, by address.',
+        ),
         params: V3Params,
         querystring: OwnersForContractQuery,
-        response: { 200: V3OwnersForContractResponse, ...errors },
+        response: { 200: V3OwnersForContractResponse, ...v3Errors },
       },
     },
     (request) => ownersForContract(deps, request),
   );
-}
-
-export function evmNetwork(chains: ChainRegistry, request: FastifyRequest): Network {
-  const { chain, network } = request.params as { chain: string; network: string };
-  const target = resolveRestNetwork(chains.list(), request.principal!, chain, network);
-  if (target.config.kind !== 'evm') throw notFound(`NFT data is for EVM chains; '${chain}' is a ${target.config.kind} chain`);
-  return target;
 }
 
 const withMetadata = (query: Query) => query.withMetadata !== false;

@@ -135,6 +135,21 @@ export function v3Contract(collection: NftCollection): V3Contract {
   };
 }
 
+/** The contract-level metadata of a contract nothing is known of. */
+export const noOpenSeaMetadata: V3Contract['openSeaMetadata'] = {
+  floorPrice: null,
+  collectionName: null,
+  collectionSlug: null,
+  safelistRequestStatus: null,
+  imageUrl: null,
+  description: null,
+  externalUrl: null,
+  twitterUsername: null,
+  discordUrl: null,
+  bannerImageUrl: null,
+  lastIngestedAt: null,
+};
+
 const undescribed = (address: string, standard: NftStandard): V3Contract => ({
   address,
   name: null,
@@ -143,19 +158,7 @@ const undescribed = (address: string, standard: NftStandard): V3Contract => ({
   tokenType: standard,
   contractDeployer: null,
   deployedBlockNumber: null,
-  openSeaMetadata: {
-    floorPrice: null,
-    collectionName: null,
-    collectionSlug: null,
-    safelistRequestStatus: null,
-    imageUrl: null,
-    description: null,
-    externalUrl: null,
-    twitterUsername: null,
-    discordUrl: null,
-    bannerImageUrl: null,
-    lastIngestedAt: null,
-  },
+  openSeaMetadata: noOpenSeaMetadata,
 });
 
 /** The contract part of an NFT; `collection` is null when the contract could not be described (an upstream failure). */

@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import { isAppError } from '../../core/errors.ts';
+import { noOpenSeaMetadata } from './shapes.ts';
 
 /** Alchemy's token types for an address that is no NFT contract. */
 export type UnsupportedTokenType = 'NOT_A_CONTRACT' | 'NO_SUPPORTED_NFT_STANDARD';
@@ -14,20 +15,6 @@ function unsupported(error: unknown): { tokenType: UnsupportedTokenType; reason:
   return { tokenType, reason: error.message };
 }
 
-const noOpenSea = {
-  floorPrice: null,
-  collectionName: null,
-  collectionSlug: null,
-  safelistRequestStatus: null,
-  imageUrl: null,
-  description: null,
-  externalUrl: null,
-  twitterUsername: null,
-  discordUrl: null,
-  bannerImageUrl: null,
-  lastIngestedAt: null,
-};
-
 function contractOf(address: Address, tokenType: UnsupportedTokenType) {
   return {
     address: address.toLowerCase(),
@@ -37,7 +24,7 @@ function contractOf(address: Address, tokenType: UnsupportedTokenType) {
     tokenType,
     contractDeployer: null,
     deployedBlockNumber: null,
-    openSeaMetadata: noOpenSea,
+    openSeaMetadata: noOpenSeaMetadata,
     isSpam: false,
     spamClassifications: [] as string[],
   };
