@@ -7,7 +7,7 @@ import { Alchemy, AssetTransfersCategory } from 'alchemy-sdk';
 
 const demoDevAccount = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
-/** What a dapp typically asks: the head, an address's tokens and NFTs, its recent incoming transfers. */
+/** What a dapp typically asks: the head, an address's tokens, NFTs and collections, its recent incoming transfers. */
 export async function runAlchemySdkExample(url: string, address = demoDevAccount, print = console.log): Promise<void> {
   // No apiKey and no network: every call goes to `url` (JSON-RPC) or `url/<method>` (the NFT API).
   const alchemy = new Alchemy({ url, maxRetries: 0 });
@@ -23,6 +23,12 @@ export async function runAlchemySdkExample(url: string, address = demoDevAccount
   print(`NFTs: ${totalCount}`);
   for (const nft of ownedNfts) {
     print(`nft ${nft.contract.address} #${nft.tokenId} x${nft.balance}: ${nft.name ?? '(no name yet)'} (${nft.tokenType})`);
+  }
+
+  // The same NFTs by collection, as a wallet's collections view shows them.
+  const { contracts } = await alchemy.nft.getContractsForOwner(address);
+  for (const collection of contracts) {
+    print(`collection ${collection.address} ${collection.name ?? '(unnamed)'}: ${collection.numDistinctTokensOwned} tokens, ${collection.totalBalance} units`);
   }
 
   const transfers = await alchemy.core.getAssetTransfers({

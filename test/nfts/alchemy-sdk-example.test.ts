@@ -35,7 +35,7 @@ describe('examples/alchemy-sdk.ts', () => {
   }, 180_000);
   afterAll(() => chain?.service.stop());
 
-  it('prints the head, the dev account tokens and NFTs, and its transfers', async () => {
+  it('prints the head, the dev account tokens, NFTs and collections, and its transfers', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', exampleFile, demoAccounts.dev], {
       env: { ...process.env, BLOCKYARD_URL: url },
       timeout: 60_000,
@@ -53,6 +53,9 @@ describe('examples/alchemy-sdk.ts', () => {
     expect(nftLines).toHaveLength(6);
     expect(nftLines).toContain(`nft ${demo.nft.toLowerCase()} #3 x1: Blockyard Demo Ape #3 (ERC721)`);
     expect(nftLines.some((line) => line.startsWith(`nft ${demo.items.toLowerCase()} #1 x650: `))).toBe(true);
+
+    expect(lines).toContain(`collection ${demo.nft.toLowerCase()} Blockyard Demo Apes: 3 tokens, 3 units`);
+    expect(lines).toContain(`collection ${demo.items.toLowerCase()} Blockyard Demo Items: 3 tokens, 696 units`);
 
     expect(lines.some((line) => line.startsWith('transfer '))).toBe(true);
   }, 90_000);
