@@ -1,6 +1,6 @@
 import { type Address, type PublicClient, parseAbi } from 'viem';
 import { erc721InterfaceId, erc1155InterfaceId } from '../chains/interface-ids.ts';
-import { AppError, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import { substituteTokenId } from './metadata/token-uri.ts';
 
@@ -38,6 +38,19 @@ function unavailable(cause: unknown): AppError {
 }
 
 /** Reads from contracts over one network, each call bounded in time. */
+/**
+ * The 404 of an address that holds no NFT contract, with why in Alchemy's words: no code at all
+ * (NOT_A_CONTRACT) or code that ERC-165 reports as neither standard (NO_SUPPORTED_NFT_STANDARD).
+ */
+export class NotAnNftContractError extends AppError {
+  constructor(
+    readonly tokenType: 'NOT_A_CONTRACT' | 'NO_SUPPORTED_NFT_STANDARD',
+    message: string,
+  ) {
+    super('not_found', message);
+  }
+}
+
 export function createChainReads(client: PublicClient, timeoutMs: number) {
   async function bounded<T>(promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
@@ -78,14 +91,15 @@ export function createChainReads(client: PublicClient, timeoutMs: number) {
       } catch (error) {
         throw unavailable(error);
       }
-      if (!code || code === '0x') throw notFound(`no contract at ${contract} on ${where}`);
+      if (!code || code === '0x') throw new NotAnNftContractError('NOT_A_CONTRACT', `no contract at ${contract} on ${where}`);
       const [is721, is1155] = await Promise.all([
         read<boolean>(contract, 'supportsInterface', [erc721InterfaceId]),
         read<boolean>(contract, 'supportsInterface', [erc1155InterfaceId]),
       ]);
       if (is721.ok && is721.value) return 'ERC721';
       if (is1155.ok && is1155.value) return 'ERC1155';
-      throw notFound(
+      throw new NotAnNftContractError(
+        'NO_SUPPORTED_NFT_STANDARD',
         `${contract} on ${where} is not an NFT contract: ERC-165 supportsInterface reports neither ERC-721 nor ERC-1155`,
       );
     },

@@ -1,21 +1,17 @@
 import type { Address } from 'viem';
-import { isAppError } from '../../core/errors.ts';
+import { NotAnNftContractError } from '../chain-reads.ts';
 import { noOpenSeaMetadata } from './shapes.ts';
-
-/** Alchemy's token types for an address that is no NFT contract. */
-export type UnsupportedTokenType = 'NOT_A_CONTRACT' | 'NO_SUPPORTED_NFT_STANDARD';
 
 /**
  * What a batch answers in place of an item whose address holds no NFT contract (the 404 of the
  * single-item route). Any other failure (the node cannot be reached) fails the whole batch.
  */
-function unsupported(error: unknown): { tokenType: UnsupportedTokenType; reason: string } {
-  if (!isAppError(error) || error.code !== 'not_found') throw error;
-  const tokenType = /^no contract at /.test(error.message) ? 'NOT_A_CONTRACT' : 'NO_SUPPORTED_NFT_STANDARD';
-  return { tokenType, reason: error.message };
+function unsupported(error: unknown): NotAnNftContractError {
+  if (!(error instanceof NotAnNftContractError)) throw error;
+  return error;
 }
 
-function contractOf(address: Address, tokenType: UnsupportedTokenType) {
+function contractOf(address: Address, tokenType: NotAnNftContractError['tokenType']) {
   return {
     address: address.toLowerCase(),
     name: null,
@@ -37,7 +33,7 @@ export function unsupportedContract(address: Address, error: unknown) {
 
 /** getNFTMetadataBatch's item for a token of an address that is no NFT contract; the reason in `raw.error`. */
 export function unsupportedNft(address: Address, tokenId: bigint, error: unknown) {
-  const { tokenType, reason } = unsupported(error);
+  const { tokenType, message: reason } = unsupported(error);
   return {
     contract: contractOf(address, tokenType),
     tokenId: tokenId.toString(),
