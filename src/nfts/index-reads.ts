@@ -255,26 +255,31 @@ export function createNftIndexReads(db: Database) {
      * whose metadata was fetched without an error; `tokens` is how many that is.
      */
     async traitCounts(network: string, contract: string, cap: number): Promise<TraitCounts> {
-      const sample = sql`
-        select m.traits from nft_metadata m
-        where m.network = ${network} and m.contract = ${contract} and m.metadata_error is null
-          and exists (
-            select 1 from nft_ownership o
-            where o.network = m.network and o.contract = m.contract and o.token_id = m.token_id and o.amount > 0
-          )
-        order by m.token_id
-        limit ${cap}`;
-      const [tokens, counts] = await Promise.all([
-        sql<{ tokens: string }>`select count(*) as tokens from (${sample}) s`.execute(db),
-        sql<{ trait_type: string; value: string; holders: string }>`
+      // One read of the sample (materialized): its size and its trait counts come from it alike.
+      const { rows } = await sql<{ tokens: string; trait_type: string | null; value: string | null; holders: string | null }>`
+        with sample as materialized (
+          select m.traits from nft_metadata m
+          where m.network = ${network} and m.contract = ${contract} and m.metadata_error is null
+            and exists (
+              select 1 from nft_ownership o
+              where o.network = m.network and o.contract = m.contract and o.token_id = m.token_id and o.amount > 0
+            )
+          order by m.token_id
+          limit ${cap}
+        )
+        select (select count(*) from sample) as tokens, c.trait_type, c.value, c.holders
+        from (select 1) one
+        left join (
           select t->>'trait_type' as trait_type, t->>'value' as value, count(*) as holders
-          from (${sample}) s, jsonb_array_elements(s.traits) t
+          from sample, jsonb_array_elements(sample.traits) t
           group by 1, 2
-          order by 1, 2`.execute(db),
-      ]);
+        ) c on true
+        order by c.trait_type, c.value`.execute(db);
       return {
-        tokens: Number(tokens.rows[0]?.tokens ?? 0),
-        counts: counts.rows.map((row) => ({ traitType: row.trait_type, value: row.value, tokens: Number(row.holders) })),
+        tokens: Number(rows[0]?.tokens ?? 0),
+        counts: rows.flatMap((row) =>
+          row.trait_type === null ? [] : [{ traitType: row.trait_type, value: row.value ?? '', tokens: Number(row.holders) }],
+        ),
       };
     },
 

@@ -4,6 +4,7 @@ import { publicClientFor } from '../chains/public-client.ts';
 import type { ChainRegistry, Network } from '../chains/registry.ts';
 import type { Config } from '../config/schema.ts';
 import type { Database } from '../db/connect.ts';
+import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { ChainEventListener } from '../events/chain-event.ts';
 import type { SpamService } from '../spam/service.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
@@ -23,6 +24,8 @@ export interface NftService {
   metadata(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   refresh(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   collection(network: Network, contract: Address): Promise<NftCollection>;
+  /** The contract's standard by ERC-165 (read once an hour at most); 404 when it is no NFT contract. */
+  standard(network: Network, contract: Address): Promise<NftStandard>;
   owned(network: Network, owner: Address, page: OwnedQuery): Promise<OwnedNfts>;
   /** Spam verdicts of collections, and the filter of owned lists. */
   readonly spam: CollectionSpam;
@@ -138,6 +141,7 @@ export function createNftService(deps: NftServiceDeps): NftService {
     refresh: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.refresh),
     collection: (network, contract) => collectionResponse(parts, network, contract),
+    standard: (network, contract) => contracts.standard(network, contract),
     owned: (network, owner, page) => ownedResponse(parts, network, owner, page),
     async close() {
       await fetcher.close();

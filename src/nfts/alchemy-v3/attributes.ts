@@ -18,7 +18,7 @@ export function createV3Attributes(deps: { nfts: NftService; reads: NftIndexRead
   return {
     async summarize(network: Network, contract: Address) {
       // A contract that is not an NFT contract is a 404, as for getContractMetadata.
-      await deps.nfts.collection(network, contract);
+      await deps.nfts.standard(network, contract);
       const { tokens, counts } = await deps.reads.traitCounts(networkName(network), contract, traitSampleCap);
       const summary: Record<string, Record<string, number>> = {};
       for (const count of counts) {

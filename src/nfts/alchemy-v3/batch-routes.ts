@@ -52,14 +52,15 @@ export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchD
       },
     },
     async (request, reply) => {
+      const body = request.body as TokensBody;
       const network = evmNetwork(deps.chains, request);
-      const tokens = batchTokens(request.body as TokensBody);
+      const tokens = batchTokens(body);
       // Named as the client wrote them, as the query forms name theirs.
       assertContractsListed(
         request.principal!,
-        (request.body as TokensBody).tokens.map((token) => token.contractAddress),
+        body.tokens.map((token) => token.contractAddress),
       );
-      const refresh = (request.body as TokensBody).refreshCache === true;
+      const refresh = body.refreshCache === true;
       const perToken = restComputeUnits[refresh ? 'nfts.refresh' : 'nfts.metadata']!;
       await chargeItems(deps, request, reply, perToken * tokens.length, 'tokens');
       return deps.v3.nftMetadataBatch(network, tokens, refresh);
@@ -83,11 +84,10 @@ export async function alchemyV3NftBatchRoutes(app: FastifyInstance, deps: BatchD
       },
     },
     async (request, reply) => {
+      const { contractAddresses } = request.body as ContractsBody;
       const network = evmNetwork(deps.chains, request);
-      const contracts = (request.body as ContractsBody).contractAddresses.map((address, index) =>
-        parseAddressParam(`contractAddresses[${index}]`, address),
-      );
-      assertContractsListed(request.principal!, (request.body as ContractsBody).contractAddresses);
+      const contracts = contractAddresses.map((address, index) => parseAddressParam(`contractAddresses[${index}]`, address));
+      assertContractsListed(request.principal!, contractAddresses);
       await chargeItems(deps, request, reply, restComputeUnits['nfts.collection']! * contracts.length, 'contractAddresses');
       return deps.v3.contractMetadataBatch(network, contracts);
     },

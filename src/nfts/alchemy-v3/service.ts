@@ -219,11 +219,7 @@ async function contractsForOwner(deps: V3Deps, network: Network, owner: Address,
     reads.countContractsOwnedBy(name, owner, contracts, exclude),
   ]);
   const { page, more } = split(rows, options.pageSize);
-  const described = await contractsOf(
-    deps,
-    network,
-    page.map((row) => ({ contract: row.contract, standard: row.standard })),
-  );
+  const described = await contractsOf(deps, network, page);
   return {
     contracts: page.map((row) => ({
       ...described.get(row.contract)!,
