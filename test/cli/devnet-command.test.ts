@@ -46,8 +46,9 @@ describe('blockyard devnet', () => {
       to: '0x000000000000000000000000000000000000dEaD',
       value: 1n,
     });
-    // Mined as it is sent: the receipt is there at once, in the next block.
-    const receipt = await client.getTransactionReceipt({ hash });
+    // Mined as it is sent, in the next block. anvil answers eth_sendTransaction once the transaction is
+    // in its pool and mines it a moment later, so the receipt is waited for (bounded), not read at once.
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 10_000 });
     expect(receipt.status).toBe('success');
     expect(receipt.blockNumber).toBe(before + 1n);
     expect((await devnet.stop(10_000)).code).toBe(0);
