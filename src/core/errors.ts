@@ -8,6 +8,7 @@ export const errorStatus = {
   forbidden: 403,
   policy_violation: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   idempotency_key_in_use: 409,
   request_timeout: 408,

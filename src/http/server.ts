@@ -32,6 +32,7 @@ import { checkRequestInput, refuseUnexpectedBody } from './input-rules.ts';
 import { readJsonBodiesStrictly } from './json-body.ts';
 import type { KeyCors } from './key-cors.ts';
 import { openApiInfo, publishRouteScope } from './openapi.ts';
+import { indexRouteMethods, type MethodIndex, methodNotAllowed } from './method-index.ts';
 import { isUnder } from './path-prefix.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
@@ -83,8 +84,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     cors: createCorsPolicy(options.corsOrigins ?? []),
     accessLog: createAccessLog(options.logger),
     closing: false,
+    methods: undefined,
   };
   const app = createFastify(server);
+  server.methods = indexRouteMethods(app);
   enforceConnectionCaps(app.server, { ...defaultConnectionCaps, ...options.connectionCaps });
   app.setErrorHandler(errorHandler);
   readJsonBodiesStrictly(app);
@@ -103,6 +106,8 @@ interface ServerState {
   readonly cors: CorsPolicy | undefined;
   readonly accessLog: AccessLog;
   closing: boolean;
+  /** Set once the server exists: which methods each path answers (405 instead of 404). */
+  methods: MethodIndex | undefined;
 }
 
 function createFastify(server: ServerState): FastifyInstance {
@@ -184,9 +189,12 @@ async function answerUnroutable(server: ServerState, error: FastifyError, reques
 function addRequestHooks(app: FastifyInstance, server: ServerState): void {
   const { options } = server;
   app.setNotFoundHandler(async (request, reply) => {
-    if (options.pageFallback?.(request, reply)) return reply;
+    const allowed = server.methods?.allowedMethods(request.url) ?? [];
+    if (allowed.length === 0 && options.pageFallback?.(request, reply)) return reply;
     await guardUnrouted(server, request, reply);
-    throw new AppError('not_found', `no route ${request.method} ${maskKeysInUrl(request.url.split('?')[0]!)}`);
+    const path = maskKeysInUrl(request.url.split('?')[0]!);
+    if (allowed.length > 0 && !allowed.includes(request.method)) throw methodNotAllowed(request.method, path, allowed);
+    throw new AppError('not_found', `no route ${request.method} ${path}`);
   });
 
   app.addHook('preClose', async () => {
