@@ -31,8 +31,8 @@ import { idempotentRoutes } from './idempotency/idempotent-routes.ts';
 import { checkRequestInput, refuseUnexpectedBody } from './input-rules.ts';
 import { readJsonBodiesStrictly } from './json-body.ts';
 import type { KeyCors } from './key-cors.ts';
-import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { indexRouteMethods, type MethodIndex, methodNotAllowed } from './method-index.ts';
+import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { isUnder } from './path-prefix.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 

@@ -57,6 +57,23 @@ function manyCallTargets(calls: readonly unknown[], method: string): NamedContra
   return contracts.length === 0 ? { missing: `${method} must name its contracts` } : { contracts };
 }
 
+/**
+ * A logs subscription names its addresses; a mined-transactions one the recipients (`to`) of its
+ * address entries, each entry one (a key limited to contracts sees transactions to them only); the
+ * other kinds name no contract.
+ */
+function subscriptionContracts(params: unknown): NamedContracts {
+  const kind = positional(params, 0);
+  if (kind === 'logs') return filterAddresses(positional(params, 1), 'a logs subscription');
+  if (kind !== 'alchemy_minedTransactions') return { contracts: [] };
+  const entries = member(positional(params, 1), 'addresses');
+  const recipients = Array.isArray(entries) ? entries.map((entry) => member(entry, 'to')) : [];
+  if (recipients.length === 0 || !recipients.every(isPresent)) {
+    return { missing: "an alchemy_minedTransactions subscription must name a recipient ('to') in each of its addresses" };
+  }
+  return { contracts: recipients };
+}
+
 /** A signed transaction as sent: decoded, its `to` and its authorizations' delegates. */
 function rawTransactionTargets(raw: unknown, method: string): NamedContracts {
   if (typeof raw !== 'string' || !raw.startsWith('0x')) return { missing: `${method}: the raw transaction cannot be decoded` };
@@ -202,11 +219,7 @@ const extractors: ReadonlyMap<string, Extractor> = new Map<string, Extractor>([
       return Array.isArray(to) && to.length > 0 ? { contracts: to } : { missing: `${method} must name its toAddress` };
     },
   ],
-  [
-    'eth_subscribe',
-    (params) =>
-      positional(params, 0) === 'logs' ? filterAddresses(positional(params, 1), 'a logs subscription') : { contracts: [] },
-  ],
+  ['eth_subscribe', subscriptionContracts],
   [
     'alchemy_getTokenBalances',
     (params, method) => {

@@ -8,6 +8,8 @@
  * declared only by a head at or above the tip whose ancestry leaves the window's chain.
  */
 
+import type { TransactionLike } from './mined-transactions.ts';
+
 /** The header fields the window relies on; the rest passes through to clients untouched. */
 export interface Header {
   number: string;
@@ -20,6 +22,8 @@ export interface WindowBlock {
   readonly header: Header;
   /** The block's logs, once fetched (only while someone subscribes to logs). */
   logs?: readonly Record<string, unknown>[];
+  /** The block's transactions as objects, once fetched (only while someone subscribes to mined transactions). */
+  transactions?: readonly TransactionLike[];
 }
 
 export interface HeadChange {

@@ -4,6 +4,12 @@ import { createUpstreamSocket, type UpstreamSocket, type UpstreamSocketOptions }
 import { type ChainWindow, createChainWindow, type Header } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
+import {
+  deliverMinedTransactions,
+  fullTransactionsOf,
+  type MinedSubscriber,
+  type TransactionLike,
+} from './mined-transactions.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
 
@@ -60,6 +66,7 @@ interface FeedState {
   window: ChainWindow;
   heads: Set<Deliver>;
   logs: Set<{ filter: LogFilter; deliver: Deliver }>;
+  mined: Set<MinedSubscriber>;
   pending: Set<Deliver>;
   syncing: Set<Deliver>;
   socket: UpstreamSocket;
@@ -91,6 +98,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     window: createChainWindow(options.reorgDepth ?? 128),
     heads: new Set(),
     logs: new Set(),
+    mined: new Set(),
     pending: new Set(),
     syncing: new Set(),
     socket: createUpstreamSocket({
@@ -187,6 +195,8 @@ function subscribe(feed: FeedState, request: SubscriptionRequest, deliver: Deliv
       return setMember(feed.syncing, deliver);
     case 'logs':
       return setMember(feed.logs, { filter: request.filter, deliver });
+    case 'alchemy_minedTransactions':
+      return setMember(feed.mined, { filter: request.filter, deliver });
     case 'newPendingTransactions': {
       const remove = setMember(feed.pending, deliver);
       syncPendingSubscription(feed).catch((error: unknown) =>
@@ -230,38 +240,69 @@ function enqueueHead(feed: FeedState, raw: unknown): void {
 }
 
 async function processHead(feed: FeedState, head: Header): Promise<void> {
-  const { logs } = feed;
+  const { logs, mined } = feed;
   const change = await feed.window.advance(head, feed.fetchHeader);
-  if (logs.size > 0) for (const block of change.dropped) if (block.logs) deliverLogs(feed, block.logs as Log[], true);
+  for (const block of change.dropped) {
+    if (logs.size > 0 && block.logs) deliverLogs(feed, block.logs as Log[], true);
+    if (mined.size > 0 && block.transactions) countSent(feed, deliverMinedTransactions(mined, block.transactions, true));
+  }
   for (const block of change.added) {
     // Asked before the heads go out: the node reads the logs while this process writes the heads.
     const blockLogs = logs.size > 0 ? fetchLogs(feed, block.header) : undefined;
+    const blockTransactions = mined.size > 0 ? fetchTransactions(feed, block.header) : undefined;
     deliverAll(feed, feed.heads, createFeedItem(JSON.stringify(block.header)));
     if (blockLogs) {
       block.logs = await blockLogs;
       deliverLogs(feed, block.logs as Log[], false);
     }
+    if (blockTransactions) {
+      block.transactions = await blockTransactions;
+      countSent(feed, deliverMinedTransactions(mined, block.transactions, false));
+    }
   }
   if (feed.syncing.size > 0) await checkSyncing(feed);
 }
 
-async function fetchLogs(feed: FeedState, header: Header): Promise<Log[]> {
-  const blockHash = header.hash;
-  // No logs from a block whose bloom says it has some: a node that lacks the block (some answer [] for an unknown hash).
-  const usable = (result: unknown) => Array.isArray(result) && (result.length > 0 || !bloomHasLogs(header.logsBloom));
+/** A block's part from the connection (or the fallback), retried a few times; after that, `skipped` and a warning. */
+async function readBlockPart<T>(feed: FeedState, what: string, header: Header, read: () => Promise<T>, skipped: T): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return (await feed.read('eth_getLogs', [{ blockHash }], usable)) as Log[];
+      return await read();
     } catch (error) {
       const delay = logFetchDelaysMs[attempt];
       if (delay === undefined) {
         const { chain, network } = feed;
-        feed.logger.warn({ err: error, chain, network, blockHash }, 'logs of a block could not be fetched; skipped');
-        return [];
+        feed.logger.warn(
+          { err: error, chain, network, blockHash: header.hash },
+          `${what} of a block could not be fetched; skipped`,
+        );
+        return skipped;
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
+}
+
+function fetchLogs(feed: FeedState, header: Header): Promise<Log[]> {
+  const blockHash = header.hash;
+  // No logs from a block whose bloom says it has some: a node that lacks the block (some answer [] for an unknown hash).
+  const usable = (result: unknown) => Array.isArray(result) && (result.length > 0 || !bloomHasLogs(header.logsBloom));
+  return readBlockPart(feed, 'logs', header, async () => (await feed.read('eth_getLogs', [{ blockHash }], usable)) as Log[], []);
+}
+
+function fetchTransactions(feed: FeedState, header: Header): Promise<TransactionLike[]> {
+  const usable = (result: unknown) => fullTransactionsOf(result, header.hash) !== undefined;
+  return readBlockPart(
+    feed,
+    'transactions',
+    header,
+    async () => {
+      const transactions = fullTransactionsOf(await feed.read('eth_getBlockByHash', [header.hash, true], usable), header.hash);
+      if (transactions === undefined) throw new Error(`no node answered block ${header.hash} with its transactions`);
+      return transactions;
+    },
+    [],
+  );
 }
 
 function deliverLogs(feed: FeedState, blockLogs: readonly Log[], removed: boolean): void {
@@ -273,8 +314,12 @@ function deliverLogs(feed: FeedState, blockLogs: readonly Log[], removed: boolea
       item ??= createFeedItem(JSON.stringify(removed ? { ...log, removed: true } : log));
       if (deliver(item)) sent++;
     }
-    if (sent > 0) feed.metrics.messagesOut.inc(sent);
+    countSent(feed, sent);
   }
+}
+
+function countSent(feed: FeedState, sent: number): void {
+  if (sent > 0) feed.metrics.messagesOut.inc(sent);
 }
 
 async function checkSyncing(feed: FeedState): Promise<void> {

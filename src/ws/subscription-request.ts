@@ -1,6 +1,7 @@
 import { type LogFilter, parseLogFilter } from './log-filter.ts';
+import { type MinedTransactionsFilter, parseMinedTransactionsFilter } from './mined-transactions.ts';
 
-export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'syncing'] as const;
+export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'syncing', 'alchemy_minedTransactions'] as const;
 export type SubscriptionKind = (typeof subscriptionKinds)[number];
 
 /** What a client asked `eth_subscribe` for. */
@@ -8,7 +9,8 @@ export type SubscriptionRequest =
   | { kind: 'newHeads' }
   | { kind: 'logs'; filter: LogFilter }
   | { kind: 'newPendingTransactions' }
-  | { kind: 'syncing' };
+  | { kind: 'syncing' }
+  | { kind: 'alchemy_minedTransactions'; filter: MinedTransactionsFilter };
 
 /** Parses `eth_subscribe` params; throws a TypeError whose message is the client's -32602 message. */
 export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
@@ -29,6 +31,8 @@ export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
         throw new TypeError('newPendingTransactions delivers transaction hashes only: omit the second parameter');
       }
       return { kind: 'newPendingTransactions' };
+    case 'alchemy_minedTransactions':
+      return { kind: 'alchemy_minedTransactions', filter: parseMinedTransactionsFilter(options) };
     default:
       if (options !== undefined) throw new TypeError(`the ${kind} subscription takes no options`);
       return { kind: kind as 'newHeads' | 'syncing' };

@@ -234,9 +234,9 @@ describe('authorization matrix, from the OpenAPI document', () => {
       const probe = await m.alice.session.call(operation.method, pathFor(path, m.alice), operation.body ? {} : undefined, {
         csrf: false,
       });
-      const unmounted = (probe.status === 404 && String(probe.body?.error?.message).startsWith('no route')) || probe.status === 405;
-      if (!unmounted)
-        mounted.push({ method: operation.method, path });
+      const unmounted =
+        (probe.status === 404 && String(probe.body?.error?.message).startsWith('no route')) || probe.status === 405;
+      if (!unmounted) mounted.push({ method: operation.method, path });
     }
     expect(mounted.length).toBeGreaterThan(10);
     const wrong: string[] = [];

@@ -34,7 +34,9 @@ describe('a known path asked with another method', () => {
     let asked = 0;
     for (const [path, documented] of paths) {
       const url = `${t.url}${concrete(path, key)}`;
-      const headers = path.startsWith('/admin') ? { authorization: `Bearer ${t.adminToken}` } : { 'x-api-key': key };
+      const headers: Record<string, string> = path.startsWith('/admin')
+        ? { authorization: `Bearer ${t.adminToken}` }
+        : { 'x-api-key': key };
       // `/v1/wallets/create` is also `/v1/wallets/{address}`: a method another published path takes here is not asked.
       const takenElsewhere = (method: string) =>
         paths.some(([other, its]) => other !== path && its.includes(method) && pattern(other).test(concrete(path, key)));

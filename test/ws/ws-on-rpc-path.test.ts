@@ -1,4 +1,4 @@
-import { Alchemy } from 'alchemy-sdk';
+import { Alchemy, AlchemySubscription } from 'alchemy-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Devnet } from '../../src/chains/devnet.ts';
@@ -131,6 +131,31 @@ describe("alchemy-sdk's ws on the URL it was given", () => {
       await provider.destroy();
     }
   });
+
+  it('its mined-transactions subscription (alchemy_minedTransactions) gets a transaction to the address it watches', async () => {
+    const { key } = await t.createKey({ environment: 'live' });
+    const alchemy = new Alchemy({ url: `${t.url}/v1/rpc/ethereum/mainnet/${key}`, maxRetries: 0 });
+    const provider = await alchemy.config.getWebSocketProvider();
+    const watched = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
+    const seen: { removed: boolean; transaction: { hash: string; to: string; value: string } }[] = [];
+    try {
+      alchemy.ws.on({ method: AlchemySubscription.MINED_TRANSACTIONS, addresses: [{ to: watched }] }, (item) => seen.push(item));
+      await eventually(async () => ((await openSubscriptions(t, 'alchemy_minedTransactions')) === 1 ? true : undefined));
+      const hash = await anvilCall(anvil.url, 'eth_sendTransaction', [
+        { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: watched, value: '0x2a' },
+      ]);
+      await anvilCall(anvil.url, 'eth_sendTransaction', [
+        { from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', value: '0x1' },
+      ]);
+      await eventually(() => (seen.length > 0 ? true : undefined));
+      expect(seen[0]).toMatchObject({ removed: false, transaction: { hash, to: watched, value: '0x2a' } });
+    } finally {
+      alchemy.ws.removeAllListeners();
+      await eventually(async () => ((await openSubscriptions(t, 'alchemy_minedTransactions')) === 0 ? true : undefined));
+      await provider.destroy();
+    }
+    expect(seen).toHaveLength(1);
+  });
 });
 
 /** Subscriptions of a kind open on the service now (its metrics). */
@@ -141,9 +166,15 @@ async function openSubscriptions(t: TestService, kind: string): Promise<number> 
 }
 
 async function anvilMine(url: string): Promise<void> {
-  await fetch(url, {
+  await anvilCall(url, 'evm_mine', []);
+}
+
+async function anvilCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(10_000),
   });
+  return ((await response.json()) as { result: unknown }).result;
 }
