@@ -43,7 +43,8 @@ describe('bad input over the WebSocket gets a clear error or close code; everyon
     const unknown = await client.call('eth_subscribe', ['newBlocks']);
     expect(unknown.error).toEqual({
       code: -32602,
-      message: 'unknown subscription kind "newBlocks": expected one of newHeads, logs, newPendingTransactions, syncing, alchemy_minedTransactions',
+      message:
+        'unknown subscription kind "newBlocks": expected one of newHeads, logs, newPendingTransactions, syncing, alchemy_minedTransactions',
     });
     const badAddress = await client.call('eth_subscribe', ['logs', { address: '0x1234' }]);
     expect(badAddress.error.code).toBe(-32602);
