@@ -58,18 +58,28 @@ function manyCallTargets(calls: readonly unknown[], method: string): NamedContra
 }
 
 /**
- * A logs subscription names its addresses; a mined-transactions one the recipients (`to`) of its
- * address entries, each entry one (a key limited to contracts sees transactions to them only); the
- * other kinds name no contract.
+ * A logs subscription names its addresses; a mined- or pending-transactions one its recipients (a key
+ * limited to contracts sees transactions to them only); the other kinds name no contract.
  */
 function subscriptionContracts(params: unknown): NamedContracts {
   const kind = positional(params, 0);
   if (kind === 'logs') return filterAddresses(positional(params, 1), 'a logs subscription');
+  if (kind === 'alchemy_pendingTransactions') return pendingSubscriptionContracts(positional(params, 1));
   if (kind !== 'alchemy_minedTransactions') return { contracts: [] };
   const entries = member(positional(params, 1), 'addresses');
   const recipients = Array.isArray(entries) ? entries.map((entry) => member(entry, 'to')) : [];
   if (recipients.length === 0 || !recipients.every(isPresent)) {
     return { missing: "an alchemy_minedTransactions subscription must name a recipient ('to') in each of its addresses" };
+  }
+  return { contracts: recipients };
+}
+
+/** A pending-transactions subscription: its `toAddress` list, and no `fromAddress` (which would take transactions to any contract). */
+function pendingSubscriptionContracts(options: unknown): NamedContracts {
+  const to = member(options, 'toAddress');
+  const recipients = Array.isArray(to) ? to : isPresent(to) ? [to] : [];
+  if (recipients.length === 0 || isPresent(member(options, 'fromAddress'))) {
+    return { missing: "an alchemy_pendingTransactions subscription must name its recipients ('toAddress') and no 'fromAddress'" };
   }
   return { contracts: recipients };
 }

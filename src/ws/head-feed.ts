@@ -10,6 +10,7 @@ import {
   type MinedSubscriber,
   type TransactionLike,
 } from './mined-transactions.ts';
+import { deliverPendingTransaction, type PendingSubscriber } from './pending-transactions.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
 
@@ -68,10 +69,13 @@ interface FeedState {
   logs: Set<{ filter: LogFilter; deliver: Deliver }>;
   mined: Set<MinedSubscriber>;
   pending: Set<Deliver>;
+  /** alchemy_pendingTransactions subscribers: served from the node's full-transaction pending subscription. */
+  pendingFull: Set<PendingSubscriber>;
   syncing: Set<Deliver>;
   socket: UpstreamSocket;
   headsSub: string | undefined;
   pendingSub: string | undefined;
+  pendingFullSub: string | undefined;
   headQueue: Promise<void>;
   pendingQueue: Promise<void>;
   lastSyncing: string | undefined;
@@ -100,6 +104,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     logs: new Set(),
     mined: new Set(),
     pending: new Set(),
+    pendingFull: new Set(),
     syncing: new Set(),
     socket: createUpstreamSocket({
       ...options.socket,
@@ -111,6 +116,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     }),
     headsSub: undefined,
     pendingSub: undefined,
+    pendingFullSub: undefined,
     headQueue: Promise.resolve(),
     pendingQueue: Promise.resolve(),
     lastSyncing: undefined,
@@ -128,7 +134,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       clearInterval(lagTimer);
       await feed.socket.close();
       metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newHeads' }, 0);
-      metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newPendingTransactions' }, 0);
+      for (const { kind } of Object.values(pendingUpstreams)) metrics.upstreamSubscriptions.set({ ...feed.labels, kind }, 0);
     },
   };
 }
@@ -160,16 +166,18 @@ async function resubscribe(feed: FeedState, reconnected: boolean): Promise<void>
   if (reconnected) metrics.upstreamReconnects.inc(labels);
   feed.headsSub = undefined;
   feed.pendingSub = undefined;
-  metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
+  feed.pendingFullSub = undefined;
+  for (const { kind } of Object.values(pendingUpstreams)) metrics.upstreamSubscriptions.set({ ...labels, kind }, 0);
   feed.headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
   metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
-  await syncPendingSubscription(feed);
+  await syncPendingSubscriptions(feed);
   if (feed.window.tip) enqueueHead(feed, await socket.request('eth_getBlockByNumber', ['latest', false]));
 }
 
 function onNotification(feed: FeedState, subscription: string, result: unknown): void {
   if (subscription === feed.headsSub) enqueueHead(feed, result);
   else if (subscription === feed.pendingSub) deliverAll(feed, feed.pending, createFeedItem(JSON.stringify(result)));
+  else if (subscription === feed.pendingFullSub) countSent(feed, deliverPendingTransaction(feed.pendingFull, result));
 }
 
 /** Leaves a connection that stays `maxBlocks` behind the best head at two checks in a row. */
@@ -197,37 +205,64 @@ function subscribe(feed: FeedState, request: SubscriptionRequest, deliver: Deliv
       return setMember(feed.logs, { filter: request.filter, deliver });
     case 'alchemy_minedTransactions':
       return setMember(feed.mined, { filter: request.filter, deliver });
-    case 'newPendingTransactions': {
-      const remove = setMember(feed.pending, deliver);
-      syncPendingSubscription(feed).catch((error: unknown) =>
-        feed.logger.warn({ err: error }, 'pending subscription not changed'),
-      );
-      return () => {
-        remove();
-        syncPendingSubscription(feed).catch(() => {});
-      };
-    }
+    case 'newPendingTransactions':
+      return pendingMember(feed, feed.pending, deliver);
+    case 'alchemy_pendingTransactions':
+      return pendingMember(feed, feed.pendingFull, { filter: request.filter, deliver });
   }
 }
 
-function syncPendingSubscription(feed: FeedState): Promise<void> {
-  const { socket, pending, metrics, labels } = feed;
+/** A pending-transaction subscriber, with the node's subscription it needs held while any such subscriber is. */
+function pendingMember<T>(feed: FeedState, set: Set<T>, member: T): () => void {
+  const remove = setMember(set, member);
+  syncPendingSubscriptions(feed).catch(() => {});
+  return () => {
+    remove();
+    syncPendingSubscriptions(feed).catch(() => {});
+  };
+}
+
+/** The node's two pending subscriptions: hashes (newPendingTransactions) and whole transactions (its `true` form). */
+const pendingUpstreams = {
+  pendingSub: {
+    params: ['newPendingTransactions'],
+    kind: 'newPendingTransactions',
+    wanted: (feed: FeedState) => feed.pending.size > 0,
+  },
+  pendingFullSub: {
+    params: ['newPendingTransactions', true],
+    kind: 'newPendingTransactionsFull',
+    wanted: (feed: FeedState) => feed.pendingFull.size > 0,
+  },
+} as const;
+
+function syncPendingSubscriptions(feed: FeedState): Promise<void> {
   feed.pendingQueue = feed.pendingQueue
     .catch(() => {})
     .then(async () => {
       // Not connected yet (the first client of a feed) or reconnecting: onOpen subscribes once it is.
-      if (!socket.isOpen()) return;
-      if (pending.size > 0 && feed.pendingSub === undefined) {
-        feed.pendingSub = String(await socket.request('eth_subscribe', ['newPendingTransactions']));
-        metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 1);
-      } else if (pending.size === 0 && feed.pendingSub !== undefined) {
-        const id = feed.pendingSub;
-        feed.pendingSub = undefined;
-        metrics.upstreamSubscriptions.set({ ...labels, kind: 'newPendingTransactions' }, 0);
-        await socket.request('eth_unsubscribe', [id]);
+      if (!feed.socket.isOpen()) return;
+      for (const field of ['pendingSub', 'pendingFullSub'] as const) {
+        await syncPendingSubscription(feed, field).catch((error: unknown) =>
+          feed.logger.warn({ err: error, chain: feed.chain, network: feed.network }, 'pending subscription not changed'),
+        );
       }
     });
   return feed.pendingQueue;
+}
+
+async function syncPendingSubscription(feed: FeedState, field: keyof typeof pendingUpstreams): Promise<void> {
+  const { socket, metrics, labels } = feed;
+  const { params, kind, wanted } = pendingUpstreams[field];
+  if (wanted(feed) && feed[field] === undefined) {
+    feed[field] = String(await socket.request('eth_subscribe', [...params]));
+    metrics.upstreamSubscriptions.set({ ...labels, kind }, 1);
+  } else if (!wanted(feed) && feed[field] !== undefined) {
+    const id = feed[field];
+    feed[field] = undefined;
+    metrics.upstreamSubscriptions.set({ ...labels, kind }, 0);
+    await socket.request('eth_unsubscribe', [id]);
+  }
 }
 
 function enqueueHead(feed: FeedState, raw: unknown): void {

@@ -1,7 +1,15 @@
 import { type LogFilter, parseLogFilter } from './log-filter.ts';
 import { type MinedTransactionsFilter, parseMinedTransactionsFilter } from './mined-transactions.ts';
+import { type PendingTransactionsFilter, parsePendingTransactionsFilter } from './pending-transactions.ts';
 
-export const subscriptionKinds = ['newHeads', 'logs', 'newPendingTransactions', 'syncing', 'alchemy_minedTransactions'] as const;
+export const subscriptionKinds = [
+  'newHeads',
+  'logs',
+  'newPendingTransactions',
+  'syncing',
+  'alchemy_minedTransactions',
+  'alchemy_pendingTransactions',
+] as const;
 export type SubscriptionKind = (typeof subscriptionKinds)[number];
 
 /** What a client asked `eth_subscribe` for. */
@@ -10,7 +18,8 @@ export type SubscriptionRequest =
   | { kind: 'logs'; filter: LogFilter }
   | { kind: 'newPendingTransactions' }
   | { kind: 'syncing' }
-  | { kind: 'alchemy_minedTransactions'; filter: MinedTransactionsFilter };
+  | { kind: 'alchemy_minedTransactions'; filter: MinedTransactionsFilter }
+  | { kind: 'alchemy_pendingTransactions'; filter: PendingTransactionsFilter };
 
 /** Parses `eth_subscribe` params; throws a TypeError whose message is the client's -32602 message. */
 export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
@@ -33,6 +42,8 @@ export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
       return { kind: 'newPendingTransactions' };
     case 'alchemy_minedTransactions':
       return { kind: 'alchemy_minedTransactions', filter: parseMinedTransactionsFilter(options) };
+    case 'alchemy_pendingTransactions':
+      return { kind: 'alchemy_pendingTransactions', filter: parsePendingTransactionsFilter(options) };
     default:
       if (options !== undefined) throw new TypeError(`the ${kind} subscription takes no options`);
       return { kind: kind as 'newHeads' | 'syncing' };

@@ -44,7 +44,7 @@ describe('bad input over the WebSocket gets a clear error or close code; everyon
     expect(unknown.error).toEqual({
       code: -32602,
       message:
-        'unknown subscription kind "newBlocks": expected one of newHeads, logs, newPendingTransactions, syncing, alchemy_minedTransactions',
+        'unknown subscription kind "newBlocks": expected one of newHeads, logs, newPendingTransactions, syncing, alchemy_minedTransactions, alchemy_pendingTransactions',
     });
     const badAddress = await client.call('eth_subscribe', ['logs', { address: '0x1234' }]);
     expect(badAddress.error.code).toBe(-32602);

@@ -30,9 +30,28 @@ describe('alchemy_minedTransactions', () => {
   const sendEth = (from: string, to: string) =>
     s.anvilCall('eth_sendTransaction', [{ from, to, value: '0x1' }]) as Promise<string>;
 
+  /**
+   * Mines until the feed delivers a head above the node's head of the moment: a feed's first client
+   * starts its upstream subscription, and a block mined before that is never announced.
+   */
+  async function feedPastHead(client: RawClient): Promise<void> {
+    const now = Number(await s.anvilCall('eth_blockNumber'));
+    const heads = (await client.call('eth_subscribe', ['newHeads'])).result as string;
+    const deadline = Date.now() + 15_000;
+    while (!client.items(heads).some((head) => Number(head.number) > now)) {
+      if (Date.now() > deadline) throw new Error(`the feed delivered no head above ${now} within 15 s`);
+      await s.anvilCall('evm_mine');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await client.call('eth_unsubscribe', [heads]);
+  }
+
   it('each subscription gets the transactions its addresses take, whole or as a hash, in block order', async () => {
     const emitter = await deployEmitter(s.anvil.url, s.anvilCall);
     const client = await connectRaw(s.wsUrl(key));
+    // The feed may not have passed the deployment's block yet (a busy machine): wait until it has, so
+    // the deployment (from the dev account, to no one) is not taken for one of the transactions below.
+    await feedPastHead(client);
     const toEmitter = await subscribe(client, { addresses: [{ to: emitter }] });
     const fromDev = await subscribe(client, { addresses: [{ from: devAccount.address }], hashesOnly: true });
     const everything = await subscribe(client);
@@ -58,6 +77,8 @@ describe('alchemy_minedTransactions', () => {
     const client = await connectRaw(s.wsUrl(key));
     const withRemoved = await subscribe(client, { addresses: [{ from: second }], includeRemoved: true });
     const withoutRemoved = await subscribe(client, { addresses: [{ from: second }] });
+    // The reorg below is seen as one only when the feed holds the block it forks from.
+    await feedPastHead(client);
     const snapshot = await s.anvilCall('evm_snapshot');
     const hash = await sendEth(second, third);
     await client.waitFor((m) => m.params?.subscription === withoutRemoved && m.params.result.transaction.hash === hash);
