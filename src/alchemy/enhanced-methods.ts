@@ -8,6 +8,7 @@ import type { TokenService } from '../tokens/service.ts';
 import { createTokenFactsLookup } from '../tokens/token-facts.ts';
 import { type ChainCaller, ChainRpcError } from './chain-caller.ts';
 import { getAssetTransfers } from './get-asset-transfers.ts';
+import { getTokenAllowance } from './get-token-allowance.ts';
 import { getTokenBalances } from './get-token-balances.ts';
 import { getTokenMetadata } from './get-token-metadata.ts';
 import { getTransactionReceipts } from './get-transaction-receipts.ts';
@@ -45,6 +46,7 @@ export function createEnhancedMethods(deps: EnhancedMethodsDeps): EnhancedMethod
     alchemy_getAssetTransfers: (network, params) => getAssetTransfers({ db: deps.db, tokenFacts, nftSymbols }, network, params),
     alchemy_getTokenBalances: (network, params) => getTokenBalances({ db: deps.db, clientFor }, network, params),
     alchemy_getTokenMetadata: (network, params) => getTokenMetadata(deps.tokens, network, params),
+    alchemy_getTokenAllowance: (_network, params, chain) => getTokenAllowance(chain, params),
     alchemy_getTransactionReceipts: (_network, params, chain) => getTransactionReceipts(chain, params),
     alchemy_simulateAssetChanges: (network, params, chain) => simulateAssetChanges(simulation, network, params, chain),
     alchemy_simulateAssetChangesBundle: (network, params, chain) =>

@@ -8,6 +8,7 @@ export const enhancedMethodNames = [
   'alchemy_getAssetTransfers',
   'alchemy_getTokenBalances',
   'alchemy_getTokenMetadata',
+  'alchemy_getTokenAllowance',
   'alchemy_getTransactionReceipts',
   'alchemy_simulateAssetChanges',
   'alchemy_simulateAssetChangesBundle',

@@ -110,6 +110,7 @@ export const evmComputeUnits: Readonly<Record<string, number>> = Object.freeze({
   alchemy_getAssetTransfers: 20, // the base: computeUnitsFor adds the rows the call may read
   alchemy_getTokenBalances: 20,
   alchemy_getTokenMetadata: 5,
+  alchemy_getTokenAllowance: 10,
   alchemy_getTransactionReceipts: 50,
   // Transaction simulation: a transaction at 150, one and a half debug_traceCall (it runs one
   // eth_simulateV1 or debug_traceCall, plus the metadata reads); bundles and UserOperations (2 to 5 node

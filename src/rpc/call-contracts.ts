@@ -240,6 +240,13 @@ const extractors: ReadonlyMap<string, Extractor> = new Map<string, Extractor>([
     },
   ],
   ['alchemy_getTokenMetadata', addressAt(0)],
+  [
+    'alchemy_getTokenAllowance',
+    (params, method) => {
+      const contract = member(positional(params, 0), 'contract');
+      return isPresent(contract) ? { contracts: [contract] } : { missing: `${method} must name its contract` };
+    },
+  ],
   ['alchemy_getAssetTransfers', assetTransferContracts],
   ['alchemy_simulateAssetChanges', simulatedCalls(false)],
   ['alchemy_simulateExecution', simulatedCalls(false)],

@@ -103,6 +103,36 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
     });
   });
 
+  it('alchemy_getTokenAllowance answers allowance(owner, spender) as a decimal string', async () => {
+    const token = extraTokens[0]!;
+    const amount = 12_345_678_901_234_567_890n;
+    const hash = await t.chain.wallet.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [carol, amount],
+    });
+    await t.chain.publicClient.waitForTransactionReceipt({ hash });
+    const allowance = (owner: string, spender: string, contract: string = token) =>
+      t.rpc('alchemy_getTokenAllowance', [{ contract, owner, spender }]);
+    expect((await allowance(dev, carol)).result).toBe(amount.toString());
+    expect((await allowance(dev.toLowerCase(), carol.toUpperCase().replace('0X', '0x'))).result).toBe(amount.toString());
+    expect((await allowance(carol, dev)).result).toBe('0');
+    // No code there: not a token.
+    expect((await allowance(dev, carol, alice)).error).toEqual({
+      code: -32602,
+      message: `invalid parameter 'contract': ${alice.toLowerCase()} does not answer allowance(owner, spender) as an ERC-20 token does`,
+    });
+    expect((await t.rpc('alchemy_getTokenAllowance', [{ contract: token, owner: dev }])).error).toEqual({
+      code: -32602,
+      message: "invalid parameter 'spender': is required",
+    });
+    expect(
+      (await t.rpc('alchemy_getTokenAllowance', [{ contract: token, owner: dev, spender: carol, block: 'latest' }])).error?.code,
+    ).toBe(-32602);
+    expect((await t.rpc('alchemy_getTokenAllowance', [token, dev, carol])).error?.message).toMatch(/expected 1 params, got 3/);
+  });
+
   it('getTransactionReceipts equals eth_getTransactionReceipt for each transaction of a block', async () => {
     // Three transactions in one block: automine off while they are sent.
     await t.chain.anvilRpc('evm_setAutomine', [false]);
@@ -129,9 +159,9 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
   });
 
   it('answers -32601 naming any other alchemy_ method, and asks data:read for these', async () => {
-    expect((await t.rpc('alchemy_getTokenAllowance', [{}])).error).toEqual({
+    expect((await t.rpc('alchemy_getNFTs', [{}])).error).toEqual({
       code: -32601,
-      message: "the method 'alchemy_getTokenAllowance' is not available on ethereum/devnet",
+      message: "the method 'alchemy_getNFTs' is not available on ethereum/devnet",
     });
     const call = { jsonrpc: '2.0', id: 7, method: 'alchemy_getTokenMetadata', params: [t.demo.token] };
     const rpcOnly = (await t.chain.service.createKey({ scopes: ['rpc:read'] })).key;
