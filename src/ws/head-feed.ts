@@ -1,15 +1,11 @@
 import type { Logger } from 'pino';
 import type { SocketIdentity } from '../chains/socket-identity.ts';
 import { createUpstreamSocket, type UpstreamSocket, type UpstreamSocketOptions } from '../chains/upstream-socket.ts';
-import { type ChainWindow, createChainWindow, type Header } from './chain-window.ts';
+import { type BlockPartReader, fetchBlockLogs, fetchBlockTransactions } from './block-parts.ts';
+import { type ChainWindow, createChainWindow, type Header, type WindowBlock } from './chain-window.ts';
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
-import {
-  deliverMinedTransactions,
-  fullTransactionsOf,
-  type MinedSubscriber,
-  type TransactionLike,
-} from './mined-transactions.ts';
+import { deliverMinedTransactions, type MinedSubscriber } from './mined-transactions.ts';
 import { deliverPendingTransaction, type PendingSubscriber } from './pending-transactions.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
@@ -55,7 +51,8 @@ type Log = LogLike & Record<string, unknown>;
 
 /** Block fields a newHeads item does not carry (eth_getBlockByHash adds them). */
 const bodyFields = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals'];
-const logFetchDelaysMs = [250, 500, 1_000, 2_000];
+/** Blocks whose transactions stay in memory, for `removed` replays of mined transactions: reorgs deeper than this are not replayed. */
+export const minedReplayDepth = 16;
 
 /** One feed's subscribers, upstream subscriptions and queues, shared by the steps below. */
 interface FeedState {
@@ -68,6 +65,8 @@ interface FeedState {
   heads: Set<Deliver>;
   logs: Set<{ filter: LogFilter; deliver: Deliver }>;
   mined: Set<MinedSubscriber>;
+  /** The blocks that hold their transactions now, oldest first (at most `minedReplayDepth`). */
+  withTransactions: WindowBlock[];
   pending: Set<Deliver>;
   /** alchemy_pendingTransactions subscribers: served from the node's full-transaction pending subscription. */
   pendingFull: Set<PendingSubscriber>;
@@ -83,6 +82,8 @@ interface FeedState {
   fetchHeader(hash: string): Promise<Header | undefined>;
   /** A read of a block or logs: the connection first, then `fallbackRead` when it has no answer. */
   read(method: string, params: unknown[], usable: (result: unknown) => boolean): Promise<unknown>;
+  /** The same reads, retried, for a block's logs and transactions (block-parts.ts). */
+  parts: BlockPartReader;
 }
 
 /**
@@ -103,6 +104,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     heads: new Set(),
     logs: new Set(),
     mined: new Set(),
+    withTransactions: [],
     pending: new Set(),
     pendingFull: new Set(),
     syncing: new Set(),
@@ -125,6 +127,11 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       return isHeader(block) ? toHeader(block) : undefined;
     },
     read: (method, params, usable) => readWithFallback(feed.socket, options.fallbackRead, { method, params, usable }),
+    parts: {
+      read: (method, params, usable) => feed.read(method, params, usable),
+      skipped: (error, what, blockHash) =>
+        logger.warn({ err: error, chain, network, blockHash }, `${what} of a block could not be fetched; skipped`),
+    },
   };
   const lagTimer = options.lag ? watchLag(feed, options.lag) : undefined;
 
@@ -283,8 +290,8 @@ async function processHead(feed: FeedState, head: Header): Promise<void> {
   }
   for (const block of change.added) {
     // Asked before the heads go out: the node reads the logs while this process writes the heads.
-    const blockLogs = logs.size > 0 ? fetchLogs(feed, block.header) : undefined;
-    const blockTransactions = mined.size > 0 ? fetchTransactions(feed, block.header) : undefined;
+    const blockLogs = logs.size > 0 ? fetchBlockLogs(feed.parts, block.header) : undefined;
+    const blockTransactions = mined.size > 0 ? fetchBlockTransactions(feed.parts, block.header) : undefined;
     deliverAll(feed, feed.heads, createFeedItem(JSON.stringify(block.header)));
     if (blockLogs) {
       block.logs = await blockLogs;
@@ -293,51 +300,12 @@ async function processHead(feed: FeedState, head: Header): Promise<void> {
     if (blockTransactions) {
       block.transactions = await blockTransactions;
       countSent(feed, deliverMinedTransactions(mined, block.transactions, false));
+      feed.withTransactions.push(block);
+      // Whole blocks of transactions are large (megabytes on a mainnet): only the last few are kept.
+      if (feed.withTransactions.length > minedReplayDepth) delete feed.withTransactions.shift()!.transactions;
     }
   }
   if (feed.syncing.size > 0) await checkSyncing(feed);
-}
-
-/** A block's part from the connection (or the fallback), retried a few times; after that, `skipped` and a warning. */
-async function readBlockPart<T>(feed: FeedState, what: string, header: Header, read: () => Promise<T>, skipped: T): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await read();
-    } catch (error) {
-      const delay = logFetchDelaysMs[attempt];
-      if (delay === undefined) {
-        const { chain, network } = feed;
-        feed.logger.warn(
-          { err: error, chain, network, blockHash: header.hash },
-          `${what} of a block could not be fetched; skipped`,
-        );
-        return skipped;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
-
-function fetchLogs(feed: FeedState, header: Header): Promise<Log[]> {
-  const blockHash = header.hash;
-  // No logs from a block whose bloom says it has some: a node that lacks the block (some answer [] for an unknown hash).
-  const usable = (result: unknown) => Array.isArray(result) && (result.length > 0 || !bloomHasLogs(header.logsBloom));
-  return readBlockPart(feed, 'logs', header, async () => (await feed.read('eth_getLogs', [{ blockHash }], usable)) as Log[], []);
-}
-
-function fetchTransactions(feed: FeedState, header: Header): Promise<TransactionLike[]> {
-  const usable = (result: unknown) => fullTransactionsOf(result, header.hash) !== undefined;
-  return readBlockPart(
-    feed,
-    'transactions',
-    header,
-    async () => {
-      const transactions = fullTransactionsOf(await feed.read('eth_getBlockByHash', [header.hash, true], usable), header.hash);
-      if (transactions === undefined) throw new Error(`no node answered block ${header.hash} with its transactions`);
-      return transactions;
-    },
-    [],
-  );
 }
 
 function deliverLogs(feed: FeedState, blockLogs: readonly Log[], removed: boolean): void {
@@ -373,10 +341,6 @@ function deliverAll(feed: FeedState, delivers: Iterable<Deliver>, item: FeedItem
 function setMember<T>(set: Set<T>, member: T): () => void {
   set.add(member);
   return () => set.delete(member);
-}
-
-function bloomHasLogs(bloom: unknown): boolean {
-  return typeof bloom !== 'string' || /[1-9a-f]/i.test(bloom.slice(2));
 }
 
 function isHeader(value: unknown): value is Header {

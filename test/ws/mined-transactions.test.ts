@@ -101,6 +101,30 @@ describe('alchemy_minedTransactions', () => {
     client.close();
   });
 
+  it('a reorg deeper than the 16 blocks whose transactions are kept replays only those blocks', async () => {
+    const client = await connectRaw(s.wsUrl(key));
+    const withRemoved = await subscribe(client, { addresses: [{ from: second }], includeRemoved: true });
+    await feedPastHead(client);
+    const snapshot = await s.anvilCall('evm_snapshot');
+    const deep = await sendEth(second, third);
+    await s.anvilCall('anvil_mine', ['0x10']);
+    const shallow = await sendEth(second, third);
+    await client.waitFor((m) => m.params?.subscription === withRemoved && m.params.result.transaction.hash === shallow);
+    // A longer branch from before both: 18 blocks dropped, the deep transaction's the oldest of them.
+    await s.anvilCall('evm_revert', [snapshot]);
+    await s.anvilCall('anvil_mine', ['0x13']);
+    await client.waitFor((m) => m.params?.subscription === withRemoved && m.params.result.removed === true);
+    const heads = (await client.call('eth_subscribe', ['newHeads'])).result as string;
+    await s.anvilCall('evm_mine');
+    await client.waitFor((m) => m.params?.subscription === heads);
+    expect(client.items(withRemoved).map((item) => [item.transaction.hash, item.removed])).toEqual([
+      [deep, false],
+      [shallow, false],
+      [shallow, true],
+    ]);
+    client.close();
+  });
+
   it('options it cannot take are -32602 naming the option', async () => {
     const client = await connectRaw(s.wsUrl(key));
     const cases: [unknown, RegExp][] = [
