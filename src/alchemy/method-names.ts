@@ -35,6 +35,7 @@ export const nftV3MethodNames = [
   'summarizeNFTAttributes',
   'computeRarity',
   'getSpamContracts',
+  'reportSpam',
 ] as const;
 
 const names = new Set<string>(enhancedMethodNames);

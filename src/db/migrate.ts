@@ -28,6 +28,7 @@ import * as webhookMatcherRelease from './migrations/2026-12-04T0600-webhook-mat
 import * as webhookPausedNotices from './migrations/2026-12-04T1100-webhook-paused-notices.ts';
 import * as userOperationStorageOwners from './migrations/2026-12-04T1700-user-operation-storage-owners.ts';
 import * as usageMinutesByKey from './migrations/2026-12-04T2000-usage-minutes-by-key.ts';
+import * as spamReports from './migrations/2026-12-05T0300-spam-reports.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-04T1100-webhook-paused-notices': webhookPausedNotices,
   '2026-12-04T1700-user-operation-storage-owners': userOperationStorageOwners,
   '2026-12-04T2000-usage-minutes-by-key': usageMinutesByKey,
+  '2026-12-05T0300-spam-reports': spamReports,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

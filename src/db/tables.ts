@@ -27,7 +27,7 @@ import type {
   UserTokensTable,
 } from './tables/dashboard.ts';
 import type { GasPoliciesTable, GasSponsorshipsTable } from './tables/gas.ts';
-import type { ContractSpamTable, SpamListsTable } from './tables/spam.ts';
+import type { ContractSpamTable, SpamListsTable, SpamReportsTable } from './tables/spam.ts';
 import type { UsageMinutesTable } from './tables/usage.ts';
 import type {
   WebhookAddressesTable,
@@ -84,4 +84,5 @@ export interface Tables {
   usage_minutes: UsageMinutesTable;
   contract_spam: ContractSpamTable;
   spam_lists: SpamListsTable;
+  spam_reports: SpamReportsTable;
 }

@@ -82,17 +82,21 @@ function queryValues(request: FastifyRequest, name: string): string[] {
   return [query[name], query[`${name}[]`]].flat().filter((value): value is string => typeof value === 'string');
 }
 
-/** A route about the contract its query or path names as `name` (absent: nothing to check; the route refuses it itself). */
-export function namedContract(name: string, from: 'query' | 'params' = 'query'): ContractsRule {
+/**
+ * A route about the contract its query or path names as `name` (absent: nothing to check; the route
+ * refuses it itself). A list of names: the same parameter under each of its accepted names.
+ */
+export function namedContract(name: string | readonly string[], from: 'query' | 'params' = 'query'): ContractsRule {
+  const names = typeof name === 'string' ? [name] : name;
   const read = (request: FastifyRequest): RouteContracts => {
     if (from === 'params') {
-      const value = (request.params as Record<string, unknown>)[name];
-      return { named: typeof value === 'string' ? [value] : [] };
+      const values = names.map((one) => (request.params as Record<string, unknown>)[one]);
+      return { named: values.filter((value): value is string => typeof value === 'string') };
     }
-    return { named: queryValues(request, name) };
+    return { named: names.flatMap((one) => queryValues(request, one)) };
   };
   return Object.assign(read, {
-    published: { parameter: { name, in: from === 'params' ? 'path' : 'query' }, readsEveryWithout: false } as const,
+    published: { parameter: { name: names[0]!, in: from === 'params' ? 'path' : 'query' }, readsEveryWithout: false } as const,
   });
 }
 

@@ -13,6 +13,7 @@ import { readIndexStatus } from '../indexer/index-status.ts';
 import { alchemyV3AttributeRoutes } from '../nfts/alchemy-v3/attribute-routes.ts';
 import { createV3Attributes } from '../nfts/alchemy-v3/attributes.ts';
 import { alchemyV3NftBatchRoutes } from '../nfts/alchemy-v3/batch-routes.ts';
+import { alchemyV3ReportSpamRoute } from '../nfts/alchemy-v3/report-spam-route.ts';
 import { alchemyV3NftRoutes } from '../nfts/alchemy-v3/routes.ts';
 import { createAlchemyV3Nfts } from '../nfts/alchemy-v3/service.ts';
 import { createNftIndexReads } from '../nfts/index-reads.ts';
@@ -84,6 +85,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     await alchemyV3NftRoutes(scope, { chains, v3 });
     await alchemyV3AttributeRoutes(scope, { chains, attributes: createV3Attributes({ nfts, reads: nftReads }) });
     await alchemyV3NftBatchRoutes(scope, { chains, v3, limiter, metrics });
+    await alchemyV3ReportSpamRoute(scope, { chains, reports: chainData.spam.reports });
     await tokenRoutes(scope, { chains, tokens });
     const tokenFacts = createTokenFactsLookup(tokens);
     const spamContractsOf = async (network: Network, address: string) => {

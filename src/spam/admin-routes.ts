@@ -5,6 +5,7 @@ import { notFound } from '../core/errors.ts';
 import type { SpamListName } from '../db/tables/spam.ts';
 import { parseAddressParam } from '../http/address-param.ts';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
+import { maxReportSummaries } from './reports.ts';
 import type { SpamService } from './service.ts';
 
 const adminSecurity = [{ adminToken: [] }];
@@ -69,6 +70,35 @@ export async function spamAdminRoutes(app: FastifyInstance, deps: { chains: Chai
       const network = networkOf(request.params as { chain: string; network: string });
       return { entries: await deps.spam.listEntries(network), settings: deps.spam.configuredLists(network) };
     },
+  );
+
+  app.get(
+    '/admin/spam/:chain/:network/reports',
+    {
+      schema: {
+        summary: "What accounts reported as spam or not spam (Alchemy's reportSpam), by contract, most reported as spam first",
+        description: `Each account's last report on a contract counts once; at most ${maxReportSummaries} contracts. Reports change no verdict: put a contract on a list to act on them.`,
+        tags,
+        security: adminSecurity,
+        params: NetworkParams,
+        response: {
+          200: Type.Object({
+            reports: Type.Array(
+              Type.Object({
+                contract: Type.String(),
+                spam_reports: Type.Integer({ description: 'Accounts whose last report says spam' }),
+                not_spam_reports: Type.Integer({ description: 'Accounts whose last report says not spam' }),
+                last_reported_at: Type.String(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      reports: await deps.spam.reports.summary(networkOf(request.params as { chain: string; network: string })),
+    }),
   );
 
   app.put(

@@ -6,6 +6,7 @@ import type { Database } from '../db/connect.ts';
 import type { SpamContractKind, SpamListName } from '../db/tables/spam.ts';
 import { builtInScamSelectors, heuristicReasons } from './heuristics.ts';
 import type { SpamReason } from './reasons.ts';
+import { createSpamReports, type SpamReports } from './reports.ts';
 import { createSpamStore, type SpamListEntry, type StoredClassification } from './store.ts';
 import { type ListVerdict, type SpamFlags, spamVerdict } from './verdict.ts';
 
@@ -44,6 +45,8 @@ export interface SpamService {
   listEntries(network: string): Promise<SpamListEntry[]>;
   setListEntry(network: string, contract: string, list: SpamListName, note: string | null): Promise<SpamListEntry>;
   removeListEntry(network: string, contract: string): Promise<boolean>;
+  /** Reports from accounts (Alchemy's reportSpam), kept for operators; they change no verdict. */
+  readonly reports: SpamReports;
   /** The settings' list a contract is on, if any. */
   configuredList(network: string, contract: string): ListVerdict;
   /** The settings' lists of a network. */
@@ -189,5 +192,6 @@ export function createSpamService(deps: {
     listEntries: (network) => store.listEntries(network),
     setListEntry: (network, contract, list, note) => store.setListEntry(network, contract, list, note),
     removeListEntry: (network, contract) => store.removeListEntry(network, contract),
+    reports: createSpamReports(deps.db),
   };
 }

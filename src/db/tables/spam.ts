@@ -17,6 +17,15 @@ export interface ContractSpamTable {
   classified_at: Timestamp;
 }
 
+/** An account's report that a contract is (or is not) spam (Alchemy's reportSpam); no verdict reads it. */
+export interface SpamReportsTable {
+  network: string;
+  contract: string;
+  account_id: string;
+  is_spam: boolean;
+  reported_at: Timestamp;
+}
+
 export interface SpamListsTable {
   network: string;
   contract: string;
