@@ -32,6 +32,7 @@ import { usageRoutes } from '../usage/routes.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { alchemyNotifyRoutes } from '../webhooks/alchemy-notify-routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { networkFirst } from './network-first.ts';
 import type { ServiceParts } from './service-parts.ts';
 
 /** What `GET /v1/chains` (and `/admin/chains`, `/dashboard/api/chains`) reports. */
@@ -70,6 +71,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     // does not run for it unless it also goes into `authenticateV1` or `answerRpc`.
     scope.addHook('onRequest', createV1Guard({ authenticator, restrictions, limiter, metrics, dataQueries }));
     serveKeyInPathForms(scope);
+    scope.addHook('preParsing', networkFirst(chains));
     if (usage) scope.addHook('onResponse', createRestUsageHook({ usage, chains }));
     // Its own context: the JSON-RPC routes take the body as text, the REST routes beside them as JSON.
     await scope.register(async (rpcScope) =>
