@@ -3,18 +3,18 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import { resolveRestNetwork } from '../chains/resolve-rest-network.ts';
 
 /**
- * A route's network (its `{chain}`, and `{network}` or `?network=`) is resolved before its body is
- * read and its input validated (a preParsing hook): a key that may not use the network (a test key on a mainnet), or a network that does not
- * exist, gets its 403 or 404 whatever else the request says, as the JSON-RPC routes (which read their
- * body in the handler) always answered. Handlers resolve it again for themselves; this only orders the
- * refusals. Routes without `{chain}` (a body names the chain) are left to their validation.
- */
-/**
  * The JSON-RPC proxy resolves its network first in its handler, charging the refusal as the fast path
  * in front of it does (src/rpc/answer-rpc.ts): its answers stay the same on both paths.
  */
 const jsonRpcProxyRoutes = new Set(['/v1/rpc/:chain/:network', '/v1/rpc/:chain/:network/:apiKey']);
 
+/**
+ * A preParsing hook: a route's network (its `{chain}`, and `{network}` or `?network=`) is resolved
+ * before its body is read and its input validated, so a key that may not use the network (a test key
+ * on a mainnet), or a network that does not exist, gets its 403 or 404 whatever else the request says.
+ * Handlers resolve it again for themselves; this only orders the refusals. Routes without `{chain}`
+ * (a body names the chain) are left to their validation.
+ */
 export function networkFirst(chains: ChainRegistry) {
   return async <Payload>(request: FastifyRequest, _reply: FastifyReply, payload: Payload): Promise<Payload> => {
     const params = (request.params ?? {}) as Record<string, unknown>;
