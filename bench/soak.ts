@@ -3,8 +3,9 @@
 // misses, 200 WebSocket newHeads subscribers, webhook deliveries, token and NFT reads, bundler ops,
 // dashboard page loads. Every 10 s it records the process's RSS, heap, open handles and sockets,
 // event-loop delay p99, and each route group's p99. Exit 1 (saying why) when handles grow by more than
-// 10% between minute 3 (minute 2 for runs under 6 minutes) and the last minute, the RSS floor grows by
-// more than 10% from the first half to the second, or a route group's p99 over the second half is more
+// 10% between minute 3 (minute 2 for runs under 6 minutes) and the last minute, RSS or heap just after
+// a full collection (forced through the inspector, bench/support/full-collection.ts) grows by more than
+// 10% between the same minutes, or a route group's p99 over the second half is more
 // than twice (and 20 ms over) its p99 from minute 3 to the middle. Writes docs/soak.svg; with
 // SOAK_RECORD=1 it also appends the table to docs/benchmarks.md.
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, startBlockyardService } from './support/blockyard-service.ts';
 import { signUpBenchUser } from './support/dashboard-session.ts';
+import { fullCollector } from './support/full-collection.ts';
 import { describeMachine, guardRun } from './support/run-guard.ts';
 import { type SoakLoad, startSoakLoad } from './support/soak-load.ts';
-import { formatTable, middleMinute, minuteRows, renderChart, verdict } from './support/soak-report.ts';
-import { sampleEveryMs, startProcessSampler } from './support/soak-sampler.ts';
+import { type CollectedMemory, formatTable, middleMinute, minuteRows, renderChart, verdict } from './support/soak-report.ts';
+import { memoryNow, sampleEveryMs, startProcessSampler } from './support/soak-sampler.ts';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 20);
 if (!Number.isInteger(minutes) || minutes < 3 || minutes > 24 * 60) {
@@ -56,7 +58,10 @@ try {
     log,
   );
   const startedAt = performance.now();
-  const sampler = startProcessSampler({ pid: blockyard.server.pid, metricsUrl: `${url}/metrics`, startedAt });
+  const metricsUrl = `${url}/metrics`;
+  const sampler = startProcessSampler({ pid: blockyard.server.pid, metricsUrl, startedAt });
+  const collector = fullCollector({ pid: blockyard.server.pid, logFile: blockyard.logFile });
+  const collected: CollectedMemory[] = [];
   for (let minute = 1; minute <= minutes; minute++) {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + minute * 60_000 - performance.now())));
     const last = sampler.samples.at(-1);
@@ -64,7 +69,16 @@ try {
       `minute ${minute}/${minutes}: RSS ${last?.rssMiB.toFixed(1)} MiB, fds ${last?.fds}, ${load.samples.length} requests, ` +
         `${load.counts.deliveries} deliveries, ${load.counts.ops} ops, ${load.counts.wsMessages} ws messages`,
     );
+    // The first collection opens the inspector (a listening socket and its threads): done in minute 1
+    // so that the handle count's baseline already holds them.
+    if (minute === 1) await collector.collect();
+    if ((minute === baselineMinute || minute === minutes) && (await collector.collect())) {
+      collected.push({ minute, ...(await memoryNow(blockyard.server.pid, metricsUrl)) });
+      const held = collected.at(-1)!;
+      log(`after a full collection: RSS ${held.rssMiB.toFixed(1)} MiB, heap ${held.heapMiB.toFixed(1)} MiB`);
+    }
   }
+  if (collector.unavailable) log(`no forced collection (${collector.unavailable}): RSS judged by its floor`);
   sampler.stop();
   const measured = load;
   load = undefined;
@@ -72,7 +86,8 @@ try {
 
   const rows = minuteRows(sampler.samples, measured.samples, minutes);
   const table = formatTable(rows);
-  const problems = verdict(rows, baselineMinute, measured.samples);
+  const [baseline, end] = collected;
+  const problems = verdict(rows, baselineMinute, measured.samples, baseline && end ? { baseline, end } : undefined);
   const chart = renderChart(sampler.samples, measured.samples, sampleEveryMs / 1000);
   writeFileSync(join(root, 'docs', 'soak.svg'), chart);
   const counts = measured.counts;
@@ -80,6 +95,10 @@ try {
     `${minutes} minutes: ${measured.samples.length} timed requests, ${counts.transfers} transfers -> ${counts.deliveries} webhook deliveries, ` +
       `${counts.ops} UserOperations, ${counts.wsMessages} newHeads messages to 200 subscribers (${counts.wsClosed} closed)`,
     `baseline minute ${baselineMinute}; latency: minutes ${baselineMinute}-${middleMinute(minutes, baselineMinute)} against the rest`,
+    ...collected.map(
+      (held) =>
+        `after a full collection at minute ${held.minute}: RSS ${held.rssMiB.toFixed(1)} MiB, heap ${held.heapMiB.toFixed(1)} MiB`,
+    ),
   ];
   console.log(`\n${table}\n`);
   for (const line of summary) console.log(line);

@@ -23,6 +23,18 @@ export interface MinuteRow {
   failed: number;
 }
 
+/** What the process held just after forced full collections at two minutes of the run. */
+export interface AfterCollections {
+  baseline: CollectedMemory;
+  end: CollectedMemory;
+}
+
+export interface CollectedMemory {
+  minute: number;
+  rssMiB: number;
+  heapMiB: number;
+}
+
 export function p99(values: number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -75,7 +87,7 @@ export const middleMinute = (minutes: number, baselineMinute: number) => Math.ma
  * p99 over the second half: a minute holds ~100 samples a group, so one minute's p99 is its one or two
  * slowest requests (one collection pause), while a trend moves the whole second half.
  */
-export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Sample[]): string[] {
+export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Sample[], collected?: AfterCollections): string[] {
   const base = rows[baselineMinute - 1];
   const last = rows[rows.length - 1];
   if (!base || !last || base === last) return [`the run is too short: it needs minute ${baselineMinute} and a later one`];
@@ -88,17 +100,25 @@ export function verdict(rows: MinuteRow[], baselineMinute: number, samples: Samp
   };
   // RSS is a sawtooth: it climbs for 6-8 minutes (buffers promoted to the old space are freed only by
   // a full collection) and falls back at each full collection, so a minute's figure depends on where
-  // in the cycle it falls. A leak raises the floor: the lowest RSS from the baseline minute to the
-  // run's middle against the lowest after it (each half of a 12-minute run or longer spans a collection).
+  // in the cycle it falls. A leak raises what stays after a full collection: measured right after
+  // collections forced at the baseline minute and at the end where the run could force them, else
+  // the lowest RSS from the baseline minute to the run's middle against the lowest after it (each half
+  // of a 12-minute run usually, not always, spans one of V8's own).
   const middle = middleMinute(rows.length, baselineMinute);
-  const floorOf = (part: MinuteRow[]) => Math.min(...part.map((row) => row.rssFloorMiB));
-  grew(
-    'RSS floor (MiB)',
-    floorOf(rows.slice(baselineMinute - 1, middle)),
-    floorOf(rows.slice(middle)),
-    `minutes ${baselineMinute}-${middle}`,
-    `minutes ${middle + 1}-${rows.length}`,
-  );
+  if (collected) {
+    const [from, to] = [`minute ${collected.baseline.minute}`, `minute ${collected.end.minute}`];
+    grew('RSS after a full collection (MiB)', collected.baseline.rssMiB, collected.end.rssMiB, from, to);
+    grew('heap after a full collection (MiB)', collected.baseline.heapMiB, collected.end.heapMiB, from, to);
+  } else {
+    const floorOf = (part: MinuteRow[]) => Math.min(...part.map((row) => row.rssFloorMiB));
+    grew(
+      'RSS floor (MiB)',
+      floorOf(rows.slice(baselineMinute - 1, middle)),
+      floorOf(rows.slice(middle)),
+      `minutes ${baselineMinute}-${middle}`,
+      `minutes ${middle + 1}-${rows.length}`,
+    );
+  }
   grew('open handles (fds)', base.fds, last.fds);
   const before = p99Over(samples, baselineMinute, middle);
   const after = p99Over(samples, middle + 1, rows.length);

@@ -21,9 +21,7 @@ export function startProcessSampler(options: { pid: number; metricsUrl: string; 
 } {
   const samples: ProcessSample[] = [];
   const take = async () => {
-    const metrics = await fetch(options.metricsUrl, { signal: AbortSignal.timeout(5_000) })
-      .then((response) => response.text())
-      .catch(() => '');
+    const metrics = await readMetrics(options.metricsUrl);
     const { fds, sockets } = countFds(options.pid);
     samples.push({
       atS: (performance.now() - options.startedAt) / 1000,
@@ -40,6 +38,17 @@ export function startProcessSampler(options: { pid: number; metricsUrl: string; 
     stop: () => clearInterval(timer),
   };
 }
+
+/** The process's RSS and used heap now (after a full collection, what it holds). */
+export async function memoryNow(pid: number, metricsUrl: string): Promise<{ rssMiB: number; heapMiB: number }> {
+  const metrics = await readMetrics(metricsUrl);
+  return { rssMiB: readRssMiB(pid), heapMiB: metricValue(metrics, 'blockyard_nodejs_heap_size_used_bytes') / 2 ** 20 };
+}
+
+const readMetrics = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(5_000) })
+    .then((response) => response.text())
+    .catch(() => '');
 
 function readRssMiB(pid: number): number {
   try {

@@ -19,7 +19,45 @@ function rowsWithFloors(floors: number[]): MinuteRow[] {
   }));
 }
 
-describe('the soak verdict on RSS', () => {
+describe('the soak verdict on memory after forced full collections', () => {
+  // The CI run of 2026-12-05 whose floor rose 18.9% (163.8 -> 194.8 MiB): V8 ran no full collection
+  // after minute 6. With a forced one at each end, the floors no longer decide.
+  const floorsWithoutLateCollection = [150, 158, 163.8, 172, 180, 187, 194.8, 197, 199, 201, 203, 205];
+
+  it('passes when what stays after a collection is flat, however high the sawtooth ends', () => {
+    const collected = {
+      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
+      end: { minute: 12, rssMiB: 158.9, heapMiB: 63.0 },
+    };
+    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([]);
+  });
+
+  it('fails a heap that keeps what it used, even with RSS flat', () => {
+    const collected = {
+      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
+      end: { minute: 12, rssMiB: 160.1, heapMiB: 70.0 },
+    };
+    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([
+      'heap after a full collection (MiB) grew 14.4% (minute 3: 61.2, minute 12: 70.0), over 10%',
+    ]);
+  });
+
+  it('fails RSS that stays high after a collection', () => {
+    const collected = {
+      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
+      end: { minute: 12, rssMiB: 171.0, heapMiB: 62.0 },
+    };
+    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([
+      'RSS after a full collection (MiB) grew 12.2% (minute 3: 152.4, minute 12: 171.0), over 10%',
+    ]);
+  });
+
+  it('falls back to the floors when the run could not force a collection', () => {
+    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [])[0]).toMatch(/^RSS floor \(MiB\) grew 18\.9%/);
+  });
+});
+
+describe('the soak verdict on RSS floors (no forced collection)', () => {
   it('passes the sawtooth of a run without a leak, wherever its collections fall', () => {
     // The 12-minute run of 2026-11-27 01:05 UTC (full collections in minutes 5 and after 12).
     const cycleEndingHigh = [141.6, 147.4, 161.0, 176.7, 150.4, 155.1, 152.4, 157.2, 167.2, 183.1, 190.4, 194.0];
