@@ -6,7 +6,16 @@ import { type ChainWindow, createChainWindow, type Header, type WindowBlock } fr
 import { type LogFilter, type LogLike, matchesLogFilter } from './log-filter.ts';
 import type { WsMetrics } from './metrics.ts';
 import { deliverMinedTransactions, type MinedSubscriber } from './mined-transactions.ts';
-import { deliverPendingTransaction, type PendingSubscriber } from './pending-transactions.ts';
+import type { PendingSubscriber } from './pending-transactions.ts';
+import {
+  clearPendingGauges,
+  forgetPendingSubscriptions,
+  onWholePending,
+  type PendingFeed,
+  pendingLookupsState,
+  pendingMember,
+  syncPendingSubscriptions,
+} from './pending-upstream.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
 
@@ -55,7 +64,7 @@ const bodyFields = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdr
 export const minedReplayDepth = 16;
 
 /** One feed's subscribers, upstream subscriptions and queues, shared by the steps below. */
-interface FeedState {
+interface FeedState extends PendingFeed {
   chain: string;
   network: string;
   labels: { chain: string; network: string };
@@ -68,15 +77,12 @@ interface FeedState {
   /** The blocks that hold their transactions now, oldest first (at most `minedReplayDepth`). */
   withTransactions: WindowBlock[];
   pending: Set<Deliver>;
-  /** alchemy_pendingTransactions subscribers: served from the node's full-transaction pending subscription. */
+  /** alchemy_pendingTransactions subscribers: served from the node's whole-transaction pending subscription. */
   pendingFull: Set<PendingSubscriber>;
   syncing: Set<Deliver>;
   socket: UpstreamSocket;
   headsSub: string | undefined;
-  pendingSub: string | undefined;
-  pendingFullSub: string | undefined;
   headQueue: Promise<void>;
-  pendingQueue: Promise<void>;
   lastSyncing: string | undefined;
   /** A parent the window misses, by hash (the window's `fetchByHash`). */
   fetchHeader(hash: string): Promise<Header | undefined>;
@@ -119,6 +125,8 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     headsSub: undefined,
     pendingSub: undefined,
     pendingFullSub: undefined,
+    pendingFullForm: undefined,
+    lookups: pendingLookupsState(),
     headQueue: Promise.resolve(),
     pendingQueue: Promise.resolve(),
     lastSyncing: undefined,
@@ -141,7 +149,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       clearInterval(lagTimer);
       await feed.socket.close();
       metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newHeads' }, 0);
-      for (const { kind } of Object.values(pendingUpstreams)) metrics.upstreamSubscriptions.set({ ...feed.labels, kind }, 0);
+      clearPendingGauges(feed);
     },
   };
 }
@@ -172,9 +180,7 @@ async function resubscribe(feed: FeedState, reconnected: boolean): Promise<void>
   const { metrics, labels, socket } = feed;
   if (reconnected) metrics.upstreamReconnects.inc(labels);
   feed.headsSub = undefined;
-  feed.pendingSub = undefined;
-  feed.pendingFullSub = undefined;
-  for (const { kind } of Object.values(pendingUpstreams)) metrics.upstreamSubscriptions.set({ ...labels, kind }, 0);
+  forgetPendingSubscriptions(feed);
   feed.headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
   metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
   await syncPendingSubscriptions(feed);
@@ -184,7 +190,7 @@ async function resubscribe(feed: FeedState, reconnected: boolean): Promise<void>
 function onNotification(feed: FeedState, subscription: string, result: unknown): void {
   if (subscription === feed.headsSub) enqueueHead(feed, result);
   else if (subscription === feed.pendingSub) deliverAll(feed, feed.pending, createFeedItem(JSON.stringify(result)));
-  else if (subscription === feed.pendingFullSub) countSent(feed, deliverPendingTransaction(feed.pendingFull, result));
+  else if (subscription === feed.pendingFullSub) onWholePending(feed, result, (sent) => countSent(feed, sent));
 }
 
 /** Leaves a connection that stays `maxBlocks` behind the best head at two checks in a row. */
@@ -216,59 +222,6 @@ function subscribe(feed: FeedState, request: SubscriptionRequest, deliver: Deliv
       return pendingMember(feed, feed.pending, deliver);
     case 'alchemy_pendingTransactions':
       return pendingMember(feed, feed.pendingFull, { filter: request.filter, deliver });
-  }
-}
-
-/** A pending-transaction subscriber, with the node's subscription it needs held while any such subscriber is. */
-function pendingMember<T>(feed: FeedState, set: Set<T>, member: T): () => void {
-  const remove = setMember(set, member);
-  syncPendingSubscriptions(feed).catch(() => {});
-  return () => {
-    remove();
-    syncPendingSubscriptions(feed).catch(() => {});
-  };
-}
-
-/** The node's two pending subscriptions: hashes (newPendingTransactions) and whole transactions (its `true` form). */
-const pendingUpstreams = {
-  pendingSub: {
-    params: ['newPendingTransactions'],
-    kind: 'newPendingTransactions',
-    wanted: (feed: FeedState) => feed.pending.size > 0,
-  },
-  pendingFullSub: {
-    params: ['newPendingTransactions', true],
-    kind: 'newPendingTransactionsFull',
-    wanted: (feed: FeedState) => feed.pendingFull.size > 0,
-  },
-} as const;
-
-function syncPendingSubscriptions(feed: FeedState): Promise<void> {
-  feed.pendingQueue = feed.pendingQueue
-    .catch(() => {})
-    .then(async () => {
-      // Not connected yet (the first client of a feed) or reconnecting: onOpen subscribes once it is.
-      if (!feed.socket.isOpen()) return;
-      for (const field of ['pendingSub', 'pendingFullSub'] as const) {
-        await syncPendingSubscription(feed, field).catch((error: unknown) =>
-          feed.logger.warn({ err: error, chain: feed.chain, network: feed.network }, 'pending subscription not changed'),
-        );
-      }
-    });
-  return feed.pendingQueue;
-}
-
-async function syncPendingSubscription(feed: FeedState, field: keyof typeof pendingUpstreams): Promise<void> {
-  const { socket, metrics, labels } = feed;
-  const { params, kind, wanted } = pendingUpstreams[field];
-  if (wanted(feed) && feed[field] === undefined) {
-    feed[field] = String(await socket.request('eth_subscribe', [...params]));
-    metrics.upstreamSubscriptions.set({ ...labels, kind }, 1);
-  } else if (!wanted(feed) && feed[field] !== undefined) {
-    const id = feed[field];
-    feed[field] = undefined;
-    metrics.upstreamSubscriptions.set({ ...labels, kind }, 0);
-    await socket.request('eth_unsubscribe', [id]);
   }
 }
 

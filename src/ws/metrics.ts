@@ -12,6 +12,8 @@ export interface WsMetrics {
   readonly upstreamReconnects: Counter<'chain' | 'network'>;
   /** Upstream WebSockets left because they stopped announcing heads while the pool moved on. */
   readonly upstreamLagSwitches: Counter<'chain' | 'network'>;
+  /** Pending transactions looked up by hash for alchemy_pendingTransactions on a node that sends only hashes, by outcome. */
+  readonly pendingLookups: Counter<'chain' | 'network' | 'outcome'>;
 }
 
 /** The WebSocket endpoint's metrics, on the service's registry. */
@@ -49,6 +51,12 @@ export function createWsMetrics(registry: Registry): WsMetrics {
       name: 'blockyard_ws_upstream_lag_switches_total',
       help: 'Upstream WebSockets left because they stopped announcing heads while other upstreams moved on',
       labelNames: ['chain', 'network'],
+      registers,
+    }),
+    pendingLookups: new Counter({
+      name: 'blockyard_ws_pending_lookups_total',
+      help: 'Pending transactions looked up by hash (a node that sends only hashes), by outcome: found, gone, failed, dropped',
+      labelNames: ['chain', 'network', 'outcome'],
       registers,
     }),
   };

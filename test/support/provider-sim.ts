@@ -77,7 +77,7 @@ export async function startProviderSim(options: ProviderSimOptions): Promise<Pro
   };
   const core: SimCore = { behaviour: () => behaviour, log, gate, admit, answer: createCallAnswerer(upstream) };
   const balancer = createAlternation(() => behaviour);
-  const ws = createWsFront(core, heads);
+  const ws = createWsFront(core, heads, options.upstreamWs);
   const server = createServer(createHttpHandler(core, balancer.lagForRequest));
   server.on('upgrade', (request, socket, head) => ws.handleUpgrade(request, socket, head));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,4 +1,5 @@
 import type { LogsWording } from './logs-range-cap.ts';
+import type { PendingForm } from './pending-relay.ts';
 
 /** Over the limit: `http` = HTTP 429 + Retry-After (Infura's documented form); `jsonrpc` = HTTP 200, error code 429 per call (Alchemy's words). */
 export interface RateLimit {
@@ -39,6 +40,8 @@ export interface SimBehaviour {
   chainId: number | undefined;
   /** A distant or overloaded node: every answer is this late. */
   latencyMs: number;
+  /** The `newPendingTransactions` forms the node serves over WebSocket (pending-relay.ts); undefined: it refuses them all. */
+  pendingForm: PendingForm | undefined;
 }
 
 export const honestBehaviour: Readonly<SimBehaviour> = Object.freeze({
@@ -52,4 +55,5 @@ export const honestBehaviour: Readonly<SimBehaviour> = Object.freeze({
   html502: false,
   chainId: undefined,
   latencyMs: 0,
+  pendingForm: undefined,
 });

@@ -5,10 +5,12 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { HeadFeed } from './head-feed.ts';
 import { nginx502Page } from './http-front.ts';
 import { type CallAnswer, errorReply, parseRequest, type RpcCall, resultReply } from './json-rpc.ts';
+import { pendingAnswer, relayPending } from './pending-relay.ts';
 import { answerInOrder, type SimCore, sleep } from './sim-core.ts';
 
 /**
- * JSON-RPC over WebSocket on the HTTP port: the same node logic, plus eth_subscribe newHeads (lag applied).
+ * JSON-RPC over WebSocket on the HTTP port: the same node logic, plus eth_subscribe newHeads (lag applied)
+ * and newPendingTransactions in the forms `pendingForm` says.
  * A connection stays on one node, as load balancers pin them: lagBlocks applies, `alternate` does not.
  */
 export interface WsFront {
@@ -18,10 +20,10 @@ export interface WsFront {
   close(): void;
 }
 
-export function createWsFront(core: SimCore, heads: HeadFeed | undefined): WsFront {
+export function createWsFront(core: SimCore, heads: HeadFeed | undefined, upstreamWs: string | undefined): WsFront {
   const server = new WebSocketServer({ noServer: true });
   const upgrading = new Set<Duplex>();
-  server.on('connection', (client) => serveClient(core, heads, client));
+  server.on('connection', (client) => serveClient(core, heads, upstreamWs, client));
   return {
     handleUpgrade(request, socket, head) {
       upgrading.add(socket);
@@ -53,7 +55,7 @@ function refuseUpgrade(socket: Duplex): void {
 }
 
 /** One client connection: its subscriptions, and one queue so replies and notifications leave in order. */
-function serveClient(core: SimCore, heads: HeadFeed | undefined, client: WebSocket): void {
+function serveClient(core: SimCore, heads: HeadFeed | undefined, upstreamWs: string | undefined, client: WebSocket): void {
   const subscriptions = new Map<string, () => void>();
   let sending = Promise.resolve();
   const send = (payload: unknown) => {
@@ -64,7 +66,7 @@ function serveClient(core: SimCore, heads: HeadFeed | undefined, client: WebSock
       })
       .catch(() => {});
   };
-  const session: ClientSession = { core, heads, subscriptions, send };
+  const session: ClientSession = { core, heads, upstreamWs, subscriptions, send };
   client.on('message', (data) => void answerMessage(session, String(data)).catch(() => {}));
   client.on('close', () => {
     for (const unsubscribe of subscriptions.values()) unsubscribe();
@@ -75,6 +77,7 @@ function serveClient(core: SimCore, heads: HeadFeed | undefined, client: WebSock
 interface ClientSession {
   core: SimCore;
   heads: HeadFeed | undefined;
+  upstreamWs: string | undefined;
   subscriptions: Map<string, () => void>;
   send(payload: unknown): void;
 }
@@ -107,6 +110,25 @@ function answerSubscriptionCall(session: ClientSession, call: RpcCall, starts: (
     return Promise.resolve(resultReply(call, unsubscribe !== undefined));
   }
   if (call.method !== 'eth_subscribe') return undefined;
+  const pendingForm = session.core.behaviour().pendingForm;
+  if (call.params?.[0] === 'newPendingTransactions' && pendingForm !== undefined && session.upstreamWs !== undefined) {
+    const answer = pendingAnswer(pendingForm, call.params);
+    if (typeof answer === 'object') return Promise.resolve(errorReply(call, { code: -32602, message: answer.refused }));
+    const id = `0x${randomBytes(16).toString('hex')}`;
+    let started = false;
+    const notify = (item: unknown) => {
+      if (started) session.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result: item } });
+    };
+    const relay = relayPending(session.upstreamWs, answer === 'whole', notify);
+    session.subscriptions.set(id, relay.stop);
+    starts.push(() => {
+      started = true;
+    });
+    return relay.ready.then(
+      () => resultReply(call, id),
+      (error: Error) => errorReply(call, { code: -32603, message: error.message }),
+    );
+  }
   if (call.params?.[0] !== 'newHeads' || session.heads === undefined) {
     return Promise.resolve(errorReply(call, { code: -32602, message: 'provider simulator: only newHeads is relayed' }));
   }
