@@ -65,6 +65,9 @@ function subscriptionContracts(params: unknown): NamedContracts {
   const kind = positional(params, 0);
   if (kind === 'logs') return filterAddresses(positional(params, 1), 'a logs subscription');
   if (kind === 'alchemy_pendingTransactions') return pendingSubscriptionContracts(positional(params, 1));
+  if (kind === 'newPendingTransactions' && wholePendingAsked(positional(params, 1))) {
+    return { missing: "whole pending transactions go to every contract: use alchemy_pendingTransactions with 'toAddress'" };
+  }
   if (kind !== 'alchemy_minedTransactions') return { contracts: [] };
   const entries = member(positional(params, 1), 'addresses');
   const recipients = Array.isArray(entries) ? entries.map((entry) => member(entry, 'to')) : [];
@@ -73,6 +76,9 @@ function subscriptionContracts(params: unknown): NamedContracts {
   }
   return { contracts: recipients };
 }
+
+/** newPendingTransactions asked for whole transactions (geth's `true`, Nethermind's `{includeTransactions: true}`). */
+const wholePendingAsked = (options: unknown) => options === true || member(options, 'includeTransactions') === true;
 
 /** A pending-transactions subscription: its `toAddress` list, and no `fromAddress` (which would take transactions to any contract). */
 function pendingSubscriptionContracts(options: unknown): NamedContracts {

@@ -43,9 +43,10 @@ const canonicalGroups: Readonly<Record<string, readonly string[]>> = {
       'paymaster paymasterVerificationGasLimit paymasterPostOpGasLimit paymasterData paymasterAndData ' +
       'signature eip7702Auth policy_id policyId opsSeen opsIncluded status',
   ),
-  // Alchemy's methods and subscriptions (alchemy_getAssetTransfers, alchemy_minedTransactions…).
+  // Alchemy's methods and subscriptions (alchemy_getAssetTransfers, alchemy_minedTransactions…), Nethermind's newPendingTransactions option.
   alchemy: words(
-    'contractAddresses category order withMetadata excludeZeroValue maxCount pageKey addresses ' + 'includeRemoved hashesOnly',
+    'contractAddresses category order withMetadata excludeZeroValue maxCount pageKey addresses ' +
+      'includeRemoved hashesOnly includeTransactions',
   ),
   // Devnet node control: anvil_reset/hardhat_reset, evm_mine.
   devnet: words('forking jsonRpcUrl blocks'),

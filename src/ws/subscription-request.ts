@@ -35,11 +35,10 @@ export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
     case 'logs':
       return { kind: 'logs', filter: parseLogFilter(options) };
     case 'newPendingTransactions':
-      // geth's optional `true` asks for full transactions; only hashes are served.
-      if (options !== undefined && options !== false) {
-        throw new TypeError('newPendingTransactions delivers transaction hashes only: omit the second parameter');
-      }
-      return { kind: 'newPendingTransactions' };
+      // Whole transactions as geth asks for them (`true`) or Nethermind and Besu do: every pending one, unfiltered.
+      return wantsWholePending(options)
+        ? { kind: 'alchemy_pendingTransactions', filter: { hashesOnly: false } }
+        : { kind: 'newPendingTransactions' };
     case 'alchemy_minedTransactions':
       return { kind: 'alchemy_minedTransactions', filter: parseMinedTransactionsFilter(options) };
     case 'alchemy_pendingTransactions':
@@ -48,4 +47,19 @@ export function parseSubscriptionRequest(params: unknown): SubscriptionRequest {
       if (options !== undefined) throw new TypeError(`the ${kind} subscription takes no options`);
       return { kind: kind as 'newHeads' | 'syncing' };
   }
+}
+
+/** newPendingTransactions' second parameter: `true` or `{includeTransactions: true}` for whole transactions; absent or false for hashes. */
+export function wantsWholePending(options: unknown): boolean {
+  if (options === undefined || options === null || typeof options === 'boolean') return options === true;
+  if (typeof options === 'object' && !Array.isArray(options)) {
+    const names = Object.keys(options);
+    const include = (options as { includeTransactions?: unknown }).includeTransactions;
+    if (names.every((name) => name === 'includeTransactions') && (include === undefined || typeof include === 'boolean')) {
+      return include === true;
+    }
+  }
+  throw new TypeError(
+    'invalid newPendingTransactions option: expected true or false (whole transactions or hashes), or {includeTransactions: true|false}',
+  );
 }

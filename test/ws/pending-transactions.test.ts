@@ -61,6 +61,39 @@ describe('alchemy_pendingTransactions', () => {
     );
   });
 
+  it("newPendingTransactions in geth's and Nethermind's whole-transaction forms gives whole transactions; false gives hashes", async () => {
+    const client = await connectRaw(s.wsUrl(key));
+    const gethForm = (await client.call('eth_subscribe', ['newPendingTransactions', true])).result as string;
+    const nethermindForm = (await client.call('eth_subscribe', ['newPendingTransactions', { includeTransactions: true }]))
+      .result as string;
+    const hashes = (await client.call('eth_subscribe', ['newPendingTransactions', false])).result as string;
+    await eventually(async () =>
+      (await s.metric('blockyard_ws_upstream_subscriptions', { kind: 'newPendingTransactionsFull' })) === 1 ? true : undefined,
+    );
+    await eventually(async () =>
+      (await s.metric('blockyard_ws_upstream_subscriptions', { kind: 'newPendingTransactions' })) === 1 ? true : undefined,
+    );
+    await s.anvilCall('evm_setAutomine', [false]);
+    try {
+      const sent = await send(second, third);
+      for (const subscription of [gethForm, nethermindForm, hashes]) {
+        await client.waitFor((m) => m.params?.subscription === subscription);
+      }
+      expect(client.items(gethForm)).toEqual([expect.objectContaining({ hash: sent, from: second, to: third, value: '0x1' })]);
+      expect(client.items(nethermindForm)).toEqual(client.items(gethForm));
+      expect(client.items(hashes)).toEqual([sent]);
+    } finally {
+      await s.anvilCall('evm_mine');
+      await s.anvilCall('evm_setAutomine', [true]);
+    }
+    for (const option of [1, 'true', { includeTransactions: 'yes' }, { includeTransaction: true }, [true]]) {
+      const answer = await client.call('eth_subscribe', ['newPendingTransactions', option]);
+      expect(answer.error?.code, JSON.stringify(option)).toBe(-32602);
+      expect(answer.error.message).toMatch(/newPendingTransactions option/);
+    }
+    client.close();
+  });
+
   it('options it cannot take are -32602 naming the option', async () => {
     const client = await connectRaw(s.wsUrl(key));
     const cases: [unknown, RegExp][] = [
@@ -94,6 +127,12 @@ describe('alchemy_pendingTransactions', () => {
       const params = options === undefined ? ['alchemy_pendingTransactions'] : ['alchemy_pendingTransactions', options];
       expect((await client.call('eth_subscribe', params)).error?.code, JSON.stringify(options)).toBe(-32010);
     }
+    for (const whole of [true, { includeTransactions: true }]) {
+      const answer = await client.call('eth_subscribe', ['newPendingTransactions', whole]);
+      expect(answer.error?.code, JSON.stringify(whole)).toBe(-32010);
+      expect(answer.error.message).toMatch(/use alchemy_pendingTransactions with 'toAddress'/);
+    }
+    expect((await client.call('eth_subscribe', ['newPendingTransactions'])).result).toMatch(/^0x/);
     await subscribe(client, { toAddress: [third] });
     client.close();
   });
