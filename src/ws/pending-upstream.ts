@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { UpstreamRpcError, type UpstreamSocket } from '../chains/upstream-socket.ts';
 import type { WsMetrics } from './metrics.ts';
 import { deliverPendingTransaction, type PendingSubscriber } from './pending-transactions.ts';
-import { createFeedItem, type FeedItem } from './subscription-frame.ts';
+import type { FeedItem } from './subscription-frame.ts';
 
 /**
  * Nodes serve whole pending transactions in different forms, and some not at all: geth >= 1.11, reth
