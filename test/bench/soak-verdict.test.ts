@@ -24,32 +24,24 @@ describe('the soak verdict on memory after forced full collections', () => {
   // after minute 6. With a forced one at each end, the floors no longer decide.
   const floorsWithoutLateCollection = [150, 158, 163.8, 172, 180, 187, 194.8, 197, 199, 201, 203, 205];
 
-  it('passes when what stays after a collection is flat, however high the sawtooth ends', () => {
-    const collected = {
-      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
-      end: { minute: 12, rssMiB: 158.9, heapMiB: 63.0 },
-    };
-    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([]);
-  });
+  const baseline = { minute: 3, rssMiB: 152.4, heapMiB: 61.2 };
+  const cases: [string, { rssMiB: number; heapMiB: number }, string[]][] = [
+    ['passes what stays flat after a collection, however high the sawtooth ends', { rssMiB: 158.9, heapMiB: 63.0 }, []],
+    [
+      'fails a heap that keeps what it used, even with RSS flat',
+      { rssMiB: 160.1, heapMiB: 70.0 },
+      ['heap after a full collection (MiB) grew 14.4% (minute 3: 61.2, minute 12: 70.0), over 10%'],
+    ],
+    [
+      'fails RSS that stays high after a collection',
+      { rssMiB: 171.0, heapMiB: 62.0 },
+      ['RSS after a full collection (MiB) grew 12.2% (minute 3: 152.4, minute 12: 171.0), over 10%'],
+    ],
+  ];
 
-  it('fails a heap that keeps what it used, even with RSS flat', () => {
-    const collected = {
-      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
-      end: { minute: 12, rssMiB: 160.1, heapMiB: 70.0 },
-    };
-    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([
-      'heap after a full collection (MiB) grew 14.4% (minute 3: 61.2, minute 12: 70.0), over 10%',
-    ]);
-  });
-
-  it('fails RSS that stays high after a collection', () => {
-    const collected = {
-      baseline: { minute: 3, rssMiB: 152.4, heapMiB: 61.2 },
-      end: { minute: 12, rssMiB: 171.0, heapMiB: 62.0 },
-    };
-    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual([
-      'RSS after a full collection (MiB) grew 12.2% (minute 3: 152.4, minute 12: 171.0), over 10%',
-    ]);
+  it.each(cases)('%s', (_, end, problems) => {
+    const collected = { baseline, end: { minute: 12, ...end } };
+    expect(verdict(rowsWithFloors(floorsWithoutLateCollection), 3, [], collected)).toEqual(problems);
   });
 
   it('falls back to the floors when the run could not force a collection', () => {
