@@ -21,6 +21,7 @@ import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed
 import { createKeyWatch, type KeyWatch } from './key-watch.ts';
 import { createWsMetrics, type WsMetrics } from './metrics.ts';
 import { createPingSlots, type PingSlots } from './ping-slots.ts';
+import { createPolledUpstream, hasWebSocketUpstream, pollIntervalFor } from './polled-upstream.ts';
 import { readThroughPool } from './pool-read.ts';
 import { type Session, type SessionLimits, startSession } from './session.ts';
 
@@ -143,23 +144,36 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
   };
 }
 
-/** The network's shared feed, created by its first subscriber; undefined without a WebSocket upstream. */
+/**
+ * The network's shared feed, created by its first subscriber: on its WebSocket upstreams, or, for a
+ * network listed with HTTP URLs only, on `latest` polled through the pool (polled-upstream.ts).
+ */
 function feedOf(state: EndpointState, network: Network): HeadFeed | undefined {
-  if (state.closing || !network.config.upstreams.some((upstream) => upstream.wsUrl)) return undefined;
+  if (state.closing) return undefined;
   let feed = state.feeds.get(network);
   if (!feed) {
     const { chain, network: name, blockTimeS } = network.config;
     const { pool } = network;
+    const logger = state.deps.ctx.logger;
+    const read = readThroughPool(pool);
+    const polled = !hasWebSocketUpstream(network);
     feed = createHeadFeed({
       urls: () => pool.socketUrls(),
       identity: pool.socketIdentity(),
-      fallbackRead: readThroughPool(pool),
+      fallbackRead: read,
       chain,
       network: name,
-      logger: state.deps.ctx.logger,
+      logger,
       metrics: state.wsMetrics,
-      lag: { bestHead: () => pool.heads.bestHead, maxBlocks: lagBlocks, checkMs: Math.max(1_000, blockTimeS * 1_000) },
-      socket: state.deps.options?.upstream,
+      ...(polled
+        ? {
+            createUpstream: (handlers) =>
+              createPolledUpstream({ ...handlers, read, intervalMs: pollIntervalFor(blockTimeS), logger, chain, network: name }),
+          }
+        : {
+            lag: { bestHead: () => pool.heads.bestHead, maxBlocks: lagBlocks, checkMs: Math.max(1_000, blockTimeS * 1_000) },
+            socket: state.deps.options?.upstream,
+          }),
     });
     state.feeds.set(network, feed);
   }

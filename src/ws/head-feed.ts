@@ -16,6 +16,7 @@ import {
   pendingMember,
   syncPendingSubscriptions,
 } from './pending-upstream.ts';
+import type { UpstreamHandlers } from './polled-upstream.ts';
 import { createFeedItem, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
 
@@ -54,6 +55,8 @@ export interface HeadFeedOptions {
    */
   lag?: { bestHead: () => number; maxBlocks: number; checkMs: number };
   socket?: Pick<UpstreamSocketOptions, 'backoff' | 'pingIntervalMs' | 'requestTimeoutMs'>;
+  /** Another upstream than a WebSocket one (polled-upstream.ts, for a network listed with HTTP URLs only); `urls` is then unused. */
+  createUpstream?: (handlers: UpstreamHandlers) => UpstreamSocket;
 }
 
 type Log = LogLike & Record<string, unknown>;
@@ -114,11 +117,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     pending: new Set(),
     pendingFull: new Set(),
     syncing: new Set(),
-    socket: createUpstreamSocket({
-      ...options.socket,
-      urls: options.urls,
-      identity: options.identity,
-      logger,
+    socket: (options.createUpstream ?? webSocketUpstream(options))({
       onOpen: (reconnected) => resubscribe(feed, reconnected),
       onNotification: (subscription, result) => onNotification(feed, subscription, result),
     }),
@@ -152,6 +151,11 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       clearPendingGauges(feed);
     },
   };
+}
+
+function webSocketUpstream(options: HeadFeedOptions): (handlers: UpstreamHandlers) => UpstreamSocket {
+  const { urls, identity, logger } = options;
+  return (handlers) => createUpstreamSocket({ ...options.socket, urls, identity, logger, ...handlers });
 }
 
 /** The connection's answer when usable, else the fallback's (when there is one), else the connection's failure. */

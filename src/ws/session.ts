@@ -14,6 +14,7 @@ import { type AnswerDeps, answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import type { Deliver, HeadFeed } from './head-feed.ts';
 import type { WsMetrics } from './metrics.ts';
+import { hasWebSocketUpstream } from './polled-upstream.ts';
 import { type FeedItem, subscriptionPrefix, writeSubscriptionFrame } from './subscription-frame.ts';
 import { parseSubscriptionRequest, type SubscriptionKind } from './subscription-request.ts';
 
@@ -178,6 +179,8 @@ function answerLocal(state: SessionState, call: JsonRpcCall): string {
   return call.method === 'eth_subscribe' ? subscribe(state, call.id, call.params) : unsubscribe(state, call.id, call.params);
 }
 
+const pendingKinds = new Set(['newPendingTransactions', 'alchemy_pendingTransactions']);
+
 function subscribe(state: SessionState, id: JsonRpcId | undefined, params: unknown): string {
   const { deps, subscriptions } = state;
   const { network, limits, wsMetrics } = deps;
@@ -189,7 +192,14 @@ function subscribe(state: SessionState, id: JsonRpcId | undefined, params: unkno
   }
   const feed = network.config.kind === 'evm' ? deps.feed() : undefined;
   if (!feed) {
-    const message = `eth_subscribe is not available on ${state.where}: no upstream WebSocket (ws_url) is configured`;
+    const message =
+      network.config.kind === 'evm'
+        ? 'eth_subscribe is not available: the service is shutting down'
+        : `eth_subscribe is not available on ${state.where}: subscriptions are served on EVM networks`;
+    return rpcErrorText(id, { code: jsonRpcErrorCodes.method_not_found, message });
+  }
+  if (pendingKinds.has(request.kind) && !hasWebSocketUpstream(network)) {
+    const message = `${request.kind} is not available on ${state.where}: pending transactions need an upstream WebSocket (ws_url); new heads, logs and mined transactions are served from its HTTP upstreams`;
     return rpcErrorText(id, { code: jsonRpcErrorCodes.method_not_found, message });
   }
   if (subscriptions.size >= limits.maxSubscriptions) {

@@ -116,10 +116,11 @@ describe('bad input over the WebSocket gets a clear error or close code; everyon
     client.close();
   });
 
-  it('eth_subscribe on a network without a ws_url says so', async () => {
+  it('eth_subscribe on a network without a ws_url: heads are served (polled), pending transactions say what is missing', async () => {
     const client = await connectRaw(s.wsUrl((await s.t.createKey({ environment: 'live' })).key, 'ethereum/mainnet'));
-    const answer = await client.call('eth_subscribe', ['newHeads']);
-    expect(answer.error.message).toMatch(/not available on ethereum\/mainnet: no upstream WebSocket/);
+    expect((await client.call('eth_subscribe', ['newHeads'])).result).toMatch(/^0x[0-9a-f]{32}$/);
+    const answer = await client.call('eth_subscribe', ['newPendingTransactions']);
+    expect(answer.error.message).toMatch(/not available on ethereum\/mainnet: pending transactions need an upstream WebSocket/);
     expect((await client.call('eth_chainId')).result).toBe('0x7a69');
     client.close();
   });
