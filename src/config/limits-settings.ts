@@ -12,6 +12,7 @@ export const limitsSettingsSchema = closedObject({
   ws_max_buffered_bytes: integerIn(16 * 1024, 1024 * 1024 * 1024),
   ws_max_message_bytes: integerIn(1024, 100 * 1024 * 1024),
   ws_ping_interval_ms: integerIn(1_000, 3_600_000),
+  ws_feed_idle_ms: integerIn(1_000, 86_400_000),
   data_queries_per_account: integerIn(1, 10_000),
   statement_timeout_ms: integerIn(0, 3_600_000),
   indexer_statement_timeout_ms: integerIn(0, 3_600_000),
@@ -33,6 +34,8 @@ export interface LimitsConfig {
   readonly wsMaxMessageBytes: number;
   /** How often each WebSocket client is pinged; one that has not answered by the next ping is dropped. */
   readonly wsPingIntervalMs: number;
+  /** A network's upstream feed with no subscriber for this long is released (its connection or polling stops). */
+  readonly wsFeedIdleMs: number;
   /** Data queries (transfers, balances, NFTs) one account may have running at once on this node; more answer 429. */
   readonly dataQueriesPerAccount: number;
   /** The database sessions' statement_timeout (0: none); the indexer's write transactions have their own. */
@@ -52,6 +55,7 @@ export function buildLimits(limits: FromSchema<typeof limitsSettingsSchema> = {}
     wsMaxBufferedBytes: limits.ws_max_buffered_bytes ?? 1024 * 1024,
     wsMaxMessageBytes: limits.ws_max_message_bytes ?? 1024 * 1024,
     wsPingIntervalMs: limits.ws_ping_interval_ms ?? 30_000,
+    wsFeedIdleMs: limits.ws_feed_idle_ms ?? 60_000,
     dataQueriesPerAccount: limits.data_queries_per_account ?? 4,
     statementTimeoutMs: limits.statement_timeout_ms ?? 5_000,
     indexerStatementTimeoutMs: limits.indexer_statement_timeout_ms ?? 120_000,

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"ws_feed_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -6001,8 +6001,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.data_queries_per_account !== undefined){
-let data161 = data151.data_queries_per_account;
+if(data151.ws_feed_idle_ms !== undefined){
+let data161 = data151.ws_feed_idle_ms;
 const _errs348 = errors;
 if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
 let dataType120 = typeof data161;
@@ -6013,26 +6013,26 @@ if(dataType120 === "boolean" || data161 === null
 coerced120 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data161 = coerced120;
 if(data151 !== undefined){
-data151["data_queries_per_account"] = coerced120;
+data151["ws_feed_idle_ms"] = coerced120;
 }
 }
 }
 if(errors === _errs348){
 if((typeof data161 == "number") && (isFinite(data161))){
-if(data161 > 10000 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data161 > 86400000 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
 return false;
 }
 else {
-if(data161 < 1 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data161 < 1000 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -6044,8 +6044,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.statement_timeout_ms !== undefined){
-let data162 = data151.statement_timeout_ms;
+if(data151.data_queries_per_account !== undefined){
+let data162 = data151.data_queries_per_account;
 const _errs350 = errors;
 if(!(((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162))) && (isFinite(data162)))){
 let dataType121 = typeof data162;
@@ -6056,26 +6056,26 @@ if(dataType121 === "boolean" || data162 === null
 coerced121 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced121 !== undefined){
 data162 = coerced121;
 if(data151 !== undefined){
-data151["statement_timeout_ms"] = coerced121;
+data151["data_queries_per_account"] = coerced121;
 }
 }
 }
 if(errors === _errs350){
 if((typeof data162 == "number") && (isFinite(data162))){
-if(data162 > 3600000 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+if(data162 > 10000 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data162 < 1 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -6087,8 +6087,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.indexer_statement_timeout_ms !== undefined){
-let data163 = data151.indexer_statement_timeout_ms;
+if(data151.statement_timeout_ms !== undefined){
+let data163 = data151.statement_timeout_ms;
 const _errs352 = errors;
 if(!(((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163))) && (isFinite(data163)))){
 let dataType122 = typeof data163;
@@ -6099,26 +6099,26 @@ if(dataType122 === "boolean" || data163 === null
 coerced122 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data163 = coerced122;
 if(data151 !== undefined){
-data151["indexer_statement_timeout_ms"] = coerced122;
+data151["statement_timeout_ms"] = coerced122;
 }
 }
 }
 if(errors === _errs352){
 if((typeof data163 == "number") && (isFinite(data163))){
 if(data163 > 3600000 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
 if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6128,6 +6128,50 @@ var valid46 = _errs352 === errors;
 }
 else {
 var valid46 = true;
+}
+if(valid46){
+if(data151.indexer_statement_timeout_ms !== undefined){
+let data164 = data151.indexer_statement_timeout_ms;
+const _errs354 = errors;
+if(!(((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164))) && (isFinite(data164)))){
+let dataType123 = typeof data164;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 === "boolean" || data164 === null
+              || (dataType123 === "string" && data164 && data164 == +data164 && !(data164 % 1))){
+coerced123 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data164 = coerced123;
+if(data151 !== undefined){
+data151["indexer_statement_timeout_ms"] = coerced123;
+}
+}
+}
+if(errors === _errs354){
+if((typeof data164 == "number") && (isFinite(data164))){
+if(data164 > 3600000 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+return false;
+}
+else {
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs354 === errors;
+}
+else {
+var valid46 = true;
+}
 }
 }
 }
@@ -6154,60 +6198,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tracing !== undefined){
-let data164 = data.tracing;
-const _errs354 = errors;
-if(errors === _errs354){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+let data165 = data.tracing;
 const _errs356 = errors;
-for(const key25 in data164){
+if(errors === _errs356){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+const _errs358 = errors;
+for(const key25 in data165){
 if(!(((key25 === "endpoint") || (key25 === "service_name")) || (key25 === "sample_ratio"))){
 validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs356 === errors){
-if(data164.endpoint !== undefined){
-let data165 = data164.endpoint;
-const _errs357 = errors;
-if(typeof data165 !== "string"){
-let dataType123 = typeof data165;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data165;
-}
-else if(data165 === null){
-coerced123 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data165 = coerced123;
-if(data164 !== undefined){
-data164["endpoint"] = coerced123;
-}
-}
-}
-if(errors === _errs357){
-if(typeof data165 === "string"){
-if(!pattern4.test(data165)){
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid47 = _errs357 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data164.service_name !== undefined){
-let data166 = data164.service_name;
+if(_errs358 === errors){
+if(data165.endpoint !== undefined){
+let data166 = data165.endpoint;
 const _errs359 = errors;
 if(typeof data166 !== "string"){
 let dataType124 = typeof data166;
@@ -6220,28 +6225,22 @@ else if(data166 === null){
 coerced124 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data166 = coerced124;
-if(data164 !== undefined){
-data164["service_name"] = coerced124;
+if(data165 !== undefined){
+data165["endpoint"] = coerced124;
 }
 }
 }
 if(errors === _errs359){
 if(typeof data166 === "string"){
-if(func3(data166) > 100){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(!pattern4.test(data166)){
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(func3(data166) < 1){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
 }
 }
 }
@@ -6251,44 +6250,89 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data164.sample_ratio !== undefined){
-let data167 = data164.sample_ratio;
+if(data165.service_name !== undefined){
+let data167 = data165.service_name;
 const _errs361 = errors;
-if(!((typeof data167 == "number") && (isFinite(data167)))){
+if(typeof data167 !== "string"){
 let dataType125 = typeof data167;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 == "boolean" || data167 === null
-              || (dataType125 == "string" && data167 && data167 == +data167)){
-coerced125 = +data167;
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data167;
+}
+else if(data167 === null){
+coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced125 !== undefined){
 data167 = coerced125;
-if(data164 !== undefined){
-data164["sample_ratio"] = coerced125;
+if(data165 !== undefined){
+data165["service_name"] = coerced125;
 }
 }
 }
 if(errors === _errs361){
-if((typeof data167 == "number") && (isFinite(data167))){
-if(data167 > 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+if(typeof data167 === "string"){
+if(func3(data167) > 100){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(data167 < 0 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(func3(data167) < 1){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
 var valid47 = _errs361 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data165.sample_ratio !== undefined){
+let data168 = data165.sample_ratio;
+const _errs363 = errors;
+if(!((typeof data168 == "number") && (isFinite(data168)))){
+let dataType126 = typeof data168;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "boolean" || data168 === null
+              || (dataType126 == "string" && data168 && data168 == +data168)){
+coerced126 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data168 = coerced126;
+if(data165 !== undefined){
+data165["sample_ratio"] = coerced126;
+}
+}
+}
+if(errors === _errs363){
+if((typeof data168 == "number") && (isFinite(data168))){
+if(data168 > 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data168 < 0 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid47 = _errs363 === errors;
 }
 else {
 var valid47 = true;
@@ -6302,53 +6346,14 @@ validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs354 === errors;
+var valid0 = _errs356 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data168 = data.sponsor_key;
-const _errs363 = errors;
-if(typeof data168 !== "string"){
-let dataType126 = typeof data168;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data168;
-}
-else if(data168 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data168 = coerced126;
-if(data !== undefined){
-data["sponsor_key"] = coerced126;
-}
-}
-}
-if(errors === _errs363){
-if(typeof data168 === "string"){
-if(!pattern39.test(data168)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs363 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data169 = data.bundler_keys;
+let data169 = data.sponsor_key;
 const _errs365 = errors;
 if(typeof data169 !== "string"){
 let dataType127 = typeof data169;
@@ -6361,21 +6366,21 @@ else if(data169 === null){
 coerced127 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data169 = coerced127;
 if(data !== undefined){
-data["bundler_keys"] = coerced127;
+data["sponsor_key"] = coerced127;
 }
 }
 }
 if(errors === _errs365){
 if(typeof data169 === "string"){
-if(!pattern52.test(data169)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern39.test(data169)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -6386,8 +6391,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data170 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data170 = data.bundler_keys;
 const _errs367 = errors;
 if(typeof data170 !== "string"){
 let dataType128 = typeof data170;
@@ -6400,21 +6405,21 @@ else if(data170 === null){
 coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data170 = coerced128;
 if(data !== undefined){
-data["encryption_key"] = coerced128;
+data["bundler_keys"] = coerced128;
 }
 }
 }
 if(errors === _errs367){
 if(typeof data170 === "string"){
-if(!pattern53.test(data170)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern52.test(data170)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -6425,31 +6430,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data171 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data171 = data.encryption_key;
 const _errs369 = errors;
-if(typeof data171 !== "boolean"){
+if(typeof data171 !== "string"){
+let dataType129 = typeof data171;
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
-if(data171 === "false" || data171 === 0 || data171 === null){
-coerced129 = false;
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data171;
 }
-else if(data171 === "true" || data171 === 1){
-coerced129 = true;
+else if(data171 === null){
+coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data171 = coerced129;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced129;
+data["encryption_key"] = coerced129;
+}
+}
+}
+if(errors === _errs369){
+if(typeof data171 === "string"){
+if(!pattern53.test(data171)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
 var valid0 = _errs369 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data172 = data.metrics_require_admin_token;
+const _errs371 = errors;
+if(typeof data172 !== "boolean"){
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(data172 === "false" || data172 === 0 || data172 === null){
+coerced130 = false;
+}
+else if(data172 === "true" || data172 === 1){
+coerced130 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data172 = coerced130;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced130;
+}
+}
+}
+var valid0 = _errs371 === errors;
 }
 else {
 var valid0 = true;

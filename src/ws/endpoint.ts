@@ -33,6 +33,8 @@ export interface WsEndpointOptions extends Partial<SessionLimits> {
   /** Client pings; a client that has not answered the previous ping by the next is terminated. */
   pingIntervalMs?: number;
   upstream?: HeadFeedOptions['socket'];
+  /** A network's feed with no subscriber for this long is closed (its upstream subscription or polling stops). */
+  feedIdleMs?: number;
 }
 
 export interface WsEndpoint {
@@ -46,6 +48,7 @@ const defaultMaxPayloadBytes = 1024 * 1024;
 const defaultMaxBufferedBytes = 1024 * 1024;
 const defaultMaxSubscriptions = 100;
 const defaultPingIntervalMs = 30_000;
+const defaultFeedIdleMs = 60_000;
 /** Keepalive pings go out in slices at least this far apart (30 slices, one a second, by default). */
 const minPingTickMs = 1_000;
 const maxPingSlices = 30;
@@ -58,6 +61,7 @@ export function wsLimits(limits: LimitsConfig): WsEndpointOptions {
     maxBufferedBytes: limits.wsMaxBufferedBytes,
     maxSubscriptions: limits.wsMaxSubscriptionsPerConnection,
     pingIntervalMs: limits.wsPingIntervalMs,
+    feedIdleMs: limits.wsFeedIdleMs,
     connectionCaps: { perAccount: limits.wsMaxConnectionsPerAccount, perAddress: limits.wsMaxConnectionsPerIp },
   };
 }
@@ -132,11 +136,14 @@ export function createWsEndpoint(deps: WsEndpointDeps): WsEndpoint {
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => handleUpgrade(state, request, socket, head);
   server.on('upgrade', onUpgrade);
   const pinger = setInterval(() => pingSessions(state), pingIntervalMs / pingSlices).unref();
+  const feedIdleMs = options.feedIdleMs ?? defaultFeedIdleMs;
+  const idleSweep = setInterval(() => closeIdleFeeds(state, feedIdleMs), Math.min(30_000, feedIdleMs / 2)).unref();
 
   return {
     async close() {
       state.closing = true;
       clearInterval(pinger);
+      clearInterval(idleSweep);
       server.off('upgrade', onUpgrade);
       state.keyWatch.close();
       await closeConnections(state);
@@ -178,6 +185,19 @@ function feedOf(state: EndpointState, network: Network): HeadFeed | undefined {
     state.feeds.set(network, feed);
   }
   return feed;
+}
+
+/**
+ * A feed nobody has listened to for `idleMs` is closed: an upstream subscription costs the provider's
+ * units for every head (and a polled feed reads `latest` four times a block). The next subscriber
+ * starts a new one, from the chain's head then.
+ */
+function closeIdleFeeds(state: EndpointState, idleMs: number): void {
+  for (const [network, feed] of state.feeds) {
+    if (feed.idleForMs() < idleMs) continue;
+    state.feeds.delete(network);
+    feed.close().catch((error: unknown) => state.deps.ctx.logger.warn({ err: error }, 'idle feed not closed cleanly'));
+  }
 }
 
 function handleUpgrade(state: EndpointState, request: IncomingMessage, socket: Duplex, head: Buffer) {

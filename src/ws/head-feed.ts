@@ -30,6 +30,8 @@ export type Deliver = (item: FeedItem) => boolean;
 export interface HeadFeed {
   /** Starts delivering items of the request's kind; returns the function that stops it. */
   subscribe(request: SubscriptionRequest, deliver: Deliver): () => void;
+  /** How long the feed has had no subscriber (0 while it has one). */
+  idleForMs(): number;
   close(): Promise<void>;
 }
 
@@ -142,8 +144,21 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
   };
   const lagTimer = options.lag ? watchLag(feed, options.lag) : undefined;
 
+  let members = 0;
+  let idleSince = Date.now();
   return {
-    subscribe: (request, deliver) => subscribe(feed, request, deliver),
+    subscribe(request, deliver) {
+      const stop = subscribe(feed, request, deliver);
+      members++;
+      let stopped = false;
+      return () => {
+        if (stopped) return;
+        stopped = true;
+        stop();
+        if (--members === 0) idleSince = Date.now();
+      };
+    },
+    idleForMs: () => (members > 0 ? 0 : Date.now() - idleSince),
     async close() {
       clearInterval(lagTimer);
       await feed.socket.close();

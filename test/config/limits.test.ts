@@ -29,6 +29,7 @@ describe('limits: settings', () => {
       wsMaxBufferedBytes: 1_048_576,
       wsMaxMessageBytes: 1_048_576,
       wsPingIntervalMs: 30_000,
+      wsFeedIdleMs: 60_000,
       dataQueriesPerAccount: 4,
       statementTimeoutMs: 5_000,
       indexerStatementTimeoutMs: 120_000,

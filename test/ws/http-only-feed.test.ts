@@ -35,6 +35,7 @@ describe('subscriptions on a network without an upstream WebSocket', () => {
           upstreams: [{ url: anvil.url }],
         },
       ],
+      settings: { limits: { ws_feed_idle_ms: 1_000 } },
     });
     url = `${t.url.replace('http', 'ws')}/v1/ws/ethereum/devnet?apiKey=${(await t.createKey()).key}`;
   });
@@ -88,6 +89,22 @@ describe('subscriptions on a network without an upstream WebSocket', () => {
     const removed = await client.waitFor((m) => m.params?.subscription === subscription && m.params.result.removed, 10_000);
     expect(removed.params.result).toMatchObject({ transactionHash: hash, blockHash: log.params.result.blockHash });
     expect(client.items(subscription)).toHaveLength(2);
+    client.close();
+  });
+
+  it('a feed nobody listens to is closed after limits.ws_feed_idle_ms, and the next subscriber starts another', async () => {
+    const gauge = () => metricSum(t.url, 'blockyard_ws_upstream_subscriptions', { kind: 'newHeads' });
+    const client = await connectRaw(url);
+    const first = (await client.call('eth_subscribe', ['newHeads'])).result as string;
+    await feedStarted();
+    expect((await client.call('eth_unsubscribe', [first])).result).toBe(true);
+    await eventually(async () => ((await gauge()) === 0 ? true : undefined), 10_000);
+
+    const again = (await client.call('eth_subscribe', ['newHeads'])).result as string;
+    await feedStarted();
+    await anvilCall('evm_mine');
+    const head = await client.waitFor((m) => m.params?.subscription === again, 10_000);
+    expect(head.params.result.number).toBe(await anvilCall('eth_blockNumber'));
     client.close();
   });
 
