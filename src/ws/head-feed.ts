@@ -161,9 +161,10 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
     idleForMs: () => (members > 0 ? 0 : Date.now() - idleSince),
     async close() {
       clearInterval(lagTimer);
-      await feed.socket.close();
+      // Before the wait: a feed opened meanwhile for the same network sets its own gauges after it.
       metrics.upstreamSubscriptions.set({ ...feed.labels, kind: 'newHeads' }, 0);
       clearPendingGauges(feed);
+      await feed.socket.close();
     },
   };
 }
