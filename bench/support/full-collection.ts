@@ -2,7 +2,7 @@
 // from `npm start`: SIGUSR1 opens Node's inspector on 127.0.0.1:9229 (the process says where in its
 // log), and the inspector's HeapProfiler.collectGarbage runs a full mark-compact. What a process holds
 // just after one is what a leak raises; between collections RSS is a sawtooth whose peaks say nothing.
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 
 const listeningLine = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/;
@@ -21,11 +21,11 @@ export function fullCollector(options: { pid: number; logFile: string }): FullCo
 
   const openInspector = async (): Promise<string | undefined> => {
     if (inspectorUrl || unavailable) return inspectorUrl;
-    const logBefore = readFileSync(options.logFile, 'utf8').length;
+    const logBefore = statSync(options.logFile).size;
     process.kill(options.pid, 'SIGUSR1');
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
-      const written = readFileSync(options.logFile, 'utf8').slice(logBefore);
+      const written = readFrom(options.logFile, logBefore);
       const listening = listeningLine.exec(written)?.[1];
       if (listening) {
         inspectorUrl = listening;
@@ -65,6 +65,18 @@ export function fullCollector(options: { pid: number; logFile: string }): FullCo
       }
     },
   };
+}
+
+/** What the file holds past `offset` (the service's log grows to megabytes over a soak: not read again whole). */
+function readFrom(file: string, offset: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.max(0, statSync(file).size - offset));
+    const read = readSync(fd, buffer, 0, buffer.length, offset);
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function call(socket: WebSocket, id: number, method: string): Promise<void> {

@@ -17,14 +17,8 @@ import {
   syncPendingSubscriptions,
 } from './pending-upstream.ts';
 import type { UpstreamHandlers } from './polled-upstream.ts';
-import { createFeedItem, type FeedItem } from './subscription-frame.ts';
+import { createFeedItem, type Deliver, type FeedItem } from './subscription-frame.ts';
 import type { SubscriptionRequest } from './subscription-request.ts';
-
-/**
- * Sends one item (serialized once, shared by every subscriber) to one subscriber; true when it was
- * written, false when the connection is closing or was just closed as a slow consumer.
- */
-export type Deliver = (item: FeedItem) => boolean;
 
 /** One network's subscriptions, served to every client from one upstream connection. */
 export interface HeadFeed {

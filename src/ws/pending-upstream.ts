@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { UpstreamRpcError, type UpstreamSocket } from '../chains/upstream-socket.ts';
 import type { WsMetrics } from './metrics.ts';
 import { deliverPendingTransaction, type PendingSubscriber } from './pending-transactions.ts';
-import type { FeedItem } from './subscription-frame.ts';
+import type { Deliver } from './subscription-frame.ts';
 
 /**
  * Nodes serve whole pending transactions in different forms, and some not at all: geth >= 1.11, reth
@@ -19,8 +19,6 @@ export const wholePendingForms = [
 /** Hashes waiting for their lookup; past this the oldest are dropped (a busy chain's pool outruns the node's answers). */
 export const maxQueuedLookups = 1_000;
 const lookupsAtOnce = 8;
-
-type Deliver = (item: FeedItem) => boolean;
 
 /** The parts of a network's feed the pending subscriptions use. */
 export interface PendingFeed {

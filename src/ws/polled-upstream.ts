@@ -35,33 +35,30 @@ export const pollIntervalFor = (blockTimeS: number) => Math.min(3_000, Math.max(
 export function createPolledUpstream(options: PolledUpstreamOptions): UpstreamSocket {
   let open = false;
   let closed = false;
-  let subscribed = false;
   let lastHash: string | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  const poll = async () => {
-    try {
-      const block = (await options.read('eth_getBlockByNumber', ['latest', false])) as { hash?: unknown } | null;
-      if (typeof block?.hash === 'string' && block.hash !== lastHash) {
-        const first = lastHash === undefined;
-        lastHash = block.hash;
-        if (subscribed && !first) options.onNotification(headsSubscription, block);
-      }
-    } catch (error) {
-      options.logger.debug({ err: error, chain: options.chain, network: options.network }, 'latest block not read');
-    } finally {
-      if (!closed) timer = setTimeout(() => void poll(), options.intervalMs);
-    }
+  /** Reads `latest`; a block of another hash than the last one read is new, and goes out unless it is the first. */
+  const readLatest = async (announce: boolean) => {
+    const block = (await options.read('eth_getBlockByNumber', ['latest', false])) as { hash?: unknown } | null;
+    if (typeof block?.hash !== 'string' || block.hash === lastHash) return;
+    const first = lastHash === undefined;
+    lastHash = block.hash;
+    if (announce && !first) options.onNotification(headsSubscription, block);
   };
+  const poll = () =>
+    readLatest(true)
+      .catch((error: unknown) =>
+        options.logger.debug({ err: error, chain: options.chain, network: options.network }, 'latest block not read'),
+      )
+      .finally(() => {
+        if (!closed) timer = setTimeout(() => void poll(), options.intervalMs);
+      });
 
-  // Where the chain is first (heads come after it, as on a node's newHeads), then the feed subscribes.
+  // Where the chain is first (heads come after it, as on a node's newHeads), then the feed subscribes;
+  // a failed first read leaves that to the next read that answers.
   const start = async () => {
-    try {
-      const block = (await options.read('eth_getBlockByNumber', ['latest', false])) as { hash?: unknown } | null;
-      if (typeof block?.hash === 'string') lastHash = block.hash;
-    } catch {
-      // The next read that answers says where the chain is.
-    }
+    await readLatest(false).catch(() => {});
     if (closed) return;
     open = true;
     await options
@@ -80,7 +77,6 @@ export function createPolledUpstream(options: PolledUpstreamOptions): UpstreamSo
         if (params[0] !== 'newHeads') {
           throw new UpstreamRpcError({ code: -32601, message: `${String(params[0])} needs an upstream WebSocket (ws_url)` });
         }
-        subscribed = true;
         return headsSubscription;
       }
       if (method === 'eth_unsubscribe') return true;

@@ -12,10 +12,10 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { UsageRecorder } from '../usage/recorder.ts';
 import { type AnswerDeps, answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
-import type { Deliver, HeadFeed } from './head-feed.ts';
+import type { HeadFeed } from './head-feed.ts';
 import type { WsMetrics } from './metrics.ts';
 import { hasWebSocketUpstream } from './polled-upstream.ts';
-import { type FeedItem, subscriptionPrefix, writeSubscriptionFrame } from './subscription-frame.ts';
+import { type Deliver, type FeedItem, subscriptionPrefix, writeSubscriptionFrame } from './subscription-frame.ts';
 import { parseSubscriptionRequest, type SubscriptionKind } from './subscription-request.ts';
 
 export interface SessionLimits {

@@ -11,6 +11,12 @@ export interface FeedItem {
   header(prefixLength: number): Buffer;
 }
 
+/**
+ * Sends one item (serialized once, shared by every subscriber) to one subscriber; true when it was
+ * written, false when the connection is closing or was just closed as a slow consumer.
+ */
+export type Deliver = (item: FeedItem) => boolean;
+
 /** An item from its result's JSON text (one `JSON.stringify` per item, however many subscribers). */
 export function createFeedItem(json: string): FeedItem {
   const tail = Buffer.from(`${json}}}`);
