@@ -37,13 +37,14 @@ export interface PendingFeed {
   pendingQueue: Promise<void>;
   /** The form of `pendingFullSub` (an index in `wholePendingForms`), learned on this connection. */
   pendingFullForm: number | undefined;
-  readonly lookups: { queue: string[]; running: number };
+  /** Hashes waiting, lookups under way, and the tail of their deliveries (made in the order the node sent the hashes). */
+  readonly lookups: { queue: string[]; running: number; delivered: Promise<void> };
 }
 
 const upstreamKinds = { pendingSub: 'newPendingTransactions', pendingFullSub: 'newPendingTransactionsFull' } as const;
 
 export function pendingLookupsState(): PendingFeed['lookups'] {
-  return { queue: [], running: 0 };
+  return { queue: [], running: 0, delivered: Promise.resolve() };
 }
 
 /** After a (re)connect: no subscription is held on the new connection yet, and its node may take another form. */
@@ -137,24 +138,35 @@ export function onWholePending(feed: PendingFeed, result: unknown, sent: (count:
   drainLookups(feed, sent);
 }
 
+/** Looks up to 8 hashes at once; each answer goes out after the answers of the hashes before it. */
 function drainLookups(feed: PendingFeed, sent: (count: number) => void): void {
   const { lookups, socket, metrics, labels } = feed;
   while (lookups.running < lookupsAtOnce && lookups.queue.length > 0) {
     const hash = lookups.queue.shift()!;
     lookups.running++;
-    socket
+    // Settled either way at once (a rejection left waiting for its turn would count as unhandled).
+    const answer = socket
       .request('eth_getTransactionByHash', [hash])
       .then(
-        (transaction) => {
-          // Null: it left the pool (mined or replaced) before the lookup, or this node never had it.
-          metrics.pendingLookups.inc({ ...labels, outcome: transaction ? 'found' : 'gone' });
-          if (transaction && feed.pendingFullSub !== undefined) sent(deliverPendingTransaction(feed.pendingFull, transaction));
-        },
-        () => metrics.pendingLookups.inc({ ...labels, outcome: 'failed' }),
+        (transaction) => ({ transaction }),
+        () => undefined,
       )
       .finally(() => {
         lookups.running--;
         drainLookups(feed, sent);
       });
+    lookups.delivered = lookups.delivered
+      .then(() => answer)
+      .then((looked) => {
+        // Null: it left the pool (mined or replaced) before the lookup, or this node never had it.
+        const outcome = looked === undefined ? 'failed' : looked.transaction ? 'found' : 'gone';
+        metrics.pendingLookups.inc({ ...labels, outcome });
+        if (looked?.transaction && feed.pendingFullSub !== undefined) {
+          sent(deliverPendingTransaction(feed.pendingFull, looked.transaction));
+        }
+      })
+      .catch((error: unknown) =>
+        feed.logger.warn({ err: error, chain: feed.chain, network: feed.network }, 'pending transaction not sent'),
+      );
   }
 }

@@ -75,6 +75,18 @@ describe('pending transactions looked up by hash', () => {
     expect(feed.lookups.running).toBe(8);
   });
 
+  it('sends the transactions in the order the node sent their hashes, whatever order the lookups answer in', async () => {
+    const { feed, asked, delivered } = feedOverHeldNode();
+    for (const n of [1, 2, 3]) onWholePending(feed, hash(n), () => {});
+    asked[2]!.answer({ hash: hash(3) });
+    asked[1]!.answer({ hash: hash(2) });
+    await settle();
+    expect(delivered).toEqual([]);
+    asked[0]!.answer({ hash: hash(1) });
+    await settle();
+    expect(delivered.map((item) => JSON.parse(item.slice(0, -2)).hash)).toEqual([hash(1), hash(2), hash(3)]);
+  });
+
   it('delivers nothing once the subscription is released while a lookup was under way', async () => {
     const { feed, asked, delivered } = feedOverHeldNode();
     onWholePending(feed, hash(1), () => {});
