@@ -147,6 +147,8 @@ export function buildShapes(baseUrl: string, blocks: number, deep: DeepPages): Q
     v3('getNFTsForOwner', `owner=${router}`),
     v3('getNFTsForOwner', `owner=${router}&withMetadata=false`),
     v3('getNFTsForOwner', `owner=${ordinary}`),
+    v3('getNFTsForOwner', `owner=${router}&withMetadata=false&excludeFilters[]=AIRDROPS`),
+    v3('getNFTsForOwner', `owner=${router}&withMetadata=false&includeFilters[]=AIRDROPS`),
     v3('getNFTsForContract', `contractAddress=${bigNft}`),
     v3('getOwnersForContract', `contractAddress=${bigNft}`),
     v3('getOwnersForContract', `contractAddress=${bigNft}&includeCount=true`),
@@ -155,6 +157,7 @@ export function buildShapes(baseUrl: string, blocks: number, deep: DeepPages): Q
     v3('getContractMetadata', `contractAddress=${bigNft}`),
     v3('getNFTMetadata', `contractAddress=${bigNft}&tokenId=1`),
     v3('getContractsForOwner', `owner=${router}`),
+    v3('getContractsForOwner', `owner=${router}&includeFilters[]=AIRDROPS`),
   ];
 }
 

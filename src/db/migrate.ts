@@ -29,6 +29,7 @@ import * as webhookPausedNotices from './migrations/2026-12-04T1100-webhook-paus
 import * as userOperationStorageOwners from './migrations/2026-12-04T1700-user-operation-storage-owners.ts';
 import * as usageMinutesByKey from './migrations/2026-12-04T2000-usage-minutes-by-key.ts';
 import * as spamReports from './migrations/2026-12-05T0300-spam-reports.ts';
+import * as nftAirdrops from './migrations/2026-12-05T1000-nft-airdrops.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-04T1700-user-operation-storage-owners': userOperationStorageOwners,
   '2026-12-04T2000-usage-minutes-by-key': usageMinutesByKey,
   '2026-12-05T0300-spam-reports': spamReports,
+  '2026-12-05T1000-nft-airdrops': nftAirdrops,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */

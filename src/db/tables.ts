@@ -9,6 +9,7 @@ import type {
   IndexTransactionsTable,
   InternalTransfersTable,
   NativeTransfersTable,
+  NftAirdropsTable,
   NftMetadataTable,
   NftOwnershipTable,
   NftTransfersTable,
@@ -50,6 +51,7 @@ export interface Tables {
   index_transactions: IndexTransactionsTable;
   token_transfers: TokenTransfersTable;
   nft_transfers: NftTransfersTable;
+  nft_airdrops: NftAirdropsTable;
   native_transfers: NativeTransfersTable;
   internal_transfers: InternalTransfersTable;
   token_holdings: TokenHoldingsTable;

@@ -4,6 +4,7 @@ import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
 import { chainEventsChannel } from '../events/postgres-relay.ts';
 import { type ChainEventRow, compareSeq, toChainEvent } from '../events/store.ts';
+import { airdropsOf } from './airdrops.ts';
 import type { PendingEvent } from './block-events.ts';
 import { blockEvents } from './block-events.ts';
 import { type BlockFacts, zeroAddress } from './decode-block.ts';
@@ -155,6 +156,7 @@ async function deleteRowsAbove(trx: Trx, network: string, ancestor: number) {
     'index_transactions',
     'token_transfers',
     'nft_transfers',
+    'nft_airdrops',
     'native_transfers',
     'internal_transfers',
   ] as const) {
@@ -231,6 +233,17 @@ export async function insertTransfers(trx: Trx, network: string, blocks: readonl
         ${nfts.map((x) => x.t.transactionHash)}::text[], ${nfts.map((x) => x.t.contract)}::text[], ${nfts.map((x) => x.t.standard)}::text[],
         ${nfts.map((x) => x.t.operator)}::text[], ${nfts.map((x) => x.t.from)}::text[], ${nfts.map((x) => x.t.to)}::text[],
         ${text(nfts.map((x) => x.t.tokenId))}::numeric[], ${text(nfts.map((x) => x.t.amount))}::numeric[])`.execute(trx);
+  }
+  const airdrops = blocks.flatMap((block) => airdropsOf(block));
+  if (airdrops.length > 0) {
+    await sql`
+      insert into nft_airdrops (network, block_number, log_index, batch_index, owner, contract, token_id)
+      select ${network}, * from unnest(
+        ${text(airdrops.map((x) => x.block))}::int8[], ${airdrops.map((x) => x.transfer.logIndex)}::int4[],
+        ${airdrops.map((x) => x.transfer.batchIndex)}::int4[], ${airdrops.map((x) => x.transfer.to)}::text[],
+        ${airdrops.map((x) => x.transfer.contract)}::text[], ${text(airdrops.map((x) => x.transfer.tokenId))}::numeric[])`.execute(
+      trx,
+    );
   }
   const natives = blocks.flatMap((block) => block.nativeTransfers.map((t) => ({ block: block.number, t })));
   if (natives.length > 0) {

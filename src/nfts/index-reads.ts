@@ -3,6 +3,7 @@ import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import { readIndexHead } from '../indexer/index-head.ts';
 import { countCap } from './count-cap.ts';
+import { type HeldFilter, heldFilterSql } from './held-filter.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 import type { NftMetadataRecord } from './store.ts';
 
@@ -73,24 +74,12 @@ function toIndexedToken(row: TokenRow): IndexedToken {
   return { contract: row.contract, tokenId: String(row.token_id), standard: row.standard, amount: String(row.amount), metadata };
 }
 
-/** `and contract in (…) and contract not in (…)`, each part only when its list has entries. */
-function contractSelection(contracts?: readonly string[], exclude?: readonly string[]) {
-  const only = contracts?.length ? sql`and contract in (${sql.join(contracts)})` : sql``;
-  return exclude?.length ? sql`${only} and contract not in (${sql.join(exclude)})` : only;
-}
-
-/** `counted` (a count over `contract`) of an owner's held tokens matching `selection`, reading at most `countCap` of them. */
-async function countHeld(
-  db: Database,
-  network: string,
-  owner: string,
-  selection: RawBuilder<unknown>,
-  counted: RawBuilder<unknown>,
-) {
+/** `counted` (a count over `contract`) of an owner's held tokens the filter keeps, reading at most `countCap` of them. */
+async function countHeld(db: Database, network: string, owner: string, filter: HeldFilter, counted: RawBuilder<unknown>) {
   const { rows } = await sql<{ total: string }>`
     select ${counted} as total from (
-      select contract from nft_ownership
-      where network = ${network} and owner = ${owner} and amount > 0 ${selection}
+      select o.contract from nft_ownership o
+      where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(filter)}
       limit ${countCap}
     ) held`.execute(db);
   return Number(rows[0]?.total ?? 0);
@@ -109,15 +98,8 @@ export function createNftIndexReads(db: Database) {
     async ownedBy(
       network: string,
       owner: string,
-      page: {
-        after?: { contract: string; tokenId: string };
-        limit: number;
-        contracts?: readonly string[];
-        exclude?: readonly string[];
-      },
+      page: { after?: { contract: string; tokenId: string }; limit: number; filter: HeldFilter },
     ): Promise<IndexedToken[]> {
-      const contracts = page.contracts?.length ? sql`and o.contract in (${sql.join(page.contracts)})` : sql``;
-      const excluded = page.exclude?.length ? sql`and o.contract not in (${sql.join(page.exclude)})` : sql``;
       const after = page.after
         ? sql`and (o.contract, o.token_id) > (${page.after.contract}, ${page.after.tokenId}::numeric)`
         : sql``;
@@ -125,24 +107,23 @@ export function createNftIndexReads(db: Database) {
         select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, ${metadataColumns}
         from nft_ownership o
         left join nft_metadata m on m.network = o.network and m.contract = o.contract and m.token_id = o.token_id
-        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${contracts} ${excluded} ${after}
+        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)} ${after}
         order by o.contract, o.token_id
         limit ${page.limit + 1}`.execute(db);
       return rows.map(toIndexedToken);
     },
 
-    async countOwnedBy(network: string, owner: string, contracts?: readonly string[], exclude?: readonly string[]) {
-      return countHeld(db, network, owner, contractSelection(contracts, exclude), sql`count(*)`);
+    async countOwnedBy(network: string, owner: string, filter: HeldFilter) {
+      return countHeld(db, network, owner, filter, sql`count(*)`);
     },
 
     /** The contracts an owner holds tokens of, by address, after `after` (exclusive), each with its lowest token id. */
     async contractsOwnedBy(
       network: string,
       owner: string,
-      page: { after?: string; limit: number; contracts?: readonly string[]; exclude?: readonly string[] },
+      page: { after?: string; limit: number; filter: HeldFilter },
     ): Promise<OwnedContract[]> {
-      const filter = contractSelection(page.contracts, page.exclude);
-      const after = page.after === undefined ? sql`` : sql`and contract > ${page.after}`;
+      const after = page.after === undefined ? sql`` : sql`and o.contract > ${page.after}`;
       const { rows } = await sql<{
         contract: string;
         standard: NftStandard;
@@ -156,8 +137,8 @@ export function createNftIndexReads(db: Database) {
         from (
           select contract, min(standard) as standard, sum(amount)::text as total_balance, count(*) as distinct_tokens,
             min(token_id) as first_token_id
-          from nft_ownership
-          where network = ${network} and owner = ${owner} and amount > 0 ${filter} ${after}
+          from nft_ownership o
+          where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)} ${after}
           group by contract
           order by contract
           limit ${page.limit + 1}
@@ -188,8 +169,8 @@ export function createNftIndexReads(db: Database) {
     },
 
     /** How many contracts an owner holds tokens of, reading at most `countCap` of its tokens. */
-    async countContractsOwnedBy(network: string, owner: string, contracts?: readonly string[], exclude?: readonly string[]) {
-      return countHeld(db, network, owner, contractSelection(contracts, exclude), sql`count(distinct contract)`);
+    async countContractsOwnedBy(network: string, owner: string, filter: HeldFilter) {
+      return countHeld(db, network, owner, filter, sql`count(distinct contract)`);
     },
 
     /** Token ids of a contract someone holds, from `from` (inclusive), in token id order. */

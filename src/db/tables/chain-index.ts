@@ -55,6 +55,18 @@ export interface NftTransfersTable {
   amount: BigNumeric;
 }
 
+/** A mint to an address in a transaction another address sent (Alchemy's airdrop), one row per mint. */
+export interface NftAirdropsTable {
+  network: string;
+  block_number: BigNumeric;
+  log_index: number;
+  batch_index: number;
+  /** The address the token was minted to. */
+  owner: string;
+  contract: string;
+  token_id: BigNumeric;
+}
+
 export interface NativeTransfersTable {
   network: string;
   block_number: BigNumeric;

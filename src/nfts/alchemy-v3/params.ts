@@ -65,13 +65,16 @@ export function decodeV3PageKey(text: string, query: unknown, parts: number): st
 
 const nftFilters = ['SPAM', 'AIRDROPS'] as const;
 
+/** excludeFilters leaves matching NFTs out; includeFilters keeps only those matching one of its filters. */
+export type FilterMode = 'exclude' | 'include';
+
 /**
  * excludeFilters, includeFilters and spamConfidenceLevel of getNFTsForOwner: each value checked (400
  * naming the parameter), and both lists naming the same filter refused, as Alchemy does.
  */
-export function spamFilters(query: Record<string, unknown>): {
-  spam?: { mode: 'exclude' | 'include'; level?: ConfidenceLevel };
-  onlyAirdrops: boolean;
+export function ownerFilters(query: Record<string, unknown>): {
+  spam?: { mode: FilterMode; level?: ConfidenceLevel };
+  airdrops?: FilterMode;
 } {
   const exclude = listParam(query, 'excludeFilters');
   const include = listParam(query, 'includeFilters');
@@ -87,7 +90,10 @@ export function spamFilters(query: Record<string, unknown>): {
   const level = query.spamConfidenceLevel;
   if (level !== undefined && !(confidenceLevels as readonly unknown[]).includes(level))
     throw invalidRequest('spamConfidenceLevel', `must be one of ${confidenceLevels.join(', ')}`);
-  const mode = exclude.includes('SPAM') ? 'exclude' : include.includes('SPAM') ? 'include' : undefined;
+  const modeOf = (filter: (typeof nftFilters)[number]): FilterMode | undefined =>
+    exclude.includes(filter) ? 'exclude' : include.includes(filter) ? 'include' : undefined;
+  const spam = modeOf('SPAM');
+  const airdrops = modeOf('AIRDROPS');
   const levelPart = level === undefined ? {} : { level: level as ConfidenceLevel };
-  return { ...(mode ? { spam: { mode, ...levelPart } } : {}), onlyAirdrops: include.includes('AIRDROPS') };
+  return { ...(spam ? { spam: { mode: spam, ...levelPart } } : {}), ...(airdrops ? { airdrops } : {}) };
 }

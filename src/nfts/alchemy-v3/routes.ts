@@ -4,7 +4,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
-import { contractFilter, requiredAddress, requiredTokenId, spamFilters } from './params.ts';
+import { contractFilter, ownerFilters, requiredAddress, requiredTokenId } from './params.ts';
 import { evmNetwork, v3Base, v3Doc, v3Errors } from './route-parts.ts';
 import {
   ContractNftsQuery,
@@ -269,27 +269,24 @@ async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
   const owner = requiredAddress('owner', query.owner);
   if (query.orderBy !== undefined)
     throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
-  const filters = spamFilters(query);
+  const filters = ownerFilters(query);
   const network = evmNetwork(deps.chains, request);
-  const answer = await deps.v3.nftsForOwner(network, owner, {
+  return deps.v3.nftsForOwner(network, owner, {
     contracts: contractFilter(query),
-    spam: filters.spam,
+    ...filters,
     pageKey: query.pageKey,
     pageSize: query.pageSize,
     withMetadata: withMetadata(query),
   });
-  // Nothing is classified as an airdrop: asking for only those finds none.
-  return filters.onlyAirdrops ? { ...answer, ownedNfts: [], totalCount: 0, pageKey: null } : answer;
 }
 
 async function contractsForOwner(deps: V3Deps, request: FastifyRequest) {
   const query = request.query as Query;
   const owner = requiredAddress('owner', query.owner);
   if (query.orderBy !== undefined) throw invalidRequest('orderBy', 'is not supported: contracts come by address (omit orderBy)');
-  const filters = spamFilters(query);
+  const filters = ownerFilters(query);
   const network = evmNetwork(deps.chains, request);
-  if (filters.onlyAirdrops) return { contracts: [], totalCount: 0, pageKey: null };
-  return deps.v3.contractsForOwner(network, owner, { spam: filters.spam, pageKey: query.pageKey, pageSize: query.pageSize });
+  return deps.v3.contractsForOwner(network, owner, { ...filters, pageKey: query.pageKey, pageSize: query.pageSize });
 }
 
 async function nftMetadata(deps: V3Deps, request: FastifyRequest) {

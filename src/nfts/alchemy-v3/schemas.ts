@@ -20,10 +20,12 @@ const ignored = (description: string) => Type.Optional(Type.String({ maxLength: 
 
 const spamQuery = {
   'excludeFilters[]': stringList(
-    'SPAM leaves out collections judged spam (docs/spam.md); AIRDROPS is accepted and excludes nothing',
+    'SPAM leaves out collections judged spam (docs/spam.md); AIRDROPS leaves out NFTs minted to the owner in a transaction another address sent',
   ),
   excludeFilters: stringList('Same as excludeFilters[]'),
-  'includeFilters[]': stringList('SPAM keeps only collections judged spam; AIRDROPS: not classified, so the list is empty'),
+  'includeFilters[]': stringList(
+    'Keeps only NFTs matching one of the filters: SPAM, collections judged spam; AIRDROPS, NFTs minted to the owner in a transaction another address sent',
+  ),
   includeFilters: stringList('Same as includeFilters[]'),
   spamConfidenceLevel: Type.Optional(
     Type.String({

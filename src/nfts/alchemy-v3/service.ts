@@ -3,11 +3,12 @@ import type { Network } from '../../chains/registry.ts';
 import { mapBounded } from '../../core/map-bounded.ts';
 import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
+import { type HeldFilter, keepsNothing } from '../held-filter.ts';
 import type { IndexedToken, NftIndexReads } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
 import type { NftCollection } from '../responses.ts';
 import type { NftService } from '../service.ts';
-import { decodeV3PageKey, encodeV3PageKey } from './params.ts';
+import { decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
   factsOfIndexed,
   factsOfMetadata,
@@ -37,7 +38,9 @@ function split<T>(rows: T[], limit: number): { page: T[]; more: boolean } {
 interface NftsForOwnerOptions {
   contracts?: Address[];
   /** SPAM in excludeFilters (at spamConfidenceLevel, if given) or includeFilters. */
-  spam?: { mode: 'exclude' | 'include'; level?: ConfidenceLevel };
+  spam?: { mode: FilterMode; level?: ConfidenceLevel };
+  /** AIRDROPS in excludeFilters or includeFilters. */
+  airdrops?: FilterMode;
   pageKey?: string;
   pageSize: number;
   withMetadata: boolean;
@@ -45,6 +48,7 @@ interface NftsForOwnerOptions {
 
 interface ContractsForOwnerOptions {
   spam?: NftsForOwnerOptions['spam'];
+  airdrops?: FilterMode;
   pageKey?: string;
   pageSize: number;
 }
@@ -174,19 +178,14 @@ async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, opti
     network: name,
     owner,
     contracts: options.contracts ?? [],
-    ...(options.spam ? { spam: options.spam } : {}),
+    ...filtersOf(options),
   };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
-  const { contracts, exclude } = await spamSelection(deps, network, owner, options);
-  if (contracts?.length === 0) return { ownedNfts: [], totalCount: 0, pageKey: null, validAt: v3ValidAt(await reads.head(name)) };
+  const filter = await heldFilter(deps, network, owner, options);
+  if (keepsNothing(filter)) return { ownedNfts: [], totalCount: 0, pageKey: null, validAt: v3ValidAt(await reads.head(name)) };
   const [rows, totalCount, head] = await Promise.all([
-    reads.ownedBy(name, owner, {
-      after: after && { contract: after[0]!, tokenId: after[1]! },
-      limit: options.pageSize,
-      contracts,
-      exclude,
-    }),
-    reads.countOwnedBy(name, owner, contracts, exclude),
+    reads.ownedBy(name, owner, { after: after && { contract: after[0]!, tokenId: after[1]! }, limit: options.pageSize, filter }),
+    reads.countOwnedBy(name, owner, filter),
     reads.head(name),
   ]);
   const { page, more } = split(rows, options.pageSize);
@@ -210,13 +209,13 @@ async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, opti
 async function contractsForOwner(deps: V3Deps, network: Network, owner: Address, options: ContractsForOwnerOptions) {
   const { reads, gateways } = deps;
   const name = networkName(network);
-  const fingerprint = { method: 'getContractsForOwner', network: name, owner, ...(options.spam ? { spam: options.spam } : {}) };
+  const fingerprint = { method: 'getContractsForOwner', network: name, owner, ...filtersOf(options) };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
-  const { contracts, exclude } = await spamSelection(deps, network, owner, options);
-  if (contracts?.length === 0) return { contracts: [], totalCount: 0, pageKey: null };
+  const filter = await heldFilter(deps, network, owner, options);
+  if (keepsNothing(filter)) return { contracts: [], totalCount: 0, pageKey: null };
   const [rows, totalCount] = await Promise.all([
-    reads.contractsOwnedBy(name, owner, { after, limit: options.pageSize, contracts, exclude }),
-    reads.countContractsOwnedBy(name, owner, contracts, exclude),
+    reads.contractsOwnedBy(name, owner, { after, limit: options.pageSize, filter }),
+    reads.countContractsOwnedBy(name, owner, filter),
   ]);
   const { page, more } = split(rows, options.pageSize);
   const described = await contractsOf(deps, network, page);
@@ -233,22 +232,34 @@ async function contractsForOwner(deps: V3Deps, network: Network, owner: Address,
   };
 }
 
+/** The filters a page key is bound to (a key from another filter is refused). */
+const filtersOf = (options: Pick<NftsForOwnerOptions, 'spam' | 'airdrops'>) => ({
+  ...(options.spam ? { spam: options.spam } : {}),
+  ...(options.airdrops ? { airdrops: options.airdrops } : {}),
+});
+
 /**
- * The contract filter with the spam filter applied: excludeFilters SPAM leaves out the owner's spam
- * collections; includeFilters SPAM keeps only them (an empty list: none).
+ * The owner's tokens a list keeps: excludeFilters leaves out the owner's spam collections and
+ * airdropped tokens; includeFilters keeps only tokens matching one of the filters it names.
  */
-async function spamSelection(
+async function heldFilter(
   deps: V3Deps,
   network: Network,
   owner: Address,
-  options: Pick<NftsForOwnerOptions, 'spam' | 'contracts'>,
-) {
-  const { spam, contracts } = options;
-  if (!spam) return { contracts, exclude: undefined };
-  const flagged = await deps.nfts.spam.excludedFor(network, owner, { level: spam.level });
-  if (spam.mode === 'exclude') return { contracts, exclude: flagged };
-  const only = contracts ? flagged.filter((contract) => contracts.includes(contract as Address)) : flagged;
-  return { contracts: only, exclude: undefined };
+  options: Pick<NftsForOwnerOptions, 'spam' | 'airdrops'> & { contracts?: Address[] },
+): Promise<HeldFilter> {
+  const { spam, airdrops } = options;
+  const flagged = spam ? await deps.nfts.spam.excludedFor(network, owner, { level: spam.level }) : undefined;
+  const only =
+    spam?.mode === 'include' || airdrops === 'include'
+      ? { ...(spam?.mode === 'include' ? { contracts: flagged } : {}), airdrops: airdrops === 'include' }
+      : undefined;
+  return {
+    ...(options.contracts ? { contracts: options.contracts } : {}),
+    ...(spam?.mode === 'exclude' ? { excludeContracts: flagged } : {}),
+    excludeAirdrops: airdrops === 'exclude',
+    ...(only ? { only } : {}),
+  };
 }
 
 async function nftsForContract(deps: V3Deps, network: Network, contract: Address, options: NftsForContractOptions) {
