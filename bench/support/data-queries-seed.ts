@@ -197,12 +197,12 @@ async function insertDerived(network: string, step: Step): Promise<void> {
   // Ownership is the sum of every transfer's delta, as src/indexer/store.ts applyOwnership keeps it.
   await step(
     'nft_ownership',
-    `insert into nft_ownership (network, contract, token_id, owner, standard, amount)
-     select $1, contract, token_id, owner, min(standard), sum(delta) from (
-       select contract, token_id, to_address as owner, standard, amount as delta from nft_transfers
+    `insert into nft_ownership (network, contract, token_id, owner, standard, amount, acquired_block)
+     select $1, contract, token_id, owner, min(standard), sum(delta), max(acquired) from (
+       select contract, token_id, to_address as owner, standard, amount as delta, block_number as acquired from nft_transfers
        where network = $1 and to_address <> '${zeroAddress}'
        union all
-       select contract, token_id, from_address, standard, -amount from nft_transfers
+       select contract, token_id, from_address, standard, -amount, null from nft_transfers
        where network = $1 and from_address <> '${zeroAddress}'
      ) d group by contract, token_id, owner having sum(delta) <> 0`,
     [network],

@@ -149,6 +149,7 @@ export function buildShapes(baseUrl: string, blocks: number, deep: DeepPages): Q
     v3('getNFTsForOwner', `owner=${ordinary}`),
     v3('getNFTsForOwner', `owner=${router}&withMetadata=false&excludeFilters[]=AIRDROPS`),
     v3('getNFTsForOwner', `owner=${router}&withMetadata=false&includeFilters[]=AIRDROPS`),
+    v3('getNFTsForOwner', `owner=${router}&orderBy=transferTime`),
     v3('getNFTsForContract', `contractAddress=${bigNft}`),
     v3('getOwnersForContract', `contractAddress=${bigNft}`),
     v3('getOwnersForContract', `contractAddress=${bigNft}&includeCount=true`),

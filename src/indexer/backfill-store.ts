@@ -4,7 +4,7 @@ import type { BackfillStatus } from '../db/tables/chain-index.ts';
 import type { Tables } from '../db/tables.ts';
 import type { BlockFacts } from './decode-block.ts';
 import { ownershipDeltas } from './ownership-deltas.ts';
-import { applyOwnership, insertBlocks, insertTransfers, type Trx, updateHoldings } from './store.ts';
+import { applyOwnership, insertBlocks, insertTransfers, nftMovements, type Trx, updateHoldings } from './store.ts';
 
 export interface BackfillJob {
   id: string;
@@ -192,7 +192,7 @@ async function writeWindow(
     if (order.after !== undefined) await lockWrite(trx, job.network, order.after);
     if (fresh.length > 0) {
       await updateHoldings(trx, job.network, fresh);
-      await applyOwnership(trx, job.network, ownershipDeltas(fresh.flatMap((block) => block.nftTransfers)));
+      await applyOwnership(trx, job.network, ownershipDeltas(nftMovements(fresh)));
     }
     const done = last.number >= job.to;
     const row = await trx

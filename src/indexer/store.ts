@@ -93,7 +93,7 @@ async function writeBlocks(
     await insertBlocks(trx, network, blocks);
     await insertTransfers(trx, network, blocks);
     await updateHoldings(trx, network, blocks);
-    await applyOwnership(trx, network, ownershipDeltas(blocks.flatMap((block) => block.nftTransfers)));
+    await applyOwnership(trx, network, ownershipDeltas(nftMovements(blocks)));
     const events = await insertEvents(trx, network, pending);
     await sql`select pg_notify(${chainEventsChannel}, ${network})`.execute(trx);
     return events;
@@ -133,21 +133,37 @@ async function undoOwnershipAbove(trx: Trx, network: string, ancestor: number) {
     .where('network', '=', network)
     .where('block_number', '>', String(ancestor))
     .execute();
-  await applyOwnership(
-    trx,
-    network,
-    ownershipDeltas(
-      dropped.map((row) => ({
-        contract: row.contract,
-        standard: row.standard,
-        from: row.from_address,
-        to: row.to_address,
-        tokenId: BigInt(row.token_id),
-        amount: BigInt(row.amount),
-      })),
-      -1,
-    ),
+  const undone = ownershipDeltas(
+    dropped.map((row) => ({
+      contract: row.contract,
+      standard: row.standard,
+      from: row.from_address,
+      to: row.to_address,
+      tokenId: BigInt(row.token_id),
+      amount: BigInt(row.amount),
+    })),
+    -1,
   );
+  await applyOwnership(trx, network, undone);
+  await reacquireAt(trx, network, ancestor, undone);
+}
+
+/** The newest acquisition of each undone holding that is left, from the transfers at or below the ancestor. */
+async function reacquireAt(trx: Trx, network: string, ancestor: number, undone: readonly OwnershipDelta[]) {
+  if (undone.length === 0) return;
+  await sql`
+    update nft_ownership o set acquired_block = (
+      select max(t.block_number) from nft_transfers t
+      where t.network = o.network and t.to_address = o.owner and t.contract = o.contract and t.token_id = o.token_id
+        and t.block_number <= ${ancestor})
+    from unnest(${undone.map((d) => d.contract)}::text[], ${text(undone.map((d) => d.tokenId))}::numeric[],
+      ${undone.map((d) => d.owner)}::text[]) as u(contract, token_id, owner)
+    where o.network = ${network} and o.contract = u.contract and o.token_id = u.token_id and o.owner = u.owner`.execute(trx);
+}
+
+/** Each NFT transfer of the blocks with its block number (the acquisition ownership records). */
+export function nftMovements(blocks: readonly BlockFacts[]) {
+  return blocks.flatMap((block) => block.nftTransfers.map((transfer) => ({ ...transfer, block: block.number })));
 }
 
 async function deleteRowsAbove(trx: Trx, network: string, ancestor: number) {
@@ -302,11 +318,13 @@ export async function applyOwnership(trx: Trx, network: string, unordered: reado
   if (unordered.length === 0) return;
   const deltas = [...unordered].sort(compareOwnershipKeys);
   await sql`
-    insert into nft_ownership (network, contract, token_id, owner, standard, amount)
+    insert into nft_ownership (network, contract, token_id, owner, standard, amount, acquired_block)
     select ${network}, * from unnest(
       ${deltas.map((d) => d.contract)}::text[], ${text(deltas.map((d) => d.tokenId))}::numeric[], ${deltas.map((d) => d.owner)}::text[],
-      ${deltas.map((d) => d.standard)}::text[], ${text(deltas.map((d) => d.amount))}::numeric[])
-    on conflict (network, contract, token_id, owner) do update set amount = nft_ownership.amount + excluded.amount`.execute(trx);
+      ${deltas.map((d) => d.standard)}::text[], ${text(deltas.map((d) => d.amount))}::numeric[],
+      ${text(deltas.map((d) => d.acquiredBlock))}::int8[])
+    on conflict (network, contract, token_id, owner) do update set amount = nft_ownership.amount + excluded.amount,
+      acquired_block = greatest(nft_ownership.acquired_block, excluded.acquired_block)`.execute(trx);
   await sql`delete from nft_ownership where network = ${network} and amount = 0`.execute(trx);
 }
 

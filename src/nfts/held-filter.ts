@@ -19,7 +19,7 @@ export interface HeldFilter {
  * Alchemy's airdrop: a token minted to its holder in a transaction another address sent, as the
  * indexer records it in `nft_airdrops` (read in the ownership index's order, by holder and token).
  */
-const airdropped = sql`exists (
+export const isAirdropped = sql<boolean>`exists (
   select 1 from nft_airdrops a
   where a.network = o.network and a.owner = o.owner and a.contract = o.contract and a.token_id = o.token_id)`;
 
@@ -35,11 +35,11 @@ export function heldFilterSql(filter: HeldFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
   if (filter.contracts?.length) parts.push(sql`o.contract in (${sql.join(filter.contracts)})`);
   if (filter.excludeContracts?.length) parts.push(sql`o.contract not in (${sql.join(filter.excludeContracts)})`);
-  if (filter.excludeAirdrops) parts.push(sql`not ${airdropped}`);
+  if (filter.excludeAirdrops) parts.push(sql`not ${isAirdropped}`);
   if (filter.only) {
     const either: RawBuilder<unknown>[] = [];
     if (filter.only.contracts?.length) either.push(sql`o.contract in (${sql.join(filter.only.contracts)})`);
-    if (filter.only.airdrops) either.push(airdropped);
+    if (filter.only.airdrops) either.push(isAirdropped);
     parts.push(either.length ? sql`(${sql.join(either, sql` or `)})` : sql`false`);
   }
   return parts.length ? sql`and ${sql.join(parts, sql` and `)}` : sql``;

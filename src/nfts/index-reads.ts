@@ -17,6 +17,19 @@ export interface IndexedToken {
   readonly metadata: NftMetadataRecord | null;
 }
 
+/** Where a page of the newest-acquired-first list ends: the last token's acquisition block and key. */
+export interface AcquisitionKey {
+  readonly block: number | null;
+  readonly contract: string;
+  readonly tokenId: string;
+}
+
+/** A held token with the block (and its time) of the newest transfer that brought it to the owner. */
+export interface AcquiredToken extends IndexedToken {
+  readonly acquiredBlock: number | null;
+  readonly acquiredAt: Date | null;
+}
+
 export interface IndexedHead {
   readonly number: number;
   readonly hash: string;
@@ -111,6 +124,39 @@ export function createNftIndexReads(db: Database) {
         order by o.contract, o.token_id
         limit ${page.limit + 1}`.execute(db);
       return rows.map(toIndexedToken);
+    },
+
+    /**
+     * Tokens the owner holds, the newest acquired first (then by contract and token id), after `after`
+     * (exclusive), each with the block it was acquired in (getNFTsForOwner's orderBy=transferTime).
+     */
+    async ownedByAcquisition(
+      network: string,
+      owner: string,
+      page: { after?: AcquisitionKey; limit: number; filter: HeldFilter },
+    ): Promise<AcquiredToken[]> {
+      const { after } = page;
+      const tail = sql`(o.contract, o.token_id) > (${after?.contract ?? ''}, ${after?.tokenId ?? '0'}::numeric)`;
+      const afterSql =
+        after === undefined
+          ? sql``
+          : after.block === null
+            ? sql`and o.acquired_block is null and ${tail}`
+            : sql`and (o.acquired_block < ${after.block} or o.acquired_block is null or (o.acquired_block = ${after.block} and ${tail}))`;
+      const { rows } = await sql<TokenRow & { acquired_block: string | null; acquired_at: Date | string | null }>`
+        select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, ${metadataColumns},
+          o.acquired_block::text as acquired_block, b.timestamp as acquired_at
+        from nft_ownership o
+        left join nft_metadata m on m.network = o.network and m.contract = o.contract and m.token_id = o.token_id
+        left join index_blocks b on b.network = o.network and b.number = o.acquired_block
+        where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)} ${afterSql}
+        order by o.acquired_block desc nulls last, o.contract, o.token_id
+        limit ${page.limit + 1}`.execute(db);
+      return rows.map((row) => ({
+        ...toIndexedToken(row),
+        acquiredBlock: row.acquired_block === null ? null : Number(row.acquired_block),
+        acquiredAt: row.acquired_at === null ? null : new Date(row.acquired_at),
+      }));
     },
 
     async countOwnedBy(network: string, owner: string, filter: HeldFilter) {

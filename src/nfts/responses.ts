@@ -54,6 +54,8 @@ export interface OwnedNft {
   balance: string;
   /** The collection's spam verdict. */
   is_spam: boolean;
+  /** Minted to this owner in a transaction another address sent. */
+  is_airdrop: boolean;
 }
 
 export interface OwnedNfts {

@@ -143,7 +143,12 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
     },
     async (request) => {
       const { chain, address } = request.params as { chain: string; address: string };
-      const { page, limit, exclude_spam } = request.query as { page: number; limit: number; exclude_spam?: boolean };
+      const { page, limit, exclude_spam, exclude_airdrops } = request.query as {
+        page: number;
+        limit: number;
+        exclude_spam?: boolean;
+        exclude_airdrops?: boolean;
+      };
       const owner = parseAddressParam('address', address);
       // An OFFSET reads every row it skips: deep pages are the v3 route's, by key.
       if ((page - 1) * limit >= maxOwnedOffset) {
@@ -156,6 +161,7 @@ export async function nftRoutes(app: FastifyInstance, deps: { chains: ChainRegis
         page,
         limit,
         ...(exclude_spam === true ? { excludeSpam: {} } : {}),
+        excludeAirdrops: exclude_airdrops === true,
       });
     },
   );

@@ -34,6 +34,11 @@ export const OwnedQuery = Type.Object({
   ...paginationQuery(50),
   ...networkQuery,
   exclude_spam: Type.Optional(Type.Boolean({ description: 'true: leave out collections judged spam (docs/spam.md)' })),
+  exclude_airdrops: Type.Optional(
+    Type.Boolean({
+      description: 'true: leave out NFTs minted to the owner in a transaction another address sent (docs/spam.md#airdrops)',
+    }),
+  ),
 });
 
 export const RefreshBody: TSchema = Type.Unsafe({
@@ -97,6 +102,7 @@ const OwnedNft = Type.Object({
   standard: Standard,
   balance: Type.String({ description: 'Units held: always "1" for ERC-721' }),
   is_spam: Type.Boolean({ description: "The collection's spam verdict (docs/spam.md)" }),
+  is_airdrop: Type.Boolean({ description: 'Minted to this owner in a transaction another address sent (docs/spam.md#airdrops)' }),
 });
 
 export const OwnedNftsResponse = Type.Object({

@@ -44,6 +44,8 @@ export interface OwnedQuery {
   limit: number;
   /** Leave out collections judged spam (docs/spam.md). */
   excludeSpam?: SpamFilter;
+  /** Leave out NFTs minted to the owner in a transaction another address sent (docs/spam.md#airdrops). */
+  excludeAirdrops?: boolean;
 }
 
 export interface NftServiceDeps {
@@ -230,13 +232,13 @@ async function ownedResponse(
   parts: NftParts,
   network: Network,
   owner: Address,
-  { page, limit, excludeSpam }: OwnedQuery,
+  { page, limit, excludeSpam, excludeAirdrops }: OwnedQuery,
 ): Promise<OwnedNfts> {
   const { store, contracts, fetcher } = parts;
   const name = networkName(network);
   const exclude = excludeSpam ? await parts.spam.excludedFor(network, owner, excludeSpam) : [];
   const [{ items, total }, head] = await Promise.all([
-    store.ownedBy(name, owner, { offset: (page - 1) * limit, limit, exclude }),
+    store.ownedBy(name, owner, { offset: (page - 1) * limit, limit, filter: { excludeContracts: exclude, excludeAirdrops } }),
     store.indexedHead(name),
   ]);
   const distinct = [...new Set(items.map((item) => item.contract))];
@@ -264,6 +266,7 @@ async function ownedResponse(
       standard: item.standard,
       balance: item.amount,
       is_spam: spam.get(item.contract)?.is_spam ?? false,
+      is_airdrop: item.isAirdrop,
     })),
     page,
     limit,

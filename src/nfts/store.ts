@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
 import type { NftStandard } from '../db/tables/chain-index.ts';
 import { countCap } from './count-cap.ts';
+import { type HeldFilter, heldFilterSql, isAirdropped } from './held-filter.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 
 export interface NftMetadataRecord {
@@ -23,6 +24,8 @@ export interface OwnedNftRow {
   readonly imageUrl: string | null;
   /** False until the token's metadata was fetched (or tried) once. */
   readonly hasMetadata: boolean;
+  /** Minted to the owner in a transaction another address sent. */
+  readonly isAirdrop: boolean;
 }
 
 /** The key of one token: '{chain}/{network}', lower-case contract, decimal token id. */
@@ -142,8 +145,8 @@ async function collectionCounts(db: Database, network: string, contract: string)
 export interface OwnedPage {
   offset: number;
   limit: number;
-  /** Contracts left out (the spam filter). */
-  exclude?: readonly string[];
+  /** The tokens kept (the spam and airdrop filters). */
+  filter: HeldFilter;
 }
 
 /** Distinct contracts an owner holds a token of, at most this many (the spam filter judges them). */
@@ -164,28 +167,26 @@ async function ownedBy(
   owner: string,
   page: OwnedPage,
 ): Promise<{ items: OwnedNftRow[]; total: number }> {
-  const exclude = page.exclude?.length ? page.exclude : undefined;
-  let base = db
-    .selectFrom('nft_ownership as o')
-    .where('o.network', '=', network)
-    .where('o.owner', '=', owner)
-    .where('o.amount', '>', '0');
-  if (exclude) base = base.where('o.contract', 'not in', exclude);
-  const excluded = exclude ? sql`and contract not in (${sql.join(exclude)})` : sql``;
-  const [rows, count] = await Promise.all([
-    base
-      .leftJoin('nft_metadata as m', (join) =>
-        join.onRef('m.network', '=', 'o.network').onRef('m.contract', '=', 'o.contract').onRef('m.token_id', '=', 'o.token_id'),
-      )
-      .select(['o.contract', 'o.token_id', 'o.standard', 'o.amount', 'm.name', 'm.image_url', 'm.fetched_at'])
-      .orderBy('o.contract')
-      .orderBy('o.token_id')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    sql<{ total: string }>`select count(*) as total from (
-        select 1 from nft_ownership where network = ${network} and owner = ${owner} and amount > 0 ${excluded} limit ${countCap}
-      ) held`
+  const held = sql`o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)}`;
+  const [{ rows }, count] = await Promise.all([
+    sql<{
+      contract: string;
+      token_id: string;
+      standard: NftStandard;
+      amount: string;
+      name: string | null;
+      image_url: string | null;
+      fetched_at: Date | null;
+      is_airdrop: boolean;
+    }>`
+      select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, m.name, m.image_url, m.fetched_at,
+        ${isAirdropped} as is_airdrop
+      from nft_ownership o
+      left join nft_metadata m on m.network = o.network and m.contract = o.contract and m.token_id = o.token_id
+      where ${held}
+      order by o.contract, o.token_id
+      offset ${page.offset} limit ${page.limit}`.execute(db),
+    sql<{ total: string }>`select count(*) as total from (select 1 from nft_ownership o where ${held} limit ${countCap}) held`
       .execute(db)
       .then((result) => result.rows[0]!),
   ]);
@@ -197,6 +198,7 @@ async function ownedBy(
     name: row.name,
     imageUrl: row.image_url,
     hasMetadata: row.fetched_at !== null,
+    isAirdrop: row.is_airdrop,
   }));
   return { items, total: Number(count.total) };
 }

@@ -90,7 +90,7 @@ describe('the --demo examples of docs/getting-started.md', () => {
     expect(transfers!.page_key).toEqual(expect.any(String));
     // Account 5 got the spam-shaped airdrops only: the NFT is flagged, the token is filtered out.
     expect(airdropped!.nfts).toEqual([
-      expect.objectContaining({ contract: '0xb1b2c20077b0eb5e82eac76e76ebd6627f81669b', is_spam: true }),
+      expect.objectContaining({ contract: '0xb1b2c20077b0eb5e82eac76e76ebd6627f81669b', is_spam: true, is_airdrop: true }),
     ]);
     expect(withoutSpam!.tokens).toEqual([]);
   }, 120_000);

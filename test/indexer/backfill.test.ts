@@ -28,6 +28,7 @@ const derivedTables = {
   native_transfers: 'tx_hash',
   internal_transfers: 'tx_hash, trace_path',
   token_holdings: 'holder, contract',
+  nft_airdrops: 'block_number, log_index, batch_index',
   nft_ownership: 'contract, token_id, owner',
 } as const;
 
@@ -97,6 +98,7 @@ describe('backfill of a real network', () => {
     await mine(120);
     await send(holderA, contracts.token, DemoToken.abi, 'transfer', [holderB, 250_000n]);
     for (const id of [1n, 2n, 3n]) await send(holderA, contracts.nft, DemoNft.abi, 'mint', [holderA, id]);
+    await send(holderA, contracts.nft, DemoNft.abi, 'mint', [holderB, 4n]); // an airdrop: holderB sent nothing
     await send(holderA, contracts.items, DemoItems.abi, 'mintBatch', [holderA, [1n, 2n], [10n, 20n]]);
     const native = await contracts.wallet.request({
       method: 'eth_sendTransaction',

@@ -260,7 +260,7 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     expect(otherQuery.status).toBe(400);
     expect(otherQuery.body.error.message).toMatch(/'pageKey'.*another query/);
     expect((await v3('getNFTsForOwner', `owner=${dev}&pageKey=garbage!`)).body.error.message).toMatch(/'pageKey'/);
-    expect((await v3('getNFTsForOwner', `owner=${dev}&orderBy=transferTime`)).body.error.message).toMatch(/'orderBy'/);
+    expect((await v3('getNFTsForOwner', `owner=${dev}&orderBy=transfertime`)).body.error.message).toMatch(/'orderBy'/);
     const tooMany = Array.from({ length: 46 }, (_, i) => `contractAddresses[]=0x${i.toString(16).padStart(40, '0')}`).join('&');
     expect((await v3('getNFTsForOwner', `owner=${dev}&${tooMany}`)).body.error.message).toMatch(/'contractAddresses'/);
     const token = await v3('getContractMetadata', `contractAddress=${demo.token}`);

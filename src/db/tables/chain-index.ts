@@ -102,6 +102,8 @@ export interface NftOwnershipTable {
   owner: string;
   standard: NftStandard;
   amount: BigNumeric;
+  /** The newest block of a transfer that brought the owner units of the token; null when none is indexed. */
+  acquired_block: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 export interface TokenMetadataTable {

@@ -3,6 +3,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { parseAddressParam } from '../../http/address-param.ts';
 import { type ConfidenceLevel, confidenceLevels } from '../../spam/reasons.ts';
 import { fingerprintOf } from '../../transfers/page-key.ts';
+import type { AcquisitionKey } from '../index-reads.ts';
 import { parseTokenId } from '../params.ts';
 
 /** Alchemy's limit on `contractAddresses[]` of getNFTsForOwner. */
@@ -96,4 +97,21 @@ export function ownerFilters(query: Record<string, unknown>): {
   const airdrops = modeOf('AIRDROPS');
   const levelPart = level === undefined ? {} : { level: level as ConfidenceLevel };
   return { ...(spam ? { spam: { mode: spam, ...levelPart } } : {}), ...(airdrops ? { airdrops } : {}) };
+}
+
+/** A transferTime page key's sort key: the acquisition block ('x' when unknown), contract, token id. */
+export function acquisitionKeyOf([block, contract, tokenId]: string[]): AcquisitionKey {
+  if (block !== 'x' && !/^[0-9]{1,20}$/.test(block ?? ''))
+    throw invalidRequest('pageKey', 'is not a page key this API gave (pass it back unchanged)');
+  return { block: block === 'x' ? null : Number(block), contract: contract!, tokenId: tokenId! };
+}
+
+/** getNFTsForOwner's orderBy: transferTime (as the REST docs spell it, or alchemy-sdk's TRANSFERTIME), or none. */
+export function ownerOrder(value: unknown): 'transferTime' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'transferTime' || value === 'TRANSFERTIME') return 'transferTime';
+  throw invalidRequest(
+    'orderBy',
+    'must be transferTime (the newest acquired first); omit it for contract address, then token id',
+  );
 }

@@ -4,7 +4,7 @@ import { invalidRequest } from '../../core/errors.ts';
 import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
-import { contractFilter, ownerFilters, requiredAddress, requiredTokenId } from './params.ts';
+import { contractFilter, ownerFilters, ownerOrder, requiredAddress, requiredTokenId } from './params.ts';
 import { evmNetwork, v3Base, v3Doc, v3Errors } from './route-parts.ts';
 import {
   ContractNftsQuery,
@@ -267,13 +267,13 @@ const refreshRequested = (query: Record<string, unknown>) => String(query.refres
 async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
   const query = request.query as Query;
   const owner = requiredAddress('owner', query.owner);
-  if (query.orderBy !== undefined)
-    throw invalidRequest('orderBy', 'is not supported: NFTs come by contract address, then token id (omit orderBy)');
+  const orderBy = ownerOrder(query.orderBy);
   const filters = ownerFilters(query);
   const network = evmNetwork(deps.chains, request);
   return deps.v3.nftsForOwner(network, owner, {
     contracts: contractFilter(query),
     ...filters,
+    ...(orderBy ? { orderBy } : {}),
     pageKey: query.pageKey,
     pageSize: query.pageSize,
     withMetadata: withMetadata(query),

@@ -43,7 +43,9 @@ export const OwnerQuery = Type.Object({
   withMetadata: flag('Default true; false gives contractAddress, tokenId and balance only'),
   pageKey,
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'NFTs per page (1-100)' }),
-  orderBy: ignored('Not supported (400): the order is contract address, then token id'),
+  orderBy: ignored(
+    'transferTime (or TRANSFERTIME): the newest acquired first, each with acquiredAt; omitted: contract address, then token id',
+  ),
   ...spamQuery,
   tokenUriTimeoutInMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted; lists read the metadata cache' })),
 });
@@ -200,8 +202,17 @@ const nftFields = {
 export const V3NftResponse = Type.Object(nftFields);
 
 const balance = Type.String({ description: 'Units held, decimal' });
-const BaseOwnedNft = Type.Object({ contractAddress: Type.String(), tokenId: Type.String(), balance });
-const OwnedNft = Type.Object({ ...nftFields, balance });
+const acquiredAt = Type.Optional(
+  Type.Object(
+    {
+      blockTimestamp: Nullable('string', 'The block time (ISO 8601); null when the block is not indexed'),
+      blockNumber: Nullable('integer', 'null when no transfer to the owner is indexed'),
+    },
+    { description: 'With orderBy=transferTime only: the block of the newest transfer that brought the token to the owner' },
+  ),
+);
+const BaseOwnedNft = Type.Object({ contractAddress: Type.String(), tokenId: Type.String(), balance, acquiredAt });
+const OwnedNft = Type.Object({ ...nftFields, balance, acquiredAt });
 
 export const V3OwnedResponse = Type.Object({
   ownedNfts: Type.Array(Type.Union([OwnedNft, BaseOwnedNft]) as TSchema),

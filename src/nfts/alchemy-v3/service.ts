@@ -4,11 +4,11 @@ import { mapBounded } from '../../core/map-bounded.ts';
 import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
 import { type HeldFilter, keepsNothing } from '../held-filter.ts';
-import type { IndexedToken, NftIndexReads } from '../index-reads.ts';
+import type { AcquiredToken, IndexedToken, NftIndexReads } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
 import type { NftCollection } from '../responses.ts';
 import type { NftService } from '../service.ts';
-import { decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
+import { acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
   factsOfIndexed,
   factsOfMetadata,
@@ -41,6 +41,8 @@ interface NftsForOwnerOptions {
   spam?: { mode: FilterMode; level?: ConfidenceLevel };
   /** AIRDROPS in excludeFilters or includeFilters. */
   airdrops?: FilterMode;
+  /** transferTime: the newest acquired first; else by contract and token id. */
+  orderBy?: 'transferTime';
   pageKey?: string;
   pageSize: number;
   withMetadata: boolean;
@@ -173,31 +175,47 @@ async function isSpamContract({ nfts }: V3Deps, network: Network, contract: Addr
 async function nftsForOwner(deps: V3Deps, network: Network, owner: Address, options: NftsForOwnerOptions) {
   const { reads } = deps;
   const name = networkName(network);
+  const byAcquisition = options.orderBy === 'transferTime';
   const fingerprint = {
     method: 'getNFTsForOwner',
     network: name,
     owner,
     contracts: options.contracts ?? [],
     ...filtersOf(options),
+    ...(byAcquisition ? { orderBy: 'transferTime' } : {}),
   };
-  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 2);
+  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, byAcquisition ? 3 : 2);
   const filter = await heldFilter(deps, network, owner, options);
   if (keepsNothing(filter)) return { ownedNfts: [], totalCount: 0, pageKey: null, validAt: v3ValidAt(await reads.head(name)) };
+  const limit = options.pageSize;
   const [rows, totalCount, head] = await Promise.all([
-    reads.ownedBy(name, owner, { after: after && { contract: after[0]!, tokenId: after[1]! }, limit: options.pageSize, filter }),
+    byAcquisition
+      ? reads.ownedByAcquisition(name, owner, { after: after && acquisitionKeyOf(after), limit, filter })
+      : reads.ownedBy(name, owner, { after: after && { contract: after[0]!, tokenId: after[1]! }, limit, filter }),
     reads.countOwnedBy(name, owner, filter),
     reads.head(name),
   ]);
-  const { page, more } = split(rows, options.pageSize);
+  const { page, more } = split<IndexedToken & Partial<AcquiredToken>>(rows, limit);
   const last = page.at(-1);
-  const ownedNfts = options.withMetadata
+  const listed = options.withMetadata
     ? (await withMetadata(deps, network, page)).map((nft, i) => ({ ...nft, balance: page[i]!.amount }))
     : page.map((token) => ({ ...baseNft(token), balance: token.amount }));
+  const ownedNfts = byAcquisition ? listed.map((nft, i) => ({ ...nft, acquiredAt: acquiredAtOf(page[i]!) })) : listed;
+  const lastKey =
+    last && (byAcquisition ? [String(last.acquiredBlock ?? 'x'), last.contract, last.tokenId] : [last.contract, last.tokenId]);
   return {
     ownedNfts,
     totalCount,
-    pageKey: more && last ? encodeV3PageKey([last.contract, last.tokenId], fingerprint) : null,
+    pageKey: more && lastKey ? encodeV3PageKey(lastKey, fingerprint) : null,
     validAt: v3ValidAt(head),
+  };
+}
+
+/** Alchemy's acquiredAt: the block of the newest transfer that brought the token to its owner. */
+function acquiredAtOf(token: Partial<AcquiredToken>) {
+  return {
+    blockTimestamp: token.acquiredAt ? token.acquiredAt.toISOString() : null,
+    blockNumber: token.acquiredBlock ?? null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { NftFilters } from 'alchemy-sdk';
+import { NftFilters, NftOrdering } from 'alchemy-sdk';
 import { type Address, createWalletClient, http, parseAbi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -21,11 +21,12 @@ const items = parseAbi(['function mint(address to, uint256 id, uint256 value)'])
 const lower = (address: string) => address.toLowerCase();
 
 /**
- * The AIRDROPS filter of getNFTsForOwner and getContractsForOwner, by Alchemy's definition: an NFT
- * minted to its holder in a transaction another address sent. Over the real indexer, with tokens
- * minted by their holder, minted to them by someone else, and received by transfer.
+ * The AIRDROPS filter of getNFTsForOwner and getContractsForOwner, by Alchemy's definition (an NFT
+ * minted to its holder in a transaction another address sent), and getNFTsForOwner's
+ * orderBy=transferTime. Over the real indexer, with tokens minted by their holder, minted to them by
+ * someone else, and received by transfer, each in its own block.
  */
-describe("Alchemy's AIRDROPS filter", () => {
+describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", () => {
   let t: AlchemyDemo;
   const held = (owned: { contract: { address: string }; tokenId: string }[]) =>
     owned.map((nft) => `${nft.contract.address}/${nft.tokenId}`);
@@ -37,23 +38,28 @@ describe("Alchemy's AIRDROPS filter", () => {
     return { status: response.status, body };
   }
 
+  /** Sends the call and waits for it; the block it landed in. */
   async function send(key: `0x${string}`, address: Address, abi: typeof apes | typeof items, name: string, args: unknown[]) {
     const transport = http(t.chain.service.anvil.url);
     const wallet = createWalletClient({ chain: foundry, transport, account: privateKeyToAccount(key) });
     // biome-ignore lint/suspicious/noExplicitAny: one helper for both ABIs
     const hash = await wallet.writeContract({ address, abi, functionName: name, args } as any);
-    await t.chain.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+    return Number((await t.chain.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 })).blockNumber);
   }
+  /** The block each of bob's tokens of beforeAll came to him in, by `contract/tokenId`. */
+  const cameIn = new Map<string, number>();
 
   beforeAll(async () => {
     t = await startAlchemyDemo();
     const { nft, items: itemsContract } = t.demo;
-    await send(carolKey, nft, apes, 'mint', [bob, 201n]); // airdropped to bob
-    await send(bobKey, nft, apes, 'mint', [bob, 202n]); // minted by bob himself
+    const ape = (id: number) => `${lower(nft)}/${id}`;
+    const item = (id: number) => `${lower(itemsContract)}/${id}`;
+    cameIn.set(ape(201), await send(carolKey, nft, apes, 'mint', [bob, 201n])); // airdropped to bob
+    cameIn.set(ape(202), await send(bobKey, nft, apes, 'mint', [bob, 202n])); // minted by bob himself
     await send(carolKey, nft, apes, 'mint', [demoAccounts.carol, 203n]);
-    await send(carolKey, nft, apes, 'transferFrom', [demoAccounts.carol, bob, 203n]); // received, not minted to bob
-    await send(carolKey, itemsContract, items, 'mint', [bob, 9n, 3n]); // an ERC-1155 airdrop
-    await send(bobKey, itemsContract, items, 'mint', [bob, 10n, 2n]);
+    cameIn.set(ape(203), await send(carolKey, nft, apes, 'transferFrom', [demoAccounts.carol, bob, 203n])); // received, not minted to bob
+    cameIn.set(item(9), await send(carolKey, itemsContract, items, 'mint', [bob, 9n, 3n])); // an ERC-1155 airdrop
+    cameIn.set(item(10), await send(bobKey, itemsContract, items, 'mint', [bob, 10n, 2n]));
     await send(carolKey, nft, apes, 'mint', [bob, 204n]); // airdropped to bob, who passes it on
     await send(bobKey, nft, apes, 'transferFrom', [bob, alice, 204n]);
     await send(carolKey, nft, apes, 'mint', [spamTarget, 205n]); // an airdrop that is not spam
@@ -149,6 +155,29 @@ describe("Alchemy's AIRDROPS filter", () => {
     expect(clean.body).toEqual({ contracts: [], totalCount: 0, pageKey: null });
   });
 
+  it('REST owned NFTs: is_airdrop on each, exclude_airdrops=true leaves them out', async () => {
+    const key = t.url.split('/').at(-1)!;
+    const owned = async (query = '') => {
+      const response = await fetch(`${t.chain.service.url}/v1/nfts/ethereum/owned/${bob}${query}`, {
+        headers: { 'x-api-key': key },
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body: Body = await response.json();
+      t.check('GET', '/v1/nfts/{chain}/owned/{address}', response.status, body);
+      return { status: response.status, body };
+    };
+    const all = await owned();
+    const flagged = all.body.nfts.filter((nft: Body) => nft.is_airdrop).map((nft: Body) => `${nft.contract}/${nft.token_id}`);
+    expect(flagged.sort()).toEqual([`${lower(t.demo.nft)}/201`, `${lower(t.demo.items)}/9`].sort());
+    const kept = await owned('?exclude_airdrops=true&limit=4');
+    expect(kept.body.total).toBe(6);
+    expect(kept.body.nfts).toHaveLength(4);
+    expect(kept.body.nfts.every((nft: Body) => nft.is_airdrop === false)).toBe(true);
+    const bad = await owned('?exclude_airdrops=2');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('exclude_airdrops');
+  });
+
   it('refuses a filter named in both lists, and an unknown one, naming the parameter', async () => {
     const both = await get('getNFTsForOwner', `owner=${bob}&excludeFilters[]=AIRDROPS&includeFilters[]=AIRDROPS`);
     expect(both.status).toBe(400);
@@ -158,20 +187,83 @@ describe("Alchemy's AIRDROPS filter", () => {
     expect(unknown.body.error.message).toMatch(/^invalid parameter 'excludeFilters'/);
   });
 
-  it('a reorg that drops the mint drops the airdrop: the same token minted by its holder on the new branch is not one', async () => {
+  it('orderBy=transferTime: the newest acquired first, each with acquiredAt, paged; a new transfer in moves a token up', async () => {
+    const { nft, items: itemsContract } = t.demo;
+    const item9 = `${lower(itemsContract)}/9`;
+    const newest = [`${lower(itemsContract)}/10`, item9, `${lower(nft)}/203`, `${lower(nft)}/202`, `${lower(nft)}/201`];
+    const answer = await t.alchemy.nft.getNftsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME });
+    const listed = held(answer.ownedNfts);
+    expect(listed.slice(0, 5)).toEqual(newest);
+    expect(listed.slice(5).sort()).toEqual([`${lower(nft)}/6`, `${lower(itemsContract)}/1`, `${lower(itemsContract)}/2`].sort());
+    expect(answer.totalCount).toBe(8);
+    const blocks = answer.ownedNfts.map((owned) => owned.acquiredAt?.blockNumber);
+    for (const [i, id] of newest.entries()) expect(blocks[i]).toBe(cameIn.get(id));
+    expect([...blocks].sort((a, b) => b! - a!)).toEqual(blocks);
+    const block = await t.chain.publicClient.getBlock({ blockNumber: BigInt(cameIn.get(item9)!) });
+    expect(answer.ownedNfts[1]!.acquiredAt?.blockTimestamp).toBe(new Date(Number(block.timestamp) * 1000).toISOString());
+    // Without the order, no acquiredAt: Alchemy gives it only with orderBy.
+    expect((await t.alchemy.nft.getNftsForOwner(bob)).ownedNfts.every((owned) => owned.acquiredAt === undefined)).toBe(true);
+
+    const pages: string[] = [];
+    let pageKey: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const query = `owner=${bob}&withMetadata=false&orderBy=transferTime&pageSize=3${pageKey ? `&pageKey=${pageKey}` : ''}`;
+      const got: { status: number; body: Body } = await get('getNFTsForOwner', query);
+      expect(got.status).toBe(200);
+      pages.push(...got.body.ownedNfts.map((owned: Body) => `${owned.contractAddress}/${owned.tokenId}`));
+      pageKey = got.body.pageKey;
+      if (pageKey === null) break;
+    }
+    expect(pages).toEqual(listed);
+    // The filters and the order go together.
+    const airdrops = await t.alchemy.nft.getNftsForOwner(bob, {
+      orderBy: NftOrdering.TRANSFERTIME,
+      includeFilters: [NftFilters.AIRDROPS],
+    });
+    expect(held(airdrops.ownedNfts)).toEqual([item9, `${lower(nft)}/201`]);
+
+    const again = await send(carolKey, itemsContract, items, 'mint', [bob, 9n, 1n]);
+    await t.chain.synced();
+    const moved = await t.alchemy.nft.getNftsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME });
+    expect(held(moved.ownedNfts)[0]).toBe(item9);
+    expect(moved.ownedNfts[0]!.acquiredAt?.blockNumber).toBe(again);
+    cameIn.set(item9, again);
+  });
+
+  it('refuses another orderBy and a page key of the other order, naming the parameter', async () => {
+    const bad = await get('getNFTsForOwner', `owner=${bob}&orderBy=transferTime_desc`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^invalid parameter 'orderBy'/);
+    const ordered = await get('getNFTsForOwner', `owner=${bob}&withMetadata=false&orderBy=transferTime&pageSize=1`);
+    const plain = await get('getNFTsForOwner', `owner=${bob}&withMetadata=false&pageSize=1&pageKey=${ordered.body.pageKey}`);
+    expect(plain.status).toBe(400);
+    expect(plain.body.error.message).toMatch(/^invalid parameter 'pageKey'/);
+  });
+
+  it('a reorg undoes what it dropped: the airdrop (the token minted by its holder on the new branch is not one) and a newer acquisition', async () => {
     const { nft } = t.demo;
     const owned = async (filters: { includeFilters?: NftFilters[] } = {}) =>
       held((await t.alchemy.nft.getNftsForOwner(bob, { ...filters, contractAddresses: [nft] })).ownedNfts);
     const ape301 = `${lower(nft)}/301`;
+    const acquired = async (id: string) =>
+      (await t.alchemy.nft.getNftsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME })).ownedNfts.find(
+        (owned) => `${owned.contract.address}/${owned.tokenId}` === id,
+      )?.acquiredAt?.blockNumber;
+    const item9 = `${lower(t.demo.items)}/9`;
     const snapshot = await t.chain.anvilRpc('evm_snapshot');
     await send(carolKey, nft, apes, 'mint', [bob, 301n]);
+    const dropped = await send(carolKey, t.demo.items, items, 'mint', [bob, 9n, 1n]);
     await t.chain.synced();
     expect(await owned({ includeFilters: [NftFilters.AIRDROPS] })).toContain(ape301);
+    expect(await acquired(item9)).toBe(dropped);
 
     await t.chain.anvilRpc('evm_revert', [snapshot]);
     await send(bobKey, nft, apes, 'mint', [bob, 301n]);
+    await t.chain.anvilRpc('anvil_mine', ['0x2']); // the new branch outgrows the dropped one
     await t.chain.synced();
     expect(await owned()).toContain(ape301);
     expect(await owned({ includeFilters: [NftFilters.AIRDROPS] })).not.toContain(ape301);
+    // The undone transfer's holding is acquired where the transfers left on the chain say.
+    expect(await acquired(item9)).toBe(cameIn.get(item9));
   });
 });
