@@ -43,6 +43,9 @@ export interface NftCollection {
   spam_confidence: ConfidenceLevel | null;
 }
 
+/** What a list says of each collection: the collection's own answer without its owner count. */
+export type CollectionFacts = Omit<NftCollection, 'num_owners'>;
+
 export interface OwnedNft {
   contract: string;
   token_id: string;

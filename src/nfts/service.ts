@@ -9,6 +9,7 @@ import type { ChainEventListener } from '../events/chain-event.ts';
 import type { SpamService } from '../spam/service.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
 import { createContractMetadata, readTotalSupply } from './collection.ts';
+import { createCollectionList } from './collection-list.ts';
 import { type CollectionSpam, createCollectionSpam, type SpamFilter } from './collection-spam.ts';
 import { type ContractInfo, createContractInfo, networkName } from './contract-info.ts';
 import type { FloorPriceSource } from './floor-price.ts';
@@ -16,7 +17,7 @@ import { createDocumentLoader, type DocumentLoader } from './metadata/load-docum
 import { type Gateways, imageGatewayUrl } from './metadata/resolve-uri.ts';
 import { createNftMetadataFetcher, type MetadataJob, type NftMetadataFetcher } from './metadata-fetcher.ts';
 import { contractUriUpdateOf } from './metadata-update-events.ts';
-import type { NftCollection, NftMetadata, OwnedNfts } from './responses.ts';
+import type { CollectionFacts, NftCollection, NftMetadata, OwnedNfts } from './responses.ts';
 import { createNftStore, type NftMetadataRecord, type NftStore } from './store.ts';
 import { createTokenMetadata, type TokenRef } from './token-metadata.ts';
 
@@ -24,6 +25,8 @@ export interface NftService {
   metadata(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   refresh(network: Network, contract: Address, tokenId: bigint): Promise<NftMetadata>;
   collection(network: Network, contract: Address): Promise<NftCollection>;
+  /** The collections of a list, each described as `collection` does less its owner count; others left out. */
+  collections(network: Network, contracts: readonly Address[]): Promise<Map<string, CollectionFacts>>;
   /** The contract's standard by ERC-165 (read once an hour at most); 404 when it is no NFT contract. */
   standard(network: Network, contract: Address): Promise<NftStandard>;
   owned(network: Network, owner: Address, page: OwnedQuery): Promise<OwnedNfts>;
@@ -86,6 +89,16 @@ export function createNftService(deps: NftServiceDeps): NftService {
   const contracts = createContractInfo(readsFor);
   const contractMetadata = createContractMetadata({ loader, readsFor });
   const spam = createCollectionSpam({ spam: deps.spam, contracts, readsFor, store });
+  const collectionList = createCollectionList({
+    store,
+    contracts,
+    contractMetadata,
+    readsFor,
+    gateways: nfts,
+    floorPrices: deps.floorPrices,
+    logger: deps.logger,
+    spam,
+  });
 
   async function runJob(job: MetadataJob): Promise<unknown> {
     const standard = job.standard ?? (await contracts.standard(job.network, job.contract as Address));
@@ -135,7 +148,9 @@ export function createNftService(deps: NftServiceDeps): NftService {
       for (const event of events) {
         if (event.type !== 'log' || event.removed) continue;
         const contract = contractUriUpdateOf(event.data);
-        if (contract !== undefined) contractMetadata.forget(event.network, contract);
+        if (contract === undefined) continue;
+        contractMetadata.forget(event.network, contract);
+        collectionList.forget(event.network, contract);
       }
     },
     metadata: async (network, contract, tokenId) =>
@@ -143,6 +158,7 @@ export function createNftService(deps: NftServiceDeps): NftService {
     refresh: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.refresh),
     collection: (network, contract) => collectionResponse(parts, network, contract),
+    collections: (network, list) => collectionList.describe(network, list),
     standard: (network, contract) => contracts.standard(network, contract),
     owned: (network, owner, page) => ownedResponse(parts, network, owner, page),
     async close() {

@@ -45,6 +45,17 @@ export function createNftStore(db: Database) {
     holders: (key: TokenKey) => holders(db, key),
     collectionCounts: (network: string, contract: string) => collectionCounts(db, network, contract),
     ownedBy: (network: string, owner: string, page: OwnedPage) => ownedBy(db, network, owner, page),
+    /** Token ids held of each contract, each counted up to `countCap`, in one read. */
+    async tokenCounts(network: string, contracts: readonly string[]): Promise<Map<string, number>> {
+      const { rows } = await sql<{ contract: string; tokens: string }>`
+        select c.contract, (
+          select count(*) from (
+            select distinct token_id from nft_ownership
+            where network = ${network} and contract = c.contract and amount > 0 order by token_id limit ${countCap}
+          ) t) as tokens
+        from unnest(${[...contracts]}::text[]) as c(contract)`.execute(db);
+      return new Map(rows.map((row) => [row.contract, Number(row.tokens)]));
+    },
     ownedContracts: (network: string, owner: string) => ownedContracts(db, network, owner),
     indexedHead: (network: string) => indexedHead(db, network),
   };

@@ -20,7 +20,8 @@ describe('NFT APIs on the real index', () => {
     server = await startHttpServer((request, response) => {
       const path = request.url ?? '';
       hits.set(path, (hits.get(path) ?? 0) + 1);
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: `doc ${path}` }));
+      const image = `https://img.example${path}.png`;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: `doc ${path}`, image }));
     });
     base = await startTestService();
     // The same anvil and database, with the devnet indexed.
@@ -160,9 +161,19 @@ describe('NFT APIs on the real index', () => {
     const { nft, artifacts } = f.contracts;
     const contractUriOf = async () =>
       (await f.call('GET', `/v1/nfts/ethereum/collection/${nft}`, '/v1/nfts/{chain}/collection/{contract}')).body.contract_uri;
+    // Lists keep what the chain says of a collection for 30 s; the announcement clears that too.
+    const listedImageOf = async () => {
+      const { body } = await f.call(
+        'GET',
+        `/v1/rpc/ethereum/devnet/${f.key}/getContractsForOwner?owner=${deployer}`,
+        '/v1/rpc/{chain}/{network}/{apiKey}/getContractsForOwner',
+      );
+      return body.contracts.find((c: { address: string }) => c.address === nft.toLowerCase())?.openSeaMetadata.imageUrl;
+    };
     await f.send(nft, artifacts.DemoNft.abi, 'setContractURI', [`${server.url}/contract/a`]);
     await indexed();
     expect(await contractUriOf()).toBe(`${server.url}/contract/a`);
+    expect(await listedImageOf()).toBe('https://img.example/contract/a.png');
     // Kept in memory for minutes, unless ContractURIUpdated() says it changed.
     await f.send(nft, artifacts.DemoNft.abi, 'setContractURI', [`${server.url}/contract/b`]);
     await indexed();
@@ -171,5 +182,6 @@ describe('NFT APIs on the real index', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await contractUriOf()).toBe(`${server.url}/contract/b`);
+    expect(await listedImageOf()).toBe('https://img.example/contract/b.png');
   });
 });

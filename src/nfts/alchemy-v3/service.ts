@@ -6,7 +6,6 @@ import { networkName } from '../contract-info.ts';
 import { type HeldFilter, keepsNothing } from '../held-filter.ts';
 import type { AcquiredToken, IndexedToken, NftIndexReads } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
-import type { NftCollection } from '../responses.ts';
 import type { NftService } from '../service.ts';
 import { acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
@@ -110,13 +109,10 @@ async function contractsOf(
   tokens: readonly Pick<IndexedToken, 'contract' | 'standard'>[],
 ): Promise<Map<string, V3NftContract>> {
   const distinct = new Map(tokens.map((token) => [token.contract, token.standard]));
-  const described = await Promise.all(
-    [...distinct].map(async ([address, standard]) => {
-      const collection: NftCollection | null = await nfts.collection(network, address as Address).catch(() => null);
-      return [address, v3NftContract(address, standard, collection)] as const;
-    }),
+  const described = await nfts.collections(network, [...distinct.keys()] as Address[]);
+  return new Map(
+    [...distinct].map(([address, standard]) => [address, v3NftContract(address, standard, described.get(address) ?? null)]),
   );
-  return new Map(described);
 }
 
 async function withMetadata(deps: V3Deps, network: Network, tokens: readonly IndexedToken[]): Promise<V3Nft[]> {

@@ -2,7 +2,7 @@ import type { NftStandard } from '../../db/tables/chain-index.ts';
 import type { IndexedHead, IndexedToken } from '../index-reads.ts';
 import type { Trait } from '../metadata/parse-metadata.ts';
 import { type Gateways, imageGatewayUrl } from '../metadata/resolve-uri.ts';
-import type { NftCollection, NftMetadata } from '../responses.ts';
+import type { CollectionFacts, NftMetadata } from '../responses.ts';
 
 /**
  * Alchemy's NFT API v3 answers, built from the /v1/nfts records. Fields Blockyard has no source for
@@ -109,7 +109,7 @@ export function factsOfIndexed(token: IndexedToken): TokenFacts {
   };
 }
 
-export function v3Contract(collection: NftCollection): V3Contract {
+export function v3Contract(collection: CollectionFacts): V3Contract {
   const floor = collection.floor_price_eth === null ? null : Number(collection.floor_price_eth);
   return {
     address: collection.contract,
@@ -162,7 +162,7 @@ const undescribed = (address: string, standard: NftStandard): V3Contract => ({
 });
 
 /** The contract part of an NFT; `collection` is null when the contract could not be described (an upstream failure). */
-export function v3NftContract(address: string, standard: NftStandard, collection: NftCollection | null): V3NftContract {
+export function v3NftContract(address: string, standard: NftStandard, collection: CollectionFacts | null): V3NftContract {
   const described = collection ? v3Contract(collection) : undescribed(address, standard);
   return { ...described, isSpam: collection?.is_spam ?? false, spamClassifications: collection?.spam_reasons ?? [] };
 }
