@@ -1,7 +1,7 @@
-import { type Kysely, type Migration, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationNames } from '../../src/db/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { migrateUpTo, runMigration } from '../support/migrate-up-to.ts';
 
 const target = '2026-12-03T0900-webhook-addresses';
 
@@ -18,11 +18,7 @@ describe(`migration ${target}`, () => {
 
   it('copies config.addresses (lower-case, once each), sets address_filter and address_count, and keeps the JSON', async () => {
     const db = database.db;
-    const run = async (name: string) => {
-      const migration = (await import(new URL(`../../src/db/migrations/${name}.ts`, import.meta.url).href)) as Migration;
-      await db.transaction().execute((trx) => migration.up(trx as unknown as Kysely<unknown>));
-    };
-    for (const name of migrationNames.slice(0, migrationNames.indexOf(target))) await run(name);
+    await migrateUpTo(db, target);
     await sql`insert into accounts (id, name, plan) values ('acc_1', 'a', 'free')`.execute(db);
     const insert = (id: string, config: unknown) =>
       sql`insert into webhooks (id, account_id, url, chain, network, event_type, config, payload_format, status, secret_ciphertext, start_seq)
@@ -34,7 +30,7 @@ describe(`migration ${target}`, () => {
     await insert('wh_none', { confirmations: 2 });
     await insert('wh_empty', { addresses: [] });
 
-    await run(target);
+    await runMigration(db, target);
     const rows = await db
       .selectFrom('webhooks')
       .select(['id', 'address_filter', 'address_count', 'config'])
