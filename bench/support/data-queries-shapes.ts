@@ -159,6 +159,7 @@ export function buildShapes(baseUrl: string, blocks: number, deep: DeepPages): Q
     v3('getNFTMetadata', `contractAddress=${bigNft}&tokenId=1`),
     v3('getContractsForOwner', `owner=${router}`),
     v3('getContractsForOwner', `owner=${router}&includeFilters[]=AIRDROPS`),
+    v3('getContractsForOwner', `owner=${router}&orderBy=transferTime`),
   ];
 }
 

@@ -36,6 +36,12 @@ export interface IndexedHead {
   readonly timestamp: Date;
 }
 
+/** Where a page of an owner's contracts ends: the last contract, and its newest acquisition when ordered by it. */
+export interface ContractsAfter {
+  readonly contract: string;
+  readonly block?: number | null;
+}
+
 /** One contract an owner holds tokens of, with the first of them (its display token). */
 export interface OwnedContract {
   readonly contract: string;
@@ -44,6 +50,8 @@ export interface OwnedContract {
   readonly totalBalance: string;
   readonly distinctTokens: number;
   readonly displayToken: { tokenId: string; name: string | null; imageUrl: string | null };
+  /** The newest block a held token of the contract came to the owner in; null when none is indexed. */
+  readonly acquiredBlock: number | null;
 }
 
 /** Tokens of a collection per trait value, and how many tokens were counted. */
@@ -98,6 +106,17 @@ async function countHeld(db: Database, network: string, owner: string, filter: H
   return Number(rows[0]?.total ?? 0);
 }
 
+/**
+ * After a page's last row in the newest-acquired-first order (`acquired desc nulls last`, then `tie`'s
+ * key): older acquisitions, unknown ones, or the same block further on by the key.
+ */
+function acquiredAfter(block: number | null, acquired: RawBuilder<unknown>, tie: RawBuilder<unknown>, keyword: 'and' | 'where') {
+  const lead = sql.raw(keyword);
+  return block === null
+    ? sql`${lead} ${acquired} is null and ${tie}`
+    : sql`${lead} (${acquired} < ${block} or ${acquired} is null or (${acquired} = ${block} and ${tie}))`;
+}
+
 const metadataColumns = sql`m.token_uri, m.name, m.description, m.image_url, m.traits, m.metadata_error, m.fetched_at`;
 
 /**
@@ -136,13 +155,14 @@ export function createNftIndexReads(db: Database) {
       page: { after?: AcquisitionKey; limit: number; filter: HeldFilter },
     ): Promise<AcquiredToken[]> {
       const { after } = page;
-      const tail = sql`(o.contract, o.token_id) > (${after?.contract ?? ''}, ${after?.tokenId ?? '0'}::numeric)`;
-      const afterSql =
-        after === undefined
-          ? sql``
-          : after.block === null
-            ? sql`and o.acquired_block is null and ${tail}`
-            : sql`and (o.acquired_block < ${after.block} or o.acquired_block is null or (o.acquired_block = ${after.block} and ${tail}))`;
+      const afterSql = after
+        ? acquiredAfter(
+            after.block,
+            sql`o.acquired_block`,
+            sql`(o.contract, o.token_id) > (${after.contract}, ${after.tokenId}::numeric)`,
+            'and',
+          )
+        : sql``;
       const { rows } = await sql<TokenRow & { acquired_block: string | null; acquired_at: Date | string | null }>`
         select o.contract, o.token_id::text as token_id, o.standard, o.amount::text as amount, ${metadataColumns},
           o.acquired_block::text as acquired_block, b.timestamp as acquired_at
@@ -167,36 +187,45 @@ export function createNftIndexReads(db: Database) {
     async contractsOwnedBy(
       network: string,
       owner: string,
-      page: { after?: string; limit: number; filter: HeldFilter },
+      page: { after?: ContractsAfter; limit: number; filter: HeldFilter; byAcquisition?: boolean },
     ): Promise<OwnedContract[]> {
-      const after = page.after === undefined ? sql`` : sql`and o.contract > ${page.after}`;
+      const { after, byAcquisition = false } = page;
+      const limit = sql`limit ${page.limit + 1}`;
+      // By address, the index stops the grouping at the page's end; newest first, every held contract is grouped.
+      const inner = byAcquisition
+        ? sql`group by contract`
+        : sql`${after ? sql`and o.contract > ${after.contract}` : sql``} group by contract order by contract ${limit}`;
+      const outer = !byAcquisition
+        ? sql`order by c.contract`
+        : sql`${after ? acquiredAfter(after.block ?? null, sql`c.acquired`, sql`c.contract > ${after.contract}`, 'where') : sql``}
+          order by c.acquired desc nulls last, c.contract ${limit}`;
       const { rows } = await sql<{
         contract: string;
         standard: NftStandard;
         total_balance: string;
         distinct_tokens: string;
         first_token_id: string;
+        acquired: string | null;
         name: string | null;
         image_url: string | null;
       }>`
-        select c.contract, c.standard, c.total_balance, c.distinct_tokens, c.first_token_id::text as first_token_id, m.name, m.image_url
+        select c.contract, c.standard, c.total_balance, c.distinct_tokens, c.first_token_id::text as first_token_id,
+          c.acquired::text as acquired, m.name, m.image_url
         from (
           select contract, min(standard) as standard, sum(amount)::text as total_balance, count(*) as distinct_tokens,
-            min(token_id) as first_token_id
+            min(token_id) as first_token_id, max(acquired_block) as acquired
           from nft_ownership o
-          where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)} ${after}
-          group by contract
-          order by contract
-          limit ${page.limit + 1}
+          where o.network = ${network} and o.owner = ${owner} and o.amount > 0 ${heldFilterSql(page.filter)} ${inner}
         ) c
         left join nft_metadata m on m.network = ${network} and m.contract = c.contract and m.token_id = c.first_token_id
-        order by c.contract`.execute(db);
+        ${outer}`.execute(db);
       return rows.map((row) => ({
         contract: row.contract,
         standard: row.standard,
         totalBalance: String(row.total_balance),
         distinctTokens: Number(row.distinct_tokens),
         displayToken: { tokenId: String(row.first_token_id), name: row.name, imageUrl: row.image_url },
+        acquiredBlock: row.acquired === null ? null : Number(row.acquired),
       }));
     },
 

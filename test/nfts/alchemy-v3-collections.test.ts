@@ -196,7 +196,7 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     const cases: [string, RegExp][] = [
       ['', /'owner'/],
       ['owner=0x12', /'owner'/],
-      [`owner=${dev}&orderBy=transferTime`, /'orderBy'/],
+      [`owner=${dev}&orderBy=newest`, /'orderBy'/],
       [`owner=${dev}&pageSize=0`, /pageSize/],
       [`owner=${dev}&pageSize=101`, /pageSize/],
       [`owner=${dev}&excludeFilters[]=SCAM`, /'excludeFilters'/],

@@ -230,6 +230,41 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     cameIn.set(item9, again);
   });
 
+  it('getContractsForOwner orderBy=transferTime: the collection whose token came last first, paged', async () => {
+    const { nft, items: itemsContract, spamNft } = t.demo;
+    const addresses = (answer: { contracts: { address: string }[] }) => answer.contracts.map((c) => c.address);
+    const newest = await t.alchemy.nft.getContractsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME });
+    expect(addresses(newest)).toEqual([lower(itemsContract), lower(nft)]);
+    // The spam collection came to the spam target at the demo's deployment, ape 205 in beforeAll: newest first
+    // is the address order. Another spam token now puts the spam collection (the higher address) first.
+    const spam = parseAbi(['function airdrop(address[] recipients)']);
+    const byAddress = [lower(nft), lower(spamNft)].sort();
+    expect(addresses(await t.alchemy.nft.getContractsForOwner(spamTarget, { orderBy: NftOrdering.TRANSFERTIME }))).toEqual(
+      byAddress,
+    );
+    const hash = await t.chain.wallet.writeContract({
+      address: spamNft,
+      abi: spam,
+      functionName: 'airdrop',
+      args: [[spamTarget]],
+    });
+    await t.chain.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+    await t.chain.synced();
+    const target = await t.alchemy.nft.getContractsForOwner(spamTarget, { orderBy: NftOrdering.TRANSFERTIME });
+    expect(addresses(target)).toEqual([lower(spamNft), lower(nft)]);
+    expect(addresses(await t.alchemy.nft.getContractsForOwner(spamTarget))).toEqual(byAddress);
+
+    const first = await get('getContractsForOwner', `owner=${spamTarget}&orderBy=transferTime&pageSize=1`);
+    const second = await get(
+      'getContractsForOwner',
+      `owner=${spamTarget}&orderBy=transferTime&pageSize=1&pageKey=${first.body.pageKey}`,
+    );
+    expect([...first.body.contracts, ...second.body.contracts].map((c: Body) => c.address)).toEqual(addresses(target));
+    expect(second.body.pageKey).toBeNull();
+    const unordered = await get('getContractsForOwner', `owner=${spamTarget}&pageSize=1&pageKey=${first.body.pageKey}`);
+    expect(unordered.status).toBe(400);
+  });
+
   it('refuses another orderBy and a page key of the other order, naming the parameter', async () => {
     const bad = await get('getNFTsForOwner', `owner=${bob}&orderBy=transferTime_desc`);
     expect(bad.status).toBe(400);

@@ -99,19 +99,22 @@ export function ownerFilters(query: Record<string, unknown>): {
   return { ...(spam ? { spam: { mode: spam, ...levelPart } } : {}), ...(airdrops ? { airdrops } : {}) };
 }
 
-/** A transferTime page key's sort key: the acquisition block ('x' when unknown), contract, token id. */
-export function acquisitionKeyOf([block, contract, tokenId]: string[]): AcquisitionKey {
-  if (block !== 'x' && !/^[0-9]{1,20}$/.test(block ?? ''))
+/** The acquisition block a transferTime page key starts with ('x': unknown). */
+export function acquisitionBlockOf(field: string | undefined): number | null {
+  if (field === 'x') return null;
+  if (!/^[0-9]{1,20}$/.test(field ?? ''))
     throw invalidRequest('pageKey', 'is not a page key this API gave (pass it back unchanged)');
-  return { block: block === 'x' ? null : Number(block), contract: contract!, tokenId: tokenId! };
+  return Number(field);
 }
 
-/** getNFTsForOwner's orderBy: transferTime (as the REST docs spell it, or alchemy-sdk's TRANSFERTIME), or none. */
+/** A transferTime page key's sort key: the acquisition block, contract, token id. */
+export function acquisitionKeyOf([block, contract, tokenId]: string[]): AcquisitionKey {
+  return { block: acquisitionBlockOf(block), contract: contract!, tokenId: tokenId! };
+}
+
+/** The owner methods' orderBy: transferTime (as the REST docs spell it, or alchemy-sdk's TRANSFERTIME), or none. */
 export function ownerOrder(value: unknown): 'transferTime' | undefined {
   if (value === undefined) return undefined;
   if (value === 'transferTime' || value === 'TRANSFERTIME') return 'transferTime';
-  throw invalidRequest(
-    'orderBy',
-    'must be transferTime (the newest acquired first); omit it for contract address, then token id',
-  );
+  throw invalidRequest('orderBy', 'must be transferTime (the newest acquired first); omit it for the address order');
 }

@@ -283,10 +283,15 @@ async function nftsForOwner(deps: V3Deps, request: FastifyRequest) {
 async function contractsForOwner(deps: V3Deps, request: FastifyRequest) {
   const query = request.query as Query;
   const owner = requiredAddress('owner', query.owner);
-  if (query.orderBy !== undefined) throw invalidRequest('orderBy', 'is not supported: contracts come by address (omit orderBy)');
+  const orderBy = ownerOrder(query.orderBy);
   const filters = ownerFilters(query);
   const network = evmNetwork(deps.chains, request);
-  return deps.v3.contractsForOwner(network, owner, { ...filters, pageKey: query.pageKey, pageSize: query.pageSize });
+  return deps.v3.contractsForOwner(network, owner, {
+    ...filters,
+    ...(orderBy ? { orderBy } : {}),
+    pageKey: query.pageKey,
+    pageSize: query.pageSize,
+  });
 }
 
 async function nftMetadata(deps: V3Deps, request: FastifyRequest) {

@@ -54,7 +54,7 @@ export const OwnerContractsQuery = Type.Object({
   owner: address('The owner, 0x-prefixed (required)'),
   pageKey,
   pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Contracts per page (1-100)' }),
-  orderBy: ignored('Not supported (400): the order is contract address'),
+  orderBy: ignored('transferTime (or TRANSFERTIME): the contract whose token came to the owner last first; omitted: by address'),
   ...spamQuery,
 });
 

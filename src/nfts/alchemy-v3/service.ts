@@ -4,10 +4,10 @@ import { mapBounded } from '../../core/map-bounded.ts';
 import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
 import { type HeldFilter, keepsNothing } from '../held-filter.ts';
-import type { AcquiredToken, IndexedToken, NftIndexReads } from '../index-reads.ts';
+import type { AcquiredToken, IndexedToken, NftIndexReads, OwnedContract } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
 import type { NftService } from '../service.ts';
-import { acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
+import { acquisitionBlockOf, acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
   factsOfIndexed,
   factsOfMetadata,
@@ -50,6 +50,8 @@ interface NftsForOwnerOptions {
 interface ContractsForOwnerOptions {
   spam?: NftsForOwnerOptions['spam'];
   airdrops?: FilterMode;
+  /** transferTime: the contract whose token came to the owner last first; else by address. */
+  orderBy?: 'transferTime';
   pageKey?: string;
   pageSize: number;
 }
@@ -223,12 +225,20 @@ function acquiredAtOf(token: Partial<AcquiredToken>) {
 async function contractsForOwner(deps: V3Deps, network: Network, owner: Address, options: ContractsForOwnerOptions) {
   const { reads, gateways } = deps;
   const name = networkName(network);
-  const fingerprint = { method: 'getContractsForOwner', network: name, owner, ...filtersOf(options) };
-  const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
+  const byAcquisition = options.orderBy === 'transferTime';
+  const fingerprint = {
+    method: 'getContractsForOwner',
+    network: name,
+    owner,
+    ...filtersOf(options),
+    ...(byAcquisition ? { orderBy: 'transferTime' } : {}),
+  };
+  const key = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, byAcquisition ? 2 : 1);
+  const after = key && (byAcquisition ? { block: acquisitionBlockOf(key[0]), contract: key[1]! } : { contract: key[0]! });
   const filter = await heldFilter(deps, network, owner, options);
   if (keepsNothing(filter)) return { contracts: [], totalCount: 0, pageKey: null };
   const [rows, totalCount] = await Promise.all([
-    reads.contractsOwnedBy(name, owner, { after, limit: options.pageSize, filter }),
+    reads.contractsOwnedBy(name, owner, { after, limit: options.pageSize, filter, byAcquisition }),
     reads.countContractsOwnedBy(name, owner, filter),
   ]);
   const { page, more } = split(rows, options.pageSize);
@@ -242,9 +252,13 @@ async function contractsForOwner(deps: V3Deps, network: Network, owner: Address,
       image: v3Image(row.displayToken.imageUrl, gateways),
     })),
     totalCount,
-    pageKey: more ? encodeV3PageKey([page.at(-1)!.contract], fingerprint) : null,
+    pageKey: more ? encodeV3PageKey(contractsKey(page.at(-1)!, byAcquisition), fingerprint) : null,
   };
 }
+
+/** A getContractsForOwner page key's sort key: the contract, after its newest acquisition when ordered by it. */
+const contractsKey = (last: OwnedContract, byAcquisition: boolean) =>
+  byAcquisition ? [String(last.acquiredBlock ?? 'x'), last.contract] : [last.contract];
 
 /** The filters a page key is bound to (a key from another filter is refused). */
 const filtersOf = (options: Pick<NftsForOwnerOptions, 'spam' | 'airdrops'>) => ({
