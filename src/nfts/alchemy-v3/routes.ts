@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainRegistry } from '../../chains/registry.ts';
-import { invalidRequest } from '../../core/errors.ts';
 import { contractFilterOf, everyContract, namedContract } from '../../http/route-restrictions.ts';
 import { restComputeUnits } from '../../limits/compute-units.ts';
 import { parseTokenId } from '../params.ts';
