@@ -102,7 +102,7 @@ export function ownerFilters(query: Record<string, unknown>): {
 /** The acquisition block a transferTime page key starts with ('x': unknown). */
 export function acquisitionBlockOf(field: string | undefined): number | null {
   if (field === 'x') return null;
-  if (!/^[0-9]{1,20}$/.test(field ?? ''))
+  if (!/^[0-9]{1,15}$/.test(field ?? ''))
     throw invalidRequest('pageKey', 'is not a page key this API gave (pass it back unchanged)');
   return Number(field);
 }
