@@ -8,10 +8,12 @@ export interface AirdropFact {
 
 /** The block's airdrops: mints whose transaction's sender is not the recipient. Pure. */
 export function airdropsOf(block: BlockFacts): AirdropFact[] {
+  const mints = block.nftTransfers.filter((transfer) => transfer.from === zeroAddress);
+  // Most blocks of a backfill mint nothing: the senders are looked up only for those that do.
+  if (mints.length === 0) return [];
   const senders = new Map(block.transactions.map((tx) => [tx.hash, tx.from]));
-  return block.nftTransfers
+  return mints
     .filter((transfer) => {
-      if (transfer.from !== zeroAddress) return false;
       const sender = senders.get(transfer.transactionHash);
       return sender !== undefined && sender !== transfer.to;
     })

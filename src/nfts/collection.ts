@@ -64,9 +64,3 @@ export function createContractMetadata(deps: { loader: DocumentLoader; readsFor:
     },
   };
 }
-
-/** `totalSupply()` when the contract has it, else the number of token ids the index holds. */
-export async function readTotalSupply(reads: ChainReads, contract: Address, indexedTokens: number): Promise<number> {
-  const supply = await reads.read<bigint>(contract, 'totalSupply');
-  return supply.ok ? Number(supply.value) : indexedTokens;
-}

@@ -8,9 +8,9 @@ import type { NftStandard } from '../db/tables/chain-index.ts';
 import type { ChainEventListener } from '../events/chain-event.ts';
 import type { SpamService } from '../spam/service.ts';
 import { type ChainReads, createChainReads } from './chain-reads.ts';
-import { createContractMetadata, readTotalSupply } from './collection.ts';
-import { createCollectionList } from './collection-list.ts';
+import { createContractMetadata } from './collection.ts';
 import { type CollectionSpam, createCollectionSpam, type SpamFilter } from './collection-spam.ts';
+import { createCollections } from './collections.ts';
 import { type ContractInfo, createContractInfo, networkName } from './contract-info.ts';
 import type { FloorPriceSource } from './floor-price.ts';
 import { createDocumentLoader, type DocumentLoader } from './metadata/load-document.ts';
@@ -69,12 +69,8 @@ export interface NftServiceDeps {
 interface NftParts {
   store: NftStore;
   contracts: ContractInfo;
-  contractMetadata: ReturnType<typeof createContractMetadata>;
-  readsFor: (network: Network) => ChainReads;
   fetcher: NftMetadataFetcher;
   gateways: Gateways;
-  floorPrices: FloorPriceSource | undefined;
-  logger: Logger;
   spam: CollectionSpam;
 }
 
@@ -89,7 +85,7 @@ export function createNftService(deps: NftServiceDeps): NftService {
   const contracts = createContractInfo(readsFor);
   const contractMetadata = createContractMetadata({ loader, readsFor });
   const spam = createCollectionSpam({ spam: deps.spam, contracts, readsFor, store });
-  const collectionList = createCollectionList({
+  const collections = createCollections({
     store,
     contracts,
     contractMetadata,
@@ -129,17 +125,7 @@ export function createNftService(deps: NftServiceDeps): NftService {
         standard: token.standard,
       }),
   });
-  const parts: NftParts = {
-    store,
-    contracts,
-    contractMetadata,
-    readsFor,
-    fetcher,
-    gateways: nfts,
-    floorPrices: deps.floorPrices,
-    logger: deps.logger,
-    spam,
-  };
+  const parts: NftParts = { store, contracts, fetcher, gateways: nfts, spam };
 
   return {
     fetcher,
@@ -150,15 +136,15 @@ export function createNftService(deps: NftServiceDeps): NftService {
         const contract = contractUriUpdateOf(event.data);
         if (contract === undefined) continue;
         contractMetadata.forget(event.network, contract);
-        collectionList.forget(event.network, contract);
+        collections.forget(event.network, contract);
       }
     },
     metadata: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.get),
     refresh: async (network, contract, tokenId) =>
       metadataResponse(parts, await tokenRef(contracts, network, contract, tokenId), tokens.refresh),
-    collection: (network, contract) => collectionResponse(parts, network, contract),
-    collections: (network, list) => collectionList.describe(network, list),
+    collection: (network, contract) => collections.one(network, contract),
+    collections: (network, list) => collections.many(network, list),
     standard: (network, contract) => contracts.standard(network, contract),
     owned: (network, owner, page) => ownedResponse(parts, network, owner, page),
     async close() {
@@ -203,44 +189,6 @@ async function metadataResponse(parts: NftParts, token: TokenRef, load: RecordLo
     token_uri: record.tokenUri,
     metadata_error: record.metadataError,
     fetched_at: record.fetchedAt.toISOString(),
-  };
-}
-
-async function collectionResponse(parts: NftParts, network: Network, contract: Address): Promise<NftCollection> {
-  const { contracts, store, floorPrices, logger } = parts;
-  const standard = await contracts.standard(network, contract);
-  const chainReads = parts.readsFor(network);
-  const [name, symbol, counts, document, floor, spam] = await Promise.all([
-    contracts.name(network, contract),
-    chainReads.read<string>(contract, 'symbol'),
-    store.collectionCounts(networkName(network), contract),
-    parts.contractMetadata.get(network, contract),
-    floorPrices?.floorPrice(network, contract).catch((error: unknown) => {
-      logger.warn({ err: error, contract }, 'floor price source failed');
-      return null;
-    }) ?? null,
-    parts.spam.of(network, contract),
-  ]);
-  return {
-    contract,
-    chain: network.config.chain,
-    network: network.config.network,
-    name: name ?? document.name,
-    symbol: symbol.ok && symbol.value.trim() !== '' ? symbol.value : null,
-    standard,
-    total_supply: await readTotalSupply(chainReads, contract, counts.tokens),
-    num_owners: counts.owners,
-    floor_price_eth: floor?.eth ?? null,
-    floor_price_usd: floor?.usd ?? null,
-    description: document.description,
-    image_url: document.image,
-    image_gateway_url: imageGatewayUrl(document.image, parts.gateways),
-    banner_url: document.banner,
-    contract_uri: document.contractUri,
-    metadata_error: document.error,
-    is_spam: spam.is_spam,
-    spam_reasons: spam.spam_reasons,
-    spam_confidence: spam.confidence,
   };
 }
 
