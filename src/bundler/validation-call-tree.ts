@@ -11,6 +11,7 @@ export interface CallFrame {
   readonly input?: string;
   readonly output?: string;
   readonly error?: string;
+  readonly gasUsed?: string;
   readonly calls?: readonly CallFrame[];
 }
 
@@ -26,6 +27,12 @@ export type QuickVerdict =
       readonly why: string;
       /** Only which opcodes ran is undecided (not storage): the opcode-only step list can clear it. */
       readonly opcodesOnly: boolean;
+      /**
+       * An EXTCODE* in code that ran may have targeted an address without code (OP-041) or the
+       * EntryPoint (OP-054): the opcode list clears the op only if none ran outside the EntryPoint's
+       * own code (validation-step-frames.ts).
+       */
+      readonly codeReads: boolean;
     };
 
 /** EntryPoint.depositTo(address): ERC-7562 OP-052 lets the sender or factory call it. */
@@ -52,7 +59,7 @@ interface TreeWalk {
   readonly staked: RuleEntities['staked'];
   readonly deploying: boolean;
   readonly screen: (code: string) => BytecodeScreen;
-  /** An EXTCODE* whose target only the step tracer sees (OP-041, OP-054): the opcode pass cannot clear it. */
+  /** An EXTCODE* whose target only the step tracer sees (OP-041, OP-054): the opcode pass clears it only if none ran. */
   targetsUndecided?: boolean;
   /** Code that ran may check an address's code size (EXTCODESIZE ISZERO): OP-041 if one touched has none. */
   checksCodeSize?: boolean;
@@ -100,12 +107,12 @@ export function checkCallTree(
     }
   }
   return walk.undecided
-    ? { kind: 'trace', why: walk.undecided, opcodesOnly: !walk.storageUndecided && !walk.targetsUndecided }
+    ? { kind: 'trace', why: walk.undecided, opcodesOnly: !walk.storageUndecided, codeReads: walk.targetsUndecided === true }
     : { kind: 'ok' };
 }
 
 /** The code at each address the trace touched; created code too: the sender's exists only inside this trace (the CREATE2 frame's output). */
-function codeInTrace(root: CallFrame, prestate: Prestate): Map<string, string> {
+export function codeInTrace(root: CallFrame, prestate: Prestate): Map<string, string> {
   const codeOf = new Map<string, string>();
   for (const [address, account] of Object.entries(prestate)) if (account.code) codeOf.set(address.toLowerCase(), account.code);
   const collectCreated = (frame: CallFrame) => {

@@ -5,7 +5,7 @@ import { simulationsCodeOf } from './entry-points.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 import { simulationCallData } from './simulation.ts';
 import { type AnyUserOperation, type EntryPointVersion, entitiesOf } from './user-operation.ts';
-import { type CallFrame, checkCallTree, type Prestate } from './validation-call-tree.ts';
+import { type CallFrame, checkCallTree, codeInTrace, type Prestate } from './validation-call-tree.ts';
 import {
   bannedOpcodes,
   callOpcodeNames,
@@ -14,6 +14,7 @@ import {
   opcodeStepsAreClean,
 } from './validation-opcode-steps.ts';
 import type { RuleEntities, RuleViolation } from './validation-rule-types.ts';
+import { codeReadOutsideEntryPoint } from './validation-step-frames.ts';
 import { checkStepTrace, type StepTrace, stepTracerSource } from './validation-step-trace.ts';
 
 export interface StructLog {
@@ -89,8 +90,8 @@ export interface ValidationTraces {
   readonly overridden: readonly string[];
   /** The sender's and (for an op that deploys it) the factory's keys of whether their last validation needed the opcode pass. */
   readonly passKeys: readonly string[];
-  /** The opcode pass, started with the two tracers when the last validation of the same accounts needed it. */
-  readonly opcodeSteps?: Promise<boolean>;
+  /** The opcode pass's steps (undefined where the upstream cannot list them), started with the two tracers when the last validation of the same accounts needed it. */
+  readonly opcodeSteps?: Promise<readonly OpcodeStep[] | undefined>;
 }
 
 /** Starts tracing the op's validation call with `callTracer` and `prestateTracer`, side by side. */
@@ -113,7 +114,7 @@ export function traceValidation(
   prestate.catch(() => undefined);
   const factory = entitiesOf(op).factory;
   const passKeys = [op.sender, ...(factory ? [factory] : [])].map((who) => `${entryPoint}|${who}`.toLowerCase());
-  const opcodeSteps = passKeys.some((key) => neededOpcodePass.has(key)) ? opcodesRanClean(trace, call, overrides) : undefined;
+  const opcodeSteps = passKeys.some((key) => neededOpcodePass.has(key)) ? listOpcodeSteps(trace, call, overrides) : undefined;
   return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides), passKeys, opcodeSteps };
 }
 
@@ -168,8 +169,16 @@ export async function checkValidationRules(
   for (const key of traces.passKeys) rememberOpcodePass(key, quick?.kind === 'trace' && quick.opcodesOnly);
   if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
-  if (quick?.opcodesOnly && (await (traces.opcodeSteps ?? opcodesRanClean(trace, call, overrides))))
-    return { storageOwners, codeHashes };
+  if (quick?.kind === 'trace' && quick.opcodesOnly && traced.status === 'fulfilled') {
+    const steps = await (traces.opcodeSteps ?? listOpcodeSteps(trace, call, overrides));
+    if (steps !== undefined && opcodeStepsAreClean(steps)) {
+      const [tree, prestate] = traced.value;
+      const codeOf = codeInTrace(tree, prestate);
+      const hasCode = (address: string) => (codeOf.get(address.toLowerCase()) ?? '0x') !== '0x';
+      if (!quick.codeReads || !codeReadOutsideEntryPoint(steps, tree, hasCode, entities.entryPoint))
+        return { storageOwners, codeHashes };
+    }
+  }
 
   let violation: RuleViolation | undefined;
   try {
@@ -217,15 +226,19 @@ function rememberOpcodePass(key: string, needed: boolean) {
 
 /**
  * The middle pass: the opcode-only step list, when the first pass left only opcodes undecided (code
- * that could reach GAS other than before a call, as most accounts' `execute` can). False sends the op
- * on to the step tracer: a step that may break a rule, or an upstream that cannot list the steps.
+ * that could reach GAS other than before a call, as most accounts' `execute` can, or read other
+ * accounts' code). Undefined sends the op on to the step tracer: an upstream that cannot list the steps.
  */
-async function opcodesRanClean(trace: TraceCall, call: ValidationTraces['call'], overrides: ValidationTraces['overrides']) {
+async function listOpcodeSteps(
+  trace: TraceCall,
+  call: ValidationTraces['call'],
+  overrides: ValidationTraces['overrides'],
+): Promise<readonly OpcodeStep[] | undefined> {
   try {
     const result = (await trace(call, { ...opcodeStepOptions, stateOverrides: overrides })) as { structLogs?: OpcodeStep[] };
-    return Array.isArray(result?.structLogs) && opcodeStepsAreClean(result.structLogs);
+    return Array.isArray(result?.structLogs) ? result.structLogs : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

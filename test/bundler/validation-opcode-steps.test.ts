@@ -103,6 +103,20 @@ describe('ERC-7562 rules on a real anvil: which passes run', () => {
     expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
   });
 
+  it('clears code that holds an EXTCODEHASH its validation never ran with the opcode pass, not the step tracer', async () => {
+    // After the return, a JUMPDEST leads to EXTCODEHASH of 0xdead (as an account's upgrade path reads code);
+    // the simulation's own EXTCODESIZE of the sender, in the EntryPoint's call to itself, is the EntryPoint's.
+    const verdict = await check('0x000000000000000000000000000000000000b005', `0x${payAndReturn}5b61dead3f5000`);
+    expect(verdict).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger']);
+  });
+
+  it('sends an op whose validation did read the code of an address without code on to the step tracer, which names OP-041', async () => {
+    const verdict = await check('0x000000000000000000000000000000000000b006', `0x61dead3f50${payAndReturn}`);
+    expect(verdict).toMatchObject({ data: { entity: 'account', rule: 'OP-041' } });
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
+  });
+
   it('leaves code with nothing to decide to the first pass alone', async () => {
     expect(await check('0x000000000000000000000000000000000000b003', `0x${payAndReturn}`)).toBe('accepted');
     expect(traced).toEqual(['callTracer', 'prestateTracer', '|']);

@@ -123,16 +123,23 @@ describe('EXTCODE* in validation', () => {
     prestate: { [sender]: { code }, [entryPoint]: { code: '0x00' } },
   });
 
-  it('leaves an EXTCODE* to the step tracer (not the opcode pass), and an existence check only when a touched address has no code', () => {
+  it('leaves an EXTCODE* to a later pass (the opcode pass clears it only if none ran), and an existence check only when a touched address has no code', () => {
     const read = tree('0x3f5000');
     expect(checkCallTree(read.root as never, read.prestate as never, account, screenBytecode)).toMatchObject({
       kind: 'trace',
-      opcodesOnly: false,
+      opcodesOnly: true,
+      codeReads: true,
     });
     const exists = tree('0x3b1500');
     expect(checkCallTree(exists.root as never, exists.prestate as never, account, screenBytecode)).toEqual({ kind: 'ok' });
     const withCodeless = { ...exists.prestate, '0x000000000000000000000000000000000000dead': { balance: '0x0' } };
     expect(checkCallTree(exists.root as never, withCodeless as never, account, screenBytecode)).toMatchObject({
+      kind: 'trace',
+      codeReads: true,
+    });
+    // Storage of another contract as well: only the step tracer can judge it.
+    const withStorage = { ...read.prestate, [utility]: { code: '0x00', storage: { '0x01': '0x02' } } };
+    expect(checkCallTree(read.root as never, withStorage as never, account, screenBytecode)).toMatchObject({
       kind: 'trace',
       opcodesOnly: false,
     });
