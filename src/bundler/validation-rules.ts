@@ -13,6 +13,7 @@ import {
   opcodeStepOptions,
   opcodeStepsAreClean,
 } from './validation-opcode-steps.ts';
+import { createPassMemory, passKeyOf } from './validation-pass-memory.ts';
 import type { RuleEntities, RuleViolation } from './validation-rule-types.ts';
 import { codeReadOutsideEntryPoint } from './validation-step-frames.ts';
 import { checkStepTrace, type StepTrace, stepTracerSource } from './validation-step-trace.ts';
@@ -77,6 +78,7 @@ const unsupported = (error: unknown) =>
     (error as Error).message ?? '',
   );
 const screen = createBytecodeScreenCache();
+const passMemory = createPassMemory();
 
 /** The op's validation call (the simulation the EntryPoint runs) being traced by the two built-in tracers. */
 export interface ValidationTraces {
@@ -88,10 +90,14 @@ export interface ValidationTraces {
   readonly prestate: Promise<Prestate>;
   /** Addresses whose traced code is not theirs on chain (code overrides): left out of the code hashes. */
   readonly overridden: readonly string[];
-  /** The sender's and (for an op that deploys it) the factory's keys of whether their last validation needed the opcode pass. */
-  readonly passKeys: readonly string[];
-  /** The opcode pass's steps (undefined where the upstream cannot list them), started with the two tracers when the last validation of the same accounts needed it. */
+  /** The key of which pass settled this validation (validation-pass-memory.ts): the factory's for an op that deploys its sender, else the sender's. */
+  readonly passKey: string;
+  /** An op that deploys its sender: the sender's key, for its next ops (its own validation ran here too). */
+  readonly accountPassKey?: string;
+  /** The opcode pass's steps (undefined where the upstream cannot list them), started with the two tracers when it settled the last validation under the same key. */
   readonly opcodeSteps?: Promise<readonly OpcodeStep[] | undefined>;
+  /** The step tracer's result, started with the two tracers when it settled the last validation under the same key. */
+  readonly stepTrace?: Promise<unknown>;
 }
 
 /** Starts tracing the op's validation call with `callTracer` and `prestateTracer`, side by side. */
@@ -112,10 +118,26 @@ export function traceValidation(
   // Awaited by checkValidationRules, unless the op is refused before (then nobody needs them).
   tree.catch(() => undefined);
   prestate.catch(() => undefined);
-  const factory = entitiesOf(op).factory;
-  const passKeys = [op.sender, ...(factory ? [factory] : [])].map((who) => `${entryPoint}|${who}`.toLowerCase());
-  const opcodeSteps = passKeys.some((key) => neededOpcodePass.has(key)) ? listOpcodeSteps(trace, call, overrides) : undefined;
-  return { trace, call, overrides, tree, prestate, overridden: Object.keys(overrides), passKeys, opcodeSteps };
+  const { factory, paymaster } = entitiesOf(op);
+  const passKey = passKeyOf(entryPoint, factory ?? op.sender);
+  const last = passMemory.recall(passKey);
+  const opcodeSteps = last === 'opcodes' ? listOpcodeSteps(trace, call, overrides) : undefined;
+  const addresses = { entryPoint, sender: op.sender, factory: factory ?? undefined, paymaster: paymaster ?? undefined };
+  const stepTrace =
+    last === 'steps' ? trace(call, { tracer: stepTracerSource(addresses), stateOverrides: overrides }) : undefined;
+  stepTrace?.catch(() => undefined);
+  return {
+    trace,
+    call,
+    overrides,
+    tree,
+    prestate,
+    overridden: Object.keys(overrides),
+    passKey,
+    ...(factory ? { accountPassKey: passKeyOf(entryPoint, op.sender) } : {}),
+    opcodeSteps,
+    stepTrace,
+  };
 }
 
 /**
@@ -166,23 +188,29 @@ export async function checkValidationRules(
   } catch (error) {
     if (!unsupported(error)) throw error;
   }
-  for (const key of traces.passKeys) rememberOpcodePass(key, quick?.kind === 'trace' && quick.opcodesOnly);
+  if (traces.accountPassKey && quick?.kind === 'trace' && quick.opcodesOnly)
+    passMemory.remember(traces.accountPassKey, 'opcodes');
+  if (quick?.kind === 'ok') passMemory.remember(traces.passKey, undefined);
   if (quick?.kind === 'ok') return { storageOwners, codeHashes };
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
-  if (quick?.kind === 'trace' && quick.opcodesOnly && traced.status === 'fulfilled') {
+  if (quick?.kind === 'trace' && quick.opcodesOnly && traced.status === 'fulfilled' && traces.stepTrace === undefined) {
     const steps = await (traces.opcodeSteps ?? listOpcodeSteps(trace, call, overrides));
     if (steps !== undefined && opcodeStepsAreClean(steps)) {
       const [tree, prestate] = traced.value;
       const codeOf = codeInTrace(tree, prestate);
       const hasCode = (address: string) => (codeOf.get(address.toLowerCase()) ?? '0x') !== '0x';
-      if (!quick.codeReads || !codeReadOutsideEntryPoint(steps, tree, hasCode, entities.entryPoint))
+      if (!quick.codeReads || !codeReadOutsideEntryPoint(steps, tree, hasCode, entities.entryPoint)) {
+        passMemory.remember(traces.passKey, 'opcodes');
         return { storageOwners, codeHashes };
+      }
     }
   }
+  passMemory.remember(traces.passKey, 'steps');
 
   let violation: RuleViolation | undefined;
   try {
-    const steps = (await trace(call, { tracer: stepTracerSource(entities), stateOverrides: overrides })) as StepTrace;
+    const steps = (await (traces.stepTrace ??
+      trace(call, { tracer: stepTracerSource(entities), stateOverrides: overrides }))) as StepTrace;
     violation = checkStepTrace(steps, entities);
   } catch (error) {
     if (!unsupported(error)) throw error;
@@ -205,23 +233,6 @@ export async function checkValidationRules(
   }
   if (violation) throw ruleError(violation);
   return { storageOwners, codeHashes };
-}
-
-/**
- * Senders and factories whose last validation needed the opcode pass. A wallet's ops run the same code
- * every time, and a factory deploys the same account code, so from the second op on the pass runs
- * beside the first two tracers instead of after them.
- */
-const neededOpcodePass = new Set<string>();
-const opcodePassMemory = 10_000;
-
-function rememberOpcodePass(key: string, needed: boolean) {
-  if (!needed) {
-    neededOpcodePass.delete(key);
-    return;
-  }
-  if (neededOpcodePass.size >= opcodePassMemory) neededOpcodePass.delete(neededOpcodePass.values().next().value as string);
-  neededOpcodePass.add(key);
 }
 
 /**

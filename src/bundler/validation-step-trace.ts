@@ -27,7 +27,7 @@ const pad = (address: string) => `000000000000000000000000${address.toLowerCase(
  * rules need; far smaller than the struct logger's output. Steps in the EntryPoint's own code are
  * trusted and skipped.
  */
-export function stepTracerSource(entities: RuleEntities): string {
+export function stepTracerSource(entities: Pick<RuleEntities, 'entryPoint' | 'sender' | 'factory' | 'paymaster'>): string {
   const watched = [entities.sender, entities.factory, entities.paymaster].filter(Boolean).map((a) => pad(a!));
   return `{
   ep: '${entities.entryPoint.toLowerCase()}',

@@ -117,6 +117,23 @@ describe('ERC-7562 rules on a real anvil: which passes run', () => {
     expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
   });
 
+  it('starts the step tracer beside the first two tracers for an account whose last validation it settled, without the opcode pass', async () => {
+    // Reads its own code size (EXTCODESIZE of its own address, which has code): allowed, but only the step tracer sees the target.
+    const account = '0x000000000000000000000000000000000000b007' as Address;
+    const readsOwnCode = `0x61b0073b50${payAndReturn}`;
+    expect(await check(account, readsOwnCode)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
+    expect(await check(account, readsOwnCode)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', 'step tracer', '|']);
+    // A verdict the early step trace reaches is the step tracer's: the same code reading an address without code.
+    expect(await check(account, `0x61dead3f50${payAndReturn}`)).toMatchObject({ data: { entity: 'account', rule: 'OP-041' } });
+    expect(traced).toEqual(['callTracer', 'prestateTracer', 'step tracer', '|']);
+    // Nothing left to decide: the memory is dropped, and the next op starts no pass early.
+    expect(await check(account, `0x${payAndReturn}`)).toBe('accepted');
+    expect(await check(account, `0x${payAndReturn}`)).toBe('accepted');
+    expect(traced).toEqual(['callTracer', 'prestateTracer', '|']);
+  });
+
   it('leaves code with nothing to decide to the first pass alone', async () => {
     expect(await check('0x000000000000000000000000000000000000b003', `0x${payAndReturn}`)).toBe('accepted');
     expect(traced).toEqual(['callTracer', 'prestateTracer', '|']);

@@ -168,7 +168,7 @@ describe('a paymaster context (EREP-050)', () => {
     tree: Promise.resolve(tree as never),
     prestate: Promise.resolve({} as never),
     overridden: [],
-    passKeys: [],
+    passKey: `${entryPoint}|${sender}`,
   });
   const root = { type: 'CALL', from: '0x0000000000000000000000000000000000000000', to: entryPoint, calls: [] };
   const paymaster = '0x000000000000000000000000000000000000beef';
