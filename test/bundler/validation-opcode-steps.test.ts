@@ -118,7 +118,7 @@ describe('ERC-7562 rules on a real anvil: which passes run', () => {
   });
 
   it("sends an op whose validation read the EntryPoint's code on to the step tracer, which names OP-054", async () => {
-    const readsEntryPoint = `0x73${entryPoint07Address.slice(2).toLowerCase()}3f50${payAndReturn}`;
+    const readsEntryPoint: Hex = `0x73${entryPoint07Address.slice(2).toLowerCase()}3f50${payAndReturn}`;
     const verdict = await check('0x000000000000000000000000000000000000b008', readsEntryPoint);
     expect(verdict).toMatchObject({ data: { entity: 'account', rule: 'OP-054' } });
     expect(traced).toEqual(['callTracer', 'prestateTracer', '|', 'struct logger', 'step tracer']);
