@@ -46,7 +46,8 @@ const delegationPrefix = '0xef0100';
  * opcode: opcode 0xc0 not defined"; the designated INVALID (0xfe) says "invalid opcode: INVALID".
  */
 const ranUnassignedOpcode = (error: string) => /invalid opcode/i.test(error) && !/INVALID$/.test(error);
-const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
+/** 0x01 up to 0x1ff: the precompiles' range (none runs EVM code). */
+export const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
 
 /** What a walk of the call tree knows, and what it could not decide so far. */
 interface TreeWalk {

@@ -190,8 +190,10 @@ export async function checkValidationRules(
   }
   if (traces.accountPassKey && quick?.kind === 'trace' && quick.opcodesOnly)
     passMemory.remember(traces.accountPassKey, 'opcodes');
-  if (quick?.kind === 'ok') passMemory.remember(traces.passKey, undefined);
-  if (quick?.kind === 'ok') return { storageOwners, codeHashes };
+  if (quick?.kind === 'ok') {
+    passMemory.remember(traces.passKey, undefined);
+    return { storageOwners, codeHashes };
+  }
   if (quick?.kind === 'violation') throw ruleError(quick.violation);
   if (quick?.kind === 'trace' && quick.opcodesOnly && traced.status === 'fulfilled' && traces.stepTrace === undefined) {
     const steps = await (traces.opcodeSteps ?? listOpcodeSteps(trace, call, overrides));

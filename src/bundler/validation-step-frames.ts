@@ -1,10 +1,8 @@
-import type { CallFrame } from './validation-call-tree.ts';
+import { type CallFrame, isPrecompileAddress } from './validation-call-tree.ts';
 import type { OpcodeStep } from './validation-opcode-steps.ts';
 
 /** Reads of another account's code: OP-041 and OP-054 depend on their target. */
-export const codeReadOpcodes: ReadonlySet<string> = new Set(['EXTCODESIZE', 'EXTCODEHASH', 'EXTCODECOPY']);
-
-const isPrecompileAddress = (address: string) => BigInt(address) > 0n && BigInt(address) <= 0x1ffn;
+const codeReadOpcodes: ReadonlySet<string> = new Set(['EXTCODESIZE', 'EXTCODEHASH', 'EXTCODECOPY']);
 
 /**
  * Whether an EXTCODE* step ran in code other than the EntryPoint's own. The opcode-only step list has
