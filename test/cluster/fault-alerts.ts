@@ -43,18 +43,8 @@ export class AlertHistory {
   async span(expectation: AlertExpectation, from: number, to: number): Promise<{ firedAt?: number; clearedAt?: number }> {
     const selector = selectorOf(expectation);
     if (selector === undefined) return {};
-    const times = [
-      ...new Set((await this.firing(selector, from, to)).flatMap((one) => one.values.map(([at]) => Math.round(at * 1000)))),
-    ].sort((a, b) => a - b);
-    const firedAt = times[0];
-    if (firedAt === undefined) return {};
-    let last = firedAt;
-    for (const at of times) {
-      if (at - last > evaluationGapMs) break;
-      last = at;
-    }
-    const resolvedAt = last + 1_000;
-    return { firedAt, clearedAt: resolvedAt <= to ? resolvedAt : undefined };
+    const times = (await this.firing(selector, from, to)).flatMap((one) => one.values.map(([at]) => Math.round(at * 1000)));
+    return spanOfFiring(times, to);
   }
 
   /** Names (with instance) of every alert that fired in [from, to]. */
@@ -64,6 +54,31 @@ export class AlertHistory {
       if (one.values.length > 0) names.add(`${one.metric.alertname}${one.metric.instance ? `{${one.metric.instance}}` : ''}`);
     return [...names].sort();
   }
+}
+
+/**
+ * When an alert first fired and when it was resolved, from the times (ms) of its firing samples, as
+ * known at `to`. Resolved: the first gap of more than one evaluation after the first firing. The last
+ * sample before `to` is a resolve only once `to` is past it by such a gap as well: Prometheus answers a
+ * query before its newest evaluation is stored, so a firing alert's newest sample can lag `to` by a
+ * second (the cluster run once took that lag for a resolve, stopped waiting, and then judged the alert
+ * still firing). Pure.
+ */
+export function spanOfFiring(times: readonly number[], to: number): { firedAt?: number; clearedAt?: number } {
+  const sorted = [...new Set(times)].sort((a, b) => a - b);
+  const firedAt = sorted[0];
+  if (firedAt === undefined) return {};
+  let last = firedAt;
+  let gapSeen = false;
+  for (const at of sorted) {
+    if (at - last > evaluationGapMs) {
+      gapSeen = true;
+      break;
+    }
+    last = at;
+  }
+  if (!gapSeen && to - last <= evaluationGapMs) return { firedAt };
+  return { firedAt, clearedAt: last + 1_000 };
 }
 
 /** The label matchers of an expectation's alerts (undefined for `none`). */
