@@ -13,7 +13,9 @@ async function waitForLockWaiters(db: Kysely<Tables>, count: number): Promise<vo
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_locks
-      where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
+      where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+      db,
+    );
     if (rows[0]!.waiting >= count) return;
     if (Date.now() > deadline) throw new Error(`${rows[0]!.waiting} of ${count} sends waited on the sender's lock`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -150,14 +152,20 @@ describe('mempool admission', () => {
     await admitToMempool(database.db, admission(newRow('0x5100000000000000000000000000000000000051', 0, { factory: sender })));
     const refused = newRow(sender, 0, { paymaster: sponsor, max_fee_per_gas: '3000000000' });
     expect(
-      await admitToMempool(database.db, admission(refused, { replacing: first.hash, conflictsWith: [], seenEntities: [sponsor] })),
+      await admitToMempool(
+        database.db,
+        admission(refused, { replacing: first.hash, conflictsWith: [], seenEntities: [sponsor] }),
+      ),
     ).toMatchObject({ kind: 'conflict' });
     expect(await rowOf(first.hash)).toMatchObject({ status: 'pending', reason: null });
     expect(Number(await seenOf(sponsor))).toBe(1);
 
     const replacement = newRow(sender, 0, { paymaster: sponsor, max_fee_per_gas: '3000000000' });
     expect(
-      await admitToMempool(database.db, admission(replacement, { replacing: first.hash, seenEntities: [sponsor], senderLimit: 1 })),
+      await admitToMempool(
+        database.db,
+        admission(replacement, { replacing: first.hash, seenEntities: [sponsor], senderLimit: 1 }),
+      ),
     ).toBeUndefined();
     expect(await rowOf(first.hash)).toMatchObject({ status: 'replaced', reason: `replaced by ${replacement.hash}` });
     expect(await rowOf(replacement.hash)).toMatchObject({ status: 'pending' });
