@@ -55,7 +55,7 @@ export type AdmissionRefusal =
 /**
  * Puts a validated op into the mempool unless a pending op conflicts with it or its sender already
  * has `senderLimit` ops there. One call of the database function `bundler_admit_user_operation`
- * (migration 2026-12-05T1800), one round trip: it takes a transaction-level advisory lock on the
+ * (migration 2026-12-05T1700), one round trip: it takes a transaction-level advisory lock on the
  * sender, so concurrent sends of one sender (on different nonce keys, or to other processes) are
  * counted one after another and cannot pass the limit together; then counts, reads conflicts, marks
  * the replaced op, inserts and counts the entities. The commit does not wait for the WAL flush (an

@@ -31,7 +31,7 @@ import * as usageMinutesByKey from './migrations/2026-12-04T2000-usage-minutes-b
 import * as spamReports from './migrations/2026-12-05T0300-spam-reports.ts';
 import * as nftAirdrops from './migrations/2026-12-05T1000-nft-airdrops.ts';
 import * as nftAcquiredBlock from './migrations/2026-12-05T1100-nft-acquired-block.ts';
-import * as mempoolAdmissionFunction from './migrations/2026-12-05T1800-mempool-admission-function.ts';
+import * as mempoolAdmissionFunction from './migrations/2026-12-05T1700-mempool-admission-function.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -71,7 +71,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-05T0300-spam-reports': spamReports,
   '2026-12-05T1000-nft-airdrops': nftAirdrops,
   '2026-12-05T1100-nft-acquired-block': nftAcquiredBlock,
-  '2026-12-05T1800-mempool-admission-function': mempoolAdmissionFunction,
+  '2026-12-05T1700-mempool-admission-function': mempoolAdmissionFunction,
 };
 
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */
