@@ -7,7 +7,9 @@ import type { GuardablePool } from './stall-guard.ts';
  * Statements on a hot path whose planning costs more than their run (the bundler's mempool write:
  * 0.3 ms of its 0.6) are prepared once per connection: their SQL starts with `preparedComment(name)`,
  * and the pool below sends those under a statement name, so Postgres parses them once and can reuse
- * the plan. Only marked statements are prepared, so a connection holds a bounded set.
+ * the plan. Only marked statements are prepared, and at most `maxTextsPerName` texts of one mark (a
+ * query built from a request's filters has one text per shape): a connection holds a bounded set,
+ * whatever shapes requests ask for. Later texts of a full mark run unnamed, as unmarked ones do.
  */
 export function preparedComment(name: string): string {
   if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`prepared statement names are snake_case: ${name}`);
@@ -16,6 +18,8 @@ export function preparedComment(name: string): string {
 
 const markedStart = '/* prepared ';
 const marked = /^\/\* prepared ([a-z][a-z0-9_]*) \*\/ /;
+/** Distinct texts prepared under one mark, per pool (each connection prepares those it runs). */
+export const maxTextsPerName = 64;
 
 /** The statement name a SQL text is prepared under (its text's hash included: one name, one text), or undefined. */
 export function statementNameOf(text: string): string | undefined {
@@ -26,15 +30,19 @@ export function statementNameOf(text: string): string | undefined {
 
 /** The pool Kysely's Postgres dialect is given: pg's own, with marked statements sent by name. */
 export function preparingPool(pool: pg.Pool): GuardablePool {
-  /** Only marked texts are kept: their set is the code's, bounded. */
+  /** The marked texts prepared and their statement names: at most `maxTextsPerName` per mark. */
   const names = new Map<string, string>();
+  const textsPerMark = new Map<string, number>();
   const nameOf = (text: string) => {
     if (!text.startsWith(markedStart)) return undefined;
-    let name = names.get(text);
-    if (name === undefined) {
-      name = statementNameOf(text);
-      if (name !== undefined) names.set(text, name);
-    }
+    const known = names.get(text);
+    if (known !== undefined) return known;
+    const mark = marked.exec(text)?.[1];
+    const count = mark === undefined ? 0 : (textsPerMark.get(mark) ?? 0);
+    if (mark === undefined || count >= maxTextsPerName) return undefined;
+    const name = statementNameOf(text)!;
+    textsPerMark.set(mark, count + 1);
+    names.set(text, name);
     return name;
   };
   return {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/connect.ts';
+import { preparedComment } from '../db/prepared-statements.ts';
 import type { TransferCategory } from './categories.ts';
 import { fingerprintOf, type TransferCursor } from './page-key.ts';
 import { type BranchFilter, branchSql, type SortOrder, tablesFor } from './transfer-sql.ts';
@@ -115,6 +116,8 @@ interface Row {
   boundary: boolean;
 }
 
+const transfersPageMark = sql.raw(preparedComment('transfers_page'));
+
 /**
  * One page of transfers in key order (block, place in block), read from the index's four transfer
  * tables in one statement: a snapshot, so a reorg's rollback is seen whole or not at all.
@@ -137,7 +140,9 @@ export async function queryTransfers(
   const direction = sql.raw(filter.order);
   // Lateral lookups (LIMIT keeps the planner from flattening them into a join over all the network's
   // blocks): one primary-key probe per row of the page. Each branch adds at most one boundary row.
-  const result = await sql<Row>`
+  // Prepared: parsing and planning the union took 1-2 ms of the server's CPU per call, its run 0.1-0.2
+  // (a batch of 50 calls runs 50 of them). Every value is a parameter, so there is one text per shape.
+  const result = await sql<Row>`${transfersPageMark}
     with page as (
       select * from (${sql.join(branches, sql` union all `)}) u
       order by block_number ${direction}, position ${direction}, tx_hash ${direction}, trace_path ${direction}, batch_index ${direction}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preparedComment, statementNameOf } from '../../src/db/prepared-statements.ts';
+import { maxTextsPerName, preparedComment, statementNameOf } from '../../src/db/prepared-statements.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 describe('prepared statements', () => {
@@ -29,6 +29,26 @@ describe('prepared statements', () => {
     ]);
     expect(seen.every((row) => /^probe_[0-9a-f]{12}$/.test(row.name))).toBe(true);
     expect(seen[0]!.name).not.toBe(seen[1]!.name);
+  });
+
+  it('prepares at most a bounded number of texts of one mark; the texts past it still run, unnamed', async () => {
+    const shaped = preparedComment('shape_probe');
+    const other = preparedComment('other_probe');
+    const texts = maxTextsPerName + 6;
+    const seen = await database.db.transaction().execute(async (trx) => {
+      for (let shape = 0; shape < texts; shape++) {
+        // One text per shape, as a query built from a request's filters has.
+        const { rows } = await sql<{
+          sum: number;
+        }>`${sql.raw(shaped)} select ${shape}::int + ${sql.raw(String(shape))} as sum`.execute(trx);
+        expect(rows[0]?.sum).toBe(2 * shape);
+      }
+      await sql`${sql.raw(other)} select 1 as one`.execute(trx);
+      const { rows } = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(trx);
+      return rows.map((row) => row.name);
+    });
+    expect(seen.filter((name) => name.startsWith('shape_probe_'))).toHaveLength(maxTextsPerName);
+    expect(seen.filter((name) => name.startsWith('other_probe_'))).toHaveLength(1);
   });
 
   it('names only texts that start with the mark', () => {
