@@ -4,7 +4,7 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { type CopyStreamQuery, from as copyFrom } from 'pg-copy-streams';
 import { kyselyOnClient } from '../db/kysely-on-client.ts';
-import { migrateToInOpenTransaction, migrationNames } from '../db/migrate.ts';
+import { currentMigrationName, migrateToInOpenTransaction, migrationNames } from '../db/migrate.ts';
 import { BackupError } from './errors.ts';
 import type { KeyInstall } from './key-file.ts';
 import { type BackupManifest, type BackupRecord, readRecords } from './records.ts';
@@ -51,7 +51,7 @@ export async function openBackup(file: string, passphrase: string): Promise<Open
   try {
     const manifest = (await nextRecord(records, 'manifest')).manifest;
     const { key } = await nextRecord(records, 'key');
-    return { manifest, key, migration: assertKnownMigrations(manifest.migrations), records, close };
+    return { manifest, key, migration: assertKnownMigrations(manifest.migrations.map(currentMigrationName)), records, close };
   } catch (error) {
     close();
     throw error;
@@ -80,7 +80,7 @@ async function loadIntoDatabase(
   client.on('error', () => undefined); // a broken connection fails the query in progress
   await client.connect();
   try {
-    await assertRestorable(client, manifest.migrations);
+    await assertRestorable(client, manifest.migrations.map(currentMigrationName));
     await client.query('begin');
     const copying: { current?: CopyStreamQuery } = {};
     try {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { currentMigrationName } from '../db/migrate.ts';
 
 /** Kysely's own bookkeeping: the restore recreates it by running the migrations. */
 const migrationTables = new Set(['kysely_migration', 'kysely_migration_lock']);
@@ -21,7 +22,7 @@ export async function appliedMigrations(client: pg.ClientBase): Promise<string[]
   );
   if (!rows[0]?.present) return undefined;
   const applied = await client.query<{ name: string }>('select name from kysely_migration order by name');
-  return applied.rows.map((row) => row.name);
+  return applied.rows.map((row) => currentMigrationName(row.name)).sort();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from 'kysely';
 import * as accountsAndKeys from './migrations/2026-11-23T1000-accounts-and-keys.ts';
 import * as chainIndex from './migrations/2026-11-23T1300-chain-index.ts';
 import * as webhooks from './migrations/2026-11-24T1000-webhooks.ts';
@@ -74,6 +74,40 @@ const migrations: Record<string, Migration> = {
   '2026-12-05T1700-mempool-admission-function': mempoolAdmissionFunction,
 };
 
+/**
+ * Migrations renamed after a build had recorded them, by their old names. The mempool admission
+ * function's was first dated 18:00, then 17:00 (when it was written): a database or a backup made by
+ * the build in between knows it by the first name, and Kysely would refuse an applied name it does
+ * not have ("corrupted migrations") or run the migration twice.
+ */
+const renamedMigrations: Readonly<Record<string, string>> = {
+  '2026-12-05T1800-mempool-admission-function': '2026-12-05T1700-mempool-admission-function',
+};
+
+/** This build's name of a migration recorded under `name` (the same name unless it was renamed). */
+export function currentMigrationName(name: string): string {
+  return renamedMigrations[name] ?? name;
+}
+
+/** The old names of renamed migrations that this database has recorded (none when it has no migration table). */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
+async function recordedOldNames(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ present: string | null }>`
+    select to_regclass(quote_ident(current_schema()) || '.kysely_migration')::text as present`.execute(db);
+  if (!rows[0]?.present) return [];
+  const recorded = await sql<{ name: string }>`
+    select name from kysely_migration where name = any(${Object.keys(renamedMigrations)}::text[])`.execute(db);
+  return recorded.rows.map((row) => row.name);
+}
+
+/** Records renamed migrations under this build's names, before Kysely compares its list with the table. */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
+async function adoptRenamedMigrations(db: Kysely<any>): Promise<void> {
+  for (const old of await recordedOldNames(db)) {
+    await sql`update kysely_migration set name = ${currentMigrationName(old)} where name = ${old}`.execute(db);
+  }
+}
+
 /** Each migration (one transaction with the others) without the session's statement_timeout: an index on a full table takes minutes. */
 function withoutStatementTimeout(all: Record<string, Migration>): Record<string, Migration> {
   return Object.fromEntries(
@@ -92,6 +126,7 @@ function withoutStatementTimeout(all: Record<string, Migration>): Record<string,
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  await adoptRenamedMigrations(db);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => withoutStatementTimeout(migrations) } });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
@@ -108,7 +143,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
 export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => withoutStatementTimeout(migrations) } });
-  return (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined).map(({ name }) => name);
+  const recordedAsOld = new Set((await recordedOldNames(db)).map(currentMigrationName));
+  return (await migrator.getMigrations())
+    .filter((migration) => migration.executedAt === undefined && !recordedAsOld.has(migration.name))
+    .map(({ name }) => name);
 }
 
 /** Every migration this version has, in order: all of them are pending on a database not created yet. */
@@ -122,6 +160,7 @@ export const migrationNames: readonly string[] = Object.keys(migrations);
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema
 export async function migrateToInOpenTransaction(db: Kysely<any>, target: string): Promise<string[]> {
   if (!migrationNames.includes(target)) throw new Error(`unknown migration ${target}`);
+  await adoptRenamedMigrations(db);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => withoutStatementTimeout(migrations) },

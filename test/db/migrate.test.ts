@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateToLatest, pendingMigrations } from '../../src/db/migrate.ts';
 import type { NewAccountRow, NewApiKeyRow } from '../../src/db/tables/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -80,6 +80,18 @@ describe('migrations', () => {
     expect(await migrateToLatest(db)).toEqual([]);
     expect(await schemaSnapshot()).toEqual(before);
     expect(await appliedMigrations()).toEqual(applied);
+  });
+
+  it('a migration recorded under its former name counts as applied: nothing runs again, the record takes the new name', async () => {
+    const before = await schemaSnapshot();
+    const applied = await appliedMigrations();
+    // As the build that dated the admission function 18:00 recorded it.
+    await sql`update kysely_migration set name = '2026-12-05T1800-mempool-admission-function'
+      where name = '2026-12-05T1700-mempool-admission-function'`.execute(db);
+    expect(await pendingMigrations(db)).toEqual([]);
+    expect(await migrateToLatest(db)).toEqual([]);
+    expect(await appliedMigrations()).toEqual(applied);
+    expect(await schemaSnapshot()).toEqual(before);
   });
 
   it('create the tables with their constraints', async () => {

@@ -116,6 +116,15 @@ describe('restore checks that need no database', () => {
     expect(opened.key).toEqual(Buffer.alloc(32, 7));
   });
 
+  it('opens a backup that lists a migration by its former name, at the name this build gives it', async () => {
+    const renamed = '2026-12-05T1700-mempool-admission-function';
+    const upTo = migrationNames.slice(0, migrationNames.indexOf(renamed) + 1);
+    const file = await writeBackupFile({ migrations: [...upTo.slice(0, -1), '2026-12-05T1800-mempool-admission-function'] });
+    const opened = await openBackup(file, 'pass');
+    opened.close();
+    expect(opened.migration).toBe(renamed);
+  });
+
   it('refuses a data directory or a setting with another key, and writes the key only when committed', () => {
     const key = Buffer.alloc(32, 9);
     const dataDir = join(dir, 'data');
