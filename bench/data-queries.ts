@@ -8,7 +8,9 @@
 // GET /healthz as the baseline; accepted (200 with a result) or refused (400/413/429, JSON-RPC -32602/
 // -32600/-32005) and latency per shape, against p95 <= 200 ms. Phase B: tenant A's indexed read (GET
 // /v1/transfers of an ordinary address) alone, then while tenant B (another account) runs the slowest
-// accepted shapes and a batch of 50 in loops, against p95 <= 1.2x alone. Verdicts are printed, not
+// accepted shapes and a batch of 50 in loops, against p95 <= 1.2x alone, with the cores each process
+// used; then A's read while a plain busy loop in another process keeps one core busy, at niceness 0
+// and 19: what any core's worth of work does to A on this machine. Verdicts are printed, not
 // asserted. Run: npm run bench:data-queries
 // (BENCH_DQ_ROWS, default 3000000; BENCH_DQ_BLOCKS, default 5000; BENCH_DQ_SAMPLES rounds of phase A,
 // default 100; BENCH_DQ_PHASE_A_S its time budget, default 900; BENCH_DQ_READS reads per phase B
@@ -118,6 +120,7 @@ try {
       samples: reads,
       seriesMs,
       timeoutMs,
+      servicePid: blockyard.server.pid,
       log,
     });
     phaseBs.push({ place, result });

@@ -1,12 +1,14 @@
 // The two measured phases of bench/data-queries.ts. A: every query shape, round-robin with the
 // baseline, one at a time. B: one tenant's indexed read, alone and while another tenant runs the
 // worst shapes in loops. Every loop ends at its count or its time budget, whichever comes first.
+import { startBurner } from './data-queries-burner.ts';
 import { type HttpRequest, send } from './data-queries-client.ts';
 import type { QueryShape } from './data-queries-shapes.ts';
 import { type AnswerTally, countAnswer, createTally } from './data-queries-tally.ts';
 import { startTenantB, type TenantBPlace, type TenantBResult } from './data-queries-tenant-b.ts';
 import { monotonicUs } from './indexer-backfill.ts';
 import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
+import { coresBetween, readTreeCpuMs } from './process-tree-cpu.ts';
 
 export interface ShapeResult {
   shape: QueryShape;
@@ -91,6 +93,8 @@ export interface PhaseBSettings {
   /** The most each of the three read series may take. */
   seriesMs: number;
   timeoutMs: number;
+  /** The service's process: its CPU and its children's (Postgres, anvil) are read over the series. */
+  servicePid: number;
   log: (line: string) => void;
 }
 
@@ -107,6 +111,29 @@ export interface PhaseBResult {
   hostile: TenantBResult;
   /** The loaded series on the monotonic clock (what a service's CPU profile is timed by). */
   loadedWindowUs: { fromUs: number; toUs: number };
+  /** Cores used over the alone and loaded series, by process (the service, postgres, anvil, the benchmark). */
+  cores: { alone: Map<string, number>; loaded: Map<string, number> };
+  /** A's reads while a plain busy loop keeps one core busy, at niceness 0 and 19: the machine's own share of the slowdown. */
+  burned: { niceness: number; series: ReadSeries }[];
+}
+
+/** The benchmark process's CPU (ms, every thread: tenant A's client and tenant B's worker). */
+function benchCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+function readCpu(servicePid: number): Map<string, number> {
+  const sums = readTreeCpuMs(servicePid, 'blockyard');
+  sums.set('benchmark', benchCpuMs());
+  return sums;
+}
+
+/** A read series with the cores each process used meanwhile. */
+async function measuredSeries(settings: PhaseBSettings): Promise<{ series: ReadSeries; cores: Map<string, number> }> {
+  const before = readCpu(settings.servicePid);
+  const series = await readSeries(settings);
+  return { series, cores: coresBetween(before, readCpu(settings.servicePid), series.ms) };
 }
 
 /** Sequential reads until `samples` or the time is up; latency of the accepted ones. */
@@ -128,7 +155,7 @@ export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult>
   const { log } = settings;
   // A few reads first, so that the connection and the plan are warm for the first series too.
   for (let i = 0; i < 20; i++) await send(settings.read, settings.timeoutMs);
-  const alone = await readSeries(settings);
+  const { series: alone, cores: aloneCores } = await measuredSeries(settings);
   log(`alone: ${alone.latency.count} reads in ${(alone.ms / 1000).toFixed(1)} s`);
 
   const tenantB = await startTenantB(
@@ -137,12 +164,23 @@ export async function runPhaseB(settings: PhaseBSettings): Promise<PhaseBResult>
   );
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const fromUs = monotonicUs();
-  const loaded = await readSeries(settings);
+  const { series: loaded, cores: loadedCores } = await measuredSeries(settings);
   const loadedWindowUs = { fromUs, toUs: monotonicUs() };
   log(`under load: ${loaded.latency.count} reads in ${(loaded.ms / 1000).toFixed(1)} s`);
   const hostile = await tenantB.stop();
   // Queries the stopped loops left running in the database go on until they end: the third series sees that.
   const after = await readSeries(settings);
   log(`after: ${after.latency.count} reads in ${(after.ms / 1000).toFixed(1)} s`);
-  return { alone, loaded, after, hostile, loadedWindowUs };
+  const burned: PhaseBResult['burned'] = [];
+  for (const niceness of [0, 19]) {
+    const burner = await startBurner(niceness, settings.seriesMs + 10_000);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      burned.push({ niceness, series: await readSeries(settings) });
+    } finally {
+      await burner.stop();
+    }
+    log(`with a busy loop at niceness ${niceness}: ${burned.at(-1)!.series.latency.count} reads`);
+  }
+  return { alone, loaded, after, hostile, loadedWindowUs, cores: { alone: aloneCores, loaded: loadedCores }, burned };
 }

@@ -114,6 +114,9 @@ export function phaseBTable(result: PhaseBResult, concurrency: number, place: st
       row('alone', result.alone),
       row(`while tenant B runs ${concurrency} loop(s) (${place})`, result.loaded),
       row('after tenant B stopped', result.after),
+      ...result.burned.map(({ niceness, series }) =>
+        row(`while a plain busy loop (no Blockyard work) runs at niceness ${niceness}`, series),
+      ),
     ],
   );
 }
@@ -126,6 +129,20 @@ export function phaseBVerdict(result: PhaseBResult): string[] {
     `tenant B: ${hostile.latency.count} answers in ${seconds.toFixed(1)} s (${fixed(hostile.latency.count / seconds, 1)}/s), ` +
       `p50 ${fixed(hostile.latency.percentile(50), 0)} ms, p95 ${fixed(hostile.latency.percentile(95), 0)} ms: ${labelsOf(hostile.tally)}`,
     ...[...hostile.tally.messages].map(([label, message]) => `  tenant B ${label}: ${message}`),
+    `cores used, alone / while tenant B runs: ${coresLine(result.cores.alone, result.cores.loaded)}`,
     `target: tenant A's indexed read p95 under load <= ${targetRatio}x alone: ${ratio <= targetRatio ? 'met' : 'missed'} (${fixed(ratio, 2)}x)`,
   ];
+}
+
+/** Per process, e.g. `blockyard 0.31 / 0.92, postgres 0.12 / 0.41, ...`, and the sum. */
+function coresLine(alone: Map<string, number>, loaded: Map<string, number>): string {
+  const names = [...new Set([...alone.keys(), ...loaded.keys()])].filter(
+    (name) => (alone.get(name) ?? 0) >= 0.005 || (loaded.get(name) ?? 0) >= 0.005,
+  );
+  const sum = (cores: Map<string, number>) => [...cores.values()].reduce((total, value) => total + value, 0);
+  const pair = (a: number, b: number) => `${fixed(a, 2)} / ${fixed(b, 2)}`;
+  return [
+    ...names.map((name) => `${name} ${pair(alone.get(name) ?? 0, loaded.get(name) ?? 0)}`),
+    `all ${pair(sum(alone), sum(loaded))}`,
+  ].join(', ');
 }
