@@ -4,6 +4,7 @@ import type { NftStandard } from '../db/tables/chain-index.ts';
 import { readIndexHead } from '../indexer/index-head.ts';
 import { countCap } from './count-cap.ts';
 import { type HeldFilter, heldFilterSql } from './held-filter.ts';
+import { readHoldersJson } from './holders-json.ts';
 import type { Trait } from './metadata/parse-metadata.ts';
 import type { NftMetadataRecord } from './store.ts';
 
@@ -58,11 +59,6 @@ export interface OwnedContract {
 export interface TraitCounts {
   readonly tokens: number;
   readonly counts: readonly { traitType: string; value: string; tokens: number }[];
-}
-
-export interface OwnerBalances {
-  readonly owner: string;
-  readonly balances: { tokenId: string; amount: string }[];
 }
 
 interface TokenRow {
@@ -282,29 +278,12 @@ export function createNftIndexReads(db: Database) {
       return rows.map((row) => row.owner);
     },
 
-    /** Holders of any token of a contract, by address, after `after` (exclusive), with their balances. */
-    async holdersOf(network: string, contract: string, page: { after?: string; limit: number }): Promise<OwnerBalances[]> {
-      const after = page.after === undefined ? sql`` : sql`and owner > ${page.after}`;
-      const { rows } = await sql<{ owner: string; token_id: string; amount: string }>`
-        select o.owner, o.token_id::text as token_id, o.amount::text as amount
-        from nft_ownership o
-        join (
-          select distinct owner from nft_ownership
-          where network = ${network} and contract = ${contract} and amount > 0 ${after}
-          order by owner
-          limit ${page.limit + 1}
-        ) h on h.owner = o.owner
-        where o.network = ${network} and o.contract = ${contract} and o.amount > 0
-        order by o.owner, o.token_id`.execute(db);
-      const holders: OwnerBalances[] = [];
-      for (const row of rows) {
-        const last = holders.at(-1);
-        const balance = { tokenId: String(row.token_id), amount: String(row.amount) };
-        if (last?.owner === row.owner) last.balances.push(balance);
-        else holders.push({ owner: row.owner, balances: [balance] });
-      }
-      return holders;
-    },
+    /** Holders of any token of a contract, by address, as the answer's JSON array (holders-json.ts). */
+    holdersJson: (
+      network: string,
+      contract: string,
+      page: { after?: string; limit: number; withBalances: boolean; countOwners?: boolean },
+    ) => readHoldersJson(db, network, contract, page),
 
     /**
      * How many held tokens of a contract carry each trait value, over the first `cap` (by token id)

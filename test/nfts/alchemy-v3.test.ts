@@ -242,6 +242,25 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     // alchemy-sdk 3.6.5 drops totalCount from its answer: asked directly.
     const counted = await v3('getOwnersForContract', `contractAddress=${demo.nft}&includeCount=true`);
     expect(counted.body).toEqual({ owners: apeOwners.owners, pageKey: null, totalCount: 3 });
+
+    // The holders' JSON is encoded by Postgres (src/nfts/holders-json.ts): pages follow their key alike.
+    const whole = (await v3('getOwnersForContract', `contractAddress=${demo.items}&withTokenBalances=true`)).body;
+    expect(whole.owners.map((holder: { ownerAddress: string }) => holder.ownerAddress)).toEqual(
+      [alice, bob, dev].map(lower).sort(),
+    );
+    const firstTwo = await v3('getOwnersForContract', `contractAddress=${demo.items}&withTokenBalances=true&pageSize=2`);
+    expect(firstTwo.body.owners).toEqual(whole.owners.slice(0, 2));
+    const lastOne = await v3(
+      'getOwnersForContract',
+      `contractAddress=${demo.items}&withTokenBalances=true&pageSize=2&pageKey=${firstTwo.body.pageKey}`,
+    );
+    expect(lastOne.body).toEqual({ owners: whole.owners.slice(2), pageKey: null });
+    const plainFirst = await v3('getOwnersForContract', `contractAddress=${demo.nft}&pageSize=1&includeCount=true`);
+    expect(plainFirst.body).toEqual({ owners: apeOwners.owners.slice(0, 1), pageKey: expect.any(String), totalCount: 3 });
+    const foreign = await v3('getOwnersForContract', `contractAddress=${demo.items}&pageKey=${plainFirst.body.pageKey}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.message).toMatch(/'pageKey'/);
+    expect((await v3('getOwnersForContract', `contractAddress=${demo.token}`)).status).toBe(404);
   });
 
   it('refuses bad input with 400 naming the parameter; alchemy-sdk surfaces it', async () => {

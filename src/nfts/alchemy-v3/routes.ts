@@ -255,7 +255,7 @@ export async function alchemyV3NftRoutes(app: FastifyInstance, deps: V3Deps) {
         response: { 200: V3OwnersForContractResponse, ...v3Errors },
       },
     },
-    (request) => ownersForContract(deps, request),
+    async (request, reply) => reply.type('application/json').send((await ownersForContract(deps, request)).json),
   );
 }
 

@@ -319,29 +319,32 @@ async function ownersForNft(
   return { owners: page, pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
 }
 
+/** An answer already encoded as JSON, sent as it is. */
+export interface EncodedAnswer {
+  readonly json: string;
+}
+
+/**
+ * getOwnersForContract, encoded by Postgres: a page may hold thousands of holders (holders-json.ts).
+ * The contract's standard is all it needs of the chain (a 404 for a contract that is no NFT contract).
+ */
 async function ownersForContract(
   { nfts, reads }: V3Deps,
   network: Network,
   contract: Address,
   options: OwnersForContractOptions,
-) {
+): Promise<EncodedAnswer> {
   const name = networkName(network);
   const fingerprint = { method: 'getOwnersForContract', network: name, contract };
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
-  const collection = await nfts.collection(network, contract);
-  const rows = await reads.holdersOf(name, contract, { after, limit: options.pageSize });
-  const { page, more } = split(rows, options.pageSize);
-  const owners = options.withTokenBalances
-    ? page.map((holder) => ({
-        ownerAddress: holder.owner,
-        tokenBalances: holder.balances.map((b) => ({ tokenId: b.tokenId, balance: b.amount })),
-      }))
-    : page.map((holder) => holder.owner);
-  return {
-    owners,
-    pageKey: more ? encodeV3PageKey([page.at(-1)!.owner], fingerprint) : null,
-    ...(options.includeCount && !options.withTokenBalances ? { totalCount: collection.num_owners } : {}),
-  };
+  const countOwners = options.includeCount && !options.withTokenBalances;
+  const [, page] = await Promise.all([
+    nfts.standard(network, contract),
+    reads.holdersJson(name, contract, { after, limit: options.pageSize, withBalances: options.withTokenBalances, countOwners }),
+  ]);
+  const pageKey = page.more && page.last !== undefined ? encodeV3PageKey([page.last], fingerprint) : null;
+  const count = page.owners === undefined ? '' : `,"totalCount":${page.owners}`;
+  return { json: `{"owners":${page.json},"pageKey":${JSON.stringify(pageKey)}${count}}` };
 }
 
 export type AlchemyV3Nfts = ReturnType<typeof createAlchemyV3Nfts>;
