@@ -1,29 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-
-/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
-const ticksPerSecond = 100;
-
-interface ProcStat {
-  pid: number;
-  ppid: number;
-  command: string;
-  /** utime + stime + cutime + cstime: its own CPU and that of its children that ended and were reaped. */
-  cpuMs: number;
-}
-
-function readStat(pid: number): ProcStat | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    // Fields after the command name: state is 3, ppid 4, utime 14, stime 15, cutime 16, cstime 17.
-    const fields = stat.slice(close + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    return { pid, ppid: Number(fields[1]), command: stat.slice(open + 1, close), cpuMs: (ticks * 1000) / ticksPerSecond };
-  } catch {
-    return undefined;
-  }
-}
+import { readdirSync } from 'node:fs';
+import { type ProcStat, readProcStat } from './cpu-time.ts';
 
 /**
  * CPU time (ms) used so far by a process and everything under it, summed by command name (`postgres`,
@@ -37,13 +13,14 @@ export function readTreeCpuMs(rootPid: number, rootName: string): Map<string, nu
   } catch {
     return new Map();
   }
-  const stats = pids.flatMap((pid) => readStat(pid) ?? []);
+  const stats = pids.flatMap((pid) => readProcStat(pid) ?? []);
   const children = new Map<number, ProcStat[]>();
   for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
   const sums = new Map<string, number>();
   const root = stats.find((stat) => stat.pid === rootPid);
   const walk = (stat: ProcStat, name: string) => {
-    sums.set(name, (sums.get(name) ?? 0) + stat.cpuMs);
+    // Its own time and its reaped children's: a process that ends moves into its parent's count, not out of the sum.
+    sums.set(name, (sums.get(name) ?? 0) + stat.ownMs + stat.reapedChildrenMs);
     for (const child of children.get(stat.pid) ?? []) walk(child, child.command);
   };
   if (root) walk(root, rootName);
