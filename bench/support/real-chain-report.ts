@@ -12,7 +12,16 @@ export interface ShapeRun {
   duringBackfill: LatencyRecorder;
   /** Monotonic µs around the backfill, for the CPU profile. */
   backfillWindow: { fromUs: number; toUs: number };
-  backfill: { blocks: number; transfers: number; seconds: number; blocksPerSecond: number; transfersPerSecond: number };
+  backfill: {
+    blocks: number;
+    transfers: number;
+    seconds: number;
+    blocksPerSecond: number;
+    transfersPerSecond: number;
+    /** CPU ms per 1,000 transfers over the backfill (the head's work included); the embedded Postgres only. */
+    serviceCpuMsPerThousand: number;
+    postgresCpuMsPerThousand: number;
+  };
 }
 
 /** Two tables: head lag (against the block time and one raw block fetch), then backfill speed (against the raw fetch). */
@@ -44,6 +53,8 @@ export function formatRealChainReport(runs: readonly ShapeRun[]): string {
     fixed(run.backfill.transfersPerSecond, 0),
     fixed(run.rawBlocksPerSecond, 1),
     fixed(run.backfill.blocksPerSecond / run.rawBlocksPerSecond, 2),
+    fixed(run.backfill.serviceCpuMsPerThousand, 1),
+    run.backfill.postgresCpuMsPerThousand > 0 ? fixed(run.backfill.postgresCpuMsPerThousand, 1) : 'n/a',
   ]);
   return [
     formatTable(
@@ -52,7 +63,18 @@ export function formatRealChainReport(runs: readonly ShapeRun[]): string {
     ),
     '',
     formatTable(
-      ['backfill', 'blocks', 'transfers', 'seconds', 'blocks/s', 'transfers/s', 'raw fetch blocks/s', 'indexed / raw'],
+      [
+        'backfill',
+        'blocks',
+        'transfers',
+        'seconds',
+        'blocks/s',
+        'transfers/s',
+        'raw fetch blocks/s',
+        'indexed / raw',
+        'service CPU ms / 1k',
+        'postgres CPU ms / 1k',
+      ],
       backfillRows,
     ),
   ].join('\n');

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { BlockyardService } from './blockyard-service.ts';
 import { monotonicUs } from './indexer-backfill.ts';
 import { createLatencyRecorder, type LatencyRecorder } from './percentiles.ts';
+import { readTreeCpuMs } from './process-tree-cpu.ts';
 import type { ShapeRun } from './real-chain-report.ts';
 import type { BlockShape } from './synthetic-blocks.ts';
 import { type SyntheticChain, startSyntheticChain } from './synthetic-chain-server.ts';
@@ -137,6 +138,7 @@ async function runBackfill(db: pg.Client, chain: SyntheticChain, service: Blocky
   const job = (await response.json()) as { id: string };
   const started = performance.now();
   const fromUs = monotonicUs();
+  const cpuBefore = readTreeCpuMs(service.server.pid, 'blockyard');
   let finished: { transfers: number; blocks: number } | undefined;
   const isDone = async () => {
     const { rows } = await db.query<{ status: string; transfers: string; next_block: string; from_block: string }>(
@@ -151,6 +153,9 @@ async function runBackfill(db: pg.Client, chain: SyntheticChain, service: Blocky
   const { lag } = await followHead(db, chain, network, await currentTip(db, network), isDone, 600_000);
   if (!finished) throw new Error('the backfill did not finish within 10 minutes');
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = readTreeCpuMs(service.server.pid, 'blockyard');
+  const thousands = finished.transfers / 1000;
+  const cpuMsPerThousand = (name: string) => ((cpuAfter.get(name) ?? 0) - (cpuBefore.get(name) ?? 0)) / thousands;
   return {
     lag,
     window: { fromUs, toUs: monotonicUs() },
@@ -160,6 +165,8 @@ async function runBackfill(db: pg.Client, chain: SyntheticChain, service: Blocky
       seconds,
       blocksPerSecond: finished.blocks / seconds,
       transfersPerSecond: finished.transfers / seconds,
+      serviceCpuMsPerThousand: cpuMsPerThousand('blockyard'),
+      postgresCpuMsPerThousand: cpuMsPerThousand('postgres'),
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import { withTraceparent } from '../tracing/tracing.ts';
 import { retryAfterMs } from './retry-after.ts';
@@ -133,13 +134,22 @@ class TextAnswer implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    const text = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
-    this.resolve({ status: this.status, text, retryAfter: this.retryAfter });
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.resolve({ status: this.status, text: decodeAnswer(body), retryAfter: this.retryAfter });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.reject(error);
   }
+}
+
+/**
+ * A node's answer is all ASCII but for the odd error message or token name: ASCII bytes read as latin1
+ * give the same string as UTF-8, without the UTF-8 decoder's check of every byte (a tenth of the time
+ * on a block's 900 KB of receipts).
+ */
+function decodeAnswer(body: Buffer): string {
+  return isAscii(body) ? body.toString('latin1') : body.toString('utf8');
 }
 
 function looksLikeJson(text: string): boolean {

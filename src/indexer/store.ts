@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { arrayLiteral } from '../db/array-literal.ts';
 import { setTransactionStatementTimeout } from '../db/statement-timeout.ts';
 import type { Tables } from '../db/tables.ts';
 import type { ChainEvent } from '../events/chain-event.ts';
@@ -39,9 +40,6 @@ export interface IndexStore {
   saveProgress(progress: Omit<IndexProgressRow, 'updatedAt'>): Promise<void>;
   progress(): Promise<IndexProgressRow[]>;
 }
-
-const text = (values: readonly (string | number | bigint | null)[]) =>
-  values.map((value) => (value === null ? null : String(value)));
 
 /** `writeTimeoutMs`: the statement_timeout of the write transactions (limits.indexer_statement_timeout_ms; 0: none). */
 export function createIndexStore(db: Kysely<Tables>, writeTimeoutMs = 0): IndexStore {
@@ -156,8 +154,8 @@ async function reacquireAt(trx: Trx, network: string, ancestor: number, undone: 
       select max(t.block_number) from nft_transfers t
       where t.network = o.network and t.to_address = o.owner and t.contract = o.contract and t.token_id = o.token_id
         and t.block_number <= ${ancestor})
-    from unnest(${undone.map((d) => d.contract)}::text[], ${text(undone.map((d) => d.tokenId))}::numeric[],
-      ${undone.map((d) => d.owner)}::text[]) as u(contract, token_id, owner)
+    from unnest(${arrayLiteral(undone.map((d) => d.contract))}::text[], ${arrayLiteral(undone.map((d) => d.tokenId))}::numeric[],
+      ${arrayLiteral(undone.map((d) => d.owner))}::text[]) as u(contract, token_id, owner)
     where o.network = ${network} and o.contract = u.contract and o.token_id = u.token_id and o.owner = u.owner`.execute(trx);
 }
 
@@ -217,17 +215,21 @@ export async function insertBlocks(trx: Trx, network: string, blocks: readonly B
   await sql`
     insert into index_blocks (network, number, hash, parent_hash, timestamp, gas_used, tx_count)
     select ${network}, * from unnest(
-      ${text(blocks.map((b) => b.number))}::int8[], ${blocks.map((b) => b.hash)}::text[],
-      ${blocks.map((b) => b.parentHash)}::text[], ${blocks.map((b) => b.timestamp.toISOString())}::timestamptz[],
-      ${text(blocks.map((b) => b.gasUsed))}::numeric[], ${blocks.map((b) => b.transactions.length)}::int4[])`.execute(trx);
+      ${arrayLiteral(blocks.map((b) => b.number))}::int8[], ${arrayLiteral(blocks.map((b) => b.hash))}::text[],
+      ${arrayLiteral(blocks.map((b) => b.parentHash))}::text[], ${arrayLiteral(blocks.map((b) => b.timestamp.toISOString()))}::timestamptz[],
+      ${arrayLiteral(blocks.map((b) => b.gasUsed))}::numeric[], ${arrayLiteral(blocks.map((b) => b.transactions.length))}::int4[])`.execute(
+    trx,
+  );
   const txs = blocks.flatMap((block) => block.transactions.map((tx) => ({ block: block.number, tx })));
   if (txs.length === 0) return;
   await sql`
     insert into index_transactions (network, hash, block_number, tx_index, from_address, to_address, value, status, contract_created)
     select ${network}, * from unnest(
-      ${txs.map((t) => t.tx.hash)}::text[], ${text(txs.map((t) => t.block))}::int8[], ${txs.map((t) => t.tx.index)}::int4[],
-      ${txs.map((t) => t.tx.from)}::text[], ${txs.map((t) => t.tx.to)}::text[], ${text(txs.map((t) => t.tx.value))}::numeric[],
-      ${txs.map((t) => t.tx.status)}::int2[], ${txs.map((t) => t.tx.contractCreated)}::text[])`.execute(trx);
+      ${arrayLiteral(txs.map((t) => t.tx.hash))}::text[], ${arrayLiteral(txs.map((t) => t.block))}::int8[], ${arrayLiteral(txs.map((t) => t.tx.index))}::int4[],
+      ${arrayLiteral(txs.map((t) => t.tx.from))}::text[], ${arrayLiteral(txs.map((t) => t.tx.to))}::text[], ${arrayLiteral(txs.map((t) => t.tx.value))}::numeric[],
+      ${arrayLiteral(txs.map((t) => t.tx.status))}::int2[], ${arrayLiteral(txs.map((t) => t.tx.contractCreated))}::text[])`.execute(
+    trx,
+  );
 }
 
 export async function insertTransfers(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
@@ -236,28 +238,30 @@ export async function insertTransfers(trx: Trx, network: string, blocks: readonl
     await sql`
       insert into token_transfers (network, block_number, log_index, tx_hash, contract, from_address, to_address, value)
       select ${network}, * from unnest(
-        ${text(tokens.map((x) => x.block))}::int8[], ${tokens.map((x) => x.t.logIndex)}::int4[], ${tokens.map((x) => x.t.transactionHash)}::text[],
-        ${tokens.map((x) => x.t.contract)}::text[], ${tokens.map((x) => x.t.from)}::text[], ${tokens.map((x) => x.t.to)}::text[],
-        ${text(tokens.map((x) => x.t.value))}::numeric[])`.execute(trx);
+        ${arrayLiteral(tokens.map((x) => x.block))}::int8[], ${arrayLiteral(tokens.map((x) => x.t.logIndex))}::int4[], ${arrayLiteral(tokens.map((x) => x.t.transactionHash))}::text[],
+        ${arrayLiteral(tokens.map((x) => x.t.contract))}::text[], ${arrayLiteral(tokens.map((x) => x.t.from))}::text[], ${arrayLiteral(tokens.map((x) => x.t.to))}::text[],
+        ${arrayLiteral(tokens.map((x) => x.t.value))}::numeric[])`.execute(trx);
   }
   const nfts = blocks.flatMap((block) => block.nftTransfers.map((t) => ({ block: block.number, t })));
   if (nfts.length > 0) {
     await sql`
       insert into nft_transfers (network, block_number, log_index, batch_index, tx_hash, contract, standard, operator, from_address, to_address, token_id, amount)
       select ${network}, * from unnest(
-        ${text(nfts.map((x) => x.block))}::int8[], ${nfts.map((x) => x.t.logIndex)}::int4[], ${nfts.map((x) => x.t.batchIndex)}::int4[],
-        ${nfts.map((x) => x.t.transactionHash)}::text[], ${nfts.map((x) => x.t.contract)}::text[], ${nfts.map((x) => x.t.standard)}::text[],
-        ${nfts.map((x) => x.t.operator)}::text[], ${nfts.map((x) => x.t.from)}::text[], ${nfts.map((x) => x.t.to)}::text[],
-        ${text(nfts.map((x) => x.t.tokenId))}::numeric[], ${text(nfts.map((x) => x.t.amount))}::numeric[])`.execute(trx);
+        ${arrayLiteral(nfts.map((x) => x.block))}::int8[], ${arrayLiteral(nfts.map((x) => x.t.logIndex))}::int4[], ${arrayLiteral(nfts.map((x) => x.t.batchIndex))}::int4[],
+        ${arrayLiteral(nfts.map((x) => x.t.transactionHash))}::text[], ${arrayLiteral(nfts.map((x) => x.t.contract))}::text[], ${arrayLiteral(nfts.map((x) => x.t.standard))}::text[],
+        ${arrayLiteral(nfts.map((x) => x.t.operator))}::text[], ${arrayLiteral(nfts.map((x) => x.t.from))}::text[], ${arrayLiteral(nfts.map((x) => x.t.to))}::text[],
+        ${arrayLiteral(nfts.map((x) => x.t.tokenId))}::numeric[], ${arrayLiteral(nfts.map((x) => x.t.amount))}::numeric[])`.execute(
+      trx,
+    );
   }
   const airdrops = blocks.flatMap((block) => airdropsOf(block));
   if (airdrops.length > 0) {
     await sql`
       insert into nft_airdrops (network, block_number, log_index, batch_index, owner, contract, token_id)
       select ${network}, * from unnest(
-        ${text(airdrops.map((x) => x.block))}::int8[], ${airdrops.map((x) => x.transfer.logIndex)}::int4[],
-        ${airdrops.map((x) => x.transfer.batchIndex)}::int4[], ${airdrops.map((x) => x.transfer.to)}::text[],
-        ${airdrops.map((x) => x.transfer.contract)}::text[], ${text(airdrops.map((x) => x.transfer.tokenId))}::numeric[])`.execute(
+        ${arrayLiteral(airdrops.map((x) => x.block))}::int8[], ${arrayLiteral(airdrops.map((x) => x.transfer.logIndex))}::int4[],
+        ${arrayLiteral(airdrops.map((x) => x.transfer.batchIndex))}::int4[], ${arrayLiteral(airdrops.map((x) => x.transfer.to))}::text[],
+        ${arrayLiteral(airdrops.map((x) => x.transfer.contract))}::text[], ${arrayLiteral(airdrops.map((x) => x.transfer.tokenId))}::numeric[])`.execute(
       trx,
     );
   }
@@ -266,8 +270,8 @@ export async function insertTransfers(trx: Trx, network: string, blocks: readonl
     await sql`
       insert into native_transfers (network, block_number, tx_hash, from_address, to_address, value)
       select ${network}, * from unnest(
-        ${text(natives.map((x) => x.block))}::int8[], ${natives.map((x) => x.t.transactionHash)}::text[],
-        ${natives.map((x) => x.t.from)}::text[], ${natives.map((x) => x.t.to)}::text[], ${text(natives.map((x) => x.t.value))}::numeric[])`.execute(
+        ${arrayLiteral(natives.map((x) => x.block))}::int8[], ${arrayLiteral(natives.map((x) => x.t.transactionHash))}::text[],
+        ${arrayLiteral(natives.map((x) => x.t.from))}::text[], ${arrayLiteral(natives.map((x) => x.t.to))}::text[], ${arrayLiteral(natives.map((x) => x.t.value))}::numeric[])`.execute(
       trx,
     );
   }
@@ -276,9 +280,9 @@ export async function insertTransfers(trx: Trx, network: string, blocks: readonl
     await sql`
       insert into internal_transfers (network, block_number, tx_hash, trace_path, call_type, from_address, to_address, value)
       select ${network}, * from unnest(
-        ${text(internals.map((x) => x.block))}::int8[], ${internals.map((x) => x.t.transactionHash)}::text[],
-        ${internals.map((x) => x.t.tracePath)}::text[], ${internals.map((x) => x.t.callType)}::text[],
-        ${internals.map((x) => x.t.from)}::text[], ${internals.map((x) => x.t.to)}::text[], ${text(internals.map((x) => x.t.value))}::numeric[])`.execute(
+        ${arrayLiteral(internals.map((x) => x.block))}::int8[], ${arrayLiteral(internals.map((x) => x.t.transactionHash))}::text[],
+        ${arrayLiteral(internals.map((x) => x.t.tracePath))}::text[], ${arrayLiteral(internals.map((x) => x.t.callType))}::text[],
+        ${arrayLiteral(internals.map((x) => x.t.from))}::text[], ${arrayLiteral(internals.map((x) => x.t.to))}::text[], ${arrayLiteral(internals.map((x) => x.t.value))}::numeric[])`.execute(
       trx,
     );
   }
@@ -302,7 +306,7 @@ export async function updateHoldings(trx: Trx, network: string, blocks: readonly
   // The earliest block wins: a backfill fills blocks older than those the head indexed first.
   await sql`
     insert into token_holdings (network, holder, contract, first_block)
-    select ${network}, * from unnest(${pairs.map((p) => p.holder)}::text[], ${pairs.map((p) => p.contract)}::text[], ${text(pairs.map((p) => p.block))}::int8[])
+    select ${network}, * from unnest(${arrayLiteral(pairs.map((p) => p.holder))}::text[], ${arrayLiteral(pairs.map((p) => p.contract))}::text[], ${arrayLiteral(pairs.map((p) => p.block))}::int8[])
     on conflict (network, holder, contract) do update set first_block = least(token_holdings.first_block, excluded.first_block)
     where excluded.first_block < token_holdings.first_block`.execute(trx);
 }
@@ -320,9 +324,9 @@ export async function applyOwnership(trx: Trx, network: string, unordered: reado
   await sql`
     insert into nft_ownership (network, contract, token_id, owner, standard, amount, acquired_block)
     select ${network}, * from unnest(
-      ${deltas.map((d) => d.contract)}::text[], ${text(deltas.map((d) => d.tokenId))}::numeric[], ${deltas.map((d) => d.owner)}::text[],
-      ${deltas.map((d) => d.standard)}::text[], ${text(deltas.map((d) => d.amount))}::numeric[],
-      ${text(deltas.map((d) => d.acquiredBlock))}::int8[])
+      ${arrayLiteral(deltas.map((d) => d.contract))}::text[], ${arrayLiteral(deltas.map((d) => d.tokenId))}::numeric[], ${arrayLiteral(deltas.map((d) => d.owner))}::text[],
+      ${arrayLiteral(deltas.map((d) => d.standard))}::text[], ${arrayLiteral(deltas.map((d) => d.amount))}::numeric[],
+      ${arrayLiteral(deltas.map((d) => d.acquiredBlock))}::int8[])
     on conflict (network, contract, token_id, owner) do update set amount = nft_ownership.amount + excluded.amount,
       acquired_block = greatest(nft_ownership.acquired_block, excluded.acquired_block)`.execute(trx);
   await sql`delete from nft_ownership where network = ${network} and amount = 0`.execute(trx);

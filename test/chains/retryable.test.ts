@@ -34,6 +34,12 @@ describe('retry allowlist', () => {
     expect(answerError('{"jsonrpc":"2.0","id":1,"result":{"calls":[{"error":"execution reverted"}]}}')).toBeUndefined();
   });
 
+  it('reads the top-level error of a single answer after leading blanks, and none of a batch answer', () => {
+    expect(answerError(`\n\t ${errorText(-32005, 'limit exceeded')}`)).toEqual({ code: -32005, message: 'limit exceeded' });
+    expect(answerError(`[${errorText(-32005, 'limit exceeded')}]`)).toBeUndefined();
+    expect(answerError('')).toBeUndefined();
+  });
+
   it('fails over on transport failures and retryable node errors only', () => {
     expect(isRetryable(new UpstreamError('timeout', 'upstream timed out'))).toBe(true);
     expect(isRetryable(new RetryableRpcError(errorText(-32005, 'limit exceeded'), -32005))).toBe(true);
