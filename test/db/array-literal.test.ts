@@ -18,7 +18,23 @@ describe('array literals for many-row parameters', () => {
   }
 
   it('gives Postgres back every text element as written, nulls as nulls, the word NULL as a word', async () => {
-    const tricky = ['0xabc', '', ' ', ' lead', 'trail ', 'a,b', '{x}', '"q"', 'back\\slash', 'NULL', 'null', 'é漢', '\n', 'a b', null];
+    const tricky = [
+      '0xabc',
+      '',
+      ' ',
+      ' lead',
+      'trail ',
+      'a,b',
+      '{x}',
+      '"q"',
+      'back\\slash',
+      'NULL',
+      'null',
+      'é漢',
+      '\n',
+      'a b',
+      null,
+    ];
     expect(await readBack(tricky)).toEqual(tricky);
   });
 
@@ -35,7 +51,9 @@ describe('array literals for many-row parameters', () => {
   it('casts numbers, big integers and dates as the column types read them', async () => {
     const { rows } = await sql<{ n: string; big: string; at: Date }>`
       select * from unnest(${arrayLiteral([1, -2])}::int8[], ${arrayLiteral([10n ** 40n, 0n])}::numeric[],
-        ${arrayLiteral(['2026-12-06T01:00:00.000Z', '1970-01-01T00:00:00.000Z'])}::timestamptz[]) as u(n, big, at)`.execute(database.db);
+        ${arrayLiteral(['2026-12-06T01:00:00.000Z', '1970-01-01T00:00:00.000Z'])}::timestamptz[]) as u(n, big, at)`.execute(
+      database.db,
+    );
     expect(rows.map((row) => [String(row.n), row.big, new Date(row.at).toISOString()])).toEqual([
       ['1', (10n ** 40n).toString(), '2026-12-06T01:00:00.000Z'],
       ['-2', '0', '1970-01-01T00:00:00.000Z'],
