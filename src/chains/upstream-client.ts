@@ -145,8 +145,8 @@ class TextAnswer implements Dispatcher.DispatchHandler {
 
 /**
  * A node's answer is all ASCII but for the odd error message or token name: ASCII bytes read as latin1
- * give the same string as UTF-8, without the UTF-8 decoder's check of every byte (a tenth of the time
- * on a block's 900 KB of receipts).
+ * give the same string as UTF-8, without the UTF-8 decoder's check of every byte (in a backfill's
+ * profile, 0.25-0.7 s instead of 1.2 s for 270 MB of blocks and receipts).
  */
 function decodeAnswer(body: Buffer): string {
   return isAscii(body) ? body.toString('latin1') : body.toString('utf8');
