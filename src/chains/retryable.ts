@@ -38,7 +38,7 @@ const revert = /revert/i;
  */
 export function answerError(text: string): AnswerError | undefined {
   // A batch's answer is an array, which has no top-level error: not worth scanning its megabytes.
-  if (firstNonBlank(text) !== '{' || text.indexOf('"error"') === -1) return undefined;
+  if (!text.trimStart().startsWith('{') || text.indexOf('"error"') === -1) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -50,14 +50,6 @@ export function answerError(text: string): AnswerError | undefined {
   if (error === null || typeof error !== 'object') return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };
   return { code: typeof code === 'number' ? code : Number.NaN, message: typeof message === 'string' ? message : '' };
-}
-
-function firstNonBlank(text: string): string | undefined {
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index]!;
-    if (char !== ' ' && char !== '\n' && char !== '\r' && char !== '\t') return char;
-  }
-  return undefined;
 }
 
 /** Whether a node's JSON-RPC error may be asked of another node: an allowlist, never a revert or a bad request. */
