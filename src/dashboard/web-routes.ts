@@ -57,13 +57,25 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Whether an Accept header names HTML: every browser's page navigation does; the any-type range alone is not enough. */
+export function asksForHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'text/html' && type !== 'application/xhtml+xml') return false;
+    const q = params.find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
 /** The dashboard, a single-page app: its routes, and the page answered for paths no route takes. */
 export interface WebApp {
   /** `/` and the hashed assets under `/assets/` (cached for a year). */
   routes(app: FastifyInstance): Promise<void>;
   /**
-   * For a GET or HEAD no route takes: the app's `index.html` (`no-cache`; its router draws the page),
-   * unless the path is the API's, which keeps its JSON 404. Without a build: a 503 page saying to run
+   * For a GET or HEAD no route takes, from a client that asks for HTML (a browser's navigation): the
+   * app's `index.html` (`no-cache`; its router draws the page), unless the path is the API's. Any other
+   * client (curl, fetch, an SDK: any type, or JSON) gets the API's JSON 404 for a path that does not exist. Without a build: a 503 page saying to run
    * `npm run build`. Returns whether it answered. Called from the server's not-found handler rather
    * than declared as a `/*` route: a wildcard would take every URL the router refuses (a path
    * parameter over its length limit gets its 414 only when no route matches).
@@ -108,6 +120,7 @@ export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLog
     },
     page(request, reply) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+      if (!asksForHtml(request.headers.accept)) return false;
       const path = pathOf(request.url);
       if (apiPrefixes.some((prefix) => isUnder(path, prefix)) || isUnder(path, '/assets')) return false;
       answer(reply);

@@ -39,9 +39,13 @@ describe('dashboard pages in a browser', () => {
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
 
     // A page path the app routes itself: index.html again.
-    const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`);
+    const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`, { headers: { accept: 'text/html' } });
     expect(deep.status).toBe(200);
     expect(await deep.text()).toBe(html);
+    // The same path from a client that does not ask for HTML (fetch sends */*): the API's JSON 404.
+    const notPage = await fetch(`${run.service.url}/webhooks/wh_123`);
+    expect(notPage.status).toBe(404);
+    expect(notPage.headers.get('content-type')).toMatch(/application\/json/);
     // The API's prefixes keep their JSON answers.
     for (const [path, status] of [
       ['/v1/nothing-here', 401],

@@ -40,7 +40,18 @@ describe('static files under hostile paths', () => {
 
   it('serves an asset, and the page for an app path', async () => {
     expect((await rawRequest(url, 'GET', '/assets/index.js')).text).toContain('asset');
-    expect((await rawRequest(url, 'GET', '/keys')).text).toContain('<title>app</title>');
+    const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } };
+    expect((await rawRequest(url, 'GET', '/keys', asBrowser)).text).toContain('<title>app</title>');
+  });
+
+  it('answers a path no route takes with the JSON 404 to a client that does not ask for HTML', async () => {
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/plain, */*', 'text/html;q=0']) {
+      const answer = await rawRequest(url, 'GET', '/health', accept === undefined ? {} : { headers: { accept } });
+      expect(answer.status, String(accept)).toBe(404);
+      expect(answer.json(), String(accept)).toEqual({
+        error: { code: 'not_found', message: 'no route GET /health', status: 404 },
+      });
+    }
   });
 
   const hostile = [
@@ -70,7 +81,7 @@ describe('static files under hostile paths', () => {
 
   const cases = hostile.map((path) => [path.length > 60 ? `${path.slice(0, 30)}… (${path.length} characters)` : path, path]);
   it.each(cases)('%s: 400 or 404 in the error shape, or the app page, and nothing from outside assets/', async (_label, path) => {
-    const answer = await rawRequest(url, 'GET', path);
+    const answer = await rawRequest(url, 'GET', path, { headers: { accept: 'text/html' } });
     expect(answer.text).not.toContain('outside the assets');
     expect(answer.status).toBeLessThan(500);
     if (answer.status === 200) {
