@@ -1,31 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withinOneSecond } from '../support/one-second.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { twoServicesOnRedis } from '../support/services-on-redis.ts';
 
 const blockNumber = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] };
 
-/** Waits (bounded) until the wall clock is just past a second boundary, so a burst falls in one window. */
-async function alignToSecond(): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (Date.now() % 1000 > 20) {
-    if (Date.now() > deadline) throw new Error('could not align to a second boundary');
-    await new Promise((resolve) => setTimeout(resolve, Math.max(1, 1000 - (Date.now() % 1000))));
-  }
-}
-
-/**
- * Fires `count` requests at once, spread over the given senders, and returns the statuses. Retries
- * (at most 3 times) when the burst crossed a second boundary, which would rightly open a new window.
- */
-async function burst(count: number, send: ((i: number) => Promise<Response>)[]): Promise<Response[]> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await alignToSecond();
-    const startSecond = Math.floor(Date.now() / 1000);
-    const responses = await Promise.all(Array.from({ length: count }, (_, i) => send[i % send.length]!(i)));
-    if (Math.floor(Date.now() / 1000) === startSecond) return responses;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-  }
-  throw new Error('every burst crossed a second boundary');
+/** Fires `count` requests at once, spread over the given senders, within one rate-limit second. */
+function burst(count: number, send: ((i: number) => Promise<Response>)[]): Promise<Response[]> {
+  return withinOneSecond(() => Promise.all(Array.from({ length: count }, (_, i) => send[i % send.length]!(i))));
 }
 
 describe('rate limits over HTTP (in-memory counters)', () => {
