@@ -58,7 +58,7 @@ function pathOf(url: string): string {
 }
 
 /** Whether an Accept header names HTML: every browser's page navigation does; the any-type range alone is not enough. */
-export function asksForHtml(accept: string | undefined): boolean {
+function asksForHtml(accept: string | undefined): boolean {
   if (accept === undefined) return false;
   return accept.split(',').some((range) => {
     const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
@@ -75,7 +75,7 @@ export interface WebApp {
   /**
    * For a GET or HEAD no route takes, from a client that asks for HTML (a browser's navigation): the
    * app's `index.html` (`no-cache`; its router draws the page), unless the path is the API's. Any other
-   * client (curl, fetch, an SDK: any type, or JSON) gets the API's JSON 404 for a path that does not exist. Without a build: a 503 page saying to run
+   * client (curl, fetch, an SDK) keeps the API's JSON 404. Without a build: a 503 page saying to run
    * `npm run build`. Returns whether it answered. Called from the server's not-found handler rather
    * than declared as a `/*` route: a wildcard would take every URL the router refuses (a path
    * parameter over its length limit gets its 414 only when no route matches).
