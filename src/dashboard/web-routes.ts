@@ -57,25 +57,31 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** Whether an Accept header names HTML: every browser's page navigation does; the any-type range alone is not enough. */
-function asksForHtml(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
+/**
+ * Whether a client takes an HTML page: no Accept header, or one with a range that matches HTML
+ * (`text/html`, `application/xhtml+xml`, `text/*`, the any-type range) at q > 0, as browsers, curl and
+ * link previews send. A client that names only other types (an SDK asking for JSON) does not.
+ */
+function takesHtml(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
   return accept.split(',').some((range) => {
     const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());
-    if (type !== 'text/html' && type !== 'application/xhtml+xml') return false;
+    if (!htmlRanges.has(type)) return false;
     const q = params.find((param) => param.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
   });
 }
+
+const htmlRanges = new Set(['text/html', 'application/xhtml+xml', 'text/*', '*/*']);
 
 /** The dashboard, a single-page app: its routes, and the page answered for paths no route takes. */
 export interface WebApp {
   /** `/` and the hashed assets under `/assets/` (cached for a year). */
   routes(app: FastifyInstance): Promise<void>;
   /**
-   * For a GET or HEAD no route takes, from a client that asks for HTML (a browser's navigation): the
-   * app's `index.html` (`no-cache`; its router draws the page), unless the path is the API's. Any other
-   * client (curl, fetch, an SDK) keeps the API's JSON 404. Without a build: a 503 page saying to run
+   * For a GET or HEAD no route takes, from a client that takes HTML: the app's `index.html`
+   * (`no-cache`; its router draws the page), unless the path is the API's. A client that accepts only
+   * other types (`Accept: application/json`) keeps the API's JSON 404. Without a build: a 503 page saying to run
    * `npm run build`. Returns whether it answered. Called from the server's not-found handler rather
    * than declared as a `/*` route: a wildcard would take every URL the router refuses (a path
    * parameter over its length limit gets its 414 only when no route matches).
@@ -120,7 +126,7 @@ export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLog
     },
     page(request, reply) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-      if (!asksForHtml(request.headers.accept)) return false;
+      if (!takesHtml(request.headers.accept)) return false;
       const path = pathOf(request.url);
       if (apiPrefixes.some((prefix) => isUnder(path, prefix)) || isUnder(path, '/assets')) return false;
       answer(reply);

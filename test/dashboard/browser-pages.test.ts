@@ -42,8 +42,8 @@ describe('dashboard pages in a browser', () => {
     const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`, { headers: { accept: 'text/html' } });
     expect(deep.status).toBe(200);
     expect(await deep.text()).toBe(html);
-    // The same path from a client that does not ask for HTML (fetch sends */*): the API's JSON 404.
-    const notPage = await fetch(`${run.service.url}/webhooks/wh_123`);
+    // The same path from a client that accepts only JSON: the API's JSON 404.
+    const notPage = await fetch(`${run.service.url}/webhooks/wh_123`, { headers: { accept: 'application/json' } });
     expect(notPage.status).toBe(404);
     expect(notPage.headers.get('content-type')).toMatch(/application\/json/);
     // The API's prefixes keep their JSON answers.
