@@ -39,7 +39,7 @@ describe('dashboard pages in a browser', () => {
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
 
     // A page path the app routes itself: index.html again.
-    const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`, { headers: { accept: 'text/html' } });
+    const deep = await fetch(`${run.service.url}/webhooks/wh_123?x=1`);
     expect(deep.status).toBe(200);
     expect(await deep.text()).toBe(html);
     // The same path from a client that accepts only JSON: the API's JSON 404.
