@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createOptionalRedisClient } from '../core/optional-redis.ts';
+import { redisServerOf, whileReachable } from '../core/redis-reachability.ts';
 import type { SharedTipStore } from './shared-tip-store.ts';
 
 const keyPrefix = 'blockyard:tip:';
@@ -38,10 +39,11 @@ export function createRedisSharedTipStore(url: string): SharedTipStore {
   // While Redis is away every raise answers this process's own tip.
   const client = createOptionalRedisClient(url, commandTimeoutMs) as RaisingRedis;
   client.defineCommand(commandName, { numberOfKeys: 1, lua: raiseScript });
+  const server = redisServerOf(client);
   return {
     async raise(network, block) {
       try {
-        const shared = Number(await client[commandName](keyPrefix + network, block, idleExpiryS));
+        const shared = Number(await whileReachable(server, () => client[commandName](keyPrefix + network, block, idleExpiryS)));
         return Number.isSafeInteger(shared) && shared > block ? shared : block;
       } catch {
         return block;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createOptionalRedisClient } from '../core/optional-redis.ts';
+import { redisServerOf, whileReachable } from '../core/redis-reachability.ts';
 import { createDataQuerySlots, type DataQuerySlots, tooManyDataQueries } from './data-query-slots.ts';
 
 const keyPrefix = 'blockyard:dq:';
@@ -57,6 +58,7 @@ export function createRedisDataQuerySlots(url: string, perAccount: number): Data
   client.defineCommand(commandName, { numberOfKeys: 1, lua: takeScript });
   client.defineCommand('blockyardRenewDataSlot', { numberOfKeys: 1, lua: renewScript });
   const local = createDataQuerySlots(perAccount);
+  const server = redisServerOf(client);
 
   return {
     async take(accountId) {
@@ -64,7 +66,7 @@ export function createRedisDataQuerySlots(url: string, perAccount: number): Data
       const token = randomUUID();
       let taken: number;
       try {
-        taken = Number(await client[commandName](key, perAccount, token, leaseMs));
+        taken = Number(await whileReachable(server, () => client[commandName](key, perAccount, token, leaseMs)));
       } catch {
         return local.takeNow(accountId);
       }

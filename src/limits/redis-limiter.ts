@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { AppError } from '../core/errors.ts';
 import { redisConnectTimeoutMs } from '../core/optional-redis.ts';
+import { redisServerOf, whileReachable } from '../core/redis-reachability.ts';
 import { assertComputeUnits, assertSomeBudget, buildBudgetsDecision, buildDecision, refusingBudget } from './decision.ts';
 import type { Budget, BudgetsDecision, ConsumeLimits, LimitName, RateLimiter } from './limiter.ts';
 import { budgetArgs, budgetKeys, consumeBudgetsScript } from './redis-budgets-script.ts';
@@ -93,19 +94,15 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
   // A lost connection shows as the 503 of each request meanwhile (ioredis reconnects by itself);
   // without a listener ioredis would print every reconnect failure to the console.
   if (ownsClient) client.on('error', () => undefined);
+  const server = redisServerOf(client);
 
   async function consume(accountId: string, limits: ConsumeLimits, computeUnits: number) {
     assertComputeUnits(computeUnits);
     const tag = `${keyPrefix}{${accountId}}`;
     let reply: ScriptReply;
     try {
-      reply = await client[commandName](
-        `${tag}:s`,
-        `${tag}:d`,
-        limits.rps ?? -1,
-        limits.cups ?? -1,
-        limits.rpd ?? -1,
-        computeUnits,
+      reply = await whileReachable(server, () =>
+        client[commandName](`${tag}:s`, `${tag}:d`, limits.rps ?? -1, limits.cups ?? -1, limits.rpd ?? -1, computeUnits),
       );
     } catch (error) {
       throw unavailable(error);
@@ -122,7 +119,9 @@ export function createRedisLimiter(options: RedisLimiterOptions): RateLimiter {
     const keys = budgetKeys(keyPrefix, budgets);
     let reply: number[];
     try {
-      reply = await client[budgetsCommandName](keys.length, ...keys, ...budgetArgs(budgets, computeUnits));
+      reply = await whileReachable(server, () =>
+        client[budgetsCommandName](keys.length, ...keys, ...budgetArgs(budgets, computeUnits)),
+      );
     } catch (error) {
       throw unavailable(error);
     }

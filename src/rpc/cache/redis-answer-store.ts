@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createOptionalRedisClient } from '../../core/optional-redis.ts';
+import { redisServerOf, whileReachable } from '../../core/redis-reachability.ts';
 
 /** Final answers shared by every API process: a second layer behind the in-process LRU. */
 export interface RedisAnswerStore {
@@ -23,13 +24,14 @@ const maxPlainKeyLength = 200;
 export function createRedisAnswerStore(url: string): RedisAnswerStore {
   // While Redis is away every lookup is a miss.
   const client = createOptionalRedisClient(url, commandTimeoutMs);
+  const server = redisServerOf(client);
   const redisKey = (key: string) =>
     keyPrefix + (key.length > maxPlainKeyLength ? createHash('sha256').update(key).digest('base64url') : key);
 
   return {
     async get(key) {
       try {
-        return (await client.get(redisKey(key))) ?? undefined;
+        return (await whileReachable(server, () => client.get(redisKey(key)))) ?? undefined;
       } catch {
         return undefined;
       }
