@@ -43,7 +43,11 @@ export function createRedisSharedTipStore(url: string): SharedTipStore {
   return {
     async raise(network, block) {
       try {
-        const shared = Number(await whileReachable(server, () => client[commandName](keyPrefix + network, block, idleExpiryS)));
+        const shared = Number(
+          await whileReachable(server, () => client[commandName](keyPrefix + network, block, idleExpiryS), {
+            marksAway: false,
+          }),
+        );
         return Number.isSafeInteger(shared) && shared > block ? shared : block;
       } catch {
         return block;

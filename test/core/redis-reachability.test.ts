@@ -26,6 +26,12 @@ describe('whileReachable', () => {
       }),
     ).rejects.toBeInstanceOf(RedisAwayError);
     expect(asked).toBe(false);
+    // A command of a shorter budget that times out does not mark its server away.
+    const cacheServer = `${server}-cache`;
+    await expect(
+      whileReachable(cacheServer, () => Promise.reject(new Error('Command timed out')), { marksAway: false }),
+    ).rejects.toThrow('Command timed out');
+    expect(await whileReachable(cacheServer, async () => 'answered')).toBe('answered');
     // Another server is not affected.
     expect(await whileReachable(`${server}-other`, async () => 'answered')).toBe('answered');
   });

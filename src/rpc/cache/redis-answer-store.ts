@@ -31,7 +31,7 @@ export function createRedisAnswerStore(url: string): RedisAnswerStore {
   return {
     async get(key) {
       try {
-        return (await whileReachable(server, () => client.get(redisKey(key)))) ?? undefined;
+        return (await whileReachable(server, () => client.get(redisKey(key)), { marksAway: false })) ?? undefined;
       } catch {
         return undefined;
       }
