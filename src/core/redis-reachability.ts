@@ -2,11 +2,10 @@ import type { Redis } from 'ioredis';
 
 /**
  * After one command to a Redis server times out (`whileReachable` says which count), every client of
- * that server in this process gives up at once for this long; the first command after it tries
- * again. A request may touch Redis several
- * times (its data-query slot, its rate limit, the answer cache, the shared tip): while Redis hangs,
- * each would otherwise wait its own command timeout, and in sequence they pass the 2 s an answer may
- * take during an outage.
+ * that server in this process gives up at once for this long; the first command after it tries again.
+ * A request may touch Redis several times (its data-query slot, its rate limit, the answer cache, the
+ * shared tip): while Redis hangs, each would otherwise wait its own command timeout, and in sequence
+ * they pass the 2 s an answer may take during an outage.
  */
 const awayForMs = 1_000;
 

@@ -82,9 +82,9 @@ export interface WebApp {
    * For a GET or HEAD no route takes, from a client that takes HTML: the app's `index.html`
    * (`no-cache`; its router draws the page), unless the path is the API's. A client that accepts only
    * other types (`Accept: application/json`) keeps the API's JSON 404. Without a build: a 503 page
-   * saying to run `npm run build`. Returns whether it answered. Called from the server's not-found handler rather
-   * than declared as a `/*` route: a wildcard would take every URL the router refuses (a path
-   * parameter over its length limit gets its 414 only when no route matches).
+   * saying to run `npm run build`. Returns whether it answered. Called from the server's not-found
+   * handler rather than declared as a `/*` route: a wildcard would take every URL the router refuses
+   * (a path parameter over its length limit gets its 414 only when no route matches).
    */
   page(request: FastifyRequest, reply: FastifyReply): boolean;
 }
