@@ -35,6 +35,24 @@ describe('whileReachable', () => {
     // Another server is not affected.
     expect(await whileReachable(`${server}-other`, async () => 'answered')).toBe('answered');
   });
+
+  it('a server marked away ends the commands still waiting on it, whatever their budget; other servers wait on', async () => {
+    const server = `unit-waiting-${Date.now()}`;
+    const never = () => new Promise<never>(() => undefined);
+    const limited = whileReachable(server, never).catch((error: unknown) => error);
+    const cached = whileReachable(server, never, { marksAway: false }).catch((error: unknown) => error);
+    let otherSettled = false;
+    void whileReachable(`${server}-other`, never).finally(() => {
+      otherSettled = true;
+    });
+    await expect(whileReachable(server, () => Promise.reject(new Error('Command timed out')))).rejects.toThrow(
+      'Command timed out',
+    );
+    expect(await limited).toBeInstanceOf(RedisAwayError);
+    expect(await cached).toBeInstanceOf(RedisAwayError);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(otherSettled).toBe(false);
+  });
 });
 
 describe('a hanging Redis costs a request one command timeout, not one per use', () => {
@@ -73,6 +91,31 @@ describe('a hanging Redis costs a request one command timeout, not one per use',
       expect((refused as AppError).code).toBe('service_unavailable');
       // No command was sent: no 500 ms command timeout was waited for.
       expect(limiterMs).toBeLessThan(250);
+    } finally {
+      process.kill(redis.pid, 'SIGCONT');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await limiter.consumeAll(budget, 1)).allowed).toBe(true);
+  });
+
+  it('commands queued behind the one that timed out give up with it, not after a timeout of their own', async () => {
+    freeze(redis.pid);
+    try {
+      const from = performance.now();
+      const first = limiter.consumeAll(budget, 1).catch((error: unknown) => error);
+      // Issued once the first is on the wire: auto-pipelining holds them until it is answered.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const followers = await Promise.all(
+        Array.from({ length: 10 }, () => limiter.consumeAll(budget, 1).catch((error: unknown) => error)),
+      );
+      const elapsedMs = performance.now() - from;
+      expect(((await first) as AppError).cause).toMatchObject({ message: 'Command timed out' });
+      for (const refused of followers) {
+        expect((refused as AppError).code).toBe('service_unavailable');
+        expect((refused as AppError).cause).toBeInstanceOf(RedisAwayError);
+      }
+      // One command timeout (500 ms), not two.
+      expect(elapsedMs).toBeLessThan(950);
     } finally {
       process.kill(redis.pid, 'SIGCONT');
     }
