@@ -8,8 +8,8 @@ const outDir = fileURLToPath(new URL('../dist/web', import.meta.url));
 
 /**
  * Writes each script and stylesheet of the build beside its `.br` and `.gz`, compressed once at the
- * highest levels; the service sends them to browsers that accept them (@fastify/static's
- * `preCompressed`), a third of the bytes, with no compression work per request.
+ * highest levels; the service holds them in memory and sends them to browsers that accept them
+ * (src/dashboard/asset-files.ts), a third of the bytes, with no compression work per request.
  */
 function precompress(): Plugin {
   return {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isUnder } from '../http/path-prefix.ts';
+import { type AssetFile, chooseEncoding, loadAssetFiles, matchesEtag } from './asset-files.ts';
 
 /** Paths the web app never answers: the API's own, whose unknown paths keep their JSON 404 (and guards). */
 export const apiPrefixes = [
@@ -105,21 +105,13 @@ export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLog
   return {
     async routes(app) {
       if (indexHtml && root) {
-        await app.register(fastifyStatic, {
-          root: join(root, 'assets'),
-          prefix: '/assets/',
-          index: false,
-          list: false,
-          // The build writes each asset's .br and .gz beside it (web/vite.config.ts).
-          preCompressed: true,
-          cacheControl: false,
-          etag: true,
-          lastModified: false,
-          // The files' names carry their content's hash: a new build is new names.
-          setHeaders: (reply) => {
-            reply.header('cache-control', 'public, max-age=31536000, immutable');
-            for (const [name, value] of Object.entries(dashboardSecurityHeaders)) reply.header(name, value);
-          },
+        const assets = loadAssetFiles(join(root, 'assets'));
+        // A wildcard, not a parameter: a name over the router's parameter length is a 404 like any unknown one.
+        app.get<{ Params: { '*': string } }>('/assets/*', { schema: { hide: true } }, async (request, reply) => {
+          const file = assets.get(request.params['*']);
+          if (file) return sendAsset(request, reply, file);
+          reply.callNotFound();
+          return reply;
         });
       }
       app.get('/', { schema: { hide: true } }, async (_request, reply) => answer(reply));
@@ -133,4 +125,19 @@ export function loadWebApp(options: { root?: string | null; log?: FastifyBaseLog
       return true;
     },
   };
+}
+
+/** An asset from memory: its compressed copy when the client takes one, cached for a year (its name is its content's hash). */
+function sendAsset(request: FastifyRequest, reply: FastifyReply, file: AssetFile): FastifyReply {
+  const encoding = chooseEncoding(request.headers['accept-encoding'], file);
+  const body = encoding === undefined ? file.identity : file[encoding]!;
+  reply
+    .headers(dashboardSecurityHeaders)
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    .header('vary', 'accept-encoding')
+    .header('etag', body.etag)
+    .type(file.type);
+  if (encoding !== undefined) reply.header('content-encoding', encoding);
+  if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
+  return reply.send(body.bytes);
 }
