@@ -37,6 +37,8 @@ export interface AnswerDeps {
   usage?: UsageRecorder;
   /** Answers the calls the socket itself serves (eth_subscribe, eth_unsubscribe), synchronously. */
   answerLocal(call: JsonRpcCall): string;
+  /** Awaited before `answerLocal` answers the message's local calls (a new feed's first subscription waits for it to follow the chain). */
+  beforeLocal?(calls: readonly JsonRpcCall[]): Promise<void>;
 }
 
 const localMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
@@ -120,6 +122,8 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
     release?.();
     release = undefined;
     record('2xx', true);
+    const local = calls.flatMap((checked) => (checked.ok && isLocal(checked) ? [checked.call] : []));
+    if (local.length > 0 && deps.beforeLocal) await deps.beforeLocal(local);
     // Local calls last, synchronously before the answer goes out: a new subscription's first item
     // can then never reach the client before the subscription id does.
     const answers = calls.map((checked, i) => (checked.ok && isLocal(checked) ? deps.answerLocal(checked.call) : forwarded[i]!));

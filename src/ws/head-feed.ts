@@ -24,6 +24,12 @@ import type { SubscriptionRequest } from './subscription-request.ts';
 export interface HeadFeed {
   /** Starts delivering items of the request's kind; returns the function that stops it. */
   subscribe(request: SubscriptionRequest, deliver: Deliver): () => void;
+  /**
+   * Resolves once the feed follows the upstream's heads (its first newHeads subscription answered; on
+   * a polled upstream, after its first read of `latest`): a subscriber added after that sees every
+   * block that comes later. Before it, a block could be mined that the feed never hears of.
+   */
+  followingHeads(): Promise<void>;
   /** How long the feed has had no subscriber (0 while it has one). */
   idleForMs(): number;
   close(): Promise<void>;
@@ -81,6 +87,8 @@ interface FeedState extends PendingFeed {
   syncing: Set<Deliver>;
   socket: UpstreamSocket;
   headsSub: string | undefined;
+  /** Called each time the upstream's newHeads subscription is answered. */
+  onFollowing: () => void;
   headQueue: Promise<void>;
   lastSyncing: string | undefined;
   /** A parent the window misses, by hash (the window's `fetchByHash`). */
@@ -99,6 +107,10 @@ interface FeedState extends PendingFeed {
  */
 export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
   const { chain, network, logger, metrics } = options;
+  let markFollowing!: () => void;
+  const following = new Promise<void>((resolve) => {
+    markFollowing = resolve;
+  });
   const feed: FeedState = {
     chain,
     network,
@@ -118,6 +130,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
       onNotification: (subscription, result) => onNotification(feed, subscription, result),
     }),
     headsSub: undefined,
+    onFollowing: () => markFollowing(),
     pendingSub: undefined,
     pendingFullSub: undefined,
     pendingFullForm: undefined,
@@ -152,6 +165,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
         if (--members === 0) idleSince = Date.now();
       };
     },
+    followingHeads: () => following,
     idleForMs: () => (members > 0 ? 0 : Date.now() - idleSince),
     async close() {
       clearInterval(lagTimer);
@@ -197,8 +211,28 @@ async function resubscribe(feed: FeedState, reconnected: boolean): Promise<void>
   forgetPendingSubscriptions(feed);
   feed.headsSub = String(await socket.request('eth_subscribe', ['newHeads']));
   metrics.upstreamSubscriptions.set({ ...labels, kind: 'newHeads' }, 1);
+  if (feed.window.tip) {
+    await syncPendingSubscriptions(feed);
+    enqueueHead(feed, await socket.request('eth_getBlockByNumber', ['latest', false]));
+    return;
+  }
+  // The first time: the block the feed starts from, kept and not sent (it came before any subscriber
+  // was answered), so that blocks between it and the first one announced (a polled node's next read
+  // skips them) are fetched and sent.
+  const start = await socket.request('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
+  if (isHeader(start)) startWindowAt(feed, toHeader(start));
+  feed.onFollowing();
   await syncPendingSubscriptions(feed);
-  if (feed.window.tip) enqueueHead(feed, await socket.request('eth_getBlockByNumber', ['latest', false]));
+}
+
+function startWindowAt(feed: FeedState, header: Header): void {
+  feed.headQueue = feed.headQueue
+    .then(async () => {
+      if (!feed.window.tip) await feed.window.advance(header, feed.fetchHeader);
+    })
+    .catch((error: unknown) =>
+      feed.logger.warn({ err: error, chain: feed.chain, network: feed.network }, 'start block not kept'),
+    );
 }
 
 function onNotification(feed: FeedState, subscription: string, result: unknown): void {

@@ -78,7 +78,11 @@ export function startSession(deps: SessionDeps): Session {
   wsMetrics.connections.inc();
 
   // Built once per connection, not per message.
-  const answerDeps: AnswerDeps = { ...deps, answerLocal: (call) => answerLocal(state, call) };
+  const answerDeps: AnswerDeps = {
+    ...deps,
+    answerLocal: (call) => answerLocal(state, call),
+    beforeLocal: (calls) => untilFeedFollows(state, calls),
+  };
   const reply = (answer: string) => {
     if (answer !== '') send(state, answer);
   };
@@ -180,6 +184,29 @@ function answerLocal(state: SessionState, call: JsonRpcCall): string {
 }
 
 const pendingKinds = new Set(['newPendingTransactions', 'alchemy_pendingTransactions']);
+/** Kinds served from the feed's heads: a client told its subscription id must get every block after it. */
+const headKinds = new Set(['newHeads', 'logs', 'syncing', 'alchemy_minedTransactions']);
+/** The longest a subscription's answer waits for a new feed (an upstream that does not answer): then it is answered anyway. */
+const feedFollowWaitMs = 2_000;
+
+/**
+ * A subscription to a feed that does not follow the chain yet (the network's first subscriber, or the
+ * first after an idle feed closed) is answered once it does, within `feedFollowWaitMs`: a block mined
+ * after the client has its subscription id is then always sent.
+ */
+async function untilFeedFollows(state: SessionState, calls: readonly JsonRpcCall[]): Promise<void> {
+  const followsHeads = (call: JsonRpcCall) =>
+    call.method === 'eth_subscribe' && Array.isArray(call.params) && headKinds.has(call.params[0] as string);
+  if (state.deps.network.config.kind !== 'evm' || !calls.some(followsHeads)) return;
+  const feed = state.deps.feed();
+  if (!feed) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, feedFollowWaitMs);
+  });
+  await Promise.race([feed.followingHeads(), waited]);
+  clearTimeout(timer);
+}
 
 function subscribe(state: SessionState, id: JsonRpcId | undefined, params: unknown): string {
   const { deps, subscriptions } = state;

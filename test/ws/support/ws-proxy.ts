@@ -20,6 +20,8 @@ export interface WsProxy {
    * subscription died silently.
    */
   mute(): void;
+  /** Holds each eth_subscribe on its way to the node for `ms`: an upstream slow to start following. */
+  delaySubscribes(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
   const counts = new Map<string, number>();
   let connections = 0;
   let muted = false;
+  let subscribeDelayMs = 0;
 
   server.on('connection', (client) => {
     connections++;
@@ -41,8 +44,12 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
       const text = String(data);
       const call = JSON.parse(text) as { method?: string; params?: unknown[] };
       if (call.method === 'eth_subscribe') counts.set(String(call.params?.[0]), (counts.get(String(call.params?.[0])) ?? 0) + 1);
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
-      else queued.push(text);
+      const pass = () => {
+        if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
+        else queued.push(text);
+      };
+      if (call.method === 'eth_subscribe' && subscribeDelayMs > 0) setTimeout(pass, subscribeDelayMs);
+      else pass();
     });
     upstream.on('open', () => {
       for (const text of queued.splice(0)) upstream.send(text);
@@ -82,6 +89,9 @@ export async function startWsProxy(target: string): Promise<WsProxy> {
     dropAll,
     mute: () => {
       muted = true;
+    },
+    delaySubscribes: (ms) => {
+      subscribeDelayMs = ms;
     },
     async close() {
       dropAll();
