@@ -1,33 +1,17 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { JsonRpcProvider, parseEther, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { castBinary } from '../support/cast-binary.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const run = promisify(execFile);
 /** anvil's first dev account. */
 const devKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
-/**
- * Foundry's `cast` from npm (`@foundry-rs/cast` ships it in `@foundry-rs/cast-linux-amd64`), or the
- * binary `CAST_BINARY` names; undefined when neither is there (its test is then skipped and says so).
- */
-function castBinary(): string | undefined {
-  if (process.env.CAST_BINARY) return process.env.CAST_BINARY;
-  try {
-    const packageJson = createRequire(import.meta.url).resolve('@foundry-rs/cast-linux-amd64/package.json');
-    const binary = join(dirname(packageJson), 'bin', 'cast');
-    return existsSync(binary) ? binary : undefined;
-  } catch {
-    return undefined;
-  }
-}
 const cast = castBinary();
 
 /** Tools that take a URL and nothing else: the key is in it (`/v1/rpc/{chain}/{network}/{apiKey}`), no header is sent. */

@@ -28,8 +28,32 @@ describe('logs filter (eth_getLogs semantics)', () => {
     [{ address: 12 }, /'address'/],
     [{ topics: 'x' }, /'topics': must be an array/],
     [{ topics: [null, null, null, null, null] }, /at most 4/],
-    [{ fromBlock: '0x1' }, /unknown logs filter key 'fromBlock'/],
+    [{ blockHash: `0x${'11'.repeat(32)}` }, /'blockHash': a subscription sends the logs of blocks still to come/],
+    [{ fromBlock: 'newest' }, /'fromBlock': "newest" is not a hex block number or one of earliest, latest/],
+    [{ toBlock: 12 }, /'toBlock': 12 is not a hex block number/],
+    [{ fromBlock: '0x10', toBlock: '0xf' }, /fromBlock 0x10 is after toBlock 0xf/],
+    [{ fromblock: '0x1' }, /unknown logs filter key 'fromblock': expected address, topics, fromBlock and toBlock/],
   ])('refuses %j', (filter, message) => {
     expect(() => parseLogFilter(filter)).toThrow(message);
+  });
+
+  it('takes the bounds Foundry and alloy send: tags bound nothing, block numbers bound the blocks whose logs are sent', () => {
+    const at = (blockNumber: string | null) => ({ ...log, blockNumber });
+    const cast = parseLogFilter({ fromBlock: 'earliest', toBlock: 'latest', topics: [] });
+    expect(cast).toEqual({ addresses: undefined, topics: [] });
+    expect(matchesLogFilter(cast, at('0x5'))).toBe(true);
+    for (const tag of ['pending', 'safe', 'finalized'])
+      expect(parseLogFilter({ fromBlock: tag, toBlock: tag })).toEqual({ topics: [] });
+    const bounded = parseLogFilter({ address, fromBlock: '0xa', toBlock: '0xc' });
+    expect(['0x9', '0xa', '0xb', '0xc', '0xd'].map((block) => matchesLogFilter(bounded, at(block)))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(matchesLogFilter(parseLogFilter({ fromBlock: '0xa' }), at('0x1000'))).toBe(true);
+    expect(matchesLogFilter(parseLogFilter({ toBlock: '0xa' }), at('0xb'))).toBe(false);
+    expect(matchesLogFilter(bounded, at(null))).toBe(false);
   });
 });
