@@ -16,6 +16,8 @@ export interface ReadNeed {
   readonly logsFrom: number;
   /** Checks an answer before it is used (the indexer's batches, answers bound for the cache). */
   readonly judge?: (text: string) => AnswerVerdict;
+  /** A filter method: `create` installs one on the node that answers; else the filter `id` it uses, which lives on one node. */
+  readonly filter?: { readonly create: true } | { readonly id: string; readonly uninstall: boolean };
 }
 
 /**
@@ -81,6 +83,9 @@ const blocklessMethods = new Set([
   'eth_sendRawTransactionSync',
 ]);
 
+const filterCreators = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter']);
+const filterUsers = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']);
+
 const tipMethods = new Set(['eth_blockNumber', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_blobBaseFee', 'eth_syncing']);
 
 interface BlockRef {
@@ -104,6 +109,10 @@ export function readNeedOf(method: string, params: unknown): ReadNeed {
     return need(method, blockRefOf(list[index]));
   }
   if (tipMethods.has(method)) return need(method, { block: -1, atTip: true, byHash: false });
+  if (filterCreators.has(method)) return { ...anyRead, method, filter: { create: true } };
+  if (filterUsers.has(method) && typeof list[0] === 'string') {
+    return { ...anyRead, method, filter: { id: list[0], uninstall: method === 'eth_uninstallFilter' } };
+  }
   if (blocklessMethods.has(method)) return need(method, { block: -1, atTip: false, byHash: false });
   return { ...anyRead, method };
 }

@@ -4,6 +4,7 @@ import type { UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { breakersOpenError } from './breakers-open.ts';
 import type { FinalityTag, ReportedFinality } from './final-block.ts';
+import { createFilterHomes, type FilterHomes } from './filter-homes.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
@@ -93,8 +94,12 @@ interface PoolState {
   readonly maxAttempts: number;
   readonly hedgeDelayMs: (upstream: PooledUpstream) => number;
   readonly onHedge: () => void;
+  readonly filterHomes: FilterHomes<PooledUpstream>;
   firstChecks: Promise<void>;
 }
+
+/** Filters remembered per network, and how long one unused is remembered (nodes drop them after 5 minutes). */
+const filterHomeLimits = { max: 10_000, idleMs: 6 * 60_000 };
 
 export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   const { chain, network, maxLagBlocks = 3 } = options;
@@ -145,6 +150,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     hedgeDelayMs: (upstream) =>
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
     onHedge: () => hedgeCounter.inc(),
+    filterHomes: createFilterHomes(filterHomeLimits),
     firstChecks: heads.firstPoll,
   };
 
@@ -181,7 +187,12 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
 }
 
 async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<string> {
-  const attempt: AttemptState = { tried: 0, answeredBy: undefined };
+  // A filter created here is asked of the node holding it only, while that node can take calls; one
+  // created elsewhere (or on a node that cannot), of any node: "filter not found" tells the client to make another.
+  const held = need.filter && 'id' in need.filter ? pool.filterHomes.homeOf(need.filter.id) : undefined;
+  const home = held && 'bit' in pickUpstream([held], need, pool.view, 0) ? held : undefined;
+  const othersThanHome = home ? pool.upstreams.reduce((bits, upstream) => bits | upstream.bit, 0) & ~home.bit : 0;
+  const attempt: AttemptState = { tried: othersThanHome, answeredBy: undefined };
   const pick = (tried: number) => {
     const picked = pickUpstream(pool.upstreams, need, pool.view, tried);
     return 'bit' in picked ? picked : undefined;
@@ -194,7 +205,7 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
   // block or fail a check do not (another node is asked while one is left).
   for (let failures = 0; failures < pool.maxAttempts; ) {
     let picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
-    if (!('bit' in picked) && attempt.tried === 0 && (await waitForFirstChecks(pool))) {
+    if (!('bit' in picked) && attempt.tried === othersThanHome && (await waitForFirstChecks(pool))) {
       picked = pickUpstream(pool.upstreams, need, pool.view, attempt.tried);
     }
     if (!('bit' in picked)) {
@@ -206,7 +217,8 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     attempt.answeredBy = upstream;
     let text: string;
     try {
-      const delay = failures + 1 < pool.maxAttempts ? pool.hedgeDelayMs(upstream) : -1;
+      // A filter lives on one node: a hedge would install a second one, or ask a node that has none.
+      const delay = failures + 1 < pool.maxAttempts && !need.filter ? pool.hedgeDelayMs(upstream) : -1;
       const send = (target: PooledUpstream) => target.send(body, callsOf(need), costOn(target, need));
       text =
         delay < 0
@@ -228,7 +240,10 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     }
     const answeredBy = attempt.answeredBy ?? upstream;
     const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
-    if (verdict === undefined) return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
+    if (verdict === undefined) {
+      if (need.filter) keepFilterHome(pool.filterHomes, need.filter, text, answeredBy);
+      return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
+    }
     if (verdict.kind === 'too_wide') {
       learnRangeCap(answeredBy, verdict.detail);
       lastAnswer = text;
@@ -248,6 +263,16 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
   if (corrupt) throw new UpstreamError('integrity', 'every upstream asked answered data that fails its integrity checks');
   if (failure instanceof RetryableRpcError && failure.kind === 'behind') return failure.text;
   throw noUpstreamError(pool, noPick, failure);
+}
+
+function keepFilterHome(
+  homes: FilterHomes<PooledUpstream>,
+  filter: NonNullable<ReadNeed['filter']>,
+  answer: string,
+  answeredBy: PooledUpstream,
+): void {
+  if ('create' in filter) homes.learn(answer, answeredBy);
+  else if (filter.uninstall) homes.forget(filter.id);
 }
 
 /** Before the first identity checks end, no upstream is verified: a read waits for them (bounded). */
