@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deployEmitter, emitPing } from './support/emitter.ts';
 import { connectRaw } from './support/ws-client.ts';
-import { startWsTestService, type WsTestService } from './support/ws-service.ts';
+import { useWsServiceWithKey, type WsTestService } from './support/ws-service.ts';
 
 /**
  * The network's first subscriber starts its feed; a block mined once the client has its subscription
@@ -10,11 +10,7 @@ import { startWsTestService, type WsTestService } from './support/ws-service.ts'
 describe('a subscription answered before its feed follows the chain would miss the next block', () => {
   let s: WsTestService;
   let key: string;
-  beforeAll(async () => {
-    s = await startWsTestService({ viaProxy: true });
-    key = (await s.t.createKey()).key;
-  });
-  afterAll(() => s?.stop());
+  useWsServiceWithKey((started) => ({ s, key } = started), { viaProxy: true });
 
   it('newHeads on a new feed whose node is slow to take its subscription: the block mined right after the answer is sent', async () => {
     s.proxy!.delaySubscribes(400);

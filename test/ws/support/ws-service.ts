@@ -97,9 +97,12 @@ export async function startWsTestService(
 }
 
 /** In a describe block: `startWsTestService()` and one key of every scope (see `useStartedWithKey`). */
-export function useWsServiceWithKey(assign: (started: { s: WsTestService; key: string }) => void): void {
+export function useWsServiceWithKey(
+  assign: (started: { s: WsTestService; key: string }) => void,
+  options: Parameters<typeof startWsTestService>[0] = {},
+): void {
   useStartedWithKey(
-    startWsTestService,
+    () => startWsTestService(options),
     (s) => s.t.createKey(),
     (s, key) => assign({ s, key }),
   );
