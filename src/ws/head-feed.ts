@@ -25,11 +25,12 @@ export interface HeadFeed {
   /** Starts delivering items of the request's kind; returns the function that stops it. */
   subscribe(request: SubscriptionRequest, deliver: Deliver): () => void;
   /**
-   * Resolves once the feed follows the upstream's heads (its first newHeads subscription answered; on
+   * Undefined once the feed follows the upstream's heads (its first newHeads subscription answered; on
    * a polled upstream, after its first read of `latest`): a subscriber added after that sees every
-   * block that comes later. Before it, a block could be mined that the feed never hears of.
+   * block that comes later. Before that, a promise that resolves then: a block could be mined meanwhile
+   * that the feed never hears of.
    */
-  followingHeads(): Promise<void>;
+  followingHeads(): Promise<void> | undefined;
   /** How long the feed has had no subscriber (0 while it has one). */
   idleForMs(): number;
   close(): Promise<void>;
@@ -108,8 +109,12 @@ interface FeedState extends PendingFeed {
 export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
   const { chain, network, logger, metrics } = options;
   let markFollowing!: () => void;
+  let follows = false;
   const following = new Promise<void>((resolve) => {
-    markFollowing = resolve;
+    markFollowing = () => {
+      follows = true;
+      resolve();
+    };
   });
   const feed: FeedState = {
     chain,
@@ -165,7 +170,7 @@ export function createHeadFeed(options: HeadFeedOptions): HeadFeed {
         if (--members === 0) idleSince = Date.now();
       };
     },
-    followingHeads: () => following,
+    followingHeads: () => (follows ? undefined : following),
     idleForMs: () => (members > 0 ? 0 : Date.now() - idleSince),
     async close() {
       clearInterval(lagTimer);

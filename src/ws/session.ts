@@ -198,13 +198,13 @@ async function untilFeedFollows(state: SessionState, calls: readonly JsonRpcCall
   const followsHeads = (call: JsonRpcCall) =>
     call.method === 'eth_subscribe' && Array.isArray(call.params) && headKinds.has(call.params[0] as string);
   if (state.deps.network.config.kind !== 'evm' || !calls.some(followsHeads)) return;
-  const feed = state.deps.feed();
-  if (!feed) return;
+  const notYet = state.deps.feed()?.followingHeads();
+  if (!notYet) return;
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, feedFollowWaitMs);
   });
-  await Promise.race([feed.followingHeads(), waited]);
+  await Promise.race([notYet, waited]);
   clearTimeout(timer);
 }
 
