@@ -17,7 +17,7 @@ export interface ReadNeed {
   /** Checks an answer before it is used (the indexer's batches, answers bound for the cache). */
   readonly judge?: (text: string) => AnswerVerdict;
   /** A filter method: `create` installs one on the node that answers; else the filter `id` it uses, which lives on one node. */
-  readonly filter?: { readonly create: true } | { readonly id: string; readonly uninstall: boolean };
+  readonly filter?: { readonly create: true } | { readonly id: string };
 }
 
 /**
@@ -111,7 +111,7 @@ export function readNeedOf(method: string, params: unknown): ReadNeed {
   if (tipMethods.has(method)) return need(method, { block: -1, atTip: true, byHash: false });
   if (filterCreators.has(method)) return { ...anyRead, method, filter: { create: true } };
   if (filterUsers.has(method) && typeof list[0] === 'string') {
-    return { ...anyRead, method, filter: { id: list[0], uninstall: method === 'eth_uninstallFilter' } };
+    return { ...anyRead, method, filter: { id: list[0] } };
   }
   if (blocklessMethods.has(method)) return need(method, { block: -1, atTip: false, byHash: false });
   return { ...anyRead, method };

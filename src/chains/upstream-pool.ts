@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import type { UpstreamConfig } from '../config/chain-settings.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { breakersOpenError } from './breakers-open.ts';
-import { createFilterHomes, type FilterHomes } from './filter-homes.ts';
+import { createFilterTags, type FilterTags, withCreatedFilterId, withFilterParam } from './filter-ids.ts';
 import type { FinalityTag, ReportedFinality } from './final-block.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
@@ -94,12 +94,10 @@ interface PoolState {
   readonly maxAttempts: number;
   readonly hedgeDelayMs: (upstream: PooledUpstream) => number;
   readonly onHedge: () => void;
-  readonly filterHomes: FilterHomes<PooledUpstream>;
+  /** Tags naming each filter's node in its id: absent for a single upstream, which holds every filter. */
+  readonly filterTags: FilterTags<PooledUpstream> | undefined;
   firstChecks: Promise<void>;
 }
-
-/** Filters remembered per network, and how long one unused is remembered (nodes drop them after 5 minutes). */
-const filterHomeLimits = { max: 10_000, idleMs: 6 * 60_000 };
 
 export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   const { chain, network, maxLagBlocks = 3 } = options;
@@ -150,7 +148,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     hedgeDelayMs: (upstream) =>
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
     onHedge: () => hedgeCounter.inc(),
-    filterHomes: createFilterHomes(filterHomeLimits),
+    filterTags: upstreams.length < 2 ? undefined : createFilterTags(upstreams, (upstream) => upstream.url),
     firstChecks: heads.firstPoll,
   };
 
@@ -186,10 +184,13 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   };
 }
 
-async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<string> {
-  // A filter created here is asked of the node holding it only, while that node can take calls; one
-  // created elsewhere (or on a node that cannot), of any node: "filter not found" tells the client to make another.
-  const held = need.filter && 'id' in need.filter ? pool.filterHomes.homeOf(need.filter.id) : undefined;
+async function sendRead(pool: PoolState, sent: string, need: ReadNeed): Promise<string> {
+  // A filter's id names the node holding it: its calls go to that node only, while it can take calls;
+  // else (an id no upstream here tagged, or its node down) to any node, whose "filter not found" tells
+  // the client to make another.
+  const tagged = need.filter && 'id' in need.filter ? pool.filterTags?.decode(need.filter.id) : undefined;
+  const body = tagged ? withFilterParam(sent, tagged.id) : sent;
+  const held = tagged?.upstream;
   const home = held && 'bit' in pickUpstream([held], need, pool.view, 0) ? held : undefined;
   const othersThanHome = home ? pool.upstreams.reduce((bits, upstream) => bits | upstream.bit, 0) & ~home.bit : 0;
   const attempt: AttemptState = { tried: othersThanHome, answeredBy: undefined };
@@ -241,7 +242,10 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
     const answeredBy = attempt.answeredBy ?? upstream;
     const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
     if (verdict === undefined) {
-      if (need.filter) keepFilterHome(pool.filterHomes, need.filter, text, answeredBy);
+      if (need.filter && 'create' in need.filter && pool.filterTags) {
+        const tags = pool.filterTags;
+        return withCreatedFilterId(text, (id) => tags.encode(id, answeredBy));
+      }
       return need.method === 'eth_blockNumber' ? servedBlockNumber(text, pool.tip) : text;
     }
     if (verdict.kind === 'too_wide') {
@@ -263,16 +267,6 @@ async function sendRead(pool: PoolState, body: string, need: ReadNeed): Promise<
   if (corrupt) throw new UpstreamError('integrity', 'every upstream asked answered data that fails its integrity checks');
   if (failure instanceof RetryableRpcError && failure.kind === 'behind') return failure.text;
   throw noUpstreamError(pool, noPick, failure);
-}
-
-function keepFilterHome(
-  homes: FilterHomes<PooledUpstream>,
-  filter: NonNullable<ReadNeed['filter']>,
-  answer: string,
-  answeredBy: PooledUpstream,
-): void {
-  if ('create' in filter) homes.learn(answer, answeredBy);
-  else if (filter.uninstall) homes.forget(filter.id);
 }
 
 /** Before the first identity checks end, no upstream is verified: a read waits for them (bounded). */
