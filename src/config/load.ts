@@ -70,6 +70,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     corsOrigins: cors.origins,
     trustProxy,
     jwtAudience: settings.jwt_audience ?? 'blockyard',
+    compressMinBytes: settings.compress_min_bytes ?? 2048,
     chains,
     readyNetworks,
     tokens: buildTokens(settings.tokens, configFile, cwd),

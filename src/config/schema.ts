@@ -38,6 +38,8 @@ export const settingsSchema = closedObject(
     trust_proxy: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
     /** The `aud` a key's signed requests (JWT) must carry. */
     jwt_audience: { type: 'string', minLength: 1 },
+    /** Answers at least this many bytes long are compressed for clients that accept gzip or br; 0: never. */
+    compress_min_bytes: { type: 'integer', minimum: 0, maximum: 1_073_741_824 },
     devnet: closedObject({ block_time_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 } }, ['block_time_s']),
     chains: { type: 'array', items: chainEntrySchema },
     /** What a node needs to answer /healthz with 200: `networks` (`chain/network`; default every configured one). */
@@ -96,6 +98,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   /** The audience a key's signed requests (JWT) must name. */
   readonly jwtAudience: string;
+  /** Answers at least this many bytes long go out compressed to clients that accept it; 0: never. */
+  readonly compressMinBytes: number;
   readonly chains: readonly ChainConfig[];
   /** The networks (`chain/network`) whose upstreams must answer for /healthz to say ready. */
   readonly readyNetworks: readonly string[];

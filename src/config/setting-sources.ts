@@ -75,6 +75,7 @@ export const settingSources: Readonly<Record<SettingKey, SettingSource>> = {
   cors_origins: { env: 'BLOCKYARD_CORS_ORIGINS' },
   trust_proxy: { env: 'BLOCKYARD_TRUST_PROXY' },
   jwt_audience: { env: 'BLOCKYARD_JWT_AUDIENCE' },
+  compress_min_bytes: { env: 'BLOCKYARD_COMPRESS_MIN_BYTES' },
   encryption_key: { env: 'BLOCKYARD_ENCRYPTION_KEY' },
   bundler_keys: { env: 'BLOCKYARD_BUNDLER_KEYS' },
   sponsor_key: { env: 'BLOCKYARD_SPONSOR_KEY' },
@@ -94,6 +95,7 @@ const defaults = {
   cors_origins: [],
   trust_proxy: [],
   jwt_audience: 'blockyard',
+  compress_min_bytes: 2048,
 } as const;
 
 export interface GatheredSettings {

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"ws_feed_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"compress_min_bytes":{"type":"integer","minimum":0,"maximum":1073741824},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"ws_feed_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -741,57 +741,100 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.devnet !== undefined){
-let data18 = data.devnet;
+if(data.compress_min_bytes !== undefined){
+let data18 = data.compress_min_bytes;
 const _errs38 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+let dataType15 = typeof data18;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 === "boolean" || data18 === null
+              || (dataType15 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
+coerced15 = +data18;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/compress_min_bytes",schemaPath:"#/properties/compress_min_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced15 !== undefined){
+data18 = coerced15;
+if(data !== undefined){
+data["compress_min_bytes"] = coerced15;
+}
+}
+}
 if(errors === _errs38){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 1073741824 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/compress_min_bytes",schemaPath:"#/properties/compress_min_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+return false;
+}
+else {
+if(data18 < 0 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/compress_min_bytes",schemaPath:"#/properties/compress_min_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.devnet !== undefined){
+let data19 = data.devnet;
+const _errs40 = errors;
+if(errors === _errs40){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 let missing1;
-if((data18.block_time_s === undefined) && (missing1 = "block_time_s")){
+if((data19.block_time_s === undefined) && (missing1 = "block_time_s")){
 validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-const _errs40 = errors;
-for(const key1 in data18){
+const _errs42 = errors;
+for(const key1 in data19){
 if(!(key1 === "block_time_s")){
 validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properties/devnet/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs40 === errors){
-if(data18.block_time_s !== undefined){
-let data19 = data18.block_time_s;
-const _errs41 = errors;
-if(!((typeof data19 == "number") && (isFinite(data19)))){
-let dataType15 = typeof data19;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "boolean" || data19 === null
-              || (dataType15 == "string" && data19 && data19 == +data19)){
-coerced15 = +data19;
+if(_errs42 === errors){
+if(data19.block_time_s !== undefined){
+let data20 = data19.block_time_s;
+const _errs43 = errors;
+if(!((typeof data20 == "number") && (isFinite(data20)))){
+let dataType16 = typeof data20;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "boolean" || data20 === null
+              || (dataType16 == "string" && data20 && data20 == +data20)){
+coerced16 = +data20;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced15 !== undefined){
-data19 = coerced15;
-if(data18 !== undefined){
-data18["block_time_s"] = coerced15;
+if(coerced16 !== undefined){
+data20 = coerced16;
+if(data19 !== undefined){
+data19["block_time_s"] = coerced16;
 }
 }
 }
-if(errors === _errs41){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 3600 || isNaN(data19)){
+if(errors === _errs43){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 3600 || isNaN(data20)){
 validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
 return false;
 }
 else {
-if(data19 <= 0 || isNaN(data19)){
+if(data20 <= 0 || isNaN(data20)){
 validate10.errors = [{instancePath:instancePath+"/devnet/block_time_s",schemaPath:"#/properties/devnet/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
@@ -807,93 +850,54 @@ validate10.errors = [{instancePath:instancePath+"/devnet",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs38 === errors;
+var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.chains !== undefined){
-let data20 = data.chains;
-const _errs43 = errors;
-if(errors === _errs43){
-if(Array.isArray(data20)){
-var valid8 = true;
-const len3 = data20.length;
-for(let i6=0; i6<len3; i6++){
-let data21 = data20[i6];
+let data21 = data.chains;
 const _errs45 = errors;
 if(errors === _errs45){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(Array.isArray(data21)){
+var valid8 = true;
+const len3 = data21.length;
+for(let i6=0; i6<len3; i6++){
+let data22 = data21[i6];
 const _errs47 = errors;
-for(const key2 in data21){
+if(errors === _errs47){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+const _errs49 = errors;
+for(const key2 in data22){
 if(!(func2.call(schema11.properties.chains.items.properties, key2))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6,schemaPath:"#/properties/chains/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs47 === errors){
-if(data21.embedded !== undefined){
-let data22 = data21.embedded;
-const _errs48 = errors;
-if(typeof data22 !== "boolean"){
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(data22 === "false" || data22 === 0 || data22 === null){
-coerced16 = false;
+if(_errs49 === errors){
+if(data22.embedded !== undefined){
+let data23 = data22.embedded;
+const _errs50 = errors;
+if(typeof data23 !== "boolean"){
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(data23 === "false" || data23 === 0 || data23 === null){
+coerced17 = false;
 }
-else if(data22 === "true" || data22 === 1){
-coerced16 = true;
+else if(data23 === "true" || data23 === 1){
+coerced17 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/embedded",schemaPath:"#/properties/chains/items/properties/embedded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced16 !== undefined){
-data22 = coerced16;
-if(data21 !== undefined){
-data21["embedded"] = coerced16;
-}
-}
-}
-var valid9 = _errs48 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data21.chain !== undefined){
-let data23 = data21.chain;
-const _errs50 = errors;
-if(typeof data23 !== "string"){
-let dataType17 = typeof data23;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data23;
-}
-else if(data23 === null){
-coerced17 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced17 !== undefined){
 data23 = coerced17;
-if(data21 !== undefined){
-data21["chain"] = coerced17;
-}
-}
-}
-if(errors === _errs50){
-if(typeof data23 === "string"){
-if(!pattern2.test(data23)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
+if(data22 !== undefined){
+data22["embedded"] = coerced17;
 }
 }
 }
@@ -903,8 +907,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.network !== undefined){
-let data24 = data21.network;
+if(data22.chain !== undefined){
+let data24 = data22.chain;
 const _errs52 = errors;
 if(typeof data24 !== "string"){
 let dataType18 = typeof data24;
@@ -917,21 +921,21 @@ else if(data24 === null){
 coerced18 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced18 !== undefined){
 data24 = coerced18;
-if(data21 !== undefined){
-data21["network"] = coerced18;
+if(data22 !== undefined){
+data22["chain"] = coerced18;
 }
 }
 }
 if(errors === _errs52){
 if(typeof data24 === "string"){
 if(!pattern2.test(data24)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain",schemaPath:"#/properties/chains/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -942,33 +946,35 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.chain_id !== undefined){
-let data25 = data21.chain_id;
+if(data22.network !== undefined){
+let data25 = data22.network;
 const _errs54 = errors;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+if(typeof data25 !== "string"){
 let dataType19 = typeof data25;
 let coerced19 = undefined;
 if(!(coerced19 !== undefined)){
-if(dataType19 === "boolean" || data25 === null
-              || (dataType19 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
-coerced19 = +data25;
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data25;
+}
+else if(data25 === null){
+coerced19 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced19 !== undefined){
 data25 = coerced19;
-if(data21 !== undefined){
-data21["chain_id"] = coerced19;
+if(data22 !== undefined){
+data22["network"] = coerced19;
 }
 }
 }
 if(errors === _errs54){
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(typeof data25 === "string"){
+if(!pattern2.test(data25)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/network",schemaPath:"#/properties/chains/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -979,34 +985,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.kind !== undefined){
-let data26 = data21.kind;
+if(data22.chain_id !== undefined){
+let data26 = data22.chain_id;
 const _errs56 = errors;
-if(typeof data26 !== "string"){
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
 let dataType20 = typeof data26;
 let coerced20 = undefined;
 if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data26;
-}
-else if(data26 === null){
-coerced20 = "";
+if(dataType20 === "boolean" || data26 === null
+              || (dataType20 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced20 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced20 !== undefined){
 data26 = coerced20;
-if(data21 !== undefined){
-data21["kind"] = coerced20;
+if(data22 !== undefined){
+data22["chain_id"] = coerced20;
 }
 }
 }
-if(!((data26 === "evm") || (data26 === "solana"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs56){
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 1 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/chain_id",schemaPath:"#/properties/chains/items/properties/chain_id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+}
 }
 var valid9 = _errs56 === errors;
 }
@@ -1014,29 +1022,34 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.testnet !== undefined){
-let data27 = data21.testnet;
+if(data22.kind !== undefined){
+let data27 = data22.kind;
 const _errs58 = errors;
-if(typeof data27 !== "boolean"){
+if(typeof data27 !== "string"){
+let dataType21 = typeof data27;
 let coerced21 = undefined;
 if(!(coerced21 !== undefined)){
-if(data27 === "false" || data27 === 0 || data27 === null){
-coerced21 = false;
+if(dataType21 == "number" || dataType21 == "boolean"){
+coerced21 = "" + data27;
 }
-else if(data27 === "true" || data27 === 1){
-coerced21 = true;
+else if(data27 === null){
+coerced21 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/testnet",schemaPath:"#/properties/chains/items/properties/testnet/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced21 !== undefined){
 data27 = coerced21;
-if(data21 !== undefined){
-data21["testnet"] = coerced21;
+if(data22 !== undefined){
+data22["kind"] = coerced21;
 }
 }
+}
+if(!((data27 === "evm") || (data27 === "solana"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/kind",schemaPath:"#/properties/chains/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+return false;
 }
 var valid9 = _errs58 === errors;
 }
@@ -1044,42 +1057,27 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.native_symbol !== undefined){
-let data28 = data21.native_symbol;
+if(data22.testnet !== undefined){
+let data28 = data22.testnet;
 const _errs60 = errors;
-if(typeof data28 !== "string"){
-let dataType22 = typeof data28;
+if(typeof data28 !== "boolean"){
 let coerced22 = undefined;
 if(!(coerced22 !== undefined)){
-if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data28;
+if(data28 === "false" || data28 === 0 || data28 === null){
+coerced22 = false;
 }
-else if(data28 === null){
-coerced22 = "";
+else if(data28 === "true" || data28 === 1){
+coerced22 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/testnet",schemaPath:"#/properties/chains/items/properties/testnet/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced22 !== undefined){
 data28 = coerced22;
-if(data21 !== undefined){
-data21["native_symbol"] = coerced22;
-}
-}
-}
-if(errors === _errs60){
-if(typeof data28 === "string"){
-if(func3(data28) > 16){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
-return false;
-}
-else {
-if(func3(data28) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
+if(data22 !== undefined){
+data22["testnet"] = coerced22;
 }
 }
 }
@@ -1089,79 +1087,85 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.upstreams !== undefined){
-let data29 = data21.upstreams;
+if(data22.native_symbol !== undefined){
+let data29 = data22.native_symbol;
 const _errs62 = errors;
+if(typeof data29 !== "string"){
+let dataType23 = typeof data29;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data29;
+}
+else if(data29 === null){
+coerced23 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data29 = coerced23;
+if(data22 !== undefined){
+data22["native_symbol"] = coerced23;
+}
+}
+}
 if(errors === _errs62){
-if(Array.isArray(data29)){
-if(data29.length < 1){
+if(typeof data29 === "string"){
+if(func3(data29) > 16){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"}];
+return false;
+}
+else {
+if(func3(data29) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/native_symbol",schemaPath:"#/properties/chains/items/properties/native_symbol/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs62 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data22.upstreams !== undefined){
+let data30 = data22.upstreams;
+const _errs64 = errors;
+if(errors === _errs64){
+if(Array.isArray(data30)){
+if(data30.length < 1){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams",schemaPath:"#/properties/chains/items/properties/upstreams/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid10 = true;
-const len4 = data29.length;
+const len4 = data30.length;
 for(let i7=0; i7<len4; i7++){
-let data30 = data29[i7];
-const _errs64 = errors;
-if(errors === _errs64){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+let data31 = data30[i7];
+const _errs66 = errors;
+if(errors === _errs66){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 let missing2;
-if((data30.url === undefined) && (missing2 = "url")){
+if((data31.url === undefined) && (missing2 = "url")){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs66 = errors;
-for(const key3 in data30){
+const _errs68 = errors;
+for(const key3 in data31){
 if(!(func2.call(schema11.properties.chains.items.properties.upstreams.items.properties, key3))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7,schemaPath:"#/properties/chains/items/properties/upstreams/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs66 === errors){
-if(data30.url !== undefined){
-let data31 = data30.url;
-const _errs67 = errors;
-if(typeof data31 !== "string"){
-let dataType23 = typeof data31;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 == "number" || dataType23 == "boolean"){
-coerced23 = "" + data31;
-}
-else if(data31 === null){
-coerced23 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data31 = coerced23;
-if(data30 !== undefined){
-data30["url"] = coerced23;
-}
-}
-}
-if(errors === _errs67){
-if(typeof data31 === "string"){
-if(!pattern4.test(data31)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid11 = _errs67 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data30.ws_url !== undefined){
-let data32 = data30.ws_url;
+if(_errs68 === errors){
+if(data31.url !== undefined){
+let data32 = data31.url;
 const _errs69 = errors;
 if(typeof data32 !== "string"){
 let dataType24 = typeof data32;
@@ -1174,21 +1178,21 @@ else if(data32 === null){
 coerced24 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced24 !== undefined){
 data32 = coerced24;
-if(data30 !== undefined){
-data30["ws_url"] = coerced24;
+if(data31 !== undefined){
+data31["url"] = coerced24;
 }
 }
 }
 if(errors === _errs69){
 if(typeof data32 === "string"){
-if(!pattern5.test(data32)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/pattern",keyword:"pattern",params:{pattern: "^wss?://"},message:"must match pattern \""+"^wss?://"+"\""}];
+if(!pattern4.test(data32)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -1199,8 +1203,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.name !== undefined){
-let data33 = data30.name;
+if(data31.ws_url !== undefined){
+let data33 = data31.ws_url;
 const _errs71 = errors;
 if(typeof data33 !== "string"){
 let dataType25 = typeof data33;
@@ -1213,21 +1217,21 @@ else if(data33 === null){
 coerced25 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced25 !== undefined){
 data33 = coerced25;
-if(data30 !== undefined){
-data30["name"] = coerced25;
+if(data31 !== undefined){
+data31["ws_url"] = coerced25;
 }
 }
 }
 if(errors === _errs71){
 if(typeof data33 === "string"){
-if(!pattern6.test(data33)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"+"\""}];
+if(!pattern5.test(data33)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/ws_url",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/ws_url/pattern",keyword:"pattern",params:{pattern: "^wss?://"},message:"must match pattern \""+"^wss?://"+"\""}];
 return false;
 }
 }
@@ -1238,40 +1242,36 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.timeout_ms !== undefined){
-let data34 = data30.timeout_ms;
+if(data31.name !== undefined){
+let data34 = data31.name;
 const _errs73 = errors;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+if(typeof data34 !== "string"){
 let dataType26 = typeof data34;
 let coerced26 = undefined;
 if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data34 === null
-              || (dataType26 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced26 = +data34;
+if(dataType26 == "number" || dataType26 == "boolean"){
+coerced26 = "" + data34;
+}
+else if(data34 === null){
+coerced26 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced26 !== undefined){
 data34 = coerced26;
-if(data30 !== undefined){
-data30["timeout_ms"] = coerced26;
+if(data31 !== undefined){
+data31["name"] = coerced26;
 }
 }
 }
 if(errors === _errs73){
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 600000 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+if(typeof data34 === "string"){
+if(!pattern6.test(data34)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/name",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"+"\""}];
 return false;
-}
-else {
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
 }
 }
 }
@@ -1281,8 +1281,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.max_concurrency !== undefined){
-let data35 = data30.max_concurrency;
+if(data31.timeout_ms !== undefined){
+let data35 = data31.timeout_ms;
 const _errs75 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
 let dataType27 = typeof data35;
@@ -1293,26 +1293,26 @@ if(dataType27 === "boolean" || data35 === null
 coerced27 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced27 !== undefined){
 data35 = coerced27;
-if(data30 !== undefined){
-data30["max_concurrency"] = coerced27;
+if(data31 !== undefined){
+data31["timeout_ms"] = coerced27;
 }
 }
 }
 if(errors === _errs75){
 if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 4096 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
+if(data35 > 600000 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
 }
 else {
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/timeout_ms",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1324,8 +1324,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.batch_max_size !== undefined){
-let data36 = data30.batch_max_size;
+if(data31.max_concurrency !== undefined){
+let data36 = data31.max_concurrency;
 const _errs77 = errors;
 if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
 let dataType28 = typeof data36;
@@ -1336,26 +1336,26 @@ if(dataType28 === "boolean" || data36 === null
 coerced28 = +data36;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced28 !== undefined){
 data36 = coerced28;
-if(data30 !== undefined){
-data30["batch_max_size"] = coerced28;
+if(data31 !== undefined){
+data31["max_concurrency"] = coerced28;
 }
 }
 }
 if(errors === _errs77){
 if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 > 1000 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+if(data36 > 4096 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"}];
 return false;
 }
 else {
 if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/max_concurrency",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1367,34 +1367,42 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.tier !== undefined){
-let data37 = data30.tier;
+if(data31.batch_max_size !== undefined){
+let data37 = data31.batch_max_size;
 const _errs79 = errors;
-if(typeof data37 !== "string"){
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
 let dataType29 = typeof data37;
 let coerced29 = undefined;
 if(!(coerced29 !== undefined)){
-if(dataType29 == "number" || dataType29 == "boolean"){
-coerced29 = "" + data37;
-}
-else if(data37 === null){
-coerced29 = "";
+if(dataType29 === "boolean" || data37 === null
+              || (dataType29 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
+coerced29 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced29 !== undefined){
 data37 = coerced29;
-if(data30 !== undefined){
-data30["tier"] = coerced29;
+if(data31 !== undefined){
+data31["batch_max_size"] = coerced29;
 }
 }
 }
-if(!((data37 === "primary") || (data37 === "fallback"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.tier.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs79){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 1000 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
+}
+else {
+if(data37 < 1 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/batch_max_size",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/batch_max_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
 }
 var valid11 = _errs79 === errors;
 }
@@ -1402,42 +1410,34 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.rps !== undefined){
-let data38 = data30.rps;
+if(data31.tier !== undefined){
+let data38 = data31.tier;
 const _errs81 = errors;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+if(typeof data38 !== "string"){
 let dataType30 = typeof data38;
 let coerced30 = undefined;
 if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data38 === null
-              || (dataType30 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced30 = +data38;
+if(dataType30 == "number" || dataType30 == "boolean"){
+coerced30 = "" + data38;
+}
+else if(data38 === null){
+coerced30 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data38 = coerced30;
-if(data30 !== undefined){
-data30["rps"] = coerced30;
+if(data31 !== undefined){
+data31["tier"] = coerced30;
 }
 }
 }
-if(errors === _errs81){
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 > 1000000 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(!((data38 === "primary") || (data38 === "fallback"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.tier.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
 }
 var valid11 = _errs81 === errors;
 }
@@ -1445,8 +1445,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.cu_per_s !== undefined){
-let data39 = data30.cu_per_s;
+if(data31.rps !== undefined){
+let data39 = data31.rps;
 const _errs83 = errors;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
 let dataType31 = typeof data39;
@@ -1457,26 +1457,26 @@ if(dataType31 === "boolean" || data39 === null
 coerced31 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced31 !== undefined){
 data39 = coerced31;
-if(data30 !== undefined){
-data30["cu_per_s"] = coerced31;
+if(data31 !== undefined){
+data31["rps"] = coerced31;
 }
 }
 }
 if(errors === _errs83){
 if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 > 100000000 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data39 > 1000000 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1488,34 +1488,42 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.cu_table !== undefined){
-let data40 = data30.cu_table;
+if(data31.cu_per_s !== undefined){
+let data40 = data31.cu_per_s;
 const _errs85 = errors;
-if(typeof data40 !== "string"){
+if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
 let dataType32 = typeof data40;
 let coerced32 = undefined;
 if(!(coerced32 !== undefined)){
-if(dataType32 == "number" || dataType32 == "boolean"){
-coerced32 = "" + data40;
-}
-else if(data40 === null){
-coerced32 = "";
+if(dataType32 === "boolean" || data40 === null
+              || (dataType32 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced32 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data40 = coerced32;
-if(data30 !== undefined){
-data30["cu_table"] = coerced32;
+if(data31 !== undefined){
+data31["cu_per_s"] = coerced32;
 }
 }
 }
-if(!((((data40 === "alchemy") || (data40 === "quicknode")) || (data40 === "infura")) || (data40 === "flat"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.cu_table.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs85){
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 > 100000000 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
+}
+else {
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
 }
 var valid11 = _errs85 === errors;
 }
@@ -1523,66 +1531,101 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.methods !== undefined){
-let data41 = data30.methods;
+if(data31.cu_table !== undefined){
+let data41 = data31.cu_table;
 const _errs87 = errors;
-if(errors === _errs87){
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(typeof data41 !== "string"){
+let dataType33 = typeof data41;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data41;
+}
+else if(data41 === null){
+coerced33 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced33 !== undefined){
+data41 = coerced33;
+if(data31 !== undefined){
+data31["cu_table"] = coerced33;
+}
+}
+}
+if(!((((data41 === "alchemy") || (data41 === "quicknode")) || (data41 === "infura")) || (data41 === "flat"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.cu_table.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs87 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data31.methods !== undefined){
+let data42 = data31.methods;
 const _errs89 = errors;
-for(const key4 in data41){
+if(errors === _errs89){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs91 = errors;
+for(const key4 in data42){
 if(!((key4 === "allow") || (key4 === "deny"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs89 === errors){
-if(data41.allow !== undefined){
-let data42 = data41.allow;
-const _errs90 = errors;
-if(errors === _errs90){
-if(Array.isArray(data42)){
-if(data42.length > 1000){
+if(_errs91 === errors){
+if(data42.allow !== undefined){
+let data43 = data42.allow;
+const _errs92 = errors;
+if(errors === _errs92){
+if(Array.isArray(data43)){
+if(data43.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid13 = true;
-const len5 = data42.length;
+const len5 = data43.length;
 for(let i8=0; i8<len5; i8++){
-let data43 = data42[i8];
-const _errs92 = errors;
-if(typeof data43 !== "string"){
-let dataType33 = typeof data43;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data43;
+let data44 = data43[i8];
+const _errs94 = errors;
+if(typeof data44 !== "string"){
+let dataType34 = typeof data44;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data44;
 }
-else if(data43 === null){
-coerced33 = "";
+else if(data44 === null){
+coerced34 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced33 !== undefined){
-data43 = coerced33;
-if(data42 !== undefined){
-data42[i8] = coerced33;
+if(coerced34 !== undefined){
+data44 = coerced34;
+if(data43 !== undefined){
+data43[i8] = coerced34;
 }
 }
 }
-if(errors === _errs92){
-if(typeof data43 === "string"){
-if(!pattern7.test(data43)){
+if(errors === _errs94){
+if(typeof data44 === "string"){
+if(!pattern7.test(data44)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs92 === errors;
+var valid13 = _errs94 === errors;
 if(!valid13){
 break;
 }
@@ -1594,58 +1637,58 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid12 = _errs90 === errors;
+var valid12 = _errs92 === errors;
 }
 else {
 var valid12 = true;
 }
 if(valid12){
-if(data41.deny !== undefined){
-let data44 = data41.deny;
-const _errs94 = errors;
-if(errors === _errs94){
-if(Array.isArray(data44)){
-if(data44.length > 1000){
+if(data42.deny !== undefined){
+let data45 = data42.deny;
+const _errs96 = errors;
+if(errors === _errs96){
+if(Array.isArray(data45)){
+if(data45.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid14 = true;
-const len6 = data44.length;
+const len6 = data45.length;
 for(let i9=0; i9<len6; i9++){
-let data45 = data44[i9];
-const _errs96 = errors;
-if(typeof data45 !== "string"){
-let dataType34 = typeof data45;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data45;
+let data46 = data45[i9];
+const _errs98 = errors;
+if(typeof data46 !== "string"){
+let dataType35 = typeof data46;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data46;
 }
-else if(data45 === null){
-coerced34 = "";
+else if(data46 === null){
+coerced35 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced34 !== undefined){
-data45 = coerced34;
-if(data44 !== undefined){
-data44[i9] = coerced34;
+if(coerced35 !== undefined){
+data46 = coerced35;
+if(data45 !== undefined){
+data45[i9] = coerced35;
 }
 }
 }
-if(errors === _errs96){
-if(typeof data45 === "string"){
-if(!pattern7.test(data45)){
+if(errors === _errs98){
+if(typeof data46 === "string"){
+if(!pattern7.test(data46)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
 return false;
 }
 }
 }
-var valid14 = _errs96 === errors;
+var valid14 = _errs98 === errors;
 if(!valid14){
 break;
 }
@@ -1657,7 +1700,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid12 = _errs94 === errors;
+var valid12 = _errs96 === errors;
 }
 else {
 var valid12 = true;
@@ -1670,76 +1713,33 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid11 = _errs87 === errors;
+var valid11 = _errs89 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.archive !== undefined){
-let data46 = data30.archive;
-const _errs98 = errors;
-if(typeof data46 !== "boolean"){
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(data46 === "false" || data46 === 0 || data46 === null){
-coerced35 = false;
+if(data31.archive !== undefined){
+let data47 = data31.archive;
+const _errs100 = errors;
+if(typeof data47 !== "boolean"){
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(data47 === "false" || data47 === 0 || data47 === null){
+coerced36 = false;
 }
-else if(data46 === "true" || data46 === 1){
-coerced35 = true;
+else if(data47 === "true" || data47 === 1){
+coerced36 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/archive",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/archive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data46 = coerced35;
-if(data30 !== undefined){
-data30["archive"] = coerced35;
-}
-}
-}
-var valid11 = _errs98 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data30.recent_blocks !== undefined){
-let data47 = data30.recent_blocks;
-const _errs100 = errors;
-if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
-let dataType36 = typeof data47;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data47 === null
-              || (dataType36 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced36 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced36 !== undefined){
 data47 = coerced36;
-if(data30 !== undefined){
-data30["recent_blocks"] = coerced36;
-}
-}
-}
-if(errors === _errs100){
-if((typeof data47 == "number") && (isFinite(data47))){
-if(data47 > 10000000 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
-return false;
-}
-else {
-if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
+if(data31 !== undefined){
+data31["archive"] = coerced36;
 }
 }
 }
@@ -1749,8 +1749,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.get_logs_max_range !== undefined){
-let data48 = data30.get_logs_max_range;
+if(data31.recent_blocks !== undefined){
+let data48 = data31.recent_blocks;
 const _errs102 = errors;
 if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
 let dataType37 = typeof data48;
@@ -1761,32 +1761,75 @@ if(dataType37 === "boolean" || data48 === null
 coerced37 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data48 = coerced37;
-if(data30 !== undefined){
-data30["get_logs_max_range"] = coerced37;
+if(data31 !== undefined){
+data31["recent_blocks"] = coerced37;
 }
 }
 }
 if(errors === _errs102){
 if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 > 100000000 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data48 > 10000000 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
 var valid11 = _errs102 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data31.get_logs_max_range !== undefined){
+let data49 = data31.get_logs_max_range;
+const _errs104 = errors;
+if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
+let dataType38 = typeof data49;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data49 === null
+              || (dataType38 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced38 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data49 = coerced38;
+if(data31 !== undefined){
+data31["get_logs_max_range"] = coerced38;
+}
+}
+}
+if(errors === _errs104){
+if((typeof data49 == "number") && (isFinite(data49))){
+if(data49 > 100000000 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
+}
+else {
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs104 === errors;
 }
 else {
 var valid11 = true;
@@ -1812,7 +1855,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid10 = _errs64 === errors;
+var valid10 = _errs66 === errors;
 if(!valid10){
 break;
 }
@@ -1824,83 +1867,48 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams",sch
 return false;
 }
 }
-var valid9 = _errs62 === errors;
+var valid9 = _errs64 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.finality_depth !== undefined){
-let data49 = data21.finality_depth;
-const _errs104 = errors;
-if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
-let dataType38 = typeof data49;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data49 === null
-              || (dataType38 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced38 = +data49;
+if(data22.finality_depth !== undefined){
+let data50 = data22.finality_depth;
+const _errs106 = errors;
+if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
+let dataType39 = typeof data50;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data50 === null
+              || (dataType39 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced39 = +data50;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data49 = coerced38;
-if(data21 !== undefined){
-data21["finality_depth"] = coerced38;
+if(coerced39 !== undefined){
+data50 = coerced39;
+if(data22 !== undefined){
+data22["finality_depth"] = coerced39;
 }
 }
 }
-if(errors === _errs104){
-if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 1000000 || isNaN(data49)){
+if(errors === _errs106){
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 > 1000000 || isNaN(data50)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data49 < 0 || isNaN(data49)){
+if(data50 < 0 || isNaN(data50)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-}
-var valid9 = _errs104 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data21.finality !== undefined){
-let data50 = data21.finality;
-const _errs106 = errors;
-if(typeof data50 !== "string"){
-let dataType39 = typeof data50;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data50;
-}
-else if(data50 === null){
-coerced39 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data50 = coerced39;
-if(data21 !== undefined){
-data21["finality"] = coerced39;
-}
-}
-}
-if(!((data50 === "tags") || (data50 === "depth"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.finality.enum},message:"must be equal to one of the allowed values"}];
-return false;
 }
 var valid9 = _errs106 === errors;
 }
@@ -1908,8 +1916,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.fee_model !== undefined){
-let data51 = data21.fee_model;
+if(data22.finality !== undefined){
+let data51 = data22.finality;
 const _errs108 = errors;
 if(typeof data51 !== "string"){
 let dataType40 = typeof data51;
@@ -1922,19 +1930,19 @@ else if(data51 === null){
 coerced40 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data51 = coerced40;
-if(data21 !== undefined){
-data21["fee_model"] = coerced40;
+if(data22 !== undefined){
+data22["finality"] = coerced40;
 }
 }
 }
-if(!(((((data51 === "eip1559") || (data51 === "op-stack")) || (data51 === "arbitrum")) || (data51 === "polygon")) || (data51 === "solana"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.fee_model.enum},message:"must be equal to one of the allowed values"}];
+if(!((data51 === "tags") || (data51 === "depth"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.finality.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid9 = _errs108 === errors;
@@ -1943,8 +1951,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.min_priority_fee_wei !== undefined){
-let data52 = data21.min_priority_fee_wei;
+if(data22.fee_model !== undefined){
+let data52 = data22.fee_model;
 const _errs110 = errors;
 if(typeof data52 !== "string"){
 let dataType41 = typeof data52;
@@ -1957,24 +1965,20 @@ else if(data52 === null){
 coerced41 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data52 = coerced41;
-if(data21 !== undefined){
-data21["min_priority_fee_wei"] = coerced41;
+if(data22 !== undefined){
+data22["fee_model"] = coerced41;
 }
 }
 }
-if(errors === _errs110){
-if(typeof data52 === "string"){
-if(!pattern9.test(data52)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(!(((((data52 === "eip1559") || (data52 === "op-stack")) || (data52 === "arbitrum")) || (data52 === "polygon")) || (data52 === "solana"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.fee_model.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-}
 }
 var valid9 = _errs110 === errors;
 }
@@ -1982,40 +1986,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.max_transaction_bytes !== undefined){
-let data53 = data21.max_transaction_bytes;
+if(data22.min_priority_fee_wei !== undefined){
+let data53 = data22.min_priority_fee_wei;
 const _errs112 = errors;
-if(!(((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53))) && (isFinite(data53)))){
+if(typeof data53 !== "string"){
 let dataType42 = typeof data53;
 let coerced42 = undefined;
 if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data53 === null
-              || (dataType42 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced42 = +data53;
+if(dataType42 == "number" || dataType42 == "boolean"){
+coerced42 = "" + data53;
+}
+else if(data53 === null){
+coerced42 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data53 = coerced42;
-if(data21 !== undefined){
-data21["max_transaction_bytes"] = coerced42;
+if(data22 !== undefined){
+data22["min_priority_fee_wei"] = coerced42;
 }
 }
 }
 if(errors === _errs112){
-if((typeof data53 == "number") && (isFinite(data53))){
-if(data53 > 100000000 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(typeof data53 === "string"){
+if(!pattern9.test(data53)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data53 < 100 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -2025,36 +2025,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.multicall3 !== undefined){
-let data54 = data21.multicall3;
+if(data22.max_transaction_bytes !== undefined){
+let data54 = data22.max_transaction_bytes;
 const _errs114 = errors;
-if(typeof data54 !== "string"){
+if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
 let dataType43 = typeof data54;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 == "number" || dataType43 == "boolean"){
-coerced43 = "" + data54;
-}
-else if(data54 === null){
-coerced43 = "";
+if(dataType43 === "boolean" || data54 === null
+              || (dataType43 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced43 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data54 = coerced43;
-if(data21 !== undefined){
-data21["multicall3"] = coerced43;
+if(data22 !== undefined){
+data22["max_transaction_bytes"] = coerced43;
 }
 }
 }
 if(errors === _errs114){
-if(typeof data54 === "string"){
-if(!pattern10.test(data54)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if((typeof data54 == "number") && (isFinite(data54))){
+if(data54 > 100000000 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
+}
+else {
+if(data54 < 100 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+return false;
+}
 }
 }
 }
@@ -2064,40 +2068,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.block_time_s !== undefined){
-let data55 = data21.block_time_s;
+if(data22.multicall3 !== undefined){
+let data55 = data22.multicall3;
 const _errs116 = errors;
-if(!((typeof data55 == "number") && (isFinite(data55)))){
+if(typeof data55 !== "string"){
 let dataType44 = typeof data55;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(dataType44 == "boolean" || data55 === null
-              || (dataType44 == "string" && data55 && data55 == +data55)){
-coerced44 = +data55;
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data55;
+}
+else if(data55 === null){
+coerced44 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data55 = coerced44;
-if(data21 !== undefined){
-data21["block_time_s"] = coerced44;
+if(data22 !== undefined){
+data22["multicall3"] = coerced44;
 }
 }
 }
 if(errors === _errs116){
-if((typeof data55 == "number") && (isFinite(data55))){
-if(data55 > 3600 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+if(typeof data55 === "string"){
+if(!pattern10.test(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
-}
-else {
-if(data55 <= 0 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
 }
 }
 }
@@ -2107,38 +2107,38 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.get_logs_max_range !== undefined){
-let data56 = data21.get_logs_max_range;
+if(data22.block_time_s !== undefined){
+let data56 = data22.block_time_s;
 const _errs118 = errors;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
+if(!((typeof data56 == "number") && (isFinite(data56)))){
 let dataType45 = typeof data56;
 let coerced45 = undefined;
 if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data56 === null
-              || (dataType45 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+if(dataType45 == "boolean" || data56 === null
+              || (dataType45 == "string" && data56 && data56 == +data56)){
 coerced45 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data56 = coerced45;
-if(data21 !== undefined){
-data21["get_logs_max_range"] = coerced45;
+if(data22 !== undefined){
+data22["block_time_s"] = coerced45;
 }
 }
 }
 if(errors === _errs118){
 if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 100000000 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data56 > 3600 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
 return false;
 }
 else {
-if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data56 <= 0 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -2150,8 +2150,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.max_lag_blocks !== undefined){
-let data57 = data21.max_lag_blocks;
+if(data22.get_logs_max_range !== undefined){
+let data57 = data22.get_logs_max_range;
 const _errs120 = errors;
 if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
 let dataType46 = typeof data57;
@@ -2162,26 +2162,26 @@ if(dataType46 === "boolean" || data57 === null
 coerced46 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data57 = coerced46;
-if(data21 !== undefined){
-data21["max_lag_blocks"] = coerced46;
+if(data22 !== undefined){
+data22["get_logs_max_range"] = coerced46;
 }
 }
 }
 if(errors === _errs120){
 if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 100000 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data57 > 100000000 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
 }
 else {
 if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2193,8 +2193,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.head_poll_ms !== undefined){
-let data58 = data21.head_poll_ms;
+if(data22.max_lag_blocks !== undefined){
+let data58 = data22.max_lag_blocks;
 const _errs122 = errors;
 if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
 let dataType47 = typeof data58;
@@ -2205,26 +2205,26 @@ if(dataType47 === "boolean" || data58 === null
 coerced47 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data58 = coerced47;
-if(data21 !== undefined){
-data21["head_poll_ms"] = coerced47;
+if(data22 !== undefined){
+data22["max_lag_blocks"] = coerced47;
 }
 }
 }
 if(errors === _errs122){
 if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 > 600000 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+if(data58 > 100000 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data58 < 250 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+if(data58 < 1 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2236,36 +2236,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.genesis_hash !== undefined){
-let data59 = data21.genesis_hash;
+if(data22.head_poll_ms !== undefined){
+let data59 = data22.head_poll_ms;
 const _errs124 = errors;
-if(typeof data59 !== "string"){
+if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
 let dataType48 = typeof data59;
 let coerced48 = undefined;
 if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data59;
-}
-else if(data59 === null){
-coerced48 = "";
+if(dataType48 === "boolean" || data59 === null
+              || (dataType48 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced48 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data59 = coerced48;
-if(data21 !== undefined){
-data21["genesis_hash"] = coerced48;
+if(data22 !== undefined){
+data22["head_poll_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs124){
-if(typeof data59 === "string"){
-if(!pattern11.test(data59)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+if((typeof data59 == "number") && (isFinite(data59))){
+if(data59 > 600000 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
+}
+else {
+if(data59 < 250 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+return false;
+}
 }
 }
 }
@@ -2275,27 +2279,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.dev_methods !== undefined){
-let data60 = data21.dev_methods;
+if(data22.genesis_hash !== undefined){
+let data60 = data22.genesis_hash;
 const _errs126 = errors;
-if(typeof data60 !== "boolean"){
+if(typeof data60 !== "string"){
+let dataType49 = typeof data60;
 let coerced49 = undefined;
 if(!(coerced49 !== undefined)){
-if(data60 === "false" || data60 === 0 || data60 === null){
-coerced49 = false;
+if(dataType49 == "number" || dataType49 == "boolean"){
+coerced49 = "" + data60;
 }
-else if(data60 === "true" || data60 === 1){
-coerced49 = true;
+else if(data60 === null){
+coerced49 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data60 = coerced49;
-if(data21 !== undefined){
-data21["dev_methods"] = coerced49;
+if(data22 !== undefined){
+data22["genesis_hash"] = coerced49;
+}
+}
+}
+if(errors === _errs126){
+if(typeof data60 === "string"){
+if(!pattern11.test(data60)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+return false;
 }
 }
 }
@@ -2305,82 +2318,112 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.indexer !== undefined){
-let data61 = data21.indexer;
+if(data22.dev_methods !== undefined){
+let data61 = data22.dev_methods;
 const _errs128 = errors;
-if(errors === _errs128){
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+if(typeof data61 !== "boolean"){
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(data61 === "false" || data61 === 0 || data61 === null){
+coerced50 = false;
+}
+else if(data61 === "true" || data61 === 1){
+coerced50 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data61 = coerced50;
+if(data22 !== undefined){
+data22["dev_methods"] = coerced50;
+}
+}
+}
+var valid9 = _errs128 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data22.indexer !== undefined){
+let data62 = data22.indexer;
 const _errs130 = errors;
-for(const key5 in data61){
+if(errors === _errs130){
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+const _errs132 = errors;
+for(const key5 in data62){
 if(!((key5 === "enabled") || (key5 === "start_block"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs130 === errors){
-if(data61.enabled !== undefined){
-let data62 = data61.enabled;
-const _errs131 = errors;
-if(typeof data62 !== "boolean"){
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(data62 === "false" || data62 === 0 || data62 === null){
-coerced50 = false;
+if(_errs132 === errors){
+if(data62.enabled !== undefined){
+let data63 = data62.enabled;
+const _errs133 = errors;
+if(typeof data63 !== "boolean"){
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(data63 === "false" || data63 === 0 || data63 === null){
+coerced51 = false;
 }
-else if(data62 === "true" || data62 === 1){
-coerced50 = true;
+else if(data63 === "true" || data63 === 1){
+coerced51 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data62 = coerced50;
-if(data61 !== undefined){
-data61["enabled"] = coerced50;
+if(coerced51 !== undefined){
+data63 = coerced51;
+if(data62 !== undefined){
+data62["enabled"] = coerced51;
 }
 }
 }
-var valid15 = _errs131 === errors;
+var valid15 = _errs133 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data61.start_block !== undefined){
-let data63 = data61.start_block;
-const _errs133 = errors;
-if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
-let dataType51 = typeof data63;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data63 === null
-              || (dataType51 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced51 = +data63;
+if(data62.start_block !== undefined){
+let data64 = data62.start_block;
+const _errs135 = errors;
+if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
+let dataType52 = typeof data64;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data64 === null
+              || (dataType52 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced52 = +data64;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data63 = coerced51;
-if(data61 !== undefined){
-data61["start_block"] = coerced51;
+if(coerced52 !== undefined){
+data64 = coerced52;
+if(data62 !== undefined){
+data62["start_block"] = coerced52;
 }
 }
 }
-if(errors === _errs133){
-if((typeof data63 == "number") && (isFinite(data63))){
-if(data63 < 0 || isNaN(data63)){
+if(errors === _errs135){
+if((typeof data64 == "number") && (isFinite(data64))){
+if(data64 < 0 || isNaN(data64)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid15 = _errs133 === errors;
+var valid15 = _errs135 === errors;
 }
 else {
 var valid15 = true;
@@ -2393,67 +2436,28 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schem
 return false;
 }
 }
-var valid9 = _errs128 === errors;
+var valid9 = _errs130 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.erc4337 !== undefined){
-let data64 = data21.erc4337;
-const _errs135 = errors;
-if(errors === _errs135){
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data22.erc4337 !== undefined){
+let data65 = data22.erc4337;
 const _errs137 = errors;
-for(const key6 in data64){
+if(errors === _errs137){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+const _errs139 = errors;
+for(const key6 in data65){
 if(!(func2.call(schema11.properties.chains.items.properties.erc4337.properties, key6))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs137 === errors){
-if(data64.entry_point_v06 !== undefined){
-let data65 = data64.entry_point_v06;
-const _errs138 = errors;
-if(typeof data65 !== "string"){
-let dataType52 = typeof data65;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 == "number" || dataType52 == "boolean"){
-coerced52 = "" + data65;
-}
-else if(data65 === null){
-coerced52 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data65 = coerced52;
-if(data64 !== undefined){
-data64["entry_point_v06"] = coerced52;
-}
-}
-}
-if(errors === _errs138){
-if(typeof data65 === "string"){
-if(!pattern10.test(data65)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs138 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data64.entry_point_v07 !== undefined){
-let data66 = data64.entry_point_v07;
+if(_errs139 === errors){
+if(data65.entry_point_v06 !== undefined){
+let data66 = data65.entry_point_v06;
 const _errs140 = errors;
 if(typeof data66 !== "string"){
 let dataType53 = typeof data66;
@@ -2466,21 +2470,21 @@ else if(data66 === null){
 coerced53 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data66 = coerced53;
-if(data64 !== undefined){
-data64["entry_point_v07"] = coerced53;
+if(data65 !== undefined){
+data65["entry_point_v06"] = coerced53;
 }
 }
 }
 if(errors === _errs140){
 if(typeof data66 === "string"){
 if(!pattern10.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2491,8 +2495,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.entry_point_v08 !== undefined){
-let data67 = data64.entry_point_v08;
+if(data65.entry_point_v07 !== undefined){
+let data67 = data65.entry_point_v07;
 const _errs142 = errors;
 if(typeof data67 !== "string"){
 let dataType54 = typeof data67;
@@ -2505,21 +2509,21 @@ else if(data67 === null){
 coerced54 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data67 = coerced54;
-if(data64 !== undefined){
-data64["entry_point_v08"] = coerced54;
+if(data65 !== undefined){
+data65["entry_point_v07"] = coerced54;
 }
 }
 }
 if(errors === _errs142){
 if(typeof data67 === "string"){
 if(!pattern10.test(data67)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2530,8 +2534,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.factory_v06 !== undefined){
-let data68 = data64.factory_v06;
+if(data65.entry_point_v08 !== undefined){
+let data68 = data65.entry_point_v08;
 const _errs144 = errors;
 if(typeof data68 !== "string"){
 let dataType55 = typeof data68;
@@ -2544,21 +2548,21 @@ else if(data68 === null){
 coerced55 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data68 = coerced55;
-if(data64 !== undefined){
-data64["factory_v06"] = coerced55;
+if(data65 !== undefined){
+data65["entry_point_v08"] = coerced55;
 }
 }
 }
 if(errors === _errs144){
 if(typeof data68 === "string"){
 if(!pattern10.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2569,8 +2573,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.factory_v07 !== undefined){
-let data69 = data64.factory_v07;
+if(data65.factory_v06 !== undefined){
+let data69 = data65.factory_v06;
 const _errs146 = errors;
 if(typeof data69 !== "string"){
 let dataType56 = typeof data69;
@@ -2583,21 +2587,21 @@ else if(data69 === null){
 coerced56 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data69 = coerced56;
-if(data64 !== undefined){
-data64["factory_v07"] = coerced56;
+if(data65 !== undefined){
+data65["factory_v06"] = coerced56;
 }
 }
 }
 if(errors === _errs146){
 if(typeof data69 === "string"){
 if(!pattern10.test(data69)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2608,8 +2612,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.factory_v08 !== undefined){
-let data70 = data64.factory_v08;
+if(data65.factory_v07 !== undefined){
+let data70 = data65.factory_v07;
 const _errs148 = errors;
 if(typeof data70 !== "string"){
 let dataType57 = typeof data70;
@@ -2622,21 +2626,21 @@ else if(data70 === null){
 coerced57 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data70 = coerced57;
-if(data64 !== undefined){
-data64["factory_v08"] = coerced57;
+if(data65 !== undefined){
+data65["factory_v07"] = coerced57;
 }
 }
 }
 if(errors === _errs148){
 if(typeof data70 === "string"){
 if(!pattern10.test(data70)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2647,8 +2651,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.paymaster_v06 !== undefined){
-let data71 = data64.paymaster_v06;
+if(data65.factory_v08 !== undefined){
+let data71 = data65.factory_v08;
 const _errs150 = errors;
 if(typeof data71 !== "string"){
 let dataType58 = typeof data71;
@@ -2661,21 +2665,21 @@ else if(data71 === null){
 coerced58 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data71 = coerced58;
-if(data64 !== undefined){
-data64["paymaster_v06"] = coerced58;
+if(data65 !== undefined){
+data65["factory_v08"] = coerced58;
 }
 }
 }
 if(errors === _errs150){
 if(typeof data71 === "string"){
 if(!pattern10.test(data71)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2686,8 +2690,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.paymaster_v07 !== undefined){
-let data72 = data64.paymaster_v07;
+if(data65.paymaster_v06 !== undefined){
+let data72 = data65.paymaster_v06;
 const _errs152 = errors;
 if(typeof data72 !== "string"){
 let dataType59 = typeof data72;
@@ -2700,21 +2704,21 @@ else if(data72 === null){
 coerced59 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data72 = coerced59;
-if(data64 !== undefined){
-data64["paymaster_v07"] = coerced59;
+if(data65 !== undefined){
+data65["paymaster_v06"] = coerced59;
 }
 }
 }
 if(errors === _errs152){
 if(typeof data72 === "string"){
 if(!pattern10.test(data72)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2725,8 +2729,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data64.paymaster_v08 !== undefined){
-let data73 = data64.paymaster_v08;
+if(data65.paymaster_v07 !== undefined){
+let data73 = data65.paymaster_v07;
 const _errs154 = errors;
 if(typeof data73 !== "string"){
 let dataType60 = typeof data73;
@@ -2739,26 +2743,65 @@ else if(data73 === null){
 coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data73 = coerced60;
-if(data64 !== undefined){
-data64["paymaster_v08"] = coerced60;
+if(data65 !== undefined){
+data65["paymaster_v07"] = coerced60;
 }
 }
 }
 if(errors === _errs154){
 if(typeof data73 === "string"){
 if(!pattern10.test(data73)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
 var valid16 = _errs154 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data65.paymaster_v08 !== undefined){
+let data74 = data65.paymaster_v08;
+const _errs156 = errors;
+if(typeof data74 !== "string"){
+let dataType61 = typeof data74;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data74;
+}
+else if(data74 === null){
+coerced61 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced61 !== undefined){
+data74 = coerced61;
+if(data65 !== undefined){
+data65["paymaster_v08"] = coerced61;
+}
+}
+}
+if(errors === _errs156){
+if(typeof data74 === "string"){
+if(!pattern10.test(data74)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs156 === errors;
 }
 else {
 var valid16 = true;
@@ -2778,86 +2821,47 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schem
 return false;
 }
 }
-var valid9 = _errs135 === errors;
+var valid9 = _errs137 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data21.bundler !== undefined){
-let data74 = data21.bundler;
-const _errs156 = errors;
-if(errors === _errs156){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data22.bundler !== undefined){
+let data75 = data22.bundler;
 const _errs158 = errors;
-for(const key7 in data74){
+if(errors === _errs158){
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+const _errs160 = errors;
+for(const key7 in data75){
 if(!((((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s")) || (key7 === "entry_points"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs158 === errors){
-if(data74.enabled !== undefined){
-let data75 = data74.enabled;
-const _errs159 = errors;
-if(typeof data75 !== "boolean"){
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(data75 === "false" || data75 === 0 || data75 === null){
-coerced61 = false;
+if(_errs160 === errors){
+if(data75.enabled !== undefined){
+let data76 = data75.enabled;
+const _errs161 = errors;
+if(typeof data76 !== "boolean"){
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(data76 === "false" || data76 === 0 || data76 === null){
+coerced62 = false;
 }
-else if(data75 === "true" || data75 === 1){
-coerced61 = true;
+else if(data76 === "true" || data76 === 1){
+coerced62 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced61 !== undefined){
-data75 = coerced61;
-if(data74 !== undefined){
-data74["enabled"] = coerced61;
-}
-}
-}
-var valid17 = _errs159 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data74.executor_keys_file !== undefined){
-let data76 = data74.executor_keys_file;
-const _errs161 = errors;
-if(typeof data76 !== "string"){
-let dataType62 = typeof data76;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data76;
-}
-else if(data76 === null){
-coerced62 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced62 !== undefined){
 data76 = coerced62;
-if(data74 !== undefined){
-data74["executor_keys_file"] = coerced62;
-}
-}
-}
-if(errors === _errs161){
-if(typeof data76 === "string"){
-if(func3(data76) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
+if(data75 !== undefined){
+data75["enabled"] = coerced62;
 }
 }
 }
@@ -2867,27 +2871,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.safe_mode !== undefined){
-let data77 = data74.safe_mode;
+if(data75.executor_keys_file !== undefined){
+let data77 = data75.executor_keys_file;
 const _errs163 = errors;
-if(typeof data77 !== "boolean"){
+if(typeof data77 !== "string"){
+let dataType63 = typeof data77;
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(data77 === "false" || data77 === 0 || data77 === null){
-coerced63 = false;
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data77;
 }
-else if(data77 === "true" || data77 === 1){
-coerced63 = true;
+else if(data77 === null){
+coerced63 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data77 = coerced63;
-if(data74 !== undefined){
-data74["safe_mode"] = coerced63;
+if(data75 !== undefined){
+data75["executor_keys_file"] = coerced63;
+}
+}
+}
+if(errors === _errs163){
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
 }
 }
 }
@@ -2897,40 +2910,27 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.max_bundle_ops !== undefined){
-let data78 = data74.max_bundle_ops;
+if(data75.safe_mode !== undefined){
+let data78 = data75.safe_mode;
 const _errs165 = errors;
-if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
-let dataType64 = typeof data78;
+if(typeof data78 !== "boolean"){
 let coerced64 = undefined;
 if(!(coerced64 !== undefined)){
-if(dataType64 === "boolean" || data78 === null
-              || (dataType64 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced64 = +data78;
+if(data78 === "false" || data78 === 0 || data78 === null){
+coerced64 = false;
+}
+else if(data78 === "true" || data78 === 1){
+coerced64 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data78 = coerced64;
-if(data74 !== undefined){
-data74["max_bundle_ops"] = coerced64;
-}
-}
-}
-if(errors === _errs165){
-if((typeof data78 == "number") && (isFinite(data78))){
-if(data78 > 1000 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data78 < 1 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
+if(data75 !== undefined){
+data75["safe_mode"] = coerced64;
 }
 }
 }
@@ -2940,8 +2940,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.max_pending_ops_per_sender !== undefined){
-let data79 = data74.max_pending_ops_per_sender;
+if(data75.max_bundle_ops !== undefined){
+let data79 = data75.max_bundle_ops;
 const _errs167 = errors;
 if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
 let dataType65 = typeof data79;
@@ -2952,26 +2952,26 @@ if(dataType65 === "boolean" || data79 === null
 coerced65 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data79 = coerced65;
-if(data74 !== undefined){
-data74["max_pending_ops_per_sender"] = coerced65;
+if(data75 !== undefined){
+data75["max_bundle_ops"] = coerced65;
 }
 }
 }
 if(errors === _errs167){
 if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 > 10000 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data79 > 1000 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2983,36 +2983,40 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.min_stake_wei !== undefined){
-let data80 = data74.min_stake_wei;
+if(data75.max_pending_ops_per_sender !== undefined){
+let data80 = data75.max_pending_ops_per_sender;
 const _errs169 = errors;
-if(typeof data80 !== "string"){
+if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
 let dataType66 = typeof data80;
 let coerced66 = undefined;
 if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data80;
-}
-else if(data80 === null){
-coerced66 = "";
+if(dataType66 === "boolean" || data80 === null
+              || (dataType66 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced66 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data80 = coerced66;
-if(data74 !== undefined){
-data74["min_stake_wei"] = coerced66;
+if(data75 !== undefined){
+data75["max_pending_ops_per_sender"] = coerced66;
 }
 }
 }
 if(errors === _errs169){
-if(typeof data80 === "string"){
-if(!pattern9.test(data80)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if((typeof data80 == "number") && (isFinite(data80))){
+if(data80 > 10000 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
+}
+else {
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
 }
 }
 }
@@ -3022,40 +3026,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.min_unstake_delay_s !== undefined){
-let data81 = data74.min_unstake_delay_s;
+if(data75.min_stake_wei !== undefined){
+let data81 = data75.min_stake_wei;
 const _errs171 = errors;
-if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
+if(typeof data81 !== "string"){
 let dataType67 = typeof data81;
 let coerced67 = undefined;
 if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data81 === null
-              || (dataType67 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced67 = +data81;
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data81;
+}
+else if(data81 === null){
+coerced67 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data81 = coerced67;
-if(data74 !== undefined){
-data74["min_unstake_delay_s"] = coerced67;
+if(data75 !== undefined){
+data75["min_stake_wei"] = coerced67;
 }
 }
 }
 if(errors === _errs171){
-if((typeof data81 == "number") && (isFinite(data81))){
-if(data81 > 31536000 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(typeof data81 === "string"){
+if(!pattern9.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data81 < 0 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
 }
 }
 }
@@ -3065,59 +3065,102 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.entry_points !== undefined){
-let data82 = data74.entry_points;
+if(data75.min_unstake_delay_s !== undefined){
+let data82 = data75.min_unstake_delay_s;
 const _errs173 = errors;
+if(!(((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82))) && (isFinite(data82)))){
+let dataType68 = typeof data82;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data82 === null
+              || (dataType68 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced68 = +data82;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data82 = coerced68;
+if(data75 !== undefined){
+data75["min_unstake_delay_s"] = coerced68;
+}
+}
+}
 if(errors === _errs173){
-if(Array.isArray(data82)){
-if(data82.length < 1){
+if((typeof data82 == "number") && (isFinite(data82))){
+if(data82 > 31536000 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data82 < 0 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs173 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data75.entry_points !== undefined){
+let data83 = data75.entry_points;
+const _errs175 = errors;
+if(errors === _errs175){
+if(Array.isArray(data83)){
+if(data83.length < 1){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points",schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid18 = true;
-const len7 = data82.length;
+const len7 = data83.length;
 for(let i10=0; i10<len7; i10++){
-let data83 = data82[i10];
-const _errs175 = errors;
-if(typeof data83 !== "string"){
-let dataType68 = typeof data83;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data83;
+let data84 = data83[i10];
+const _errs177 = errors;
+if(typeof data84 !== "string"){
+let dataType69 = typeof data84;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data84;
 }
-else if(data83 === null){
-coerced68 = "";
+else if(data84 === null){
+coerced69 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced68 !== undefined){
-data83 = coerced68;
-if(data82 !== undefined){
-data82[i10] = coerced68;
+if(coerced69 !== undefined){
+data84 = coerced69;
+if(data83 !== undefined){
+data83[i10] = coerced69;
 }
 }
 }
-if(!(((data83 === "0.6") || (data83 === "0.7")) || (data83 === "0.8"))){
+if(!(((data84 === "0.6") || (data84 === "0.7")) || (data84 === "0.8"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.bundler.properties.entry_points.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid18 = _errs175 === errors;
+var valid18 = _errs177 === errors;
 if(!valid18){
 break;
 }
 }
 if(valid18){
-let i11 = data82.length;
+let i11 = data83.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data82[i11];
+let item3 = data83[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -3138,7 +3181,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_
 return false;
 }
 }
-var valid17 = _errs173 === errors;
+var valid17 = _errs175 === errors;
 }
 else {
 var valid17 = true;
@@ -3157,7 +3200,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schem
 return false;
 }
 }
-var valid9 = _errs156 === errors;
+var valid9 = _errs158 === errors;
 }
 else {
 var valid9 = true;
@@ -3191,7 +3234,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6,schemaPath:"#/pr
 return false;
 }
 }
-var valid8 = _errs45 === errors;
+var valid8 = _errs47 === errors;
 if(!valid8){
 break;
 }
@@ -3202,78 +3245,78 @@ validate10.errors = [{instancePath:instancePath+"/chains",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs43 === errors;
+var valid0 = _errs45 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data84 = data.readiness;
-const _errs177 = errors;
-if(errors === _errs177){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let data85 = data.readiness;
 const _errs179 = errors;
-for(const key8 in data84){
+if(errors === _errs179){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+const _errs181 = errors;
+for(const key8 in data85){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs179 === errors){
-if(data84.networks !== undefined){
-let data85 = data84.networks;
-const _errs180 = errors;
-if(errors === _errs180){
-if(Array.isArray(data85)){
-var valid21 = true;
-const len8 = data85.length;
-for(let i12=0; i12<len8; i12++){
-let data86 = data85[i12];
+if(_errs181 === errors){
+if(data85.networks !== undefined){
+let data86 = data85.networks;
 const _errs182 = errors;
-if(typeof data86 !== "string"){
-let dataType69 = typeof data86;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data86;
+if(errors === _errs182){
+if(Array.isArray(data86)){
+var valid21 = true;
+const len8 = data86.length;
+for(let i12=0; i12<len8; i12++){
+let data87 = data86[i12];
+const _errs184 = errors;
+if(typeof data87 !== "string"){
+let dataType70 = typeof data87;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data87;
 }
-else if(data86 === null){
-coerced69 = "";
+else if(data87 === null){
+coerced70 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data86 = coerced69;
-if(data85 !== undefined){
-data85[i12] = coerced69;
+if(coerced70 !== undefined){
+data87 = coerced70;
+if(data86 !== undefined){
+data86[i12] = coerced70;
 }
 }
 }
-if(errors === _errs182){
-if(typeof data86 === "string"){
-if(!pattern22.test(data86)){
+if(errors === _errs184){
+if(typeof data87 === "string"){
+if(!pattern22.test(data87)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid21 = _errs182 === errors;
+var valid21 = _errs184 === errors;
 if(!valid21){
 break;
 }
 }
 if(valid21){
-let i13 = data85.length;
+let i13 = data86.length;
 let j4;
 if(i13 > 1){
 const indices4 = {};
 for(;i13--;){
-let item4 = data85[i13];
+let item4 = data86[i13];
 if(typeof item4 !== "string"){
 continue;
 }
@@ -3301,94 +3344,55 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs177 === errors;
+var valid0 = _errs179 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data87 = data.tokens;
-const _errs184 = errors;
-if(errors === _errs184){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+let data88 = data.tokens;
 const _errs186 = errors;
-for(const key9 in data87){
+if(errors === _errs186){
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+const _errs188 = errors;
+for(const key9 in data88){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs186 === errors){
-if(data87.prices !== undefined){
-let data88 = data87.prices;
-const _errs187 = errors;
-if(errors === _errs187){
-if(Array.isArray(data88)){
-var valid24 = true;
-const len9 = data88.length;
-for(let i14=0; i14<len9; i14++){
-let data89 = data88[i14];
+if(_errs188 === errors){
+if(data88.prices !== undefined){
+let data89 = data88.prices;
 const _errs189 = errors;
 if(errors === _errs189){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(Array.isArray(data89)){
+var valid24 = true;
+const len9 = data89.length;
+for(let i14=0; i14<len9; i14++){
+let data90 = data89[i14];
+const _errs191 = errors;
+if(errors === _errs191){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
 let missing3;
-if((((data89.chain === undefined) && (missing3 = "chain")) || ((data89.contract === undefined) && (missing3 = "contract"))) || ((data89.usd === undefined) && (missing3 = "usd"))){
+if((((data90.chain === undefined) && (missing3 = "chain")) || ((data90.contract === undefined) && (missing3 = "contract"))) || ((data90.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs191 = errors;
-for(const key10 in data89){
+const _errs193 = errors;
+for(const key10 in data90){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs191 === errors){
-if(data89.chain !== undefined){
-let data90 = data89.chain;
-const _errs192 = errors;
-if(typeof data90 !== "string"){
-let dataType70 = typeof data90;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data90;
-}
-else if(data90 === null){
-coerced70 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data90 = coerced70;
-if(data89 !== undefined){
-data89["chain"] = coerced70;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data90 === "string"){
-if(!pattern2.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs192 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data89.network !== undefined){
-let data91 = data89.network;
+if(_errs193 === errors){
+if(data90.chain !== undefined){
+let data91 = data90.chain;
 const _errs194 = errors;
 if(typeof data91 !== "string"){
 let dataType71 = typeof data91;
@@ -3401,21 +3405,21 @@ else if(data91 === null){
 coerced71 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data91 = coerced71;
-if(data89 !== undefined){
-data89["network"] = coerced71;
+if(data90 !== undefined){
+data90["chain"] = coerced71;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data91 === "string"){
 if(!pattern2.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3426,8 +3430,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.contract !== undefined){
-let data92 = data89.contract;
+if(data90.network !== undefined){
+let data92 = data90.network;
 const _errs196 = errors;
 if(typeof data92 !== "string"){
 let dataType72 = typeof data92;
@@ -3440,21 +3444,21 @@ else if(data92 === null){
 coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data92 = coerced72;
-if(data89 !== undefined){
-data89["contract"] = coerced72;
+if(data90 !== undefined){
+data90["network"] = coerced72;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data92 === "string"){
-if(!pattern25.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3465,8 +3469,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.usd !== undefined){
-let data93 = data89.usd;
+if(data90.contract !== undefined){
+let data93 = data90.contract;
 const _errs198 = errors;
 if(typeof data93 !== "string"){
 let dataType73 = typeof data93;
@@ -3479,26 +3483,65 @@ else if(data93 === null){
 coerced73 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data93 = coerced73;
-if(data89 !== undefined){
-data89["usd"] = coerced73;
+if(data90 !== undefined){
+data90["contract"] = coerced73;
 }
 }
 }
 if(errors === _errs198){
 if(typeof data93 === "string"){
-if(!pattern26.test(data93)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern25.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid25 = _errs198 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data90.usd !== undefined){
+let data94 = data90.usd;
+const _errs200 = errors;
+if(typeof data94 !== "string"){
+let dataType74 = typeof data94;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data94;
+}
+else if(data94 === null){
+coerced74 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data94 = coerced74;
+if(data90 !== undefined){
+data90["usd"] = coerced74;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data94 === "string"){
+if(!pattern26.test(data94)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs200 === errors;
 }
 else {
 var valid25 = true;
@@ -3514,7 +3557,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPa
 return false;
 }
 }
-var valid24 = _errs189 === errors;
+var valid24 = _errs191 === errors;
 if(!valid24){
 break;
 }
@@ -3525,80 +3568,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid23 = _errs187 === errors;
+var valid23 = _errs189 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data87.price_feeds !== undefined){
-let data94 = data87.price_feeds;
-const _errs200 = errors;
-if(errors === _errs200){
-if(Array.isArray(data94)){
-var valid26 = true;
-const len10 = data94.length;
-for(let i15=0; i15<len10; i15++){
-let data95 = data94[i15];
+if(data88.price_feeds !== undefined){
+let data95 = data88.price_feeds;
 const _errs202 = errors;
 if(errors === _errs202){
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(Array.isArray(data95)){
+var valid26 = true;
+const len10 = data95.length;
+for(let i15=0; i15<len10; i15++){
+let data96 = data95[i15];
+const _errs204 = errors;
+if(errors === _errs204){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
 let missing4;
-if((((data95.chain === undefined) && (missing4 = "chain")) || ((data95.contract === undefined) && (missing4 = "contract"))) || ((data95.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data96.chain === undefined) && (missing4 = "chain")) || ((data96.contract === undefined) && (missing4 = "contract"))) || ((data96.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs204 = errors;
-for(const key11 in data95){
+const _errs206 = errors;
+for(const key11 in data96){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs204 === errors){
-if(data95.chain !== undefined){
-let data96 = data95.chain;
-const _errs205 = errors;
-if(typeof data96 !== "string"){
-let dataType74 = typeof data96;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data96;
-}
-else if(data96 === null){
-coerced74 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data96 = coerced74;
-if(data95 !== undefined){
-data95["chain"] = coerced74;
-}
-}
-}
-if(errors === _errs205){
-if(typeof data96 === "string"){
-if(!pattern2.test(data96)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid27 = _errs205 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data95.network !== undefined){
-let data97 = data95.network;
+if(_errs206 === errors){
+if(data96.chain !== undefined){
+let data97 = data96.chain;
 const _errs207 = errors;
 if(typeof data97 !== "string"){
 let dataType75 = typeof data97;
@@ -3611,21 +3615,21 @@ else if(data97 === null){
 coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data97 = coerced75;
-if(data95 !== undefined){
-data95["network"] = coerced75;
+if(data96 !== undefined){
+data96["chain"] = coerced75;
 }
 }
 }
 if(errors === _errs207){
 if(typeof data97 === "string"){
 if(!pattern2.test(data97)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3636,8 +3640,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data95.contract !== undefined){
-let data98 = data95.contract;
+if(data96.network !== undefined){
+let data98 = data96.network;
 const _errs209 = errors;
 if(typeof data98 !== "string"){
 let dataType76 = typeof data98;
@@ -3650,21 +3654,21 @@ else if(data98 === null){
 coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data98 = coerced76;
-if(data95 !== undefined){
-data95["contract"] = coerced76;
+if(data96 !== undefined){
+data96["network"] = coerced76;
 }
 }
 }
 if(errors === _errs209){
 if(typeof data98 === "string"){
-if(!pattern25.test(data98)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data98)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3675,8 +3679,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data95.aggregator !== undefined){
-let data99 = data95.aggregator;
+if(data96.contract !== undefined){
+let data99 = data96.contract;
 const _errs211 = errors;
 if(typeof data99 !== "string"){
 let dataType77 = typeof data99;
@@ -3689,26 +3693,65 @@ else if(data99 === null){
 coerced77 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data99 = coerced77;
-if(data95 !== undefined){
-data95["aggregator"] = coerced77;
+if(data96 !== undefined){
+data96["contract"] = coerced77;
 }
 }
 }
 if(errors === _errs211){
 if(typeof data99 === "string"){
-if(!pattern10.test(data99)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern25.test(data99)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid27 = _errs211 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data96.aggregator !== undefined){
+let data100 = data96.aggregator;
+const _errs213 = errors;
+if(typeof data100 !== "string"){
+let dataType78 = typeof data100;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data100;
+}
+else if(data100 === null){
+coerced78 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data100 = coerced78;
+if(data96 !== undefined){
+data96["aggregator"] = coerced78;
+}
+}
+}
+if(errors === _errs213){
+if(typeof data100 === "string"){
+if(!pattern10.test(data100)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs213 === errors;
 }
 else {
 var valid27 = true;
@@ -3724,7 +3767,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,sch
 return false;
 }
 }
-var valid26 = _errs202 === errors;
+var valid26 = _errs204 === errors;
 if(!valid26){
 break;
 }
@@ -3735,46 +3778,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid23 = _errs200 === errors;
+var valid23 = _errs202 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data87.token_list !== undefined){
-let data100 = data87.token_list;
-const _errs213 = errors;
-if(typeof data100 !== "string"){
-let dataType78 = typeof data100;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data100;
+if(data88.token_list !== undefined){
+let data101 = data88.token_list;
+const _errs215 = errors;
+if(typeof data101 !== "string"){
+let dataType79 = typeof data101;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data101;
 }
-else if(data100 === null){
-coerced78 = "";
+else if(data101 === null){
+coerced79 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced78 !== undefined){
-data100 = coerced78;
-if(data87 !== undefined){
-data87["token_list"] = coerced78;
+if(coerced79 !== undefined){
+data101 = coerced79;
+if(data88 !== undefined){
+data88["token_list"] = coerced79;
 }
 }
 }
-if(errors === _errs213){
-if(typeof data100 === "string"){
-if(func3(data100) < 1){
+if(errors === _errs215){
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid23 = _errs213 === errors;
+var valid23 = _errs215 === errors;
 }
 else {
 var valid23 = true;
@@ -3788,67 +3831,28 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs184 === errors;
+var valid0 = _errs186 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data101 = data.nfts;
-const _errs215 = errors;
-if(errors === _errs215){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let data102 = data.nfts;
 const _errs217 = errors;
-for(const key12 in data101){
+if(errors === _errs217){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs219 = errors;
+for(const key12 in data102){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs217 === errors){
-if(data101.ipfs_gateway !== undefined){
-let data102 = data101.ipfs_gateway;
-const _errs218 = errors;
-if(typeof data102 !== "string"){
-let dataType79 = typeof data102;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data102;
-}
-else if(data102 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data102 = coerced79;
-if(data101 !== undefined){
-data101["ipfs_gateway"] = coerced79;
-}
-}
-}
-if(errors === _errs218){
-if(typeof data102 === "string"){
-if(!pattern4.test(data102)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid28 = _errs218 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data101.arweave_gateway !== undefined){
-let data103 = data101.arweave_gateway;
+if(_errs219 === errors){
+if(data102.ipfs_gateway !== undefined){
+let data103 = data102.ipfs_gateway;
 const _errs220 = errors;
 if(typeof data103 !== "string"){
 let dataType80 = typeof data103;
@@ -3861,21 +3865,21 @@ else if(data103 === null){
 coerced80 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data103 = coerced80;
-if(data101 !== undefined){
-data101["arweave_gateway"] = coerced80;
+if(data102 !== undefined){
+data102["ipfs_gateway"] = coerced80;
 }
 }
 }
 if(errors === _errs220){
 if(typeof data103 === "string"){
 if(!pattern4.test(data103)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -3886,40 +3890,36 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data101.metadata_timeout_ms !== undefined){
-let data104 = data101.metadata_timeout_ms;
+if(data102.arweave_gateway !== undefined){
+let data104 = data102.arweave_gateway;
 const _errs222 = errors;
-if(!(((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104))) && (isFinite(data104)))){
+if(typeof data104 !== "string"){
 let dataType81 = typeof data104;
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data104 === null
-              || (dataType81 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced81 = +data104;
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data104;
+}
+else if(data104 === null){
+coerced81 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data104 = coerced81;
-if(data101 !== undefined){
-data101["metadata_timeout_ms"] = coerced81;
+if(data102 !== undefined){
+data102["arweave_gateway"] = coerced81;
 }
 }
 }
 if(errors === _errs222){
-if((typeof data104 == "number") && (isFinite(data104))){
-if(data104 > 60000 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data104 === "string"){
+if(!pattern4.test(data104)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data104 < 100 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -3929,8 +3929,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data101.metadata_max_bytes !== undefined){
-let data105 = data101.metadata_max_bytes;
+if(data102.metadata_timeout_ms !== undefined){
+let data105 = data102.metadata_timeout_ms;
 const _errs224 = errors;
 if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
 let dataType82 = typeof data105;
@@ -3941,32 +3941,75 @@ if(dataType82 === "boolean" || data105 === null
 coerced82 = +data105;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data105 = coerced82;
-if(data101 !== undefined){
-data101["metadata_max_bytes"] = coerced82;
+if(data102 !== undefined){
+data102["metadata_timeout_ms"] = coerced82;
 }
 }
 }
 if(errors === _errs224){
 if((typeof data105 == "number") && (isFinite(data105))){
-if(data105 > 52428800 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+if(data105 > 60000 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data105 < 1024 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data105 < 100 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
 var valid28 = _errs224 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data102.metadata_max_bytes !== undefined){
+let data106 = data102.metadata_max_bytes;
+const _errs226 = errors;
+if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
+let dataType83 = typeof data106;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data106 === null
+              || (dataType83 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced83 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data106 = coerced83;
+if(data102 !== undefined){
+data102["metadata_max_bytes"] = coerced83;
+}
+}
+}
+if(errors === _errs226){
+if((typeof data106 == "number") && (isFinite(data106))){
+if(data106 > 52428800 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+return false;
+}
+else {
+if(data106 < 1024 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs226 === errors;
 }
 else {
 var valid28 = true;
@@ -3981,99 +4024,60 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs215 === errors;
+var valid0 = _errs217 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.spam !== undefined){
-let data106 = data.spam;
-const _errs226 = errors;
-if(errors === _errs226){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+let data107 = data.spam;
 const _errs228 = errors;
-for(const key13 in data106){
+if(errors === _errs228){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+const _errs230 = errors;
+for(const key13 in data107){
 if(!((((key13 === "allow") || (key13 === "deny")) || (key13 === "scam_code_hashes")) || (key13 === "scam_selectors"))){
 validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties/spam/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs228 === errors){
-if(data106.allow !== undefined){
-let data107 = data106.allow;
-const _errs229 = errors;
-if(errors === _errs229){
-if(Array.isArray(data107)){
-if(data107.length > 100000){
+if(_errs230 === errors){
+if(data107.allow !== undefined){
+let data108 = data107.allow;
+const _errs231 = errors;
+if(errors === _errs231){
+if(Array.isArray(data108)){
+if(data108.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/properties/spam/properties/allow/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
 var valid30 = true;
-const len11 = data107.length;
+const len11 = data108.length;
 for(let i16=0; i16<len11; i16++){
-let data108 = data107[i16];
-const _errs231 = errors;
-if(errors === _errs231){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+let data109 = data108[i16];
+const _errs233 = errors;
+if(errors === _errs233){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 let missing5;
-if((((data108.chain === undefined) && (missing5 = "chain")) || ((data108.network === undefined) && (missing5 = "network"))) || ((data108.contract === undefined) && (missing5 = "contract"))){
+if((((data109.chain === undefined) && (missing5 = "chain")) || ((data109.network === undefined) && (missing5 = "network"))) || ((data109.contract === undefined) && (missing5 = "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs233 = errors;
-for(const key14 in data108){
+const _errs235 = errors;
+for(const key14 in data109){
 if(!(((key14 === "chain") || (key14 === "network")) || (key14 === "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data108.chain !== undefined){
-let data109 = data108.chain;
-const _errs234 = errors;
-if(typeof data109 !== "string"){
-let dataType83 = typeof data109;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data109;
-}
-else if(data109 === null){
-coerced83 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data109 = coerced83;
-if(data108 !== undefined){
-data108["chain"] = coerced83;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data109 === "string"){
-if(!pattern2.test(data109)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid31 = _errs234 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data108.network !== undefined){
-let data110 = data108.network;
+if(_errs235 === errors){
+if(data109.chain !== undefined){
+let data110 = data109.chain;
 const _errs236 = errors;
 if(typeof data110 !== "string"){
 let dataType84 = typeof data110;
@@ -4086,21 +4090,21 @@ else if(data110 === null){
 coerced84 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data110 = coerced84;
-if(data108 !== undefined){
-data108["network"] = coerced84;
+if(data109 !== undefined){
+data109["chain"] = coerced84;
 }
 }
 }
 if(errors === _errs236){
 if(typeof data110 === "string"){
 if(!pattern2.test(data110)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -4111,8 +4115,8 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data108.contract !== undefined){
-let data111 = data108.contract;
+if(data109.network !== undefined){
+let data111 = data109.network;
 const _errs238 = errors;
 if(typeof data111 !== "string"){
 let dataType85 = typeof data111;
@@ -4125,26 +4129,65 @@ else if(data111 === null){
 coerced85 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data111 = coerced85;
-if(data108 !== undefined){
-data108["contract"] = coerced85;
+if(data109 !== undefined){
+data109["network"] = coerced85;
 }
 }
 }
 if(errors === _errs238){
 if(typeof data111 === "string"){
-if(!pattern10.test(data111)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data111)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid31 = _errs238 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.contract !== undefined){
+let data112 = data109.contract;
+const _errs240 = errors;
+if(typeof data112 !== "string"){
+let dataType86 = typeof data112;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data112;
+}
+else if(data112 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data112 = coerced86;
+if(data109 !== undefined){
+data109["contract"] = coerced86;
+}
+}
+}
+if(errors === _errs240){
+if(typeof data112 === "string"){
+if(!pattern10.test(data112)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs240 === errors;
 }
 else {
 var valid31 = true;
@@ -4159,7 +4202,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:
 return false;
 }
 }
-var valid30 = _errs231 === errors;
+var valid30 = _errs233 === errors;
 if(!valid30){
 break;
 }
@@ -4171,85 +4214,46 @@ validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/prop
 return false;
 }
 }
-var valid29 = _errs229 === errors;
+var valid29 = _errs231 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data106.deny !== undefined){
-let data112 = data106.deny;
-const _errs240 = errors;
-if(errors === _errs240){
-if(Array.isArray(data112)){
-if(data112.length > 100000){
+if(data107.deny !== undefined){
+let data113 = data107.deny;
+const _errs242 = errors;
+if(errors === _errs242){
+if(Array.isArray(data113)){
+if(data113.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
 var valid32 = true;
-const len12 = data112.length;
+const len12 = data113.length;
 for(let i17=0; i17<len12; i17++){
-let data113 = data112[i17];
-const _errs242 = errors;
-if(errors === _errs242){
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+let data114 = data113[i17];
+const _errs244 = errors;
+if(errors === _errs244){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
 let missing6;
-if((((data113.chain === undefined) && (missing6 = "chain")) || ((data113.network === undefined) && (missing6 = "network"))) || ((data113.contract === undefined) && (missing6 = "contract"))){
+if((((data114.chain === undefined) && (missing6 = "chain")) || ((data114.network === undefined) && (missing6 = "network"))) || ((data114.contract === undefined) && (missing6 = "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
-const _errs244 = errors;
-for(const key15 in data113){
+const _errs246 = errors;
+for(const key15 in data114){
 if(!(((key15 === "chain") || (key15 === "network")) || (key15 === "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs244 === errors){
-if(data113.chain !== undefined){
-let data114 = data113.chain;
-const _errs245 = errors;
-if(typeof data114 !== "string"){
-let dataType86 = typeof data114;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data114;
-}
-else if(data114 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data114 = coerced86;
-if(data113 !== undefined){
-data113["chain"] = coerced86;
-}
-}
-}
-if(errors === _errs245){
-if(typeof data114 === "string"){
-if(!pattern2.test(data114)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid33 = _errs245 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data113.network !== undefined){
-let data115 = data113.network;
+if(_errs246 === errors){
+if(data114.chain !== undefined){
+let data115 = data114.chain;
 const _errs247 = errors;
 if(typeof data115 !== "string"){
 let dataType87 = typeof data115;
@@ -4262,21 +4266,21 @@ else if(data115 === null){
 coerced87 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data115 = coerced87;
-if(data113 !== undefined){
-data113["network"] = coerced87;
+if(data114 !== undefined){
+data114["chain"] = coerced87;
 }
 }
 }
 if(errors === _errs247){
 if(typeof data115 === "string"){
 if(!pattern2.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -4287,8 +4291,8 @@ else {
 var valid33 = true;
 }
 if(valid33){
-if(data113.contract !== undefined){
-let data116 = data113.contract;
+if(data114.network !== undefined){
+let data116 = data114.network;
 const _errs249 = errors;
 if(typeof data116 !== "string"){
 let dataType88 = typeof data116;
@@ -4301,26 +4305,65 @@ else if(data116 === null){
 coerced88 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced88 !== undefined){
 data116 = coerced88;
-if(data113 !== undefined){
-data113["contract"] = coerced88;
+if(data114 !== undefined){
+data114["network"] = coerced88;
 }
 }
 }
 if(errors === _errs249){
 if(typeof data116 === "string"){
-if(!pattern10.test(data116)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid33 = _errs249 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data114.contract !== undefined){
+let data117 = data114.contract;
+const _errs251 = errors;
+if(typeof data117 !== "string"){
+let dataType89 = typeof data117;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data117;
+}
+else if(data117 === null){
+coerced89 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data117 = coerced89;
+if(data114 !== undefined){
+data114["contract"] = coerced89;
+}
+}
+}
+if(errors === _errs251){
+if(typeof data117 === "string"){
+if(!pattern10.test(data117)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid33 = _errs251 === errors;
 }
 else {
 var valid33 = true;
@@ -4335,7 +4378,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"
 return false;
 }
 }
-var valid32 = _errs242 === errors;
+var valid32 = _errs244 === errors;
 if(!valid32){
 break;
 }
@@ -4347,58 +4390,58 @@ validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/prope
 return false;
 }
 }
-var valid29 = _errs240 === errors;
+var valid29 = _errs242 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data106.scam_code_hashes !== undefined){
-let data117 = data106.scam_code_hashes;
-const _errs251 = errors;
-if(errors === _errs251){
-if(Array.isArray(data117)){
-if(data117.length > 10000){
+if(data107.scam_code_hashes !== undefined){
+let data118 = data107.scam_code_hashes;
+const _errs253 = errors;
+if(errors === _errs253){
+if(Array.isArray(data118)){
+if(data118.length > 10000){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
 return false;
 }
 else {
 var valid34 = true;
-const len13 = data117.length;
+const len13 = data118.length;
 for(let i18=0; i18<len13; i18++){
-let data118 = data117[i18];
-const _errs253 = errors;
-if(typeof data118 !== "string"){
-let dataType89 = typeof data118;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data118;
+let data119 = data118[i18];
+const _errs255 = errors;
+if(typeof data119 !== "string"){
+let dataType90 = typeof data119;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data119;
 }
-else if(data118 === null){
-coerced89 = "";
+else if(data119 === null){
+coerced90 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced89 !== undefined){
-data118 = coerced89;
-if(data117 !== undefined){
-data117[i18] = coerced89;
+if(coerced90 !== undefined){
+data119 = coerced90;
+if(data118 !== undefined){
+data118[i18] = coerced90;
 }
 }
 }
-if(errors === _errs253){
-if(typeof data118 === "string"){
-if(!pattern39.test(data118)){
+if(errors === _errs255){
+if(typeof data119 === "string"){
+if(!pattern39.test(data119)){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs253 === errors;
+var valid34 = _errs255 === errors;
 if(!valid34){
 break;
 }
@@ -4410,58 +4453,58 @@ validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaP
 return false;
 }
 }
-var valid29 = _errs251 === errors;
+var valid29 = _errs253 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data106.scam_selectors !== undefined){
-let data119 = data106.scam_selectors;
-const _errs255 = errors;
-if(errors === _errs255){
-if(Array.isArray(data119)){
-if(data119.length > 1000){
+if(data107.scam_selectors !== undefined){
+let data120 = data107.scam_selectors;
+const _errs257 = errors;
+if(errors === _errs257){
+if(Array.isArray(data120)){
+if(data120.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid35 = true;
-const len14 = data119.length;
+const len14 = data120.length;
 for(let i19=0; i19<len14; i19++){
-let data120 = data119[i19];
-const _errs257 = errors;
-if(typeof data120 !== "string"){
-let dataType90 = typeof data120;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data120;
+let data121 = data120[i19];
+const _errs259 = errors;
+if(typeof data121 !== "string"){
+let dataType91 = typeof data121;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data121;
 }
-else if(data120 === null){
-coerced90 = "";
+else if(data121 === null){
+coerced91 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data120 = coerced90;
-if(data119 !== undefined){
-data119[i19] = coerced90;
+if(coerced91 !== undefined){
+data121 = coerced91;
+if(data120 !== undefined){
+data120[i19] = coerced91;
 }
 }
 }
-if(errors === _errs257){
-if(typeof data120 === "string"){
-if(!pattern40.test(data120)){
+if(errors === _errs259){
+if(typeof data121 === "string"){
+if(!pattern40.test(data121)){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{8}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{8}$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs257 === errors;
+var valid35 = _errs259 === errors;
 if(!valid35){
 break;
 }
@@ -4473,7 +4516,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPat
 return false;
 }
 }
-var valid29 = _errs255 === errors;
+var valid29 = _errs257 === errors;
 }
 else {
 var valid29 = true;
@@ -4488,81 +4531,81 @@ validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs226 === errors;
+var valid0 = _errs228 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data121 = data.webhooks;
-const _errs259 = errors;
-if(errors === _errs259){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+let data122 = data.webhooks;
 const _errs261 = errors;
-for(const key16 in data121){
+if(errors === _errs261){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs263 = errors;
+for(const key16 in data122){
 if(!((((((((key16 === "retry_schedule_s") || (key16 === "timeout_s")) || (key16 === "max_in_flight_per_endpoint")) || (key16 === "max_payload_bytes")) || (key16 === "pending_poll_ms")) || (key16 === "replay_max_events")) || (key16 === "replay_page_events")) || (key16 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs261 === errors){
-if(data121.retry_schedule_s !== undefined){
-let data122 = data121.retry_schedule_s;
-const _errs262 = errors;
-if(errors === _errs262){
-if(Array.isArray(data122)){
-if(data122.length > 20){
+if(_errs263 === errors){
+if(data122.retry_schedule_s !== undefined){
+let data123 = data122.retry_schedule_s;
+const _errs264 = errors;
+if(errors === _errs264){
+if(Array.isArray(data123)){
+if(data123.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data122.length < 1){
+if(data123.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid37 = true;
-const len15 = data122.length;
+const len15 = data123.length;
 for(let i20=0; i20<len15; i20++){
-let data123 = data122[i20];
-const _errs264 = errors;
-if(!((typeof data123 == "number") && (isFinite(data123)))){
-let dataType91 = typeof data123;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "boolean" || data123 === null
-              || (dataType91 == "string" && data123 && data123 == +data123)){
-coerced91 = +data123;
+let data124 = data123[i20];
+const _errs266 = errors;
+if(!((typeof data124 == "number") && (isFinite(data124)))){
+let dataType92 = typeof data124;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "boolean" || data124 === null
+              || (dataType92 == "string" && data124 && data124 == +data124)){
+coerced92 = +data124;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data123 = coerced91;
-if(data122 !== undefined){
-data122[i20] = coerced91;
+if(coerced92 !== undefined){
+data124 = coerced92;
+if(data123 !== undefined){
+data123[i20] = coerced92;
 }
 }
 }
-if(errors === _errs264){
-if((typeof data123 == "number") && (isFinite(data123))){
-if(data123 > 604800 || isNaN(data123)){
+if(errors === _errs266){
+if((typeof data124 == "number") && (isFinite(data124))){
+if(data124 > 604800 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data123 < 0 || isNaN(data123)){
+if(data124 < 0 || isNaN(data124)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs264 === errors;
+var valid37 = _errs266 === errors;
 if(!valid37){
 break;
 }
@@ -4575,87 +4618,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid36 = _errs262 === errors;
+var valid36 = _errs264 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.timeout_s !== undefined){
-let data124 = data121.timeout_s;
-const _errs266 = errors;
-if(!((typeof data124 == "number") && (isFinite(data124)))){
-let dataType92 = typeof data124;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "boolean" || data124 === null
-              || (dataType92 == "string" && data124 && data124 == +data124)){
-coerced92 = +data124;
+if(data122.timeout_s !== undefined){
+let data125 = data122.timeout_s;
+const _errs268 = errors;
+if(!((typeof data125 == "number") && (isFinite(data125)))){
+let dataType93 = typeof data125;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "boolean" || data125 === null
+              || (dataType93 == "string" && data125 && data125 == +data125)){
+coerced93 = +data125;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data124 = coerced92;
-if(data121 !== undefined){
-data121["timeout_s"] = coerced92;
-}
-}
-}
-if(errors === _errs266){
-if((typeof data124 == "number") && (isFinite(data124))){
-if(data124 > 60 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data124 <= 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid36 = _errs266 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data121.max_in_flight_per_endpoint !== undefined){
-let data125 = data121.max_in_flight_per_endpoint;
-const _errs268 = errors;
-if(!(((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125))) && (isFinite(data125)))){
-let dataType93 = typeof data125;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data125 === null
-              || (dataType93 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced93 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced93 !== undefined){
 data125 = coerced93;
-if(data121 !== undefined){
-data121["max_in_flight_per_endpoint"] = coerced93;
+if(data122 !== undefined){
+data122["timeout_s"] = coerced93;
 }
 }
 }
 if(errors === _errs268){
 if((typeof data125 == "number") && (isFinite(data125))){
-if(data125 > 256 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+if(data125 > 60 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data125 <= 0 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -4667,8 +4667,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.max_payload_bytes !== undefined){
-let data126 = data121.max_payload_bytes;
+if(data122.max_in_flight_per_endpoint !== undefined){
+let data126 = data122.max_in_flight_per_endpoint;
 const _errs270 = errors;
 if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
 let dataType94 = typeof data126;
@@ -4679,26 +4679,26 @@ if(dataType94 === "boolean" || data126 === null
 coerced94 = +data126;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data126 = coerced94;
-if(data121 !== undefined){
-data121["max_payload_bytes"] = coerced94;
+if(data122 !== undefined){
+data122["max_in_flight_per_endpoint"] = coerced94;
 }
 }
 }
 if(errors === _errs270){
 if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 > 10485760 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data126 > 256 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data126 < 4096 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4710,8 +4710,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.pending_poll_ms !== undefined){
-let data127 = data121.pending_poll_ms;
+if(data122.max_payload_bytes !== undefined){
+let data127 = data122.max_payload_bytes;
 const _errs272 = errors;
 if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
 let dataType95 = typeof data127;
@@ -4722,26 +4722,26 @@ if(dataType95 === "boolean" || data127 === null
 coerced95 = +data127;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data127 = coerced95;
-if(data121 !== undefined){
-data121["pending_poll_ms"] = coerced95;
+if(data122 !== undefined){
+data122["max_payload_bytes"] = coerced95;
 }
 }
 }
 if(errors === _errs272){
 if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 > 60000 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data127 > 10485760 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data127 < 20 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data127 < 4096 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
@@ -4753,8 +4753,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.replay_max_events !== undefined){
-let data128 = data121.replay_max_events;
+if(data122.pending_poll_ms !== undefined){
+let data128 = data122.pending_poll_ms;
 const _errs274 = errors;
 if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
 let dataType96 = typeof data128;
@@ -4765,26 +4765,26 @@ if(dataType96 === "boolean" || data128 === null
 coerced96 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data128 = coerced96;
-if(data121 !== undefined){
-data121["replay_max_events"] = coerced96;
+if(data122 !== undefined){
+data122["pending_poll_ms"] = coerced96;
 }
 }
 }
 if(errors === _errs274){
 if((typeof data128 == "number") && (isFinite(data128))){
-if(data128 > 1000000 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data128 > 60000 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data128 < 20 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
@@ -4796,8 +4796,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.replay_page_events !== undefined){
-let data129 = data121.replay_page_events;
+if(data122.replay_max_events !== undefined){
+let data129 = data122.replay_max_events;
 const _errs276 = errors;
 if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
 let dataType97 = typeof data129;
@@ -4808,26 +4808,26 @@ if(dataType97 === "boolean" || data129 === null
 coerced97 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced97 !== undefined){
 data129 = coerced97;
-if(data121 !== undefined){
-data121["replay_page_events"] = coerced97;
+if(data122 !== undefined){
+data122["replay_max_events"] = coerced97;
 }
 }
 }
 if(errors === _errs276){
 if((typeof data129 == "number") && (isFinite(data129))){
-if(data129 > 10000 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data129 > 1000000 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4839,58 +4839,101 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data121.private_destinations !== undefined){
-let data130 = data121.private_destinations;
+if(data122.replay_page_events !== undefined){
+let data130 = data122.replay_page_events;
 const _errs278 = errors;
+if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
+let dataType98 = typeof data130;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data130 === null
+              || (dataType98 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced98 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data130 = coerced98;
+if(data122 !== undefined){
+data122["replay_page_events"] = coerced98;
+}
+}
+}
 if(errors === _errs278){
-if(Array.isArray(data130)){
-if(data130.length > 100){
+if((typeof data130 == "number") && (isFinite(data130))){
+if(data130 > 10000 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid36 = _errs278 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data122.private_destinations !== undefined){
+let data131 = data122.private_destinations;
+const _errs280 = errors;
+if(errors === _errs280){
+if(Array.isArray(data131)){
+if(data131.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid38 = true;
-const len16 = data130.length;
+const len16 = data131.length;
 for(let i21=0; i21<len16; i21++){
-let data131 = data130[i21];
-const _errs280 = errors;
-if(typeof data131 !== "string"){
-let dataType98 = typeof data131;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data131;
+let data132 = data131[i21];
+const _errs282 = errors;
+if(typeof data132 !== "string"){
+let dataType99 = typeof data132;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data132;
 }
-else if(data131 === null){
-coerced98 = "";
+else if(data132 === null){
+coerced99 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced98 !== undefined){
-data131 = coerced98;
-if(data130 !== undefined){
-data130[i21] = coerced98;
+if(coerced99 !== undefined){
+data132 = coerced99;
+if(data131 !== undefined){
+data131[i21] = coerced99;
 }
 }
 }
-if(errors === _errs280){
-if(typeof data131 === "string"){
-if(func3(data131) > 64){
+if(errors === _errs282){
+if(typeof data132 === "string"){
+if(func3(data132) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data131) < 1){
+if(func3(data132) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid38 = _errs280 === errors;
+var valid38 = _errs282 === errors;
 if(!valid38){
 break;
 }
@@ -4902,7 +4945,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid36 = _errs278 === errors;
+var valid36 = _errs280 === errors;
 }
 else {
 var valid36 = true;
@@ -4921,67 +4964,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs259 === errors;
+var valid0 = _errs261 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data132 = data.email;
-const _errs282 = errors;
-if(errors === _errs282){
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+let data133 = data.email;
 const _errs284 = errors;
-for(const key17 in data132){
+if(errors === _errs284){
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+const _errs286 = errors;
+for(const key17 in data133){
 if(!((key17 === "smtp_url") || (key17 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs284 === errors){
-if(data132.smtp_url !== undefined){
-let data133 = data132.smtp_url;
-const _errs285 = errors;
-if(typeof data133 !== "string"){
-let dataType99 = typeof data133;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data133;
-}
-else if(data133 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data133 = coerced99;
-if(data132 !== undefined){
-data132["smtp_url"] = coerced99;
-}
-}
-}
-if(errors === _errs285){
-if(typeof data133 === "string"){
-if(!pattern41.test(data133)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid39 = _errs285 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data132.from !== undefined){
-let data134 = data132.from;
+if(_errs286 === errors){
+if(data133.smtp_url !== undefined){
+let data134 = data133.smtp_url;
 const _errs287 = errors;
 if(typeof data134 !== "string"){
 let dataType100 = typeof data134;
@@ -4994,26 +4998,65 @@ else if(data134 === null){
 coerced100 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data134 = coerced100;
-if(data132 !== undefined){
-data132["from"] = coerced100;
+if(data133 !== undefined){
+data133["smtp_url"] = coerced100;
 }
 }
 }
 if(errors === _errs287){
 if(typeof data134 === "string"){
-if(func3(data134) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+if(!pattern41.test(data134)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
 var valid39 = _errs287 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data133.from !== undefined){
+let data135 = data133.from;
+const _errs289 = errors;
+if(typeof data135 !== "string"){
+let dataType101 = typeof data135;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data135;
+}
+else if(data135 === null){
+coerced101 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data135 = coerced101;
+if(data133 !== undefined){
+data133["from"] = coerced101;
+}
+}
+}
+if(errors === _errs289){
+if(typeof data135 === "string"){
+if(func3(data135) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid39 = _errs289 === errors;
 }
 else {
 var valid39 = true;
@@ -5026,63 +5069,28 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs282 === errors;
+var valid0 = _errs284 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data135 = data.dashboard;
-const _errs289 = errors;
-if(errors === _errs289){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+let data136 = data.dashboard;
 const _errs291 = errors;
-for(const key18 in data135){
+if(errors === _errs291){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+const _errs293 = errors;
+for(const key18 in data136){
 if(!((key18 === "signup") || (key18 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs291 === errors){
-if(data135.signup !== undefined){
-let data136 = data135.signup;
-const _errs292 = errors;
-if(typeof data136 !== "string"){
-let dataType101 = typeof data136;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data136;
-}
-else if(data136 === null){
-coerced101 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data136 = coerced101;
-if(data135 !== undefined){
-data135["signup"] = coerced101;
-}
-}
-}
-if(!((data136 === "open") || (data136 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid40 = _errs292 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data135.public_url !== undefined){
-let data137 = data135.public_url;
+if(_errs293 === errors){
+if(data136.signup !== undefined){
+let data137 = data136.signup;
 const _errs294 = errors;
 if(typeof data137 !== "string"){
 let dataType102 = typeof data137;
@@ -5095,26 +5103,61 @@ else if(data137 === null){
 coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced102 !== undefined){
 data137 = coerced102;
-if(data135 !== undefined){
-data135["public_url"] = coerced102;
+if(data136 !== undefined){
+data136["signup"] = coerced102;
 }
 }
 }
-if(errors === _errs294){
-if(typeof data137 === "string"){
-if(!pattern42.test(data137)){
+if(!((data137 === "open") || (data137 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid40 = _errs294 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data136.public_url !== undefined){
+let data138 = data136.public_url;
+const _errs296 = errors;
+if(typeof data138 !== "string"){
+let dataType103 = typeof data138;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data138;
+}
+else if(data138 === null){
+coerced103 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data138 = coerced103;
+if(data136 !== undefined){
+data136["public_url"] = coerced103;
+}
+}
+}
+if(errors === _errs296){
+if(typeof data138 === "string"){
+if(!pattern42.test(data138)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid40 = _errs294 === errors;
+var valid40 = _errs296 === errors;
 }
 else {
 var valid40 = true;
@@ -5127,67 +5170,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs289 === errors;
+var valid0 = _errs291 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data138 = data.gas;
-const _errs296 = errors;
-if(errors === _errs296){
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+let data139 = data.gas;
 const _errs298 = errors;
-for(const key19 in data138){
+if(errors === _errs298){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs300 = errors;
+for(const key19 in data139){
 if(!(((key19 === "sponsor_key_file") || (key19 === "deposit_warning_wei")) || (key19 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs298 === errors){
-if(data138.sponsor_key_file !== undefined){
-let data139 = data138.sponsor_key_file;
-const _errs299 = errors;
-if(typeof data139 !== "string"){
-let dataType103 = typeof data139;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data139;
-}
-else if(data139 === null){
-coerced103 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data139 = coerced103;
-if(data138 !== undefined){
-data138["sponsor_key_file"] = coerced103;
-}
-}
-}
-if(errors === _errs299){
-if(typeof data139 === "string"){
-if(func3(data139) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid41 = _errs299 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data138.deposit_warning_wei !== undefined){
-let data140 = data138.deposit_warning_wei;
+if(_errs300 === errors){
+if(data139.sponsor_key_file !== undefined){
+let data140 = data139.sponsor_key_file;
 const _errs301 = errors;
 if(typeof data140 !== "string"){
 let dataType104 = typeof data140;
@@ -5200,21 +5204,21 @@ else if(data140 === null){
 coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced104 !== undefined){
 data140 = coerced104;
-if(data138 !== undefined){
-data138["deposit_warning_wei"] = coerced104;
+if(data139 !== undefined){
+data139["sponsor_key_file"] = coerced104;
 }
 }
 }
 if(errors === _errs301){
 if(typeof data140 === "string"){
-if(!pattern9.test(data140)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data140) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -5225,78 +5229,75 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data138.sponsorship_caps !== undefined){
-let data141 = data138.sponsorship_caps;
+if(data139.deposit_warning_wei !== undefined){
+let data141 = data139.deposit_warning_wei;
 const _errs303 = errors;
+if(typeof data141 !== "string"){
+let dataType105 = typeof data141;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data141;
+}
+else if(data141 === null){
+coerced105 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data141 = coerced105;
+if(data139 !== undefined){
+data139["deposit_warning_wei"] = coerced105;
+}
+}
+}
 if(errors === _errs303){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+if(typeof data141 === "string"){
+if(!pattern9.test(data141)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid41 = _errs303 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data139.sponsorship_caps !== undefined){
+let data142 = data139.sponsorship_caps;
 const _errs305 = errors;
-for(const key20 in data141){
+if(errors === _errs305){
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+const _errs307 = errors;
+for(const key20 in data142){
 if(!(((key20 === "free") || (key20 === "growth")) || (key20 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs305 === errors){
-if(data141.free !== undefined){
-let data142 = data141.free;
-const _errs306 = errors;
-if(errors === _errs306){
-if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+if(_errs307 === errors){
+if(data142.free !== undefined){
+let data143 = data142.free;
 const _errs308 = errors;
-for(const key21 in data142){
+if(errors === _errs308){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs310 = errors;
+for(const key21 in data143){
 if(!((key21 === "usd_per_day") || (key21 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs308 === errors){
-if(data142.usd_per_day !== undefined){
-let data143 = data142.usd_per_day;
-const _errs309 = errors;
-if((typeof data143 !== "string") && (data143 !== null)){
-let dataType105 = typeof data143;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data143;
-}
-else if(data143 === null){
-coerced105 = "";
-}
-else if(data143 === "" || data143 === 0 || data143 === false){
-coerced105 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced105 !== undefined){
-data143 = coerced105;
-if(data142 !== undefined){
-data142["usd_per_day"] = coerced105;
-}
-}
-}
-if(errors === _errs309){
-if(typeof data143 === "string"){
-if(!pattern44.test(data143)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid43 = _errs309 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data142.usd_total !== undefined){
-let data144 = data142.usd_total;
+if(_errs310 === errors){
+if(data143.usd_per_day !== undefined){
+let data144 = data143.usd_per_day;
 const _errs311 = errors;
 if((typeof data144 !== "string") && (data144 !== null)){
 let dataType106 = typeof data144;
@@ -5312,26 +5313,68 @@ else if(data144 === "" || data144 === 0 || data144 === false){
 coerced106 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced106 !== undefined){
 data144 = coerced106;
-if(data142 !== undefined){
-data142["usd_total"] = coerced106;
+if(data143 !== undefined){
+data143["usd_per_day"] = coerced106;
 }
 }
 }
 if(errors === _errs311){
 if(typeof data144 === "string"){
 if(!pattern44.test(data144)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid43 = _errs311 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data143.usd_total !== undefined){
+let data145 = data143.usd_total;
+const _errs313 = errors;
+if((typeof data145 !== "string") && (data145 !== null)){
+let dataType107 = typeof data145;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data145;
+}
+else if(data145 === null){
+coerced107 = "";
+}
+else if(data145 === "" || data145 === 0 || data145 === false){
+coerced107 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced107 !== undefined){
+data145 = coerced107;
+if(data143 !== undefined){
+data143["usd_total"] = coerced107;
+}
+}
+}
+if(errors === _errs313){
+if(typeof data145 === "string"){
+if(!pattern44.test(data145)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid43 = _errs313 === errors;
 }
 else {
 var valid43 = true;
@@ -5344,70 +5387,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid42 = _errs306 === errors;
+var valid42 = _errs308 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data141.growth !== undefined){
-let data145 = data141.growth;
-const _errs313 = errors;
-if(errors === _errs313){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+if(data142.growth !== undefined){
+let data146 = data142.growth;
 const _errs315 = errors;
-for(const key22 in data145){
+if(errors === _errs315){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+const _errs317 = errors;
+for(const key22 in data146){
 if(!((key22 === "usd_per_day") || (key22 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs315 === errors){
-if(data145.usd_per_day !== undefined){
-let data146 = data145.usd_per_day;
-const _errs316 = errors;
-if((typeof data146 !== "string") && (data146 !== null)){
-let dataType107 = typeof data146;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data146;
-}
-else if(data146 === null){
-coerced107 = "";
-}
-else if(data146 === "" || data146 === 0 || data146 === false){
-coerced107 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data146 = coerced107;
-if(data145 !== undefined){
-data145["usd_per_day"] = coerced107;
-}
-}
-}
-if(errors === _errs316){
-if(typeof data146 === "string"){
-if(!pattern44.test(data146)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid44 = _errs316 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data145.usd_total !== undefined){
-let data147 = data145.usd_total;
+if(_errs317 === errors){
+if(data146.usd_per_day !== undefined){
+let data147 = data146.usd_per_day;
 const _errs318 = errors;
 if((typeof data147 !== "string") && (data147 !== null)){
 let dataType108 = typeof data147;
@@ -5423,26 +5424,68 @@ else if(data147 === "" || data147 === 0 || data147 === false){
 coerced108 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data147 = coerced108;
-if(data145 !== undefined){
-data145["usd_total"] = coerced108;
+if(data146 !== undefined){
+data146["usd_per_day"] = coerced108;
 }
 }
 }
 if(errors === _errs318){
 if(typeof data147 === "string"){
 if(!pattern44.test(data147)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid44 = _errs318 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data146.usd_total !== undefined){
+let data148 = data146.usd_total;
+const _errs320 = errors;
+if((typeof data148 !== "string") && (data148 !== null)){
+let dataType109 = typeof data148;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data148;
+}
+else if(data148 === null){
+coerced109 = "";
+}
+else if(data148 === "" || data148 === 0 || data148 === false){
+coerced109 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data148 = coerced109;
+if(data146 !== undefined){
+data146["usd_total"] = coerced109;
+}
+}
+}
+if(errors === _errs320){
+if(typeof data148 === "string"){
+if(!pattern44.test(data148)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid44 = _errs320 === errors;
 }
 else {
 var valid44 = true;
@@ -5455,70 +5498,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid42 = _errs313 === errors;
+var valid42 = _errs315 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data141.enterprise !== undefined){
-let data148 = data141.enterprise;
-const _errs320 = errors;
-if(errors === _errs320){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+if(data142.enterprise !== undefined){
+let data149 = data142.enterprise;
 const _errs322 = errors;
-for(const key23 in data148){
+if(errors === _errs322){
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+const _errs324 = errors;
+for(const key23 in data149){
 if(!((key23 === "usd_per_day") || (key23 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs322 === errors){
-if(data148.usd_per_day !== undefined){
-let data149 = data148.usd_per_day;
-const _errs323 = errors;
-if((typeof data149 !== "string") && (data149 !== null)){
-let dataType109 = typeof data149;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data149;
-}
-else if(data149 === null){
-coerced109 = "";
-}
-else if(data149 === "" || data149 === 0 || data149 === false){
-coerced109 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced109 !== undefined){
-data149 = coerced109;
-if(data148 !== undefined){
-data148["usd_per_day"] = coerced109;
-}
-}
-}
-if(errors === _errs323){
-if(typeof data149 === "string"){
-if(!pattern44.test(data149)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid45 = _errs323 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data148.usd_total !== undefined){
-let data150 = data148.usd_total;
+if(_errs324 === errors){
+if(data149.usd_per_day !== undefined){
+let data150 = data149.usd_per_day;
 const _errs325 = errors;
 if((typeof data150 !== "string") && (data150 !== null)){
 let dataType110 = typeof data150;
@@ -5534,26 +5535,68 @@ else if(data150 === "" || data150 === 0 || data150 === false){
 coerced110 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced110 !== undefined){
 data150 = coerced110;
-if(data148 !== undefined){
-data148["usd_total"] = coerced110;
+if(data149 !== undefined){
+data149["usd_per_day"] = coerced110;
 }
 }
 }
 if(errors === _errs325){
 if(typeof data150 === "string"){
 if(!pattern44.test(data150)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid45 = _errs325 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data149.usd_total !== undefined){
+let data151 = data149.usd_total;
+const _errs327 = errors;
+if((typeof data151 !== "string") && (data151 !== null)){
+let dataType111 = typeof data151;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data151;
+}
+else if(data151 === null){
+coerced111 = "";
+}
+else if(data151 === "" || data151 === 0 || data151 === false){
+coerced111 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data151 = coerced111;
+if(data149 !== undefined){
+data149["usd_total"] = coerced111;
+}
+}
+}
+if(errors === _errs327){
+if(typeof data151 === "string"){
+if(!pattern44.test(data151)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid45 = _errs327 === errors;
 }
 else {
 var valid45 = true;
@@ -5566,7 +5609,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid42 = _errs320 === errors;
+var valid42 = _errs322 === errors;
 }
 else {
 var valid42 = true;
@@ -5580,7 +5623,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid41 = _errs303 === errors;
+var valid41 = _errs305 === errors;
 }
 else {
 var valid41 = true;
@@ -5594,71 +5637,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs296 === errors;
+var valid0 = _errs298 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data151 = data.limits;
-const _errs327 = errors;
-if(errors === _errs327){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+let data152 = data.limits;
 const _errs329 = errors;
-for(const key24 in data151){
+if(errors === _errs329){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs331 = errors;
+for(const key24 in data152){
 if(!(func2.call(schema11.properties.limits.properties, key24))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs329 === errors){
-if(data151.max_connections !== undefined){
-let data152 = data151.max_connections;
-const _errs330 = errors;
-if(!(((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152))) && (isFinite(data152)))){
-let dataType111 = typeof data152;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data152 === null
-              || (dataType111 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
-coerced111 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced111 !== undefined){
-data152 = coerced111;
-if(data151 !== undefined){
-data151["max_connections"] = coerced111;
-}
-}
-}
-if(errors === _errs330){
-if((typeof data152 == "number") && (isFinite(data152))){
-if(data152 > 1000000 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data152 < 1 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid46 = _errs330 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data151.max_connections_per_ip !== undefined){
-let data153 = data151.max_connections_per_ip;
+if(_errs331 === errors){
+if(data152.max_connections !== undefined){
+let data153 = data152.max_connections;
 const _errs332 = errors;
 if(!(((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153))) && (isFinite(data153)))){
 let dataType112 = typeof data153;
@@ -5669,26 +5669,26 @@ if(dataType112 === "boolean" || data153 === null
 coerced112 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced112 !== undefined){
 data153 = coerced112;
-if(data151 !== undefined){
-data151["max_connections_per_ip"] = coerced112;
+if(data152 !== undefined){
+data152["max_connections"] = coerced112;
 }
 }
 }
 if(errors === _errs332){
 if((typeof data153 == "number") && (isFinite(data153))){
 if(data153 > 1000000 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data153 < 1 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5700,8 +5700,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.max_body_bytes !== undefined){
-let data154 = data151.max_body_bytes;
+if(data152.max_connections_per_ip !== undefined){
+let data154 = data152.max_connections_per_ip;
 const _errs334 = errors;
 if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
 let dataType113 = typeof data154;
@@ -5712,26 +5712,26 @@ if(dataType113 === "boolean" || data154 === null
 coerced113 = +data154;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced113 !== undefined){
 data154 = coerced113;
-if(data151 !== undefined){
-data151["max_body_bytes"] = coerced113;
+if(data152 !== undefined){
+data152["max_connections_per_ip"] = coerced113;
 }
 }
 }
 if(errors === _errs334){
 if((typeof data154 == "number") && (isFinite(data154))){
-if(data154 > 104857600 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data154 > 1000000 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data154 < 1024 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5743,8 +5743,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_max_connections_per_account !== undefined){
-let data155 = data151.ws_max_connections_per_account;
+if(data152.max_body_bytes !== undefined){
+let data155 = data152.max_body_bytes;
 const _errs336 = errors;
 if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
 let dataType114 = typeof data155;
@@ -5755,26 +5755,26 @@ if(dataType114 === "boolean" || data155 === null
 coerced114 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced114 !== undefined){
 data155 = coerced114;
-if(data151 !== undefined){
-data151["ws_max_connections_per_account"] = coerced114;
+if(data152 !== undefined){
+data152["max_body_bytes"] = coerced114;
 }
 }
 }
 if(errors === _errs336){
 if((typeof data155 == "number") && (isFinite(data155))){
-if(data155 > 1000000 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data155 > 104857600 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data155 < 1024 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -5786,8 +5786,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_max_connections_per_ip !== undefined){
-let data156 = data151.ws_max_connections_per_ip;
+if(data152.ws_max_connections_per_account !== undefined){
+let data156 = data152.ws_max_connections_per_account;
 const _errs338 = errors;
 if(!(((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156))) && (isFinite(data156)))){
 let dataType115 = typeof data156;
@@ -5798,26 +5798,26 @@ if(dataType115 === "boolean" || data156 === null
 coerced115 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data156 = coerced115;
-if(data151 !== undefined){
-data151["ws_max_connections_per_ip"] = coerced115;
+if(data152 !== undefined){
+data152["ws_max_connections_per_account"] = coerced115;
 }
 }
 }
 if(errors === _errs338){
 if((typeof data156 == "number") && (isFinite(data156))){
 if(data156 > 1000000 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5829,8 +5829,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_max_subscriptions_per_connection !== undefined){
-let data157 = data151.ws_max_subscriptions_per_connection;
+if(data152.ws_max_connections_per_ip !== undefined){
+let data157 = data152.ws_max_connections_per_ip;
 const _errs340 = errors;
 if(!(((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157))) && (isFinite(data157)))){
 let dataType116 = typeof data157;
@@ -5841,26 +5841,26 @@ if(dataType116 === "boolean" || data157 === null
 coerced116 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data157 = coerced116;
-if(data151 !== undefined){
-data151["ws_max_subscriptions_per_connection"] = coerced116;
+if(data152 !== undefined){
+data152["ws_max_connections_per_ip"] = coerced116;
 }
 }
 }
 if(errors === _errs340){
 if((typeof data157 == "number") && (isFinite(data157))){
-if(data157 > 100000 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data157 > 1000000 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5872,8 +5872,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_max_buffered_bytes !== undefined){
-let data158 = data151.ws_max_buffered_bytes;
+if(data152.ws_max_subscriptions_per_connection !== undefined){
+let data158 = data152.ws_max_subscriptions_per_connection;
 const _errs342 = errors;
 if(!(((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158))) && (isFinite(data158)))){
 let dataType117 = typeof data158;
@@ -5884,26 +5884,26 @@ if(dataType117 === "boolean" || data158 === null
 coerced117 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data158 = coerced117;
-if(data151 !== undefined){
-data151["ws_max_buffered_bytes"] = coerced117;
+if(data152 !== undefined){
+data152["ws_max_subscriptions_per_connection"] = coerced117;
 }
 }
 }
 if(errors === _errs342){
 if((typeof data158 == "number") && (isFinite(data158))){
-if(data158 > 1073741824 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data158 > 100000 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data158 < 16384 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5915,8 +5915,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_max_message_bytes !== undefined){
-let data159 = data151.ws_max_message_bytes;
+if(data152.ws_max_buffered_bytes !== undefined){
+let data159 = data152.ws_max_buffered_bytes;
 const _errs344 = errors;
 if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
 let dataType118 = typeof data159;
@@ -5927,26 +5927,26 @@ if(dataType118 === "boolean" || data159 === null
 coerced118 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced118 !== undefined){
 data159 = coerced118;
-if(data151 !== undefined){
-data151["ws_max_message_bytes"] = coerced118;
+if(data152 !== undefined){
+data152["ws_max_buffered_bytes"] = coerced118;
 }
 }
 }
 if(errors === _errs344){
 if((typeof data159 == "number") && (isFinite(data159))){
-if(data159 > 104857600 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data159 > 1073741824 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data159 < 1024 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data159 < 16384 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
@@ -5958,8 +5958,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_ping_interval_ms !== undefined){
-let data160 = data151.ws_ping_interval_ms;
+if(data152.ws_max_message_bytes !== undefined){
+let data160 = data152.ws_max_message_bytes;
 const _errs346 = errors;
 if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
 let dataType119 = typeof data160;
@@ -5970,26 +5970,26 @@ if(dataType119 === "boolean" || data160 === null
 coerced119 = +data160;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data160 = coerced119;
-if(data151 !== undefined){
-data151["ws_ping_interval_ms"] = coerced119;
+if(data152 !== undefined){
+data152["ws_max_message_bytes"] = coerced119;
 }
 }
 }
 if(errors === _errs346){
 if((typeof data160 == "number") && (isFinite(data160))){
-if(data160 > 3600000 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+if(data160 > 104857600 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data160 < 1000 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+if(data160 < 1024 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -6001,8 +6001,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.ws_feed_idle_ms !== undefined){
-let data161 = data151.ws_feed_idle_ms;
+if(data152.ws_ping_interval_ms !== undefined){
+let data161 = data152.ws_ping_interval_ms;
 const _errs348 = errors;
 if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
 let dataType120 = typeof data161;
@@ -6013,26 +6013,26 @@ if(dataType120 === "boolean" || data161 === null
 coerced120 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data161 = coerced120;
-if(data151 !== undefined){
-data151["ws_feed_idle_ms"] = coerced120;
+if(data152 !== undefined){
+data152["ws_ping_interval_ms"] = coerced120;
 }
 }
 }
 if(errors === _errs348){
 if((typeof data161 == "number") && (isFinite(data161))){
-if(data161 > 86400000 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
+if(data161 > 3600000 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
 if(data161 < 1000 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -6044,8 +6044,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.data_queries_per_account !== undefined){
-let data162 = data151.data_queries_per_account;
+if(data152.ws_feed_idle_ms !== undefined){
+let data162 = data152.ws_feed_idle_ms;
 const _errs350 = errors;
 if(!(((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162))) && (isFinite(data162)))){
 let dataType121 = typeof data162;
@@ -6056,26 +6056,26 @@ if(dataType121 === "boolean" || data162 === null
 coerced121 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced121 !== undefined){
 data162 = coerced121;
-if(data151 !== undefined){
-data151["data_queries_per_account"] = coerced121;
+if(data152 !== undefined){
+data152["ws_feed_idle_ms"] = coerced121;
 }
 }
 }
 if(errors === _errs350){
 if((typeof data162 == "number") && (isFinite(data162))){
-if(data162 > 10000 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data162 > 86400000 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
 return false;
 }
 else {
-if(data162 < 1 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data162 < 1000 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -6087,8 +6087,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.statement_timeout_ms !== undefined){
-let data163 = data151.statement_timeout_ms;
+if(data152.data_queries_per_account !== undefined){
+let data163 = data152.data_queries_per_account;
 const _errs352 = errors;
 if(!(((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163))) && (isFinite(data163)))){
 let dataType122 = typeof data163;
@@ -6099,26 +6099,26 @@ if(dataType122 === "boolean" || data163 === null
 coerced122 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data163 = coerced122;
-if(data151 !== undefined){
-data151["statement_timeout_ms"] = coerced122;
+if(data152 !== undefined){
+data152["data_queries_per_account"] = coerced122;
 }
 }
 }
 if(errors === _errs352){
 if((typeof data163 == "number") && (isFinite(data163))){
-if(data163 > 3600000 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+if(data163 > 10000 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data163 < 1 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -6130,8 +6130,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data151.indexer_statement_timeout_ms !== undefined){
-let data164 = data151.indexer_statement_timeout_ms;
+if(data152.statement_timeout_ms !== undefined){
+let data164 = data152.statement_timeout_ms;
 const _errs354 = errors;
 if(!(((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164))) && (isFinite(data164)))){
 let dataType123 = typeof data164;
@@ -6142,32 +6142,75 @@ if(dataType123 === "boolean" || data164 === null
 coerced123 = +data164;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data164 = coerced123;
-if(data151 !== undefined){
-data151["indexer_statement_timeout_ms"] = coerced123;
+if(data152 !== undefined){
+data152["statement_timeout_ms"] = coerced123;
 }
 }
 }
 if(errors === _errs354){
 if((typeof data164 == "number") && (isFinite(data164))){
 if(data164 > 3600000 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
 if(data164 < 0 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
 var valid46 = _errs354 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data152.indexer_statement_timeout_ms !== undefined){
+let data165 = data152.indexer_statement_timeout_ms;
+const _errs356 = errors;
+if(!(((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165))) && (isFinite(data165)))){
+let dataType124 = typeof data165;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data165 === null
+              || (dataType124 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
+coerced124 = +data165;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data165 = coerced124;
+if(data152 !== undefined){
+data152["indexer_statement_timeout_ms"] = coerced124;
+}
+}
+}
+if(errors === _errs356){
+if((typeof data165 == "number") && (isFinite(data165))){
+if(data165 > 3600000 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+return false;
+}
+else {
+if(data165 < 0 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs356 === errors;
 }
 else {
 var valid46 = true;
@@ -6191,67 +6234,28 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs327 === errors;
+var valid0 = _errs329 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tracing !== undefined){
-let data165 = data.tracing;
-const _errs356 = errors;
-if(errors === _errs356){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+let data166 = data.tracing;
 const _errs358 = errors;
-for(const key25 in data165){
+if(errors === _errs358){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+const _errs360 = errors;
+for(const key25 in data166){
 if(!(((key25 === "endpoint") || (key25 === "service_name")) || (key25 === "sample_ratio"))){
 validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs358 === errors){
-if(data165.endpoint !== undefined){
-let data166 = data165.endpoint;
-const _errs359 = errors;
-if(typeof data166 !== "string"){
-let dataType124 = typeof data166;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data166;
-}
-else if(data166 === null){
-coerced124 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data166 = coerced124;
-if(data165 !== undefined){
-data165["endpoint"] = coerced124;
-}
-}
-}
-if(errors === _errs359){
-if(typeof data166 === "string"){
-if(!pattern4.test(data166)){
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid47 = _errs359 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data165.service_name !== undefined){
-let data167 = data165.service_name;
+if(_errs360 === errors){
+if(data166.endpoint !== undefined){
+let data167 = data166.endpoint;
 const _errs361 = errors;
 if(typeof data167 !== "string"){
 let dataType125 = typeof data167;
@@ -6264,28 +6268,22 @@ else if(data167 === null){
 coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced125 !== undefined){
 data167 = coerced125;
-if(data165 !== undefined){
-data165["service_name"] = coerced125;
+if(data166 !== undefined){
+data166["endpoint"] = coerced125;
 }
 }
 }
 if(errors === _errs361){
 if(typeof data167 === "string"){
-if(func3(data167) > 100){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(!pattern4.test(data167)){
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(func3(data167) < 1){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
 }
 }
 }
@@ -6295,44 +6293,89 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data165.sample_ratio !== undefined){
-let data168 = data165.sample_ratio;
+if(data166.service_name !== undefined){
+let data168 = data166.service_name;
 const _errs363 = errors;
-if(!((typeof data168 == "number") && (isFinite(data168)))){
+if(typeof data168 !== "string"){
 let dataType126 = typeof data168;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 == "boolean" || data168 === null
-              || (dataType126 == "string" && data168 && data168 == +data168)){
-coerced126 = +data168;
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data168;
+}
+else if(data168 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced126 !== undefined){
 data168 = coerced126;
-if(data165 !== undefined){
-data165["sample_ratio"] = coerced126;
+if(data166 !== undefined){
+data166["service_name"] = coerced126;
 }
 }
 }
 if(errors === _errs363){
-if((typeof data168 == "number") && (isFinite(data168))){
-if(data168 > 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+if(typeof data168 === "string"){
+if(func3(data168) > 100){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(data168 < 0 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(func3(data168) < 1){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
 var valid47 = _errs363 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data166.sample_ratio !== undefined){
+let data169 = data166.sample_ratio;
+const _errs365 = errors;
+if(!((typeof data169 == "number") && (isFinite(data169)))){
+let dataType127 = typeof data169;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "boolean" || data169 === null
+              || (dataType127 == "string" && data169 && data169 == +data169)){
+coerced127 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data169 = coerced127;
+if(data166 !== undefined){
+data166["sample_ratio"] = coerced127;
+}
+}
+}
+if(errors === _errs365){
+if((typeof data169 == "number") && (isFinite(data169))){
+if(data169 > 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid47 = _errs365 === errors;
 }
 else {
 var valid47 = true;
@@ -6346,53 +6389,14 @@ validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs356 === errors;
+var valid0 = _errs358 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data169 = data.sponsor_key;
-const _errs365 = errors;
-if(typeof data169 !== "string"){
-let dataType127 = typeof data169;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data169;
-}
-else if(data169 === null){
-coerced127 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data169 = coerced127;
-if(data !== undefined){
-data["sponsor_key"] = coerced127;
-}
-}
-}
-if(errors === _errs365){
-if(typeof data169 === "string"){
-if(!pattern39.test(data169)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs365 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data170 = data.bundler_keys;
+let data170 = data.sponsor_key;
 const _errs367 = errors;
 if(typeof data170 !== "string"){
 let dataType128 = typeof data170;
@@ -6405,21 +6409,21 @@ else if(data170 === null){
 coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data170 = coerced128;
 if(data !== undefined){
-data["bundler_keys"] = coerced128;
+data["sponsor_key"] = coerced128;
 }
 }
 }
 if(errors === _errs367){
 if(typeof data170 === "string"){
-if(!pattern52.test(data170)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern39.test(data170)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -6430,8 +6434,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data171 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data171 = data.bundler_keys;
 const _errs369 = errors;
 if(typeof data171 !== "string"){
 let dataType129 = typeof data171;
@@ -6444,21 +6448,21 @@ else if(data171 === null){
 coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data171 = coerced129;
 if(data !== undefined){
-data["encryption_key"] = coerced129;
+data["bundler_keys"] = coerced129;
 }
 }
 }
 if(errors === _errs369){
 if(typeof data171 === "string"){
-if(!pattern53.test(data171)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern52.test(data171)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -6469,27 +6473,36 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data172 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data172 = data.encryption_key;
 const _errs371 = errors;
-if(typeof data172 !== "boolean"){
+if(typeof data172 !== "string"){
+let dataType130 = typeof data172;
 let coerced130 = undefined;
 if(!(coerced130 !== undefined)){
-if(data172 === "false" || data172 === 0 || data172 === null){
-coerced130 = false;
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data172;
 }
-else if(data172 === "true" || data172 === 1){
-coerced130 = true;
+else if(data172 === null){
+coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data172 = coerced130;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced130;
+data["encryption_key"] = coerced130;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data172 === "string"){
+if(!pattern53.test(data172)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
@@ -6497,6 +6510,37 @@ var valid0 = _errs371 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data173 = data.metrics_require_admin_token;
+const _errs373 = errors;
+if(typeof data173 !== "boolean"){
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(data173 === "false" || data173 === 0 || data173 === null){
+coerced131 = false;
+}
+else if(data173 === "true" || data173 === 1){
+coerced131 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data173 = coerced131;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced131;
+}
+}
+}
+var valid0 = _errs373 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

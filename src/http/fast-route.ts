@@ -9,6 +9,7 @@ import type { CorsPolicy } from './cors.ts';
 import { toAppError } from './error-handler.ts';
 import { FastExchange } from './fast-exchange.ts';
 import { isUnder } from './path-prefix.ts';
+import { acceptedCoding, type ContentCoding, compressBody, varyOnEncoding } from './response-compression.ts';
 
 /**
  * A route answered on Node's own request objects before Fastify sees the request: for the one path
@@ -39,6 +40,8 @@ export interface FastDispatchOptions {
   cors?: CorsPolicy;
   /** Setting `trust_proxy`, as Fastify's `trustProxy` has it. */
   trustProxy?: TrustProxy;
+  /** Answers at least this long are compressed for clients that accept it (response-compression.ts); 0: never. */
+  compressMinBytes?: number;
 }
 
 const jsonType = 'application/json; charset=utf-8';
@@ -66,14 +69,37 @@ export function createFastDispatch(options: FastDispatchOptions): (req: Incoming
     cors: isUnder(route.url, '/v1') ? options.cors : undefined,
   }));
 
+  const compressMinBytes = options.compressMinBytes ?? 0;
+
   const finish = (bound: BoundRoute, exchange: FastExchange, status: number, text: string) => {
+    if (status !== 200 || compressMinBytes <= 0 || text.length < compressMinBytes) return send(bound, exchange, status, text);
+    exchange.responseHeaders.vary = varyOnEncoding(exchange.responseHeaders.vary);
+    const coding = acceptedCoding(exchange.req.headers['accept-encoding']);
+    if (coding === undefined) return send(bound, exchange, status, text);
+    compressBody(text, coding).then(
+      (body) => send(bound, exchange, status, body, coding),
+      // Not compressible after all (never seen): the answer goes out as it is.
+      () => send(bound, exchange, status, text),
+    );
+  };
+
+  const send = (bound: BoundRoute, exchange: FastExchange, status: number, body: string | Buffer, coding?: ContentCoding) => {
     const headers = exchange.responseHeaders;
     if (status !== 204) headers['content-type'] = jsonType;
+    if (coding !== undefined) headers['content-encoding'] = coding;
     // A response finishing while the server drains closes its connection (as the onSend hook does).
     if (isClosing()) headers.connection = 'close';
-    if (status !== 204) headers['content-length'] = String(Buffer.byteLength(text));
-    exchange.res.writeHead(status, headers);
-    exchange.res.end(status === 204 ? undefined : text);
+    if (status !== 204) headers['content-length'] = String(Buffer.byteLength(body));
+    try {
+      exchange.res.writeHead(status, headers);
+      exchange.res.end(status === 204 ? undefined : body);
+    } catch (error) {
+      if (coding === undefined) throw error;
+      // After a compression the caller has returned: the request must still end.
+      logger.error({ err: error, reqId: exchange.id }, 'could not answer a request');
+      exchange.res.destroy();
+      return;
+    }
 
     if (tracingOn()) nameRequestSpan(exchange.req, bound.route.url);
     const ms = performance.now() - exchange.started;

@@ -34,6 +34,7 @@ import type { KeyCors } from './key-cors.ts';
 import { indexRouteMethods, type MethodIndex, methodNotAllowed } from './method-index.ts';
 import { openApiInfo, publishRouteScope } from './openapi.ts';
 import { isUnder } from './path-prefix.ts';
+import { compressingOnSend } from './response-compression.ts';
 import { defaultHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
 /** Checks a request before its handler (authentication, charging); throws to refuse it. */
@@ -64,6 +65,8 @@ export interface ServerOptions {
   connectionCaps?: Partial<ConnectionCaps>;
   /** Where routes with `config.idempotent` keep their Idempotency-Key answers; absent: the header is ignored. */
   idempotency?: IdempotencyStore;
+  /** Answers at least this long are compressed for clients that accept it (src/http/response-compression.ts); 0 or absent: never. */
+  compressMinBytes?: number;
   /** Answers a GET no route takes with a page (the dashboard's single-page app), or returns false. */
   pageFallback?: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
@@ -227,6 +230,12 @@ function addRequestHooks(app: FastifyInstance, server: ServerState): void {
   });
   app.addHook('onResponse', async (request, reply) => recordRequest(server, request, reply, reply.elapsedTime));
   if (options.idempotency) app.addHook('onRoute', idempotentRoutes(options.idempotency));
+  // Last of every route's onSend steps, so the steps before it (the idempotency store) see the text.
+  const compress = compressingOnSend(options.compressMinBytes ?? 0);
+  app.addHook('onRoute', (route) => {
+    const steps = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...steps, compress] as never;
+  });
 }
 
 async function registerDocs(app: FastifyInstance): Promise<void> {
@@ -247,6 +256,7 @@ function putFastRoutesInFront(app: FastifyInstance, server: ServerState, routes:
     isClosing: () => server.closing,
     cors: server.cors,
     trustProxy: options.trustProxy,
+    compressMinBytes: options.compressMinBytes,
   });
   // Fastify's handler is the server's one 'request' listener; the fast routes go in front of it.
   const [fastifyHandler, ...others] = app.server.listeners('request') as ((...args: unknown[]) => void)[];

@@ -54,6 +54,7 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
     corsOrigins: config.corsOrigins,
     keyCors: createKeyCors({ authenticator, restrictions }),
     trustProxy: access.trustProxy,
+    compressMinBytes: config.compressMinBytes,
     bodyLimit: config.limits.maxBodyBytes,
     connectionCaps: { total: config.limits.maxConnections, perAddress: config.limits.maxConnectionsPerIp },
     idempotency: createIdempotencyStore({ db: parts.database.db, box: createSecretBox(config) }),

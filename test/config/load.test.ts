@@ -196,6 +196,20 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('compress_min_bytes', () => {
+    it('is 2,048 by default; BLOCKYARD_COMPRESS_MIN_BYTES > YAML; 0 turns compression off', () => {
+      expect(load().compressMinBytes).toBe(2048);
+      writeYaml({ compress_min_bytes: 0 });
+      expect(load().compressMinBytes).toBe(0);
+      expect(load({ BLOCKYARD_COMPRESS_MIN_BYTES: '512' }).compressMinBytes).toBe(512);
+    });
+
+    it('refuses a negative or non-integer value, naming where it came from', () => {
+      expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: '-1' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+      expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: 'big' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+    });
+  });
+
   describe('--join', () => {
     it('takes the joined data directory as its own, and any free port unless one is set', () => {
       const config = load({}, { join: 'running' });
