@@ -31,6 +31,7 @@ export function createPooledUpstreams(
       url: config.url,
       timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
       connections: maxConcurrency,
+      gzip: config.gzip,
     });
     return createPooledUpstream({
       index,

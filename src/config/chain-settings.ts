@@ -38,6 +38,8 @@ const upstreamSchema = closedObject(
     timeout_ms: integerIn(1, 600_000),
     max_concurrency: integerIn(1, 4096),
     batch_max_size: integerIn(1, 1000),
+    /** Ask for gzip-compressed answers (default: yes, unless the URL's host is a loopback address). */
+    gzip: { type: 'boolean' },
     tier: { type: 'string', enum: upstreamTiers },
     rps: integerIn(1, 1_000_000),
     cu_per_s: integerIn(1, 100_000_000),
@@ -141,6 +143,8 @@ export interface UpstreamConfig {
   readonly maxConcurrency?: number;
   /** Quick calls that arrive together go to this upstream as one JSON-RPC batch of at most this many (default 20; 1: never). */
   readonly batchMaxSize?: number;
+  /** Ask it for gzip-compressed answers (default: yes, unless its host is a loopback address). */
+  readonly gzip?: boolean;
 }
 
 export interface ChainConfig {
@@ -314,6 +318,7 @@ function buildUpstream(upstream: NonNullable<ChainEntry['upstreams']>[number]): 
     timeoutMs: upstream.timeout_ms,
     maxConcurrency: upstream.max_concurrency,
     batchMaxSize: upstream.batch_max_size,
+    gzip: upstream.gzip,
     tier: upstream.tier,
     rps: upstream.rps,
     cuPerS: upstream.cu_per_s,

@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"compress_min_bytes":{"type":"integer","minimum":0,"maximum":1073741824},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"ws_feed_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
+const schema11 = {"type":"object","properties":{"mode":{"type":"string","enum":["development","production"]},"host":{"type":"string","minLength":1},"port":{"type":"integer","minimum":0,"maximum":65535},"data_dir":{"type":"string","minLength":1},"database_url":{"type":"string","pattern":"^postgres(ql)?://"},"redis_url":{"type":"string","pattern":"^rediss?://"},"admin_token":{"type":"string","minLength":16},"log_level":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"roles":{"type":"array","items":{"type":"string","enum":["api","indexer","webhooks","bundler"]},"minItems":1,"uniqueItems":true},"demo":{"type":"boolean"},"join":{"type":"string","minLength":1},"shutdown_grace_s":{"type":"number","minimum":0,"maximum":3600},"cors_origins":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"trust_proxy":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"jwt_audience":{"type":"string","minLength":1},"compress_min_bytes":{"type":"integer","minimum":0,"maximum":1073741824},"devnet":{"type":"object","properties":{"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600}},"required":["block_time_s"],"additionalProperties":false},"chains":{"type":"array","items":{"type":"object","properties":{"embedded":{"type":"boolean"},"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"chain_id":{"type":"integer","minimum":1},"kind":{"type":"string","enum":["evm","solana"]},"testnet":{"type":"boolean"},"native_symbol":{"type":"string","minLength":1,"maxLength":16},"upstreams":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"},"ws_url":{"type":"string","pattern":"^wss?://"},"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"timeout_ms":{"type":"integer","minimum":1,"maximum":600000},"max_concurrency":{"type":"integer","minimum":1,"maximum":4096},"batch_max_size":{"type":"integer","minimum":1,"maximum":1000},"gzip":{"type":"boolean"},"tier":{"type":"string","enum":["primary","fallback"]},"rps":{"type":"integer","minimum":1,"maximum":1000000},"cu_per_s":{"type":"integer","minimum":1,"maximum":100000000},"cu_table":{"type":"string","enum":["alchemy","quicknode","infura","flat"]},"methods":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000},"deny":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9_*]{1,100}$"},"maxItems":1000}},"additionalProperties":false},"archive":{"type":"boolean"},"recent_blocks":{"type":"integer","minimum":1,"maximum":10000000},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000}},"required":["url"],"additionalProperties":false},"minItems":1},"finality_depth":{"type":"integer","minimum":0,"maximum":1000000},"finality":{"type":"string","enum":["tags","depth"]},"fee_model":{"type":"string","enum":["eip1559","op-stack","arbitrum","polygon","solana"]},"min_priority_fee_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"max_transaction_bytes":{"type":"integer","minimum":100,"maximum":100000000},"multicall3":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"block_time_s":{"type":"number","exclusiveMinimum":0,"maximum":3600},"get_logs_max_range":{"type":"integer","minimum":1,"maximum":100000000},"max_lag_blocks":{"type":"integer","minimum":1,"maximum":100000},"head_poll_ms":{"type":"integer","minimum":250,"maximum":600000},"genesis_hash":{"type":"string","pattern":"^[1-9A-HJ-NP-Za-km-z]{32,44}$"},"dev_methods":{"type":"boolean"},"indexer":{"type":"object","properties":{"enabled":{"type":"boolean"},"start_block":{"type":"integer","minimum":0}},"additionalProperties":false},"erc4337":{"type":"object","properties":{"entry_point_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"entry_point_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"factory_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v06":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v07":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"},"paymaster_v08":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"additionalProperties":false},"bundler":{"type":"object","properties":{"enabled":{"type":"boolean"},"executor_keys_file":{"type":"string","minLength":1},"safe_mode":{"type":"boolean"},"max_bundle_ops":{"type":"integer","minimum":1,"maximum":1000},"max_pending_ops_per_sender":{"type":"integer","minimum":1,"maximum":10000},"min_stake_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"min_unstake_delay_s":{"type":"integer","minimum":0,"maximum":31536000},"entry_points":{"type":"array","items":{"type":"string","enum":["0.6","0.7","0.8"]},"minItems":1,"uniqueItems":true}},"additionalProperties":false}},"additionalProperties":false}},"readiness":{"type":"object","properties":{"networks":{"type":"array","items":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},"uniqueItems":true}},"additionalProperties":false},"tokens":{"type":"object","properties":{"prices":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"usd":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$"}},"required":["chain","contract","usd"],"additionalProperties":false}},"price_feeds":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^(0x[0-9a-fA-F]{40}|native)$"},"aggregator":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","contract","aggregator"],"additionalProperties":false}},"token_list":{"type":"string","minLength":1}},"additionalProperties":false},"nfts":{"type":"object","properties":{"ipfs_gateway":{"type":"string","pattern":"^https?://"},"arweave_gateway":{"type":"string","pattern":"^https?://"},"metadata_timeout_ms":{"type":"integer","minimum":100,"maximum":60000},"metadata_max_bytes":{"type":"integer","minimum":1024,"maximum":52428800}},"additionalProperties":false},"spam":{"type":"object","properties":{"allow":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"deny":{"type":"array","items":{"type":"object","properties":{"chain":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"network":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$"},"contract":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},"required":["chain","network","contract"],"additionalProperties":false},"maxItems":100000},"scam_code_hashes":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"maxItems":10000},"scam_selectors":{"type":"array","items":{"type":"string","pattern":"^0x[0-9a-fA-F]{8}$"},"maxItems":1000}},"additionalProperties":false},"webhooks":{"type":"object","properties":{"retry_schedule_s":{"type":"array","items":{"type":"number","minimum":0,"maximum":604800},"minItems":1,"maxItems":20},"timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":60},"max_in_flight_per_endpoint":{"type":"integer","minimum":1,"maximum":256},"max_payload_bytes":{"type":"integer","minimum":4096,"maximum":10485760},"pending_poll_ms":{"type":"integer","minimum":20,"maximum":60000},"replay_max_events":{"type":"integer","minimum":1,"maximum":1000000},"replay_page_events":{"type":"integer","minimum":1,"maximum":10000},"private_destinations":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"maxItems":100}},"additionalProperties":false},"email":{"type":"object","properties":{"smtp_url":{"type":"string","pattern":"^smtps?://"},"from":{"type":"string","minLength":3}},"additionalProperties":false},"dashboard":{"type":"object","properties":{"signup":{"type":"string","enum":["open","invite_only"]},"public_url":{"type":"string","pattern":"^https?://[^/?#]+/?$"}},"additionalProperties":false},"gas":{"type":"object","properties":{"sponsor_key_file":{"type":"string","minLength":1},"deposit_warning_wei":{"type":"string","pattern":"^[0-9]{1,78}$"},"sponsorship_caps":{"type":"object","properties":{"free":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"growth":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false},"enterprise":{"type":"object","properties":{"usd_per_day":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"},"usd_total":{"type":["string","null"],"pattern":"^[0-9]{1,15}(\\.[0-9]{1,12})?$"}},"additionalProperties":false}},"additionalProperties":false}},"additionalProperties":false},"limits":{"type":"object","properties":{"max_connections":{"type":"integer","minimum":1,"maximum":1000000},"max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"max_body_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_max_connections_per_account":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_connections_per_ip":{"type":"integer","minimum":1,"maximum":1000000},"ws_max_subscriptions_per_connection":{"type":"integer","minimum":1,"maximum":100000},"ws_max_buffered_bytes":{"type":"integer","minimum":16384,"maximum":1073741824},"ws_max_message_bytes":{"type":"integer","minimum":1024,"maximum":104857600},"ws_ping_interval_ms":{"type":"integer","minimum":1000,"maximum":3600000},"ws_feed_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000},"data_queries_per_account":{"type":"integer","minimum":1,"maximum":10000},"statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000},"indexer_statement_timeout_ms":{"type":"integer","minimum":0,"maximum":3600000}},"additionalProperties":false},"tracing":{"type":"object","properties":{"endpoint":{"type":"string","pattern":"^https?://"},"service_name":{"type":"string","minLength":1,"maxLength":100},"sample_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false},"sponsor_key":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}$"},"bundler_keys":{"type":"string","pattern":"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},"encryption_key":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"},"metrics_require_admin_token":{"type":"boolean"}},"required":["mode","host","port","data_dir","log_level","roles","demo","shutdown_grace_s","cors_origins","devnet"],"additionalProperties":false};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
@@ -1410,34 +1410,29 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.tier !== undefined){
-let data38 = data31.tier;
+if(data31.gzip !== undefined){
+let data38 = data31.gzip;
 const _errs81 = errors;
-if(typeof data38 !== "string"){
-let dataType30 = typeof data38;
+if(typeof data38 !== "boolean"){
 let coerced30 = undefined;
 if(!(coerced30 !== undefined)){
-if(dataType30 == "number" || dataType30 == "boolean"){
-coerced30 = "" + data38;
+if(data38 === "false" || data38 === 0 || data38 === null){
+coerced30 = false;
 }
-else if(data38 === null){
-coerced30 = "";
+else if(data38 === "true" || data38 === 1){
+coerced30 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/gzip",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/gzip/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data38 = coerced30;
 if(data31 !== undefined){
-data31["tier"] = coerced30;
+data31["gzip"] = coerced30;
 }
 }
-}
-if(!((data38 === "primary") || (data38 === "fallback"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.tier.enum},message:"must be equal to one of the allowed values"}];
-return false;
 }
 var valid11 = _errs81 === errors;
 }
@@ -1445,42 +1440,34 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.rps !== undefined){
-let data39 = data31.rps;
+if(data31.tier !== undefined){
+let data39 = data31.tier;
 const _errs83 = errors;
-if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+if(typeof data39 !== "string"){
 let dataType31 = typeof data39;
 let coerced31 = undefined;
 if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data39 === null
-              || (dataType31 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced31 = +data39;
+if(dataType31 == "number" || dataType31 == "boolean"){
+coerced31 = "" + data39;
+}
+else if(data39 === null){
+coerced31 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced31 !== undefined){
 data39 = coerced31;
 if(data31 !== undefined){
-data31["rps"] = coerced31;
+data31["tier"] = coerced31;
 }
 }
 }
-if(errors === _errs83){
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 > 1000000 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(!((data39 === "primary") || (data39 === "fallback"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/tier",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/tier/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.tier.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
 }
 var valid11 = _errs83 === errors;
 }
@@ -1488,8 +1475,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.cu_per_s !== undefined){
-let data40 = data31.cu_per_s;
+if(data31.rps !== undefined){
+let data40 = data31.rps;
 const _errs85 = errors;
 if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
 let dataType32 = typeof data40;
@@ -1500,26 +1487,26 @@ if(dataType32 === "boolean" || data40 === null
 coerced32 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data40 = coerced32;
 if(data31 !== undefined){
-data31["cu_per_s"] = coerced32;
+data31["rps"] = coerced32;
 }
 }
 }
 if(errors === _errs85){
 if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 > 100000000 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data40 > 1000000 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/rps",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1531,34 +1518,42 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.cu_table !== undefined){
-let data41 = data31.cu_table;
+if(data31.cu_per_s !== undefined){
+let data41 = data31.cu_per_s;
 const _errs87 = errors;
-if(typeof data41 !== "string"){
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
 let dataType33 = typeof data41;
 let coerced33 = undefined;
 if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data41;
-}
-else if(data41 === null){
-coerced33 = "";
+if(dataType33 === "boolean" || data41 === null
+              || (dataType33 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced33 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data41 = coerced33;
 if(data31 !== undefined){
-data31["cu_table"] = coerced33;
+data31["cu_per_s"] = coerced33;
 }
 }
 }
-if(!((((data41 === "alchemy") || (data41 === "quicknode")) || (data41 === "infura")) || (data41 === "flat"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.cu_table.enum},message:"must be equal to one of the allowed values"}];
+if(errors === _errs87){
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 > 100000000 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
+}
+else {
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_per_s",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_per_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
 }
 var valid11 = _errs87 === errors;
 }
@@ -1566,66 +1561,101 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.methods !== undefined){
-let data42 = data31.methods;
+if(data31.cu_table !== undefined){
+let data42 = data31.cu_table;
 const _errs89 = errors;
-if(errors === _errs89){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(typeof data42 !== "string"){
+let dataType34 = typeof data42;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data42;
+}
+else if(data42 === null){
+coerced34 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data42 = coerced34;
+if(data31 !== undefined){
+data31["cu_table"] = coerced34;
+}
+}
+}
+if(!((((data42 === "alchemy") || (data42 === "quicknode")) || (data42 === "infura")) || (data42 === "flat"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/cu_table",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/cu_table/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.upstreams.items.properties.cu_table.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid11 = _errs89 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data31.methods !== undefined){
+let data43 = data31.methods;
 const _errs91 = errors;
-for(const key4 in data42){
+if(errors === _errs91){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs93 = errors;
+for(const key4 in data43){
 if(!((key4 === "allow") || (key4 === "deny"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs91 === errors){
-if(data42.allow !== undefined){
-let data43 = data42.allow;
-const _errs92 = errors;
-if(errors === _errs92){
-if(Array.isArray(data43)){
-if(data43.length > 1000){
+if(_errs93 === errors){
+if(data43.allow !== undefined){
+let data44 = data43.allow;
+const _errs94 = errors;
+if(errors === _errs94){
+if(Array.isArray(data44)){
+if(data44.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid13 = true;
-const len5 = data43.length;
+const len5 = data44.length;
 for(let i8=0; i8<len5; i8++){
-let data44 = data43[i8];
-const _errs94 = errors;
-if(typeof data44 !== "string"){
-let dataType34 = typeof data44;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data44;
+let data45 = data44[i8];
+const _errs96 = errors;
+if(typeof data45 !== "string"){
+let dataType35 = typeof data45;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data45;
 }
-else if(data44 === null){
-coerced34 = "";
+else if(data45 === null){
+coerced35 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced34 !== undefined){
-data44 = coerced34;
-if(data43 !== undefined){
-data43[i8] = coerced34;
+if(coerced35 !== undefined){
+data45 = coerced35;
+if(data44 !== undefined){
+data44[i8] = coerced35;
 }
 }
 }
-if(errors === _errs94){
-if(typeof data44 === "string"){
-if(!pattern7.test(data44)){
+if(errors === _errs96){
+if(typeof data45 === "string"){
+if(!pattern7.test(data45)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/allow/" + i8,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
 return false;
 }
 }
 }
-var valid13 = _errs94 === errors;
+var valid13 = _errs96 === errors;
 if(!valid13){
 break;
 }
@@ -1637,58 +1667,58 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid12 = _errs92 === errors;
+var valid12 = _errs94 === errors;
 }
 else {
 var valid12 = true;
 }
 if(valid12){
-if(data42.deny !== undefined){
-let data45 = data42.deny;
-const _errs96 = errors;
-if(errors === _errs96){
-if(Array.isArray(data45)){
-if(data45.length > 1000){
+if(data43.deny !== undefined){
+let data46 = data43.deny;
+const _errs98 = errors;
+if(errors === _errs98){
+if(Array.isArray(data46)){
+if(data46.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid14 = true;
-const len6 = data45.length;
+const len6 = data46.length;
 for(let i9=0; i9<len6; i9++){
-let data46 = data45[i9];
-const _errs98 = errors;
-if(typeof data46 !== "string"){
-let dataType35 = typeof data46;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data46;
+let data47 = data46[i9];
+const _errs100 = errors;
+if(typeof data47 !== "string"){
+let dataType36 = typeof data47;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data47;
 }
-else if(data46 === null){
-coerced35 = "";
+else if(data47 === null){
+coerced36 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data46 = coerced35;
-if(data45 !== undefined){
-data45[i9] = coerced35;
+if(coerced36 !== undefined){
+data47 = coerced36;
+if(data46 !== undefined){
+data46[i9] = coerced36;
 }
 }
 }
-if(errors === _errs98){
-if(typeof data46 === "string"){
-if(!pattern7.test(data46)){
+if(errors === _errs100){
+if(typeof data47 === "string"){
+if(!pattern7.test(data47)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/methods/deny/" + i9,schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/methods/properties/deny/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_*]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_*]{1,100}$"+"\""}];
 return false;
 }
 }
 }
-var valid14 = _errs98 === errors;
+var valid14 = _errs100 === errors;
 if(!valid14){
 break;
 }
@@ -1700,7 +1730,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid12 = _errs96 === errors;
+var valid12 = _errs98 === errors;
 }
 else {
 var valid12 = true;
@@ -1713,76 +1743,33 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + 
 return false;
 }
 }
-var valid11 = _errs89 === errors;
+var valid11 = _errs91 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
 if(data31.archive !== undefined){
-let data47 = data31.archive;
-const _errs100 = errors;
-if(typeof data47 !== "boolean"){
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(data47 === "false" || data47 === 0 || data47 === null){
-coerced36 = false;
+let data48 = data31.archive;
+const _errs102 = errors;
+if(typeof data48 !== "boolean"){
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(data48 === "false" || data48 === 0 || data48 === null){
+coerced37 = false;
 }
-else if(data47 === "true" || data47 === 1){
-coerced36 = true;
+else if(data48 === "true" || data48 === 1){
+coerced37 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/archive",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/archive/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data47 = coerced36;
-if(data31 !== undefined){
-data31["archive"] = coerced36;
-}
-}
-}
-var valid11 = _errs100 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data31.recent_blocks !== undefined){
-let data48 = data31.recent_blocks;
-const _errs102 = errors;
-if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
-let dataType37 = typeof data48;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data48 === null
-              || (dataType37 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced37 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced37 !== undefined){
 data48 = coerced37;
 if(data31 !== undefined){
-data31["recent_blocks"] = coerced37;
-}
-}
-}
-if(errors === _errs102){
-if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 > 10000000 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
-return false;
-}
-else {
-if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
+data31["archive"] = coerced37;
 }
 }
 }
@@ -1792,8 +1779,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.get_logs_max_range !== undefined){
-let data49 = data31.get_logs_max_range;
+if(data31.recent_blocks !== undefined){
+let data49 = data31.recent_blocks;
 const _errs104 = errors;
 if(!(((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49))) && (isFinite(data49)))){
 let dataType38 = typeof data49;
@@ -1804,26 +1791,26 @@ if(dataType38 === "boolean" || data49 === null
 coerced38 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data49 = coerced38;
 if(data31 !== undefined){
-data31["get_logs_max_range"] = coerced38;
+data31["recent_blocks"] = coerced38;
 }
 }
 }
 if(errors === _errs104){
 if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 > 100000000 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data49 > 10000000 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
 return false;
 }
 else {
 if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/recent_blocks",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/recent_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1833,6 +1820,50 @@ var valid11 = _errs104 === errors;
 }
 else {
 var valid11 = true;
+}
+if(valid11){
+if(data31.get_logs_max_range !== undefined){
+let data50 = data31.get_logs_max_range;
+const _errs106 = errors;
+if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
+let dataType39 = typeof data50;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data50 === null
+              || (dataType39 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced39 = +data50;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data50 = coerced39;
+if(data31 !== undefined){
+data31["get_logs_max_range"] = coerced39;
+}
+}
+}
+if(errors === _errs106){
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 > 100000000 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+return false;
+}
+else {
+if(data50 < 1 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/upstreams/" + i7+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/upstreams/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs106 === errors;
+}
+else {
+var valid11 = true;
+}
 }
 }
 }
@@ -1874,76 +1905,41 @@ var valid9 = true;
 }
 if(valid9){
 if(data22.finality_depth !== undefined){
-let data50 = data22.finality_depth;
-const _errs106 = errors;
-if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
-let dataType39 = typeof data50;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data50 === null
-              || (dataType39 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced39 = +data50;
+let data51 = data22.finality_depth;
+const _errs108 = errors;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+let dataType40 = typeof data51;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data51 === null
+              || (dataType40 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced40 = +data51;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data50 = coerced39;
+if(coerced40 !== undefined){
+data51 = coerced40;
 if(data22 !== undefined){
-data22["finality_depth"] = coerced39;
+data22["finality_depth"] = coerced40;
 }
 }
 }
-if(errors === _errs106){
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 > 1000000 || isNaN(data50)){
+if(errors === _errs108){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 > 1000000 || isNaN(data51)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data50 < 0 || isNaN(data50)){
+if(data51 < 0 || isNaN(data51)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality_depth",schemaPath:"#/properties/chains/items/properties/finality_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-}
-var valid9 = _errs106 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data22.finality !== undefined){
-let data51 = data22.finality;
-const _errs108 = errors;
-if(typeof data51 !== "string"){
-let dataType40 = typeof data51;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 == "number" || dataType40 == "boolean"){
-coerced40 = "" + data51;
-}
-else if(data51 === null){
-coerced40 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data51 = coerced40;
-if(data22 !== undefined){
-data22["finality"] = coerced40;
-}
-}
-}
-if(!((data51 === "tags") || (data51 === "depth"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.finality.enum},message:"must be equal to one of the allowed values"}];
-return false;
 }
 var valid9 = _errs108 === errors;
 }
@@ -1951,8 +1947,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.fee_model !== undefined){
-let data52 = data22.fee_model;
+if(data22.finality !== undefined){
+let data52 = data22.finality;
 const _errs110 = errors;
 if(typeof data52 !== "string"){
 let dataType41 = typeof data52;
@@ -1965,19 +1961,19 @@ else if(data52 === null){
 coerced41 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data52 = coerced41;
 if(data22 !== undefined){
-data22["fee_model"] = coerced41;
+data22["finality"] = coerced41;
 }
 }
 }
-if(!(((((data52 === "eip1559") || (data52 === "op-stack")) || (data52 === "arbitrum")) || (data52 === "polygon")) || (data52 === "solana"))){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.fee_model.enum},message:"must be equal to one of the allowed values"}];
+if(!((data52 === "tags") || (data52 === "depth"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/finality",schemaPath:"#/properties/chains/items/properties/finality/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.finality.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid9 = _errs110 === errors;
@@ -1986,8 +1982,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.min_priority_fee_wei !== undefined){
-let data53 = data22.min_priority_fee_wei;
+if(data22.fee_model !== undefined){
+let data53 = data22.fee_model;
 const _errs112 = errors;
 if(typeof data53 !== "string"){
 let dataType42 = typeof data53;
@@ -2000,24 +1996,20 @@ else if(data53 === null){
 coerced42 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data53 = coerced42;
 if(data22 !== undefined){
-data22["min_priority_fee_wei"] = coerced42;
+data22["fee_model"] = coerced42;
 }
 }
 }
-if(errors === _errs112){
-if(typeof data53 === "string"){
-if(!pattern9.test(data53)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(!(((((data53 === "eip1559") || (data53 === "op-stack")) || (data53 === "arbitrum")) || (data53 === "polygon")) || (data53 === "solana"))){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/fee_model",schemaPath:"#/properties/chains/items/properties/fee_model/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.fee_model.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-}
 }
 var valid9 = _errs112 === errors;
 }
@@ -2025,40 +2017,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.max_transaction_bytes !== undefined){
-let data54 = data22.max_transaction_bytes;
+if(data22.min_priority_fee_wei !== undefined){
+let data54 = data22.min_priority_fee_wei;
 const _errs114 = errors;
-if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
+if(typeof data54 !== "string"){
 let dataType43 = typeof data54;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data54 === null
-              || (dataType43 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced43 = +data54;
+if(dataType43 == "number" || dataType43 == "boolean"){
+coerced43 = "" + data54;
+}
+else if(data54 === null){
+coerced43 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data54 = coerced43;
 if(data22 !== undefined){
-data22["max_transaction_bytes"] = coerced43;
+data22["min_priority_fee_wei"] = coerced43;
 }
 }
 }
 if(errors === _errs114){
-if((typeof data54 == "number") && (isFinite(data54))){
-if(data54 > 100000000 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(typeof data54 === "string"){
+if(!pattern9.test(data54)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/min_priority_fee_wei",schemaPath:"#/properties/chains/items/properties/min_priority_fee_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data54 < 100 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -2068,36 +2056,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.multicall3 !== undefined){
-let data55 = data22.multicall3;
+if(data22.max_transaction_bytes !== undefined){
+let data55 = data22.max_transaction_bytes;
 const _errs116 = errors;
-if(typeof data55 !== "string"){
+if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
 let dataType44 = typeof data55;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(dataType44 == "number" || dataType44 == "boolean"){
-coerced44 = "" + data55;
-}
-else if(data55 === null){
-coerced44 = "";
+if(dataType44 === "boolean" || data55 === null
+              || (dataType44 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced44 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data55 = coerced44;
 if(data22 !== undefined){
-data22["multicall3"] = coerced44;
+data22["max_transaction_bytes"] = coerced44;
 }
 }
 }
 if(errors === _errs116){
-if(typeof data55 === "string"){
-if(!pattern10.test(data55)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 > 100000000 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
+}
+else {
+if(data55 < 100 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_transaction_bytes",schemaPath:"#/properties/chains/items/properties/max_transaction_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+return false;
+}
 }
 }
 }
@@ -2107,40 +2099,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.block_time_s !== undefined){
-let data56 = data22.block_time_s;
+if(data22.multicall3 !== undefined){
+let data56 = data22.multicall3;
 const _errs118 = errors;
-if(!((typeof data56 == "number") && (isFinite(data56)))){
+if(typeof data56 !== "string"){
 let dataType45 = typeof data56;
 let coerced45 = undefined;
 if(!(coerced45 !== undefined)){
-if(dataType45 == "boolean" || data56 === null
-              || (dataType45 == "string" && data56 && data56 == +data56)){
-coerced45 = +data56;
+if(dataType45 == "number" || dataType45 == "boolean"){
+coerced45 = "" + data56;
+}
+else if(data56 === null){
+coerced45 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data56 = coerced45;
 if(data22 !== undefined){
-data22["block_time_s"] = coerced45;
+data22["multicall3"] = coerced45;
 }
 }
 }
 if(errors === _errs118){
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 3600 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
+if(typeof data56 === "string"){
+if(!pattern10.test(data56)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/multicall3",schemaPath:"#/properties/chains/items/properties/multicall3/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
-}
-else {
-if(data56 <= 0 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
 }
 }
 }
@@ -2150,38 +2138,38 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.get_logs_max_range !== undefined){
-let data57 = data22.get_logs_max_range;
+if(data22.block_time_s !== undefined){
+let data57 = data22.block_time_s;
 const _errs120 = errors;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
+if(!((typeof data57 == "number") && (isFinite(data57)))){
 let dataType46 = typeof data57;
 let coerced46 = undefined;
 if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data57 === null
-              || (dataType46 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+if(dataType46 == "boolean" || data57 === null
+              || (dataType46 == "string" && data57 && data57 == +data57)){
 coerced46 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data57 = coerced46;
 if(data22 !== undefined){
-data22["get_logs_max_range"] = coerced46;
+data22["block_time_s"] = coerced46;
 }
 }
 }
 if(errors === _errs120){
 if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 100000000 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
+if(data57 > 3600 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"}];
 return false;
 }
 else {
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data57 <= 0 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/block_time_s",schemaPath:"#/properties/chains/items/properties/block_time_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -2193,8 +2181,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.max_lag_blocks !== undefined){
-let data58 = data22.max_lag_blocks;
+if(data22.get_logs_max_range !== undefined){
+let data58 = data22.get_logs_max_range;
 const _errs122 = errors;
 if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
 let dataType47 = typeof data58;
@@ -2205,26 +2193,26 @@ if(dataType47 === "boolean" || data58 === null
 coerced47 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data58 = coerced47;
 if(data22 !== undefined){
-data22["max_lag_blocks"] = coerced47;
+data22["get_logs_max_range"] = coerced47;
 }
 }
 }
 if(errors === _errs122){
 if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 > 100000 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data58 > 100000000 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"}];
 return false;
 }
 else {
 if(data58 < 1 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/get_logs_max_range",schemaPath:"#/properties/chains/items/properties/get_logs_max_range/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2236,8 +2224,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.head_poll_ms !== undefined){
-let data59 = data22.head_poll_ms;
+if(data22.max_lag_blocks !== undefined){
+let data59 = data22.max_lag_blocks;
 const _errs124 = errors;
 if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
 let dataType48 = typeof data59;
@@ -2248,26 +2236,26 @@ if(dataType48 === "boolean" || data59 === null
 coerced48 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data59 = coerced48;
 if(data22 !== undefined){
-data22["head_poll_ms"] = coerced48;
+data22["max_lag_blocks"] = coerced48;
 }
 }
 }
 if(errors === _errs124){
 if((typeof data59 == "number") && (isFinite(data59))){
-if(data59 > 600000 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
+if(data59 > 100000 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data59 < 250 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+if(data59 < 1 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/max_lag_blocks",schemaPath:"#/properties/chains/items/properties/max_lag_blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2279,36 +2267,40 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.genesis_hash !== undefined){
-let data60 = data22.genesis_hash;
+if(data22.head_poll_ms !== undefined){
+let data60 = data22.head_poll_ms;
 const _errs126 = errors;
-if(typeof data60 !== "string"){
+if(!(((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60))) && (isFinite(data60)))){
 let dataType49 = typeof data60;
 let coerced49 = undefined;
 if(!(coerced49 !== undefined)){
-if(dataType49 == "number" || dataType49 == "boolean"){
-coerced49 = "" + data60;
-}
-else if(data60 === null){
-coerced49 = "";
+if(dataType49 === "boolean" || data60 === null
+              || (dataType49 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced49 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data60 = coerced49;
 if(data22 !== undefined){
-data22["genesis_hash"] = coerced49;
+data22["head_poll_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs126){
-if(typeof data60 === "string"){
-if(!pattern11.test(data60)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+if((typeof data60 == "number") && (isFinite(data60))){
+if(data60 > 600000 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"}];
 return false;
+}
+else {
+if(data60 < 250 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/head_poll_ms",schemaPath:"#/properties/chains/items/properties/head_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 250},message:"must be >= 250"}];
+return false;
+}
 }
 }
 }
@@ -2318,27 +2310,36 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.dev_methods !== undefined){
-let data61 = data22.dev_methods;
+if(data22.genesis_hash !== undefined){
+let data61 = data22.genesis_hash;
 const _errs128 = errors;
-if(typeof data61 !== "boolean"){
+if(typeof data61 !== "string"){
+let dataType50 = typeof data61;
 let coerced50 = undefined;
 if(!(coerced50 !== undefined)){
-if(data61 === "false" || data61 === 0 || data61 === null){
-coerced50 = false;
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data61;
 }
-else if(data61 === "true" || data61 === 1){
-coerced50 = true;
+else if(data61 === null){
+coerced50 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data61 = coerced50;
 if(data22 !== undefined){
-data22["dev_methods"] = coerced50;
+data22["genesis_hash"] = coerced50;
+}
+}
+}
+if(errors === _errs128){
+if(typeof data61 === "string"){
+if(!pattern11.test(data61)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/genesis_hash",schemaPath:"#/properties/chains/items/properties/genesis_hash/pattern",keyword:"pattern",params:{pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$"},message:"must match pattern \""+"^[1-9A-HJ-NP-Za-km-z]{32,44}$"+"\""}];
+return false;
 }
 }
 }
@@ -2348,82 +2349,112 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data22.indexer !== undefined){
-let data62 = data22.indexer;
+if(data22.dev_methods !== undefined){
+let data62 = data22.dev_methods;
 const _errs130 = errors;
-if(errors === _errs130){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(typeof data62 !== "boolean"){
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(data62 === "false" || data62 === 0 || data62 === null){
+coerced51 = false;
+}
+else if(data62 === "true" || data62 === 1){
+coerced51 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/dev_methods",schemaPath:"#/properties/chains/items/properties/dev_methods/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data62 = coerced51;
+if(data22 !== undefined){
+data22["dev_methods"] = coerced51;
+}
+}
+}
+var valid9 = _errs130 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data22.indexer !== undefined){
+let data63 = data22.indexer;
 const _errs132 = errors;
-for(const key5 in data62){
+if(errors === _errs132){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+const _errs134 = errors;
+for(const key5 in data63){
 if(!((key5 === "enabled") || (key5 === "start_block"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schemaPath:"#/properties/chains/items/properties/indexer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs132 === errors){
-if(data62.enabled !== undefined){
-let data63 = data62.enabled;
-const _errs133 = errors;
-if(typeof data63 !== "boolean"){
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(data63 === "false" || data63 === 0 || data63 === null){
-coerced51 = false;
+if(_errs134 === errors){
+if(data63.enabled !== undefined){
+let data64 = data63.enabled;
+const _errs135 = errors;
+if(typeof data64 !== "boolean"){
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(data64 === "false" || data64 === 0 || data64 === null){
+coerced52 = false;
 }
-else if(data63 === "true" || data63 === 1){
-coerced51 = true;
+else if(data64 === "true" || data64 === 1){
+coerced52 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/enabled",schemaPath:"#/properties/chains/items/properties/indexer/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data63 = coerced51;
-if(data62 !== undefined){
-data62["enabled"] = coerced51;
+if(coerced52 !== undefined){
+data64 = coerced52;
+if(data63 !== undefined){
+data63["enabled"] = coerced52;
 }
 }
 }
-var valid15 = _errs133 === errors;
+var valid15 = _errs135 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data62.start_block !== undefined){
-let data64 = data62.start_block;
-const _errs135 = errors;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-let dataType52 = typeof data64;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data64 === null
-              || (dataType52 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
-coerced52 = +data64;
+if(data63.start_block !== undefined){
+let data65 = data63.start_block;
+const _errs137 = errors;
+if(!(((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65))) && (isFinite(data65)))){
+let dataType53 = typeof data65;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data65 === null
+              || (dataType53 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced53 = +data65;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data64 = coerced52;
-if(data62 !== undefined){
-data62["start_block"] = coerced52;
+if(coerced53 !== undefined){
+data65 = coerced53;
+if(data63 !== undefined){
+data63["start_block"] = coerced53;
 }
 }
 }
-if(errors === _errs135){
-if((typeof data64 == "number") && (isFinite(data64))){
-if(data64 < 0 || isNaN(data64)){
+if(errors === _errs137){
+if((typeof data65 == "number") && (isFinite(data65))){
+if(data65 < 0 || isNaN(data65)){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer/start_block",schemaPath:"#/properties/chains/items/properties/indexer/properties/start_block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-var valid15 = _errs135 === errors;
+var valid15 = _errs137 === errors;
 }
 else {
 var valid15 = true;
@@ -2436,67 +2467,28 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/indexer",schem
 return false;
 }
 }
-var valid9 = _errs130 === errors;
+var valid9 = _errs132 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data22.erc4337 !== undefined){
-let data65 = data22.erc4337;
-const _errs137 = errors;
-if(errors === _errs137){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data22.erc4337;
 const _errs139 = errors;
-for(const key6 in data65){
+if(errors === _errs139){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs141 = errors;
+for(const key6 in data66){
 if(!(func2.call(schema11.properties.chains.items.properties.erc4337.properties, key6))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schemaPath:"#/properties/chains/items/properties/erc4337/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs139 === errors){
-if(data65.entry_point_v06 !== undefined){
-let data66 = data65.entry_point_v06;
-const _errs140 = errors;
-if(typeof data66 !== "string"){
-let dataType53 = typeof data66;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 == "number" || dataType53 == "boolean"){
-coerced53 = "" + data66;
-}
-else if(data66 === null){
-coerced53 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data66 = coerced53;
-if(data65 !== undefined){
-data65["entry_point_v06"] = coerced53;
-}
-}
-}
-if(errors === _errs140){
-if(typeof data66 === "string"){
-if(!pattern10.test(data66)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-}
-var valid16 = _errs140 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data65.entry_point_v07 !== undefined){
-let data67 = data65.entry_point_v07;
+if(_errs141 === errors){
+if(data66.entry_point_v06 !== undefined){
+let data67 = data66.entry_point_v06;
 const _errs142 = errors;
 if(typeof data67 !== "string"){
 let dataType54 = typeof data67;
@@ -2509,21 +2501,21 @@ else if(data67 === null){
 coerced54 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data67 = coerced54;
-if(data65 !== undefined){
-data65["entry_point_v07"] = coerced54;
+if(data66 !== undefined){
+data66["entry_point_v06"] = coerced54;
 }
 }
 }
 if(errors === _errs142){
 if(typeof data67 === "string"){
 if(!pattern10.test(data67)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2534,8 +2526,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.entry_point_v08 !== undefined){
-let data68 = data65.entry_point_v08;
+if(data66.entry_point_v07 !== undefined){
+let data68 = data66.entry_point_v07;
 const _errs144 = errors;
 if(typeof data68 !== "string"){
 let dataType55 = typeof data68;
@@ -2548,21 +2540,21 @@ else if(data68 === null){
 coerced55 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data68 = coerced55;
-if(data65 !== undefined){
-data65["entry_point_v08"] = coerced55;
+if(data66 !== undefined){
+data66["entry_point_v07"] = coerced55;
 }
 }
 }
 if(errors === _errs144){
 if(typeof data68 === "string"){
 if(!pattern10.test(data68)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2573,8 +2565,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.factory_v06 !== undefined){
-let data69 = data65.factory_v06;
+if(data66.entry_point_v08 !== undefined){
+let data69 = data66.entry_point_v08;
 const _errs146 = errors;
 if(typeof data69 !== "string"){
 let dataType56 = typeof data69;
@@ -2587,21 +2579,21 @@ else if(data69 === null){
 coerced56 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data69 = coerced56;
-if(data65 !== undefined){
-data65["factory_v06"] = coerced56;
+if(data66 !== undefined){
+data66["entry_point_v08"] = coerced56;
 }
 }
 }
 if(errors === _errs146){
 if(typeof data69 === "string"){
 if(!pattern10.test(data69)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/entry_point_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/entry_point_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2612,8 +2604,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.factory_v07 !== undefined){
-let data70 = data65.factory_v07;
+if(data66.factory_v06 !== undefined){
+let data70 = data66.factory_v06;
 const _errs148 = errors;
 if(typeof data70 !== "string"){
 let dataType57 = typeof data70;
@@ -2626,21 +2618,21 @@ else if(data70 === null){
 coerced57 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data70 = coerced57;
-if(data65 !== undefined){
-data65["factory_v07"] = coerced57;
+if(data66 !== undefined){
+data66["factory_v06"] = coerced57;
 }
 }
 }
 if(errors === _errs148){
 if(typeof data70 === "string"){
 if(!pattern10.test(data70)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2651,8 +2643,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.factory_v08 !== undefined){
-let data71 = data65.factory_v08;
+if(data66.factory_v07 !== undefined){
+let data71 = data66.factory_v07;
 const _errs150 = errors;
 if(typeof data71 !== "string"){
 let dataType58 = typeof data71;
@@ -2665,21 +2657,21 @@ else if(data71 === null){
 coerced58 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data71 = coerced58;
-if(data65 !== undefined){
-data65["factory_v08"] = coerced58;
+if(data66 !== undefined){
+data66["factory_v07"] = coerced58;
 }
 }
 }
 if(errors === _errs150){
 if(typeof data71 === "string"){
 if(!pattern10.test(data71)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2690,8 +2682,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.paymaster_v06 !== undefined){
-let data72 = data65.paymaster_v06;
+if(data66.factory_v08 !== undefined){
+let data72 = data66.factory_v08;
 const _errs152 = errors;
 if(typeof data72 !== "string"){
 let dataType59 = typeof data72;
@@ -2704,21 +2696,21 @@ else if(data72 === null){
 coerced59 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data72 = coerced59;
-if(data65 !== undefined){
-data65["paymaster_v06"] = coerced59;
+if(data66 !== undefined){
+data66["factory_v08"] = coerced59;
 }
 }
 }
 if(errors === _errs152){
 if(typeof data72 === "string"){
 if(!pattern10.test(data72)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/factory_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/factory_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2729,8 +2721,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.paymaster_v07 !== undefined){
-let data73 = data65.paymaster_v07;
+if(data66.paymaster_v06 !== undefined){
+let data73 = data66.paymaster_v06;
 const _errs154 = errors;
 if(typeof data73 !== "string"){
 let dataType60 = typeof data73;
@@ -2743,21 +2735,21 @@ else if(data73 === null){
 coerced60 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data73 = coerced60;
-if(data65 !== undefined){
-data65["paymaster_v07"] = coerced60;
+if(data66 !== undefined){
+data66["paymaster_v06"] = coerced60;
 }
 }
 }
 if(errors === _errs154){
 if(typeof data73 === "string"){
 if(!pattern10.test(data73)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v06",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v06/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
@@ -2768,8 +2760,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.paymaster_v08 !== undefined){
-let data74 = data65.paymaster_v08;
+if(data66.paymaster_v07 !== undefined){
+let data74 = data66.paymaster_v07;
 const _errs156 = errors;
 if(typeof data74 !== "string"){
 let dataType61 = typeof data74;
@@ -2782,26 +2774,65 @@ else if(data74 === null){
 coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data74 = coerced61;
-if(data65 !== undefined){
-data65["paymaster_v08"] = coerced61;
+if(data66 !== undefined){
+data66["paymaster_v07"] = coerced61;
 }
 }
 }
 if(errors === _errs156){
 if(typeof data74 === "string"){
 if(!pattern10.test(data74)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v07",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v07/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 }
 var valid16 = _errs156 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data66.paymaster_v08 !== undefined){
+let data75 = data66.paymaster_v08;
+const _errs158 = errors;
+if(typeof data75 !== "string"){
+let dataType62 = typeof data75;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data75;
+}
+else if(data75 === null){
+coerced62 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data75 = coerced62;
+if(data66 !== undefined){
+data66["paymaster_v08"] = coerced62;
+}
+}
+}
+if(errors === _errs158){
+if(typeof data75 === "string"){
+if(!pattern10.test(data75)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337/paymaster_v08",schemaPath:"#/properties/chains/items/properties/erc4337/properties/paymaster_v08/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid16 = _errs158 === errors;
 }
 else {
 var valid16 = true;
@@ -2821,86 +2852,47 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/erc4337",schem
 return false;
 }
 }
-var valid9 = _errs137 === errors;
+var valid9 = _errs139 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data22.bundler !== undefined){
-let data75 = data22.bundler;
-const _errs158 = errors;
-if(errors === _errs158){
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+let data76 = data22.bundler;
 const _errs160 = errors;
-for(const key7 in data75){
+if(errors === _errs160){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs162 = errors;
+for(const key7 in data76){
 if(!((((((((key7 === "enabled") || (key7 === "executor_keys_file")) || (key7 === "safe_mode")) || (key7 === "max_bundle_ops")) || (key7 === "max_pending_ops_per_sender")) || (key7 === "min_stake_wei")) || (key7 === "min_unstake_delay_s")) || (key7 === "entry_points"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schemaPath:"#/properties/chains/items/properties/bundler/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs160 === errors){
-if(data75.enabled !== undefined){
-let data76 = data75.enabled;
-const _errs161 = errors;
-if(typeof data76 !== "boolean"){
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(data76 === "false" || data76 === 0 || data76 === null){
-coerced62 = false;
+if(_errs162 === errors){
+if(data76.enabled !== undefined){
+let data77 = data76.enabled;
+const _errs163 = errors;
+if(typeof data77 !== "boolean"){
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(data77 === "false" || data77 === 0 || data77 === null){
+coerced63 = false;
 }
-else if(data76 === "true" || data76 === 1){
-coerced62 = true;
+else if(data77 === "true" || data77 === 1){
+coerced63 = true;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/enabled",schemaPath:"#/properties/chains/items/properties/bundler/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data76 = coerced62;
-if(data75 !== undefined){
-data75["enabled"] = coerced62;
-}
-}
-}
-var valid17 = _errs161 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data75.executor_keys_file !== undefined){
-let data77 = data75.executor_keys_file;
-const _errs163 = errors;
-if(typeof data77 !== "string"){
-let dataType63 = typeof data77;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data77;
-}
-else if(data77 === null){
-coerced63 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 if(coerced63 !== undefined){
 data77 = coerced63;
-if(data75 !== undefined){
-data75["executor_keys_file"] = coerced63;
-}
-}
-}
-if(errors === _errs163){
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
+if(data76 !== undefined){
+data76["enabled"] = coerced63;
 }
 }
 }
@@ -2910,27 +2902,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.safe_mode !== undefined){
-let data78 = data75.safe_mode;
+if(data76.executor_keys_file !== undefined){
+let data78 = data76.executor_keys_file;
 const _errs165 = errors;
-if(typeof data78 !== "boolean"){
+if(typeof data78 !== "string"){
+let dataType64 = typeof data78;
 let coerced64 = undefined;
 if(!(coerced64 !== undefined)){
-if(data78 === "false" || data78 === 0 || data78 === null){
-coerced64 = false;
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data78;
 }
-else if(data78 === "true" || data78 === 1){
-coerced64 = true;
+else if(data78 === null){
+coerced64 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data78 = coerced64;
-if(data75 !== undefined){
-data75["safe_mode"] = coerced64;
+if(data76 !== undefined){
+data76["executor_keys_file"] = coerced64;
+}
+}
+}
+if(errors === _errs165){
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/executor_keys_file",schemaPath:"#/properties/chains/items/properties/bundler/properties/executor_keys_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
 }
 }
 }
@@ -2940,40 +2941,27 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.max_bundle_ops !== undefined){
-let data79 = data75.max_bundle_ops;
+if(data76.safe_mode !== undefined){
+let data79 = data76.safe_mode;
 const _errs167 = errors;
-if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
-let dataType65 = typeof data79;
+if(typeof data79 !== "boolean"){
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data79 === null
-              || (dataType65 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced65 = +data79;
+if(data79 === "false" || data79 === 0 || data79 === null){
+coerced65 = false;
+}
+else if(data79 === "true" || data79 === 1){
+coerced65 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/safe_mode",schemaPath:"#/properties/chains/items/properties/bundler/properties/safe_mode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data79 = coerced65;
-if(data75 !== undefined){
-data75["max_bundle_ops"] = coerced65;
-}
-}
-}
-if(errors === _errs167){
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 > 1000 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
+if(data76 !== undefined){
+data76["safe_mode"] = coerced65;
 }
 }
 }
@@ -2983,8 +2971,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.max_pending_ops_per_sender !== undefined){
-let data80 = data75.max_pending_ops_per_sender;
+if(data76.max_bundle_ops !== undefined){
+let data80 = data76.max_bundle_ops;
 const _errs169 = errors;
 if(!(((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80))) && (isFinite(data80)))){
 let dataType66 = typeof data80;
@@ -2995,26 +2983,26 @@ if(dataType66 === "boolean" || data80 === null
 coerced66 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data80 = coerced66;
-if(data75 !== undefined){
-data75["max_pending_ops_per_sender"] = coerced66;
+if(data76 !== undefined){
+data76["max_bundle_ops"] = coerced66;
 }
 }
 }
 if(errors === _errs169){
 if((typeof data80 == "number") && (isFinite(data80))){
-if(data80 > 10000 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data80 > 1000 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data80 < 1 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_bundle_ops",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_bundle_ops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3026,36 +3014,40 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.min_stake_wei !== undefined){
-let data81 = data75.min_stake_wei;
+if(data76.max_pending_ops_per_sender !== undefined){
+let data81 = data76.max_pending_ops_per_sender;
 const _errs171 = errors;
-if(typeof data81 !== "string"){
+if(!(((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81))) && (isFinite(data81)))){
 let dataType67 = typeof data81;
 let coerced67 = undefined;
 if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data81;
-}
-else if(data81 === null){
-coerced67 = "";
+if(dataType67 === "boolean" || data81 === null
+              || (dataType67 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced67 = +data81;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data81 = coerced67;
-if(data75 !== undefined){
-data75["min_stake_wei"] = coerced67;
+if(data76 !== undefined){
+data76["max_pending_ops_per_sender"] = coerced67;
 }
 }
 }
 if(errors === _errs171){
-if(typeof data81 === "string"){
-if(!pattern9.test(data81)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if((typeof data81 == "number") && (isFinite(data81))){
+if(data81 > 10000 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
+}
+else {
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/max_pending_ops_per_sender",schemaPath:"#/properties/chains/items/properties/bundler/properties/max_pending_ops_per_sender/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
 }
 }
 }
@@ -3065,40 +3057,36 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.min_unstake_delay_s !== undefined){
-let data82 = data75.min_unstake_delay_s;
+if(data76.min_stake_wei !== undefined){
+let data82 = data76.min_stake_wei;
 const _errs173 = errors;
-if(!(((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82))) && (isFinite(data82)))){
+if(typeof data82 !== "string"){
 let dataType68 = typeof data82;
 let coerced68 = undefined;
 if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data82 === null
-              || (dataType68 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced68 = +data82;
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data82;
+}
+else if(data82 === null){
+coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data82 = coerced68;
-if(data75 !== undefined){
-data75["min_unstake_delay_s"] = coerced68;
+if(data76 !== undefined){
+data76["min_stake_wei"] = coerced68;
 }
 }
 }
 if(errors === _errs173){
-if((typeof data82 == "number") && (isFinite(data82))){
-if(data82 > 31536000 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+if(typeof data82 === "string"){
+if(!pattern9.test(data82)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_stake_wei",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_stake_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
 return false;
-}
-else {
-if(data82 < 0 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
 }
 }
 }
@@ -3108,59 +3096,102 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data75.entry_points !== undefined){
-let data83 = data75.entry_points;
+if(data76.min_unstake_delay_s !== undefined){
+let data83 = data76.min_unstake_delay_s;
 const _errs175 = errors;
+if(!(((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83))) && (isFinite(data83)))){
+let dataType69 = typeof data83;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data83 === null
+              || (dataType69 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced69 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data83 = coerced69;
+if(data76 !== undefined){
+data76["min_unstake_delay_s"] = coerced69;
+}
+}
+}
 if(errors === _errs175){
-if(Array.isArray(data83)){
-if(data83.length < 1){
+if((typeof data83 == "number") && (isFinite(data83))){
+if(data83 > 31536000 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
+return false;
+}
+else {
+if(data83 < 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/min_unstake_delay_s",schemaPath:"#/properties/chains/items/properties/bundler/properties/min_unstake_delay_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs175 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data76.entry_points !== undefined){
+let data84 = data76.entry_points;
+const _errs177 = errors;
+if(errors === _errs177){
+if(Array.isArray(data84)){
+if(data84.length < 1){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points",schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid18 = true;
-const len7 = data83.length;
+const len7 = data84.length;
 for(let i10=0; i10<len7; i10++){
-let data84 = data83[i10];
-const _errs177 = errors;
-if(typeof data84 !== "string"){
-let dataType69 = typeof data84;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data84;
+let data85 = data84[i10];
+const _errs179 = errors;
+if(typeof data85 !== "string"){
+let dataType70 = typeof data85;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data85;
 }
-else if(data84 === null){
-coerced69 = "";
+else if(data85 === null){
+coerced70 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data84 = coerced69;
-if(data83 !== undefined){
-data83[i10] = coerced69;
+if(coerced70 !== undefined){
+data85 = coerced70;
+if(data84 !== undefined){
+data84[i10] = coerced70;
 }
 }
 }
-if(!(((data84 === "0.6") || (data84 === "0.7")) || (data84 === "0.8"))){
+if(!(((data85 === "0.6") || (data85 === "0.7")) || (data85 === "0.8"))){
 validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_points/" + i10,schemaPath:"#/properties/chains/items/properties/bundler/properties/entry_points/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.chains.items.properties.bundler.properties.entry_points.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid18 = _errs177 === errors;
+var valid18 = _errs179 === errors;
 if(!valid18){
 break;
 }
 }
 if(valid18){
-let i11 = data83.length;
+let i11 = data84.length;
 let j3;
 if(i11 > 1){
 const indices3 = {};
 for(;i11--;){
-let item3 = data83[i11];
+let item3 = data84[i11];
 if(typeof item3 !== "string"){
 continue;
 }
@@ -3181,7 +3212,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler/entry_
 return false;
 }
 }
-var valid17 = _errs175 === errors;
+var valid17 = _errs177 === errors;
 }
 else {
 var valid17 = true;
@@ -3200,7 +3231,7 @@ validate10.errors = [{instancePath:instancePath+"/chains/" + i6+"/bundler",schem
 return false;
 }
 }
-var valid9 = _errs158 === errors;
+var valid9 = _errs160 === errors;
 }
 else {
 var valid9 = true;
@@ -3252,71 +3283,71 @@ var valid0 = true;
 }
 if(valid0){
 if(data.readiness !== undefined){
-let data85 = data.readiness;
-const _errs179 = errors;
-if(errors === _errs179){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data86 = data.readiness;
 const _errs181 = errors;
-for(const key8 in data85){
+if(errors === _errs181){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+const _errs183 = errors;
+for(const key8 in data86){
 if(!(key8 === "networks")){
 validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/properties/readiness/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs181 === errors){
-if(data85.networks !== undefined){
-let data86 = data85.networks;
-const _errs182 = errors;
-if(errors === _errs182){
-if(Array.isArray(data86)){
-var valid21 = true;
-const len8 = data86.length;
-for(let i12=0; i12<len8; i12++){
-let data87 = data86[i12];
+if(_errs183 === errors){
+if(data86.networks !== undefined){
+let data87 = data86.networks;
 const _errs184 = errors;
-if(typeof data87 !== "string"){
-let dataType70 = typeof data87;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data87;
+if(errors === _errs184){
+if(Array.isArray(data87)){
+var valid21 = true;
+const len8 = data87.length;
+for(let i12=0; i12<len8; i12++){
+let data88 = data87[i12];
+const _errs186 = errors;
+if(typeof data88 !== "string"){
+let dataType71 = typeof data88;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data88;
 }
-else if(data87 === null){
-coerced70 = "";
+else if(data88 === null){
+coerced71 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced70 !== undefined){
-data87 = coerced70;
-if(data86 !== undefined){
-data86[i12] = coerced70;
+if(coerced71 !== undefined){
+data88 = coerced71;
+if(data87 !== undefined){
+data87[i12] = coerced71;
 }
 }
 }
-if(errors === _errs184){
-if(typeof data87 === "string"){
-if(!pattern22.test(data87)){
+if(errors === _errs186){
+if(typeof data88 === "string"){
+if(!pattern22.test(data88)){
 validate10.errors = [{instancePath:instancePath+"/readiness/networks/" + i12,schemaPath:"#/properties/readiness/properties/networks/items/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}/[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
-var valid21 = _errs184 === errors;
+var valid21 = _errs186 === errors;
 if(!valid21){
 break;
 }
 }
 if(valid21){
-let i13 = data86.length;
+let i13 = data87.length;
 let j4;
 if(i13 > 1){
 const indices4 = {};
 for(;i13--;){
-let item4 = data86[i13];
+let item4 = data87[i13];
 if(typeof item4 !== "string"){
 continue;
 }
@@ -3344,94 +3375,55 @@ validate10.errors = [{instancePath:instancePath+"/readiness",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs179 === errors;
+var valid0 = _errs181 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tokens !== undefined){
-let data88 = data.tokens;
-const _errs186 = errors;
-if(errors === _errs186){
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+let data89 = data.tokens;
 const _errs188 = errors;
-for(const key9 in data88){
+if(errors === _errs188){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+const _errs190 = errors;
+for(const key9 in data89){
 if(!(((key9 === "prices") || (key9 === "price_feeds")) || (key9 === "token_list"))){
 validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs188 === errors){
-if(data88.prices !== undefined){
-let data89 = data88.prices;
-const _errs189 = errors;
-if(errors === _errs189){
-if(Array.isArray(data89)){
-var valid24 = true;
-const len9 = data89.length;
-for(let i14=0; i14<len9; i14++){
-let data90 = data89[i14];
+if(_errs190 === errors){
+if(data89.prices !== undefined){
+let data90 = data89.prices;
 const _errs191 = errors;
 if(errors === _errs191){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+if(Array.isArray(data90)){
+var valid24 = true;
+const len9 = data90.length;
+for(let i14=0; i14<len9; i14++){
+let data91 = data90[i14];
+const _errs193 = errors;
+if(errors === _errs193){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 let missing3;
-if((((data90.chain === undefined) && (missing3 = "chain")) || ((data90.contract === undefined) && (missing3 = "contract"))) || ((data90.usd === undefined) && (missing3 = "usd"))){
+if((((data91.chain === undefined) && (missing3 = "chain")) || ((data91.contract === undefined) && (missing3 = "contract"))) || ((data91.usd === undefined) && (missing3 = "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
-const _errs193 = errors;
-for(const key10 in data90){
+const _errs195 = errors;
+for(const key10 in data91){
 if(!((((key10 === "chain") || (key10 === "network")) || (key10 === "contract")) || (key10 === "usd"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPath:"#/properties/tokens/properties/prices/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs193 === errors){
-if(data90.chain !== undefined){
-let data91 = data90.chain;
-const _errs194 = errors;
-if(typeof data91 !== "string"){
-let dataType71 = typeof data91;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data91;
-}
-else if(data91 === null){
-coerced71 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data91 = coerced71;
-if(data90 !== undefined){
-data90["chain"] = coerced71;
-}
-}
-}
-if(errors === _errs194){
-if(typeof data91 === "string"){
-if(!pattern2.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid25 = _errs194 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data90.network !== undefined){
-let data92 = data90.network;
+if(_errs195 === errors){
+if(data91.chain !== undefined){
+let data92 = data91.chain;
 const _errs196 = errors;
 if(typeof data92 !== "string"){
 let dataType72 = typeof data92;
@@ -3444,21 +3436,21 @@ else if(data92 === null){
 coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data92 = coerced72;
-if(data90 !== undefined){
-data90["network"] = coerced72;
+if(data91 !== undefined){
+data91["chain"] = coerced72;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data92 === "string"){
 if(!pattern2.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/chain",schemaPath:"#/properties/tokens/properties/prices/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3469,8 +3461,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data90.contract !== undefined){
-let data93 = data90.contract;
+if(data91.network !== undefined){
+let data93 = data91.network;
 const _errs198 = errors;
 if(typeof data93 !== "string"){
 let dataType73 = typeof data93;
@@ -3483,21 +3475,21 @@ else if(data93 === null){
 coerced73 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data93 = coerced73;
-if(data90 !== undefined){
-data90["contract"] = coerced73;
+if(data91 !== undefined){
+data91["network"] = coerced73;
 }
 }
 }
 if(errors === _errs198){
 if(typeof data93 === "string"){
-if(!pattern25.test(data93)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/network",schemaPath:"#/properties/tokens/properties/prices/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3508,8 +3500,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data90.usd !== undefined){
-let data94 = data90.usd;
+if(data91.contract !== undefined){
+let data94 = data91.contract;
 const _errs200 = errors;
 if(typeof data94 !== "string"){
 let dataType74 = typeof data94;
@@ -3522,26 +3514,65 @@ else if(data94 === null){
 coerced74 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data94 = coerced74;
-if(data90 !== undefined){
-data90["usd"] = coerced74;
+if(data91 !== undefined){
+data91["contract"] = coerced74;
 }
 }
 }
 if(errors === _errs200){
 if(typeof data94 === "string"){
-if(!pattern26.test(data94)){
-validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+if(!pattern25.test(data94)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/contract",schemaPath:"#/properties/tokens/properties/prices/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid25 = _errs200 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data91.usd !== undefined){
+let data95 = data91.usd;
+const _errs202 = errors;
+if(typeof data95 !== "string"){
+let dataType75 = typeof data95;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data95;
+}
+else if(data95 === null){
+coerced75 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced75 !== undefined){
+data95 = coerced75;
+if(data91 !== undefined){
+data91["usd"] = coerced75;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data95 === "string"){
+if(!pattern26.test(data95)){
+validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14+"/usd",schemaPath:"#/properties/tokens/properties/prices/items/properties/usd/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+var valid25 = _errs202 === errors;
 }
 else {
 var valid25 = true;
@@ -3557,7 +3588,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices/" + i14,schemaPa
 return false;
 }
 }
-var valid24 = _errs191 === errors;
+var valid24 = _errs193 === errors;
 if(!valid24){
 break;
 }
@@ -3568,80 +3599,41 @@ validate10.errors = [{instancePath:instancePath+"/tokens/prices",schemaPath:"#/p
 return false;
 }
 }
-var valid23 = _errs189 === errors;
+var valid23 = _errs191 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data88.price_feeds !== undefined){
-let data95 = data88.price_feeds;
-const _errs202 = errors;
-if(errors === _errs202){
-if(Array.isArray(data95)){
-var valid26 = true;
-const len10 = data95.length;
-for(let i15=0; i15<len10; i15++){
-let data96 = data95[i15];
+if(data89.price_feeds !== undefined){
+let data96 = data89.price_feeds;
 const _errs204 = errors;
 if(errors === _errs204){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(Array.isArray(data96)){
+var valid26 = true;
+const len10 = data96.length;
+for(let i15=0; i15<len10; i15++){
+let data97 = data96[i15];
+const _errs206 = errors;
+if(errors === _errs206){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
 let missing4;
-if((((data96.chain === undefined) && (missing4 = "chain")) || ((data96.contract === undefined) && (missing4 = "contract"))) || ((data96.aggregator === undefined) && (missing4 = "aggregator"))){
+if((((data97.chain === undefined) && (missing4 = "chain")) || ((data97.contract === undefined) && (missing4 = "contract"))) || ((data97.aggregator === undefined) && (missing4 = "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
-const _errs206 = errors;
-for(const key11 in data96){
+const _errs208 = errors;
+for(const key11 in data97){
 if(!((((key11 === "chain") || (key11 === "network")) || (key11 === "contract")) || (key11 === "aggregator"))){
 validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,schemaPath:"#/properties/tokens/properties/price_feeds/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs206 === errors){
-if(data96.chain !== undefined){
-let data97 = data96.chain;
-const _errs207 = errors;
-if(typeof data97 !== "string"){
-let dataType75 = typeof data97;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data97;
-}
-else if(data97 === null){
-coerced75 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data97 = coerced75;
-if(data96 !== undefined){
-data96["chain"] = coerced75;
-}
-}
-}
-if(errors === _errs207){
-if(typeof data97 === "string"){
-if(!pattern2.test(data97)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid27 = _errs207 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data96.network !== undefined){
-let data98 = data96.network;
+if(_errs208 === errors){
+if(data97.chain !== undefined){
+let data98 = data97.chain;
 const _errs209 = errors;
 if(typeof data98 !== "string"){
 let dataType76 = typeof data98;
@@ -3654,21 +3646,21 @@ else if(data98 === null){
 coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data98 = coerced76;
-if(data96 !== undefined){
-data96["network"] = coerced76;
+if(data97 !== undefined){
+data97["chain"] = coerced76;
 }
 }
 }
 if(errors === _errs209){
 if(typeof data98 === "string"){
 if(!pattern2.test(data98)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/chain",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3679,8 +3671,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data96.contract !== undefined){
-let data99 = data96.contract;
+if(data97.network !== undefined){
+let data99 = data97.network;
 const _errs211 = errors;
 if(typeof data99 !== "string"){
 let dataType77 = typeof data99;
@@ -3693,21 +3685,21 @@ else if(data99 === null){
 coerced77 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data99 = coerced77;
-if(data96 !== undefined){
-data96["contract"] = coerced77;
+if(data97 !== undefined){
+data97["network"] = coerced77;
 }
 }
 }
 if(errors === _errs211){
 if(typeof data99 === "string"){
-if(!pattern25.test(data99)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
+if(!pattern2.test(data99)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/network",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -3718,8 +3710,8 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data96.aggregator !== undefined){
-let data100 = data96.aggregator;
+if(data97.contract !== undefined){
+let data100 = data97.contract;
 const _errs213 = errors;
 if(typeof data100 !== "string"){
 let dataType78 = typeof data100;
@@ -3732,26 +3724,65 @@ else if(data100 === null){
 coerced78 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data100 = coerced78;
-if(data96 !== undefined){
-data96["aggregator"] = coerced78;
+if(data97 !== undefined){
+data97["contract"] = coerced78;
 }
 }
 }
 if(errors === _errs213){
 if(typeof data100 === "string"){
-if(!pattern10.test(data100)){
-validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern25.test(data100)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/contract",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^(0x[0-9a-fA-F]{40}|native)$"},message:"must match pattern \""+"^(0x[0-9a-fA-F]{40}|native)$"+"\""}];
 return false;
 }
 }
 }
 var valid27 = _errs213 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data97.aggregator !== undefined){
+let data101 = data97.aggregator;
+const _errs215 = errors;
+if(typeof data101 !== "string"){
+let dataType79 = typeof data101;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data101;
+}
+else if(data101 === null){
+coerced79 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data101 = coerced79;
+if(data97 !== undefined){
+data97["aggregator"] = coerced79;
+}
+}
+}
+if(errors === _errs215){
+if(typeof data101 === "string"){
+if(!pattern10.test(data101)){
+validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15+"/aggregator",schemaPath:"#/properties/tokens/properties/price_feeds/items/properties/aggregator/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid27 = _errs215 === errors;
 }
 else {
 var valid27 = true;
@@ -3767,7 +3798,7 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds/" + i15,sch
 return false;
 }
 }
-var valid26 = _errs204 === errors;
+var valid26 = _errs206 === errors;
 if(!valid26){
 break;
 }
@@ -3778,46 +3809,46 @@ validate10.errors = [{instancePath:instancePath+"/tokens/price_feeds",schemaPath
 return false;
 }
 }
-var valid23 = _errs202 === errors;
+var valid23 = _errs204 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data88.token_list !== undefined){
-let data101 = data88.token_list;
-const _errs215 = errors;
-if(typeof data101 !== "string"){
-let dataType79 = typeof data101;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data101;
+if(data89.token_list !== undefined){
+let data102 = data89.token_list;
+const _errs217 = errors;
+if(typeof data102 !== "string"){
+let dataType80 = typeof data102;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data102;
 }
-else if(data101 === null){
-coerced79 = "";
+else if(data102 === null){
+coerced80 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced79 !== undefined){
-data101 = coerced79;
-if(data88 !== undefined){
-data88["token_list"] = coerced79;
+if(coerced80 !== undefined){
+data102 = coerced80;
+if(data89 !== undefined){
+data89["token_list"] = coerced80;
 }
 }
 }
-if(errors === _errs215){
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
+if(errors === _errs217){
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
 validate10.errors = [{instancePath:instancePath+"/tokens/token_list",schemaPath:"#/properties/tokens/properties/token_list/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid23 = _errs215 === errors;
+var valid23 = _errs217 === errors;
 }
 else {
 var valid23 = true;
@@ -3831,67 +3862,28 @@ validate10.errors = [{instancePath:instancePath+"/tokens",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs186 === errors;
+var valid0 = _errs188 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nfts !== undefined){
-let data102 = data.nfts;
-const _errs217 = errors;
-if(errors === _errs217){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+let data103 = data.nfts;
 const _errs219 = errors;
-for(const key12 in data102){
+if(errors === _errs219){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+const _errs221 = errors;
+for(const key12 in data103){
 if(!((((key12 === "ipfs_gateway") || (key12 === "arweave_gateway")) || (key12 === "metadata_timeout_ms")) || (key12 === "metadata_max_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties/nfts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs219 === errors){
-if(data102.ipfs_gateway !== undefined){
-let data103 = data102.ipfs_gateway;
-const _errs220 = errors;
-if(typeof data103 !== "string"){
-let dataType80 = typeof data103;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data103;
-}
-else if(data103 === null){
-coerced80 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data103 = coerced80;
-if(data102 !== undefined){
-data102["ipfs_gateway"] = coerced80;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data103 === "string"){
-if(!pattern4.test(data103)){
-validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid28 = _errs220 === errors;
-}
-else {
-var valid28 = true;
-}
-if(valid28){
-if(data102.arweave_gateway !== undefined){
-let data104 = data102.arweave_gateway;
+if(_errs221 === errors){
+if(data103.ipfs_gateway !== undefined){
+let data104 = data103.ipfs_gateway;
 const _errs222 = errors;
 if(typeof data104 !== "string"){
 let dataType81 = typeof data104;
@@ -3904,21 +3896,21 @@ else if(data104 === null){
 coerced81 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data104 = coerced81;
-if(data102 !== undefined){
-data102["arweave_gateway"] = coerced81;
+if(data103 !== undefined){
+data103["ipfs_gateway"] = coerced81;
 }
 }
 }
 if(errors === _errs222){
 if(typeof data104 === "string"){
 if(!pattern4.test(data104)){
-validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/nfts/ipfs_gateway",schemaPath:"#/properties/nfts/properties/ipfs_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 }
@@ -3929,40 +3921,36 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data102.metadata_timeout_ms !== undefined){
-let data105 = data102.metadata_timeout_ms;
+if(data103.arweave_gateway !== undefined){
+let data105 = data103.arweave_gateway;
 const _errs224 = errors;
-if(!(((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105))) && (isFinite(data105)))){
+if(typeof data105 !== "string"){
 let dataType82 = typeof data105;
 let coerced82 = undefined;
 if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data105 === null
-              || (dataType82 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced82 = +data105;
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data105;
+}
+else if(data105 === null){
+coerced82 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data105 = coerced82;
-if(data102 !== undefined){
-data102["metadata_timeout_ms"] = coerced82;
+if(data103 !== undefined){
+data103["arweave_gateway"] = coerced82;
 }
 }
 }
 if(errors === _errs224){
-if((typeof data105 == "number") && (isFinite(data105))){
-if(data105 > 60000 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(typeof data105 === "string"){
+if(!pattern4.test(data105)){
+validate10.errors = [{instancePath:instancePath+"/nfts/arweave_gateway",schemaPath:"#/properties/nfts/properties/arweave_gateway/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(data105 < 100 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
-return false;
-}
 }
 }
 }
@@ -3972,8 +3960,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data102.metadata_max_bytes !== undefined){
-let data106 = data102.metadata_max_bytes;
+if(data103.metadata_timeout_ms !== undefined){
+let data106 = data103.metadata_timeout_ms;
 const _errs226 = errors;
 if(!(((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106))) && (isFinite(data106)))){
 let dataType83 = typeof data106;
@@ -3984,32 +3972,75 @@ if(dataType83 === "boolean" || data106 === null
 coerced83 = +data106;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data106 = coerced83;
-if(data102 !== undefined){
-data102["metadata_max_bytes"] = coerced83;
+if(data103 !== undefined){
+data103["metadata_timeout_ms"] = coerced83;
 }
 }
 }
 if(errors === _errs226){
 if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 > 52428800 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+if(data106 > 60000 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data106 < 1024 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data106 < 100 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_timeout_ms",schemaPath:"#/properties/nfts/properties/metadata_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
 }
 }
 var valid28 = _errs226 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data103.metadata_max_bytes !== undefined){
+let data107 = data103.metadata_max_bytes;
+const _errs228 = errors;
+if(!(((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107))) && (isFinite(data107)))){
+let dataType84 = typeof data107;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data107 === null
+              || (dataType84 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced84 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data107 = coerced84;
+if(data103 !== undefined){
+data103["metadata_max_bytes"] = coerced84;
+}
+}
+}
+if(errors === _errs228){
+if((typeof data107 == "number") && (isFinite(data107))){
+if(data107 > 52428800 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 52428800},message:"must be <= 52428800"}];
+return false;
+}
+else {
+if(data107 < 1024 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nfts/metadata_max_bytes",schemaPath:"#/properties/nfts/properties/metadata_max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+return false;
+}
+}
+}
+}
+var valid28 = _errs228 === errors;
 }
 else {
 var valid28 = true;
@@ -4024,99 +4055,60 @@ validate10.errors = [{instancePath:instancePath+"/nfts",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs217 === errors;
+var valid0 = _errs219 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.spam !== undefined){
-let data107 = data.spam;
-const _errs228 = errors;
-if(errors === _errs228){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+let data108 = data.spam;
 const _errs230 = errors;
-for(const key13 in data107){
+if(errors === _errs230){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+const _errs232 = errors;
+for(const key13 in data108){
 if(!((((key13 === "allow") || (key13 === "deny")) || (key13 === "scam_code_hashes")) || (key13 === "scam_selectors"))){
 validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties/spam/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs230 === errors){
-if(data107.allow !== undefined){
-let data108 = data107.allow;
-const _errs231 = errors;
-if(errors === _errs231){
-if(Array.isArray(data108)){
-if(data108.length > 100000){
+if(_errs232 === errors){
+if(data108.allow !== undefined){
+let data109 = data108.allow;
+const _errs233 = errors;
+if(errors === _errs233){
+if(Array.isArray(data109)){
+if(data109.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/properties/spam/properties/allow/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
 var valid30 = true;
-const len11 = data108.length;
+const len11 = data109.length;
 for(let i16=0; i16<len11; i16++){
-let data109 = data108[i16];
-const _errs233 = errors;
-if(errors === _errs233){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+let data110 = data109[i16];
+const _errs235 = errors;
+if(errors === _errs235){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
 let missing5;
-if((((data109.chain === undefined) && (missing5 = "chain")) || ((data109.network === undefined) && (missing5 = "network"))) || ((data109.contract === undefined) && (missing5 = "contract"))){
+if((((data110.chain === undefined) && (missing5 = "chain")) || ((data110.network === undefined) && (missing5 = "network"))) || ((data110.contract === undefined) && (missing5 = "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs235 = errors;
-for(const key14 in data109){
+const _errs237 = errors;
+for(const key14 in data110){
 if(!(((key14 === "chain") || (key14 === "network")) || (key14 === "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:"#/properties/spam/properties/allow/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs235 === errors){
-if(data109.chain !== undefined){
-let data110 = data109.chain;
-const _errs236 = errors;
-if(typeof data110 !== "string"){
-let dataType84 = typeof data110;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data110;
-}
-else if(data110 === null){
-coerced84 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data110 = coerced84;
-if(data109 !== undefined){
-data109["chain"] = coerced84;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data110 === "string"){
-if(!pattern2.test(data110)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid31 = _errs236 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.network !== undefined){
-let data111 = data109.network;
+if(_errs237 === errors){
+if(data110.chain !== undefined){
+let data111 = data110.chain;
 const _errs238 = errors;
 if(typeof data111 !== "string"){
 let dataType85 = typeof data111;
@@ -4129,21 +4121,21 @@ else if(data111 === null){
 coerced85 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data111 = coerced85;
-if(data109 !== undefined){
-data109["network"] = coerced85;
+if(data110 !== undefined){
+data110["chain"] = coerced85;
 }
 }
 }
 if(errors === _errs238){
 if(typeof data111 === "string"){
 if(!pattern2.test(data111)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/chain",schemaPath:"#/properties/spam/properties/allow/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -4154,8 +4146,8 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data109.contract !== undefined){
-let data112 = data109.contract;
+if(data110.network !== undefined){
+let data112 = data110.network;
 const _errs240 = errors;
 if(typeof data112 !== "string"){
 let dataType86 = typeof data112;
@@ -4168,26 +4160,65 @@ else if(data112 === null){
 coerced86 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data112 = coerced86;
-if(data109 !== undefined){
-data109["contract"] = coerced86;
+if(data110 !== undefined){
+data110["network"] = coerced86;
 }
 }
 }
 if(errors === _errs240){
 if(typeof data112 === "string"){
-if(!pattern10.test(data112)){
-validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data112)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/network",schemaPath:"#/properties/spam/properties/allow/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid31 = _errs240 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data110.contract !== undefined){
+let data113 = data110.contract;
+const _errs242 = errors;
+if(typeof data113 !== "string"){
+let dataType87 = typeof data113;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data113;
+}
+else if(data113 === null){
+coerced87 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data113 = coerced87;
+if(data110 !== undefined){
+data110["contract"] = coerced87;
+}
+}
+}
+if(errors === _errs242){
+if(typeof data113 === "string"){
+if(!pattern10.test(data113)){
+validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16+"/contract",schemaPath:"#/properties/spam/properties/allow/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid31 = _errs242 === errors;
 }
 else {
 var valid31 = true;
@@ -4202,7 +4233,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/allow/" + i16,schemaPath:
 return false;
 }
 }
-var valid30 = _errs233 === errors;
+var valid30 = _errs235 === errors;
 if(!valid30){
 break;
 }
@@ -4214,85 +4245,46 @@ validate10.errors = [{instancePath:instancePath+"/spam/allow",schemaPath:"#/prop
 return false;
 }
 }
-var valid29 = _errs231 === errors;
+var valid29 = _errs233 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data107.deny !== undefined){
-let data113 = data107.deny;
-const _errs242 = errors;
-if(errors === _errs242){
-if(Array.isArray(data113)){
-if(data113.length > 100000){
+if(data108.deny !== undefined){
+let data114 = data108.deny;
+const _errs244 = errors;
+if(errors === _errs244){
+if(Array.isArray(data114)){
+if(data114.length > 100000){
 validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/properties/spam/properties/deny/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"}];
 return false;
 }
 else {
 var valid32 = true;
-const len12 = data113.length;
+const len12 = data114.length;
 for(let i17=0; i17<len12; i17++){
-let data114 = data113[i17];
-const _errs244 = errors;
-if(errors === _errs244){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let data115 = data114[i17];
+const _errs246 = errors;
+if(errors === _errs246){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing6;
-if((((data114.chain === undefined) && (missing6 = "chain")) || ((data114.network === undefined) && (missing6 = "network"))) || ((data114.contract === undefined) && (missing6 = "contract"))){
+if((((data115.chain === undefined) && (missing6 = "chain")) || ((data115.network === undefined) && (missing6 = "network"))) || ((data115.contract === undefined) && (missing6 = "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"}];
 return false;
 }
 else {
-const _errs246 = errors;
-for(const key15 in data114){
+const _errs248 = errors;
+for(const key15 in data115){
 if(!(((key15 === "chain") || (key15 === "network")) || (key15 === "contract"))){
 validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"#/properties/spam/properties/deny/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data114.chain !== undefined){
-let data115 = data114.chain;
-const _errs247 = errors;
-if(typeof data115 !== "string"){
-let dataType87 = typeof data115;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data115;
-}
-else if(data115 === null){
-coerced87 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data115 = coerced87;
-if(data114 !== undefined){
-data114["chain"] = coerced87;
-}
-}
-}
-if(errors === _errs247){
-if(typeof data115 === "string"){
-if(!pattern2.test(data115)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
-return false;
-}
-}
-}
-var valid33 = _errs247 === errors;
-}
-else {
-var valid33 = true;
-}
-if(valid33){
-if(data114.network !== undefined){
-let data116 = data114.network;
+if(_errs248 === errors){
+if(data115.chain !== undefined){
+let data116 = data115.chain;
 const _errs249 = errors;
 if(typeof data116 !== "string"){
 let dataType88 = typeof data116;
@@ -4305,21 +4297,21 @@ else if(data116 === null){
 coerced88 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced88 !== undefined){
 data116 = coerced88;
-if(data114 !== undefined){
-data114["network"] = coerced88;
+if(data115 !== undefined){
+data115["chain"] = coerced88;
 }
 }
 }
 if(errors === _errs249){
 if(typeof data116 === "string"){
 if(!pattern2.test(data116)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/chain",schemaPath:"#/properties/spam/properties/deny/items/properties/chain/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
@@ -4330,8 +4322,8 @@ else {
 var valid33 = true;
 }
 if(valid33){
-if(data114.contract !== undefined){
-let data117 = data114.contract;
+if(data115.network !== undefined){
+let data117 = data115.network;
 const _errs251 = errors;
 if(typeof data117 !== "string"){
 let dataType89 = typeof data117;
@@ -4344,26 +4336,65 @@ else if(data117 === null){
 coerced89 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data117 = coerced89;
-if(data114 !== undefined){
-data114["contract"] = coerced89;
+if(data115 !== undefined){
+data115["network"] = coerced89;
 }
 }
 }
 if(errors === _errs251){
 if(typeof data117 === "string"){
-if(!pattern10.test(data117)){
-validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern2.test(data117)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/network",schemaPath:"#/properties/spam/properties/deny/items/properties/network/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9-]{0,62}$"+"\""}];
 return false;
 }
 }
 }
 var valid33 = _errs251 === errors;
+}
+else {
+var valid33 = true;
+}
+if(valid33){
+if(data115.contract !== undefined){
+let data118 = data115.contract;
+const _errs253 = errors;
+if(typeof data118 !== "string"){
+let dataType90 = typeof data118;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data118;
+}
+else if(data118 === null){
+coerced90 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data118 = coerced90;
+if(data115 !== undefined){
+data115["contract"] = coerced90;
+}
+}
+}
+if(errors === _errs253){
+if(typeof data118 === "string"){
+if(!pattern10.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17+"/contract",schemaPath:"#/properties/spam/properties/deny/items/properties/contract/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+}
+var valid33 = _errs253 === errors;
 }
 else {
 var valid33 = true;
@@ -4378,7 +4409,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/deny/" + i17,schemaPath:"
 return false;
 }
 }
-var valid32 = _errs244 === errors;
+var valid32 = _errs246 === errors;
 if(!valid32){
 break;
 }
@@ -4390,58 +4421,58 @@ validate10.errors = [{instancePath:instancePath+"/spam/deny",schemaPath:"#/prope
 return false;
 }
 }
-var valid29 = _errs242 === errors;
+var valid29 = _errs244 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data107.scam_code_hashes !== undefined){
-let data118 = data107.scam_code_hashes;
-const _errs253 = errors;
-if(errors === _errs253){
-if(Array.isArray(data118)){
-if(data118.length > 10000){
+if(data108.scam_code_hashes !== undefined){
+let data119 = data108.scam_code_hashes;
+const _errs255 = errors;
+if(errors === _errs255){
+if(Array.isArray(data119)){
+if(data119.length > 10000){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaPath:"#/properties/spam/properties/scam_code_hashes/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"}];
 return false;
 }
 else {
 var valid34 = true;
-const len13 = data118.length;
+const len13 = data119.length;
 for(let i18=0; i18<len13; i18++){
-let data119 = data118[i18];
-const _errs255 = errors;
-if(typeof data119 !== "string"){
-let dataType90 = typeof data119;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data119;
+let data120 = data119[i18];
+const _errs257 = errors;
+if(typeof data120 !== "string"){
+let dataType91 = typeof data120;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data120;
 }
-else if(data119 === null){
-coerced90 = "";
+else if(data120 === null){
+coerced91 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced90 !== undefined){
-data119 = coerced90;
-if(data118 !== undefined){
-data118[i18] = coerced90;
+if(coerced91 !== undefined){
+data120 = coerced91;
+if(data119 !== undefined){
+data119[i18] = coerced91;
 }
 }
 }
-if(errors === _errs255){
-if(typeof data119 === "string"){
-if(!pattern39.test(data119)){
+if(errors === _errs257){
+if(typeof data120 === "string"){
+if(!pattern39.test(data120)){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes/" + i18,schemaPath:"#/properties/spam/properties/scam_code_hashes/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
-var valid34 = _errs255 === errors;
+var valid34 = _errs257 === errors;
 if(!valid34){
 break;
 }
@@ -4453,58 +4484,58 @@ validate10.errors = [{instancePath:instancePath+"/spam/scam_code_hashes",schemaP
 return false;
 }
 }
-var valid29 = _errs253 === errors;
+var valid29 = _errs255 === errors;
 }
 else {
 var valid29 = true;
 }
 if(valid29){
-if(data107.scam_selectors !== undefined){
-let data120 = data107.scam_selectors;
-const _errs257 = errors;
-if(errors === _errs257){
-if(Array.isArray(data120)){
-if(data120.length > 1000){
+if(data108.scam_selectors !== undefined){
+let data121 = data108.scam_selectors;
+const _errs259 = errors;
+if(errors === _errs259){
+if(Array.isArray(data121)){
+if(data121.length > 1000){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPath:"#/properties/spam/properties/scam_selectors/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid35 = true;
-const len14 = data120.length;
+const len14 = data121.length;
 for(let i19=0; i19<len14; i19++){
-let data121 = data120[i19];
-const _errs259 = errors;
-if(typeof data121 !== "string"){
-let dataType91 = typeof data121;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data121;
+let data122 = data121[i19];
+const _errs261 = errors;
+if(typeof data122 !== "string"){
+let dataType92 = typeof data122;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data122;
 }
-else if(data121 === null){
-coerced91 = "";
+else if(data122 === null){
+coerced92 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced91 !== undefined){
-data121 = coerced91;
-if(data120 !== undefined){
-data120[i19] = coerced91;
+if(coerced92 !== undefined){
+data122 = coerced92;
+if(data121 !== undefined){
+data121[i19] = coerced92;
 }
 }
 }
-if(errors === _errs259){
-if(typeof data121 === "string"){
-if(!pattern40.test(data121)){
+if(errors === _errs261){
+if(typeof data122 === "string"){
+if(!pattern40.test(data122)){
 validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors/" + i19,schemaPath:"#/properties/spam/properties/scam_selectors/items/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{8}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{8}$"+"\""}];
 return false;
 }
 }
 }
-var valid35 = _errs259 === errors;
+var valid35 = _errs261 === errors;
 if(!valid35){
 break;
 }
@@ -4516,7 +4547,7 @@ validate10.errors = [{instancePath:instancePath+"/spam/scam_selectors",schemaPat
 return false;
 }
 }
-var valid29 = _errs257 === errors;
+var valid29 = _errs259 === errors;
 }
 else {
 var valid29 = true;
@@ -4531,81 +4562,81 @@ validate10.errors = [{instancePath:instancePath+"/spam",schemaPath:"#/properties
 return false;
 }
 }
-var valid0 = _errs228 === errors;
+var valid0 = _errs230 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhooks !== undefined){
-let data122 = data.webhooks;
-const _errs261 = errors;
-if(errors === _errs261){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+let data123 = data.webhooks;
 const _errs263 = errors;
-for(const key16 in data122){
+if(errors === _errs263){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+const _errs265 = errors;
+for(const key16 in data123){
 if(!((((((((key16 === "retry_schedule_s") || (key16 === "timeout_s")) || (key16 === "max_in_flight_per_endpoint")) || (key16 === "max_payload_bytes")) || (key16 === "pending_poll_ms")) || (key16 === "replay_max_events")) || (key16 === "replay_page_events")) || (key16 === "private_destinations"))){
 validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/properties/webhooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs263 === errors){
-if(data122.retry_schedule_s !== undefined){
-let data123 = data122.retry_schedule_s;
-const _errs264 = errors;
-if(errors === _errs264){
-if(Array.isArray(data123)){
-if(data123.length > 20){
+if(_errs265 === errors){
+if(data123.retry_schedule_s !== undefined){
+let data124 = data123.retry_schedule_s;
+const _errs266 = errors;
+if(errors === _errs266){
+if(Array.isArray(data124)){
+if(data124.length > 20){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-if(data123.length < 1){
+if(data124.length < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",schemaPath:"#/properties/webhooks/properties/retry_schedule_s/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid37 = true;
-const len15 = data123.length;
+const len15 = data124.length;
 for(let i20=0; i20<len15; i20++){
-let data124 = data123[i20];
-const _errs266 = errors;
-if(!((typeof data124 == "number") && (isFinite(data124)))){
-let dataType92 = typeof data124;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "boolean" || data124 === null
-              || (dataType92 == "string" && data124 && data124 == +data124)){
-coerced92 = +data124;
+let data125 = data124[i20];
+const _errs268 = errors;
+if(!((typeof data125 == "number") && (isFinite(data125)))){
+let dataType93 = typeof data125;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "boolean" || data125 === null
+              || (dataType93 == "string" && data125 && data125 == +data125)){
+coerced93 = +data125;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data124 = coerced92;
-if(data123 !== undefined){
-data123[i20] = coerced92;
+if(coerced93 !== undefined){
+data125 = coerced93;
+if(data124 !== undefined){
+data124[i20] = coerced93;
 }
 }
 }
-if(errors === _errs266){
-if((typeof data124 == "number") && (isFinite(data124))){
-if(data124 > 604800 || isNaN(data124)){
+if(errors === _errs268){
+if((typeof data125 == "number") && (isFinite(data125))){
+if(data125 > 604800 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"}];
 return false;
 }
 else {
-if(data124 < 0 || isNaN(data124)){
+if(data125 < 0 || isNaN(data125)){
 validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s/" + i20,schemaPath:"#/properties/webhooks/properties/retry_schedule_s/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid37 = _errs266 === errors;
+var valid37 = _errs268 === errors;
 if(!valid37){
 break;
 }
@@ -4618,87 +4649,44 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/retry_schedule_s",sch
 return false;
 }
 }
-var valid36 = _errs264 === errors;
+var valid36 = _errs266 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.timeout_s !== undefined){
-let data125 = data122.timeout_s;
-const _errs268 = errors;
-if(!((typeof data125 == "number") && (isFinite(data125)))){
-let dataType93 = typeof data125;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "boolean" || data125 === null
-              || (dataType93 == "string" && data125 && data125 == +data125)){
-coerced93 = +data125;
+if(data123.timeout_s !== undefined){
+let data126 = data123.timeout_s;
+const _errs270 = errors;
+if(!((typeof data126 == "number") && (isFinite(data126)))){
+let dataType94 = typeof data126;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "boolean" || data126 === null
+              || (dataType94 == "string" && data126 && data126 == +data126)){
+coerced94 = +data126;
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-if(coerced93 !== undefined){
-data125 = coerced93;
-if(data122 !== undefined){
-data122["timeout_s"] = coerced93;
-}
-}
-}
-if(errors === _errs268){
-if((typeof data125 == "number") && (isFinite(data125))){
-if(data125 > 60 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
-return false;
-}
-else {
-if(data125 <= 0 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-return false;
-}
-}
-}
-}
-var valid36 = _errs268 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data122.max_in_flight_per_endpoint !== undefined){
-let data126 = data122.max_in_flight_per_endpoint;
-const _errs270 = errors;
-if(!(((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126))) && (isFinite(data126)))){
-let dataType94 = typeof data126;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 === "boolean" || data126 === null
-              || (dataType94 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced94 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
 if(coerced94 !== undefined){
 data126 = coerced94;
-if(data122 !== undefined){
-data122["max_in_flight_per_endpoint"] = coerced94;
+if(data123 !== undefined){
+data123["timeout_s"] = coerced94;
 }
 }
 }
 if(errors === _errs270){
 if((typeof data126 == "number") && (isFinite(data126))){
-if(data126 > 256 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
+if(data126 > 60 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
 return false;
 }
 else {
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data126 <= 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/timeout_s",schemaPath:"#/properties/webhooks/properties/timeout_s/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
@@ -4710,8 +4698,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.max_payload_bytes !== undefined){
-let data127 = data122.max_payload_bytes;
+if(data123.max_in_flight_per_endpoint !== undefined){
+let data127 = data123.max_in_flight_per_endpoint;
 const _errs272 = errors;
 if(!(((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127))) && (isFinite(data127)))){
 let dataType95 = typeof data127;
@@ -4722,26 +4710,26 @@ if(dataType95 === "boolean" || data127 === null
 coerced95 = +data127;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data127 = coerced95;
-if(data122 !== undefined){
-data122["max_payload_bytes"] = coerced95;
+if(data123 !== undefined){
+data123["max_in_flight_per_endpoint"] = coerced95;
 }
 }
 }
 if(errors === _errs272){
 if((typeof data127 == "number") && (isFinite(data127))){
-if(data127 > 10485760 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
+if(data127 > 256 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256},message:"must be <= 256"}];
 return false;
 }
 else {
-if(data127 < 4096 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_in_flight_per_endpoint",schemaPath:"#/properties/webhooks/properties/max_in_flight_per_endpoint/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4753,8 +4741,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.pending_poll_ms !== undefined){
-let data128 = data122.pending_poll_ms;
+if(data123.max_payload_bytes !== undefined){
+let data128 = data123.max_payload_bytes;
 const _errs274 = errors;
 if(!(((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128))) && (isFinite(data128)))){
 let dataType96 = typeof data128;
@@ -4765,26 +4753,26 @@ if(dataType96 === "boolean" || data128 === null
 coerced96 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data128 = coerced96;
-if(data122 !== undefined){
-data122["pending_poll_ms"] = coerced96;
+if(data123 !== undefined){
+data123["max_payload_bytes"] = coerced96;
 }
 }
 }
 if(errors === _errs274){
 if((typeof data128 == "number") && (isFinite(data128))){
-if(data128 > 60000 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+if(data128 > 10485760 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"}];
 return false;
 }
 else {
-if(data128 < 20 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
+if(data128 < 4096 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/max_payload_bytes",schemaPath:"#/properties/webhooks/properties/max_payload_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 4096},message:"must be >= 4096"}];
 return false;
 }
 }
@@ -4796,8 +4784,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.replay_max_events !== undefined){
-let data129 = data122.replay_max_events;
+if(data123.pending_poll_ms !== undefined){
+let data129 = data123.pending_poll_ms;
 const _errs276 = errors;
 if(!(((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129))) && (isFinite(data129)))){
 let dataType97 = typeof data129;
@@ -4808,26 +4796,26 @@ if(dataType97 === "boolean" || data129 === null
 coerced97 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced97 !== undefined){
 data129 = coerced97;
-if(data122 !== undefined){
-data122["replay_max_events"] = coerced97;
+if(data123 !== undefined){
+data123["pending_poll_ms"] = coerced97;
 }
 }
 }
 if(errors === _errs276){
 if((typeof data129 == "number") && (isFinite(data129))){
-if(data129 > 1000000 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data129 > 60000 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data129 < 20 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/pending_poll_ms",schemaPath:"#/properties/webhooks/properties/pending_poll_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 20},message:"must be >= 20"}];
 return false;
 }
 }
@@ -4839,8 +4827,8 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.replay_page_events !== undefined){
-let data130 = data122.replay_page_events;
+if(data123.replay_max_events !== undefined){
+let data130 = data123.replay_max_events;
 const _errs278 = errors;
 if(!(((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130))) && (isFinite(data130)))){
 let dataType98 = typeof data130;
@@ -4851,26 +4839,26 @@ if(dataType98 === "boolean" || data130 === null
 coerced98 = +data130;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data130 = coerced98;
-if(data122 !== undefined){
-data122["replay_page_events"] = coerced98;
+if(data123 !== undefined){
+data123["replay_max_events"] = coerced98;
 }
 }
 }
 if(errors === _errs278){
 if((typeof data130 == "number") && (isFinite(data130))){
-if(data130 > 10000 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data130 > 1000000 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_max_events",schemaPath:"#/properties/webhooks/properties/replay_max_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4882,58 +4870,101 @@ else {
 var valid36 = true;
 }
 if(valid36){
-if(data122.private_destinations !== undefined){
-let data131 = data122.private_destinations;
+if(data123.replay_page_events !== undefined){
+let data131 = data123.replay_page_events;
 const _errs280 = errors;
+if(!(((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131))) && (isFinite(data131)))){
+let dataType99 = typeof data131;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 === "boolean" || data131 === null
+              || (dataType99 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced99 = +data131;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data131 = coerced99;
+if(data123 !== undefined){
+data123["replay_page_events"] = coerced99;
+}
+}
+}
 if(errors === _errs280){
-if(Array.isArray(data131)){
-if(data131.length > 100){
+if((typeof data131 == "number") && (isFinite(data131))){
+if(data131 > 10000 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/webhooks/replay_page_events",schemaPath:"#/properties/webhooks/properties/replay_page_events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid36 = _errs280 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data123.private_destinations !== undefined){
+let data132 = data123.private_destinations;
+const _errs282 = errors;
+if(errors === _errs282){
+if(Array.isArray(data132)){
+if(data132.length > 100){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations",schemaPath:"#/properties/webhooks/properties/private_destinations/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
 var valid38 = true;
-const len16 = data131.length;
+const len16 = data132.length;
 for(let i21=0; i21<len16; i21++){
-let data132 = data131[i21];
-const _errs282 = errors;
-if(typeof data132 !== "string"){
-let dataType99 = typeof data132;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data132;
+let data133 = data132[i21];
+const _errs284 = errors;
+if(typeof data133 !== "string"){
+let dataType100 = typeof data133;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data133;
 }
-else if(data132 === null){
-coerced99 = "";
+else if(data133 === null){
+coerced100 = "";
 }
 else {
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced99 !== undefined){
-data132 = coerced99;
-if(data131 !== undefined){
-data131[i21] = coerced99;
+if(coerced100 !== undefined){
+data133 = coerced100;
+if(data132 !== undefined){
+data132[i21] = coerced100;
 }
 }
 }
-if(errors === _errs282){
-if(typeof data132 === "string"){
-if(func3(data132) > 64){
+if(errors === _errs284){
+if(typeof data133 === "string"){
+if(func3(data133) > 64){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func3(data132) < 1){
+if(func3(data133) < 1){
 validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations/" + i21,schemaPath:"#/properties/webhooks/properties/private_destinations/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
-var valid38 = _errs282 === errors;
+var valid38 = _errs284 === errors;
 if(!valid38){
 break;
 }
@@ -4945,7 +4976,7 @@ validate10.errors = [{instancePath:instancePath+"/webhooks/private_destinations"
 return false;
 }
 }
-var valid36 = _errs280 === errors;
+var valid36 = _errs282 === errors;
 }
 else {
 var valid36 = true;
@@ -4964,67 +4995,28 @@ validate10.errors = [{instancePath:instancePath+"/webhooks",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs261 === errors;
+var valid0 = _errs263 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.email !== undefined){
-let data133 = data.email;
-const _errs284 = errors;
-if(errors === _errs284){
-if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+let data134 = data.email;
 const _errs286 = errors;
-for(const key17 in data133){
+if(errors === _errs286){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+const _errs288 = errors;
+for(const key17 in data134){
 if(!((key17 === "smtp_url") || (key17 === "from"))){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs286 === errors){
-if(data133.smtp_url !== undefined){
-let data134 = data133.smtp_url;
-const _errs287 = errors;
-if(typeof data134 !== "string"){
-let dataType100 = typeof data134;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data134;
-}
-else if(data134 === null){
-coerced100 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data134 = coerced100;
-if(data133 !== undefined){
-data133["smtp_url"] = coerced100;
-}
-}
-}
-if(errors === _errs287){
-if(typeof data134 === "string"){
-if(!pattern41.test(data134)){
-validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
-return false;
-}
-}
-}
-var valid39 = _errs287 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data133.from !== undefined){
-let data135 = data133.from;
+if(_errs288 === errors){
+if(data134.smtp_url !== undefined){
+let data135 = data134.smtp_url;
 const _errs289 = errors;
 if(typeof data135 !== "string"){
 let dataType101 = typeof data135;
@@ -5037,26 +5029,65 @@ else if(data135 === null){
 coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data135 = coerced101;
-if(data133 !== undefined){
-data133["from"] = coerced101;
+if(data134 !== undefined){
+data134["smtp_url"] = coerced101;
 }
 }
 }
 if(errors === _errs289){
 if(typeof data135 === "string"){
-if(func3(data135) < 3){
-validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+if(!pattern41.test(data135)){
+validate10.errors = [{instancePath:instancePath+"/email/smtp_url",schemaPath:"#/properties/email/properties/smtp_url/pattern",keyword:"pattern",params:{pattern: "^smtps?://"},message:"must match pattern \""+"^smtps?://"+"\""}];
 return false;
 }
 }
 }
 var valid39 = _errs289 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data134.from !== undefined){
+let data136 = data134.from;
+const _errs291 = errors;
+if(typeof data136 !== "string"){
+let dataType102 = typeof data136;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data136;
+}
+else if(data136 === null){
+coerced102 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data136 = coerced102;
+if(data134 !== undefined){
+data134["from"] = coerced102;
+}
+}
+}
+if(errors === _errs291){
+if(typeof data136 === "string"){
+if(func3(data136) < 3){
+validate10.errors = [{instancePath:instancePath+"/email/from",schemaPath:"#/properties/email/properties/from/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"}];
+return false;
+}
+}
+}
+var valid39 = _errs291 === errors;
 }
 else {
 var valid39 = true;
@@ -5069,63 +5100,28 @@ validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs284 === errors;
+var valid0 = _errs286 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dashboard !== undefined){
-let data136 = data.dashboard;
-const _errs291 = errors;
-if(errors === _errs291){
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+let data137 = data.dashboard;
 const _errs293 = errors;
-for(const key18 in data136){
+if(errors === _errs293){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
+const _errs295 = errors;
+for(const key18 in data137){
 if(!((key18 === "signup") || (key18 === "public_url"))){
 validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/properties/dashboard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs293 === errors){
-if(data136.signup !== undefined){
-let data137 = data136.signup;
-const _errs294 = errors;
-if(typeof data137 !== "string"){
-let dataType102 = typeof data137;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data137;
-}
-else if(data137 === null){
-coerced102 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data137 = coerced102;
-if(data136 !== undefined){
-data136["signup"] = coerced102;
-}
-}
-}
-if(!((data137 === "open") || (data137 === "invite_only"))){
-validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid40 = _errs294 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data136.public_url !== undefined){
-let data138 = data136.public_url;
+if(_errs295 === errors){
+if(data137.signup !== undefined){
+let data138 = data137.signup;
 const _errs296 = errors;
 if(typeof data138 !== "string"){
 let dataType103 = typeof data138;
@@ -5138,26 +5134,61 @@ else if(data138 === null){
 coerced103 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data138 = coerced103;
-if(data136 !== undefined){
-data136["public_url"] = coerced103;
+if(data137 !== undefined){
+data137["signup"] = coerced103;
 }
 }
 }
-if(errors === _errs296){
-if(typeof data138 === "string"){
-if(!pattern42.test(data138)){
+if(!((data138 === "open") || (data138 === "invite_only"))){
+validate10.errors = [{instancePath:instancePath+"/dashboard/signup",schemaPath:"#/properties/dashboard/properties/signup/enum",keyword:"enum",params:{allowedValues: schema11.properties.dashboard.properties.signup.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid40 = _errs296 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data137.public_url !== undefined){
+let data139 = data137.public_url;
+const _errs298 = errors;
+if(typeof data139 !== "string"){
+let dataType104 = typeof data139;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data139;
+}
+else if(data139 === null){
+coerced104 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data139 = coerced104;
+if(data137 !== undefined){
+data137["public_url"] = coerced104;
+}
+}
+}
+if(errors === _errs298){
+if(typeof data139 === "string"){
+if(!pattern42.test(data139)){
 validate10.errors = [{instancePath:instancePath+"/dashboard/public_url",schemaPath:"#/properties/dashboard/properties/public_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#]+/?$"},message:"must match pattern \""+"^https?://[^/?#]+/?$"+"\""}];
 return false;
 }
 }
 }
-var valid40 = _errs296 === errors;
+var valid40 = _errs298 === errors;
 }
 else {
 var valid40 = true;
@@ -5170,67 +5201,28 @@ validate10.errors = [{instancePath:instancePath+"/dashboard",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs291 === errors;
+var valid0 = _errs293 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.gas !== undefined){
-let data139 = data.gas;
-const _errs298 = errors;
-if(errors === _errs298){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let data140 = data.gas;
 const _errs300 = errors;
-for(const key19 in data139){
+if(errors === _errs300){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs302 = errors;
+for(const key19 in data140){
 if(!(((key19 === "sponsor_key_file") || (key19 === "deposit_warning_wei")) || (key19 === "sponsorship_caps"))){
 validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs300 === errors){
-if(data139.sponsor_key_file !== undefined){
-let data140 = data139.sponsor_key_file;
-const _errs301 = errors;
-if(typeof data140 !== "string"){
-let dataType104 = typeof data140;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data140;
-}
-else if(data140 === null){
-coerced104 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced104 !== undefined){
-data140 = coerced104;
-if(data139 !== undefined){
-data139["sponsor_key_file"] = coerced104;
-}
-}
-}
-if(errors === _errs301){
-if(typeof data140 === "string"){
-if(func3(data140) < 1){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-var valid41 = _errs301 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data139.deposit_warning_wei !== undefined){
-let data141 = data139.deposit_warning_wei;
+if(_errs302 === errors){
+if(data140.sponsor_key_file !== undefined){
+let data141 = data140.sponsor_key_file;
 const _errs303 = errors;
 if(typeof data141 !== "string"){
 let dataType105 = typeof data141;
@@ -5243,21 +5235,21 @@ else if(data141 === null){
 coerced105 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced105 !== undefined){
 data141 = coerced105;
-if(data139 !== undefined){
-data139["deposit_warning_wei"] = coerced105;
+if(data140 !== undefined){
+data140["sponsor_key_file"] = coerced105;
 }
 }
 }
 if(errors === _errs303){
 if(typeof data141 === "string"){
-if(!pattern9.test(data141)){
-validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+if(func3(data141) < 1){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsor_key_file",schemaPath:"#/properties/gas/properties/sponsor_key_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -5268,78 +5260,75 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data139.sponsorship_caps !== undefined){
-let data142 = data139.sponsorship_caps;
+if(data140.deposit_warning_wei !== undefined){
+let data142 = data140.deposit_warning_wei;
 const _errs305 = errors;
+if(typeof data142 !== "string"){
+let dataType106 = typeof data142;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data142;
+}
+else if(data142 === null){
+coerced106 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced106 !== undefined){
+data142 = coerced106;
+if(data140 !== undefined){
+data140["deposit_warning_wei"] = coerced106;
+}
+}
+}
 if(errors === _errs305){
-if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+if(typeof data142 === "string"){
+if(!pattern9.test(data142)){
+validate10.errors = [{instancePath:instancePath+"/gas/deposit_warning_wei",schemaPath:"#/properties/gas/properties/deposit_warning_wei/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,78}$"},message:"must match pattern \""+"^[0-9]{1,78}$"+"\""}];
+return false;
+}
+}
+}
+var valid41 = _errs305 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data140.sponsorship_caps !== undefined){
+let data143 = data140.sponsorship_caps;
 const _errs307 = errors;
-for(const key20 in data142){
+if(errors === _errs307){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs309 = errors;
+for(const key20 in data143){
 if(!(((key20 === "free") || (key20 === "growth")) || (key20 === "enterprise"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPath:"#/properties/gas/properties/sponsorship_caps/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs307 === errors){
-if(data142.free !== undefined){
-let data143 = data142.free;
-const _errs308 = errors;
-if(errors === _errs308){
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+if(_errs309 === errors){
+if(data143.free !== undefined){
+let data144 = data143.free;
 const _errs310 = errors;
-for(const key21 in data143){
+if(errors === _errs310){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+const _errs312 = errors;
+for(const key21 in data144){
 if(!((key21 === "usd_per_day") || (key21 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs310 === errors){
-if(data143.usd_per_day !== undefined){
-let data144 = data143.usd_per_day;
-const _errs311 = errors;
-if((typeof data144 !== "string") && (data144 !== null)){
-let dataType106 = typeof data144;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data144;
-}
-else if(data144 === null){
-coerced106 = "";
-}
-else if(data144 === "" || data144 === 0 || data144 === false){
-coerced106 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced106 !== undefined){
-data144 = coerced106;
-if(data143 !== undefined){
-data143["usd_per_day"] = coerced106;
-}
-}
-}
-if(errors === _errs311){
-if(typeof data144 === "string"){
-if(!pattern44.test(data144)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid43 = _errs311 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data143.usd_total !== undefined){
-let data145 = data143.usd_total;
+if(_errs312 === errors){
+if(data144.usd_per_day !== undefined){
+let data145 = data144.usd_per_day;
 const _errs313 = errors;
 if((typeof data145 !== "string") && (data145 !== null)){
 let dataType107 = typeof data145;
@@ -5355,26 +5344,68 @@ else if(data145 === "" || data145 === 0 || data145 === false){
 coerced107 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data145 = coerced107;
-if(data143 !== undefined){
-data143["usd_total"] = coerced107;
+if(data144 !== undefined){
+data144["usd_per_day"] = coerced107;
 }
 }
 }
 if(errors === _errs313){
 if(typeof data145 === "string"){
 if(!pattern44.test(data145)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid43 = _errs313 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data144.usd_total !== undefined){
+let data146 = data144.usd_total;
+const _errs315 = errors;
+if((typeof data146 !== "string") && (data146 !== null)){
+let dataType108 = typeof data146;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data146;
+}
+else if(data146 === null){
+coerced108 = "";
+}
+else if(data146 === "" || data146 === 0 || data146 === false){
+coerced108 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.free.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced108 !== undefined){
+data146 = coerced108;
+if(data144 !== undefined){
+data144["usd_total"] = coerced108;
+}
+}
+}
+if(errors === _errs315){
+if(typeof data146 === "string"){
+if(!pattern44.test(data146)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/free/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid43 = _errs315 === errors;
 }
 else {
 var valid43 = true;
@@ -5387,70 +5418,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/free",sch
 return false;
 }
 }
-var valid42 = _errs308 === errors;
+var valid42 = _errs310 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data142.growth !== undefined){
-let data146 = data142.growth;
-const _errs315 = errors;
-if(errors === _errs315){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+if(data143.growth !== undefined){
+let data147 = data143.growth;
 const _errs317 = errors;
-for(const key22 in data146){
+if(errors === _errs317){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+const _errs319 = errors;
+for(const key22 in data147){
 if(!((key22 === "usd_per_day") || (key22 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs317 === errors){
-if(data146.usd_per_day !== undefined){
-let data147 = data146.usd_per_day;
-const _errs318 = errors;
-if((typeof data147 !== "string") && (data147 !== null)){
-let dataType108 = typeof data147;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data147;
-}
-else if(data147 === null){
-coerced108 = "";
-}
-else if(data147 === "" || data147 === 0 || data147 === false){
-coerced108 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced108 !== undefined){
-data147 = coerced108;
-if(data146 !== undefined){
-data146["usd_per_day"] = coerced108;
-}
-}
-}
-if(errors === _errs318){
-if(typeof data147 === "string"){
-if(!pattern44.test(data147)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid44 = _errs318 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data146.usd_total !== undefined){
-let data148 = data146.usd_total;
+if(_errs319 === errors){
+if(data147.usd_per_day !== undefined){
+let data148 = data147.usd_per_day;
 const _errs320 = errors;
 if((typeof data148 !== "string") && (data148 !== null)){
 let dataType109 = typeof data148;
@@ -5466,26 +5455,68 @@ else if(data148 === "" || data148 === 0 || data148 === false){
 coerced109 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced109 !== undefined){
 data148 = coerced109;
-if(data146 !== undefined){
-data146["usd_total"] = coerced109;
+if(data147 !== undefined){
+data147["usd_per_day"] = coerced109;
 }
 }
 }
 if(errors === _errs320){
 if(typeof data148 === "string"){
 if(!pattern44.test(data148)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid44 = _errs320 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data147.usd_total !== undefined){
+let data149 = data147.usd_total;
+const _errs322 = errors;
+if((typeof data149 !== "string") && (data149 !== null)){
+let dataType110 = typeof data149;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data149;
+}
+else if(data149 === null){
+coerced110 = "";
+}
+else if(data149 === "" || data149 === 0 || data149 === false){
+coerced110 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.growth.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data149 = coerced110;
+if(data147 !== undefined){
+data147["usd_total"] = coerced110;
+}
+}
+}
+if(errors === _errs322){
+if(typeof data149 === "string"){
+if(!pattern44.test(data149)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/growth/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid44 = _errs322 === errors;
 }
 else {
 var valid44 = true;
@@ -5498,70 +5529,28 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/growth",s
 return false;
 }
 }
-var valid42 = _errs315 === errors;
+var valid42 = _errs317 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data142.enterprise !== undefined){
-let data149 = data142.enterprise;
-const _errs322 = errors;
-if(errors === _errs322){
-if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+if(data143.enterprise !== undefined){
+let data150 = data143.enterprise;
 const _errs324 = errors;
-for(const key23 in data149){
+if(errors === _errs324){
+if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+const _errs326 = errors;
+for(const key23 in data150){
 if(!((key23 === "usd_per_day") || (key23 === "usd_total"))){
 validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs324 === errors){
-if(data149.usd_per_day !== undefined){
-let data150 = data149.usd_per_day;
-const _errs325 = errors;
-if((typeof data150 !== "string") && (data150 !== null)){
-let dataType110 = typeof data150;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data150;
-}
-else if(data150 === null){
-coerced110 = "";
-}
-else if(data150 === "" || data150 === 0 || data150 === false){
-coerced110 = null;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data150 = coerced110;
-if(data149 !== undefined){
-data149["usd_per_day"] = coerced110;
-}
-}
-}
-if(errors === _errs325){
-if(typeof data150 === "string"){
-if(!pattern44.test(data150)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
-return false;
-}
-}
-}
-var valid45 = _errs325 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data149.usd_total !== undefined){
-let data151 = data149.usd_total;
+if(_errs326 === errors){
+if(data150.usd_per_day !== undefined){
+let data151 = data150.usd_per_day;
 const _errs327 = errors;
 if((typeof data151 !== "string") && (data151 !== null)){
 let dataType111 = typeof data151;
@@ -5577,26 +5566,68 @@ else if(data151 === "" || data151 === 0 || data151 === false){
 coerced111 = null;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_per_day.type},message:"must be string,null"}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data151 = coerced111;
-if(data149 !== undefined){
-data149["usd_total"] = coerced111;
+if(data150 !== undefined){
+data150["usd_per_day"] = coerced111;
 }
 }
 }
 if(errors === _errs327){
 if(typeof data151 === "string"){
 if(!pattern44.test(data151)){
-validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_per_day",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_per_day/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
 return false;
 }
 }
 }
 var valid45 = _errs327 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data150.usd_total !== undefined){
+let data152 = data150.usd_total;
+const _errs329 = errors;
+if((typeof data152 !== "string") && (data152 !== null)){
+let dataType112 = typeof data152;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data152;
+}
+else if(data152 === null){
+coerced112 = "";
+}
+else if(data152 === "" || data152 === 0 || data152 === false){
+coerced112 = null;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/type",keyword:"type",params:{type: schema11.properties.gas.properties.sponsorship_caps.properties.enterprise.properties.usd_total.type},message:"must be string,null"}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data152 = coerced112;
+if(data150 !== undefined){
+data150["usd_total"] = coerced112;
+}
+}
+}
+if(errors === _errs329){
+if(typeof data152 === "string"){
+if(!pattern44.test(data152)){
+validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterprise/usd_total",schemaPath:"#/properties/gas/properties/sponsorship_caps/properties/enterprise/properties/usd_total/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,15}(\\.[0-9]{1,12})?$"+"\""}];
+return false;
+}
+}
+}
+var valid45 = _errs329 === errors;
 }
 else {
 var valid45 = true;
@@ -5609,7 +5640,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps/enterpris
 return false;
 }
 }
-var valid42 = _errs322 === errors;
+var valid42 = _errs324 === errors;
 }
 else {
 var valid42 = true;
@@ -5623,7 +5654,7 @@ validate10.errors = [{instancePath:instancePath+"/gas/sponsorship_caps",schemaPa
 return false;
 }
 }
-var valid41 = _errs305 === errors;
+var valid41 = _errs307 === errors;
 }
 else {
 var valid41 = true;
@@ -5637,71 +5668,28 @@ validate10.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/
 return false;
 }
 }
-var valid0 = _errs298 === errors;
+var valid0 = _errs300 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data152 = data.limits;
-const _errs329 = errors;
-if(errors === _errs329){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+let data153 = data.limits;
 const _errs331 = errors;
-for(const key24 in data152){
+if(errors === _errs331){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+const _errs333 = errors;
+for(const key24 in data153){
 if(!(func2.call(schema11.properties.limits.properties, key24))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs331 === errors){
-if(data152.max_connections !== undefined){
-let data153 = data152.max_connections;
-const _errs332 = errors;
-if(!(((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153))) && (isFinite(data153)))){
-let dataType112 = typeof data153;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 === "boolean" || data153 === null
-              || (dataType112 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
-coerced112 = +data153;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data153 = coerced112;
-if(data152 !== undefined){
-data152["max_connections"] = coerced112;
-}
-}
-}
-if(errors === _errs332){
-if((typeof data153 == "number") && (isFinite(data153))){
-if(data153 > 1000000 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
-}
-else {
-if(data153 < 1 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid46 = _errs332 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data152.max_connections_per_ip !== undefined){
-let data154 = data152.max_connections_per_ip;
+if(_errs333 === errors){
+if(data153.max_connections !== undefined){
+let data154 = data153.max_connections;
 const _errs334 = errors;
 if(!(((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154))) && (isFinite(data154)))){
 let dataType113 = typeof data154;
@@ -5712,26 +5700,26 @@ if(dataType113 === "boolean" || data154 === null
 coerced113 = +data154;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced113 !== undefined){
 data154 = coerced113;
-if(data152 !== undefined){
-data152["max_connections_per_ip"] = coerced113;
+if(data153 !== undefined){
+data153["max_connections"] = coerced113;
 }
 }
 }
 if(errors === _errs334){
 if((typeof data154 == "number") && (isFinite(data154))){
 if(data154 > 1000000 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data154 < 1 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections",schemaPath:"#/properties/limits/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5743,8 +5731,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.max_body_bytes !== undefined){
-let data155 = data152.max_body_bytes;
+if(data153.max_connections_per_ip !== undefined){
+let data155 = data153.max_connections_per_ip;
 const _errs336 = errors;
 if(!(((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155))) && (isFinite(data155)))){
 let dataType114 = typeof data155;
@@ -5755,26 +5743,26 @@ if(dataType114 === "boolean" || data155 === null
 coerced114 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced114 !== undefined){
 data155 = coerced114;
-if(data152 !== undefined){
-data152["max_body_bytes"] = coerced114;
+if(data153 !== undefined){
+data153["max_connections_per_ip"] = coerced114;
 }
 }
 }
 if(errors === _errs336){
 if((typeof data155 == "number") && (isFinite(data155))){
-if(data155 > 104857600 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data155 > 1000000 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data155 < 1024 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_connections_per_ip",schemaPath:"#/properties/limits/properties/max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5786,8 +5774,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_max_connections_per_account !== undefined){
-let data156 = data152.ws_max_connections_per_account;
+if(data153.max_body_bytes !== undefined){
+let data156 = data153.max_body_bytes;
 const _errs338 = errors;
 if(!(((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156))) && (isFinite(data156)))){
 let dataType115 = typeof data156;
@@ -5798,26 +5786,26 @@ if(dataType115 === "boolean" || data156 === null
 coerced115 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data156 = coerced115;
-if(data152 !== undefined){
-data152["ws_max_connections_per_account"] = coerced115;
+if(data153 !== undefined){
+data153["max_body_bytes"] = coerced115;
 }
 }
 }
 if(errors === _errs338){
 if((typeof data156 == "number") && (isFinite(data156))){
-if(data156 > 1000000 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+if(data156 > 104857600 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data156 < 1024 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/limits/max_body_bytes",schemaPath:"#/properties/limits/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -5829,8 +5817,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_max_connections_per_ip !== undefined){
-let data157 = data152.ws_max_connections_per_ip;
+if(data153.ws_max_connections_per_account !== undefined){
+let data157 = data153.ws_max_connections_per_account;
 const _errs340 = errors;
 if(!(((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157))) && (isFinite(data157)))){
 let dataType116 = typeof data157;
@@ -5841,26 +5829,26 @@ if(dataType116 === "boolean" || data157 === null
 coerced116 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data157 = coerced116;
-if(data152 !== undefined){
-data152["ws_max_connections_per_ip"] = coerced116;
+if(data153 !== undefined){
+data153["ws_max_connections_per_account"] = coerced116;
 }
 }
 }
 if(errors === _errs340){
 if((typeof data157 == "number") && (isFinite(data157))){
 if(data157 > 1000000 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_account",schemaPath:"#/properties/limits/properties/ws_max_connections_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5872,8 +5860,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_max_subscriptions_per_connection !== undefined){
-let data158 = data152.ws_max_subscriptions_per_connection;
+if(data153.ws_max_connections_per_ip !== undefined){
+let data158 = data153.ws_max_connections_per_ip;
 const _errs342 = errors;
 if(!(((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158))) && (isFinite(data158)))){
 let dataType117 = typeof data158;
@@ -5884,26 +5872,26 @@ if(dataType117 === "boolean" || data158 === null
 coerced117 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data158 = coerced117;
-if(data152 !== undefined){
-data152["ws_max_subscriptions_per_connection"] = coerced117;
+if(data153 !== undefined){
+data153["ws_max_connections_per_ip"] = coerced117;
 }
 }
 }
 if(errors === _errs342){
 if((typeof data158 == "number") && (isFinite(data158))){
-if(data158 > 100000 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
+if(data158 > 1000000 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_connections_per_ip",schemaPath:"#/properties/limits/properties/ws_max_connections_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5915,8 +5903,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_max_buffered_bytes !== undefined){
-let data159 = data152.ws_max_buffered_bytes;
+if(data153.ws_max_subscriptions_per_connection !== undefined){
+let data159 = data153.ws_max_subscriptions_per_connection;
 const _errs344 = errors;
 if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
 let dataType118 = typeof data159;
@@ -5927,26 +5915,26 @@ if(dataType118 === "boolean" || data159 === null
 coerced118 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced118 !== undefined){
 data159 = coerced118;
-if(data152 !== undefined){
-data152["ws_max_buffered_bytes"] = coerced118;
+if(data153 !== undefined){
+data153["ws_max_subscriptions_per_connection"] = coerced118;
 }
 }
 }
 if(errors === _errs344){
 if((typeof data159 == "number") && (isFinite(data159))){
-if(data159 > 1073741824 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
+if(data159 > 100000 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"}];
 return false;
 }
 else {
-if(data159 < 16384 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_subscriptions_per_connection",schemaPath:"#/properties/limits/properties/ws_max_subscriptions_per_connection/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5958,8 +5946,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_max_message_bytes !== undefined){
-let data160 = data152.ws_max_message_bytes;
+if(data153.ws_max_buffered_bytes !== undefined){
+let data160 = data153.ws_max_buffered_bytes;
 const _errs346 = errors;
 if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
 let dataType119 = typeof data160;
@@ -5970,26 +5958,26 @@ if(dataType119 === "boolean" || data160 === null
 coerced119 = +data160;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data160 = coerced119;
-if(data152 !== undefined){
-data152["ws_max_message_bytes"] = coerced119;
+if(data153 !== undefined){
+data153["ws_max_buffered_bytes"] = coerced119;
 }
 }
 }
 if(errors === _errs346){
 if((typeof data160 == "number") && (isFinite(data160))){
-if(data160 > 104857600 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
+if(data160 > 1073741824 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"}];
 return false;
 }
 else {
-if(data160 < 1024 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
+if(data160 < 16384 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_buffered_bytes",schemaPath:"#/properties/limits/properties/ws_max_buffered_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16384},message:"must be >= 16384"}];
 return false;
 }
 }
@@ -6001,8 +5989,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_ping_interval_ms !== undefined){
-let data161 = data152.ws_ping_interval_ms;
+if(data153.ws_max_message_bytes !== undefined){
+let data161 = data153.ws_max_message_bytes;
 const _errs348 = errors;
 if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
 let dataType120 = typeof data161;
@@ -6013,26 +6001,26 @@ if(dataType120 === "boolean" || data161 === null
 coerced120 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data161 = coerced120;
-if(data152 !== undefined){
-data152["ws_ping_interval_ms"] = coerced120;
+if(data153 !== undefined){
+data153["ws_max_message_bytes"] = coerced120;
 }
 }
 }
 if(errors === _errs348){
 if((typeof data161 == "number") && (isFinite(data161))){
-if(data161 > 3600000 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+if(data161 > 104857600 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 104857600},message:"must be <= 104857600"}];
 return false;
 }
 else {
-if(data161 < 1000 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+if(data161 < 1024 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_max_message_bytes",schemaPath:"#/properties/limits/properties/ws_max_message_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"}];
 return false;
 }
 }
@@ -6044,8 +6032,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.ws_feed_idle_ms !== undefined){
-let data162 = data152.ws_feed_idle_ms;
+if(data153.ws_ping_interval_ms !== undefined){
+let data162 = data153.ws_ping_interval_ms;
 const _errs350 = errors;
 if(!(((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162))) && (isFinite(data162)))){
 let dataType121 = typeof data162;
@@ -6056,26 +6044,26 @@ if(dataType121 === "boolean" || data162 === null
 coerced121 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced121 !== undefined){
 data162 = coerced121;
-if(data152 !== undefined){
-data152["ws_feed_idle_ms"] = coerced121;
+if(data153 !== undefined){
+data153["ws_ping_interval_ms"] = coerced121;
 }
 }
 }
 if(errors === _errs350){
 if((typeof data162 == "number") && (isFinite(data162))){
-if(data162 > 86400000 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
+if(data162 > 3600000 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
 if(data162 < 1000 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_ping_interval_ms",schemaPath:"#/properties/limits/properties/ws_ping_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -6087,8 +6075,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.data_queries_per_account !== undefined){
-let data163 = data152.data_queries_per_account;
+if(data153.ws_feed_idle_ms !== undefined){
+let data163 = data153.ws_feed_idle_ms;
 const _errs352 = errors;
 if(!(((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163))) && (isFinite(data163)))){
 let dataType122 = typeof data163;
@@ -6099,26 +6087,26 @@ if(dataType122 === "boolean" || data163 === null
 coerced122 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced122 !== undefined){
 data163 = coerced122;
-if(data152 !== undefined){
-data152["data_queries_per_account"] = coerced122;
+if(data153 !== undefined){
+data153["ws_feed_idle_ms"] = coerced122;
 }
 }
 }
 if(errors === _errs352){
 if((typeof data163 == "number") && (isFinite(data163))){
-if(data163 > 10000 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+if(data163 > 86400000 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"}];
 return false;
 }
 else {
-if(data163 < 1 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(data163 < 1000 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/limits/ws_feed_idle_ms",schemaPath:"#/properties/limits/properties/ws_feed_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -6130,8 +6118,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.statement_timeout_ms !== undefined){
-let data164 = data152.statement_timeout_ms;
+if(data153.data_queries_per_account !== undefined){
+let data164 = data153.data_queries_per_account;
 const _errs354 = errors;
 if(!(((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164))) && (isFinite(data164)))){
 let dataType123 = typeof data164;
@@ -6142,26 +6130,26 @@ if(dataType123 === "boolean" || data164 === null
 coerced123 = +data164;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced123 !== undefined){
 data164 = coerced123;
-if(data152 !== undefined){
-data152["statement_timeout_ms"] = coerced123;
+if(data153 !== undefined){
+data153["data_queries_per_account"] = coerced123;
 }
 }
 }
 if(errors === _errs354){
 if((typeof data164 == "number") && (isFinite(data164))){
-if(data164 > 3600000 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+if(data164 > 10000 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
 return false;
 }
 else {
-if(data164 < 0 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data164 < 1 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/limits/data_queries_per_account",schemaPath:"#/properties/limits/properties/data_queries_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -6173,8 +6161,8 @@ else {
 var valid46 = true;
 }
 if(valid46){
-if(data152.indexer_statement_timeout_ms !== undefined){
-let data165 = data152.indexer_statement_timeout_ms;
+if(data153.statement_timeout_ms !== undefined){
+let data165 = data153.statement_timeout_ms;
 const _errs356 = errors;
 if(!(((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165))) && (isFinite(data165)))){
 let dataType124 = typeof data165;
@@ -6185,32 +6173,75 @@ if(dataType124 === "boolean" || data165 === null
 coerced124 = +data165;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced124 !== undefined){
 data165 = coerced124;
-if(data152 !== undefined){
-data152["indexer_statement_timeout_ms"] = coerced124;
+if(data153 !== undefined){
+data153["statement_timeout_ms"] = coerced124;
 }
 }
 }
 if(errors === _errs356){
 if((typeof data165 == "number") && (isFinite(data165))){
 if(data165 > 3600000 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
 return false;
 }
 else {
 if(data165 < 0 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate10.errors = [{instancePath:instancePath+"/limits/statement_timeout_ms",schemaPath:"#/properties/limits/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
 var valid46 = _errs356 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data153.indexer_statement_timeout_ms !== undefined){
+let data166 = data153.indexer_statement_timeout_ms;
+const _errs358 = errors;
+if(!(((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166))) && (isFinite(data166)))){
+let dataType125 = typeof data166;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data166 === null
+              || (dataType125 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
+coerced125 = +data166;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data166 = coerced125;
+if(data153 !== undefined){
+data153["indexer_statement_timeout_ms"] = coerced125;
+}
+}
+}
+if(errors === _errs358){
+if((typeof data166 == "number") && (isFinite(data166))){
+if(data166 > 3600000 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"}];
+return false;
+}
+else {
+if(data166 < 0 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/limits/indexer_statement_timeout_ms",schemaPath:"#/properties/limits/properties/indexer_statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs358 === errors;
 }
 else {
 var valid46 = true;
@@ -6234,67 +6265,28 @@ validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs329 === errors;
+var valid0 = _errs331 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tracing !== undefined){
-let data166 = data.tracing;
-const _errs358 = errors;
-if(errors === _errs358){
-if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+let data167 = data.tracing;
 const _errs360 = errors;
-for(const key25 in data166){
+if(errors === _errs360){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+const _errs362 = errors;
+for(const key25 in data167){
 if(!(((key25 === "endpoint") || (key25 === "service_name")) || (key25 === "sample_ratio"))){
 validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/properties/tracing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs360 === errors){
-if(data166.endpoint !== undefined){
-let data167 = data166.endpoint;
-const _errs361 = errors;
-if(typeof data167 !== "string"){
-let dataType125 = typeof data167;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data167;
-}
-else if(data167 === null){
-coerced125 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data167 = coerced125;
-if(data166 !== undefined){
-data166["endpoint"] = coerced125;
-}
-}
-}
-if(errors === _errs361){
-if(typeof data167 === "string"){
-if(!pattern4.test(data167)){
-validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
-return false;
-}
-}
-}
-var valid47 = _errs361 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data166.service_name !== undefined){
-let data168 = data166.service_name;
+if(_errs362 === errors){
+if(data167.endpoint !== undefined){
+let data168 = data167.endpoint;
 const _errs363 = errors;
 if(typeof data168 !== "string"){
 let dataType126 = typeof data168;
@@ -6307,28 +6299,22 @@ else if(data168 === null){
 coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced126 !== undefined){
 data168 = coerced126;
-if(data166 !== undefined){
-data166["service_name"] = coerced126;
+if(data167 !== undefined){
+data167["endpoint"] = coerced126;
 }
 }
 }
 if(errors === _errs363){
 if(typeof data168 === "string"){
-if(func3(data168) > 100){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(!pattern4.test(data168)){
+validate10.errors = [{instancePath:instancePath+"/tracing/endpoint",schemaPath:"#/properties/tracing/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
-}
-else {
-if(func3(data168) < 1){
-validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
 }
 }
 }
@@ -6338,44 +6324,89 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data166.sample_ratio !== undefined){
-let data169 = data166.sample_ratio;
+if(data167.service_name !== undefined){
+let data169 = data167.service_name;
 const _errs365 = errors;
-if(!((typeof data169 == "number") && (isFinite(data169)))){
+if(typeof data169 !== "string"){
 let dataType127 = typeof data169;
 let coerced127 = undefined;
 if(!(coerced127 !== undefined)){
-if(dataType127 == "boolean" || data169 === null
-              || (dataType127 == "string" && data169 && data169 == +data169)){
-coerced127 = +data169;
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data169;
+}
+else if(data169 === null){
+coerced127 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data169 = coerced127;
-if(data166 !== undefined){
-data166["sample_ratio"] = coerced127;
+if(data167 !== undefined){
+data167["service_name"] = coerced127;
 }
 }
 }
 if(errors === _errs365){
-if((typeof data169 == "number") && (isFinite(data169))){
-if(data169 > 1 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+if(typeof data169 === "string"){
+if(func3(data169) > 100){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(func3(data169) < 1){
+validate10.errors = [{instancePath:instancePath+"/tracing/service_name",schemaPath:"#/properties/tracing/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 }
 var valid47 = _errs365 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data167.sample_ratio !== undefined){
+let data170 = data167.sample_ratio;
+const _errs367 = errors;
+if(!((typeof data170 == "number") && (isFinite(data170)))){
+let dataType128 = typeof data170;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "boolean" || data170 === null
+              || (dataType128 == "string" && data170 && data170 == +data170)){
+coerced128 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data170 = coerced128;
+if(data167 !== undefined){
+data167["sample_ratio"] = coerced128;
+}
+}
+}
+if(errors === _errs367){
+if((typeof data170 == "number") && (isFinite(data170))){
+if(data170 > 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/tracing/sample_ratio",schemaPath:"#/properties/tracing/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid47 = _errs367 === errors;
 }
 else {
 var valid47 = true;
@@ -6389,53 +6420,14 @@ validate10.errors = [{instancePath:instancePath+"/tracing",schemaPath:"#/propert
 return false;
 }
 }
-var valid0 = _errs358 === errors;
+var valid0 = _errs360 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.sponsor_key !== undefined){
-let data170 = data.sponsor_key;
-const _errs367 = errors;
-if(typeof data170 !== "string"){
-let dataType128 = typeof data170;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data170;
-}
-else if(data170 === null){
-coerced128 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data170 = coerced128;
-if(data !== undefined){
-data["sponsor_key"] = coerced128;
-}
-}
-}
-if(errors === _errs367){
-if(typeof data170 === "string"){
-if(!pattern39.test(data170)){
-validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs367 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.bundler_keys !== undefined){
-let data171 = data.bundler_keys;
+let data171 = data.sponsor_key;
 const _errs369 = errors;
 if(typeof data171 !== "string"){
 let dataType129 = typeof data171;
@@ -6448,21 +6440,21 @@ else if(data171 === null){
 coerced129 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data171 = coerced129;
 if(data !== undefined){
-data["bundler_keys"] = coerced129;
+data["sponsor_key"] = coerced129;
 }
 }
 }
 if(errors === _errs369){
 if(typeof data171 === "string"){
-if(!pattern52.test(data171)){
-validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
+if(!pattern39.test(data171)){
+validate10.errors = [{instancePath:instancePath+"/sponsor_key",schemaPath:"#/properties/sponsor_key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
@@ -6473,8 +6465,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.encryption_key !== undefined){
-let data172 = data.encryption_key;
+if(data.bundler_keys !== undefined){
+let data172 = data.bundler_keys;
 const _errs371 = errors;
 if(typeof data172 !== "string"){
 let dataType130 = typeof data172;
@@ -6487,21 +6479,21 @@ else if(data172 === null){
 coerced130 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data172 = coerced130;
 if(data !== undefined){
-data["encryption_key"] = coerced130;
+data["bundler_keys"] = coerced130;
 }
 }
 }
 if(errors === _errs371){
 if(typeof data172 === "string"){
-if(!pattern53.test(data172)){
-validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern52.test(data172)){
+validate10.errors = [{instancePath:instancePath+"/bundler_keys",schemaPath:"#/properties/bundler_keys/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"+"\""}];
 return false;
 }
 }
@@ -6512,31 +6504,70 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metrics_require_admin_token !== undefined){
-let data173 = data.metrics_require_admin_token;
+if(data.encryption_key !== undefined){
+let data173 = data.encryption_key;
 const _errs373 = errors;
-if(typeof data173 !== "boolean"){
+if(typeof data173 !== "string"){
+let dataType131 = typeof data173;
 let coerced131 = undefined;
 if(!(coerced131 !== undefined)){
-if(data173 === "false" || data173 === 0 || data173 === null){
-coerced131 = false;
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data173;
 }
-else if(data173 === "true" || data173 === 1){
-coerced131 = true;
+else if(data173 === null){
+coerced131 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data173 = coerced131;
 if(data !== undefined){
-data["metrics_require_admin_token"] = coerced131;
+data["encryption_key"] = coerced131;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data173 === "string"){
+if(!pattern53.test(data173)){
+validate10.errors = [{instancePath:instancePath+"/encryption_key",schemaPath:"#/properties/encryption_key/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""}];
+return false;
 }
 }
 }
 var valid0 = _errs373 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics_require_admin_token !== undefined){
+let data174 = data.metrics_require_admin_token;
+const _errs375 = errors;
+if(typeof data174 !== "boolean"){
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(data174 === "false" || data174 === 0 || data174 === null){
+coerced132 = false;
+}
+else if(data174 === "true" || data174 === 1){
+coerced132 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics_require_admin_token",schemaPath:"#/properties/metrics_require_admin_token/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data174 = coerced132;
+if(data !== undefined){
+data["metrics_require_admin_token"] = coerced132;
+}
+}
+}
+var valid0 = _errs375 === errors;
 }
 else {
 var valid0 = true;

@@ -19,7 +19,9 @@ describe('docs/upstreams.md: the full example', () => {
       const [ethereum, base] = config.chains;
       expect(ethereum).toMatchObject({ chainId: 1, blockTimeS: 12, maxLagBlocks: 3, getLogsMaxRange: 5000 });
       expect(ethereum!.upstreams.map((u) => u.name)).toEqual(['own-erigon', 'alchemy', 'infura', 'public-fallback']);
+      expect(ethereum!.upstreams[0]).toMatchObject({ maxConcurrency: 128, timeoutMs: 20000, gzip: false });
       expect(ethereum!.upstreams[1]).toMatchObject({ cuPerS: 660, cuTable: 'alchemy', getLogsMaxRange: 2000 });
+      expect(ethereum!.upstreams[1]!.gzip).toBeUndefined();
       expect(ethereum!.upstreams[2]).toMatchObject({
         cuPerS: 4000,
         cuTable: 'infura',
