@@ -1,7 +1,9 @@
 import { isAscii } from 'node:buffer';
+import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { classifyAddress } from '../core/address-policy.ts';
 import { withTraceparent } from '../tracing/tracing.ts';
 import { retryAfterMs } from './retry-after.ts';
 
@@ -186,7 +188,9 @@ function decompress(body: Buffer, encoding: string): Promise<Buffer> {
 }
 
 export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  if (hostname === 'localhost') return true;
+  const address = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return isIP(address) !== 0 && classifyAddress(address) === 'loopback';
 }
 
 function looksLikeJson(text: string): boolean {
