@@ -4,9 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Answers compressed for clients that ask (`Accept-Encoding: gzip` or `br`, as Alchemy's and Infura's
- * endpoints answer them), when they are at least `minBytes` long (setting `compress_min_bytes`, 2,048 by default; 0: never): a block with its transactions or a
- * page of logs shrinks to a fifth. gzip at level 1 (about 8 ms of CPU per MB, on libuv's threads, not the
- * event loop) is preferred over brotli when both are accepted: cheaper for nearly the same size.
+ * endpoints answer them), when they are at least `minBytes` long (setting `compress_min_bytes`, 2,048
+ * by default; 0: never): a block with its transactions or a page of logs shrinks to a fifth. gzip at
+ * level 1 (about 8 ms of CPU per MB, on libuv's threads, not the event loop) is preferred over brotli
+ * when both are accepted: cheaper for nearly the same size.
  */
 export type ContentCoding = 'gzip' | 'br';
 
