@@ -24,6 +24,7 @@ import { handleClientError } from './client-error.ts';
 import { type ConnectionCaps, defaultConnectionCaps, enforceConnectionCaps } from './connection-caps.ts';
 import { answerPreflight, type CorsPolicy, createCorsPolicy, isPreflight } from './cors.ts';
 import { docsPages } from './docs-pages.ts';
+import { refuseEncodedBody } from './encoded-body.ts';
 import { errorHandler } from './error-handler.ts';
 import { createFastDispatch, type FastRoute, shuttingDown } from './fast-route.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
@@ -220,6 +221,7 @@ function addRequestHooks(app: FastifyInstance, server: ServerState): void {
       return reply.code(204).headers(headers).send();
     }
   });
+  app.addHook('preParsing', refuseEncodedBody);
   app.addHook('preParsing', refuseUnexpectedBody);
   app.addHook('preValidation', checkRequestInput);
   // A response finishing while the server drains closes its connection, so close() need not wait

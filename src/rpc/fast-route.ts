@@ -1,3 +1,4 @@
+import { hasEncodedBody } from '../http/encoded-body.ts';
 import type { FastRoute } from '../http/fast-route.ts';
 import { authenticateV1, type V1GuardDeps } from '../http/v1-guard.ts';
 import { answerRpc, type RpcRouteDeps, rpcBodyLimit } from './answer-rpc.ts';
@@ -36,6 +37,8 @@ function rpcFastRoute(deps: RpcRouteDeps & V1GuardDeps, url: string, plainPath: 
     match(url, req) {
       const contentType = req.headers['content-type'];
       if (contentType === undefined || !parsableContentType.test(contentType)) return undefined;
+      // A compressed body is Fastify's to refuse (src/http/encoded-body.ts).
+      if (hasEncodedBody(req.headers)) return undefined;
       const found = plainPath.exec(url);
       return found ? found.slice(1) : undefined;
     },
