@@ -56,7 +56,8 @@ describe('gzip from upstreams', () => {
     closers.push(node.close, () => client.close());
     expect(await client.send(body)).toBe(answerText);
     expect(node.seen[0]!['accept-encoding']).toBeUndefined();
-    for (const host of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', '[::ffff:127.0.0.1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', '[::ffff:127.0.0.1]'])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['10.0.0.1', 'eth-mainnet.g.alchemy.com', '128.0.0.1', '[2001:db8::1]', 'localhost.example']) {
       expect(isLoopbackHost(host), host).toBe(false);
     }
