@@ -40,11 +40,19 @@ const connectTimeoutMs = 10_000;
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
 export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+  const max = target.maxConnections ?? 10;
   const pool = new pg.Pool({
     connectionString: target.url,
-    max: target.maxConnections ?? 10,
+    max,
+    // The pool keeps every connection it opened. pg's default closes one idle for 10 s, so a request
+    // after a quiet spell paid a new session: about 20 ms to connect and authenticate, then its first
+    // statements planned and functions compiled again in a backend with cold caches.
+    min: max,
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
+    // Kept connections may sit idle for long: TCP keepalives after 30 s of silence (not the kernel's two
+    // hours) keep a NAT or firewall between here and the server from dropping them unseen.
+    keepAliveInitialDelayMillis: 30_000,
     ...(target.statementTimeoutMs ? { statement_timeout: target.statementTimeoutMs } : {}),
   });
   // A connection that breaks (the server restarted or ended the session) emits 'error' on its client,
