@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.ts';
+import { saysItHasBody } from './body-presence.ts';
 
 /** Whether the request has a body it says is compressed (`Content-Encoding` other than `identity`). */
 export function hasEncodedBody(headers: IncomingHttpHeaders): boolean {
   const encoding = headers['content-encoding']?.trim().toLowerCase();
   if (encoding === undefined || encoding === '' || encoding === 'identity') return false;
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  return saysItHasBody(headers);
 }
 
 /**

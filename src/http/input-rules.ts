@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.ts';
+import { saysItHasBody } from './body-presence.ts';
 
 /**
  * Rules every REST request's input follows, whatever its route: checked once here, before the route's
@@ -167,12 +168,11 @@ export async function refuseUnexpectedBody(request: FastifyRequest, _reply: Fast
   const { schema } = request.routeOptions;
   if (request.is404 || schema === undefined || schema.body !== undefined) return;
   const { headers } = request;
-  const length = headers['content-length'];
-  const chunked = headers['transfer-encoding'] !== undefined;
-  if (!chunked && (length === undefined || length === '0')) {
+  if (!saysItHasBody(headers)) {
     delete headers['content-type'];
     return;
   }
-  if (chunked && length === undefined && request.headers['content-type']?.startsWith('application/json')) return;
+  const chunked = headers['transfer-encoding'] !== undefined;
+  if (chunked && headers['content-length'] === undefined && headers['content-type']?.startsWith('application/json')) return;
   throw takesNoBody(request);
 }
