@@ -17,7 +17,7 @@ const quietS = wholeNumber('BENCH_QUIET_S', 15, 11, 120);
 const rounds = wholeNumber('BENCH_QUIET_ROUNDS', 6, 2, 20);
 const burst = 4;
 const requestTimeoutMs = 10_000;
-/** anvil's account #1, which the devnet's demo data sends from. */
+/** anvil's account #1: the query reads the index for it whether or not it has transfers yet. */
 const address = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const deadlineMs = 120_000 + rounds * (quietS + 5) * 1000;
 
