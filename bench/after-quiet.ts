@@ -12,9 +12,10 @@ import { createBenchKey } from './support/admin.ts';
 import { type BlockyardService, startBlockyardService } from './support/blockyard-service.ts';
 import { createLatencyRecorder, type LatencyRecorder } from './support/percentiles.ts';
 import { describeMachine, describeSource, guardRun } from './support/run-guard.ts';
+import { wholeNumber } from './support/settings.ts';
 
-const quietS = wholeNumber('BENCH_QUIET_S', 15, 11, 120);
-const rounds = wholeNumber('BENCH_QUIET_ROUNDS', 6, 2, 20);
+const quietS = wholeNumber(process.env, 'BENCH_QUIET_S', 15, 11, 120);
+const rounds = wholeNumber(process.env, 'BENCH_QUIET_ROUNDS', 6, 2, 20);
 const burst = 4;
 const requestTimeoutMs = 10_000;
 /** anvil's account #1: the query reads the index for it whether or not it has transfers yet. */
@@ -34,15 +35,6 @@ const { cleanup, disarm } = guardRun({
     rmSync(workDir, { recursive: true, force: true });
   },
 });
-
-function wholeNumber(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be a whole number from ${min} to ${max}`);
-  return value;
-}
 
 async function timedBurst(url: string, key: string, into: LatencyRecorder, medians: number[]): Promise<void> {
   const times = await Promise.all(
