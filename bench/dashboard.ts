@@ -2,7 +2,8 @@
 // first pages a user sees, in Debian's Chromium, from Blockyard as `npm start` runs it, and, as the
 // baseline in the same run, the same built files from a bare node:http server with no API behind it.
 // Also each page's JavaScript, gzipped, against the budget. Run: npm run bench:dashboard
-// (BENCH_DASHBOARD_SAMPLES, default 15)
+// (BENCH_DASHBOARD_SAMPLES, default 15; BENCH_DASHBOARD_LATENCY_MS, default 0: every request of the
+// pages delayed that much by Chromium's network emulation, a real link's round trip instead of loopback's)
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { wholeNumber } from './support/settings.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const samples = wholeNumber(process.env, 'BENCH_DASHBOARD_SAMPLES', 15, 3, 200);
+const latencyMs = wholeNumber(process.env, 'BENCH_DASHBOARD_LATENCY_MS', 0, 0, 1_000);
 /** Discarded loads of each page before the measured ones: the servers' first-request work (file reads, JIT). */
 const warmupLoads = 1;
 const baselineName = 'static server /sign-in';
@@ -69,14 +71,14 @@ try {
   console.log(describeMachine());
   console.log(
     `settings: ${samples} cold loads per page (a new browser context each, after ${warmupLoads} discarded), pages in turn; ` +
-      `headless Chromium ${browser.version()} at 1280x860 on 127.0.0.1; blockyard as npm start runs it (build, log level info, ` +
+      `headless Chromium ${browser.version()} at 1280x860 on 127.0.0.1${latencyMs > 0 ? ` with ${latencyMs} ms added to every request` : ''}; blockyard as npm start runs it (build, log level info, ` +
       'embedded Postgres, embedded devnet), signed in as a user made through /dashboard/api/signup with one key and 3 calls',
   );
   const rows: LoadRow[] = targets.map(([name]) => ({ name, samples: [] }));
   // Round-robin: a slow moment of the VM falls on every page alike instead of on one row.
   for (let round = 0; round < warmupLoads + samples; round++) {
     for (const [index, [, target]] of targets.entries()) {
-      const sample = await measureColdLoad(browser, target);
+      const sample = await measureColdLoad(browser, target, latencyMs);
       if (round >= warmupLoads) rows[index]!.samples.push(sample);
     }
   }

@@ -52,13 +52,27 @@ const timings = `(() => {
   };
 })()`;
 
-export async function measureColdLoad(browser: Browser, target: LoadTarget): Promise<ColdLoad> {
+/**
+ * `latencyMs` > 0 delays every request of the page by that much (Chromium's own network emulation,
+ * as DevTools' throttling does it): a link with a real round trip instead of loopback's.
+ */
+export async function measureColdLoad(browser: Browser, target: LoadTarget, latencyMs = 0): Promise<ColdLoad> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
   try {
     if (target.cookie) await context.addCookies([{ ...target.cookie, url: new URL(target.url).origin }]);
     await context.addInitScript({ content: readyProbe(target.heading) });
     const page = await context.newPage();
     page.setDefaultTimeout(sampleTimeoutMs);
+    if (latencyMs > 0) {
+      const devtools = await context.newCDPSession(page);
+      await devtools.send('Network.enable');
+      await devtools.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: latencyMs,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+    }
     await page.goto(target.url, { waitUntil: 'load', timeout: sampleTimeoutMs });
     // Polled through page.evaluate (the DevTools protocol): waitForFunction evaluates a string with eval,
     // which the dashboard's CSP refuses. The times themselves are the page's own, not the poll's.

@@ -18,8 +18,14 @@ const snapshot = () => window.location.pathname + window.location.search;
 export function useLocation(): { path: string; query: URLSearchParams } {
   const current = useSyncExternalStore(subscribe, snapshot);
   const url = new URL(current, window.location.origin);
-  return { path: url.pathname.replace(/\/+$/, '') || '/', query: url.searchParams };
+  return { path: pathOf(url), query: url.searchParams };
 }
+
+/** The path the app routes by: without trailing slashes. */
+const pathOf = (url: { pathname: string }) => url.pathname.replace(/\/+$/, '') || '/';
+
+/** The current path, outside rendering. */
+export const currentPath = () => pathOf(window.location);
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;

@@ -27,7 +27,7 @@ import {
   TextField,
 } from '../ui/components.tsx';
 import { ConfirmActionDialog, useConfirmedAction } from '../ui/confirmed-action.tsx';
-import { takeHeld } from '../ui/flash.ts';
+import { useHeld } from '../ui/flash.ts';
 import { formatDate } from '../ui/format.ts';
 import { useAction, useLoad, useTitle } from '../ui/hooks.ts';
 import { toggled } from '../ui/lists.ts';
@@ -40,10 +40,10 @@ export default function WebhookDetailPage({ params }: { params: Record<string, s
   useTitle(`Webhook ${id}`);
   const webhook = useLoad(() => getWebhook(id), [id]);
   // The secret of a webhook made a moment ago on the creation page, shown once.
-  const [secret, setSecret] = useState<{ value: string; rotated: boolean } | undefined>(() => {
-    const held = takeHeld(`secret:${id}`);
-    return held ? { value: held, rotated: false } : undefined;
-  });
+  const held = useHeld(`secret:${id}`);
+  const [secret, setSecret] = useState<{ value: string; rotated: boolean } | undefined>(() =>
+    held ? { value: held, rotated: false } : undefined,
+  );
   const [notice, setNotice] = useState<string | undefined>();
   const [deliveryRound, setDeliveryRound] = useState(0);
   const status = useAction(updateWebhook);
