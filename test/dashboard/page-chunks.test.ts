@@ -85,4 +85,24 @@ describe('a cold load of a dashboard page', () => {
       await page.close();
     }
   }, 30_000);
+
+  it('the other pages come once the first is drawn: a click on the menu draws its page without a fallback', async () => {
+    const page = await run.browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.addInitScript({ content: stateRecorder });
+      await mockDashboardApi(page, { signedIn: true });
+      const webhooksChunk = page.waitForRequest((request) => /\/assets\/webhooks-[\w-]+\.js$/.test(request.url()));
+      await page.goto('/usage');
+      await page.getByRole('heading', { name: 'Usage' }).waitFor();
+      await webhooksChunk;
+      await page.evaluate('window.__states.length = 0');
+      await page.getByRole('link', { name: 'Webhooks' }).first().click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      const states = (await page.evaluate('window.__states')) as { h1: string | null; loading: string | null }[];
+      expect(states.map((state) => state.loading)).not.toContain('Loading…');
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
 });
