@@ -52,6 +52,12 @@ export async function getTokenBalances(deps: TokenBalancesDeps, network: Network
       '"DEFAULT_TOKENS" (a hosted top-100 list) is not served here: pass "erc20" or a list of contracts',
     );
   }
+  if (selection === 'NATIVE_TOKEN') {
+    throw invalidRequest(
+      'params[1]',
+      '"NATIVE_TOKEN" is not served here: read the native balance with eth_getBalance; pass "erc20" or a list of contracts for tokens',
+    );
+  }
   if (selection !== 'erc20') {
     throw invalidRequest('params[1]', `${quote(selection)} is neither a list of contracts nor "erc20"`);
   }

@@ -86,6 +86,19 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
     expect((await t.rpc('alchemy_getTokenBalances', [alice, 'erc20', { pageKey: bobsKey }])).error?.message).toMatch(
       /^invalid parameter 'pageKey': belongs to another query/,
     );
+    // Alchemy's other token specifications are refused with what to use instead.
+    for (const [spec, instead] of [
+      [
+        'NATIVE_TOKEN',
+        /^invalid parameter 'params\[1\]': "NATIVE_TOKEN" is not served here: read the native balance with eth_getBalance/,
+      ],
+      ['DEFAULT_TOKENS', /^invalid parameter 'params\[1\]': "DEFAULT_TOKENS" \(a hosted top-100 list\) is not served here/],
+    ] as const) {
+      expect((await t.rpc('alchemy_getTokenBalances', [bob, spec])).error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(instead),
+      });
+    }
   });
 
   it('getTokenMetadata reads the token, nulls for a contract that is not one', async () => {
