@@ -2,14 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import type { EnhancedMethods } from '../alchemy/enhanced-methods.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Network } from '../chains/registry.ts';
 import { type JsonRpcCall, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
-import type { DataQuerySlots } from '../limits/data-query-slots.ts';
-import type { RateLimiter } from '../limits/limiter.ts';
-import type { Metrics } from '../observability/metrics.ts';
-import type { UsageRecorder } from '../usage/recorder.ts';
 import { type AnswerDeps, answerMessage } from './answer-message.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import type { HeadFeed } from './head-feed.ts';
@@ -24,19 +18,13 @@ export interface SessionLimits {
   maxSubscriptions: number;
 }
 
-export interface SessionDeps {
+/** What a message's answer needs (answer-message.ts), beside the socket's own parts. */
+type AnswerParts = Pick<AnswerDeps, 'principal' | 'network' | 'limiter' | 'metrics' | 'enhanced' | 'dataQueries' | 'usage'>;
+
+export interface SessionDeps extends AnswerParts {
   ws: WebSocket;
   /** The connection `ws` runs on (from the upgrade): subscription items are written to it directly. */
   socket: Duplex;
-  principal: Principal;
-  network: Network;
-  limiter: RateLimiter;
-  metrics: Metrics;
-  enhanced?: EnhancedMethods;
-  /** The per-account cap on data queries running at once; absent: no cap. */
-  dataQueries?: DataQuerySlots;
-  /** Counts each call of a message for `GET /v1/usage`; absent: not counted. */
-  usage?: UsageRecorder;
   wsMetrics: WsMetrics;
   logger: Logger;
   limits: SessionLimits;
