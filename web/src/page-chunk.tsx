@@ -1,4 +1,4 @@
-import { type ComponentType, type LazyExoticComponent, lazy, useMemo } from 'react';
+import { type ComponentType, type LazyExoticComponent, lazy, useState } from 'react';
 
 export type PageProps = { params: Record<string, string> };
 
@@ -44,7 +44,13 @@ export function pageChunk(importer: () => Promise<{ default: ComponentType<PageP
  * its fallback was drawn (its fallback throttle): every cold load paid those 300 ms.
  */
 export function ChunkPage({ chunk, params }: { chunk: PageChunk; params: Record<string, string> }) {
-  // Chosen once per page: switching from the lazy form to the loaded page later would remount it.
-  const Page = useMemo(() => chunk.loaded() ?? chunk.lazy, [chunk]);
+  // Chosen once per page, kept in state: switching from the lazy form to the loaded page on a later
+  // render would remount it and lose what it holds.
+  const [shown, setShown] = useState(() => ({ chunk, Page: chunk.loaded() ?? chunk.lazy }));
+  let { Page } = shown;
+  if (shown.chunk !== chunk) {
+    Page = chunk.loaded() ?? chunk.lazy;
+    setShown({ chunk, Page });
+  }
   return <Page params={params} />;
 }
