@@ -86,18 +86,26 @@ describe('a cold load of a dashboard page', () => {
     }
   }, 30_000);
 
-  it('the other pages come once the first is drawn: a click on the menu draws its page without a fallback', async () => {
+  it('the other pages come once the first is drawn, and a page already loaded is drawn on a click without a fallback', async () => {
     const page = await run.browser.context.newPage();
     page.setDefaultTimeout(10_000);
     try {
       await page.addInitScript({ content: stateRecorder });
       await mockDashboardApi(page, { signedIn: true });
-      const webhooksChunk = page.waitForRequest((request) => /\/assets\/webhooks-[\w-]+\.js$/.test(request.url()));
+      const asked = (chunk: string) =>
+        page.waitForRequest((request) => new RegExp(`/assets/${chunk}-[\\w-]+\\.js$`).test(request.url()));
+      const otherChunks = Promise.all(['webhooks', 'operator', 'wallet-detail'].map(asked));
       await page.goto('/usage');
-      await page.getByRole('heading', { name: 'Usage' }).waitFor();
-      await webhooksChunk;
+      await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+      // Fetched without a click.
+      await otherChunks;
+      const menu = (name: string) => page.getByRole('link', { name }).first();
+      await menu('Webhooks').click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await menu('Usage').click();
+      await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
       await page.evaluate('window.__states.length = 0');
-      await page.getByRole('link', { name: 'Webhooks' }).first().click();
+      await menu('Webhooks').click();
       await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
       const states = (await page.evaluate('window.__states')) as { h1: string | null; loading: string | null }[];
       expect(states.map((state) => state.loading)).not.toContain('Loading…');
