@@ -32,6 +32,7 @@ import * as spamReports from './migrations/2026-12-05T0300-spam-reports.ts';
 import * as nftAirdrops from './migrations/2026-12-05T1000-nft-airdrops.ts';
 import * as nftAcquiredBlock from './migrations/2026-12-05T1100-nft-acquired-block.ts';
 import * as mempoolAdmissionFunction from './migrations/2026-12-05T1700-mempool-admission-function.ts';
+import * as nftHolderCollections from './migrations/2026-12-06T2315-nft-holder-collections.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-05T1000-nft-airdrops': nftAirdrops,
   '2026-12-05T1100-nft-acquired-block': nftAcquiredBlock,
   '2026-12-05T1700-mempool-admission-function': mempoolAdmissionFunction,
+  '2026-12-06T2315-nft-holder-collections': nftHolderCollections,
 };
 
 /**

@@ -10,6 +10,7 @@ import type {
   InternalTransfersTable,
   NativeTransfersTable,
   NftAirdropsTable,
+  NftHolderCollectionsTable,
   NftMetadataTable,
   NftOwnershipTable,
   NftTransfersTable,
@@ -56,6 +57,7 @@ export interface Tables {
   internal_transfers: InternalTransfersTable;
   token_holdings: TokenHoldingsTable;
   nft_ownership: NftOwnershipTable;
+  nft_holder_collections: NftHolderCollectionsTable;
   token_metadata: TokenMetadataTable;
   nft_metadata: NftMetadataTable;
   chain_events: ChainEventsTable;

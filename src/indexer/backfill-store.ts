@@ -3,8 +3,9 @@ import { setTransactionStatementTimeout } from '../db/statement-timeout.ts';
 import type { BackfillStatus } from '../db/tables/chain-index.ts';
 import type { Tables } from '../db/tables.ts';
 import type { BlockFacts } from './decode-block.ts';
+import { updateHoldings } from './holdings.ts';
 import { ownershipDeltas } from './ownership-deltas.ts';
-import { applyOwnership, insertBlocks, insertTransfers, nftMovements, type Trx, updateHoldings } from './store.ts';
+import { applyOwnership, insertBlocks, insertTransfers, nftMovements, type Trx } from './store.ts';
 
 export interface BackfillJob {
   id: string;

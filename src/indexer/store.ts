@@ -8,7 +8,8 @@ import { type ChainEventRow, compareSeq, toChainEvent } from '../events/store.ts
 import { airdropsOf } from './airdrops.ts';
 import type { PendingEvent } from './block-events.ts';
 import { blockEvents } from './block-events.ts';
-import { type BlockFacts, zeroAddress } from './decode-block.ts';
+import type { BlockFacts } from './decode-block.ts';
+import { updateHoldings } from './holdings.ts';
 import { type OwnershipDelta, ownershipDeltas } from './ownership-deltas.ts';
 
 /** Every writer of chain_events holds this lock until it commits, so seq order is commit order. */
@@ -176,7 +177,9 @@ async function deleteRowsAbove(trx: Trx, network: string, ancestor: number) {
   ] as const) {
     await trx.deleteFrom(table).where('network', '=', network).where('block_number', '>', above).execute();
   }
-  await trx.deleteFrom('token_holdings').where('network', '=', network).where('first_block', '>', above).execute();
+  for (const table of ['token_holdings', 'nft_holder_collections'] as const) {
+    await trx.deleteFrom(table).where('network', '=', network).where('first_block', '>', above).execute();
+  }
   await trx.deleteFrom('index_blocks').where('network', '=', network).where('number', '>', above).execute();
 }
 
@@ -286,29 +289,6 @@ export async function insertTransfers(trx: Trx, network: string, blocks: readonl
       trx,
     );
   }
-}
-
-/** Remembers every (holder, token) pair a transfer touched, with the first block it was seen in. */
-export async function updateHoldings(trx: Trx, network: string, blocks: readonly BlockFacts[]) {
-  const firstSeen = new Map<string, { holder: string; contract: string; block: number }>();
-  for (const block of blocks) {
-    for (const transfer of block.tokenTransfers) {
-      for (const holder of [transfer.from, transfer.to]) {
-        if (holder === zeroAddress) continue;
-        const key = `${holder}:${transfer.contract}`;
-        if (!firstSeen.has(key)) firstSeen.set(key, { holder, contract: transfer.contract, block: block.number });
-      }
-    }
-  }
-  if (firstSeen.size === 0) return;
-  // In key order, as every writer does: a backfill and the head may write the same rows at once.
-  const pairs = [...firstSeen.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, pair]) => pair);
-  // The earliest block wins: a backfill fills blocks older than those the head indexed first.
-  await sql`
-    insert into token_holdings (network, holder, contract, first_block)
-    select ${network}, * from unnest(${arrayLiteral(pairs.map((p) => p.holder))}::text[], ${arrayLiteral(pairs.map((p) => p.contract))}::text[], ${arrayLiteral(pairs.map((p) => p.block))}::int8[])
-    on conflict (network, holder, contract) do update set first_block = least(token_holdings.first_block, excluded.first_block)
-    where excluded.first_block < token_holdings.first_block`.execute(trx);
 }
 
 /**

@@ -40,6 +40,15 @@ export function createCollectionSpam(deps: {
     );
   }
 
+  async function excluded(network: Network, contracts: string[], filter: SpamFilter): Promise<string[]> {
+    const verdicts = await flags(network, contracts);
+    return contracts.filter((contract) => {
+      const verdict = verdicts.get(contract);
+      if (!verdict?.is_spam) return false;
+      return filter.level === undefined || meetsLevel(verdict.confidence, filter.level);
+    });
+  }
+
   return {
     flags,
     async of(network: Network, contract: string): Promise<SpamFlags> {
@@ -52,13 +61,12 @@ export function createCollectionSpam(deps: {
     /** The contracts the owner holds that the filter leaves out. */
     async excludedFor(network: Network, owner: string, filter: SpamFilter): Promise<string[]> {
       if (!deps.spam) return [];
-      const held = await deps.store.ownedContracts(networkName(network), owner);
-      const verdicts = await flags(network, held);
-      return held.filter((contract) => {
-        const verdict = verdicts.get(contract);
-        if (!verdict?.is_spam) return false;
-        return filter.level === undefined || meetsLevel(verdict.confidence, filter.level);
-      });
+      return excluded(network, await deps.store.ownedContracts(networkName(network), owner), filter);
+    },
+    /** The spam contracts among every collection the address has held, now or before (its transfers' filter). */
+    async excludedFromTransfersOf(network: Network, address: string): Promise<string[]> {
+      if (!deps.spam) return [];
+      return excluded(network, await deps.store.everHeldContracts(networkName(network), address), {});
     },
   };
 }

@@ -57,6 +57,7 @@ export function createNftStore(db: Database) {
       return new Map(rows.map((row) => [row.contract, Number(row.tokens)]));
     },
     ownedContracts: (network: string, owner: string) => ownedContracts(db, network, owner),
+    everHeldContracts: (network: string, holder: string) => everHeldContracts(db, network, holder),
     indexedHead: (network: string) => indexedHead(db, network),
   };
 }
@@ -169,6 +170,19 @@ async function ownedContracts(db: Database, network: string, owner: string): Pro
     where network = ${network} and owner = ${owner} and amount > 0
     order by contract
     limit ${maxOwnedContracts}`.execute(db);
+  return rows.map((row) => row.contract);
+}
+
+/** Distinct collections any indexed transfer moved to or from the holder, at most `maxOwnedContracts`. */
+async function everHeldContracts(db: Database, network: string, holder: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nft_holder_collections')
+    .select('contract')
+    .where('network', '=', network)
+    .where('holder', '=', holder)
+    .orderBy('contract')
+    .limit(maxOwnedContracts)
+    .execute();
   return rows.map((row) => row.contract);
 }
 

@@ -93,7 +93,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     const spamContractsOf = async (network: Network, address: string) => {
       const [tokenSpam, nftSpam] = await Promise.all([
         tokens.spamContractsOf(network, address),
-        nfts.spam.excludedFor(network, address, {}),
+        nfts.spam.excludedFromTransfersOf(network, address),
       ]);
       return [...tokenSpam, ...nftSpam];
     };

@@ -45,7 +45,7 @@ export const TransfersQuery = Type.Object({
   exclude_spam: Type.Optional(
     Type.Boolean({
       description:
-        'true: leave out transfers of the tokens and NFT collections the address holds that are judged spam (docs/spam.md)',
+        'true: leave out transfers of the tokens and NFT collections the address holds or has held that are judged spam (docs/spam.md)',
     }),
   ),
 });

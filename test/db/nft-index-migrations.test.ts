@@ -5,16 +5,17 @@ import { migrateUpTo, runMigration } from '../support/migrate-up-to.ts';
 
 const airdrops = '2026-12-05T1000-nft-airdrops';
 const acquiredBlock = '2026-12-05T1100-nft-acquired-block';
+const holderCollections = '2026-12-06T2315-nft-holder-collections';
 const zero = '0x0000000000000000000000000000000000000000';
 const [alice, bob, nft] = ['a', 'b', 'c'].map((digit) => `0x${digit.repeat(40)}`) as [string, string, string];
 const [holder, sender] = [alice, bob];
 
 /**
- * The migrations that give the NFT index `nft_airdrops` and `nft_ownership.acquired_block` fill them for
- * the blocks indexed before them, from the transfers and their transactions. One database, migrated in
+ * The migrations that give the NFT index `nft_airdrops`, `nft_ownership.acquired_block` and
+ * `nft_holder_collections` fill them for the blocks indexed before them, from the transfers and their transactions. One database, migrated in
  * order: each test runs the migrations up to its own.
  */
-describe('NFT index migrations of 2026-12-05', () => {
+describe('NFT index migrations of 2026-12-05 and 2026-12-06', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
@@ -90,6 +91,27 @@ describe('NFT index migrations of 2026-12-05', () => {
       { owner: alice, token_id: '3', acquired_block: null },
       { owner: bob, token_id: '1', acquired_block: '7' },
       { owner: bob, token_id: '2', acquired_block: '8' },
+    ]);
+  });
+
+  it(`${holderCollections}: records every (holder, collection) pair a transfer touched, sent away or not, first block kept`, async () => {
+    const db = database.db;
+    // The transfers the two tests above left: collection c in block 1, collection d in blocks 3 to 9.
+    await migrateUpTo(db, holderCollections, acquiredBlock);
+    await runMigration(db, holderCollections);
+    const rows = await db
+      .selectFrom('nft_holder_collections')
+      .select(['holder', 'contract', 'first_block'])
+      .orderBy('contract')
+      .orderBy('holder')
+      .execute();
+    const items = `0x${'d'.repeat(40)}`;
+    // Each side of every transfer, whatever it holds now (alice sent part of d to bob); not the zero address.
+    expect(rows).toEqual([
+      { holder: alice, contract: nft, first_block: '1' },
+      { holder: bob, contract: nft, first_block: '1' },
+      { holder: alice, contract: items, first_block: '3' },
+      { holder: bob, contract: items, first_block: '7' },
     ]);
   });
 });

@@ -83,7 +83,7 @@ describe('overlapping backfill writes', () => {
       if (
         waits.length === 2 &&
         waits[0]!.startsWith('advisory: select pg_advisory_xact_lock') &&
-        waits[1]!.startsWith('transactionid: insert into token_holdings')
+        waits[1]!.replaceAll('"', '').startsWith('transactionid: insert into token_holdings')
       )
         break;
       if (Date.now() > deadline) throw new Error(`the writes wait on: ${JSON.stringify(waits)}`);

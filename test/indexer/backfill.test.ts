@@ -28,6 +28,7 @@ const derivedTables = {
   native_transfers: 'tx_hash',
   internal_transfers: 'tx_hash, trace_path',
   token_holdings: 'holder, contract',
+  nft_holder_collections: 'holder, contract',
   nft_airdrops: 'block_number, log_index, batch_index',
   nft_ownership: 'contract, token_id, owner',
 } as const;

@@ -248,5 +248,24 @@ describe('randomized index correctness', () => {
       chain.service.database.db,
     );
     expect(Number(twins.rows[0]?.n)).toBeGreaterThan(0);
+
+    // What each holder has ever touched is what the surviving transfers say, first block included.
+    for (const [table, transfers] of [
+      ['token_holdings', 'token_transfers'],
+      ['nft_holder_collections', 'nft_transfers'],
+    ] as const) {
+      const mismatched = await sql<{ n: string }>`
+        with seen as (
+          select network, holder, contract, min(block_number) as first_block from (
+            select network, from_address as holder, contract, block_number from ${sql.table(transfers)}
+            union all select network, to_address, contract, block_number from ${sql.table(transfers)}) t
+          where holder <> '0x0000000000000000000000000000000000000000'
+          group by network, holder, contract),
+        kept as (select network, holder, contract, first_block from ${sql.table(table)})
+        select count(*) as n from ((table seen except table kept) union all (table kept except table seen)) d`.execute(
+        chain.service.database.db,
+      );
+      expect(Number(mismatched.rows[0]?.n), table).toBe(0);
+    }
   }, 600_000);
 });

@@ -1,4 +1,5 @@
 import { Alchemy, NftFilters } from 'alchemy-sdk';
+import { encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts, demoSpamToken, spamTarget } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, demoContractAddresses, deployDemo } from '../../src/demo/deploy-demo.ts';
@@ -216,5 +217,34 @@ describe('spam flags and filters on the demo data', () => {
     expect((await admin('DELETE', `/admin/spam/ethereum/devnet/${demo.token}`)).status).toBe(404);
     const anonymous = await fetch(`${chain.service.url}/admin/spam/ethereum/devnet`);
     expect(anonymous.status).toBe(401);
+  });
+
+  it('REST transfers: exclude_spam also leaves out a spam collection the address no longer holds', async () => {
+    // A new address is minted items of the collection the settings deny, then burns them all.
+    const holder = '0x00000000000000000000000000000000000b0b01';
+    const items = parseAbi([
+      'function mint(address to, uint256 id, uint256 value)',
+      'function burn(address from, uint256 id, uint256 value)',
+    ]);
+    await chain.anvilRpc('anvil_setBalance', [holder, '0xde0b6b3a7640000']);
+    await chain.anvilRpc('anvil_impersonateAccount', [holder]);
+    for (const call of [
+      encodeFunctionData({ abi: items, functionName: 'mint', args: [holder, 7n, 3n] }),
+      encodeFunctionData({ abi: items, functionName: 'burn', args: [holder, 7n, 3n] }),
+    ]) {
+      await chain.anvilRpc('eth_sendTransaction', [{ from: holder, to: demo.items, data: call }]);
+    }
+    await chain.anvilRpc('anvil_stopImpersonatingAccount', [holder]);
+    await chain.synced();
+
+    expect((await ok(`/v1/nfts/ethereum/owned/${holder}`)).nfts).toEqual([]);
+    const all = await ok(`/v1/transfers/ethereum/${holder}`);
+    expect(all.transfers.map((t: Body) => [t.contract, t.from, t.to, t.value])).toEqual(
+      expect.arrayContaining([
+        [lower(demo.items), '0x0000000000000000000000000000000000000000', lower(holder), '3'],
+        [lower(demo.items), lower(holder), '0x0000000000000000000000000000000000000000', '3'],
+      ]),
+    );
+    expect((await ok(`/v1/transfers/ethereum/${holder}?exclude_spam=true`)).transfers).toEqual([]);
   });
 });

@@ -95,6 +95,14 @@ export interface TokenHoldingsTable {
   first_block: BigNumeric;
 }
 
+/** Every (holder, NFT collection) pair a transfer touched, held now or not (the transfers' spam filter). */
+export interface NftHolderCollectionsTable {
+  network: string;
+  holder: string;
+  contract: string;
+  first_block: BigNumeric;
+}
+
 export interface NftOwnershipTable {
   network: string;
   contract: string;
