@@ -1,5 +1,5 @@
 import { type ReactElement, Suspense, useCallback, useEffect, useState } from 'react';
-import { ApiError, getSession } from './api/client.ts';
+import { ApiError, forgetEarlyReads, getSession, readEarly } from './api/client.ts';
 import type { Session } from './api/types.ts';
 import { Shell } from './layout/shell.tsx';
 import { ChunkPage } from './page-chunk.tsx';
@@ -21,16 +21,21 @@ export function App() {
   useEffect(() => {
     // The chunk of the page a cold load most likely shows comes beside the session call (a sign-in
     // page's for a signed-out user, any other's for a signed-in one), and the page is drawn once both
-    // are here, without a "Loading…" in between.
-    const signedInPage = () => pageAt(currentPath(), true)?.page ?? pages.keys;
+    // are here, without a "Loading…" in between. A signed-in page's first data is asked for then too.
+    const signedInPage = () => (pageAt(currentPath(), true) ?? pageAt('/keys', true))!;
     if (isSignInPage(currentPath())) void pageAt(currentPath(), false)?.page.load();
-    else void signedInPage().load();
+    else {
+      const { page, firstReads } = signedInPage();
+      void page.load();
+      if (firstReads) readEarly(firstReads);
+    }
     getSession().then(
       async (next) => {
-        await signedInPage().load();
+        await signedInPage().page.load();
         setSession(next);
       },
       async (error: unknown) => {
+        forgetEarlyReads();
         if (error instanceof ApiError && error.status === 401) {
           await pageAt(currentPath(), false)?.page.load();
           setSession(null);

@@ -1,6 +1,19 @@
 // Which page an address shows, signed in or not: one chunk per page.
+import {
+  getChains,
+  getPolicy,
+  getPolicyUsage,
+  getWebhook,
+  listDeliveries,
+  listKeys,
+  listMembers,
+  listPolicies,
+  listWallets,
+  listWebhooks,
+} from './api/client.ts';
 import { type PageChunk, pageChunk } from './page-chunk.tsx';
 import { matchPath } from './router.tsx';
+import { listPageSize } from './ui/lists.ts';
 
 export const pages = {
   signIn: pageChunk(() => import('./pages/sign-in.tsx')),
@@ -34,35 +47,59 @@ const publicRoutes: [string, PageChunk][] = [
   ['/reset-password', pages.reset],
 ];
 
-const appRoutes: [string, PageChunk][] = [
-  ['/keys', pages.keys],
-  ['/keys/:id', pages.key],
-  ['/usage', pages.usage],
-  ['/webhooks', pages.webhooks],
+/** What a page reads first, asked for beside the session call on a cold load (the same calls the page makes). */
+type FirstReads = (params: Record<string, string>) => void;
+
+const firstPage = { page: 1, limit: listPageSize };
+
+const appRoutes: [string, PageChunk, FirstReads?][] = [
+  ['/keys', pages.keys, () => listKeys()],
+  ['/keys/:id', pages.key, () => listKeys()],
+  ['/usage', pages.usage, () => listKeys()],
+  ['/webhooks', pages.webhooks, () => listWebhooks(firstPage)],
   ['/webhooks/new', pages.webhookNew],
-  ['/webhooks/:id', pages.webhook],
-  ['/wallets', pages.wallets],
+  [
+    '/webhooks/:id',
+    pages.webhook,
+    ({ id }) => {
+      getWebhook(id!);
+      listDeliveries(id!, firstPage);
+    },
+  ],
+  ['/wallets', pages.wallets, () => listWallets(firstPage)],
   ['/wallets/:address', pages.wallet],
-  ['/gas-policies', pages.policies],
+  ['/gas-policies', pages.policies, () => listPolicies(firstPage)],
   ['/gas-policies/new', pages.policyEdit],
   ['/gas-policies/:id/edit', pages.policyEdit],
-  ['/gas-policies/:id', pages.policy],
-  ['/chains', pages.chains],
-  ['/members', pages.members],
+  [
+    '/gas-policies/:id',
+    pages.policy,
+    ({ id }) => {
+      getPolicy(id!);
+      getPolicyUsage(id!);
+    },
+  ],
+  ['/chains', pages.chains, () => getChains()],
+  ['/members', pages.members, () => listMembers()],
   ['/operator', pages.operator],
 ];
 
 export interface PageAt {
   page: PageChunk;
   params: Record<string, string>;
+  /** Asks for what the page reads first (see `readEarly`). */
+  firstReads?: () => void;
   /** Drawn inside the signed-in shell (menu, account switcher). */
   inShell: boolean;
 }
 
-function find(routes: [string, PageChunk][], path: string): { page: PageChunk; params: Record<string, string> } | undefined {
-  for (const [pattern, page] of routes) {
+function find(
+  routes: [string, PageChunk, FirstReads?][],
+  path: string,
+): { page: PageChunk; params: Record<string, string>; firstReads?: () => void } | undefined {
+  for (const [pattern, page, reads] of routes) {
     const params = matchPath(pattern, path);
-    if (params) return { page, params };
+    if (params) return { page, params, ...(reads ? { firstReads: () => reads(params) } : {}) };
   }
   return undefined;
 }
@@ -81,7 +118,12 @@ export function pageAt(path: string, signedIn: boolean): PageAt | undefined {
   if (path === '/reset-password') return { page: pages.reset, params: {}, inShell: false };
   if (open || path === '/') return undefined;
   const match = find(appRoutes, path);
-  return { page: match?.page ?? pages.notFound, params: match?.params ?? {}, inShell: true };
+  return {
+    page: match?.page ?? pages.notFound,
+    params: match?.params ?? {},
+    inShell: true,
+    ...(match?.firstReads ? { firstReads: match.firstReads } : {}),
+  };
 }
 
 /** Is `path` a page for people who are not signed in (a signed-in user is sent on from it)? */

@@ -79,7 +79,51 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
-async function call<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+/** How long an early answer waits for the page that reads it; later the page asks again. */
+const earlyReadLifeMs = 5_000;
+/** GET answers asked for before their page is drawn (beside the session call of a cold load), by URL. */
+const earlyReads = new Map<string, { answer: Promise<unknown>; askedAt: number }>();
+let readingEarly = false;
+
+/**
+ * Runs `reads` (calls of this client): each GET they make is kept, and the first later call of the same
+ * URL gets its answer instead of asking again. A page's first data thus comes beside the session call.
+ */
+export function readEarly(reads: () => void): void {
+  readingEarly = true;
+  try {
+    reads();
+  } finally {
+    readingEarly = false;
+  }
+}
+
+/** Drops the early answers not taken yet (they were asked for a session that turned out to be none). */
+export function forgetEarlyReads(): void {
+  earlyReads.clear();
+}
+
+function call<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+  if (method !== 'GET') {
+    // A change (a sign-in, another account) may change what the early answers would have said.
+    forgetEarlyReads();
+    return send<T>(method, path, options);
+  }
+  const url = withQuery(path, options.query);
+  if (readingEarly) {
+    const answer = send<T>(method, path, options);
+    // Kept for a later call, which sees any failure; never an unhandled rejection meanwhile.
+    answer.catch(() => undefined);
+    earlyReads.set(url, { answer, askedAt: Date.now() });
+    return answer;
+  }
+  const early = earlyReads.get(url);
+  earlyReads.delete(url);
+  if (early && Date.now() - early.askedAt < earlyReadLifeMs) return early.answer as Promise<T>;
+  return send<T>(method, path, options);
+}
+
+async function send<T>(method: string, path: string, options: { body?: unknown; query?: Query }): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;

@@ -4,9 +4,10 @@ import { Link } from '../router.tsx';
 import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, TableWrap } from '../ui/components.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
+import { listPageSize } from '../ui/lists.ts';
 import { summary } from './policy-rules.ts';
 
-const limit = 25;
+const limit = listPageSize;
 
 export default function PoliciesPage() {
   useTitle('Gas policies');

@@ -4,8 +4,9 @@ import { Link } from '../router.tsx';
 import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, TableWrap } from '../ui/components.tsx';
 import { formatDate, shorten } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
+import { listPageSize } from '../ui/lists.ts';
 
-const limit = 25;
+const limit = listPageSize;
 
 export function walletPath(wallet: { address: string; chain: string; network: string }): string {
   const query = new URLSearchParams({ chain: wallet.chain, network: wallet.network });

@@ -4,9 +4,9 @@ import type { Delivery, DeliveryStatus } from '../api/types.ts';
 import { ActionsHeader, Badge, Card, Empty, ErrorMessage, Loading, Pager, SelectField, TableWrap } from '../ui/components.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
-import { toggled } from '../ui/lists.ts';
+import { listPageSize, toggled } from '../ui/lists.ts';
 
-const limit = 25;
+const limit = listPageSize;
 
 /** `onRefresh`: the webhook's own status is read again too (retries running out pause it). */
 export function DeliveryLog({ id, round, onRefresh }: { id: string; round: number; onRefresh: () => void }) {

@@ -5,9 +5,10 @@ import { Link } from '../router.tsx';
 import { Badge, Card, Empty, ErrorMessage, Loading, PageHeader, Pager, SelectField, TableWrap } from '../ui/components.tsx';
 import { formatDate } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
+import { listPageSize } from '../ui/lists.ts';
 import { eventTypes } from './webhook-types.ts';
 
-const limit = 25;
+const limit = listPageSize;
 
 export default function WebhooksPage() {
   useTitle('Webhooks');

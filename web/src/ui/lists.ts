@@ -1,3 +1,6 @@
+/** Rows per page of the paged lists (webhooks, deliveries, wallets, gas policies). */
+export const listPageSize = 25;
+
 /** Entries typed one per line or separated by commas or spaces. */
 export function parseList(text: string): string[] {
   return text
