@@ -10,6 +10,7 @@ import { mockDashboardApi } from './mock-api.ts';
 
 const holdMs = 3_000;
 const api = '/dashboard/api';
+const now = new Date('2026-12-06T12:34:56.789Z');
 
 /** Every GET of the dashboard API the page makes, path and query, in order. */
 function apiReads(page: Page): string[] {
@@ -28,7 +29,15 @@ describe('the first data of a dashboard page', () => {
   for (const [path, heading, firstReads] of [
     ['/keys', 'API keys', [`${api}/keys`]],
     ['/', 'API keys', [`${api}/keys`]],
-    ['/usage', 'Usage', [`${api}/keys`]],
+    [
+      '/usage',
+      'Usage',
+      [
+        `${api}/v1/usage?from=2026-12-05T12%3A35%3A00.000Z&to=2026-12-06T12%3A35%3A00.000Z&granularity=hour&group_by=key`,
+        `${api}/v1/usage?from=2026-12-05T12%3A35%3A00.000Z&to=2026-12-06T12%3A35%3A00.000Z&granularity=hour&group_by=method`,
+        `${api}/keys`,
+      ],
+    ],
     ['/webhooks', 'Webhooks', [`${api}/v1/webhooks?page=1&limit=25`]],
     ['/webhooks/wh_3kd9', undefined, [`${api}/v1/webhooks/wh_3kd9`, `${api}/v1/webhooks/wh_3kd9/deliveries?page=1&limit=25`]],
     ['/gas-policies', 'Gas policies', [`${api}/v1/gas/policies?page=1&limit=25`]],
@@ -40,6 +49,8 @@ describe('the first data of a dashboard page', () => {
       const page = await run.browser.context.newPage();
       page.setDefaultTimeout(10_000);
       try {
+        // The usage page's window ends at the end of the current minute: a fixed clock keeps it there.
+        await page.clock.setFixedTime(now);
         await mockDashboardApi(page, { signedIn: true });
         const reads = apiReads(page);
         const allAsked = () => firstReads.every((read) => reads.includes(read));

@@ -12,6 +12,7 @@ import {
   listWebhooks,
 } from './api/client.ts';
 import { type PageChunk, pageChunk } from './page-chunk.tsx';
+import { defaultUsageRange, usageByKey, usageByMethod, usageWindow } from './pages/usage-window.ts';
 import { matchPath } from './router.tsx';
 import { listPageSize } from './ui/lists.ts';
 
@@ -55,7 +56,16 @@ const firstPage = { page: 1, limit: listPageSize };
 const appRoutes: [string, PageChunk, FirstReads?][] = [
   ['/keys', pages.keys, () => listKeys()],
   ['/keys/:id', pages.key, () => listKeys()],
-  ['/usage', pages.usage, () => listKeys()],
+  [
+    '/usage',
+    pages.usage,
+    () => {
+      const window = usageWindow(defaultUsageRange);
+      usageByKey(defaultUsageRange, window);
+      usageByMethod(defaultUsageRange, window);
+      listKeys();
+    },
+  ],
   ['/webhooks', pages.webhooks, () => listWebhooks(firstPage)],
   ['/webhooks/new', pages.webhookNew],
   [

@@ -1,18 +1,15 @@
 import { useMemo, useState } from 'react';
-import { getUsage, listKeys } from '../api/client.ts';
-import type { Granularity, Usage } from '../api/types.ts';
+import { listKeys } from '../api/client.ts';
+import type { Usage } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import { type ChartPoint, Meter, TimeChart } from '../ui/chart.tsx';
 import { Card, Empty, ErrorMessage, Loading, PageHeader, TableWrap } from '../ui/components.tsx';
 import { formatLimit, formatNumber } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
+import { defaultUsageRange, type UsageRange, usageByKey, usageByMethod, usageRanges, usageWindow } from './usage-window.ts';
 
-const ranges = {
-  '1h': { label: '1 hour', ms: 3_600_000, granularity: 'minute', bucketMs: 60_000 },
-  '24h': { label: '24 hours', ms: 86_400_000, granularity: 'hour', bucketMs: 3_600_000 },
-  '7d': { label: '7 days', ms: 7 * 86_400_000, granularity: 'hour', bucketMs: 3_600_000 },
-} as const satisfies Record<string, { label: string; ms: number; granularity: Granularity; bucketMs: number }>;
-type Range = keyof typeof ranges;
+const ranges = usageRanges;
+type Range = UsageRange;
 
 type Metric = 'requests' | 'compute_units' | 'rate_limited';
 
@@ -44,18 +41,14 @@ function breakdown(usage: Usage | undefined) {
 export default function UsagePage() {
   useTitle('Usage');
   const session = useSession();
-  const [range, setRange] = useState<Range>('24h');
-  const { ms, granularity, bucketMs } = ranges[range];
+  const [range, setRange] = useState<Range>(defaultUsageRange);
+  const { bucketMs } = ranges[range];
   // The window is fixed when the range is picked (and on refresh), so the three queries agree.
   const [round, setRound] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new window on each refresh
-  const span = useMemo(() => {
-    const to = Date.now();
-    return { from: to - ms, to };
-  }, [ms, round]);
-  const query = { from: new Date(span.from).toISOString(), to: new Date(span.to).toISOString(), granularity };
-  const byKey = useLoad(() => getUsage({ ...query, group_by: 'key' }), [span.from, granularity]);
-  const byMethod = useLoad(() => getUsage({ ...query, group_by: 'method' }), [span.from, granularity]);
+  const span = useMemo(() => usageWindow(range), [range, round]);
+  const byKey = useLoad(() => usageByKey(range, span), [span, range]);
+  const byMethod = useLoad(() => usageByMethod(range, span), [span, range]);
   const keys = useLoad(listKeys, []);
   const keyNames = new Map((keys.data?.keys ?? []).map((key) => [key.id, `${key.name} (${key.prefix}…)`]));
   const usage = byKey.data;
