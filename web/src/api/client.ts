@@ -98,7 +98,7 @@ export function readEarly(reads: () => void): void {
   }
 }
 
-/** Drops the early answers not taken yet (they were asked for a session that turned out to be none). */
+/** Drops the early answers not taken yet: asked for a session that turned out to be none, or before a change. */
 export function forgetEarlyReads(): void {
   earlyReads.clear();
 }

@@ -8,9 +8,6 @@ import { formatLimit, formatNumber } from '../ui/format.ts';
 import { useLoad, useTitle } from '../ui/hooks.ts';
 import { defaultUsageRange, type UsageRange, usageByKey, usageByMethod, usageRanges, usageWindow } from './usage-window.ts';
 
-const ranges = usageRanges;
-type Range = UsageRange;
-
 type Metric = 'requests' | 'compute_units' | 'rate_limited';
 
 /** The series summed per bucket over [from, to), buckets with nothing included. */
@@ -41,8 +38,8 @@ function breakdown(usage: Usage | undefined) {
 export default function UsagePage() {
   useTitle('Usage');
   const session = useSession();
-  const [range, setRange] = useState<Range>(defaultUsageRange);
-  const { bucketMs } = ranges[range];
+  const [range, setRange] = useState<UsageRange>(defaultUsageRange);
+  const { bucketMs } = usageRanges[range];
   // The window is fixed when the range is picked (and on refresh), so the three queries agree.
   const [round, setRound] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new window on each refresh
@@ -68,10 +65,10 @@ export default function UsagePage() {
         actions={
           <>
             <fieldset className="segmented" aria-label="Time range">
-              {(Object.keys(ranges) as Range[]).map((name) => (
+              {(Object.keys(usageRanges) as UsageRange[]).map((name) => (
                 <button key={name} type="button" aria-pressed={range === name} onClick={() => setRange(name)}>
                   {name}
-                  <span className="visually-hidden"> ({ranges[name].label})</span>
+                  <span className="visually-hidden"> ({usageRanges[name].label})</span>
                 </button>
               ))}
             </fieldset>
@@ -86,12 +83,12 @@ export default function UsagePage() {
         <Card>
           <div className="stat-label">Requests</div>
           <div className="stat-value">{usage ? formatNumber(usage.totals.requests) : '—'}</div>
-          <div className="stat-sub">in the last {ranges[range].label}</div>
+          <div className="stat-sub">in the last {usageRanges[range].label}</div>
         </Card>
         <Card>
           <div className="stat-label">Compute units</div>
           <div className="stat-value">{usage ? formatNumber(usage.totals.compute_units) : '—'}</div>
-          <div className="stat-sub">in the last {ranges[range].label}</div>
+          <div className="stat-sub">in the last {usageRanges[range].label}</div>
         </Card>
         <Card>
           <div className="stat-label">Rate limited (429)</div>
@@ -130,7 +127,7 @@ export default function UsagePage() {
               <Loading />
             ) : (
               <TimeChart
-                label={`${chart.label}, last ${ranges[range].label}`}
+                label={`${chart.label}, last ${usageRanges[range].label}`}
                 points={bucketed(usage, chart.metric, span.from, span.to, bucketMs)}
                 from={span.from}
                 to={span.to}
