@@ -4,7 +4,7 @@ import { apesContractUri, demoApes, itemsContractUri, itemsUriTemplate } from '.
 /** anvil's default accounts 0-3 (from its well-known test mnemonic). Account 0 is "the dev account". */
 export const demoAccounts = {
   dev: getAddress('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'),
-  alice: getAddress('0x70997970c51812dc3a010c7d01b50e5d17dc79c8'),
+  alice: getAddress('0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
   bob: getAddress('0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'),
   carol: getAddress('0x90f79bf6eb2c4f870365e785982e1f101e93b906'),
 } as const;

@@ -1,15 +1,16 @@
 import { pino } from 'pino';
 import { createPublicClient, getAddress, http, type PublicClient, parseAbi, parseAbiItem, parseUnits } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { multicall3Address } from '../../src/chains/public-client.ts';
 import { installMulticall3 } from '../../src/contracts/install-multicall3.ts';
-import { demoSpamToken, spamTarget } from '../../src/demo/demo-plan.ts';
+import { demoAccounts, demoSpamToken, spamTarget } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, demoContractAddresses, deployDemo } from '../../src/demo/deploy-demo.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 
 const dev = getAddress('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
-const alice = getAddress('0x70997970c51812dc3a010c7d01b50e5d17dc79c8');
+const alice = getAddress('0x70997970c51812dc3a010c7d01b50e0d17dc79c8');
 const bob = getAddress('0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc');
 const carol = getAddress('0x90f79bf6eb2c4f870365e785982e1f101e93b906');
 const log = pino({ level: 'silent' });
@@ -56,6 +57,13 @@ describe('deployDemo', () => {
   });
   afterAll(async () => {
     await Promise.all([automine?.stop(), slowBlocks?.stop()]);
+  });
+
+  it("gives its assets to anvil's accounts 0-3, whose keys every devnet user has", () => {
+    const mnemonic = 'test test test test test test test test test test test junk';
+    const anvil = [0, 1, 2, 3].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }).address);
+    expect(Object.values(demoAccounts)).toEqual(anvil);
+    expect([dev, alice, bob, carol]).toEqual(anvil);
   });
 
   it('puts the contracts at the same CREATE2 addresses on every fresh devnet, without waiting for slow blocks', async () => {
