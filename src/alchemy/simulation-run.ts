@@ -165,6 +165,18 @@ function outcomeOfFrame(frame: CallFrame): SimulatedTransaction {
   return { gasUsed: frame.gasUsed, error: reverted, steps: [], trace: frame };
 }
 
+/**
+ * Whether the node's eth_simulateV1 listed an ETH move made inside the transaction (by a contract it
+ * called), beyond the transaction's own value. anvil (1.7) lists such a move even when the inner call
+ * that made it reverted and so moved nothing (geth drops it with the reverted frame's logs); which
+ * frame a move came from is not in the answer, so these transactions are traced instead.
+ */
+function movesEthInside(call: SimulationCall, outcome: SimulatedTransaction): boolean {
+  const moves = outcome.steps.filter((step) => step.kind === 'native').length;
+  const ownValue = call.value !== undefined && BigInt(call.value) > 0n ? 1 : 0;
+  return moves > ownValue;
+}
+
 /** A node upgraded to one with eth_simulateV1 is tried again after this long. */
 const rememberMs = 10 * 60 * 1000;
 
@@ -185,7 +197,12 @@ export async function simulateCalls(
 ): Promise<SimulatedTransaction[]> {
   if ((noSimulateV1.get(networkKey) ?? 0) <= now()) {
     try {
-      return await simulateV1(chain, calls, block);
+      const outcomes = await simulateV1(chain, calls, block);
+      if (!calls.some((call, i) => movesEthInside(call, outcomes[i]!))) return outcomes;
+      return await traceCalls(chain, calls, block).catch((error: unknown) => {
+        if (isUnsupported(error)) return outcomes;
+        throw error;
+      });
     } catch (error) {
       const refused = refusal(error);
       if (refused !== undefined) return refusedOutcome(refused.error, calls.length);

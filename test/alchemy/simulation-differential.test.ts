@@ -101,6 +101,17 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
         ],
       ],
     });
+    // anvil's eth_simulateV1 lists the ETH of the refused call as moved; the chain keeps it in the multicall.
+    const ethPartlyRefused = encodeFunctionData({
+      abi: multicallAbi,
+      functionName: 'aggregate3Value',
+      args: [
+        [
+          { target: carol, allowFailure: true, value: 7n, callData: '0x' },
+          { target: token, allowFailure: true, value: 5n, callData: '0x' },
+        ],
+      ],
+    });
     return [
       { label: 'ETH dev -> alice', from: dev, to: alice, value: parseEther('1') },
       { label: 'ETH alice -> bob', from: alice, to: bob, value: parseEther('0.25') },
@@ -156,6 +167,13 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
         data: swap,
       },
       { label: 'a failed inner call moves nothing, its sibling does', from: dev, to: multicall, data: partlyFailing },
+      {
+        label: 'ETH to a contract that refuses it, inside a multicall that lets the call fail: it stays',
+        from: dev,
+        to: multicall,
+        value: 12n,
+        data: ethPartlyRefused,
+      },
       {
         label: 'revert: ERC-20 over the balance',
         from: carol,
