@@ -177,6 +177,14 @@ function movesEthInside(call: SimulationCall, outcome: SimulatedTransaction): bo
   return moves > ownValue;
 }
 
+/**
+ * anvil's eth_simulateV1 refuses a call without `to` (a contract creation) as invalid params
+ * ("missing keys: [\"to\"]"), which its debug_traceCall runs: a bundle that deploys is traced.
+ */
+function refusesCreation(error: unknown, calls: readonly SimulationCall[]): boolean {
+  return error instanceof ChainRpcError && error.error.code === -32602 && calls.some((call) => call.to === undefined);
+}
+
 /** A node upgraded to one with eth_simulateV1 is tried again after this long. */
 const rememberMs = 10 * 60 * 1000;
 
@@ -206,6 +214,7 @@ export async function simulateCalls(
     } catch (error) {
       const refused = refusal(error);
       if (refused !== undefined) return refusedOutcome(refused.error, calls.length);
+      if (refusesCreation(error, calls)) return traceCalls(chain, calls, block);
       if (!isUnsupported(error)) throw error;
       noSimulateV1.set(networkKey, now() + rememberMs);
     }

@@ -174,6 +174,8 @@ describe('alchemy_simulateAssetChanges against the same transactions run for rea
         value: 12n,
         data: ethPartlyRefused,
       },
+      // Deploys runtime code (LOG0, then revert) and keeps the 5 wei sent with it.
+      { label: 'a contract deployed with ETH', from: dev, value: 5n, data: '0x6960006000a060006000fd600052600a6016f3' },
       {
         label: 'revert: ERC-20 over the balance',
         from: carol,

@@ -14,7 +14,8 @@ export const multicall = multicall3Address.toLowerCase() as Address;
 export interface SimTx {
   label: string;
   from: Address;
-  to: Address;
+  /** Absent: the transaction deploys its data. */
+  to?: Address;
   value?: bigint;
   data?: Hex;
   /** The transaction reverts: sent with a fixed gas limit (estimation would refuse it). */
