@@ -83,7 +83,8 @@ export async function parseAssetTransfersParams(
     ...(to === undefined ? {} : { to }),
     categories: parseCategories(p.category),
     ...(contracts.length > 0 ? { contracts } : {}),
-    ...(fromBlock === undefined ? {} : { fromBlock }),
+    // Block 0 is the default: spelled out (`0x0`, `earliest`) it is the same query, and pages on its keys.
+    ...(fromBlock === undefined || fromBlock === 0 ? {} : { fromBlock }),
     ...(toBlock === undefined ? {} : { toBlock }),
     order: parseChoice('order', p.order, ['asc', 'desc'] as const, 'asc'),
     // Alchemy leaves zero-value transfers out unless asked.

@@ -223,5 +223,12 @@ describe('alchemy_getAssetTransfers through alchemy-sdk (new Alchemy({ url }))',
       (await t.rpc('alchemy_getAssetTransfers', [{ fromAddress: dev, category: all, pageKey: first.pageKey, maxCount: '0x2' }]))
         .error,
     ).toBeUndefined();
+    // So does the same query with its default fromBlock spelled out, as Alchemy's examples write it.
+    for (const fromBlock of ['0x0', 'earliest']) {
+      const next = await t.rpc('alchemy_getAssetTransfers', [
+        { fromAddress: dev, category: all, fromBlock, pageKey: first.pageKey },
+      ]);
+      expect(next.error, fromBlock).toBeUndefined();
+    }
   });
 });
