@@ -22,13 +22,28 @@ const recordText = `${preparedComment('webhook_record_attempts')}with logged as 
   from jsonb_to_recordset($3::jsonb) as a(delivery_id text, attempt int, attempted_at timestamptz, request_headers jsonb,
                                         request_body text, response_status int, response_body text, latency_ms int, error text))
 update webhook_deliveries d
-set status = v.status, attempts = d.attempts + 1, next_attempt_at = v.next, note = v.note, updated_at = now()
+set status = case when t.taken_back then 'cancelled' else v.status end,
+    attempts = d.attempts + 1,
+    next_attempt_at = v.next,
+    note = case when t.taken_back then 'cancelled: a reorg took back its block while this attempt was in flight; '
+                                       || 'not retried (a removed event names it)'
+                else v.note end,
+    updated_at = now()
 from jsonb_to_recordset($4::jsonb) as v(id text, status text, next timestamptz, note text)
+left join lateral (
+  select true as taken_back
+  from webhook_deliveries o
+  join webhook_events e on e.id = o.event_id
+  join webhook_events r on r.webhook_id = e.webhook_id and r.source_key = 'removal:' || e.chain_seq
+  where v.status = 'pending' and o.id = v.id and e.chain_seq is not null
+) t on true
 where d.id = v.id`;
 
 /**
  * Writes each attempt to the delivery log (request and response) and each delivery's new status,
- * attempt count, next attempt and note, in the serving transaction.
+ * attempt count, next attempt and note, in the serving transaction. A failed attempt whose event a
+ * reorg took back while it was in flight (the matcher queued its removal meanwhile) is cancelled, not
+ * retried: a retry would carry the original after the removal that names it.
  */
 export async function recordAttempts(
   trx: Kysely<Tables>,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/webhooks/claim-deliveries.ts';
 import { matchRound } from '../../src/webhooks/matcher.ts';
+import { recordAttempts } from '../../src/webhooks/record-attempts.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { insertWebhookRows } from './webhook-rows.ts';
 
@@ -42,7 +43,7 @@ describe('a reorg while the removed event is being delivered', () => {
     await t?.close();
   });
 
-  it('queues the removal at once and leaves the worker its delivery', async () => {
+  it('queues the removal at once, leaves the worker its delivery, and does not retry it', async () => {
     let finishPost: () => void = () => {};
     const posting = new Promise<void>((resolve) => {
       finishPost = resolve;
@@ -51,13 +52,42 @@ describe('a reorg while the removed event is being delivered', () => {
     const claimedOnce = new Promise<void>((resolve) => {
       claimed = resolve;
     });
-    // The worker: claims the delivery, "sends" it until told to stop, then records it delivered.
+    // The worker: claims the delivery, "sends" it until told to stop, then records that the receiver
+    // did not answer in time (a retry in 10 s), as serveWebhook does.
     const worker = t.db.transaction().execute(async (trx) => {
       const rows = await claimDueDeliveries(trx, { id: 'wh_slow', status: 'active' }, 10);
       expect(rows.map((row) => row.id)).toEqual(['dlv_slow']);
       claimed();
       await Promise.race([posting, new Promise((resolve) => setTimeout(resolve, 8_000))]);
-      await sql`update webhook_deliveries set status = 'succeeded', attempts = 1 where id = 'dlv_slow'`.execute(trx);
+      const at = new Date();
+      await recordAttempts(
+        trx,
+        { id: 'wh_slow', url: 'http://127.0.0.1:9/' },
+        [
+          {
+            delivery: rows[0]!,
+            at,
+            request: { headers: {}, body: '{}' },
+            result: {
+              ok: false,
+              status: null,
+              responseBody: null,
+              retryAfter: undefined,
+              latencyMs: 15_000,
+              error: 'no answer within 15 s',
+            },
+          },
+        ],
+        [
+          {
+            id: 'dlv_slow',
+            status: 'pending',
+            next: new Date(at.getTime() + 10_000),
+            note: 'attempt 1 failed',
+            outcome: 'retrying',
+          },
+        ],
+      );
     });
     await claimedOnce;
     const started = Date.now();
@@ -76,10 +106,18 @@ describe('a reorg while the removed event is being delivered', () => {
       select d.id, d.status, e.removes_event_id as removes
       from webhook_deliveries d join webhook_events e on e.id = d.event_id
       order by e.removed, d.webhook_id`.execute(t.db);
+    // The removal is queued; the original's failed attempt is not retried (it would follow its removal).
     expect(rows.map(({ status, removes }) => ({ status, removes }))).toEqual([
-      { status: 'succeeded', removes: null },
+      { status: 'cancelled', removes: null },
       { status: 'cancelled', removes: null },
       { status: 'pending', removes: 'evt_wh_slow' },
     ]);
+    const slow = await t.db
+      .selectFrom('webhook_deliveries')
+      .select(['attempts', 'note'])
+      .where('id', '=', 'dlv_slow')
+      .executeTakeFirstOrThrow();
+    expect(slow.attempts).toBe(1);
+    expect(slow.note).toContain('a reorg took back its block while this attempt was in flight');
   }, 60_000);
 });
