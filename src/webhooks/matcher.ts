@@ -193,25 +193,14 @@ async function handleRemovals(trx: Kysely<Tables>, removals: readonly ChainEvent
   if (originals.length === 0) return 0;
   // A round's removals times the webhooks that matched them: 2,000 x 50 ids is past what `in` can take.
   const ids = originals.map((row) => row.id);
-  const inIds = anyOf('event_id', ids);
-  const sent = new Set(
-    (
-      await trx
-        .selectFrom('webhook_deliveries')
-        .select('event_id')
-        .where(inIds)
-        .where((eb) => eb.or([eb('attempts', '>', 0), eb('status', 'in', ['succeeded', 'failed'])]))
-        .execute()
-    ).map((row) => row.event_id),
-  );
+  const sent = await sentOrInFlight(trx, ids);
   await trx
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', note: 'cancelled: a reorg removed the block before the event was sent', updated_at: new Date() })
-    .where(inIds)
-    .where('status', '=', 'pending')
+    .where(anyOf('id', sent.cancellable))
     .execute();
   const removalEvents: OutboxEvent[] = originals
-    .filter((row) => sent.has(row.id) && row.status !== 'disabled')
+    .filter((row) => sent.events.has(row.id) && row.status !== 'disabled')
     .map((row) => ({
       webhookId: row.webhook_id,
       accountId: row.account_id,
@@ -225,6 +214,36 @@ async function handleRemovals(trx: Kysely<Tables>, removals: readonly ChainEvent
       data: row.data,
     }));
   return (await writeOutbox(trx, removalEvents, 'event')).queued;
+}
+
+/**
+ * Which of the reorged events were sent, and which deliveries to cancel. A delivery a worker has
+ * claimed is locked for as long as its POST takes (up to the timeout, times a round of them): it is
+ * being sent, so its event counts as sent, and it is not waited for. Waiting held every webhook's
+ * matching behind one slow receiver (the statement timed out and the round failed again and again),
+ * and reading the row before the worker committed lost the removal of an event that went out.
+ */
+async function sentOrInFlight(
+  trx: Kysely<Tables>,
+  eventIds: readonly string[],
+): Promise<{ events: Set<string>; cancellable: string[] }> {
+  const inIds = anyOf('event_id', eventIds);
+  const free = await trx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event_id', 'attempts', 'status'])
+    .where(inIds)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  const freeIds = new Set(free.map((row) => row.id));
+  const all = await trx.selectFrom('webhook_deliveries').select(['id', 'event_id']).where(inIds).execute();
+  const events = new Set(all.filter((row) => !freeIds.has(row.id)).map((row) => row.event_id));
+  const cancellable: string[] = [];
+  for (const row of free) {
+    if (row.attempts > 0 || row.status === 'succeeded' || row.status === 'failed') events.add(row.event_id);
+    if (row.status === 'pending') cancellable.push(row.id);
+  }
+  return { events, cancellable };
 }
 
 /** Map.groupBy, which Node 20 lacks. */

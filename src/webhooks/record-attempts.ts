@@ -6,6 +6,15 @@ import type { DeliveryUpdate } from './plan-delivery-outcomes.ts';
 import type { SentDelivery } from './send-claimed.ts';
 
 /**
+ * The delivery's event has a removal (the matcher queued it while the attempt was in flight): two
+ * primary-key and unique-index probes, evaluated only for a delivery that would be retried.
+ */
+const takenBack = `exists (
+  select 1 from webhook_events e
+  join webhook_events r on r.webhook_id = e.webhook_id and r.source_key = 'removal:' || e.chain_seq
+  where e.id = d.event_id and e.chain_seq is not null)`;
+
+/**
  * One statement, prepared once per connection, whatever the batch's size: every attempt of the batch
  * goes to the delivery log (request and response), and every delivery gets its new status, attempt
  * count, next attempt and note. The rows come as two JSON texts (one `JSON.stringify` each, no
@@ -22,13 +31,22 @@ const recordText = `${preparedComment('webhook_record_attempts')}with logged as 
   from jsonb_to_recordset($3::jsonb) as a(delivery_id text, attempt int, attempted_at timestamptz, request_headers jsonb,
                                         request_body text, response_status int, response_body text, latency_ms int, error text))
 update webhook_deliveries d
-set status = v.status, attempts = d.attempts + 1, next_attempt_at = v.next, note = v.note, updated_at = now()
+set status = case when v.status <> 'pending' then v.status when ${takenBack} then 'cancelled' else v.status end,
+    attempts = d.attempts + 1,
+    next_attempt_at = v.next,
+    note = case when v.status <> 'pending' then v.note
+                when ${takenBack} then 'cancelled: a reorg took back its block while this attempt was in flight; '
+                                       || 'not retried (a removed event names it)'
+                else v.note end,
+    updated_at = now()
 from jsonb_to_recordset($4::jsonb) as v(id text, status text, next timestamptz, note text)
 where d.id = v.id`;
 
 /**
  * Writes each attempt to the delivery log (request and response) and each delivery's new status,
- * attempt count, next attempt and note, in the serving transaction.
+ * attempt count, next attempt and note, in the serving transaction. A failed attempt whose event a
+ * reorg took back while it was in flight (the matcher queued its removal meanwhile) is cancelled, not
+ * retried: a retry would carry the original after the removal that names it.
  */
 export async function recordAttempts(
   trx: Kysely<Tables>,
