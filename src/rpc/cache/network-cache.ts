@@ -5,7 +5,7 @@ import { type JsonRpcCall, paramsJsonOf } from '../../jsonrpc/messages.ts';
 import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
 import { spanEvent } from '../../tracing/tracing.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
-import { mayChangeState } from '../method-policy.ts';
+import { mayChangeState, mayRewriteHistory } from '../method-policy.ts';
 import type { SendRpc } from '../send-rpc.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
@@ -82,6 +82,13 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
   const logsMaxRange = () => options.logsRangeCap() ?? config.getLogsMaxRange;
   let epoch = 0;
   let headKeys = new Set<string>();
+  /**
+   * Bumped by a node-control call (a devnet's `evm_revert`, `anvil_reset`, `anvil_setChainId`…), which
+   * may rewrite blocks the network counted as final: every key carries it, so nothing stored before is
+   * found again (the old entries age out of the LRU).
+   */
+  let generation = 0;
+  const keyPrefix = () => (generation === 0 ? prefix : `${prefix}${generation}\n`);
 
   const evictHeadEntries = () => {
     epoch++;
@@ -110,9 +117,10 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
   const finalBlock = (tag?: FinalityTag) => finalBlockOf(config, headNumber(), options.finality(), tag);
 
   // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
-  const blockNumberKey = `${prefix}eth_blockNumber\n`;
   const isTheTip = (key: string, raw: string) =>
-    key.startsWith(blockNumberKey) && raw.startsWith('"0x') && Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
+    key.startsWith(`${keyPrefix()}eth_blockNumber\n`) &&
+    raw.startsWith('"0x') &&
+    Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
 
   const fetchAndStore = async (key: string, scope: CacheScope, idJson: string, body: string, upstream: Upstream) => {
     const startEpoch = epoch;
@@ -149,11 +157,12 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       if (!isCacheableMethod(method)) {
         if (!mayChangeState(method)) return send(body);
         const text = await send(body);
+        if (mayRewriteHistory(method)) generation++;
         evictHeadEntries();
         void head.refresh();
         return text;
       }
-      const key = `${prefix}${method}\n${paramsJson ?? ''}`;
+      const key = `${keyPrefix()}${method}\n${paramsJson ?? ''}`;
       const cached = lru.get(key);
       if (cached !== undefined && (cached.epoch === finalEpoch || (cached.epoch === epoch && Date.now() < cached.expiresAt))) {
         metrics.hit('memory');
