@@ -28,7 +28,9 @@ export function paramsProblem(params: object, method?: string): string | undefin
     const value = pending.pop()!;
     const depth = depths.pop()!;
     if (Array.isArray(value)) {
-      for (const item of value) {
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        if (typeof item === 'number' && isInexact(item)) return numberMessage(`${pathTo(params, value)}[${index}]`, item);
         if (item === null || typeof item !== 'object') continue;
         if (depth >= maxParamsDepth) return tooDeep;
         pending.push(item);
@@ -46,6 +48,8 @@ export function paramsProblem(params: object, method?: string): string | undefin
       const meant = checkNames ? caseVariantOf(name) : undefined;
       if (meant !== undefined) return caseVariantMessage(pathTo(params, record), name, meant);
       const item = record[name];
+      if (typeof item === 'number' && isInexact(item))
+        return numberMessage(`${pathTo(params, record)}${pathSegment(name)}`, item);
       if (item === null || typeof item !== 'object') continue;
       if (depth >= maxParamsDepth) return tooDeep;
       pending.push(item);
@@ -56,6 +60,21 @@ export function paramsProblem(params: object, method?: string): string | undefin
 }
 
 const tooDeep = `invalid params: 'params' nests deeper than ${maxParamsDepth} levels`;
+
+/**
+ * A JSON number the proxy could not forward as sent: `1e400` parses as Infinity (and would go on as
+ * `null`, which a node reads as a missing value: `latest` for a block), and past 2^53 - 1 a number is
+ * rounded when parsed (9007199254740993 would go on as …992).
+ */
+function isInexact(value: number): boolean {
+  return !Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER;
+}
+
+function numberMessage(where: string, value: number): string {
+  return Number.isFinite(value)
+    ? `invalid params: ${where} is a number past 9007199254740991, which JSON numbers cannot carry exactly; send it as a hex string`
+    : `invalid params: ${where} is a number too large to represent`;
+}
 
 /** Go folds names with unicode.ToUpper(unicode.ToLower(r)): `ſ` matches `s`, the Kelvin sign `k`. */
 export function foldName(name: string): string {
