@@ -58,6 +58,8 @@ export interface NetworkCacheOptions {
   finality(): ReportedFinality;
   /** Registers a call after those tags moved; answers the function that stops it. */
   onFinalityChange(listener: () => void): () => void;
+  /** The nodes' own head now (`eth_blockNumber`), undefined when none answers. */
+  nodeHead(): Promise<number | undefined>;
 }
 
 /** The call's way upstream: `stored` when its answer may enter the cache. */
@@ -114,6 +116,17 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     return newest >= 0 ? newest : undefined;
   };
 
+  /**
+   * After a call that may have rewound the chain: the served tip and the head watch start again from
+   * the node's head, so `eth_blockNumber` and `latest` reads answer the rewound chain at once rather
+   * than the old tip (and null blocks above the new head) until the tip's own reset, 30 s later.
+   */
+  const rewound = async () => {
+    const nodeHead = await options.nodeHead();
+    if (nodeHead !== undefined && nodeHead < tip.value) tip.reset(nodeHead);
+    await head.restart();
+  };
+
   const finalBlock = (tag?: FinalityTag) => finalBlockOf(config, headNumber(), options.finality(), tag);
 
   // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
@@ -157,7 +170,10 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       if (!isCacheableMethod(method)) {
         if (!mayChangeState(method)) return send(body);
         const text = await send(body);
-        if (mayRewriteHistory(method)) generation++;
+        if (mayRewriteHistory(method)) {
+          generation++;
+          await rewound();
+        }
         evictHeadEntries();
         void head.refresh();
         return text;
