@@ -51,6 +51,9 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
   return { batch: parsed.batch, calls, computeUnits };
 }
 
+/** Subscriptions live on a connection: over HTTP they are refused here, never forwarded (the WebSocket answers them itself). */
+const subscriptionMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
+
 function checkCall(principal: Principal, network: Network, checked: CheckedCall, batch: boolean): CheckedCall {
   if (!checked.ok) return checked;
   const { call } = checked;
@@ -61,6 +64,11 @@ function checkCall(principal: Principal, network: Network, checked: CheckedCall,
       code: jsonRpcErrorCodes.method_not_found,
       message: `the method '${clip(call.method)}' is not available on ${chain}/${name}`,
     });
+  }
+  if (kind === 'evm' && subscriptionMethods.has(call.method)) {
+    // A node over HTTP cannot push: geth answers "notifications not supported"; a provider's answer varies.
+    const message = `the method '${call.method}' needs a WebSocket: connect to /v1/ws/${chain}/${name} (see docs/websocket.md)`;
+    return refusedCall(call, { code: jsonRpcErrorCodes.method_not_found, message });
   }
   const unavailable = isEnhancedMethod(call.method) ? enhancedMethodUnavailable(call.method, network.config) : undefined;
   if (unavailable !== undefined) {

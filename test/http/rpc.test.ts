@@ -147,13 +147,19 @@ describe('JSON-RPC passthrough', () => {
     expect((await invalid.json()) as { error: { code: number } }).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
-  it('refuses a params number it could not forward as sent (1e400, past 2^53) with -32602 naming it, never reads it as latest', async () => {
+  it("refuses a params value it could not forward as sent (1e400, past 2^53, a lone surrogate) with -32602 naming it, with the call's id", async () => {
     const address = devAccount.address;
     const cases = [
       [`["${address}",1e400]`, 'invalid params: params[1] is a number too large to represent'],
       [
         '[{"fromBlock":"0x0","toBlock":9007199254740993}]',
         /^invalid params: params\[0\]\.toBlock is a number past 9007199254740991/,
+      ],
+      // A lone surrogate: the node refuses the whole request and answers id null, which no client can match.
+      ['["\\ud800","latest"]', 'invalid params: params[0] must be valid Unicode text (it has an unpaired UTF-16 surrogate)'],
+      [
+        '[{"fromBlock":"0x0","toBlock":"0x1","\\udc00":1}]',
+        'invalid params: a member name in params[0] must be valid Unicode text (it has an unpaired UTF-16 surrogate)',
       ],
     ] as const;
     for (const [params, message] of cases) {
@@ -168,6 +174,21 @@ describe('JSON-RPC passthrough', () => {
     // Large but exact numbers still pass.
     const exact = await t.rpc(key, { jsonrpc: '2.0', id: 8, method: 'eth_feeHistory', params: [2, 'latest', [50]] });
     expect(((await exact.json()) as { result?: unknown }).result).toBeDefined();
+  });
+
+  it('refuses eth_subscribe and eth_unsubscribe over HTTP with -32601 pointing at the WebSocket, never forwarded', async () => {
+    const response = await t.rpc(key, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_unsubscribe', params: ['0x1'] },
+    ]);
+    const answers = (await response.json()) as { id: number; error: { code: number; message: string } }[];
+    expect(answers.map((answer) => [answer.id, answer.error.code])).toEqual([
+      [1, -32601],
+      [2, -32601],
+    ]);
+    expect(answers[0]!.error.message).toBe(
+      "the method 'eth_subscribe' needs a WebSocket: connect to /v1/ws/ethereum/devnet (see docs/websocket.md)",
+    );
   });
 
   it.each([
