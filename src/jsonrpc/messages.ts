@@ -30,8 +30,19 @@ export const jsonRpcErrorCodes = {
 
 export const maxBatchSize = 100;
 
-/** One element of a request: a call to forward, or the error it earns without being forwarded. */
-export type CheckedCall = { ok: true; call: JsonRpcCall } | { ok: false; id: JsonRpcId; error: JsonRpcErrorObject };
+/**
+ * One element of a request: a call to forward, or the error it earns without being forwarded.
+ * `notification`: a well-formed call without an id, refused (an unknown method, bad params, a missing
+ * scope in a batch): JSON-RPC 2.0 has the server send no answer to a notification, an error included.
+ */
+export type CheckedCall =
+  | { ok: true; call: JsonRpcCall }
+  | { ok: false; id: JsonRpcId; error: JsonRpcErrorObject; notification?: true };
+
+/** The refusal of a well-formed `call`: silent (no answer) when the call is a notification. */
+export function refusedCall(call: { id?: JsonRpcId }, error: JsonRpcErrorObject): CheckedCall {
+  return call.id === undefined ? { ok: false, id: null, error, notification: true } : { ok: false, id: call.id, error };
+}
 
 export type ParsedRpcBody = { batch: false; call: CheckedCall } | { batch: true; calls: CheckedCall[] };
 

@@ -73,6 +73,23 @@ export function mayChangeState(method: string): boolean {
   return writeMethods.has(method) || (nodeControlNamespaces.test(method) && !isPricedTraceRead(method));
 }
 
+/**
+ * Node-control calls that leave every mined block as it was: they mine on top, change what the next
+ * block holds, or touch the mempool, the accounts, the node's settings. `evm_revert`, `anvil_reset`,
+ * `anvil_rollback`, `anvil_reorg`, `debug_setHead`, `anvil_loadState`, `anvil_setChainId` are not here.
+ */
+const keepsHistory =
+  /^(?:(?:evm|anvil|hardhat)_(?:mine|mine_detailed|snapshot|increaseTime|setNextBlockTimestamp|setBlockTimestampInterval|removeBlockTimestampInterval|setBalance|addBalance|setCode|setNonce|setStorageAt|impersonateAccount|stopImpersonatingAccount|autoImpersonateAccount|setAutomine|getAutomine|setIntervalMining|getIntervalMining|setNextBlockBaseFeePerGas|setMinGasPrice|setCoinbase|setBlockGasLimit|dropTransaction|dropAllTransactions|removePoolTransactions|setLoggingEnabled|nodeInfo|metadata|dumpState|enableTraces)|(?:txpool|personal|miner|admin)_\w+)$/;
+
+/**
+ * Whether forwarding the call may rewrite the chain's history, final blocks included: a node-control
+ * call on a devnet other than those that keep every mined block (`evm_revert`, `anvil_reset`,
+ * `anvil_rollback`, `debug_setHead`, `anvil_setChainId`, and any the proxy does not know).
+ */
+export function mayRewriteHistory(method: string): boolean {
+  return nodeControlNamespaces.test(method) && !isPricedTraceRead(method) && !keepsHistory.test(method);
+}
+
 /** Writes go to every healthy upstream (more nodes gossip the transaction). */
 export function isWriteMethod(kind: ChainKind, method: string): boolean {
   return (kind === 'solana' ? solanaWriteMethods : writeMethods).has(method);

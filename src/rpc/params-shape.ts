@@ -28,7 +28,10 @@ export function paramsProblem(params: object, method?: string): string | undefin
     const value = pending.pop()!;
     const depth = depths.pop()!;
     if (Array.isArray(value)) {
-      for (const item of value) {
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        if (typeof item === 'number' && isInexact(item)) return numberMessage(`${pathTo(params, value)}[${index}]`, item);
+        if (typeof item === 'string' && !isWellFormed(item)) return surrogateMessage(`${pathTo(params, value)}[${index}]`);
         if (item === null || typeof item !== 'object') continue;
         if (depth >= maxParamsDepth) return tooDeep;
         pending.push(item);
@@ -43,9 +46,14 @@ export function paramsProblem(params: object, method?: string): string | undefin
       if (collision !== undefined) return collision;
     }
     for (const name of names) {
+      if (!isWellFormed(name)) return surrogateMessage(`a member name in ${pathTo(params, record)}`);
       const meant = checkNames ? caseVariantOf(name) : undefined;
       if (meant !== undefined) return caseVariantMessage(pathTo(params, record), name, meant);
       const item = record[name];
+      if (typeof item === 'number' && isInexact(item))
+        return numberMessage(`${pathTo(params, record)}${pathSegment(name)}`, item);
+      if (typeof item === 'string' && !isWellFormed(item))
+        return surrogateMessage(`${pathTo(params, record)}${pathSegment(name)}`);
       if (item === null || typeof item !== 'object') continue;
       if (depth >= maxParamsDepth) return tooDeep;
       pending.push(item);
@@ -56,6 +64,32 @@ export function paramsProblem(params: object, method?: string): string | undefin
 }
 
 const tooDeep = `invalid params: 'params' nests deeper than ${maxParamsDepth} levels`;
+
+/**
+ * A JSON number the proxy could not forward as sent: `1e400` parses as Infinity (and would go on as
+ * `null`, which a node reads as a missing value: `latest` for a block), and past 2^53 - 1 a number is
+ * rounded when parsed (9007199254740993 would go on as …992).
+ */
+function isInexact(value: number): boolean {
+  return !Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * Whether a string is valid Unicode (no unpaired UTF-16 surrogate). One with a lone surrogate goes on as
+ * `"\ud800"`, which nodes refuse as a whole request, answering id null: the client could not match
+ * the answer to its call. (`String.prototype.isWellFormed`, Node 20; not in the ES2023 typings.)
+ */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+function surrogateMessage(where: string): string {
+  return `invalid params: ${where} must be valid Unicode text (it has an unpaired UTF-16 surrogate)`;
+}
+
+function numberMessage(where: string, value: number): string {
+  return Number.isFinite(value)
+    ? `invalid params: ${where} is a number past 9007199254740991, which JSON numbers cannot carry exactly; send it as a hex string`
+    : `invalid params: ${where} is a number too large to represent`;
+}
 
 /** Go folds names with unicode.ToUpper(unicode.ToLower(r)): `ſ` matches `s`, the Kelvin sign `k`. */
 export function foldName(name: string): string {

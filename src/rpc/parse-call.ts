@@ -6,6 +6,7 @@ import {
   jsonRpcErrorCodes,
   maxBatchSize,
   type ParsedRpcBody,
+  refusedCall,
 } from '../jsonrpc/messages.ts';
 import { clip, paramsProblem } from './params-shape.ts';
 
@@ -65,7 +66,7 @@ export function checkCallShape(value: unknown): CheckedCall {
     if (typeof params !== 'object') return invalid(id ?? null, "'params' must be an array or an object");
     const problem = paramsProblem(params, call.method);
     if (problem !== undefined) {
-      return { ok: false, id: id ?? null, error: { code: jsonRpcErrorCodes.invalid_params, message: problem } };
+      return refusedCall(call, { code: jsonRpcErrorCodes.invalid_params, message: problem });
     }
   }
   return { ok: true, call: value as JsonRpcCall };

@@ -14,6 +14,7 @@ import {
   jsonRpcErrorCodes,
   type ParsedRpcBody,
   paramsJsonOf,
+  refusedCall,
   rpcErrorText,
 } from '../jsonrpc/messages.ts';
 import { computeUnitsFor, evmComputeUnits } from '../limits/compute-units.ts';
@@ -50,36 +51,39 @@ export function planRpcRequest(principal: Principal, network: Network, parsed: P
   return { batch: parsed.batch, calls, computeUnits };
 }
 
+/** Subscriptions live on a connection: over HTTP they are refused here, never forwarded (the WebSocket answers them itself). */
+const subscriptionMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
+
 function checkCall(principal: Principal, network: Network, checked: CheckedCall, batch: boolean): CheckedCall {
   if (!checked.ok) return checked;
   const { call } = checked;
-  const id = call.id ?? null;
   const { kind, devMethods, chain, network: name } = network.config;
   const access = methodAccess(kind, call.method, devMethods);
   if (!access.allowed) {
-    return {
-      ok: false,
-      id,
-      error: {
-        code: jsonRpcErrorCodes.method_not_found,
-        message: `the method '${clip(call.method)}' is not available on ${chain}/${name}`,
-      },
-    };
+    return refusedCall(call, {
+      code: jsonRpcErrorCodes.method_not_found,
+      message: `the method '${clip(call.method)}' is not available on ${chain}/${name}`,
+    });
+  }
+  if (kind === 'evm' && subscriptionMethods.has(call.method)) {
+    // A node over HTTP cannot push: geth answers "notifications not supported"; a provider's answer varies.
+    const message = `the method '${call.method}' needs a WebSocket: connect to /v1/ws/${chain}/${name} (see docs/websocket.md)`;
+    return refusedCall(call, { code: jsonRpcErrorCodes.method_not_found, message });
   }
   const unavailable = isEnhancedMethod(call.method) ? enhancedMethodUnavailable(call.method, network.config) : undefined;
   if (unavailable !== undefined) {
     const message = `the method '${call.method}' is not available on ${chain}/${name}: ${unavailable}`;
-    return { ok: false, id, error: { code: jsonRpcErrorCodes.method_not_found, message } };
+    return refusedCall(call, { code: jsonRpcErrorCodes.method_not_found, message });
   }
   if (!principal.scopes.has(access.scope)) {
     const message = `this API key lacks the scope '${access.scope}' needed for ${clip(call.method)}`;
     if (!batch) throw forbidden(message);
-    return { ok: false, id, error: { code: jsonRpcErrorCodes.scope_missing, message } };
+    return refusedCall(call, { code: jsonRpcErrorCodes.scope_missing, message });
   }
   const refusal = principal.restrictions === undefined ? undefined : principalCallRefusal(principal, call.method, call.params);
   if (refusal !== undefined) {
     if (!batch) throw forbidden(refusal);
-    return { ok: false, id, error: { code: jsonRpcErrorCodes.scope_missing, message: refusal } };
+    return refusedCall(call, { code: jsonRpcErrorCodes.scope_missing, message: refusal });
   }
   return checked;
 }
@@ -123,7 +127,8 @@ export async function forwardRpcRequest(
  * endpoint answers the chain's methods with it too.
  */
 export function answerRpcCall(deps: ForwardDeps, network: Network, checked: CheckedCall): Promise<string> | string {
-  if (!checked.ok) return rpcErrorText(checked.id, checked.error);
+  // A refused notification gets no answer, as a forwarded one gets none (JSON-RPC 2.0, section 4.1).
+  if (!checked.ok) return checked.notification ? '' : rpcErrorText(checked.id, checked.error);
   if (isEnhancedMethod(checked.call.method)) return answerEnhanced(deps, network, checked.call);
   return forwardAnswering(deps, network, checked);
 }

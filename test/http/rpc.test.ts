@@ -128,6 +128,69 @@ describe('JSON-RPC passthrough', () => {
     expect(await batch.json()).toEqual([{ jsonrpc: '2.0', id: 2, result: '0x7a69' }]);
   });
 
+  it('a notification the proxy itself refuses (unknown method, bad params) gets no answer either', async () => {
+    const unknown = { jsonrpc: '2.0', method: 'nope_x', params: [] };
+    const caseVariant = { jsonrpc: '2.0', method: 'eth_call', params: [{ To: '0x0000000000000000000000000000000000000001' }] };
+    for (const notification of [unknown, caseVariant]) {
+      const alone = await t.rpc(key, notification);
+      expect(alone.status).toBe(204);
+      expect(await alone.text()).toBe('');
+    }
+    const onlyNotifications = await t.rpc(key, [unknown, caseVariant]);
+    expect(onlyNotifications.status).toBe(204);
+    const mixed = await t.rpc(key, [unknown, { jsonrpc: '2.0', id: 2, method: 'nope_x' }, caseVariant]);
+    expect(await mixed.json()).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: "the method 'nope_x' is not available on ethereum/devnet" } },
+    ]);
+    // A notification that is not one (jsonrpc is not "2.0"): still answered, with id null, as nodes do.
+    const invalid = await t.rpc(key, { jsonrpc: '1.0', method: 'eth_chainId' });
+    expect((await invalid.json()) as { error: { code: number } }).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("refuses a params value it could not forward as sent (1e400, past 2^53, a lone surrogate) with -32602 naming it, with the call's id", async () => {
+    const address = devAccount.address;
+    const cases = [
+      [`["${address}",1e400]`, 'invalid params: params[1] is a number too large to represent'],
+      [
+        '[{"fromBlock":"0x0","toBlock":9007199254740993}]',
+        /^invalid params: params\[0\]\.toBlock is a number past 9007199254740991/,
+      ],
+      // A lone surrogate: the node refuses the whole request and answers id null, which no client can match.
+      ['["\\ud800","latest"]', 'invalid params: params[0] must be valid Unicode text (it has an unpaired UTF-16 surrogate)'],
+      [
+        '[{"fromBlock":"0x0","toBlock":"0x1","\\udc00":1}]',
+        'invalid params: a member name in params[0] must be valid Unicode text (it has an unpaired UTF-16 surrogate)',
+      ],
+    ] as const;
+    for (const [params, message] of cases) {
+      const method = params.startsWith('[{') ? 'eth_getLogs' : 'eth_getBalance';
+      const response = await t.rpc(key, `{"jsonrpc":"2.0","id":7,"method":"${method}","params":${params}}`);
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as { id: number; error: { code: number; message: string } };
+      expect(answer.id).toBe(7);
+      expect(answer.error.code).toBe(-32602);
+      expect(answer.error.message).toMatch(message);
+    }
+    // Large but exact numbers still pass.
+    const exact = await t.rpc(key, { jsonrpc: '2.0', id: 8, method: 'eth_feeHistory', params: [2, 'latest', [50]] });
+    expect(((await exact.json()) as { result?: unknown }).result).toBeDefined();
+  });
+
+  it('refuses eth_subscribe and eth_unsubscribe over HTTP with -32601 pointing at the WebSocket, never forwarded', async () => {
+    const response = await t.rpc(key, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_unsubscribe', params: ['0x1'] },
+    ]);
+    const answers = (await response.json()) as { id: number; error: { code: number; message: string } }[];
+    expect(answers.map((answer) => [answer.id, answer.error.code])).toEqual([
+      [1, -32601],
+      [2, -32601],
+    ]);
+    expect(answers[0]!.error.message).toBe(
+      "the method 'eth_subscribe' needs a WebSocket: connect to /v1/ws/ethereum/devnet (see docs/websocket.md)",
+    );
+  });
+
   it.each([
     ['not JSON', 'nope', /not valid JSON/],
     ['empty body', '', /empty/],

@@ -141,6 +141,33 @@ describe('JSON-RPC cache', () => {
     expect(sumOf(await f.metric('blockyard_rpc_cache_reorgs_total'))).toBeGreaterThan(reorgsBefore);
   });
 
+  it('a devnet rewind through the proxy (evm_revert) drops final answers and restarts the tip: nothing of the old chain is served', async () => {
+    const snapshot = JSON.parse(await f.viaBlockyard(rpcCall('evm_snapshot'))).result as string;
+    await f.viaBlockyard(rpcCall('anvil_mine', ['0x5']));
+    await f.settle();
+    const head = Number.parseInt(JSON.parse(await f.viaAnvil(rpcCall('eth_blockNumber'))).result, 16);
+    // Three below the head: final (finality_depth 2), so cached for good until the chain is rewritten.
+    const target = `0x${(head - 3).toString(16)}`;
+    const block = rpcCall('eth_getBlockByNumber', [target, false], 'rewind');
+    const old = JSON.parse(await f.viaBlockyard(block)).result.hash as string;
+    expect(JSON.parse(await f.viaBlockyard(block)).result.hash).toBe(old);
+    expect(f.upstreamCount(`"id":"rewind","method":"eth_getBlockByNumber","params":["${target}",false]`)).toBe(1);
+
+    expect(JSON.parse(await f.viaBlockyard(rpcCall('evm_revert', [snapshot]))).result).toBe(true);
+    // The tip starts again at once from the rewound head: not the old one, with null 'latest' blocks above the chain.
+    const served = Number.parseInt(JSON.parse(await f.viaBlockyard(rpcCall('eth_blockNumber', [], 'rewound'))).result, 16);
+    expect(served).toBeLessThan(head);
+    expect(served).toBeLessThanOrEqual(Number.parseInt(JSON.parse(await f.viaAnvil(rpcCall('eth_blockNumber'))).result, 16));
+    expect(JSON.parse(await f.viaBlockyard(rpcCall('eth_getBlockByNumber', ['latest', false], 'rewound'))).result).not.toBeNull();
+    const latest = JSON.parse(await f.viaAnvil(rpcCall('eth_getBlockByNumber', ['latest', false]))).result;
+    await f.viaBlockyard(rpcCall('evm_mine', [Number(latest.timestamp) + 1000]));
+    await f.viaBlockyard(rpcCall('anvil_mine', ['0x5']));
+    await f.settle();
+    const replacement = JSON.parse(await f.viaAnvil(block)).result.hash as string;
+    expect(replacement).not.toBe(old);
+    expect(JSON.parse(await f.viaBlockyard(block)).result.hash).toBe(replacement);
+  });
+
   it('exports hits, misses and the cache size', async () => {
     expect(sumOf(await f.metric('blockyard_rpc_cache_hits_total'), 'layer="memory"')).toBeGreaterThan(0);
     expect(sumOf(await f.metric('blockyard_rpc_cache_misses_total'))).toBeGreaterThan(0);

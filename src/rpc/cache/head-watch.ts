@@ -30,6 +30,8 @@ export interface HeadWatch {
   current(): Head | undefined;
   /** Polls now (merged with a poll already under way). */
   refresh(): Promise<void>;
+  /** Forgets the head held (the chain was rewound on purpose: a lower head is then the head) and polls. */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -84,6 +86,11 @@ export function createHeadWatch({ send, intervalMs, onChange }: HeadWatchOptions
   return {
     current: () => head,
     refresh,
+    async restart() {
+      await polling;
+      head = undefined;
+      await refresh();
+    },
     stop() {
       stopped = true;
       clearInterval(timer);

@@ -5,7 +5,7 @@ import { type JsonRpcCall, paramsJsonOf } from '../../jsonrpc/messages.ts';
 import { formatRpcAnswer, type RawAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
 import { spanEvent } from '../../tracing/tracing.ts';
 import { forwardGetLogs } from '../get-logs/forward-get-logs.ts';
-import { mayChangeState } from '../method-policy.ts';
+import { mayChangeState, mayRewriteHistory } from '../method-policy.ts';
 import type { SendRpc } from '../send-rpc.ts';
 import type { ByteLru } from './byte-lru.ts';
 import type { NetworkCacheMetrics } from './cache-metrics.ts';
@@ -58,6 +58,8 @@ export interface NetworkCacheOptions {
   finality(): ReportedFinality;
   /** Registers a call after those tags moved; answers the function that stops it. */
   onFinalityChange(listener: () => void): () => void;
+  /** The nodes' own head now (`eth_blockNumber`), undefined when none answers. */
+  nodeHead(): Promise<number | undefined>;
 }
 
 /** The call's way upstream: `stored` when its answer may enter the cache. */
@@ -82,6 +84,13 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
   const logsMaxRange = () => options.logsRangeCap() ?? config.getLogsMaxRange;
   let epoch = 0;
   let headKeys = new Set<string>();
+  /**
+   * Bumped by a node-control call (a devnet's `evm_revert`, `anvil_reset`, `anvil_setChainId`…), which
+   * may rewrite blocks the network counted as final: every key carries it, so nothing stored before is
+   * found again (the old entries age out of the LRU).
+   */
+  let generation = 0;
+  const keyPrefix = () => (generation === 0 ? prefix : `${prefix}${generation}\n`);
 
   const evictHeadEntries = () => {
     epoch++;
@@ -107,12 +116,24 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
     return newest >= 0 ? newest : undefined;
   };
 
+  /**
+   * After a call that may have rewound the chain: the served tip and the head watch start again from
+   * the node's head, so `eth_blockNumber` and `latest` reads answer the rewound chain at once rather
+   * than the old tip (and null blocks above the new head) until the tip's own reset, 30 s later.
+   */
+  const rewound = async () => {
+    const nodeHead = await options.nodeHead();
+    if (nodeHead !== undefined && nodeHead < tip.value) tip.reset(nodeHead);
+    await head.restart();
+  };
+
   const finalBlock = (tag?: FinalityTag) => finalBlockOf(config, headNumber(), options.finality(), tag);
 
   // An eth_blockNumber answer that moved the served tip itself (the pool raises it) is the tip: current.
-  const blockNumberKey = `${prefix}eth_blockNumber\n`;
   const isTheTip = (key: string, raw: string) =>
-    key.startsWith(blockNumberKey) && raw.startsWith('"0x') && Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
+    key.startsWith(`${keyPrefix()}eth_blockNumber\n`) &&
+    raw.startsWith('"0x') &&
+    Number.parseInt(raw.slice(3, -1), 16) >= tip.value;
 
   const fetchAndStore = async (key: string, scope: CacheScope, idJson: string, body: string, upstream: Upstream) => {
     const startEpoch = epoch;
@@ -149,11 +170,15 @@ export function createNetworkCache(options: NetworkCacheOptions): NetworkCache {
       if (!isCacheableMethod(method)) {
         if (!mayChangeState(method)) return send(body);
         const text = await send(body);
+        if (mayRewriteHistory(method)) {
+          generation++;
+          await rewound();
+        }
         evictHeadEntries();
         void head.refresh();
         return text;
       }
-      const key = `${prefix}${method}\n${paramsJson ?? ''}`;
+      const key = `${keyPrefix()}${method}\n${paramsJson ?? ''}`;
       const cached = lru.get(key);
       if (cached !== undefined && (cached.epoch === finalEpoch || (cached.epoch === epoch && Date.now() < cached.expiresAt))) {
         metrics.hit('memory');

@@ -30,6 +30,18 @@ export interface RpcCacheOptions {
 /** The head watch's poll (head-watch.ts) as the pool routes it: a read at the tip. */
 const headPollNeed = readNeedOf('eth_getBlockByNumber', ['latest', false]);
 
+/**
+ * A network's own head, from its upstreams' head polls (undefined while none answers): not an
+ * `eth_blockNumber` through the pool, which never answers below the served tip. Polled twice: a poll
+ * under way may have been sent before the call that changed the head.
+ */
+async function nodeHeadOf(network: Network): Promise<number | undefined> {
+  await network.pool.heads.pollNow();
+  await network.pool.heads.pollNow();
+  const best = network.pool.heads.bestHead;
+  return best >= 0 ? best : undefined;
+}
+
 /** Blocks and receipts run to tens of KB: 64 MB holds thousands while keeping the api process small. */
 const defaultMaxBytes = 64 * 1024 * 1024;
 
@@ -54,6 +66,7 @@ export function createRpcCache({ networks, registry, redisUrl, maxBytes = defaul
         logsRangeCap: () => network.pool.logsRangeCap(),
         finality: () => network.pool.finality(),
         onFinalityChange: (listener) => network.pool.onFinalityChange(listener),
+        nodeHead: () => nodeHeadOf(network),
       }),
     );
   }
