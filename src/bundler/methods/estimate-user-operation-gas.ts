@@ -2,7 +2,7 @@ import { toHex } from 'viem';
 import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
 import type { BundlerContext } from '../bundler-context.ts';
-import { checkAuthorization } from '../eip7702-chain.ts';
+import { checkAuthorization, userOperationHashOnChain } from '../eip7702-chain.ts';
 import { parseUserOperationCall } from '../entry-points.ts';
 import { estimateUserOperationGas as estimateGas } from '../gas-estimation.ts';
 import { estimationGasPrice } from '../l1-op-price.ts';
@@ -41,6 +41,11 @@ export async function estimateUserOperationGas(ctx: BundlerContext, network: Net
     await estimationState(ctx.db, client, networkKey(network), entryPoint, op),
     clientOverride,
   );
+  // A v0.8 op with the 0x7702 marker and no eip7702Auth needs the sender delegated already (on chain,
+  // or in the state given): else -32602 as on send, not the simulation's bare revert.
+  const senderCode = override.find((entry) => entry.address.toLowerCase() === op.sender.toLowerCase())?.code;
+  if (entryPoint.version === '0.8' && senderCode === undefined)
+    await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId);
   // The probes give the sender funds: whether it can pay its prefund is read beside them (a paymaster pays it otherwise).
   const funds = entitiesOf(op).paymaster
     ? undefined
