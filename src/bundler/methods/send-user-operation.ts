@@ -276,4 +276,9 @@ async function enterMempool(
   if (refusal?.kind === 'sender-limit')
     throw senderLimitError(op.sender, refusal.pending, admitted.senderLimit, admitted.safeMode);
   if (refusal?.kind === 'already-known') throw alreadyKnown(admitted.hash);
+  if (refusal?.kind === 'nonce-taken')
+    throw invalidParams(
+      `replacement underpriced: another operation of the sender ${op.sender} with nonce ${op.nonce} entered the mempool while this one was validated; to replace it, send this one again with maxFeePerGas and maxPriorityFeePerGas at least 10% higher`,
+      'nonce',
+    );
 }
