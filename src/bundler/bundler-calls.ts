@@ -6,6 +6,7 @@ import { evmComputeUnits, restComputeUnits } from '../limits/compute-units.ts';
 import { bundlerCoreMethods } from '../rpc/bundler-method-names.ts';
 import { assertCallAllowed, principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { clip, paramsProblem } from '../rpc/params-shape.ts';
+import { isValidId } from '../rpc/parse-call.ts';
 import { type ChainCall, checkChainCall } from './chain-calls.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
 
@@ -22,6 +23,8 @@ export interface RunnableBundlerCall {
   readonly kind: 'bundler';
   readonly ok: true;
   readonly id: string | number | null;
+  /** Sent without `id` (JSON-RPC 2.0's notification): run, and not answered. */
+  readonly notification: boolean;
   readonly method: string;
   readonly params: unknown[];
   readonly computeUnits: number;
@@ -32,6 +35,8 @@ export interface RefusedBundlerCall {
   readonly kind: 'bundler';
   readonly ok: false;
   readonly id: string | number | null;
+  /** Sent without `id`: its error is not answered either (JSON-RPC 2.0 answers no notification). */
+  readonly notification: boolean;
   readonly error: BundlerRpcError;
 }
 
@@ -76,6 +81,10 @@ export function bundlerComputeUnitsFor(method: string): number {
   return restComputeUnits['bundler.rpc']!;
 }
 
+function isJsonRpcCall(call: BundlerCallInput): call is BundlerCallInput & { method: string } {
+  return typeof call === 'object' && call !== null && call.jsonrpc === '2.0' && typeof call.method === 'string';
+}
+
 /**
  * Shape, devnet-only methods, scope and the key's `methods` restriction of one call, before anything is
  * charged or run. A method that is not the bundler's is checked as the JSON-RPC proxy checks it
@@ -84,15 +93,20 @@ export function bundlerComputeUnitsFor(method: string): number {
  */
 export function checkBundlerCall(call: BundlerCallInput, principal: Principal, network: Network, batch = true): EndpointCall {
   const id = typeof call?.id === 'string' || typeof call?.id === 'number' ? call.id : null;
-  const refuse = (code: number, message: string): RefusedBundlerCall => ({
+  const shaped = isJsonRpcCall(call);
+  // A request that is not valid JSON-RPC is answered even without id (with id null), as JSON-RPC 2.0 says.
+  const notification = shaped && !Object.hasOwn(call, 'id');
+  const refuse = (code: number, message: string, answerId = id): RefusedBundlerCall => ({
     kind: 'bundler',
     ok: false,
-    id,
+    id: answerId,
+    notification,
     error: new BundlerRpcError(code, message),
   });
-  if (typeof call !== 'object' || call === null || call.jsonrpc !== '2.0' || typeof call.method !== 'string') {
-    return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
-  }
+  if (!isJsonRpcCall(call)) return refuse(-32600, 'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0" and a method');
+  // An id the client could not get back unchanged (an object, a fraction, past 2^53): id null, as on /v1/rpc.
+  if (call.id !== undefined && !isValidId(call.id))
+    return refuse(-32600, "not a JSON-RPC 2.0 request: 'id' must be a string, an integer or null", null);
   const method = call.method;
   if (!isBundlerMethod(method)) {
     if (!batch) assertCallAllowed(principal, method, call.params);
@@ -117,5 +131,5 @@ export function checkBundlerCall(call: BundlerCallInput, principal: Principal, n
   }
   const params = call.params === undefined ? [] : call.params;
   if (!Array.isArray(params)) return refuse(bundlerErrorCodes.invalidParams, 'params must be an array');
-  return { kind: 'bundler', ok: true, id, method, params, computeUnits: bundlerComputeUnitsFor(method) };
+  return { kind: 'bundler', ok: true, id, notification, method, params, computeUnits: bundlerComputeUnitsFor(method) };
 }

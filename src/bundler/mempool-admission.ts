@@ -50,7 +50,9 @@ export interface Admission {
 export type AdmissionRefusal =
   | { kind: 'conflict'; conflict: MempoolConflict }
   | { kind: 'sender-limit'; pending: number }
-  | { kind: 'already-known' };
+  | { kind: 'already-known' }
+  /** Another op of the sender with this nonce was admitted while this one was validated (it was not there to replace). */
+  | { kind: 'nonce-taken' };
 
 /**
  * Puts a validated op into the mempool unless a pending op conflicts with it or its sender already
@@ -88,10 +90,20 @@ export async function admitToMempool(db: Kysely<Tables>, admission: Admission): 
   } catch (error) {
     // The function found the hash live only at its insert, and rolled everything back.
     if ((error as { code?: unknown }).code === alreadyKnownCode) return { kind: 'already-known' };
+    // Two ops of one sender and nonce sent at once: both read no op to replace before their validation,
+    // and the second insert meets the first's live row (the lock orders the inserts, not those reads).
+    if (
+      (error as { code?: unknown; constraint?: unknown }).code === uniqueViolation &&
+      (error as { constraint?: unknown }).constraint === liveNonceIndex
+    )
+      return { kind: 'nonce-taken' };
     throw error;
   }
 }
 
 const alreadyKnownCode = 'BY001';
+const uniqueViolation = '23505';
+/** One live (pending or submitted) op per network, EntryPoint, sender and nonce. */
+const liveNonceIndex = 'user_operations_live_idx';
 
 const admissionStatement = preparedComment('mempool_admission_call');

@@ -46,3 +46,24 @@ export function prefundShortfall(
     `the sender ${op.sender} has ${funds.balance} wei and a deposit of ${funds.deposit} wei; the estimated gas limits at maxFeePerGas ${op.maxFeePerGas} need ${needed} wei. To estimate before funding it, give it a balance in the state override parameter`,
   );
 }
+
+/**
+ * AA21 for an op whose call reverted in the estimate's probes (which give the sender funds) while the
+ * sender has nothing to pay its prefund with: the EntryPoint validates before it executes, so that is
+ * what it would answer first, and often why the call reverted (it sends value the account lacks).
+ * Undefined when the sender can pay the prefund of the limits it gave (nothing when it gave none, then
+ * any funds at all), or when its fees are zero.
+ */
+export function prefundShortfallBeforeCall(
+  op: AnyUserOperation,
+  version: EntryPointVersion,
+  funds: { balance: bigint; deposit: bigint },
+): ReturnType<typeof aaError> | undefined {
+  if (op.maxFeePerGas === 0n) return undefined;
+  const has = funds.balance + funds.deposit;
+  if (has > 0n && has >= maxCostOf(op, version)) return undefined;
+  return aaError(
+    "AA21 didn't pay prefund",
+    `the sender ${op.sender} has ${funds.balance} wei and a deposit of ${funds.deposit} wei: it cannot pay its prefund at maxFeePerGas ${op.maxFeePerGas}, and its call reverts without those funds. To estimate before funding it, give it a balance in the state override parameter`,
+  );
+}

@@ -72,7 +72,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
         body: Type.Unknown({ description: 'A JSON-RPC 2.0 request or a batch of them' }),
         response: {
           200: Type.Unknown(),
-          204: Type.Null({ description: 'Only notifications (calls without id) of chain methods were sent: no answer' }),
+          204: Type.Null({ description: 'Only notifications (calls without id) were sent: no answer' }),
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
@@ -142,7 +142,11 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
       // As JSON text: the chain's answers come as the upstream (or the cache) wrote them, as on /v1/rpc.
       const serial = oneAtATime();
       const answerText = async (call: EndpointCall): Promise<string> => {
-        if (call.kind !== 'chain') return JSON.stringify(await answer(call));
+        // A notification (no id) is run but not answered, as JSON-RPC 2.0 says (and as chain calls are).
+        if (call.kind !== 'chain') {
+          const text = JSON.stringify(await answer(call));
+          return call.notification ? '' : text;
+        }
         const chainAnswer = () => answerChainCall(deps, network, call);
         return call.checked.ok && isDataMethod(call.checked.call.method) ? serial(chainAnswer) : chainAnswer();
       };

@@ -61,11 +61,12 @@ const aaReasons: Record<string, string> = {
   AA50: 'the paymaster postOp reverted',
   AA51: 'the prefund is lower than the actual gas cost',
   AA90: 'the beneficiary (bundler) address is invalid',
-  AA91: 'a signature aggregator failed',
+  AA91: 'the EntryPoint could not pay the beneficiary (bundler)',
   AA92: 'an internal EntryPoint call failed',
-  AA93: 'the aggregator is invalid',
+  AA93: 'paymasterAndData is too short: it must hold the paymaster address (and, from v0.7, its two 16-byte gas limits)',
   AA94: 'gas values overflow (a limit or fee is too large)',
   AA95: 'the bundle ran out of gas',
+  AA96: 'the signature aggregator is invalid',
 };
 
 /**

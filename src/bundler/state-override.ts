@@ -49,9 +49,16 @@ export function parseStateOverride(input: unknown): StateOverride {
     if (unknown !== undefined) throw refuse(`.${address}.${unknown} is not taken (balance, nonce, code, stateDiff)`);
     const parsed: StateOverride[number] = { address: getAddress(address) };
     if (balance !== undefined) parsed.balance = quantity(balance, `.${address}.balance`);
-    if (nonce !== undefined) parsed.nonce = Number(quantity(nonce, `.${address}.nonce`));
+    if (nonce !== undefined) {
+      // An account nonce is a uint64 (EIP-2681), and viem carries it as a number: past 2^53 it would change.
+      const value = quantity(nonce, `.${address}.nonce`);
+      if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw refuse(`.${address}.nonce must be at most 2^53-1`);
+      parsed.nonce = Number(value);
+    }
     if (code !== undefined) {
-      if (typeof code !== 'string' || !isHex(code)) throw refuse(`.${address}.code must be 0x hex bytes`);
+      // Whole bytes: an odd number of hex digits is no code a node takes (it would refuse the call with its own error).
+      if (typeof code !== 'string' || !isHex(code) || code.length % 2 !== 0)
+        throw refuse(`.${address}.code must be 0x hex bytes (an even number of hex digits)`);
       parsed.code = code;
     }
     if (stateDiff !== undefined) {

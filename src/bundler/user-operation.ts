@@ -15,11 +15,14 @@ const bytes = /^0x([0-9a-fA-F]{2})*$/;
 
 function field(op: RpcUserOperation, name: string, kind: 'address' | 'quantity' | 'bytes', fallback?: string): string {
   const value = op[name] ?? fallback;
-  if (typeof value !== 'string') throw invalidParams(`userOperation.${name} is missing`, name);
-  const ok =
-    kind === 'address' ? isAddress(value, { strict: false }) : kind === 'quantity' ? quantity.test(value) : bytes.test(value);
   const what =
     kind === 'address' ? 'a 0x address' : kind === 'quantity' ? 'a 0x hex quantity without leading zeros' : '0x hex bytes';
+  if (value === undefined || value === null) throw invalidParams(`userOperation.${name} is missing`, name);
+  // A JSON number or anything else is there but of the wrong type: said so, not "missing".
+  if (typeof value !== 'string')
+    throw invalidParams(`userOperation.${name} must be ${what} (a string), got ${JSON.stringify(value)?.slice(0, 80)}`, name);
+  const ok =
+    kind === 'address' ? isAddress(value, { strict: false }) : kind === 'quantity' ? quantity.test(value) : bytes.test(value);
   if (!ok) throw invalidParams(`userOperation.${name} must be ${what}, got ${JSON.stringify(value).slice(0, 80)}`, name);
   return value;
 }
@@ -65,10 +68,16 @@ export function parseUserOperation(
   const hasAuthorization = op.eip7702Auth !== undefined && op.eip7702Auth !== null;
   if (version === '0.6') {
     for (const name of ['factory', 'paymaster']) {
-      if (op[name] !== undefined)
+      if (op[name] !== undefined && op[name] !== null)
         throw invalidParams(`userOperation.${name} is a v0.7 field; EntryPoint v0.6 takes initCode and paymasterAndData`);
     }
     const initCode = field(op, 'initCode', 'bytes', '0x') as Hex;
+    // The EntryPoint reads the factory from the first 20 bytes: shorter, its simulation reverts without a reason.
+    if (initCode !== '0x' && initCode.length < 42)
+      throw invalidParams(
+        'userOperation.initCode must be empty or start with the 20-byte factory address (then the call data for it)',
+        'initCode',
+      );
     // As Alto serves it: the EOA delegating with the authorization is the account (v0.6 has no 0x7702 marker).
     if (hasAuthorization && initCode !== '0x')
       throw invalidParams('userOperation.initCode must be empty with eip7702Auth: the sender EOA is the account', 'initCode');

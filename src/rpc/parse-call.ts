@@ -72,7 +72,8 @@ export function checkCallShape(value: unknown): CheckedCall {
   return { ok: true, call: value as JsonRpcCall };
 }
 
-function isValidId(id: unknown): id is JsonRpcId {
+/** A JSON-RPC id the client gets back unchanged: a string, a safe integer or null. */
+export function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 }
 

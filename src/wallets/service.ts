@@ -161,6 +161,8 @@ async function createWallet({ db, chains }: WalletDeps, principal: Principal, in
   if (!isAddress(input.owner, { strict: false })) throw invalidRequest('owner', 'must be a 0x address of 40 hex digits');
   assertAddressChecksum('owner', input.owner);
   const owner = getAddress(input.owner);
+  // No key signs for the zero address: a wallet owned by it could never send an operation.
+  if (BigInt(owner) === 0n) throw invalidRequest('owner', 'must not be the zero address: no key signs for it');
   const salt = parseSalt(input.salt);
   const version = input.entry_point_version ?? '0.7';
   const network = evmNetwork(chains, principal, input.chain, input.network);

@@ -138,6 +138,30 @@ describe('an op sent again is "already known"', () => {
     expect(receipt.success).toBe(true);
   }, 60_000);
 
+  // Both read no op to replace before their validation, and the second insert met the first's row:
+  // -32603 "internal error" (a unique-index violation), where the client must hear which op won.
+  it('two different ops of one sender and nonce sent at once: one is admitted, the other is -32602, never -32603', async () => {
+    const { account, op } = await signedFirstOp();
+    const otherCall = await account.encodeCalls([{ to: '0x000000000000000000000000000000000000bEEF', value: 0n }]);
+    const other = { ...op, callData: otherCall };
+    const rival = { ...other, signature: await account.signUserOperation(other) } as UserOperation<'0.7'>;
+    expect((await callBundler(url, key, 'debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok');
+    try {
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all([sendRaw(op), sendRaw(rival)]);
+        const admitted = answers.filter((answer) => answer.result !== undefined);
+        const refused = answers.filter((answer) => answer.error !== undefined);
+        expect(refused.map((answer) => answer.error?.code)).toEqual(refused.map(() => -32602));
+        if (round === 0) expect(admitted).toHaveLength(1);
+        // Later rounds: both are answered -32602 (already known, or underpriced against the winner).
+        else expect(admitted).toHaveLength(0);
+      }
+    } finally {
+      expect((await callBundler(url, key, 'debug_bundler_clearMempool', [])).result).toBe('ok');
+      expect((await callBundler(url, key, 'debug_bundler_setBundlingMode', ['auto'])).result).toBe('ok');
+    }
+  }, 60_000);
+
   it('an op of a used nonce that was never included is still "nonce too low"', async () => {
     const { account, op: deploying } = await signedFirstOp();
     const deployed = await sendRaw(deploying);

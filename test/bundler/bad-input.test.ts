@@ -66,6 +66,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
       calls?: { to: Address; value?: bigint; data?: Hex }[];
       withFactory?: boolean;
       fees?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+      callGasLimit?: bigint;
     } = {},
   ): Promise<Record<string, unknown>> {
     const from = options.from ?? account;
@@ -74,7 +75,7 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
       nonce: options.nonce ?? 1n,
       callData: await from.encodeCalls(options.calls ?? [{ to: recipient, value: 1n }]),
       ...(options.withFactory ? ((await from.getFactoryArgs()) as { factory: Address; factoryData: Hex }) : {}),
-      callGasLimit: gas.callGasLimit,
+      callGasLimit: options.callGasLimit ?? gas.callGasLimit,
       verificationGasLimit: options.withFactory ? gas.verificationGasLimit + 300_000n : gas.verificationGasLimit,
       // Room for an op whose calldata has a few more non-zero bytes than the estimated one.
       preVerificationGas: gas.preVerificationGas + (options.withFactory ? 10_000n : 1_000n),
@@ -180,6 +181,15 @@ describe('the bundler refuses bad input with ERC-7769 errors and leaves the memp
     expect(baseFeePerGas).toBeGreaterThan(1n);
     const op = await signedOp({ fees: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n } });
     await expectRefused([op, entryPoint07Address], -32602, /maxFeePerGas 1 is below the next block's base fee \d+/);
+  });
+
+  // The EntryPoint needs callGasLimit (+ the postOp's) left before the call, and no bundle has more gas
+  // than a block: such an op was accepted, then dropped at bundling with AA95 (its client never heard).
+  it('an op whose callGasLimit is above the block gas limit is -32602 naming it, not accepted and dropped', async () => {
+    const { gasLimit } = await publicClient.getBlock({ blockTag: 'latest' });
+    await fund(service.anvil.url, [account.address], parseEther('1000'));
+    const op = await signedOp({ callGasLimit: gasLimit + 1n });
+    await expectRefused([op, entryPoint07Address], -32602, /above the block gas limit .*no bundle could carry/);
   });
 
   it('an unfunded counterfactual account with real fees is -32500 with AA21 explained', async () => {

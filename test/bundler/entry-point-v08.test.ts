@@ -1,6 +1,12 @@
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { createPublicClient, http, type PublicClient, parseEther } from 'viem';
-import { createBundlerClient, createPaymasterClient, entryPoint08Address } from 'viem/account-abstraction';
+import {
+  createBundlerClient,
+  createPaymasterClient,
+  entryPoint08Address,
+  formatUserOperationRequest,
+  toSimple7702SmartAccount,
+} from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,4 +130,30 @@ describe('EntryPoint v0.8: viem toSimple7702SmartAccount and permissionless, spo
       expect((await publicClient.getCode({ address: account.address }))?.length ?? 0).toBeGreaterThan(2);
     }
   }, 90_000);
+
+  // The 0x7702 marker without eip7702Auth, from an EOA that delegates to nothing: send said so
+  // (-32602), estimation answered -32500 with the simulation's bare "sender has no code".
+  it('estimating a 0x7702-marker op without eip7702Auth from an undelegated EOA is -32602 as on send', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    await fund(chain.service.anvil.url, [owner.address], parseEther('1'));
+    const account = await toSimple7702SmartAccount({ client: publicClient, owner });
+    const op = {
+      sender: owner.address,
+      nonce: 0n,
+      factory: '0x7702' as const,
+      factoryData: '0x' as const,
+      callData: await account.encodeCalls([{ to: owner.address, value: 0n }]),
+      callGasLimit: 0n,
+      verificationGasLimit: 0n,
+      preVerificationGas: 0n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      signature: await account.getStubSignature(),
+    };
+    for (const method of ['eth_estimateUserOperationGas', 'eth_sendUserOperation']) {
+      const answer = await callBundler(bundlerUrl, key, method, [formatUserOperationRequest(op), entryPoint08Address]);
+      expect(answer.error, method).toMatchObject({ code: -32602, data: { field: 'eip7702Auth' } });
+      expect(answer.error?.message).toMatch(/0x7702 marker but the sender .* has no EIP-7702 delegation/);
+    }
+  });
 });

@@ -28,10 +28,10 @@ describe('estimating an op whose sender cannot prefund', () => {
       entryPoint: { address: entryPoint06Address, version: '0.6' },
     });
 
-  async function estimate(account: SmartAccount, stateOverride?: { address: `0x${string}`; balance: bigint }[]) {
+  async function estimate(account: SmartAccount, stateOverride?: { address: `0x${string}`; balance: bigint }[], value = 0n) {
     return bundlerClient.estimateUserOperationGas({
       account,
-      calls: [{ to: account.address, value: 0n }],
+      calls: [{ to: '0x000000000000000000000000000000000000dEaD', value }],
       ...(await generousFees(publicClient)),
       ...(stateOverride ? { stateOverride } : {}),
     });
@@ -61,6 +61,26 @@ describe('estimating an op whose sender cannot prefund', () => {
       expect(await publicClient.getBalance({ address: account.address })).toBe(0n);
     },
   );
+
+  // Its call sends 1 wei it does not have, so it reverts too; the EntryPoint validates first, and the
+  // answer was -32521 "reverted during simulation with reason: 0x", which hid the missing funds.
+  it.each([
+    ['0.7', () => newSimpleAccount(publicClient)],
+    ['0.6', v06Account],
+  ] as const)('v%s: an unfunded account whose call sends value is AA21 too, not a revert with 0x', async (_version, create) => {
+    const account = await create();
+    const error = await estimate(account, undefined, 1n).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    const rpc = (error as RpcRequestError | undefined)?.walk?.((cause) => cause instanceof RpcRequestError);
+    expect(rpc, String(error)).toBeInstanceOf(RpcRequestError);
+    expect((rpc as RpcRequestError).code).toBe(-32500);
+    expect((rpc as RpcRequestError).details).toMatch(/^AA21 didn't pay prefund: .*has 0 wei and a deposit of 0 wei/);
+    // Funded by the override, it is estimated.
+    const estimated = await estimate(account, [{ address: account.address, balance: parseEther('1') }], 1n);
+    expect(estimated.callGasLimit).toBeGreaterThan(0n);
+  });
 
   it('a deposit in the EntryPoint pays the prefund too: the same account with one is estimated', async () => {
     const account = await newSimpleAccount(publicClient);
@@ -96,5 +116,13 @@ describe('estimating an op whose sender cannot prefund', () => {
     ]);
     expect(answer.error).toMatchObject({ code: -32602, data: { field: 'stateOverride' } });
     expect(answer.error?.message).toBe(`stateOverride.${account.address}.balance must be a 0x hex quantity`);
+    // Code of an odd number of hex digits was passed on, and the node's refusal came back as -32500.
+    const odd = await callBundler(url, key, 'eth_estimateUserOperationGas', [
+      op,
+      entryPoint07Address,
+      { [account.address]: { balance: '0xde0b6b3a7640000', code: '0x123' } },
+    ]);
+    expect(odd.error).toMatchObject({ code: -32602, data: { field: 'stateOverride' } });
+    expect(odd.error?.message).toMatch(/code must be 0x hex bytes/);
   });
 });

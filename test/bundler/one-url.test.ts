@@ -172,4 +172,29 @@ describe('the bundler endpoint answers the chain’s JSON-RPC too', () => {
     });
     expect(response.status).toBe(204);
   });
+
+  // JSON-RPC 2.0: "The Server MUST NOT reply to a Notification, including those that are within a
+  // batch request." The bundler's own methods were answered with id null; an object id was taken too.
+  it("a notification of the bundler's own methods gets no answer either; an id of the wrong type is -32600", async () => {
+    const post = (body: unknown) =>
+      fetch(bundlerUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    const alone = await post({ jsonrpc: '2.0', method: 'eth_supportedEntryPoints', params: [] });
+    expect(alone.status).toBe(204);
+    const mixed = await post([
+      { jsonrpc: '2.0', method: 'eth_chainId' },
+      { jsonrpc: '2.0', id: 5, method: 'eth_chainId' },
+      { jsonrpc: '2.0', method: 'eth_getUserOperationReceipt', params: ['0x12'] },
+    ]);
+    expect(await mixed.json()).toEqual([{ jsonrpc: '2.0', id: 5, result: '0x7a69' }]);
+    // id null is a request (answered with id null), not a notification.
+    const nullId = await post({ jsonrpc: '2.0', id: null, method: 'eth_chainId' });
+    expect(await nullId.json()).toEqual({ jsonrpc: '2.0', id: null, result: '0x7a69' });
+    const objectId = await post({ jsonrpc: '2.0', id: { a: 1 }, method: 'eth_chainId' });
+    expect(await objectId.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
 });

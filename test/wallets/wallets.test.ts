@@ -114,6 +114,8 @@ describe('/v1/wallets', () => {
       [{ owner, chain: 'ethereum', salt: `0x1${'0'.repeat(64)}` }, 'salt'],
       [{ owner, chain: 'ethereum', entry_point_version: '0.9' }, 'entry_point_version'],
       [{ owner, chain: 'ethereum', colour: 'red' }, 'colour'],
+      // No key signs for it: such a wallet could never send (it was created, 201).
+      [{ owner: '0x0000000000000000000000000000000000000000', chain: 'ethereum' }, 'owner'],
     ] as const) {
       const answer = await api('POST', '/v1/wallets/create', body);
       expect(answer.status, JSON.stringify(body)).toBe(400);

@@ -1,6 +1,7 @@
 import type { Hex, StateOverride } from 'viem';
 import { networkKey } from '../../chains/network-key.ts';
 import type { Network } from '../../chains/registry.ts';
+import { blockGasLimitError, recentBlockGasLimit } from '../block-gas-limit.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { checkAuthorization, userOperationHashOnChain } from '../eip7702-chain.ts';
 import { type EntryPoint, parseUserOperationCall, readOnChainNonce } from '../entry-points.ts';
@@ -75,6 +76,7 @@ async function admitUserOperation(
   // simulation refuses the nonce (AA25): otherwise the op's nonce must be the next on chain, which the
   // simulation itself checks.
   const baseFeeRead = ctx.recentBaseFee(client);
+  const blockGasLimitRead = settledOf(recentBlockGasLimit(client));
   const queuedRead = readQueuedOfSender(ctx.db, name, entryPoint.address, op.sender);
   // Awaited below, unless the hash throws first.
   baseFeeRead.catch(() => undefined);
@@ -164,6 +166,9 @@ async function admitUserOperation(
     minTip: network.config.minPriorityFeeWei,
   });
   if (floorError) throw floorError;
+  const blockGasLimit = await blockGasLimitRead;
+  const tooMuchGas = blockGasLimit.ok ? blockGasLimitError(op, entryPoint.version, blockGasLimit.value) : undefined;
+  if (tooMuchGas) throw tooMuchGas;
   await enterMempool(ctx, {
     name,
     entryPoint,
@@ -276,4 +281,9 @@ async function enterMempool(
   if (refusal?.kind === 'sender-limit')
     throw senderLimitError(op.sender, refusal.pending, admitted.senderLimit, admitted.safeMode);
   if (refusal?.kind === 'already-known') throw alreadyKnown(admitted.hash);
+  if (refusal?.kind === 'nonce-taken')
+    throw invalidParams(
+      `replacement underpriced: another operation of the sender ${op.sender} with nonce ${op.nonce} entered the mempool while this one was validated; to replace it, send this one again with maxFeePerGas and maxPriorityFeePerGas at least 10% higher`,
+      'nonce',
+    );
 }
