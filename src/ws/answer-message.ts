@@ -111,7 +111,8 @@ export async function answerMessage(deps: AnswerDeps, text: string): Promise<str
       calls.map((checked) => {
         if (isLocal(checked)) return undefined;
         const planned = plan.calls[next++]!;
-        if (!planned.ok) return rpcErrorText(planned.id, planned.error);
+        // A refused notification gets no answer, as on HTTP (JSON-RPC 2.0, section 4.1).
+        if (!planned.ok) return planned.notification ? '' : rpcErrorText(planned.id, planned.error);
         const forward = () => forwardRpcRequest(deps, deps.network, { batch: false, calls: [planned], computeUnits: 0 });
         return isDataMethod(planned.call.method) ? serial(forward) : forward();
       }),

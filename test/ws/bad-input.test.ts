@@ -23,6 +23,22 @@ describe('bad input over the WebSocket gets a clear error or close code; everyon
     client.close();
   });
 
+  it('a refused notification (no id) gets no answer, alone or in a batch, as on HTTP', async () => {
+    const client = await connectRaw(s.wsUrl(key));
+    client.send({ jsonrpc: '2.0', method: 'nope_unknownMethod', params: [] });
+    client.send({ jsonrpc: '2.0', method: 'eth_getBalance', params: ['0x1234'] });
+    client.send([
+      { jsonrpc: '2.0', method: 'nope_unknownMethod' },
+      { jsonrpc: '2.0', id: 'k', method: 'eth_chainId', params: [] },
+    ]);
+    const batch = await client.waitFor(Array.isArray);
+    expect(batch).toEqual([{ jsonrpc: '2.0', id: 'k', result: '0x7a69' }]);
+    // Messages are answered in order: once a later call is answered, nothing more is owed for the first two.
+    expect((await client.call('eth_chainId')).result).toBe('0x7a69');
+    expect(client.messages.filter((m) => !Array.isArray(m) && m.id === null)).toEqual([]);
+    client.close();
+  });
+
   it('a batch mixes subscriptions and proxied calls, in order', async () => {
     const client = await connectRaw(s.wsUrl(key));
     client.send([
