@@ -33,6 +33,7 @@ import * as nftAirdrops from './migrations/2026-12-05T1000-nft-airdrops.ts';
 import * as nftAcquiredBlock from './migrations/2026-12-05T1100-nft-acquired-block.ts';
 import * as mempoolAdmissionFunction from './migrations/2026-12-05T1700-mempool-admission-function.ts';
 import * as nftHolderCollections from './migrations/2026-12-06T2315-nft-holder-collections.ts';
+import * as webhookDeletedAt from './migrations/2026-12-07T0600-webhook-deleted-at.ts';
 import { setTransactionStatementTimeout } from './statement-timeout.ts';
 
 /**
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-05T1100-nft-acquired-block': nftAcquiredBlock,
   '2026-12-05T1700-mempool-admission-function': mempoolAdmissionFunction,
   '2026-12-06T2315-nft-holder-collections': nftHolderCollections,
+  '2026-12-07T0600-webhook-deleted-at': webhookDeletedAt,
 };
 
 /**

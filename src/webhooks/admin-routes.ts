@@ -47,7 +47,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, deps: { db: Datab
         account_id?: string;
         status?: 'active' | 'paused' | 'disabled';
       };
-      let base = db.selectFrom('webhooks');
+      let base = db.selectFrom('webhooks').where('deleted_at', 'is', null);
       if (query.account_id) base = base.where('account_id', '=', query.account_id);
       if (query.status) base = base.where('status', '=', query.status);
       const { offset, limit } = pageWindow(query);
@@ -87,6 +87,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, deps: { db: Datab
           updated_at: new Date(),
         })
         .where('id', '=', id)
+        .where('deleted_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
       if (!row) throw notFound(`webhook '${id}' does not exist`);

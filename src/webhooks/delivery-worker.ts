@@ -5,6 +5,7 @@ import type { WebhooksConfig } from '../config/webhook-settings.ts';
 import { type ListenConnection, startListenConnection } from '../db/listen-connection.ts';
 import type { Tables } from '../db/tables.ts';
 import { findDueWebhooks } from './claim-deliveries.ts';
+import { sweepDeletedWebhooks } from './delete-webhook.ts';
 import { createAttemptCounter, registerPendingDeliveriesGauge } from './delivery-metrics.ts';
 import { deliveriesChannel } from './outbox.ts';
 import type { SecretBox } from './secrets.ts';
@@ -13,6 +14,8 @@ import { type ServeDeps, type ServeResult, serveWebhook } from './serve-webhook.
 import { unopenableSecretHoldMs } from './webhook-secrets.ts';
 
 const pollMs = 250;
+/** How often the webhooks deleted while a round was sending to them are looked for, to be removed. */
+const sweepDeletedMs = 5_000;
 
 export interface DeliveryWorkers {
   /** Look for due deliveries now (something was just queued in this process). */
@@ -58,6 +61,16 @@ export function startDeliveryWorkers(deps: {
   let listener: ListenConnection | undefined;
 
   const timer = setInterval(() => tick(), pollMs);
+  let sweeping = false;
+  const sweepTimer = setInterval(() => {
+    if (sweeping || closed) return;
+    sweeping = true;
+    sweepDeletedWebhooks(db)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not remove deleted webhooks'))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, sweepDeletedMs);
   startListenConnection({
     url: deps.databaseUrl,
     channel: deliveriesChannel,
@@ -141,6 +154,7 @@ export function startDeliveryWorkers(deps: {
     async close() {
       closed = true;
       clearInterval(timer);
+      clearInterval(sweepTimer);
       await Promise.all(serving.values());
       await listener?.close();
     },

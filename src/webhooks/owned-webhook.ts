@@ -14,8 +14,9 @@ export async function readOwnedWebhook(db: Kysely<Tables>, principal: Principal,
     .selectAll()
     .where('id', '=', id)
     .where('account_id', '=', principal.accountId)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  // Another account's webhook is as absent as one that never existed.
+  // Another account's webhook, or one deleted (its rows not yet removed), is as absent as one that never existed.
   if (!row) throw notFound(`webhook '${id}' does not exist`);
   return row;
 }

@@ -6,6 +6,7 @@ import { privateDestinations } from '../config/private-destinations.ts';
 import { forbidden, invalidRequest } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
+import { deleteWebhook } from './delete-webhook.ts';
 import { newWebhookId } from './ids.ts';
 import type { Enricher } from './matcher.ts';
 import { eventTypeField, readOwnedWebhook } from './owned-webhook.ts';
@@ -132,7 +133,7 @@ async function createWebhook(deps: WebhookWriteDeps, principal: Principal, input
 type WebhookListQuery = { status?: WebhookRow['status']; offset: number; limit: number };
 
 async function listWebhooks(db: Kysely<Tables>, principal: Principal, query: WebhookListQuery) {
-  let base = db.selectFrom('webhooks').where('account_id', '=', principal.accountId);
+  let base = db.selectFrom('webhooks').where('account_id', '=', principal.accountId).where('deleted_at', 'is', null);
   if (query.status) base = base.where('status', '=', query.status);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').offset(query.offset).limit(query.limit).execute(),
@@ -204,7 +205,7 @@ async function updateWebhookAddresses(
 
 async function removeWebhook(db: Kysely<Tables>, principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
   await readOwnedWebhook(db, principal, id);
-  await db.deleteFrom('webhooks').where('id', '=', id).where('account_id', '=', principal.accountId).execute();
+  await deleteWebhook(db, principal.accountId, id);
   return { id, deleted: true };
 }
 

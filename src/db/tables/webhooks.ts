@@ -22,6 +22,8 @@ export interface WebhooksTable {
   /** Filters by `webhook_addresses` (false: by `config.addresses`, a webhook the previous release wrote). */
   address_filter: ColumnType<boolean, boolean | undefined, boolean>;
   address_count: ColumnType<number, number | undefined, number>;
+  /** Deleted by its owner while a worker was sending to it: gone for the API, its rows removed later. */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
