@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { apiKeyFromRequest } from '../auth/extract-key.ts';
 import { apiKeyInPath } from '../auth/key-in-path.ts';
@@ -110,6 +111,15 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
     const { computeUnitsOf, scope } = request.routeOptions.config;
     const computeUnits =
       computeUnitsOf?.((request.query ?? {}) as Record<string, unknown>) ?? request.routeOptions.config.computeUnits;
+    // A key without the scope, or one its methods/contracts refuse, is counted as one request of 0
+    // compute units (docs/compute-units.md), as a refused JSON-RPC call is: the charge comes first so
+    // a key over its limits still gets the 429 (the limits are checked before the scope).
+    const refusal = routeRefusal(principal, request, scope);
+    if (refusal !== undefined) {
+      request.computeUnitsCharged = 0;
+      await chargeRequest(deps, reply, principal, 0);
+      throw refusal;
+    }
     // Before the charge: a request refused for the account's running data queries spends nothing.
     if (request.routeOptions.config.dataQuery && deps.dataQueries !== undefined) {
       let release: () => void;
@@ -128,9 +138,18 @@ export function createV1Guard(deps: V1GuardDeps): RequestGuard {
       await chargeRequest(deps, reply, principal, computeUnits);
       request.computeUnitsCharged = computeUnits;
     }
+  };
+}
+
+/** Why the route refuses this key (its scope, its `methods` or `contracts`), or undefined when it may use it. */
+function routeRefusal(principal: Principal, request: FastifyRequest, scope: Scope | undefined): unknown {
+  try {
     if (scope !== undefined) assertScope(principal, scope);
     assertRouteAllowed(principal, request);
-  };
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 /**

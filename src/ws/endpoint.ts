@@ -17,6 +17,7 @@ import type { UsageRecorder } from '../usage/recorder.ts';
 import { authorizeUpgrade } from './authorize-upgrade.ts';
 import { wsCloseCodes } from './close-codes.ts';
 import { createWsConnectionCaps, type WsConnectionCaps } from './connection-caps.ts';
+import { handshakeProblem } from './handshake.ts';
 import { createHeadFeed, type HeadFeed, type HeadFeedOptions } from './head-feed.ts';
 import { createKeyWatch, type KeyWatch } from './key-watch.ts';
 import { createWsMetrics, type WsMetrics } from './metrics.ts';
@@ -205,6 +206,8 @@ function handleUpgrade(state: EndpointState, request: IncomingMessage, socket: D
   // A client that resets during the checks must not take the process down.
   socket.on('error', () => {});
   if (state.closing) return refuse(socket, shuttingDown());
+  const notHandshake = handshakeProblem(request);
+  if (notHandshake !== undefined) return refuse(socket, notHandshake);
   const address = clientAddress(request, deps.trustProxy) ?? 'unknown';
   try {
     state.connectionCaps.checkAddress(address);
