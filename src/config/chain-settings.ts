@@ -60,7 +60,8 @@ export const chainEntrySchema = closedObject({
   embedded: { type: 'boolean' },
   chain: identifierSchema,
   network: identifierSchema,
-  chain_id: { type: 'integer', minimum: 1 },
+  /** Exact in a JS number (and below EIP-2294's bound): a larger id could match no node's eth_chainId. */
+  chain_id: integerIn(1, Number.MAX_SAFE_INTEGER),
   kind: { type: 'string', enum: chainKinds },
   testnet: { type: 'boolean' },
   native_symbol: { type: 'string', minLength: 1, maxLength: 16 },
@@ -82,7 +83,7 @@ export const chainEntrySchema = closedObject({
   /** Solana: the genesis hash every upstream must report (default: known for solana mainnet, devnet, testnet). */
   genesis_hash: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' },
   dev_methods: { type: 'boolean' },
-  indexer: closedObject({ enabled: { type: 'boolean' }, start_block: { type: 'integer', minimum: 0 } }),
+  indexer: closedObject({ enabled: { type: 'boolean' }, start_block: integerIn(0, Number.MAX_SAFE_INTEGER) }),
   /** ERC-4337 contracts of the network (default: the canonical addresses). */
   erc4337: closedObject({
     entry_point_v06: addressSchema,

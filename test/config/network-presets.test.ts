@@ -105,6 +105,13 @@ describe('network presets (docs/networks.md)', () => {
     });
   });
 
+  it('refuses a chain id or start block no JS number holds exactly (YAML 1e30), naming the setting', () => {
+    expect(() => load({ chain: 'zora', network: 'mainnet', chain_id: 1e30 })).toThrow(/chains\[0\]\.chain_id .*at most/);
+    expect(() => load({ chain: 'zora', network: 'mainnet', chain_id: 2 ** 53 })).toThrow(/chain_id/);
+    expect(() => load({ chain: 'base', network: 'mainnet', indexer: { start_block: 1e20 } })).toThrow(/start_block/);
+    expect(load({ chain: 'zora', network: 'mainnet', chain_id: Number.MAX_SAFE_INTEGER }).chainId).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
   it('refuses a fee model or finality it does not know', () => {
     expect(() => load({ chain: 'base', network: 'mainnet', fee_model: 'zk' })).toThrow(/fee_model/);
     expect(() => load({ chain: 'base', network: 'mainnet', finality: 'soon' })).toThrow(/finality/);
