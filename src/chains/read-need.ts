@@ -14,8 +14,6 @@ export interface ReadNeed {
   readonly byHash: boolean;
   /** eth_getLogs over a block range: its first block (the span is worked out against the tip); -1: not one. */
   readonly logsFrom: number;
-  /** eth_getLogs by range: its `address` and `topics`, to tell which blocks' blooms could hold a match (logs-tail-check.ts). */
-  readonly logsFilter?: { readonly address?: unknown; readonly topics?: unknown };
   /** Checks an answer before it is used (the indexer's batches, answers bound for the cache). */
   readonly judge?: (text: string) => AnswerVerdict;
   /** A filter method: `create` installs one on the node that answers; else the filter `id` it uses, which lives on one node. */
@@ -149,8 +147,7 @@ function logsNeed(method: string, filter: unknown): ReadNeed {
   const to = blockRefOf(toBlock);
   const from = blockRefOf(fromBlock);
   const first = from.atTip ? -1 : from.block;
-  const { address, topics } = filter as { address?: unknown; topics?: unknown };
-  return { ...need(method, to, first, first), logsFilter: { address, topics } };
+  return need(method, to, first, first);
 }
 
 /** A `0x` hex block number, or undefined. */

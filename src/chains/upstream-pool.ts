@@ -10,11 +10,10 @@ import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
 import { checkIdentity, type ExpectedIdentity } from './identity-check.ts';
 import { learnRangeCap } from './logs-range-cap.ts';
-import { createLogsTailCheck } from './logs-tail-check.ts';
 import { callsOf, costOn, type NoPick, pickUpstream, type RoutingView } from './pick-upstream.ts';
 import { createPooledUpstreams } from './pool-members.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
-import { anyRead, type ReadNeed, readNeedOf } from './read-need.ts';
+import { anyRead, type ReadNeed } from './read-need.ts';
 import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
 import type { SocketIdentity } from './socket-identity.ts';
@@ -95,8 +94,6 @@ interface PoolState {
   readonly maxAttempts: number;
   readonly hedgeDelayMs: (upstream: PooledUpstream) => number;
   readonly onHedge: () => void;
-  /** eth_getLogs answers near the tip against the blocks' blooms (logs-tail-check.ts). */
-  readonly logsTail: ReturnType<typeof createLogsTailCheck>;
   /** Tags naming each filter's node in its id: absent for a single upstream, which holds every filter. */
   readonly filterTags: FilterTags<PooledUpstream> | undefined;
   firstChecks: Promise<void>;
@@ -151,7 +148,6 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     hedgeDelayMs: (upstream) =>
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
     onHedge: () => hedgeCounter.inc(),
-    logsTail: createLogsTailCheck((number) => readBloom(state, number)),
     filterTags: upstreams.length < 2 ? undefined : createFilterTags(upstreams, (upstream) => upstream.url),
     firstChecks: heads.firstPoll,
   };
@@ -244,8 +240,7 @@ async function sendRead(pool: PoolState, sent: string, need: ReadNeed): Promise<
       continue;
     }
     const answeredBy = attempt.answeredBy ?? upstream;
-    let verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
-    if (verdict === undefined && need.logsFilter) verdict = await pool.logsTail(text, need, pool.tip.value);
+    const verdict = judgeAnswer(text, need, answeredBy, pool.tip.value);
     if (verdict === undefined) {
       if (need.filter && 'create' in need.filter && pool.filterTags) {
         const tags = pool.filterTags;
@@ -272,17 +267,6 @@ async function sendRead(pool: PoolState, sent: string, need: ReadNeed): Promise<
   if (corrupt) throw new UpstreamError('integrity', 'every upstream asked answered data that fails its integrity checks');
   if (failure instanceof RetryableRpcError && failure.kind === 'behind') return failure.text;
   throw noUpstreamError(pool, noPick, failure);
-}
-
-/** The `logsBloom` of block `number`, read through the pool (a node lacking it answers null: another is asked). */
-async function readBloom(pool: PoolState, number: number): Promise<string | undefined> {
-  const params = [`0x${number.toString(16)}`, false];
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params });
-  const answer = JSON.parse(await sendRead(pool, body, readNeedOf('eth_getBlockByNumber', params))) as {
-    result?: { logsBloom?: unknown } | null;
-  };
-  const bloom = answer.result?.logsBloom;
-  return typeof bloom === 'string' ? bloom : undefined;
 }
 
 /** Before the first identity checks end, no upstream is verified: a read waits for them (bounded). */

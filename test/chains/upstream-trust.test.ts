@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bloomMayMatch } from '../../src/chains/logs-bloom.ts';
 import { readNeedOf } from '../../src/chains/read-need.ts';
 import { UpstreamError } from '../../src/chains/upstream-client.ts';
 import { createUpstreamPool, type UpstreamPool, type UpstreamPoolOptions } from '../../src/chains/upstream-pool.ts';
@@ -11,8 +10,6 @@ import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
 
 const fixture = createPoolFixture();
-// anvil's first default account, unlocked for eth_sendTransaction.
-const funded = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const sims: ProviderSim[] = [];
 const pools: UpstreamPool[] = [];
 afterEach(async () => {
@@ -151,53 +148,6 @@ describe('one consistent view across upstreams that lag', () => {
       const tip = Number(resultOf(await read(p, 'eth_blockNumber')));
       expect(resultOf(await read(p, 'eth_getBlockByNumber', [`0x${tip.toString(16)}`, false]))).not.toBeNull();
     }
-  });
-  it('asks again of another node when a load balancer answers eth_getLogs from the node behind (a shorter list, no error)', async () => {
-    const [anvil] = await fixture.anvils(1);
-    // A contract whose every call emits LOG1(topic = caller, data = calldata); anvil mines each transaction in its own block.
-    const deployed = resultOf(
-      await direct(anvil!.url, call('eth_sendTransaction', [{ from: funded, data: '0x6009600a5f3960095ff3365f5f3733365fa100' }])),
-    );
-    const emitter = (
-      resultOf(await direct(anvil!.url, call('eth_getTransactionReceipt', [deployed]))) as { contractAddress: string }
-    ).contractAddress;
-    const flapping = await sim(anvil!.url, { alternate: { lagBlocks: 3 } });
-    const honest = await sim(anvil!.url, { latencyMs: 15 });
-    const p = pool([{ url: flapping.url }, { url: honest.url }]);
-    await p.identified();
-    const short: string[] = [];
-    for (let i = 0; i < 20; i++) {
-      await direct(anvil!.url, call('eth_sendTransaction', [{ from: funded, to: emitter, data: '0x01' }]));
-      const tip = Number(resultOf(await read(p, 'eth_blockNumber')));
-      const filter = { address: emitter, fromBlock: `0x${Math.max(0, tip - 5).toString(16)}`, toBlock: `0x${tip.toString(16)}` };
-      const served = resultOf(await read(p, 'eth_getLogs', [filter])) as unknown[];
-      const real = resultOf(await direct(anvil!.url, call('eth_getLogs', [filter]))) as unknown[];
-      if (served.length !== real.length)
-        short.push(`[${filter.fromBlock}, ${filter.toBlock}]: ${served.length} logs of ${real.length}`);
-    }
-    expect(short).toEqual([]);
-    expect(flapping.calls('eth_getLogs')).toBeGreaterThan(0);
-  });
-
-  it("reads a block's logsBloom as the yellow paper sets it: its log's address and topic may match, others not", async () => {
-    const [anvil] = await fixture.anvils(1);
-    const hash = resultOf(
-      await direct(anvil!.url, call('eth_sendTransaction', [{ from: funded, data: '0x6009600a5f3960095ff3365f5f3733365fa100' }])),
-    );
-    const emitter = (resultOf(await direct(anvil!.url, call('eth_getTransactionReceipt', [hash]))) as { contractAddress: string })
-      .contractAddress;
-    await direct(anvil!.url, call('eth_sendTransaction', [{ from: funded, to: emitter, data: '0x01' }]));
-    const block = resultOf(await direct(anvil!.url, call('eth_getBlockByNumber', ['latest', false]))) as { logsBloom: string };
-    const caller = `0x${funded.slice(2).padStart(64, '0')}`;
-    const other = `0x${'ab'.repeat(32)}`;
-    expect(bloomMayMatch(block.logsBloom, emitter, [caller])).toBe(true);
-    expect(bloomMayMatch(block.logsBloom, emitter.toUpperCase().replace('0X', '0x'), [[other, caller]])).toBe(true);
-    expect(bloomMayMatch(block.logsBloom, [funded, emitter], [null])).toBe(true);
-    expect(bloomMayMatch(block.logsBloom, undefined, undefined)).toBe(true);
-    expect(bloomMayMatch(block.logsBloom, funded, [])).toBe(false);
-    expect(bloomMayMatch(block.logsBloom, emitter, [other])).toBe(false);
-    expect(bloomMayMatch(block.logsBloom, emitter, [null, other])).toBe(false);
-    expect(bloomMayMatch(`0x${'0'.repeat(512)}`, undefined, [])).toBe(true);
   });
 });
 
