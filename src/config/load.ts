@@ -52,6 +52,18 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     throw new ConfigError(origin.trust_proxy ?? 'trust_proxy', `'${untrustable}': ${addressRangeProblem(untrustable)}`);
   }
 
+  for (const name of ['database_url', 'redis_url'] as const) {
+    // The schema checks the scheme only: a port past 65535 or an unencoded '#' in the password failed
+    // later as a bare "Invalid URL". The value is not echoed: it may hold a password.
+    const url = settings[name];
+    if (url !== undefined && !URL.canParse(url)) {
+      throw new ConfigError(
+        origin[name] ?? name,
+        'is not a valid URL: check the host and the port (at most 65535), and percent-encode characters such as @ : / # ? in the user and password',
+      );
+    }
+  }
+
   const { dataDir, port } = placeJoiningProcess(settings, origin, cwd);
 
   const config: Config = {
