@@ -42,6 +42,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   if (!validateSettings(settings)) {
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
+  refuseInfinity(settings, origin);
   const chains = buildChains(settings.chains, settings.devnet.block_time_s, configFile ?? 'the config file');
   const readyNetworks = buildReadyNetworks(settings.readiness?.networks, chains, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
@@ -100,6 +101,20 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
+}
+
+/**
+ * The validator coerces a flag's or variable's text to a number with `+text`, so "Infinity" and
+ * "-Infinity" became numbers, and its range checks pass any number that is not finite: PORT=Infinity,
+ * BLOCKYARD_SHUTDOWN_GRACE=-Infinity (a shutdown timer of 1 ms) were accepted.
+ */
+function refuseInfinity(settings: Settings, origin: Record<string, string>): void {
+  const numbers: [string, unknown][] = [...Object.entries(settings), ['block_time_s', settings.devnet.block_time_s]];
+  for (const [key, value] of numbers) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new ConfigError(origin[key] ?? key, 'must be a finite number');
+    }
+  }
 }
 
 /**

@@ -331,6 +331,14 @@ describe('loadConfig', () => {
       );
     });
 
+    it('Infinity in a flag or variable is refused: the validator coerced it to a number its ranges let through', () => {
+      expect(configError(() => load({ PORT: 'Infinity' })).message).toBe('invalid setting PORT: must be a finite number');
+      expect(configError(() => load({ BLOCKYARD_SHUTDOWN_GRACE: '-Infinity' })).setting).toBe('BLOCKYARD_SHUTDOWN_GRACE');
+      expect(configError(() => load({}, { 'shutdown-grace': 'Infinity' })).setting).toBe('--shutdown-grace');
+      expect(configError(() => load({ BLOCKYARD_BLOCK_TIME: 'Infinity' })).setting).toBe('BLOCKYARD_BLOCK_TIME');
+      expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: 'Infinity' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+    });
+
     it('--port x', () => {
       const error = configError(() => load({}, { port: 'x' }));
       expect(error.setting).toBe('--port');
