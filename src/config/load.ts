@@ -42,7 +42,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   if (!validateSettings(settings)) {
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
-  refuseInfinity(settings, origin);
+  refuseInfinity(settings, origin, configFile);
   const chains = buildChains(settings.chains, settings.devnet.block_time_s, configFile ?? 'the config file');
   const readyNetworks = buildReadyNetworks(settings.readiness?.networks, chains, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
@@ -104,17 +104,31 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
 }
 
 /**
- * The validator coerces a flag's or variable's text to a number with `+text`, so "Infinity" and
- * "-Infinity" became numbers, and its range checks pass any number that is not finite: PORT=Infinity,
- * BLOCKYARD_SHUTDOWN_GRACE=-Infinity (a shutdown timer of 1 ms) were accepted.
+ * The validator coerces text to a number with `+text`, so "Infinity" and "-Infinity" (a flag, a
+ * variable, or a quoted YAML value) became numbers, and its range checks pass any number that is not
+ * finite: PORT=Infinity, BLOCKYARD_SHUTDOWN_GRACE=-Infinity (a shutdown timer of 1 ms),
+ * `webhooks.timeout_s: "Infinity"` were accepted.
  */
-function refuseInfinity(settings: Settings, origin: Record<string, string>): void {
-  const numbers: [string, unknown][] = [...Object.entries(settings), ['block_time_s', settings.devnet.block_time_s]];
-  for (const [key, value] of numbers) {
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      throw new ConfigError(origin[key] ?? key, 'must be a finite number');
+function refuseInfinity(settings: Settings, origin: Record<string, string>, configFile: string | undefined): void {
+  const visit = (value: unknown, path: string, name: () => string): void => {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new ConfigError(name(), 'must be a finite number');
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) {
+        visit(item, `${path}[${index}]`, () => `${path}[${index}] (in ${configFile})`);
+      }
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        const top = path === '' && origin[key] !== undefined;
+        visit(item, at, () => (top ? origin[key]! : `${at} (in ${configFile})`));
+      }
     }
+  };
+  // The one nested setting a flag or variable sets: named by where it came from.
+  if (!Number.isFinite(settings.devnet.block_time_s)) {
+    throw new ConfigError(origin.block_time_s ?? 'devnet.block_time_s', 'must be a finite number');
   }
+  visit(settings, '', () => 'settings');
 }
 
 /**

@@ -337,6 +337,23 @@ describe('loadConfig', () => {
       expect(configError(() => load({}, { 'shutdown-grace': 'Infinity' })).setting).toBe('--shutdown-grace');
       expect(configError(() => load({ BLOCKYARD_BLOCK_TIME: 'Infinity' })).setting).toBe('BLOCKYARD_BLOCK_TIME');
       expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: 'Infinity' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+      writeYaml({ webhooks: { timeout_s: 'Infinity' } });
+      expect(configError(() => load()).message).toBe(
+        'invalid setting webhooks.timeout_s (in blockyard.yaml): must be a finite number',
+      );
+      writeYaml({
+        chains: [
+          {
+            chain: 'ethereum',
+            network: 'x',
+            chain_id: 1,
+            upstreams: [{ url: 'http://127.0.0.1:8545', timeout_ms: '-Infinity' }],
+          },
+        ],
+      });
+      expect(configError(() => load()).message).toBe(
+        'invalid setting chains[0].upstreams[0].timeout_ms (in blockyard.yaml): must be a finite number',
+      );
     });
 
     it('--port x', () => {
