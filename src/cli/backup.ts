@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { BackupError } from '../backup/errors.ts';
 import { planKeyInstall, readEncryptionKey } from '../backup/key-file.ts';
 import { loadBackup, openBackup } from '../backup/restore-backup.ts';
@@ -45,6 +45,7 @@ export async function runBackup(args: string[]): Promise<number> {
   const { flags, file, help } = parseBackupFlags(args, 'out');
   if (help) return printUsage(backupUsage);
   if (!file) throw usageError('--out FILE is required: where to write the backup');
+  checkOutFile(resolve(file));
   const passphrase = requirePassphrase();
   const config = loadConfig({ flags });
   const { key, source } = readEncryptionKey(config);
@@ -77,6 +78,20 @@ export async function runRestore(args: string[]): Promise<number> {
     return 0;
   } finally {
     backup.close();
+  }
+}
+
+/**
+ * Refused before the database is read: a backup of a large database takes minutes, and a directory
+ * given as --out, or one in a directory that does not exist, failed only at its end (EISDIR, ENOENT).
+ */
+function checkOutFile(file: string): void {
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw usageError(`--out ${file} is a directory: give the path of the file to write, e.g. ${file}/blockyard.bkp`);
+  }
+  const directory = dirname(file);
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+    throw usageError(`--out ${file}: the directory ${directory} does not exist`);
   }
 }
 

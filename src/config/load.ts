@@ -42,6 +42,7 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   if (!validateSettings(settings)) {
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
+  refuseInfinity(settings, origin, configFile);
   const chains = buildChains(settings.chains, settings.devnet.block_time_s, configFile ?? 'the config file');
   const readyNetworks = buildReadyNetworks(settings.readiness?.networks, chains, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
@@ -50,6 +51,18 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   const untrustable = trustProxy.find((entry) => addressRangeProblem(entry) !== undefined);
   if (untrustable !== undefined) {
     throw new ConfigError(origin.trust_proxy ?? 'trust_proxy', `'${untrustable}': ${addressRangeProblem(untrustable)}`);
+  }
+
+  for (const name of ['database_url', 'redis_url'] as const) {
+    // The schema checks the scheme only: a port past 65535 or an unencoded '#' in the password failed
+    // later as a bare "Invalid URL". The value is not echoed: it may hold a password.
+    const url = settings[name];
+    if (url !== undefined && !URL.canParse(url)) {
+      throw new ConfigError(
+        origin[name] ?? name,
+        'is not a valid URL: check the host and the port (at most 65535), and percent-encode characters such as @ : / # ? in the user and password',
+      );
+    }
   }
 
   const { dataDir, port } = placeJoiningProcess(settings, origin, cwd);
@@ -88,6 +101,34 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
+}
+
+/**
+ * The validator coerces text to a number with `+text`, so "Infinity" and "-Infinity" (a flag, a
+ * variable, or a quoted YAML value) became numbers, and its range checks pass any number that is not
+ * finite: PORT=Infinity, BLOCKYARD_SHUTDOWN_GRACE=-Infinity (a shutdown timer of 1 ms),
+ * `webhooks.timeout_s: "Infinity"` were accepted.
+ */
+function refuseInfinity(settings: Settings, origin: Record<string, string>, configFile: string | undefined): void {
+  const visit = (value: unknown, path: string, name: () => string): void => {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new ConfigError(name(), 'must be a finite number');
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) {
+        visit(item, `${path}[${index}]`, () => `${path}[${index}] (in ${configFile})`);
+      }
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        const top = path === '' && origin[key] !== undefined;
+        visit(item, at, () => (top ? origin[key]! : `${at} (in ${configFile})`));
+      }
+    }
+  };
+  // The one nested setting a flag or variable sets: named by where it came from.
+  if (!Number.isFinite(settings.devnet.block_time_s)) {
+    throw new ConfigError(origin.block_time_s ?? 'devnet.block_time_s', 'must be a finite number');
+  }
+  visit(settings, '', () => 'settings');
 }
 
 /**

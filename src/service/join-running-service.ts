@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts';
+import { describeDatabaseUrl } from '../db/connect.ts';
 import { type InstanceInfo, readInstanceLock } from './instance-lock.ts';
 
 /** What a process started with `--join DIR` takes from the service running on DIR. */
@@ -19,6 +20,17 @@ export async function joinRunningService(config: Config): Promise<JoinedService>
   const running = await readInstanceLock(dir);
   if (!running) {
     throw new Error(`--join: no Blockyard is running on the data directory ${dir}; start it first (npm start), then join it`);
+  }
+  if (
+    config.databaseUrl !== undefined &&
+    running.databaseUrl !== undefined &&
+    describeDatabaseUrl(config.databaseUrl) !== describeDatabaseUrl(running.databaseUrl)
+  ) {
+    // It joined the devnet but wrote its index, deliveries and ops into another database.
+    throw new Error(
+      `--join: the Blockyard running on ${dir} (pid ${running.pid}) uses its embedded Postgres at ${describeDatabaseUrl(running.databaseUrl)}, ` +
+        `not DATABASE_URL's ${describeDatabaseUrl(config.databaseUrl)}; leave DATABASE_URL (--database-url) unset to join it`,
+    );
   }
   const databaseUrl = config.databaseUrl ?? running.databaseUrl;
   if (databaseUrl === undefined) {

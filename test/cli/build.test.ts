@@ -48,6 +48,24 @@ describe('the build (what npm install makes and npm start runs)', () => {
     expect([...packagesIn(run.modules)]).toEqual([]);
   });
 
+  it("`blockyard start --help` and an admin group's --help (or -h) print that command's usage, exit 0 and load nothing else", () => {
+    // They were "Unknown option '--help'" with exit 2; migrate, devnet, backup and restore had their own.
+    for (const [args, line] of [
+      [['start', '--help'], 'blockyard start [--port N]'],
+      [['start', '-h'], '[--shutdown-grace SECONDS] [--join DATA_DIR]'],
+      [['keys', '--help'], 'blockyard keys rotate KEY_ID'],
+      [['keys', 'create', '-h'], 'blockyard keys create --account ID'],
+      [['index', '--help'], 'blockyard index backfill --network'],
+      [['webhooks', 'list', '--help'], 'blockyard webhooks disable WEBHOOK_ID'],
+    ] as const) {
+      const run = runBin([...args]);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain(line);
+      expect(run.stdout).not.toContain('blockyard accounts list');
+      expect([...packagesIn(run.modules)]).toEqual([]);
+    }
+  });
+
   it('an admin command loads the config and an HTTP call, not the service', () => {
     // Port 9 (discard) on loopback: nothing listens, so the call fails at once after the loading.
     const run = runBin(['keys', 'list', '--account', 'acct_x', '--url', 'http://127.0.0.1:9', '--admin-token', 'x'.repeat(20)]);

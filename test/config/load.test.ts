@@ -314,6 +314,48 @@ describe('loadConfig', () => {
       expect(configError(() => load({ PORT: '70000' })).message).toBe('invalid setting PORT: must be at most 65535');
     });
 
+    it('a database or Redis URL that does not parse is named, without echoing its password', () => {
+      // It was a bare "Invalid URL" from the database driver, naming no setting.
+      const database = configError(() => load({ DATABASE_URL: 'postgres://u:s3cret@127.0.0.1:99999/db' }));
+      expect(database.setting).toBe('DATABASE_URL');
+      expect(database.message).toMatch(/^invalid setting DATABASE_URL: is not a valid URL: .*65535/);
+      expect(database.message).not.toContain('s3cret');
+      const flag = configError(() => load({}, { 'database-url': 'postgresql://u:pa#ss@db/x' }));
+      expect(flag.setting).toBe('--database-url');
+      expect(flag.message).not.toContain('pa#ss');
+      const redis = configError(() => load({ REDIS_URL: 'redis://:s3cret@[::1/0' }));
+      expect(redis.setting).toBe('REDIS_URL');
+      expect(redis.message).not.toContain('s3cret');
+      expect(load({ DATABASE_URL: 'postgres://u:p%23ss@127.0.0.1:5432/db' }).databaseUrl).toBe(
+        'postgres://u:p%23ss@127.0.0.1:5432/db',
+      );
+    });
+
+    it('Infinity in a flag or variable is refused: the validator coerced it to a number its ranges let through', () => {
+      expect(configError(() => load({ PORT: 'Infinity' })).message).toBe('invalid setting PORT: must be a finite number');
+      expect(configError(() => load({ BLOCKYARD_SHUTDOWN_GRACE: '-Infinity' })).setting).toBe('BLOCKYARD_SHUTDOWN_GRACE');
+      expect(configError(() => load({}, { 'shutdown-grace': 'Infinity' })).setting).toBe('--shutdown-grace');
+      expect(configError(() => load({ BLOCKYARD_BLOCK_TIME: 'Infinity' })).setting).toBe('BLOCKYARD_BLOCK_TIME');
+      expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: 'Infinity' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+      writeYaml({ webhooks: { timeout_s: 'Infinity' } });
+      expect(configError(() => load()).message).toBe(
+        'invalid setting webhooks.timeout_s (in blockyard.yaml): must be a finite number',
+      );
+      writeYaml({
+        chains: [
+          {
+            chain: 'ethereum',
+            network: 'x',
+            chain_id: 1,
+            upstreams: [{ url: 'http://127.0.0.1:8545', timeout_ms: '-Infinity' }],
+          },
+        ],
+      });
+      expect(configError(() => load()).message).toBe(
+        'invalid setting chains[0].upstreams[0].timeout_ms (in blockyard.yaml): must be a finite number',
+      );
+    });
+
     it('--port x', () => {
       const error = configError(() => load({}, { port: 'x' }));
       expect(error.setting).toBe('--port');
