@@ -44,6 +44,17 @@ export async function reserveSponsorship<Refusal>(
     await sql`select pg_advisory_xact_lock(hashtext(${`gas_account:${sponsorship.accountId}`}))`.execute(trx);
     await sql`select pg_advisory_xact_lock(hashtext(${`gas_policy:${sponsorship.policyId}`}))`.execute(trx);
     const sender = sponsorship.sender.toLowerCase();
+    const userOpHash = sponsorship.userOpHash.toLowerCase();
+    // The same op signed again (a retried call within its signature's second) has the same hash: it can
+    // land once, and the settler settles every row of its hash, so it is counted once.
+    const repeat = await trx
+      .selectFrom('gas_sponsorships')
+      .select('id')
+      .where('policy_id', '=', sponsorship.policyId)
+      .where('user_op_hash', '=', userOpHash)
+      .where('status', '<>', 'released')
+      .executeTakeFirst();
+    if (repeat) return { reserved: true, id: repeat.id };
     const row = await policyUsageRow(trx, sponsorship.policyId, sender, rateWindowS);
     const account = await accountState(trx, sponsorship.accountId);
     const refusal = decide(
@@ -68,7 +79,7 @@ export async function reserveSponsorship<Refusal>(
         network: sponsorship.network,
         entry_point: sponsorship.entryPoint.toLowerCase(),
         sender,
-        user_op_hash: sponsorship.userOpHash.toLowerCase(),
+        user_op_hash: userOpHash,
         max_cost_wei: sponsorship.maxCostWei.toString(),
         reserved_usd: usdString(sponsorship.reservedUsdPico),
         status: 'reserved',
