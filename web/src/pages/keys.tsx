@@ -114,7 +114,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke?: (key: ApiKey)
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <td>
+              <td className="wrap-anywhere">
                 <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
               </td>
               <td>
