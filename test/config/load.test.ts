@@ -1,44 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { ConfigError } from '../../src/config/config-error.ts';
-import { loadConfig } from '../../src/config/load.ts';
+import { describe, expect, it } from 'vitest';
 import { settingsSchema } from '../../src/config/schema.ts';
-import { settingError } from '../../src/config/setting-error.ts';
-import type { ConfigFlags } from '../../src/config/setting-sources.ts';
+import { configDir, configError } from './config-dir.ts';
 
 describe('loadConfig', () => {
-  let cwd: string;
-  beforeEach(() => {
-    cwd = mkdtempSync(join(tmpdir(), 'blockyard-config-'));
-  });
-  afterEach(() => {
-    rmSync(cwd, { recursive: true, force: true });
-  });
-
-  function writeYaml(content: unknown, name = 'blockyard.yaml'): string {
-    const path = join(cwd, name);
-    writeFileSync(path, typeof content === 'string' ? content : stringify(content));
-    return path;
-  }
-
-  function load(env: Record<string, string> = {}, flags: ConfigFlags = {}) {
-    return loadConfig({ flags, env, cwd });
-  }
-
-  /** The ConfigError `run` throws; fails the test when it throws nothing or something else. */
-  function configError(run: () => unknown): ConfigError {
-    try {
-      run();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      return error as ConfigError;
-    }
-    throw new Error('expected a ConfigError, but loadConfig succeeded');
-  }
+  const { cwd, writeYaml, load } = configDir();
 
   const upstreams = [{ url: 'http://127.0.0.1:8545' }];
 
@@ -47,7 +15,7 @@ describe('loadConfig', () => {
       const config = load();
       expect(config.host).toBe('127.0.0.1');
       expect(config.port).toBe(8080);
-      expect(config.dataDir).toBe(join(cwd, '.blockyard'));
+      expect(config.dataDir).toBe(join(cwd(), '.blockyard'));
       expect(config.mode).toBe('development');
       expect(config.logLevel).toBe('info');
       expect(config.roles).toEqual(['api', 'indexer', 'webhooks', 'bundler']);
@@ -80,7 +48,7 @@ describe('loadConfig', () => {
         BLOCKYARD_ROLES: 'api, indexer',
       });
       expect(config.port).toBe(9000);
-      expect(config.dataDir).toBe(join(cwd, 'state'));
+      expect(config.dataDir).toBe(join(cwd(), 'state'));
       expect(config.databaseUrl).toBe('postgres://u@127.0.0.1:5432/db');
       expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
       expect(config.adminToken).toBe('a-long-enough-admin-token');
@@ -118,7 +86,7 @@ describe('loadConfig', () => {
       const fromFlag = writeYaml({ port: 1003 }, 'flag.yaml');
       expect(load({ BLOCKYARD_CONFIG: fromEnv }, { config: fromFlag })).toMatchObject({ port: 1003, configFile: fromFlag });
       expect(load({ BLOCKYARD_CONFIG: fromEnv })).toMatchObject({ port: 1002, configFile: fromEnv });
-      expect(load()).toMatchObject({ port: 1001, configFile: join(cwd, 'blockyard.yaml') });
+      expect(load()).toMatchObject({ port: 1001, configFile: join(cwd(), 'blockyard.yaml') });
     });
   });
 
@@ -214,10 +182,12 @@ describe('loadConfig', () => {
     it('takes the joined data directory as its own, and any free port unless one is set', () => {
       const config = load({}, { join: 'running' });
       expect(config.join).toBe(true);
-      expect(config.dataDir).toBe(join(cwd, 'running'));
+      expect(config.dataDir).toBe(join(cwd(), 'running'));
       expect(config.port).toBe(0);
       expect(load({ PORT: '9000' }, { join: 'running' }).port).toBe(9000);
-      expect(load({ BLOCKYARD_JOIN: 'running', BLOCKYARD_DATA_DIR: join(cwd, 'running') }).dataDir).toBe(join(cwd, 'running'));
+      expect(load({ BLOCKYARD_JOIN: 'running', BLOCKYARD_DATA_DIR: join(cwd(), 'running') }).dataDir).toBe(
+        join(cwd(), 'running'),
+      );
       expect(load().join).toBe(false);
     });
 
@@ -233,7 +203,7 @@ describe('loadConfig', () => {
   it('reads ./blockyard.yaml from the working directory when present', () => {
     writeYaml({ host: '0.0.0.0', mode: 'production', data_dir: '/var/lib/blockyard' });
     const config = load();
-    expect(config.configFile).toBe(join(cwd, 'blockyard.yaml'));
+    expect(config.configFile).toBe(join(cwd(), 'blockyard.yaml'));
     expect(config.host).toBe('0.0.0.0');
     expect(config.mode).toBe('production');
     expect(config.dataDir).toBe('/var/lib/blockyard');
@@ -282,157 +252,6 @@ describe('loadConfig', () => {
       expect(chains).toHaveLength(2);
       expect(chains[0]).toMatchObject({ chain: 'ethereum', network: 'devnet', chainId: 31337, embedded: true, devMethods: true });
       expect(chains[1]).toMatchObject({ chain: 'ethereum', network: 'mainnet', chainId: 1, embedded: false, testnet: false });
-    });
-  });
-
-  describe('a bad value throws a ConfigError naming the setting', () => {
-    it('PORT=abc', () => {
-      const error = configError(() => load({ PORT: 'abc' }));
-      expect(error.setting).toBe('PORT');
-      expect(error.message).toMatch(/PORT/);
-    });
-
-    it('PORT=70000', () => {
-      expect(configError(() => load({ PORT: '70000' })).message).toMatch(/PORT.*65535/);
-    });
-
-    it('LOG_LEVEL=loud, listing the allowed levels', () => {
-      const error = configError(() => load({ LOG_LEVEL: 'loud' }));
-      expect(error.setting).toBe('LOG_LEVEL');
-      expect(error.message).toMatch(/debug/);
-    });
-
-    it('in words, not the validator text: an unknown chain kind lists the kinds, a missing field is named', () => {
-      writeYaml({ chains: [{ chain: 'ethereum', network: 'x', kind: 'bitcoin', upstreams }] });
-      expect(configError(() => load()).message).toBe(
-        'invalid setting chains[0].kind (in blockyard.yaml): must be one of evm, solana',
-      );
-      const missing = { keyword: 'required', instancePath: '/chains/0', schemaPath: '', params: { missingProperty: 'chain' } };
-      expect(settingError(missing, {}, 'blockyard.yaml').message).toBe(
-        "invalid setting chains[0] (in blockyard.yaml): needs its 'chain' setting",
-      );
-      expect(configError(() => load({ PORT: '70000' })).message).toBe('invalid setting PORT: must be at most 65535');
-    });
-
-    it('a database or Redis URL that does not parse is named, without echoing its password', () => {
-      // It was a bare "Invalid URL" from the database driver, naming no setting.
-      const database = configError(() => load({ DATABASE_URL: 'postgres://u:s3cret@127.0.0.1:99999/db' }));
-      expect(database.setting).toBe('DATABASE_URL');
-      expect(database.message).toMatch(/^invalid setting DATABASE_URL: is not a valid URL: .*65535/);
-      expect(database.message).not.toContain('s3cret');
-      const flag = configError(() => load({}, { 'database-url': 'postgresql://u:pa#ss@db/x' }));
-      expect(flag.setting).toBe('--database-url');
-      expect(flag.message).not.toContain('pa#ss');
-      const redis = configError(() => load({ REDIS_URL: 'redis://:s3cret@[::1/0' }));
-      expect(redis.setting).toBe('REDIS_URL');
-      expect(redis.message).not.toContain('s3cret');
-      expect(load({ DATABASE_URL: 'postgres://u:p%23ss@127.0.0.1:5432/db' }).databaseUrl).toBe(
-        'postgres://u:p%23ss@127.0.0.1:5432/db',
-      );
-    });
-
-    it('Infinity in a flag or variable is refused: the validator coerced it to a number its ranges let through', () => {
-      expect(configError(() => load({ PORT: 'Infinity' })).message).toBe('invalid setting PORT: must be a finite number');
-      expect(configError(() => load({ BLOCKYARD_SHUTDOWN_GRACE: '-Infinity' })).setting).toBe('BLOCKYARD_SHUTDOWN_GRACE');
-      expect(configError(() => load({}, { 'shutdown-grace': 'Infinity' })).setting).toBe('--shutdown-grace');
-      expect(configError(() => load({ BLOCKYARD_BLOCK_TIME: 'Infinity' })).setting).toBe('BLOCKYARD_BLOCK_TIME');
-      expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: 'Infinity' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
-      writeYaml({ webhooks: { timeout_s: 'Infinity' } });
-      expect(configError(() => load()).message).toBe(
-        'invalid setting webhooks.timeout_s (in blockyard.yaml): must be a finite number',
-      );
-      writeYaml({
-        chains: [
-          {
-            chain: 'ethereum',
-            network: 'x',
-            chain_id: 1,
-            upstreams: [{ url: 'http://127.0.0.1:8545', timeout_ms: '-Infinity' }],
-          },
-        ],
-      });
-      expect(configError(() => load()).message).toBe(
-        'invalid setting chains[0].upstreams[0].timeout_ms (in blockyard.yaml): must be a finite number',
-      );
-    });
-
-    it('--port x', () => {
-      const error = configError(() => load({}, { port: 'x' }));
-      expect(error.setting).toBe('--port');
-      expect(error.message).toMatch(/--port/);
-    });
-
-    it('BLOCKYARD_ROLES=api,foo', () => {
-      const error = configError(() => load({ BLOCKYARD_ROLES: 'api,foo' }));
-      expect(error.setting).toBe('BLOCKYARD_ROLES');
-      expect(error.message).toMatch(/indexer/);
-    });
-
-    it('a chain of kind bitcoin', () => {
-      writeYaml({ chains: [{ chain: 'bitcoin', network: 'mainnet', chain_id: 1, kind: 'bitcoin', upstreams }] });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^chains\[0\]\.kind/);
-      expect(error.message).toMatch(/evm, solana/);
-    });
-
-    it('an unknown top-level key', () => {
-      writeYaml({ port: 8080, colour: 'blue' });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^colour\b/);
-      expect(error.message).toMatch(/unknown setting/);
-    });
-
-    it('an unknown key in a chain', () => {
-      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', chain_id: 11155111, upstreams, colour: 'blue' }] });
-      expect(configError(() => load()).setting).toMatch(/^chains\[0\]\.colour/);
-    });
-
-    it('a chain without upstreams', () => {
-      writeYaml({ chains: [{ chain: 'ethereum', network: 'sepolia', chain_id: 11155111 }] });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^chains\[0\]\.upstreams/);
-      expect(error.message).toMatch(/required/);
-    });
-
-    it('an EVM chain without chain_id that is not a built-in network', () => {
-      writeYaml({ chains: [{ chain: 'zora', network: 'mainnet', upstreams }] });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^chains\[0\]\.chain_id/);
-      expect(error.message).toMatch(/required/);
-    });
-
-    it('dev_methods on a mainnet', () => {
-      writeYaml({ chains: [{ chain: 'ethereum', network: 'mainnet', chain_id: 1, dev_methods: true, upstreams }] });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^chains\[0\]\.dev_methods/);
-      expect(error.message).toMatch(/testnet/);
-    });
-
-    it('a chain/network listed twice', () => {
-      writeYaml({
-        chains: [
-          { chain: 'ethereum', network: 'mainnet', chain_id: 1, upstreams },
-          { chain: 'ethereum', network: 'mainnet', chain_id: 1, upstreams },
-        ],
-      });
-      const error = configError(() => load());
-      expect(error.setting).toMatch(/^chains\[1\]\.network/);
-      expect(error.message).toMatch(/ethereum\/mainnet is listed twice/);
-    });
-
-    it('YAML that does not parse', () => {
-      const path = writeYaml('chains: [unclosed\nport: : 3\n');
-      const error = configError(() => load());
-      expect(error.setting).toBe(path);
-      expect(error.message).toMatch(/not valid YAML/);
-    });
-
-    it('a config file that does not exist', () => {
-      const missing = join(cwd, 'nope.yaml');
-      const fromFlag = configError(() => load({}, { config: missing }));
-      expect(fromFlag.setting).toBe(missing);
-      expect(fromFlag.message).toMatch(/ENOENT/);
-      expect(configError(() => load({ BLOCKYARD_CONFIG: 'nope.yaml' })).setting).toBe(missing);
     });
   });
 });
