@@ -55,6 +55,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
     closed: false,
     recheck: undefined,
     probeClient: undefined,
+    opening: new Set(),
   };
   return {
     get down() {
@@ -77,6 +78,8 @@ interface GuardState {
   recheck: NodeJS.Timeout | undefined;
   /** Kept between probes: a round trip on it costs less than a new session on a busy server. */
   probeClient: pg.Client | undefined;
+  /** Probe sessions still opening: closed with the guard, or one would keep the process alive. */
+  readonly opening: Set<pg.Client>;
 }
 
 function dropProbeClient(state: GuardState): void {
@@ -104,9 +107,14 @@ async function probeOnce(state: GuardState, kind: ProbeKind): Promise<boolean> {
         client.end().catch(() => undefined);
       });
       fresh = client;
-      await client.connect();
-      await client.query('select 1');
-      if (kind === 'query' || !state.probeClient) state.probeClient = client;
+      state.opening.add(client);
+      try {
+        await client.connect();
+        await client.query('select 1');
+      } finally {
+        state.opening.delete(client);
+      }
+      if (!state.closed && (kind === 'query' || !state.probeClient)) state.probeClient = client;
       else client.end().catch(() => undefined);
       fresh = undefined;
       return true as const;
@@ -125,6 +133,7 @@ async function probeOnce(state: GuardState, kind: ProbeKind): Promise<boolean> {
 
 /** One probe of a kind at a time: a burst of stalled queries shares it. */
 function probe(state: GuardState, kind: ProbeKind): Promise<boolean> {
+  if (state.closed) return Promise.resolve(false);
   let pending = state.probing.get(kind);
   if (!pending) {
     pending = probeOnce(state, kind).finally(() => state.probing.delete(kind));
@@ -251,4 +260,6 @@ function closeGuard(state: GuardState): void {
   state.closed = true;
   clearTimeout(state.recheck);
   dropProbeClient(state);
+  for (const client of state.opening) client.end().catch(() => undefined);
+  state.opening.clear();
 }
