@@ -14,6 +14,7 @@ import { createSecretBox } from '../webhooks/secrets.ts';
 import { createWsEndpoint, wsLimits } from '../ws/endpoint.ts';
 import { adminApiRoutes } from './admin-api-routes.ts';
 import { dashboardApiRoutes } from './dashboard-api-routes.ts';
+import { listenError } from './listen-error.ts';
 import type { ServiceParts } from './service-parts.ts';
 import { v1ApiRoutes } from './v1-api-routes.ts';
 
@@ -78,7 +79,9 @@ export async function wireHttp(ctx: Context, parts: ServiceParts): Promise<Liste
     });
     shutdown.add('websocket endpoint', () => ws.close());
   }
-  await app.listen({ host: config.host, port: config.port });
+  await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+    throw listenError(error, config.host, config.port);
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
