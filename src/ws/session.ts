@@ -133,10 +133,15 @@ function closeSession(state: SessionState, code: number, reason: string, metricR
   setTimeout(() => ws.terminate(), 10_000).unref();
 }
 
-/** False (and the client closed with 4008) when `bytes` more would go over the unread bound. */
-function withinBound(state: SessionState, bytes: number): boolean {
+/**
+ * False (and the client closed with 4008) when more than the bound already waits unread. What waits is
+ * the backlog, not the next message: one answer or item larger than the bound (a wide eth_getLogs, a
+ * block with its transactions) still goes to a client that reads, so the buffer holds at most the bound
+ * plus one message.
+ */
+function withinBound(state: SessionState): boolean {
   const { ws, limits } = state.deps;
-  if (ws.bufferedAmount + bytes <= limits.maxBufferedBytes) return true;
+  if (ws.bufferedAmount <= limits.maxBufferedBytes) return true;
   closeSession(
     state,
     wsCloseCodes.slowConsumer,
@@ -149,7 +154,7 @@ function withinBound(state: SessionState, bytes: number): boolean {
 /** Answers and errors: one message each, framed by `ws`. */
 function send(state: SessionState, text: string): void {
   const { ws, wsMetrics } = state.deps;
-  if (ws.readyState !== WebSocket.OPEN || !withinBound(state, Buffer.byteLength(text))) return;
+  if (ws.readyState !== WebSocket.OPEN || !withinBound(state)) return;
   ws.send(text);
   wsMetrics.messagesOut.inc();
 }
@@ -159,7 +164,7 @@ function deliverTo(state: SessionState, prefix: Buffer): Deliver {
   const { ws, socket } = state.deps;
   return (item: FeedItem): boolean => {
     if (ws.readyState !== WebSocket.OPEN || socket.destroyed) return false;
-    if (!withinBound(state, item.header(prefix.length).length + prefix.length + item.tail.length)) return false;
+    if (!withinBound(state)) return false;
     writeSubscriptionFrame(socket, prefix, item);
     return true;
   };

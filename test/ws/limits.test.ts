@@ -134,6 +134,18 @@ describe('WebSocket resource limits', () => {
     after.close();
   }, 60_000);
 
+  it('an answer larger than the unread bound is sent whole to a client that reads (eth_call, eth_getLogs-sized), and the connection stays open', async () => {
+    const client = await connectRaw(s.wsUrl(key));
+    // Code that returns 200,000 zero bytes: the answer is about 400 KB of hex, six times the 64 KiB bound.
+    const returner = '0x00000000000000000000000000000000000b1600';
+    const code = `0x62${(200_000).toString(16).padStart(6, '0')}6000f3`;
+    const big = await client.call('eth_call', [{ to: returner, gas: '0x1c9c380' }, 'latest', { [returner]: { code } }]);
+    expect(big.error).toBeUndefined();
+    expect(big.result).toBe(`0x${'00'.repeat(200_000)}`);
+    expect((await client.call('eth_chainId')).result).toBe('0x7a69');
+    client.close();
+  }, 30_000);
+
   it('concurrent connections: past 3 for an account or 5 for an address, the upgrade is refused with 429', async () => {
     const { key: mine } = await s.t.createKey();
     const { key: other } = await s.t.createKey();
