@@ -22,6 +22,16 @@ function demoCalls(): { line: string; path: string }[] {
     });
 }
 
+/** Each curl example of docs/tokens.md and the answer the page shows under it. */
+function tokenPageExamples(): { line: string; path: string; shown: Record<string, unknown> }[] {
+  const page = readFileSync(new URL('../../docs/tokens.md', import.meta.url), 'utf8');
+  const examples = [...page.matchAll(/```sh\n(curl [^\n]*)\n```\n\n```json\n([\s\S]*?)\n```/g)];
+  return examples.map(([, line, json]) => {
+    const url = new URL(line!.match(/http:\/\/127\.0\.0\.1:8080[^\s"]+/)![0]);
+    return { line: line!, path: `${url.pathname}${url.search}`, shown: JSON.parse(json!) as Record<string, unknown> };
+  });
+}
+
 describe('the --demo examples of docs/getting-started.md', () => {
   let dataDir: string;
   let database: TestDatabase;
@@ -94,6 +104,20 @@ describe('the --demo examples of docs/getting-started.md', () => {
     ]);
     expect(withoutSpam!.tokens).toEqual([]);
   }, 120_000);
+
+  it('answers the examples of docs/tokens.md as the page shows them (but the block number)', async () => {
+    const examples = tokenPageExamples();
+    expect(examples.map(({ path }) => path.split('/')[4])).toEqual(['balances', 'metadata']);
+    for (const { line, path, shown } of examples) {
+      const response = await fetch(`${service.url}${path}`, {
+        headers: { 'x-api-key': service.devKey!.key },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(response.status, line).toBe(200);
+      const answer = (await response.json()) as Record<string, unknown>;
+      expect(answer, line).toEqual({ ...shown, block_number: expect.any(Number) });
+    }
+  }, 60_000);
 
   it('a plain start after the demo run shows the demo token with its price: the price comes with the data', async () => {
     await service.stop('restarted without --demo');
