@@ -2,6 +2,7 @@
 // methods (getAssetTransfers, getTokenBalances, getTokenMetadata, getTransactionReceipts) are answered
 // by Blockyard from its own index. Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/alchemy-sdk-transfers.ts 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC
+// On another address or port, BLOCKYARD_URL is the service's base URL (default http://127.0.0.1:8080).
 import { Alchemy, AssetTransfersCategory, SortingOrder } from 'alchemy-sdk';
 
 /** The transfers an address received, every page of them (followed by pageKey). */

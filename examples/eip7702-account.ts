@@ -2,6 +2,7 @@
 // carries the authorization that delegates its code to Simple7702AccountV07; later ops need none.
 // Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/eip7702-account.ts
+// On another address or port, BLOCKYARD_URL is the service's base URL (default http://127.0.0.1:8080).
 import { to7702SimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createPublicClient, createWalletClient, type Hex, http, parseEther } from 'viem';
 import { createBundlerClient, entryPoint07Address } from 'viem/account-abstraction';

@@ -1,6 +1,7 @@
 // Gas sponsorship through Blockyard: a gas policy, then a smart account with no ETH sends with viem's
 // bundler client, Blockyard as its ERC-7677 paymaster. Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/gas-sponsorship.ts
+// On another address or port, BLOCKYARD_URL is the service's base URL (default http://127.0.0.1:8080).
 // It sponsors through the policy BLOCKYARD_POLICY names (gp_…), or through a new one it creates.
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createPublicClient, type Hex, http } from 'viem';

@@ -4,6 +4,7 @@
 // Simple7702Account; later ops need none. With BLOCKYARD_POLICY (a gas policy id, gp_…), Blockyard
 // is also the ERC-7677 paymaster and the EOA needs no ETH at all. Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/simple-7702-account.ts
+// On another address or port, BLOCKYARD_URL is the service's base URL (default http://127.0.0.1:8080).
 import { type Address, createPublicClient, createWalletClient, type Hex, http, parseEther } from 'viem';
 import { createBundlerClient, createPaymasterClient, toSimple7702SmartAccount } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

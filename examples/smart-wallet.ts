@@ -1,6 +1,7 @@
 // Smart wallets through Blockyard: a SimpleAccount (permissionless) with viem's bundler client, or
 // with permissionless' smart account client. Run against `npm start`:
 //   BLOCKYARD_KEY=$(cat .blockyard/dev-api-key) npx tsx examples/smart-wallet.ts
+// On another address or port, BLOCKYARD_URL is the service's base URL (default http://127.0.0.1:8080).
 import { createSmartAccountClient } from 'permissionless';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { type Address, createPublicClient, type Hex, http, parseEther } from 'viem';

@@ -1,6 +1,6 @@
 // A webhook receiver that checks Blockyard's signatures with nothing but Node's standard library.
 // Run it: BLOCKYARD_WEBHOOK_SECRET=whsec_… node --experimental-strip-types examples/webhook-receiver.ts
-// (or with tsx), then create a webhook whose url is http://127.0.0.1:3000/hooks.
+// (or with tsx), then create a webhook whose url is http://127.0.0.1:3000/hooks (RECEIVER_PORT=… for another port).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 
@@ -59,6 +59,7 @@ export function startReceiver(secret: string, port = 3000) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const secret = process.env.BLOCKYARD_WEBHOOK_SECRET;
   if (!secret) throw new Error('set BLOCKYARD_WEBHOOK_SECRET to the webhook signing_secret (whsec_…)');
-  startReceiver(secret);
-  console.log('listening on http://127.0.0.1:3000/hooks');
+  const port = Number(process.env.RECEIVER_PORT ?? 3000);
+  startReceiver(secret, port);
+  console.log(`listening on http://127.0.0.1:${port}/hooks`);
 }
