@@ -76,6 +76,34 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
     }
   });
 
+  it('a range reaching past the head answers as the node does, not with an error from a piece beyond it', async () => {
+    const hex = (block: number) => `0x${block.toString(16)}`;
+    for (const [id, fromBlock, toBlock] of [
+      [21, '0x0', hex(head + 50)],
+      [22, '0x0', '0xffffffff'],
+      [23, hex(head - 1), hex(head + 9)],
+    ] as const) {
+      const body = rpcCall('eth_getLogs', [{ address: emitter, fromBlock, toBlock }], id);
+      const theirs = await f.viaAnvil(body);
+      expect(JSON.parse(theirs).result, `anvil answers ${fromBlock}-${toBlock} with the blocks it has`).toBeDefined();
+      expect(await f.viaBlockyard(body, 'sepolia')).toBe(theirs);
+    }
+    const beyond = rpcCall('eth_getLogs', [{ address: emitter, fromBlock: hex(head + 5), toBlock: hex(head + 50) }], 24);
+    const theirs = await f.viaAnvil(beyond);
+    expect(JSON.parse(theirs).error, 'anvil refuses a range that starts past its head').toBeDefined();
+    expect(await f.viaBlockyard(beyond, 'sepolia')).toBe(theirs);
+    // A node that measures a range by its numbers refuses the piece reaching past the head: the
+    // blocks it has are still all answered.
+    f.refuseLogsWiderThan = 3;
+    try {
+      const upToHead = await f.viaAnvil(rpcCall('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock: hex(head) }], 25));
+      const past = rpcCall('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock: hex(head + 50) }], 25);
+      expect(await f.viaBlockyard(past)).toBe(upToHead);
+    } finally {
+      f.refuseLogsWiderThan = undefined;
+    }
+  });
+
   it('returns a final range from the cache', async () => {
     const body = logsCall({ topics: [null] }, 3);
     const first = await f.viaBlockyard(body);

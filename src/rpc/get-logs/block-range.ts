@@ -47,6 +47,27 @@ export function splitRange(range: BlockRange, maxRange: number): BlockRange[] {
   return parts;
 }
 
+/**
+ * The last block of `range` worth splitting over: blocks past `head` do not exist yet, so no piece is
+ * made of them alone (the node answers a range reaching past its head with the blocks it has, and
+ * refuses one starting past it). A range starting past the head is one piece, asked as it is.
+ */
+export function splitEnd(range: BlockRange, head: number | undefined): number {
+  return head === undefined ? range.to : Math.min(range.to, Math.max(head, range.from));
+}
+
+/**
+ * Pieces of at most `maxRange` blocks over `range` up to `end` (splitEnd); the last piece keeps the
+ * range's own end, so what lies past the head is asked once, with the newest blocks, as the node would
+ * be asked for the whole range (the served head may be a block behind the node's).
+ */
+export function splitRangeTo(range: BlockRange, end: number, maxRange: number): BlockRange[] {
+  const parts = splitRange({ from: range.from, to: end }, maxRange);
+  const last = parts.length - 1;
+  parts[last] = { from: parts[last]!.from, to: range.to };
+  return parts;
+}
+
 /** Halves a range of two blocks or more. */
 export function bisectRange(range: BlockRange): [BlockRange, BlockRange] {
   const middle = range.from + Math.floor((range.to - range.from) / 2);

@@ -1,7 +1,15 @@
 import { type JsonRpcCall, jsonRpcErrorCodes, rpcErrorText } from '../../jsonrpc/messages.ts';
 import { formatRpcAnswer, splitRpcAnswer } from '../../jsonrpc/raw-answer.ts';
 import type { SendRpc } from '../send-rpc.ts';
-import { type BlockRange, bisectRange, namesFinalityTag, resolveLogsRange, splitRange, type TagBlocks } from './block-range.ts';
+import {
+  type BlockRange,
+  bisectRange,
+  namesFinalityTag,
+  resolveLogsRange,
+  splitEnd,
+  splitRangeTo,
+  type TagBlocks,
+} from './block-range.ts';
 import { isRangeTooLargeError } from './range-error.ts';
 
 export interface GetLogsRequest {
@@ -46,7 +54,8 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
   const filter = Array.isArray(call.params) ? (call.params[0] as Record<string, unknown>) : undefined;
   const range = resolveLogsRange(filter, request.head, request.tags);
   if (!range || !filter) return request.send(request.body, { params: call.params, stored });
-  if (range.to - range.from < request.maxRange()) {
+  const end = splitEnd(range, request.head);
+  if (end - range.from < request.maxRange()) {
     // A tag goes as the number the network's finality decided, so the answer is the same split or not.
     const whole = namesFinalityTag(filter) ? numberedCall(call.id, filter, range) : { body: request.body, params: call.params };
     const text = await request.send(whole.body, { params: whole.params, stored });
@@ -61,7 +70,7 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
       code: jsonRpcErrorCodes.limit_exceeded,
       message: `eth_getLogs over blocks ${range.from}-${range.to} needs more than ${maxSubRequests} upstream calls: ask for a narrower range`,
     });
-  if ((range.to - range.from + 1) / maxRange > maxSubRequests) return tooWide();
+  if ((end - range.from + 1) / maxRange > maxSubRequests) return tooWide();
   const gate = createGate(concurrency);
   const fetchPart = async (part: BlockRange): Promise<string[]> => {
     if (--budget < 0) throw new FinalAnswer(tooWide());
@@ -72,15 +81,19 @@ export async function forwardGetLogs(request: GetLogsRequest): Promise<string> {
       const inner = answer.raw.slice(1, -1).trim();
       return inner === '' ? [] : [inner];
     }
+    // A node that measures the range by its numbers refuses the piece reaching past the head: the
+    // blocks up to the head are halved then, and what lies past it is no longer asked.
+    const known = Math.min(part.to, end);
     if (answer?.kind === 'error' && part.to > part.from && isRangeTooLargeError(answer.raw)) {
-      const halves = await Promise.all(bisectRange(part).map(fetchPart));
+      if (known === part.from) return fetchPart({ from: part.from, to: known });
+      const halves = await Promise.all(bisectRange({ from: part.from, to: known }).map(fetchPart));
       return halves.flat();
     }
     throw new FinalAnswer(text);
   };
 
   try {
-    const parts = await Promise.all(splitRange(range, maxRange).map(fetchPart));
+    const parts = await Promise.all(splitRangeTo(range, end, maxRange).map(fetchPart));
     return formatRpcAnswer(idJson, { kind: 'result', raw: `[${parts.flat().join(',')}]` });
   } catch (error) {
     if (error instanceof FinalAnswer) return error.text;
