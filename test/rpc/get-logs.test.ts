@@ -102,6 +102,39 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
     } finally {
       f.refuseLogsWiderThan = undefined;
     }
+
+  it.each([
+    ['sent whole', 'devnet'],
+    ['split by get_logs_max_range', 'sepolia'],
+  ])(
+    'a toBlock far past the head (%s): the logs up to the head, as anvil answers, for the calls its blocks need',
+    async (_name, network) => {
+      const logsBefore = f.upstreamCount(emitter);
+      for (const [id, toBlock] of [
+        [21, '0xffffff'],
+        [22, `0x${(head + 9).toString(16)}`],
+      ] as const) {
+        const body = rpcCall('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock }], id);
+        const theirs = await f.viaAnvil(body);
+        expect(JSON.parse(theirs).result, 'anvil’s own answer').toHaveLength(8);
+        expect(await f.viaBlockyard(body, network)).toBe(theirs);
+      }
+      const tip = Number.parseInt(JSON.parse(await f.viaAnvil(rpcCall('eth_blockNumber'))).result, 16);
+      // sepolia splits by 4 blocks: the blocks up to the head, twice; devnet sends each range in one call.
+      const needed = network === 'sepolia' ? 2 * Math.ceil((tip + 1) / 4) : 2;
+      expect(f.upstreamCount(emitter) - logsBefore).toBeLessThanOrEqual(needed);
+    },
+  );
+
+  it('a range that starts past the head is answered in one call, as the node answers it', async () => {
+    const body = rpcCall(
+      'eth_getLogs',
+      [{ address: emitter, fromBlock: `0x${(head + 100).toString(16)}`, toBlock: '0xffffff' }],
+      23,
+    );
+    const logsBefore = f.upstreamCount(emitter);
+    expect(await f.viaBlockyard(body, 'sepolia')).toBe(await f.viaAnvil(body));
+    expect(f.upstreamCount(emitter) - logsBefore).toBe(1);
   });
 
   it('returns a final range from the cache', async () => {
