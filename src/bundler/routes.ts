@@ -62,7 +62,7 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
     '/v1/bundler/:chain/:network',
     {
       // Also at /v1/bundler/{chain}/{network}/{apiKey} (src/http/key-in-path-routes.ts).
-      config: { keyInPath: true },
+      config: { keyInPath: true, jsonRpcBody: true },
       bodyLimit: listBodyLimit,
       schema: {
         summary: 'ERC-4337 bundler JSON-RPC: eth_sendUserOperation, eth_estimateUserOperationGas, receipts, …',

@@ -2,6 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.ts';
 import { saysItHasBody } from './body-presence.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The body is JSON-RPC: a value JSON cannot carry as sent is the fault of the one call holding it (-32602 at
+     * that call's position, the others of a batch answered), checked by the route per call (src/rpc/params-shape.ts)
+     * as /v1/rpc does, not a 400 refusing the whole request.
+     */
+    jsonRpcBody?: boolean;
+  }
+}
+
 /**
  * Rules every REST request's input follows, whatever its route: checked once here, before the route's
  * schema, so that no handler, store or Postgres sees what none of them can take (Postgres refuses NUL
@@ -144,8 +155,8 @@ export async function checkRequestInput(request: FastifyRequest): Promise<void> 
   checkUrlValues('query parameter', request.query, schema?.querystring);
   // A chunked body on a route that takes none is read (it may be empty: no body, see json-body.ts).
   if (schema !== undefined && schema.body === undefined && request.body !== undefined) throw takesNoBody(request);
-  // A string body is a route's own raw text (JSON-RPC), read by that route.
-  if (request.body !== null && typeof request.body === 'object') {
+  // A string body is a route's own raw text (JSON-RPC), read by that route; so is a parsed JSON-RPC body.
+  if (request.body !== null && typeof request.body === 'object' && request.routeOptions.config.jsonRpcBody !== true) {
     const bad = findBadJsonValue(request.body);
     if (bad) {
       const where = bad.path === '' ? 'the body' : `body '${bad.path}'`;

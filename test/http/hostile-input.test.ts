@@ -211,7 +211,9 @@ describe('hostile input on every route of the OpenAPI document', () => {
 
   it('NUL, an unpaired surrogate or 1e400 anywhere in a JSON body: 400 naming the field by its path', async () => {
     const problems: string[] = [];
-    for (const op of operations.filter((o) => o.body && !rawTextRoutes.has(label(o)))) {
+    // JSON-RPC bodies answer such a value per call (-32602 at that call): test/bundler/hostile-values.test.ts.
+    const jsonRpc = (o: Operation) => rawTextRoutes.has(label(o)) || anyTypeRoutes.has(label(o));
+    for (const op of operations.filter((o) => o.body && !jsonRpc(o))) {
       const fields = Object.keys(op.body!.properties ?? {});
       const field = fields[0] ?? 'params';
       const headers = { ...headersFor(op), 'content-type': 'application/json' };
