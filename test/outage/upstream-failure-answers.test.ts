@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { entryPoint07Address } from 'viem/account-abstraction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bareUserOperation } from '../bundler/support.ts';
 import { type OutageService, type OwnAnvil, startOutageService, startOwnAnvil } from './outage-service.ts';
 import { recoveredWithin } from './probes.ts';
 
@@ -40,7 +42,7 @@ describe('outage: answers of routes that read the chain through viem while the u
     return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
   };
 
-  it('POST /v1/wallets/create is 503 with Retry-After, alchemy_getTokenBalances and the bundler -32603 "upstream unavailable"', async () => {
+  it('POST /v1/wallets/create is 503 with Retry-After, alchemy_getTokenBalances and the bundler (fee quote, estimate, send) -32603 "upstream unavailable"', async () => {
     expect((await createWallet()).status).toBe(201);
     await anvil.stop();
     try {
@@ -55,10 +57,27 @@ describe('outage: answers of routes that read the chain through viem while the u
         s.target.holder,
         ['0x5fbdb2315678afecb367f032d93f642f64180aa3'],
       ]);
-      expect(balances.error).toEqual({ code: -32603, message: expect.stringMatching(/^upstream unavailable/) });
+      expect(balances.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^upstream unavailable/) });
 
       const quote = await rpc('/v1/bundler/ethereum/devnet', 'pimlico_getUserOperationGasPrice', []);
       expect(quote.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^upstream unavailable/) });
+
+      // Not "-32500 the operation fails in simulation": the op was never simulated.
+      const op = {
+        ...bareUserOperation('0x000000000000000000000000000000000000a0a1', '0x0'),
+        callGasLimit: '0x10000',
+        verificationGasLimit: '0x10000',
+        preVerificationGas: '0x10000',
+        maxFeePerGas: '0x3b9aca00',
+        maxPriorityFeePerGas: '0x3b9aca00',
+      };
+      for (const method of ['eth_estimateUserOperationGas', 'eth_sendUserOperation']) {
+        const answer = await rpc('/v1/bundler/ethereum/devnet', method, [op, entryPoint07Address]);
+        expect({ method, error: answer.error }).toMatchObject({
+          method,
+          error: { code: -32603, message: expect.stringMatching(/^upstream unavailable/) },
+        });
+      }
     } finally {
       await anvil.start();
     }
