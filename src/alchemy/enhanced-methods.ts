@@ -4,6 +4,7 @@ import type { Network } from '../chains/registry.ts';
 import { isAppError } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { type JsonRpcCall, type JsonRpcErrorObject, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
+import { upstreamFailureObject } from '../rpc/upstream-refusal.ts';
 import type { TokenService } from '../tokens/service.ts';
 import { createTokenFactsLookup } from '../tokens/token-facts.ts';
 import { type ChainCaller, ChainRpcError } from './chain-caller.ts';
@@ -64,7 +65,7 @@ export function createEnhancedMethods(deps: EnhancedMethodsDeps): EnhancedMethod
         const result = await handlers[call.method](network, call.params, chain);
         return JSON.stringify({ jsonrpc: '2.0', id, result });
       } catch (error) {
-        return rpcErrorText(id, errorObjectOf(error, call.method, logger));
+        return rpcErrorText(id, errorObjectOf(error, network, call.method, logger));
       }
     },
   };
@@ -75,8 +76,10 @@ export function createEnhancedMethods(deps: EnhancedMethodsDeps): EnhancedMethod
  * node's own error unchanged, an unavailable index or upstream -32603 (retryable); anything else is
  * logged and answered -32603 without its detail.
  */
-function errorObjectOf(error: unknown, method: string, logger: Logger): JsonRpcErrorObject {
+function errorObjectOf(error: unknown, network: Network, method: string, logger: Logger): JsonRpcErrorObject {
   if (error instanceof ChainRpcError) return error.error;
+  const upstreamFailure = upstreamFailureObject(error, network, method);
+  if (upstreamFailure) return upstreamFailure;
   if (isAppError(error)) {
     if (error.code === 'invalid_request' || error.code === 'not_found') {
       return { code: jsonRpcErrorCodes.invalid_params, message: error.message };

@@ -10,6 +10,7 @@ import {
   type StateOverride,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
 import { eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';
@@ -227,7 +228,9 @@ async function callOf(
  * 0x…", the revert bytes as hex (the node's message when it gave none), and in `data`; an Error(string)
  * or Panic is also said decoded after it, as the reference bundler says it ("… (test fail)").
  */
-function callReverted(error: unknown): BundlerRpcError {
+function callReverted(error: unknown): Error {
+  // The node could not be asked: not the op's revert (the route answers "upstream unavailable").
+  if (upstreamErrorIn(error)) return error as Error;
   const data = revertDataOf(error);
   const decoded = data && standardRevertOf(data);
   return new BundlerRpcError(

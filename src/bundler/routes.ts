@@ -16,6 +16,7 @@ import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RpcCache } from '../rpc/cache/rpc-cache.ts';
 import { oneAtATime, takeDataSlot } from '../rpc/data-calls.ts';
+import { upstreamFailureObject } from '../rpc/upstream-refusal.ts';
 import { type BundlerCallInput, type CheckedBundlerCall, checkBundlerCall, type EndpointCall } from './bundler-calls.ts';
 import type { BundlerService } from './bundler-service.ts';
 import { answerChainCall } from './chain-calls.ts';
@@ -133,6 +134,8 @@ export async function bundlerRoutes(app: FastifyInstance, deps: BundlerRouteDeps
               error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
             };
           }
+          const upstreamFailure = upstreamFailureObject(error, network, call.ok ? call.method : '');
+          if (upstreamFailure) return { jsonrpc: '2.0', id: call.id, error: upstreamFailure };
           const message = isAppError(error) ? error.message : 'internal error; retry with exponential backoff';
           if (!isAppError(error))
             request.log.error({ err: error, method: call.ok ? call.method : undefined }, 'bundler call failed');

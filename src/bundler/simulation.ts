@@ -13,6 +13,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-delegation.ts';
@@ -145,6 +146,8 @@ export async function simulateValidation(
       stateOverride: extraOverride,
     });
   } catch (error) {
+    // The node could not be asked: not the op's failure (the route answers "upstream unavailable").
+    if (upstreamErrorIn(error)) throw error;
     return outcomeOfRevert(client, version, entryPoint, op, revertOf(error), shortMessage(error));
   }
   throw new BundlerRpcError(bundlerErrorCodes.internal, 'simulateValidation returned without a result');
@@ -319,6 +322,7 @@ export async function simulateHandleOp(
       stateOverride: funded,
     });
   } catch (error) {
+    if (upstreamErrorIn(error)) throw error;
     const reverted = revertOf(error);
     const failed = failedOpOf(reverted);
     if (failed) throw failed;

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { upstreamErrorIn, upstreamUnavailable } from '../chains/upstream-error-in.ts';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
 import { describeSchemaProblem, type SchemaIssue } from '../core/schema-problem.ts';
 import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
@@ -111,11 +112,15 @@ export function toAppError(error: FastifyError | Error, bodyLimit?: number): App
     case 'HPE_HEADER_OVERFLOW':
       return new AppError('headers_too_large', 'the request headers are larger than 16 KiB', { cause: error });
   }
-  if (fastifyError.code?.startsWith('HPE_'))
+  // Not every error's code is a string: viem's are JSON-RPC numbers.
+  if (typeof fastifyError.code === 'string' && fastifyError.code.startsWith('HPE_'))
     return new AppError('invalid_request', 'the request is not valid HTTP', { cause: error });
   if (fastifyError.statusCode === 400) return new AppError('invalid_request', 'the request is not valid', { cause: error });
   // Raw driver errors that did not pass through the guarded pool (LISTEN clients, pg used directly).
   if (isDatabaseUnreachable(error)) return databaseUnavailable(error);
+  // A chain read of a route (through a viem client of the service's) that no upstream could answer.
+  const upstream = upstreamErrorIn(error);
+  if (upstream) return upstreamUnavailable(upstream, error);
   // A library's own client error (e.g. the static files plugin's 403 for a path outside its root).
   const libraryStatus = fastifyError.statusCode ?? (error as { status?: number }).status;
   if (libraryStatus === 403 || libraryStatus === 404) return new AppError('not_found', 'not found', { cause: error });

@@ -1,5 +1,6 @@
 import type { Network } from '../chains/registry.ts';
 import type { UpstreamError } from '../chains/upstream-client.ts';
+import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
 import { AppError } from '../core/errors.ts';
 import { type JsonRpcErrorObject, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
 import { clip } from './params-shape.ts';
@@ -40,26 +41,41 @@ export function upstreamsRateLimited(error: UpstreamError, network: Network): Up
  * anything else (`wrong_chain`, `integrity`, transport failures) -32603 naming the reason.
  */
 export function upstreamErrorAnswer(error: UpstreamError, network: Network, method: string, id: JsonRpcId | undefined): string {
+  return rpcErrorText(id, upstreamErrorObject(error, network, method));
+}
+
+/**
+ * The JSON-RPC error of a method the service answers itself (Alchemy's enhanced methods, the bundler's)
+ * whose chain reads no upstream could serve, `rate_limited` included; undefined for any other failure.
+ */
+export function upstreamFailureObject(error: unknown, network: Network, method: string): JsonRpcErrorObject | undefined {
+  const upstream = upstreamErrorIn(error);
+  if (upstream === undefined) return undefined;
+  if (upstream.reason === 'rate_limited') return upstreamsRateLimited(upstream, network).errorObject();
+  return upstreamErrorObject(upstream, network, method);
+}
+
+function upstreamErrorObject(error: UpstreamError, network: Network, method: string): JsonRpcErrorObject {
   if (error.reason === 'no_capable_upstream') {
     const { chain, network: name } = network.config;
-    return rpcErrorText(id, {
+    return {
       code: jsonRpcErrorCodes.method_not_found,
       message: `no upstream of ${chain}/${name} serves the method '${clip(method)}'`,
-    });
+    };
   }
   if (error.reason === 'circuit_open') {
     // Our own words (the network, how many upstreams, when a probe is due): no upstream's text is in them.
     const retryAfterS = Math.max(1, Math.ceil((error.retryAfterMs ?? 1_000) / 1_000));
-    return rpcErrorText(id, {
+    return {
       code: jsonRpcErrorCodes.internal_error,
       message: `upstream unavailable: ${error.message}; retry with exponential backoff`,
       data: { retry_after_s: retryAfterS },
-    });
+    };
   }
-  return rpcErrorText(id, {
+  return {
     code: jsonRpcErrorCodes.internal_error,
     message: `upstream unavailable (${error.reason}); retry with exponential backoff`,
-  });
+  };
 }
 
 /** A call's answer when it was refused for want of upstream budget: its -32005 error (other errors are thrown on). */
