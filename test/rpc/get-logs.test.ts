@@ -102,6 +102,7 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
     } finally {
       f.refuseLogsWiderThan = undefined;
     }
+  });
 
   it.each([
     ['sent whole', 'devnet'],
