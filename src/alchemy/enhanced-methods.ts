@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { publicClientsByNetwork } from '../chains/public-client.ts';
 import type { Network } from '../chains/registry.ts';
+import { upstreamFailureObject } from '../chains/upstream-refusal.ts';
 import { isAppError } from '../core/errors.ts';
 import type { Database } from '../db/connect.ts';
 import { type JsonRpcCall, type JsonRpcErrorObject, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
-import { upstreamFailureObject } from '../rpc/upstream-refusal.ts';
 import type { TokenService } from '../tokens/service.ts';
 import { createTokenFactsLookup } from '../tokens/token-facts.ts';
 import { type ChainCaller, ChainRpcError } from './chain-caller.ts';

@@ -10,7 +10,7 @@ import {
   type StateOverride,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
-import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
+import { upstreamErrorIn } from '../core/upstream-error-in.ts';
 import { eip7702AuthorizationGas } from './eip7702-authorization.ts';
 import { authorizationOf, delegationOverride } from './eip7702-delegation.ts';
 import { BundlerRpcError, bundlerErrorCodes } from './rpc-errors.ts';

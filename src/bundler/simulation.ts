@@ -13,7 +13,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
-import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
+import { upstreamErrorIn } from '../core/upstream-error-in.ts';
 import { entryPointV06Abi, simpleAccountFactoryAbi } from '../erc4337/contracts/abis.ts';
 import { entryPointSimulationsV07Abi } from '../erc4337/contracts/entry-point-simulations.ts';
 import { delegationOverride } from './eip7702-delegation.ts';

@@ -1,5 +1,5 @@
+import { UpstreamError } from '../core/upstream-error.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
-import { UpstreamError } from './upstream-client.ts';
 
 /**
  * The pool's refusal when the circuit breaker of every upstream that may serve the chain (all but those

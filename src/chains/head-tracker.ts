@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { ChainKind } from '../config/chain-settings.ts';
+import { UpstreamError } from '../core/upstream-error.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
 import type { ServedTip } from './served-tip.ts';
-import { UpstreamError } from './upstream-client.ts';
 import type { UpstreamMetrics } from './upstream-metrics.ts';
 
 export interface HeadTracker {

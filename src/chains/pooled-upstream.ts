@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { UpstreamTier } from '../config/chain-settings.ts';
+import { UpstreamError, type UpstreamFailure } from '../core/upstream-error.ts';
 import { inChildSpan, tracingOn } from '../tracing/tracing.ts';
 import { type CircuitBreaker, type CircuitBreakerOptions, createCircuitBreaker } from './circuit-breaker.ts';
 import { createLatencyStats, type LatencyStats } from './latency-stats.ts';
@@ -7,7 +8,7 @@ import type { MethodFilter } from './method-filter.ts';
 import { answerError, RetryableRpcError, retryableKindOf } from './retryable.ts';
 import { createStallWatch } from './stall-watch.ts';
 import { createUpstreamBudget, type UpstreamBudget } from './upstream-budget.ts';
-import { type UpstreamClient, UpstreamError, type UpstreamFailure } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-client.ts';
 import { type ConditionMonitor, createConditionMonitor } from './upstream-condition.ts';
 import { breakerStateValue, type UpstreamMetrics } from './upstream-metrics.ts';
 

@@ -1,6 +1,6 @@
+import { UpstreamError } from '../core/upstream-error.ts';
 import { isRangeTooLargeMessage } from './range-too-large.ts';
 import { isRateLimitAnswer } from './retry-after.ts';
-import { UpstreamError } from './upstream-client.ts';
 
 /** A node's JSON-RPC error that means "ask another node" (rate limiting or lag). Holds the node's answer unchanged. */
 export class RetryableRpcError extends Error {

@@ -1,4 +1,4 @@
-import { UpstreamError } from './upstream-client.ts';
+import { UpstreamError } from '../core/upstream-error.ts';
 
 /**
  * A node that is stopped (SIGSTOP, a frozen VM, packets dropped) accepts connections and never

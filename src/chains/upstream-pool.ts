@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { UpstreamConfig } from '../config/chain-settings.ts';
+import { UpstreamError } from '../core/upstream-error.ts';
 import { judgeAnswer, servedBlockNumber } from './answer-checks.ts';
 import { breakersOpenError } from './breakers-open.ts';
 import { createFilterTags, type FilterTags, withCreatedFilterId, withFilterParam } from './filter-ids.ts';
@@ -18,7 +19,7 @@ import { isRetryable, RetryableRpcError } from './retryable.ts';
 import { createServedTip, type ServedTip } from './served-tip.ts';
 import type { SocketIdentity } from './socket-identity.ts';
 import type { BudgetLimits } from './upstream-budget.ts';
-import { type UpstreamClient, UpstreamError } from './upstream-client.ts';
+import type { UpstreamClient } from './upstream-client.ts';
 import type { UpstreamCondition } from './upstream-condition.ts';
 import { createUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
 import type { UpstreamPoolOptions } from './upstream-pool-options.ts';

@@ -1,9 +1,8 @@
-import type { Network } from '../chains/registry.ts';
-import type { UpstreamError } from '../chains/upstream-client.ts';
-import { upstreamErrorIn } from '../chains/upstream-error-in.ts';
 import { AppError } from '../core/errors.ts';
-import { type JsonRpcErrorObject, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
-import { clip } from './params-shape.ts';
+import type { UpstreamError } from '../core/upstream-error.ts';
+import { upstreamErrorIn } from '../core/upstream-error-in.ts';
+import { clip, type JsonRpcErrorObject, type JsonRpcId, jsonRpcErrorCodes, rpcErrorText } from '../jsonrpc/messages.ts';
+import type { Network } from './registry.ts';
 
 /**
  * Every upstream of the network is out of its budget or backing off after its own 429: a single

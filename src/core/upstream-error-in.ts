@@ -1,5 +1,5 @@
-import { AppError } from '../core/errors.ts';
-import { UpstreamError } from './upstream-client.ts';
+import { AppError } from './errors.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 /**
  * The pool's failure behind an error, when there is one: viem (the service's own public and wallet

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { upstreamErrorIn, upstreamUnavailable } from '../chains/upstream-error-in.ts';
 import { AppError, errorBody, isAppError } from '../core/errors.ts';
 import { describeSchemaProblem, type SchemaIssue } from '../core/schema-problem.ts';
+import { upstreamErrorIn, upstreamUnavailable } from '../core/upstream-error-in.ts';
 import { databaseUnavailable, isDatabaseUnreachable } from '../db/unavailable.ts';
 
 interface ValidationIssue extends SchemaIssue {

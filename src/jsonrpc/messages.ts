@@ -73,3 +73,8 @@ export function paramsJsonOf(call: JsonRpcCall): string | undefined {
 export function rpcErrorText(id: JsonRpcId | undefined, error: JsonRpcErrorObject): string {
   return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error });
 }
+
+/** Member names come from the client: a message quotes at most 64 characters of one. */
+export function clip(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}

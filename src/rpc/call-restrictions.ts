@@ -1,10 +1,10 @@
 import type { Principal } from '../auth/principal.ts';
 import { restrictionRefusal } from '../auth/restrictions/refusal.ts';
 import { forbidden } from '../core/errors.ts';
+import { clip } from '../jsonrpc/messages.ts';
 import type { KeyRestrictions } from '../keys/key-settings.ts';
 import { contractsNamedBy } from './call-contracts.ts';
 import { isKnownRpcMethod } from './known-methods.ts';
-import { clip } from './params-shape.ts';
 
 /** A key's `methods` and `contracts` lists as sets; undefined where the list is absent or empty (no restriction). */
 interface CompiledCallRestrictions {

@@ -1,3 +1,4 @@
+import { clip } from '../jsonrpc/messages.ts';
 import { caseVariantOf, checksMemberNames } from './member-names.ts';
 
 /**
@@ -107,11 +108,6 @@ function caseCollision(names: readonly string[]): string | undefined {
     seen.set(folded, name);
   }
   return undefined;
-}
-
-/** Member names come from the client: a message quotes at most 64 characters of one. */
-export function clip(name: string): string {
-  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }
 
 /**

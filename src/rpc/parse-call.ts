@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.ts';
 import {
   type CheckedCall,
+  clip,
   type JsonRpcCall,
   type JsonRpcId,
   jsonRpcErrorCodes,
@@ -8,7 +9,7 @@ import {
   type ParsedRpcBody,
   refusedCall,
 } from '../jsonrpc/messages.ts';
-import { clip, paramsProblem } from './params-shape.ts';
+import { paramsProblem } from './params-shape.ts';
 
 /**
  * Parses a JSON-RPC request body. A body that is not JSON-RPC at all (not JSON, not an object or an

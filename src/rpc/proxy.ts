@@ -4,9 +4,11 @@ import { enhancedMethodUnavailable, isDataMethod, isEnhancedMethod } from '../al
 import type { Principal } from '../auth/principal.ts';
 import { blockNumberAtLeast } from '../chains/cluster-tip.ts';
 import type { Network } from '../chains/registry.ts';
+import { rateLimitedAnswer } from '../chains/upstream-refusal.ts';
 import { forbidden } from '../core/errors.ts';
 import {
   type CheckedCall,
+  clip,
   formatCall,
   isCacheableCall,
   type JsonRpcCall,
@@ -25,9 +27,7 @@ import type { RpcCache } from './cache/rpc-cache.ts';
 import { principalCallRefusal } from './call-restrictions.ts';
 import { oneAtATime } from './data-calls.ts';
 import { methodAccess } from './method-policy.ts';
-import { clip } from './params-shape.ts';
 import { sendUpstream } from './upstream-call.ts';
-import { rateLimitedAnswer } from './upstream-refusal.ts';
 
 /** A request after policy: what to forward, what to answer at once, and what it costs. */
 export interface RpcPlan {

@@ -2,13 +2,13 @@ import { withAnswerJudge } from '../chains/call-judge.ts';
 import { isBlockRead, pinLatest } from '../chains/pin-latest.ts';
 import { readNeedOf } from '../chains/read-need.ts';
 import type { Network } from '../chains/registry.ts';
-import { UpstreamError } from '../chains/upstream-client.ts';
+import { upstreamErrorAnswer, upstreamsRateLimited } from '../chains/upstream-refusal.ts';
+import { UpstreamError } from '../core/upstream-error.ts';
 import { formatCall, type JsonRpcCall } from '../jsonrpc/messages.ts';
 import { splitRpcAnswer } from '../jsonrpc/raw-answer.ts';
 import type { HistogramChild, Metrics } from '../observability/metrics.ts';
 import { isWriteMethod } from './method-policy.ts';
 import type { SentCall } from './send-rpc.ts';
-import { upstreamErrorAnswer, upstreamsRateLimited } from './upstream-refusal.ts';
 
 /**
  * One call upstream, as JSON text. Writes reach every healthy upstream (more nodes gossip the

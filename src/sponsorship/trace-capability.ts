@@ -1,7 +1,7 @@
 import { type PublicClient, zeroAddress } from 'viem';
 import { shortMessage } from '../bundler/simulation.ts';
 import type { Network } from '../chains/registry.ts';
-import { UpstreamError } from '../chains/upstream-client.ts';
+import { UpstreamError } from '../core/upstream-error.ts';
 
 /**
  * How long what a network's node said about tracing is believed: a node that traces is not asked

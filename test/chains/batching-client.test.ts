@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatchingClient } from '../../src/chains/batching-client.ts';
 import type { Devnet } from '../../src/chains/devnet.ts';
-import { createUpstreamClient, UpstreamError } from '../../src/chains/upstream-client.ts';
+import { createUpstreamClient } from '../../src/chains/upstream-client.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { forwardTo, rpcAnswer, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from '../../src/chains/circuit-breaker.ts';
 import { answerError, isRetryable, isRetryableAnswerError, RetryableRpcError } from '../../src/chains/retryable.ts';
-import { UpstreamError } from '../../src/chains/upstream-client.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 
 const errorText = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message } });
 

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStallWatch } from '../../src/chains/stall-watch.ts';
-import { UpstreamError } from '../../src/chains/upstream-client.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 
 /**
  * A node on 127.0.0.1 in a worker thread (so it answers while this thread is busy): `/after/<ms>`

@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, isLoopbackHost, UpstreamError } from '../../src/chains/upstream-client.ts';
+import { createUpstreamClient, isLoopbackHost } from '../../src/chains/upstream-client.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 
 const answerText = JSON.stringify({
   jsonrpc: '2.0',

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNeedOf } from '../../src/chains/read-need.ts';
-import { UpstreamError } from '../../src/chains/upstream-client.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 import { freeze } from '../support/freeze.ts';
 import { answeringChainId, forwardTo, type RpcServerAnswer, rpcAnswer, startRpcServer } from '../support/rpc-server.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';

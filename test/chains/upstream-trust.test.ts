@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readNeedOf } from '../../src/chains/read-need.ts';
-import { UpstreamError } from '../../src/chains/upstream-client.ts';
 import { createUpstreamPool, type UpstreamPool, type UpstreamPoolOptions } from '../../src/chains/upstream-pool.ts';
 import type { UpstreamConfig } from '../../src/config/chain-settings.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
 import { call, createPoolFixture, direct, resultOf } from './pool-setup.ts';
 
