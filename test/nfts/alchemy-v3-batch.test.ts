@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restrictKey } from '../support/key-restrictions.ts';
 import { type AlchemyDemo, startAlchemyDemo } from './support/alchemy-demo.ts';
@@ -6,7 +7,7 @@ import { type AlchemyDemo, startAlchemyDemo } from './support/alchemy-demo.ts';
 type Body = any;
 
 const noCode = '0x00000000000000000000000000000000000000b2';
-const lower = (address: string) => address.toLowerCase();
+const checksummed = (address: string) => getAddress(address);
 
 /**
  * getNFTMetadataBatch and getContractMetadataBatch (`POST {url}/…`, as alchemy-sdk sends them given only
@@ -45,7 +46,7 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
     ];
     const batch = await t.alchemy.nft.getNftMetadataBatch(tokens);
     expect(batch.nfts.map((nft) => [nft.contract.address, nft.tokenId])).toEqual(
-      tokens.map((token) => [lower(token.contractAddress), token.tokenId]),
+      tokens.map((token) => [checksummed(token.contractAddress), token.tokenId]),
     );
     const { body } = await post('getNFTMetadataBatch', { tokens });
     for (const [index, token] of tokens.entries()) {
@@ -66,9 +67,9 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
     });
     expect(status).toBe(200);
     expect(body.nfts.map((nft: Body) => [nft.contract.address, nft.tokenId, nft.tokenType, nft.contract.tokenType])).toEqual([
-      [lower(t.demo.token), '1', 'NO_SUPPORTED_NFT_STANDARD', 'NO_SUPPORTED_NFT_STANDARD'],
+      [checksummed(t.demo.token), '1', 'NO_SUPPORTED_NFT_STANDARD', 'NO_SUPPORTED_NFT_STANDARD'],
       [noCode, '7', 'NOT_A_CONTRACT', 'NOT_A_CONTRACT'],
-      [lower(t.demo.nft), '2', 'ERC721', 'ERC721'],
+      [checksummed(t.demo.nft), '2', 'ERC721', 'ERC721'],
     ]);
     expect(body.nfts[0].raw.error).toMatch(/is not an NFT contract/);
     expect(body.nfts[1].raw.error).toMatch(/^no contract at/);
@@ -79,9 +80,9 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
   it('nft.getContractMetadataBatch: each contract as getContractMetadata answers it, in the order asked', async () => {
     const batch = await t.alchemy.nft.getContractMetadataBatch([t.demo.items, t.demo.nft, t.demo.spamNft]);
     expect(batch.contracts.map((contract) => [contract.address, contract.name, contract.tokenType])).toEqual([
-      [lower(t.demo.items), 'Blockyard Demo Items', 'ERC1155'],
-      [lower(t.demo.nft), 'Blockyard Demo Apes', 'ERC721'],
-      [lower(t.demo.spamNft), expect.any(String), 'ERC721'],
+      [checksummed(t.demo.items), 'Blockyard Demo Items', 'ERC1155'],
+      [checksummed(t.demo.nft), 'Blockyard Demo Apes', 'ERC721'],
+      [checksummed(t.demo.spamNft), expect.any(String), 'ERC721'],
     ]);
     const { body } = await post('getContractMetadataBatch', {
       contractAddresses: [t.demo.nft, t.demo.token, noCode, t.demo.spamNft],
@@ -90,7 +91,7 @@ describe("Alchemy's NFT API v3 batch methods under the JSON-RPC URL form", () =>
     expect(body.contracts[3]).toEqual(await get('getContractMetadata', `contractAddress=${t.demo.spamNft}`));
     expect(body.contracts[3].isSpam).toBe(true);
     expect(body.contracts.slice(1, 3).map((c: Body) => [c.address, c.tokenType, c.name])).toEqual([
-      [lower(t.demo.token), 'NO_SUPPORTED_NFT_STANDARD', null],
+      [checksummed(t.demo.token), 'NO_SUPPORTED_NFT_STANDARD', null],
       [noCode, 'NOT_A_CONTRACT', null],
     ]);
   });

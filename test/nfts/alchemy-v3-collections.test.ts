@@ -1,5 +1,5 @@
 import { NftFilters, type OwnedNft } from 'alchemy-sdk';
-import { parseAbi } from 'viem';
+import { getAddress, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts, spamTarget } from '../../src/demo/demo-plan.ts';
 import { restrictKey } from '../support/key-restrictions.ts';
@@ -10,7 +10,7 @@ type Body = any;
 
 const { dev, alice } = demoAccounts;
 const erc721 = parseAbi(['function transferFrom(address from, address to, uint256 id)']);
-const lower = (address: string) => address.toLowerCase();
+const checksummed = (address: string) => getAddress(address);
 
 /** What getContractsForOwner must say of an owner, worked out from the tokens getNFTsForOwner lists. */
 function contractsOf(owned: OwnedNft[]) {
@@ -84,7 +84,7 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     }
     // Each collection as getContractMetadata describes it.
     const { body } = await get(`owner=${dev}`);
-    expect(body.contracts.map((c: Body) => c.address)).toEqual([lower(t.demo.items), lower(t.demo.nft)].sort());
+    expect(body.contracts.map((c: Body) => c.address)).toEqual([checksummed(t.demo.items), checksummed(t.demo.nft)].sort());
     for (const contract of body.contracts) {
       const described = await (await fetch(`${t.url}/getContractMetadata?contractAddress=${contract.address}`)).json();
       const { totalBalance, numDistinctTokensOwned, displayNft, image, ...rest } = contract;
@@ -93,7 +93,7 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     }
     // The dev account kept apes 1 and 2 (3 went to the spam target) and items 1 (650), 2 (45), 3 (1).
     expect(body.contracts.map((c: Body) => [c.totalBalance, c.numDistinctTokensOwned])).toEqual(
-      lower(t.demo.items) < lower(t.demo.nft)
+      checksummed(t.demo.items) < checksummed(t.demo.nft)
         ? [
             ['696', '3'],
             ['2', '2'],
@@ -127,18 +127,18 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     const all = await t.alchemy.nft.getContractsForOwner(spamTarget);
     expect(all.contracts.map((c) => [c.address, c.isSpam]).sort()).toEqual(
       [
-        [lower(t.demo.nft), false],
-        [lower(t.demo.spamNft), true],
+        [checksummed(t.demo.nft), false],
+        [checksummed(t.demo.spamNft), true],
       ].sort(),
     );
     const clean = await t.alchemy.nft.getContractsForOwner(spamTarget, { excludeFilters: [NftFilters.SPAM] });
-    expect(clean.contracts.map((c) => c.address)).toEqual([lower(t.demo.nft)]);
+    expect(clean.contracts.map((c) => c.address)).toEqual([checksummed(t.demo.nft)]);
     expect(clean.totalCount).toBe(1);
     const onlySpam = await t.alchemy.nft.getContractsForOwner(spamTarget, { includeFilters: [NftFilters.SPAM] });
-    expect(onlySpam.contracts.map((c) => c.address)).toEqual([lower(t.demo.spamNft)]);
+    expect(onlySpam.contracts.map((c) => c.address)).toEqual([checksummed(t.demo.spamNft)]);
     // The spam collection was minted to the target by another address: an airdrop too; ape 3 was given.
     const airdrops = await get(`owner=${spamTarget}&includeFilters[]=AIRDROPS`);
-    expect(airdrops.body.contracts.map((c: Body) => c.address)).toEqual([lower(t.demo.spamNft)]);
+    expect(airdrops.body.contracts.map((c: Body) => c.address)).toEqual([checksummed(t.demo.spamNft)]);
   });
 
   it('isHolderOfContract: whether the index says the wallet holds any token of the contract', async () => {
@@ -169,7 +169,7 @@ describe("Alchemy's collection methods under the JSON-RPC URL form", () => {
     }
     expect(Object.keys(expected).length).toBeGreaterThan(1);
     const summary = await t.alchemy.nft.summarizeNftAttributes(t.demo.nft);
-    expect(summary).toEqual({ contractAddress: lower(t.demo.nft), totalSupply: '6', summary: expected });
+    expect(summary).toEqual({ contractAddress: checksummed(t.demo.nft), totalSupply: '6', summary: expected });
 
     const rarity = await t.alchemy.nft.computeRarity(t.demo.nft, 2);
     const traits = apes[1]!.raw.metadata.attributes as { trait_type: string; value: unknown }[];

@@ -1,5 +1,5 @@
 import { NftFilters, NftOrdering } from 'alchemy-sdk';
-import { type Address, createWalletClient, http, parseAbi } from 'viem';
+import { type Address, createWalletClient, getAddress, http, parseAbi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ const apes = parseAbi([
   'function transferFrom(address from, address to, uint256 id)',
 ]);
 const items = parseAbi(['function mint(address to, uint256 id, uint256 value)']);
-const lower = (address: string) => address.toLowerCase();
+const checksummed = (address: string) => getAddress(address);
 
 /**
  * The AIRDROPS filter of getNFTsForOwner and getContractsForOwner, by Alchemy's definition (an NFT
@@ -52,8 +52,8 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
   beforeAll(async () => {
     t = await startAlchemyDemo();
     const { nft, items: itemsContract } = t.demo;
-    const ape = (id: number) => `${lower(nft)}/${id}`;
-    const item = (id: number) => `${lower(itemsContract)}/${id}`;
+    const ape = (id: number) => `${checksummed(nft)}/${id}`;
+    const item = (id: number) => `${checksummed(itemsContract)}/${id}`;
     cameIn.set(ape(201), await send(carolKey, nft, apes, 'mint', [bob, 201n])); // airdropped to bob
     cameIn.set(ape(202), await send(bobKey, nft, apes, 'mint', [bob, 202n])); // minted by bob himself
     await send(carolKey, nft, apes, 'mint', [demoAccounts.carol, 203n]);
@@ -69,8 +69,8 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
 
   it('getNFTsForOwner: excludeFilters AIRDROPS leaves out what others minted to the owner, includeFilters keeps only that', async () => {
     const { nft, items: itemsContract } = t.demo;
-    const ape = (id: number) => `${lower(nft)}/${id}`;
-    const item = (id: number) => `${lower(itemsContract)}/${id}`;
+    const ape = (id: number) => `${checksummed(nft)}/${id}`;
+    const item = (id: number) => `${checksummed(itemsContract)}/${id}`;
     const sorted = (ids: string[]) => [...ids].sort();
 
     const all = await t.alchemy.nft.getNftsForOwner(bob);
@@ -91,8 +91,8 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
   });
 
   it('both filters: includeFilters keeps what matches either, excludeFilters leaves out what matches either', async () => {
-    const spamToken = `${lower(t.demo.spamNft)}/1`;
-    const ape = (id: number) => `${lower(t.demo.nft)}/${id}`;
+    const spamToken = `${checksummed(t.demo.spamNft)}/1`;
+    const ape = (id: number) => `${checksummed(t.demo.nft)}/${id}`;
     const sorted = (ids: string[]) => [...ids].sort();
     const owned = async (filters: { includeFilters?: NftFilters[]; excludeFilters?: NftFilters[] }) =>
       sorted(held((await t.alchemy.nft.getNftsForOwner(spamTarget, filters)).ownedNfts));
@@ -138,16 +138,16 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     const airdrops = await t.alchemy.nft.getContractsForOwner(bob, { includeFilters: [NftFilters.AIRDROPS] });
     expect(summary(airdrops.contracts)).toEqual(
       [
-        [lower(nft), '1', '1', '201'],
-        [lower(itemsContract), '3', '1', '9'],
+        [checksummed(nft), '1', '1', '201'],
+        [checksummed(itemsContract), '3', '1', '9'],
       ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
     );
     expect(airdrops.totalCount).toBe(2);
     const kept = await t.alchemy.nft.getContractsForOwner(bob, { excludeFilters: [NftFilters.AIRDROPS] });
     expect(summary(kept.contracts)).toEqual(
       [
-        [lower(nft), '3', '3', '6'],
-        [lower(itemsContract), '107', '3', '1'],
+        [checksummed(nft), '3', '3', '6'],
+        [checksummed(itemsContract), '107', '3', '1'],
       ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
     );
     // Only airdrops of a collection the owner holds nothing else of: the collection is gone without them.
@@ -168,7 +168,7 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     };
     const all = await owned();
     const flagged = all.body.nfts.filter((nft: Body) => nft.is_airdrop).map((nft: Body) => `${nft.contract}/${nft.token_id}`);
-    expect(flagged.sort()).toEqual([`${lower(t.demo.nft)}/201`, `${lower(t.demo.items)}/9`].sort());
+    expect(flagged.sort()).toEqual([`${t.demo.nft.toLowerCase()}/201`, `${t.demo.items.toLowerCase()}/9`].sort());
     const kept = await owned('?exclude_airdrops=true&limit=4');
     expect(kept.body.total).toBe(6);
     expect(kept.body.nfts).toHaveLength(4);
@@ -189,12 +189,20 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
 
   it('orderBy=transferTime: the newest acquired first, each with acquiredAt, paged; a new transfer in moves a token up', async () => {
     const { nft, items: itemsContract } = t.demo;
-    const item9 = `${lower(itemsContract)}/9`;
-    const newest = [`${lower(itemsContract)}/10`, item9, `${lower(nft)}/203`, `${lower(nft)}/202`, `${lower(nft)}/201`];
+    const item9 = `${checksummed(itemsContract)}/9`;
+    const newest = [
+      `${checksummed(itemsContract)}/10`,
+      item9,
+      `${checksummed(nft)}/203`,
+      `${checksummed(nft)}/202`,
+      `${checksummed(nft)}/201`,
+    ];
     const answer = await t.alchemy.nft.getNftsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME });
     const listed = held(answer.ownedNfts);
     expect(listed.slice(0, 5)).toEqual(newest);
-    expect(listed.slice(5).sort()).toEqual([`${lower(nft)}/6`, `${lower(itemsContract)}/1`, `${lower(itemsContract)}/2`].sort());
+    expect(listed.slice(5).sort()).toEqual(
+      [`${checksummed(nft)}/6`, `${checksummed(itemsContract)}/1`, `${checksummed(itemsContract)}/2`].sort(),
+    );
     expect(answer.totalCount).toBe(8);
     const blocks = answer.ownedNfts.map((owned) => owned.acquiredAt?.blockNumber);
     for (const [i, id] of newest.entries()) expect(blocks[i]).toBe(cameIn.get(id));
@@ -220,7 +228,7 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
       orderBy: NftOrdering.TRANSFERTIME,
       includeFilters: [NftFilters.AIRDROPS],
     });
-    expect(held(airdrops.ownedNfts)).toEqual([item9, `${lower(nft)}/201`]);
+    expect(held(airdrops.ownedNfts)).toEqual([item9, `${checksummed(nft)}/201`]);
 
     const again = await send(carolKey, itemsContract, items, 'mint', [bob, 9n, 1n]);
     await t.chain.synced();
@@ -234,11 +242,11 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     const { nft, items: itemsContract, spamNft } = t.demo;
     const addresses = (answer: { contracts: { address: string }[] }) => answer.contracts.map((c) => c.address);
     const newest = await t.alchemy.nft.getContractsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME });
-    expect(addresses(newest)).toEqual([lower(itemsContract), lower(nft)]);
+    expect(addresses(newest)).toEqual([checksummed(itemsContract), checksummed(nft)]);
     // The spam collection came to the spam target at the demo's deployment, ape 205 in beforeAll: newest first
     // is the address order. Another spam token now puts the spam collection (the higher address) first.
     const spam = parseAbi(['function airdrop(address[] recipients)']);
-    const byAddress = [lower(nft), lower(spamNft)].sort();
+    const byAddress = [checksummed(nft), checksummed(spamNft)].sort();
     expect(addresses(await t.alchemy.nft.getContractsForOwner(spamTarget, { orderBy: NftOrdering.TRANSFERTIME }))).toEqual(
       byAddress,
     );
@@ -251,7 +259,7 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     await t.chain.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
     await t.chain.synced();
     const target = await t.alchemy.nft.getContractsForOwner(spamTarget, { orderBy: NftOrdering.TRANSFERTIME });
-    expect(addresses(target)).toEqual([lower(spamNft), lower(nft)]);
+    expect(addresses(target)).toEqual([checksummed(spamNft), checksummed(nft)]);
     expect(addresses(await t.alchemy.nft.getContractsForOwner(spamTarget))).toEqual(byAddress);
 
     const first = await get('getContractsForOwner', `owner=${spamTarget}&orderBy=transferTime&pageSize=1`);
@@ -279,12 +287,12 @@ describe("Alchemy's owner lists: the AIRDROPS filter and orderBy=transferTime", 
     const { nft } = t.demo;
     const owned = async (filters: { includeFilters?: NftFilters[] } = {}) =>
       held((await t.alchemy.nft.getNftsForOwner(bob, { ...filters, contractAddresses: [nft] })).ownedNfts);
-    const ape301 = `${lower(nft)}/301`;
+    const ape301 = `${checksummed(nft)}/301`;
     const acquired = async (id: string) =>
       (await t.alchemy.nft.getNftsForOwner(bob, { orderBy: NftOrdering.TRANSFERTIME })).ownedNfts.find(
         (owned) => `${owned.contract.address}/${owned.tokenId}` === id,
       )?.acquiredAt?.blockNumber;
-    const item9 = `${lower(t.demo.items)}/9`;
+    const item9 = `${checksummed(t.demo.items)}/9`;
     const snapshot = await t.chain.anvilRpc('evm_snapshot');
     await send(carolKey, nft, apes, 'mint', [bob, 301n]);
     const dropped = await send(carolKey, t.demo.items, items, 'mint', [bob, 9n, 1n]);

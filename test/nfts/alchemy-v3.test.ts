@@ -1,5 +1,5 @@
 import { Alchemy, type Nft, NftFilters, type OwnedNft } from 'alchemy-sdk';
-import { type Address, parseAbi } from 'viem';
+import { type Address, getAddress, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
@@ -41,7 +41,13 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     expect(response.status, path).toBe(200);
     return response.json();
   }
-  const lower = (address: string) => address.toLowerCase();
+  const checksummed = (address: string) => getAddress(address);
+  /** Owners are listed in the index's (lower-case) address order and answered checksummed. */
+  const byLowerCase = (addresses: string[]) =>
+    addresses
+      .map((a) => a.toLowerCase())
+      .sort()
+      .map(checksummed);
 
   beforeAll(async () => {
     chain = await startIndexedChain();
@@ -70,10 +76,10 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     expect(answer.validAt.blockNumber).toBe(owned.block_number);
     expect(answer.validAt.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(answer.ownedNfts.map((nft) => [nft.contract.address, nft.tokenId, nft.balance, nft.name, nft.tokenType])).toEqual(
-      owned.nfts.map((nft: Body) => [nft.contract, nft.token_id, nft.balance, nft.name, nft.standard]),
+      owned.nfts.map((nft: Body) => [checksummed(nft.contract), nft.token_id, nft.balance, nft.name, nft.standard]),
     );
     // The dev account keeps apes 1-3 and items 1 (650), 2 (45) and 3 (1): as the chain says.
-    const apes = answer.ownedNfts.filter((nft) => nft.contract.address === lower(demo.nft));
+    const apes = answer.ownedNfts.filter((nft) => nft.contract.address === checksummed(demo.nft));
     expect(apes.map((nft) => nft.tokenId)).toEqual(['1', '2', '3']);
     for (const ape of apes) {
       const holder = await chain.publicClient.readContract({
@@ -84,7 +90,7 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
       });
       expect(holder).toBe(dev);
     }
-    const items = answer.ownedNfts.filter((nft) => nft.contract.address === lower(demo.items));
+    const items = answer.ownedNfts.filter((nft) => nft.contract.address === checksummed(demo.items));
     for (const item of items) {
       const balance = await chain.publicClient.readContract({
         address: demo.items,
@@ -132,10 +138,10 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     expect(bare.ownedNfts).toEqual(
       [
         ...[
-          { contractAddress: lower(demo.nft), tokenId: '4', balance: '1' },
-          { contractAddress: lower(demo.nft), tokenId: '5', balance: '1' },
+          { contractAddress: checksummed(demo.nft), tokenId: '4', balance: '1' },
+          { contractAddress: checksummed(demo.nft), tokenId: '5', balance: '1' },
         ],
-        { contractAddress: lower(demo.items), tokenId: '1', balance: '250' },
+        { contractAddress: checksummed(demo.items), tokenId: '1', balance: '250' },
       ].sort((a, b) => (a.contractAddress < b.contractAddress ? -1 : 1)),
     );
     // The dev account minted its tokens itself and holds no spam: excluding both keeps all, asking for spam finds none.
@@ -168,7 +174,7 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
         image: { originalUrl: record.image_url, cachedUrl: record.image_gateway_url },
         raw: { tokenUri: record.token_uri },
         timeLastUpdated: record.fetched_at,
-        contract: { address: lower(contract), tokenType: record.standard },
+        contract: { address: checksummed(contract), tokenType: record.standard },
       });
       expect(nft.raw.metadata.attributes).toEqual(record.traits);
     }
@@ -186,7 +192,7 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
       const answer = await alchemy.nft.getContractMetadata(contract);
       const collection: Body = await rest(`/v1/nfts/ethereum/collection/${contract}`);
       expect(answer).toMatchObject({
-        address: lower(contract),
+        address: checksummed(contract),
         name: collection.name,
         symbol: collection.symbol,
         totalSupply: String(collection.total_supply),
@@ -212,9 +218,9 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
     for await (const nft of alchemy.nft.getNftsForContractIterator(demo.items)) iterated.push(nft.tokenId);
     expect(iterated).toEqual(['1', '2', '3']);
 
-    expect(await alchemy.nft.getOwnersForNft(demo.nft, 4)).toEqual({ owners: [lower(alice)], pageKey: null });
+    expect(await alchemy.nft.getOwnersForNft(demo.nft, 4)).toEqual({ owners: [checksummed(alice)], pageKey: null });
     const coinOwners = await alchemy.nft.getOwnersForNft(demo.items, 1);
-    expect(coinOwners.owners).toEqual([alice, bob, dev].map(lower).sort());
+    expect(coinOwners.owners).toEqual(byLowerCase([alice, bob, dev]));
     const pagedOwners = await v3('getOwnersForNFT', `contractAddress=${demo.items}&tokenId=1&pageSize=2`);
     expect(pagedOwners.body.owners).toEqual(coinOwners.owners.slice(0, 2));
     const rest2 = await v3(
@@ -236,18 +242,16 @@ describe("Alchemy's NFT API v3 names under the JSON-RPC URL form", () => {
         expect(balance).toBe(onChain.toString());
       }
     }
-    expect(holders.owners.map((holder) => holder.ownerAddress)).toEqual([alice, bob, dev].map(lower).sort());
+    expect(holders.owners.map((holder) => holder.ownerAddress)).toEqual(byLowerCase([alice, bob, dev]));
     const apeOwners = await alchemy.nft.getOwnersForContract(demo.nft);
-    expect(apeOwners.owners).toEqual([alice, bob, dev].map(lower).sort());
+    expect(apeOwners.owners).toEqual(byLowerCase([alice, bob, dev]));
     // alchemy-sdk 3.6.5 drops totalCount from its answer: asked directly.
     const counted = await v3('getOwnersForContract', `contractAddress=${demo.nft}&includeCount=true`);
     expect(counted.body).toEqual({ owners: apeOwners.owners, pageKey: null, totalCount: 3 });
 
     // The holders' JSON is encoded by Postgres (src/nfts/holders-json.ts): pages follow their key alike.
     const whole = (await v3('getOwnersForContract', `contractAddress=${demo.items}&withTokenBalances=true`)).body;
-    expect(whole.owners.map((holder: { ownerAddress: string }) => holder.ownerAddress)).toEqual(
-      [alice, bob, dev].map(lower).sort(),
-    );
+    expect(whole.owners.map((holder: { ownerAddress: string }) => holder.ownerAddress)).toEqual(byLowerCase([alice, bob, dev]));
     const firstTwo = await v3('getOwnersForContract', `contractAddress=${demo.items}&withTokenBalances=true&pageSize=2`);
     expect(firstTwo.body.owners).toEqual(whole.owners.slice(0, 2));
     const lastOne = await v3(

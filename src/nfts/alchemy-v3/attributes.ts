@@ -3,6 +3,7 @@ import type { Network } from '../../chains/registry.ts';
 import { networkName } from '../contract-info.ts';
 import type { NftIndexReads } from '../index-reads.ts';
 import type { NftService } from '../service.ts';
+import { checksummed } from './checksum.ts';
 
 /** Tokens counted at most for a collection's trait statistics: one request's work stays bounded. */
 export const traitSampleCap = 20_000;
@@ -25,7 +26,7 @@ export function createV3Attributes(deps: { nfts: NftService; reads: NftIndexRead
         summary[count.traitType] ??= {};
         summary[count.traitType]![count.value] = count.tokens;
       }
-      return { contractAddress: contract, totalSupply: String(tokens), summary };
+      return { contractAddress: checksummed(contract), totalSupply: String(tokens), summary };
     },
 
     /** Each trait of the token with the share (0 to 1) of the counted tokens that have the same value. */

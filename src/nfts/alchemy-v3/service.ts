@@ -7,6 +7,7 @@ import { type HeldFilter, keepsNothing } from '../held-filter.ts';
 import type { AcquiredToken, IndexedToken, NftIndexReads, OwnedContract } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
 import type { NftService } from '../service.ts';
+import { checksumAddressesInJson, checksummed } from './checksum.ts';
 import { acquisitionBlockOf, acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
   factsOfIndexed,
@@ -27,7 +28,7 @@ export interface V3Deps {
   gateways: Gateways;
 }
 
-const baseNft = (token: IndexedToken) => ({ contractAddress: token.contract, tokenId: token.tokenId });
+const baseNft = (token: IndexedToken) => ({ contractAddress: checksummed(token.contract), tokenId: token.tokenId });
 
 /** The next page's first item, if the read found one more row than the page holds. */
 function split<T>(rows: T[], limit: number): { page: T[]; more: boolean } {
@@ -91,7 +92,9 @@ export function createAlchemyV3Nfts(deps: V3Deps) {
     isHolderOfContract: async (network: Network, wallet: Address, contract: Address) => ({
       isHolderOfContract: await deps.reads.holdsAny(networkName(network), wallet, contract),
     }),
-    spamContracts: async (network: Network) => ({ contractAddresses: await deps.nfts.spam.spamContracts(network) }),
+    spamContracts: async (network: Network) => ({
+      contractAddresses: (await deps.nfts.spam.spamContracts(network)).map(checksummed),
+    }),
     nftsForOwner: (network: Network, owner: Address, options: NftsForOwnerOptions) => nftsForOwner(deps, network, owner, options),
     contractsForOwner: (network: Network, owner: Address, options: ContractsForOwnerOptions) =>
       contractsForOwner(deps, network, owner, options),
@@ -316,7 +319,7 @@ async function ownersForNft(
   const after = options.pageKey === undefined ? undefined : decodeV3PageKey(options.pageKey, fingerprint, 1)[0];
   const rows = await reads.ownersOf(name, contract, id, { after, limit: options.pageSize });
   const { page, more } = split(rows, options.pageSize);
-  return { owners: page, pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
+  return { owners: page.map(checksummed), pageKey: more ? encodeV3PageKey([page.at(-1)!], fingerprint) : null };
 }
 
 /** An answer already encoded as JSON, sent as it is. */
@@ -344,7 +347,7 @@ async function ownersForContract(
   ]);
   const pageKey = page.more && page.last !== undefined ? encodeV3PageKey([page.last], fingerprint) : null;
   const count = page.owners === undefined ? '' : `,"totalCount":${page.owners}`;
-  return { json: `{"owners":${page.json},"pageKey":${JSON.stringify(pageKey)}${count}}` };
+  return { json: `{"owners":${checksumAddressesInJson(page.json)},"pageKey":${JSON.stringify(pageKey)}${count}}` };
 }
 
 export type AlchemyV3Nfts = ReturnType<typeof createAlchemyV3Nfts>;

@@ -3,6 +3,7 @@ import type { IndexedHead, IndexedToken } from '../index-reads.ts';
 import type { Trait } from '../metadata/parse-metadata.ts';
 import { type Gateways, imageGatewayUrl } from '../metadata/resolve-uri.ts';
 import type { CollectionFacts, NftMetadata } from '../responses.ts';
+import { checksummed } from './checksum.ts';
 
 /**
  * Alchemy's NFT API v3 answers, built from the /v1/nfts records. Fields Blockyard has no source for
@@ -112,7 +113,7 @@ export function factsOfIndexed(token: IndexedToken): TokenFacts {
 export function v3Contract(collection: CollectionFacts): V3Contract {
   const floor = collection.floor_price_eth === null ? null : Number(collection.floor_price_eth);
   return {
-    address: collection.contract,
+    address: checksummed(collection.contract),
     name: collection.name,
     symbol: collection.symbol,
     totalSupply: String(collection.total_supply),
@@ -151,7 +152,7 @@ export const noOpenSeaMetadata: V3Contract['openSeaMetadata'] = {
 };
 
 const undescribed = (address: string, standard: NftStandard): V3Contract => ({
-  address,
+  address: checksummed(address),
   name: null,
   symbol: null,
   totalSupply: null,

@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import { NotAnNftContractError } from '../chain-reads.ts';
+import { checksummed } from './checksum.ts';
 import { noOpenSeaMetadata } from './shapes.ts';
 
 /**
@@ -13,7 +14,7 @@ function unsupported(error: unknown): NotAnNftContractError {
 
 function contractOf(address: Address, tokenType: NotAnNftContractError['tokenType']) {
   return {
-    address: address.toLowerCase(),
+    address: checksummed(address),
     name: null,
     symbol: null,
     totalSupply: null,
