@@ -168,7 +168,8 @@ describe('NFT APIs on the real index', () => {
         `/v1/rpc/ethereum/devnet/${f.key}/getContractsForOwner?owner=${deployer}`,
         '/v1/rpc/{chain}/{network}/{apiKey}/getContractsForOwner',
       );
-      return body.contracts.find((c: { address: string }) => c.address === nft.toLowerCase())?.openSeaMetadata.imageUrl;
+      return body.contracts.find((c: { address: string }) => c.address.toLowerCase() === nft.toLowerCase())?.openSeaMetadata
+        .imageUrl;
     };
     await f.send(nft, artifacts.DemoNft.abi, 'setContractURI', [`${server.url}/contract/a`]);
     await indexed();
