@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { parseUnits } from 'viem';
+import { getAddress, parseUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAccounts } from '../../src/demo/demo-plan.ts';
 import { type DemoDeployment, deployDemo } from '../../src/demo/deploy-demo.ts';
@@ -47,15 +47,15 @@ describe('examples/alchemy-sdk.ts', () => {
     const token = demo.token.toLowerCase();
     expect(lines.some((line) => line.toLowerCase() === `token ${token}: ${parseUnits('996707.75', 6)}`)).toBe(true);
 
-    // The dev account keeps apes 1-3 and items 1-3.
+    // The dev account keeps apes 1-3 and items 1-3; v3 answers write contract addresses checksummed, as Alchemy's.
     expect(lines).toContain('NFTs: 6');
     const nftLines = lines.filter((line) => line.startsWith('nft '));
     expect(nftLines).toHaveLength(6);
-    expect(nftLines).toContain(`nft ${demo.nft.toLowerCase()} #3 x1: Blockyard Demo Ape #3 (ERC721)`);
-    expect(nftLines.some((line) => line.startsWith(`nft ${demo.items.toLowerCase()} #1 x650: `))).toBe(true);
+    expect(nftLines).toContain(`nft ${getAddress(demo.nft)} #3 x1: Blockyard Demo Ape #3 (ERC721)`);
+    expect(nftLines.some((line) => line.startsWith(`nft ${getAddress(demo.items)} #1 x650: `))).toBe(true);
 
-    expect(lines).toContain(`collection ${demo.nft.toLowerCase()} Blockyard Demo Apes: 3 tokens, 3 units`);
-    expect(lines).toContain(`collection ${demo.items.toLowerCase()} Blockyard Demo Items: 3 tokens, 696 units`);
+    expect(lines).toContain(`collection ${getAddress(demo.nft)} Blockyard Demo Apes: 3 tokens, 3 units`);
+    expect(lines).toContain(`collection ${getAddress(demo.items)} Blockyard Demo Items: 3 tokens, 696 units`);
 
     expect(lines.some((line) => line.startsWith('transfer '))).toBe(true);
   }, 90_000);

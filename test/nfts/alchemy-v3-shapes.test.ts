@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { factsOfIndexed, v3Nft, v3NftContract } from '../../src/nfts/alchemy-v3/shapes.ts';
 
@@ -21,7 +22,7 @@ describe('Alchemy v3 NFT shapes', () => {
       timeLastUpdated: null,
       // The contract could not be read (upstream down): what the index knows, no invented supply.
       contract: {
-        address: contract,
+        address: getAddress(contract),
         tokenType: 'ERC1155',
         name: null,
         totalSupply: null,
