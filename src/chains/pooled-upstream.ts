@@ -205,7 +205,14 @@ function createSender(
   const latency = createLatencyStats();
   const probeBody = options.probeBody ?? '{"jsonrpc":"2.0","id":"stall-probe","method":"eth_chainId","params":[]}';
   const probeClient = options.probeClient ?? client;
-  const stalls = createStallWatch({ probe: () => probeClient.send(probeBody) });
+  const stalls = createStallWatch({
+    probe: () => probeClient.send(probeBody),
+    // Slow, not stopped (a loaded machine, a long pause), or continued: it serves again now, not after
+    // the breaker's cooldown. Its identity is checked again at the next head poll all the same.
+    onAnsweredAfterStall: () => {
+      if (breaker.state !== 'closed') breaker.onSuccess();
+    },
+  });
   // A slot is handed from a finishing request to the next waiter, so the limit holds exactly.
   const waiting: (() => void)[] = [];
   let inFlight = 0;

@@ -22,6 +22,12 @@ export function createStallWatch(options: {
   probeTimeoutMs?: number;
   /** A probe deadline firing this much later than due means this process was starved, not the node. */
   starvedAfterMs?: number;
+  /**
+   * Called once when the node answers (a probe or a call it was sent) after it was taken for stalled:
+   * it was slow, not stopped, or it was continued. Errors are no such sign (a stopped node's calls end
+   * in timeouts too).
+   */
+  onAnsweredAfterStall?: () => void;
 }): StallWatch {
   // A head poll every second, then 0.65 s for a poll: an idle node that stopped is reported within 2 s
   // (issue 32) with room for a loaded machine. A probe is one cheap call; 500 ms covers a new TLS
@@ -30,6 +36,12 @@ export function createStallWatch(options: {
   const waiting = new Set<(error: Error) => void>();
   let lastAnswerAt = performance.now();
   let probing: Promise<boolean> | undefined;
+  let stalledNow = false;
+  const answeredForReal = () => {
+    if (!stalledNow) return;
+    stalledNow = false;
+    options.onAnsweredAfterStall?.();
+  };
 
   /**
    * True when the node answered the probe (or anything else) within `probeTimeoutMs`. A deadline that
@@ -57,7 +69,10 @@ export function createStallWatch(options: {
         clearTimeout(timer);
         resolve(true);
       };
-      options.probe().then(answered, answered);
+      options.probe().then(() => {
+        answered();
+        answeredForReal();
+      }, answered);
     }).finally(() => {
       probing = undefined;
     });
@@ -65,6 +80,7 @@ export function createStallWatch(options: {
   }
 
   function stalled() {
+    stalledNow = true;
     const error = new UpstreamError('timeout', 'upstream stopped answering');
     for (const abandon of waiting) abandon(error);
     waiting.clear();
@@ -101,6 +117,7 @@ export function createStallWatch(options: {
         sending.then(
           (text) => {
             lastAnswerAt = performance.now();
+            answeredForReal();
             waiting.delete(abandon);
             if (settled) return;
             settled = true;

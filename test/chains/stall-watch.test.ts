@@ -96,6 +96,39 @@ describe('stall watch', () => {
     await expect(other).rejects.toMatchObject({ reason: 'timeout' });
   });
 
+  it('reports once that a node taken for stalled answered after all (its probe, then a call it was sent)', async () => {
+    let answeredAfterStall = 0;
+    const watch = createStallWatch({
+      probe: ask('/after/600'),
+      suspectAfterMs: 50,
+      probeTimeoutMs: 200,
+      starvedAfterMs: 1_000,
+      onAnsweredAfterStall: () => answeredAfterStall++,
+    });
+    const late = answersAfter(900, 'late');
+    await expect(watch.watch(late)).rejects.toMatchObject({ reason: 'timeout' });
+    expect(answeredAfterStall).toBe(0);
+    // The probe answers at about 600 ms, the abandoned call at 900 ms: one report.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(answeredAfterStall).toBe(1);
+  });
+
+  it('takes no failed call or probe for an answer after a stall: a stopped node ends in errors too', async () => {
+    let answeredAfterStall = 0;
+    const failsAfter = (ms: number) => () =>
+      new Promise<string>((_resolve, reject) => setTimeout(() => reject(new Error('connection reset')), ms));
+    const watch = createStallWatch({
+      probe: failsAfter(600),
+      suspectAfterMs: 50,
+      probeTimeoutMs: 200,
+      starvedAfterMs: 1_000,
+      onAnsweredAfterStall: () => answeredAfterStall++,
+    });
+    await expect(watch.watch(failsAfter(900))).rejects.toMatchObject({ reason: 'timeout' });
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(answeredAfterStall).toBe(0);
+  });
+
   it('never cuts a slow head poll of a node that answers the probe', async () => {
     const watch = createStallWatch({ probe: ask('/after/5'), pollSuspectAfterMs: 50, probeTimeoutMs: 200 });
     await expect(watch.watch(answersAfter(1_000, 'slow poll'), { poll: true })).resolves.toBe('slow poll');
