@@ -22,6 +22,7 @@ export function createPooledUpstreams(
   metrics: UpstreamMetrics,
   labels: { chain: string; network: string },
   logger: Logger,
+  onAnsweredAfterStall?: () => void,
 ): PooledUpstream[] {
   const { chain, network } = labels;
   const hostLabels = labelsFor(options.upstreams);
@@ -56,6 +57,7 @@ export function createPooledUpstreams(
       logsRangeCap: config.getLogsMaxRange,
       maxLagBlocks: options.maxLagBlocks ?? 3,
       logger,
+      onAnsweredAfterStall,
       ...(options.kind === 'solana' ? { probeBody: '{"jsonrpc":"2.0","id":"stall-probe","method":"getHealth"}' } : {}),
     });
   });

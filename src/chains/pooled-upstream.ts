@@ -77,6 +77,8 @@ export interface PooledUpstreamOptions {
   labels: { chain: string; network: string };
   /** A cheap call the node always answers (`eth_chainId`, Solana's `getHealth`): the stall probe. */
   probeBody?: string;
+  /** Called after a node taken for stalled answered and its breaker closed: its identity can be checked now. */
+  onAnsweredAfterStall?: () => void;
   tier?: UpstreamTier;
   archive?: boolean;
   recentBlocks?: number;
@@ -208,9 +210,11 @@ function createSender(
   const stalls = createStallWatch({
     probe: () => probeClient.send(probeBody),
     // Slow, not stopped (a loaded machine, a long pause), or continued: it serves again now, not after
-    // the breaker's cooldown. Its identity is checked again at the next head poll all the same.
+    // the breaker's cooldown, once its identity is checked again.
     onAnsweredAfterStall: () => {
-      if (breaker.state !== 'closed') breaker.onSuccess();
+      if (breaker.state === 'closed') return;
+      breaker.onSuccess();
+      options.onAnsweredAfterStall?.();
     },
   });
   // A slot is handed from a finishing request to the next waiter, so the limit holds exactly.

@@ -106,7 +106,9 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   const metrics = options.metrics ?? createUpstreamMetrics(new Registry());
   const logger = options.logger ?? pino({ level: 'silent' });
   const labels = { chain, network };
-  const upstreams = createPooledUpstreams(options, metrics, labels, logger.child({ component: 'upstreams' }));
+  // A node back from a stall is checked and polled at once, not at the next poll: until then it serves nothing.
+  const pollNow = () => void heads.pollNow();
+  const upstreams = createPooledUpstreams(options, metrics, labels, logger.child({ component: 'upstreams' }), pollNow);
   const identity: ExpectedIdentity =
     options.kind === 'solana' ? { kind: 'solana', genesisHash: options.genesisHash } : { kind: 'evm', chainId: options.chainId };
   const tip = createServedTip();
