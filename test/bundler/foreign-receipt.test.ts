@@ -1,4 +1,4 @@
-import { type Address, createWalletClient, getAddress, http } from 'viem';
+import { type Address, createWalletClient, getAddress, type Hex, http } from 'viem';
 import { entryPoint07Address, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -10,46 +10,88 @@ import { acceptingAccountCode } from './support.ts';
 
 const sender = '0x000000000000000000000000000000000000acc7' as Address;
 
+const baseOp = {
+  sender,
+  nonce: 0n as bigint,
+  callData: '0x',
+  callGasLimit: 10_000n,
+  verificationGasLimit: 100_000n,
+  preVerificationGas: 50_000n,
+  maxFeePerGas: 2_000_000_000n,
+  maxPriorityFeePerGas: 1_000_000_000n,
+  signature: '0x',
+} as const;
+
+const hashOf = (op: typeof baseOp) =>
+  getUserOperationHash({
+    userOperation: op,
+    entryPointAddress: entryPoint07Address,
+    entryPointVersion: '0.7',
+    chainId: foundry.id,
+  });
+
 describe('receipts of ops another bundler sent', () => {
-  let { chain, key } = {} as BundlerChain;
+  let { chain, key, bundler } = {} as BundlerChain;
   beforeAll(async () => {
-    ({ chain, key } = await startBundlerChain({ accounts: [{ address: sender, code: acceptingAccountCode }] }));
+    ({ chain, key, bundler } = await startBundlerChain({ accounts: [{ address: sender, code: acceptingAccountCode }] }));
   }, 120_000);
   afterAll(async () => {
     await chain?.service.stop();
   });
+  let firstBundle: Hex | undefined;
 
-  it('eth_getUserOperationReceipt finds them on chain by their UserOperationEvent', async () => {
-    const op = {
-      sender,
-      nonce: 0n,
-      callData: '0x',
-      callGasLimit: 10_000n,
-      verificationGasLimit: 100_000n,
-      preVerificationGas: 50_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-      signature: '0x',
-    } as const;
-    const hash = getUserOperationHash({
-      userOperation: op,
-      entryPointAddress: entryPoint07Address,
-      entryPointVersion: '0.7',
-      chainId: foundry.id,
-    });
-    // Another bundler: anvil's account #3 sends handleOps itself.
+  /** Another bundler: anvil's account #3 sends handleOps itself. */
+  async function bundleElsewhere(op: typeof baseOp): Promise<Hex> {
     const other = createWalletClient({
       account: privateKeyToAccount(devnetExecutorKeys[2]!),
       chain: foundry,
       transport: http(chain.service.anvil.url),
     });
-    const tx = await other.writeContract({
+    return other.writeContract({
       address: entryPoint07Address,
       abi: entryPointV07Abi,
       functionName: 'handleOps',
       args: [[toPackedUserOperation(op)], other.account.address],
       gas: 1_000_000n,
     });
+  }
+
+  /** The op's row as this bundler leaves it between sending its bundle and seeing the bundle's block. */
+  async function insertSubmitted(op: typeof baseOp, hash: Hex, txHash: Hex) {
+    await chain.service.database.db
+      .insertInto('user_operations')
+      .values({
+        hash: hash.toLowerCase(),
+        network: 'ethereum/devnet',
+        entry_point: entryPoint07Address.toLowerCase(),
+        entry_point_version: '0.7',
+        sender: op.sender.toLowerCase(),
+        nonce: op.nonce.toString(),
+        op: '{}',
+        max_fee_per_gas: op.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: op.maxPriorityFeePerGas.toString(),
+        status: 'submitted',
+        tx_hash: txHash,
+      })
+      .execute();
+  }
+
+  async function receiptOf(hash: Hex): Promise<unknown> {
+    const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getUserOperationReceipt', params: [hash] }),
+    });
+    const answer = (await response.json()) as { result?: unknown; error?: unknown };
+    if (answer.error) throw new Error(`eth_getUserOperationReceipt: ${JSON.stringify(answer.error)}`);
+    return answer.result;
+  }
+
+  it('eth_getUserOperationReceipt finds them on chain by their UserOperationEvent', async () => {
+    const op = baseOp;
+    const hash = hashOf(op);
+    const tx = await bundleElsewhere(op);
+    firstBundle = tx;
     await chain.publicClient.waitForTransactionReceipt({ hash: tx });
 
     const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
@@ -74,5 +116,50 @@ describe('receipts of ops another bundler sent', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_getUserOperationReceipt', params: [`0x${'ab'.repeat(32)}`] }),
     });
     expect(((await unknown.json()) as { result: unknown }).result).toBeNull();
+  });
+
+  it('an op whose bundle is mined has its receipt before the bundler records the inclusion', async () => {
+    // Manual mode: the bundler's rounds, which settle every submitted bundle, leave these rows as they are.
+    expect(await bundler('debug_bundler_setBundlingMode', ['manual'])).toMatchObject({ result: 'ok' });
+    const op = { ...baseOp, nonce: 1n };
+    const hash = hashOf(op);
+    await chain.anvilRpc('evm_setAutomine', [false]);
+    let tx: Hex;
+    try {
+      tx = await bundleElsewhere(op);
+      await insertSubmitted(op, hash, tx);
+      expect(await receiptOf(hash)).toBeNull();
+    } finally {
+      await chain.anvilRpc('evm_setAutomine', [true]);
+    }
+    await chain.anvilRpc('evm_mine');
+    await chain.publicClient.waitForTransactionReceipt({ hash: tx });
+
+    const mined = await receiptOf(hash);
+    const row = await chain.service.database.db
+      .selectFrom('user_operations')
+      .select('status')
+      .where('hash', '=', hash.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('submitted');
+    expect(mined).toMatchObject({ userOpHash: hash.toLowerCase(), entryPoint: entryPoint07Address, nonce: '0x1', success: true });
+    expect((mined as { receipt: { transactionHash: string } }).receipt.transactionHash).toBe(tx);
+    // Built as an op found on chain is: the same answer once the row is gone.
+    await chain.service.database.db.deleteFrom('user_operations').where('hash', '=', hash.toLowerCase()).execute();
+    expect(await receiptOf(hash)).toEqual(mined);
+  });
+
+  it('an op whose bundle is not mined, or does not carry it, has no receipt yet', async () => {
+    const op = { ...baseOp, nonce: 9n };
+    const hash = hashOf(op);
+    await insertSubmitted(op, hash, `0x${'ef'.repeat(32)}`);
+    expect(await receiptOf(hash)).toBeNull();
+    // A mined bundle of another op.
+    await chain.service.database.db
+      .updateTable('user_operations')
+      .set({ tx_hash: firstBundle! })
+      .where('hash', '=', hash.toLowerCase())
+      .execute();
+    expect(await receiptOf(hash)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
-import type { Hex } from 'viem';
+import { getAddress, type Hex, type TransactionReceipt } from 'viem';
 import type { Network } from '../../chains/registry.ts';
+import type { UserOperationRow } from '../../db/tables/bundler.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { entryPointAbiOf, entryPointsOf } from '../entry-points.ts';
 import { toJsonSafe } from '../json-quantities.ts';
@@ -14,6 +15,8 @@ const chainLookbackBlocks = 9_999n;
 export async function getUserOperationReceipt(ctx: Pick<BundlerContext, 'db' | 'clientOf'>, network: Network, hash: unknown) {
   const row = await findUserOperation(ctx.db, hash);
   if (row?.status === 'included' && row.receipt) return row.receipt;
+  // Its bundle may be in a block already, which the bundler records a moment later: the node's receipt says so now.
+  if (row?.status === 'submitted' && row.tx_hash) return (await receiptOfSubmitted(ctx, network, row)) ?? null;
   // A dropped op may still have landed through another bundler: its event on chain says so.
   if (row && row.status !== 'failed') return null;
   return receiptFromChain(ctx, network, (hash as string).toLowerCase() as Hex);
@@ -44,4 +47,22 @@ async function receiptFromChain(ctx: Pick<BundlerContext, 'clientOf'>, network: 
     return toJsonSafe(userOperationReceipt({ hash }, entryPoint.address, receipt, outcome.event, outcome.revertReason));
   }
   return null;
+}
+
+/**
+ * The receipt of an op whose bundle was sent, built from the bundle's receipt once the node has it, as
+ * the bundler will record it; undefined while the bundle is not mined, when it reverted or does not
+ * carry the op (the bundler then puts the op back or drops it), or when the node cannot be asked.
+ */
+async function receiptOfSubmitted(ctx: Pick<BundlerContext, 'clientOf'>, network: Network, row: UserOperationRow) {
+  let receipt: TransactionReceipt;
+  try {
+    receipt = await ctx.clientOf(network).getTransactionReceipt({ hash: row.tx_hash as Hex });
+  } catch {
+    return undefined;
+  }
+  if (receipt.status !== 'success') return undefined;
+  const outcome = userOperationOutcomeIn(entryPointEventsIn(row.entry_point_version, receipt.logs), row.hash as Hex);
+  if (!outcome) return undefined;
+  return toJsonSafe(userOperationReceipt(row, getAddress(row.entry_point), receipt, outcome.event, outcome.revertReason));
 }
