@@ -54,7 +54,7 @@ export function createBundlerService(deps: BundlerDeps) {
     },
     send: (network, params) => sendUserOperation(ctx, network, params),
     receipt: (network, hash) => getUserOperationReceipt(ctx, network, hash),
-    status: (hash) => getUserOperationStatus(ctx, [hash]),
+    status: (network, hash) => getUserOperationStatus(ctx, network, [hash]),
   });
   const methods: Record<string, (network: Network, params: unknown[]) => Promise<unknown> | unknown> = {
     eth_chainId: (network) => toHex(network.config.chainId),
@@ -62,9 +62,9 @@ export function createBundlerService(deps: BundlerDeps) {
     eth_estimateUserOperationGas: (network, params) => estimateUserOperationGas(ctx, network, params),
     eth_sendUserOperation: (network, params) => sendUserOperation(ctx, network, params),
     pimlico_sendUserOperationNow: sendNow,
-    eth_getUserOperationByHash: (_network, params) => getUserOperationByHash(ctx, params),
+    eth_getUserOperationByHash: (network, params) => getUserOperationByHash(ctx, network, params),
     eth_getUserOperationReceipt: (network, params) => getUserOperationReceipt(ctx, network, params[0]),
-    pimlico_getUserOperationStatus: (_network, params) => getUserOperationStatus(ctx, params),
+    pimlico_getUserOperationStatus: (network, params) => getUserOperationStatus(ctx, network, params),
     pimlico_getUserOperationGasPrice: (network) =>
       quoteUserOperationGasPrice(ctx.clientOf(network), network.config.minPriorityFeeWei),
   };

@@ -23,7 +23,7 @@ export interface SendNowDeps {
   /** eth_getUserOperationReceipt's answer, null while there is none. */
   receipt: (network: Network, hash: Hex) => Promise<unknown>;
   /** pimlico_getUserOperationStatus's answer. */
-  status: (hash: Hex) => Promise<{ status: string; transactionHash: string | null }>;
+  status: (network: Network, hash: Hex) => Promise<{ status: string; transactionHash: string | null }>;
 }
 
 /**
@@ -116,7 +116,7 @@ export function createSendNow(deps: SendNowDeps) {
     } finally {
       clearTimeout(timer);
     }
-    const current = await deps.status(hash as Hex);
+    const current = await deps.status(network, hash as Hex);
     return { userOpHash: hash, ...current };
   };
 }

@@ -4,7 +4,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { getUserOperationByHash } from '../../src/bundler/methods/get-user-operation-by-hash.ts';
 import { getUserOperationReceipt } from '../../src/bundler/methods/get-user-operation-receipt.ts';
+import { getUserOperationStatus } from '../../src/bundler/methods/get-user-operation-status.ts';
 import type { Network } from '../../src/chains/registry.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -49,8 +51,13 @@ describe('receipts of ops another bundler sent', () => {
   let firstBundle: Hex | undefined;
   // A mempool of its own, which no bundler settles: its rows stay `submitted` whatever the chain does.
   let mempool: TestDatabase;
-  const receiptWhileSubmitted = (hash: Hex) =>
-    getUserOperationReceipt({ db: mempool.db, clientOf: () => chain.publicClient }, devnet, hash);
+  const mempoolContext = () => ({ db: mempool.db, clientOf: () => chain.publicClient });
+  const receiptWhileSubmitted = (hash: Hex) => getUserOperationReceipt(mempoolContext(), devnet, hash);
+  /** What eth_getUserOperationByHash and pimlico_getUserOperationStatus say of the op at the same moment. */
+  const lookupsWhileSubmitted = async (hash: Hex) => ({
+    byHash: (await getUserOperationByHash(mempoolContext(), devnet, [hash])) as Record<string, unknown> | null,
+    status: await getUserOperationStatus(mempoolContext(), devnet, [hash]),
+  });
 
   /** Another bundler: anvil's account #3 sends handleOps itself. */
   async function bundleElsewhere(op: typeof baseOp): Promise<Hex> {
@@ -130,7 +137,7 @@ describe('receipts of ops another bundler sent', () => {
     expect(((await unknown.json()) as { result: unknown }).result).toBeNull();
   });
 
-  it('an op whose bundle is mined has its receipt before the bundler records the inclusion', async () => {
+  it('an op whose bundle is mined has its receipt, and is included by hash and status, before the bundler records it', async () => {
     const op = { ...baseOp, nonce: 1n };
     const hash = hashOf(op);
     await chain.anvilRpc('evm_setAutomine', [false]);
@@ -139,6 +146,9 @@ describe('receipts of ops another bundler sent', () => {
       tx = await bundleElsewhere(op);
       await insertSubmitted(op, hash, tx);
       expect(await receiptWhileSubmitted(hash)).toBeNull();
+      const pending = await lookupsWhileSubmitted(hash);
+      expect(pending.byHash).toMatchObject({ transactionHash: null, blockHash: null, blockNumber: null });
+      expect(pending.status).toEqual({ status: 'submitted', transactionHash: tx });
     } finally {
       await chain.anvilRpc('evm_setAutomine', [true]);
     }
@@ -150,6 +160,16 @@ describe('receipts of ops another bundler sent', () => {
     expect((mined as { receipt: { transactionHash: string } }).receipt.transactionHash).toBe(tx);
     // Built as the answer for an op found on chain (the service has no row of it).
     expect(mined).toEqual(await receiptOf(hash));
+    // The other lookups say the same at once: included, in the receipt's block.
+    const { receipt } = mined as { receipt: { transactionHash: string; blockHash: string; blockNumber: string } };
+    const included = await lookupsWhileSubmitted(hash);
+    expect(included.byHash).toMatchObject({
+      entryPoint: entryPoint07Address.toLowerCase(),
+      transactionHash: receipt.transactionHash,
+      blockHash: receipt.blockHash,
+      blockNumber: receipt.blockNumber,
+    });
+    expect(included.status).toEqual({ status: 'included', transactionHash: tx });
   });
 
   it('an op whose bundle is not mined, or does not carry it, has no receipt yet', async () => {
@@ -157,6 +177,7 @@ describe('receipts of ops another bundler sent', () => {
     const hash = hashOf(op);
     await insertSubmitted(op, hash, `0x${'ef'.repeat(32)}`);
     expect(await receiptWhileSubmitted(hash)).toBeNull();
+    expect((await lookupsWhileSubmitted(hash)).status.status).toBe('submitted');
     // A mined bundle of another op.
     await mempool.db
       .updateTable('user_operations')
@@ -164,5 +185,8 @@ describe('receipts of ops another bundler sent', () => {
       .where('hash', '=', hash.toLowerCase())
       .execute();
     expect(await receiptWhileSubmitted(hash)).toBeNull();
+    const elsewhere = await lookupsWhileSubmitted(hash);
+    expect(elsewhere.byHash).toMatchObject({ transactionHash: null, blockNumber: null });
+    expect(elsewhere.status.status).toBe('submitted');
   });
 });

@@ -1,9 +1,10 @@
-import { getAddress, type Hex, type TransactionReceipt } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import type { Network } from '../../chains/registry.ts';
 import type { UserOperationRow } from '../../db/tables/bundler.ts';
 import type { BundlerContext } from '../bundler-context.ts';
 import { entryPointAbiOf, entryPointsOf } from '../entry-points.ts';
 import { toJsonSafe } from '../json-quantities.ts';
+import { minedBundleOf } from '../mined-bundle.ts';
 import { entryPointEventsIn, userOperationOutcomeIn } from '../user-operation-events.ts';
 import { findUserOperation } from '../user-operation-lookup.ts';
 import { userOperationReceipt } from '../user-operation-receipt.ts';
@@ -49,20 +50,10 @@ async function receiptFromChain(ctx: Pick<BundlerContext, 'clientOf'>, network: 
   return null;
 }
 
-/**
- * The receipt of an op whose bundle was sent, built from the bundle's receipt once the node has it, as
- * the bundler will record it; undefined while the bundle is not mined, when it reverted or does not
- * carry the op (the bundler then puts the op back or drops it), or when the node cannot be asked.
- */
+/** The receipt of an op whose bundle was sent, once the node has the bundle in a block, as the bundler will record it. */
 async function receiptOfSubmitted(ctx: Pick<BundlerContext, 'clientOf'>, network: Network, row: UserOperationRow) {
-  let receipt: TransactionReceipt;
-  try {
-    receipt = await ctx.clientOf(network).getTransactionReceipt({ hash: row.tx_hash as Hex });
-  } catch {
-    return undefined;
-  }
-  if (receipt.status !== 'success') return undefined;
-  const outcome = userOperationOutcomeIn(entryPointEventsIn(row.entry_point_version, receipt.logs), row.hash as Hex);
-  if (!outcome) return undefined;
+  const mined = await minedBundleOf(ctx.clientOf(network), row);
+  if (!mined) return undefined;
+  const { receipt, outcome } = mined;
   return toJsonSafe(userOperationReceipt(row, getAddress(row.entry_point), receipt, outcome.event, outcome.revertReason));
 }
