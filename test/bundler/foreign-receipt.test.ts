@@ -1,4 +1,4 @@
-import { type Address, createWalletClient, getAddress, type Hex, http } from 'viem';
+import { type Address, createWalletClient, getAddress, type Hex, http, toHex } from 'viem';
 import { entryPoint07Address, getUserOperationHash, toPackedUserOperation } from 'viem/account-abstraction';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -7,6 +7,7 @@ import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
 import { getUserOperationByHash } from '../../src/bundler/methods/get-user-operation-by-hash.ts';
 import { getUserOperationReceipt } from '../../src/bundler/methods/get-user-operation-receipt.ts';
 import { getUserOperationStatus } from '../../src/bundler/methods/get-user-operation-status.ts';
+import { parseUserOperation, toRpcUserOperation } from '../../src/bundler/user-operation.ts';
 import type { Network } from '../../src/chains/registry.ts';
 import { entryPointV07Abi } from '../../src/erc4337/contracts/abis.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -95,16 +96,17 @@ describe('receipts of ops another bundler sent', () => {
       .execute();
   }
 
-  async function receiptOf(hash: Hex): Promise<unknown> {
+  async function bundlerCall(method: string, hash: Hex): Promise<unknown> {
     const response = await fetch(`${chain.service.url}/v1/bundler/ethereum/devnet`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getUserOperationReceipt', params: [hash] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [hash] }),
     });
     const answer = (await response.json()) as { result?: unknown; error?: unknown };
-    if (answer.error) throw new Error(`eth_getUserOperationReceipt: ${JSON.stringify(answer.error)}`);
+    if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
     return answer.result;
   }
+  const receiptOf = (hash: Hex) => bundlerCall('eth_getUserOperationReceipt', hash);
 
   it('eth_getUserOperationReceipt finds them on chain by their UserOperationEvent', async () => {
     const op = baseOp;
@@ -188,5 +190,25 @@ describe('receipts of ops another bundler sent', () => {
     const elsewhere = await lookupsWhileSubmitted(hash);
     expect(elsewhere.byHash).toMatchObject({ transactionHash: null, blockNumber: null });
     expect(elsewhere.status.status).toBe('submitted');
+  });
+
+  it('eth_getUserOperationByHash finds them on chain too: the op read back from the bundle, in its block', async () => {
+    // The sender's next nonce: 0 and 1 were bundled by the tests above.
+    const op = { ...baseOp, nonce: 2n };
+    const hash = hashOf(op);
+    const tx = await bundleElsewhere(op);
+    const mined = await chain.publicClient.waitForTransactionReceipt({ hash: tx });
+    const rpcForm = Object.fromEntries(
+      Object.entries(op).map(([name, value]) => [name, typeof value === 'bigint' ? toHex(value) : value]),
+    );
+    expect(await bundlerCall('eth_getUserOperationByHash', hash)).toEqual({
+      // Exactly what it answers for an op it admitted itself.
+      userOperation: toRpcUserOperation(parseUserOperation('0.7', rpcForm)),
+      entryPoint: entryPoint07Address.toLowerCase(),
+      transactionHash: tx,
+      blockHash: mined.blockHash,
+      blockNumber: toHex(mined.blockNumber),
+    });
+    expect(await bundlerCall('eth_getUserOperationByHash', `0x${'ab'.repeat(32)}`)).toBeNull();
   });
 });

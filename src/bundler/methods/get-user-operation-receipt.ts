@@ -2,15 +2,11 @@ import { getAddress, type Hex } from 'viem';
 import type { Network } from '../../chains/registry.ts';
 import type { UserOperationRow } from '../../db/tables/bundler.ts';
 import type { BundlerContext } from '../bundler-context.ts';
-import { entryPointAbiOf, entryPointsOf } from '../entry-points.ts';
 import { toJsonSafe } from '../json-quantities.ts';
 import { minedBundleOf } from '../mined-bundle.ts';
-import { entryPointEventsIn, userOperationOutcomeIn } from '../user-operation-events.ts';
 import { findUserOperation } from '../user-operation-lookup.ts';
+import { findUserOperationOnChain } from '../user-operation-on-chain.ts';
 import { userOperationReceipt } from '../user-operation-receipt.ts';
-
-/** How far back an op this bundler never saw is looked for on chain. */
-const chainLookbackBlocks = 9_999n;
 
 /** eth_getUserOperationReceipt: the recorded receipt, null while the op waits, or one found on chain. */
 export async function getUserOperationReceipt(ctx: Pick<BundlerContext, 'db' | 'clientOf'>, network: Network, hash: unknown) {
@@ -23,31 +19,12 @@ export async function getUserOperationReceipt(ctx: Pick<BundlerContext, 'db' | '
   return receiptFromChain(ctx, network, (hash as string).toLowerCase() as Hex);
 }
 
-/**
- * An op this bundler never saw (another bundler's): its UserOperationEvent in the last 10,000
- * blocks of either EntryPoint, and the receipt built from its bundle's transaction.
- */
+/** An op this bundler never saw, or dropped: the receipt built from its bundle's transaction, if it landed. */
 async function receiptFromChain(ctx: Pick<BundlerContext, 'clientOf'>, network: Network, hash: Hex) {
-  const client = ctx.clientOf(network);
-  const head = await client.getBlockNumber({ cacheTime: 0 });
-  const fromBlock = head > chainLookbackBlocks ? head - chainLookbackBlocks : 0n;
-  for (const entryPoint of entryPointsOf(network)) {
-    const logs = await client.getContractEvents({
-      address: entryPoint.address,
-      abi: entryPointAbiOf(entryPoint.version),
-      eventName: 'UserOperationEvent',
-      args: { userOpHash: hash },
-      fromBlock,
-      toBlock: head,
-    });
-    const found = logs[0];
-    if (!found) continue;
-    const receipt = await client.getTransactionReceipt({ hash: found.transactionHash });
-    const outcome = userOperationOutcomeIn(entryPointEventsIn(entryPoint.version, receipt.logs), hash);
-    if (!outcome) continue;
-    return toJsonSafe(userOperationReceipt({ hash }, entryPoint.address, receipt, outcome.event, outcome.revertReason));
-  }
-  return null;
+  const found = await findUserOperationOnChain(ctx.clientOf(network), network, hash);
+  if (!found) return null;
+  const { entryPoint, receipt, outcome } = found;
+  return toJsonSafe(userOperationReceipt({ hash }, entryPoint.address, receipt, outcome.event, outcome.revertReason));
 }
 
 /** The receipt of an op whose bundle was sent, once the node has the bundle in a block, as the bundler will record it. */
