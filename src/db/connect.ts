@@ -27,6 +27,8 @@ export interface OpenDatabase {
   readonly url: string;
   /** Adds a listener of broken pooled connections; absent on a database opened elsewhere. */
   onConnectionLost?(listener: ConnectionLossListener): void;
+  /** True while the server is down or suspected stalled (its stall guard probing it); absent elsewhere. */
+  stalled?(): boolean;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     db,
     url: target.url,
     onConnectionLost: (listener) => lossListeners.push(listener),
+    stalled: () => stalls.suspect,
     close: async () => {
       stalls.close();
       await db.destroy();

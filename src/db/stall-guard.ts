@@ -26,6 +26,8 @@ interface Waiting {
 
 export interface StallGuard {
   readonly down: boolean;
+  /** Down, or a query has waited past `suspectAfterMs` and the server is being probed. */
+  readonly suspect: boolean;
   /** The pool Kysely is given: `inner`'s, with every connect and query guarded. */
   guard(inner: GuardablePool): PostgresPool;
   close(): void;
@@ -60,6 +62,9 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
   return {
     get down() {
       return state.down;
+    },
+    get suspect() {
+      return state.down || state.probing.size > 0;
     },
     guard: (inner) => guardPool(state, inner),
     close: () => closeGuard(state),

@@ -47,3 +47,26 @@ export function tooManyDataQueries(perAccount: number): AppError {
     { headers: { 'retry-after': '1' } },
   );
 }
+
+/**
+ * `slots` whose refusal at the cap becomes `unavailable(refusal)` while `stalled()`: the account's
+ * queries are then held by a database that stopped answering, not by its own concurrency, and a 429
+ * would tell the client to slow down when it should retry shortly.
+ */
+export function unavailableWhileStalled(
+  slots: DataQuerySlots,
+  stalled: () => boolean,
+  unavailable: (refusal: AppError) => AppError,
+): DataQuerySlots {
+  return {
+    take: async (accountId) => {
+      try {
+        return await slots.take(accountId);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'rate_limited' && stalled()) throw unavailable(error);
+        throw error;
+      }
+    },
+    close: () => slots.close(),
+  };
+}

@@ -6,6 +6,7 @@ import type { Context } from '../context/context.ts';
 import { createShutdown } from '../core/shutdown.ts';
 import type { ExpiredRowsSweeper } from '../dashboard/expired-rows-sweeper.ts';
 import type { OpenDatabase } from '../db/connect.ts';
+import { databaseUnavailable } from '../db/unavailable.ts';
 import type { ChainEventBus } from '../events/chain-event.ts';
 import { startDependencyGauge } from '../health/dependency-gauge.ts';
 import { createHealthCheck, type LivenessProbe } from '../health/health-check.ts';
@@ -14,7 +15,7 @@ import { createBackfillStore } from '../indexer/backfill-store.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import { startIndexers } from '../indexer/start-indexers.ts';
 import { createIndexStore } from '../indexer/store.ts';
-import { createDataQuerySlots } from '../limits/data-query-slots.ts';
+import { createDataQuerySlots, unavailableWhileStalled } from '../limits/data-query-slots.ts';
 import { createRedisDataQuerySlots } from '../limits/redis-data-query-slots.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createMetrics } from '../observability/metrics.ts';
@@ -133,9 +134,10 @@ async function wire(ctx: Context, given: OpenDatabase | undefined): Promise<Runn
   const enhanced = createEnhancedMethods({ db: database.db, tokens: chainData.tokens, logger });
   const dashboard = wireDashboard(ctx, database);
   // Shared by every node on the Redis when there is one: the cap is the account's, not each node's.
-  const dataQueries = config.redisUrl
+  const slots = config.redisUrl
     ? createRedisDataQuerySlots(config.redisUrl, config.limits.dataQueriesPerAccount)
     : createDataQuerySlots(config.limits.dataQueriesPerAccount);
+  const dataQueries = unavailableWhileStalled(slots, () => database.stalled?.() ?? false, databaseUnavailable);
   shutdown.add('data query slots', () => dataQueries.close());
   const parts = {
     database,

@@ -85,7 +85,7 @@ describe('bundledUserOperations: the ops of a bundle transaction, read back from
       paymasterAndData: '0x3333333333333333333333333333333333333333cafe',
       signature: '0x1234',
     };
-    const op = parseUserOperation('0.6', rpc) as UserOperation<'0.6'>;
+    const op = parseUserOperation('0.6', rpc) as UserOperation<'0.6'> & { initCode: Hex; paymasterAndData: Hex };
     const input = encodeFunctionData({ abi: entryPointV06Abi, functionName: 'handleOps', args: [[op], beneficiary] });
     expect(bundledUserOperations('0.6', input)).toEqual([asAdmitted('0.6', rpc)]);
   });

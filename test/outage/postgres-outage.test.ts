@@ -96,6 +96,33 @@ describe('outage: Postgres killed and started again', () => {
     expect(health.problems()).toEqual([]);
   }, 60_000);
 
+  it('a data query past the account cap while the server is frozen is 503 (the database), not 429 (its concurrency)', async () => {
+    const balances = (holder: string) =>
+      fetch(`${s.target.url}/v1/tokens/ethereum/balances/${holder}?network=devnet`, {
+        headers: { 'x-api-key': s.target.key },
+        signal: AbortSignal.timeout(5_000),
+      });
+    const holders = Array.from({ length: 5 }, (_, index) => `0x${(0xcab0 + index).toString(16).padStart(40, '0')}`);
+    postgres.signalAll('SIGSTOP');
+    let held: Promise<Response>[] = [];
+    try {
+      // The account's 4 slots (limits.data_queries_per_account), each held by a query the server never answers.
+      held = holders.slice(0, 4).map(balances);
+      // Past the stall guard's suspicion (a query waiting 600 ms: it probes), before its verdict (~1.6 s),
+      // which fails the held queries and frees their slots (later, the query is refused as the server is down).
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const over = await balances(holders[4]!);
+      expect(over.status).toBe(503);
+      expect(over.headers.get('retry-after')).toBe('1');
+      expect(((await over.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+      expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([503, 503, 503, 503]);
+    } finally {
+      postgres.signalAll('SIGCONT');
+      await Promise.allSettled(held);
+    }
+    await recoveredWithin(s.target, 10_000);
+  }, 60_000);
+
   it('answers within 2 s while the whole server is frozen (its sessions too), and works again once it continues', async () => {
     postgres.signalAll('SIGSTOP');
     try {
