@@ -7,23 +7,28 @@ import { entryPointV06Abi, entryPointV07Abi, entryPointV08Abi } from '../../src/
 
 const beneficiary = '0x00000000000000000000000000000000000000be';
 
-/** A v0.7 op with every field set, as a client sends it. */
-const fullV07 = (nonce: number) => ({
+/** The fields every version has, each a distinct value (a field read from the wrong place shows). */
+const commonFields = {
   sender: '0x1111111111111111111111111111111111111111',
-  nonce: `0x${nonce.toString(16)}`,
-  factory: '0x2222222222222222222222222222222222222222',
-  factoryData: '0xdeadbeef',
   callData: '0xb61d27f6',
   callGasLimit: '0x186a0',
   verificationGasLimit: '0x30d40',
   preVerificationGas: '0xc350',
   maxFeePerGas: '0x77359400',
   maxPriorityFeePerGas: '0x3b9aca00',
+  signature: '0x1234',
+};
+
+/** A v0.7 op with every field set, as a client sends it. */
+const fullV07 = (nonce: number) => ({
+  ...commonFields,
+  nonce: `0x${nonce.toString(16)}`,
+  factory: '0x2222222222222222222222222222222222222222',
+  factoryData: '0xdeadbeef',
   paymaster: '0x3333333333333333333333333333333333333333',
   paymasterVerificationGasLimit: '0x11170',
   paymasterPostOpGasLimit: '0x1d4c0',
   paymasterData: '0xcafe',
-  signature: '0x1234',
 });
 
 /** What eth_getUserOperationByHash answers for an op this bundler admitted: its parsed form, back in JSON-RPC form. */
@@ -73,17 +78,10 @@ describe('bundledUserOperations: the ops of a bundle transaction, read back from
 
   it('v0.6 handleOps: the op as it was sent', () => {
     const rpc = {
-      sender: '0x1111111111111111111111111111111111111111',
+      ...commonFields,
       nonce: '0x5',
       initCode: '0x2222222222222222222222222222222222222222deadbeef',
-      callData: '0xb61d27f6',
-      callGasLimit: '0x186a0',
-      verificationGasLimit: '0x30d40',
-      preVerificationGas: '0xc350',
-      maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x3b9aca00',
       paymasterAndData: '0x3333333333333333333333333333333333333333cafe',
-      signature: '0x1234',
     };
     const op = parseUserOperation('0.6', rpc) as UserOperation<'0.6'> & { initCode: Hex; paymasterAndData: Hex };
     const input = encodeFunctionData({ abi: entryPointV06Abi, functionName: 'handleOps', args: [[op], beneficiary] });
