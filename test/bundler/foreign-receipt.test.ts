@@ -192,7 +192,7 @@ describe('receipts of ops another bundler sent', () => {
     expect(elsewhere.status.status).toBe('submitted');
   });
 
-  it('eth_getUserOperationByHash finds them on chain too: the op read back from the bundle, in its block', async () => {
+  it('eth_getUserOperationByHash and pimlico_getUserOperationStatus find them on chain too: the op read back from the bundle, in its block', async () => {
     // The sender's next nonce: 0 and 1 were bundled by the tests above.
     const op = { ...baseOp, nonce: 2n };
     const hash = hashOf(op);
@@ -210,5 +210,11 @@ describe('receipts of ops another bundler sent', () => {
       blockNumber: toHex(mined.blockNumber),
     });
     expect(await bundlerCall('eth_getUserOperationByHash', `0x${'ab'.repeat(32)}`)).toBeNull();
+    // And pimlico_getUserOperationStatus says the same.
+    expect(await bundlerCall('pimlico_getUserOperationStatus', hash)).toEqual({ status: 'included', transactionHash: tx });
+    expect(await bundlerCall('pimlico_getUserOperationStatus', `0x${'ab'.repeat(32)}`)).toEqual({
+      status: 'not_found',
+      transactionHash: null,
+    });
   });
 });
