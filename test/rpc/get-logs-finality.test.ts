@@ -75,9 +75,16 @@ describe('a network with finality: tags (anvil: finalized = head - 64; finality_
       if (Date.now() > deadline) throw new Error(`anvil does not hold the ${emits} emitted logs 10 s after they were sent`);
       await sleep(50);
     }
+    // anvil may still be putting in the last block while the tags are read: read them until the head
+    // stays the same around the reads, so the three come from one head.
+    let [finalized, safe, head] = [0, 0, -1];
+    for (let before = -2, until = Date.now() + 10_000; before !== head; ) {
+      if (Date.now() > until) throw new Error('anvil kept adding blocks for 10 s after the last emit');
+      before = await tagBlock('latest');
+      [finalized, safe, head] = [await tagBlock('finalized'), await tagBlock('safe'), await tagBlock('latest')];
+    }
     // The service reads the tags just after its tip moved, so it may hold the node's newest tags while its
     // tip (what `latest` resolves to) is still a block or two behind: wait (bounded) for both.
-    const [finalized, safe, head] = [await tagBlock('finalized'), await tagBlock('safe'), await tagBlock('latest')];
     for (const until = Date.now() + 10_000; ; await sleep(50)) {
       const { body } = await t.admin('GET', '/admin/chains');
       const { finality, served_tip } = body.networks[0];
