@@ -10,6 +10,7 @@ import { buildEmail } from './email-settings.ts';
 import { buildGas } from './gas-settings.ts';
 import { buildLimits } from './limits-settings.ts';
 import { buildNfts } from './nft-settings.ts';
+import { refuseOddNumbers } from './numbers-as-written.ts';
 import type { Config, Settings } from './schema.ts';
 import { settingError } from './setting-error.ts';
 import { type ConfigFlags, gatherSettings, nonEmpty } from './setting-sources.ts';
@@ -39,10 +40,12 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
   const configFile = flags.config ?? nonEmpty(env.BLOCKYARD_CONFIG) ?? defaultConfigFile(cwd);
   const file = configFile ? readConfigFile(resolve(cwd, configFile)) : {};
   const { settings, origin } = gatherSettings({ file, flags, env, configFile });
+  // The validator coerces in place: what was written is kept to judge the numbers it made of text.
+  const written = structuredClone(settings);
   if (!validateSettings(settings)) {
     throw settingError(validateSettings.errors?.[0], origin, configFile);
   }
-  refuseInfinity(settings, origin, configFile);
+  refuseOddNumbers(settings, written, origin, configFile);
   const chains = buildChains(settings.chains, settings.devnet.block_time_s, configFile ?? 'the config file');
   const readyNetworks = buildReadyNetworks(settings.readiness?.networks, chains, configFile ?? 'the config file');
   const cors = parseCorsOrigins(settings.cors_origins);
@@ -101,34 +104,6 @@ export function loadConfig({ flags = {}, env = process.env, cwd = process.cwd() 
     configFile: configFile ? resolve(cwd, configFile) : undefined,
   };
   return deepFreeze(config);
-}
-
-/**
- * The validator coerces text to a number with `+text`, so "Infinity" and "-Infinity" (a flag, a
- * variable, or a quoted YAML value) became numbers, and its range checks pass any number that is not
- * finite: PORT=Infinity, BLOCKYARD_SHUTDOWN_GRACE=-Infinity (a shutdown timer of 1 ms),
- * `webhooks.timeout_s: "Infinity"` were accepted.
- */
-function refuseInfinity(settings: Settings, origin: Record<string, string>, configFile: string | undefined): void {
-  const visit = (value: unknown, path: string, name: () => string): void => {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new ConfigError(name(), 'must be a finite number');
-    if (Array.isArray(value)) {
-      for (const [index, item] of value.entries()) {
-        visit(item, `${path}[${index}]`, () => `${path}[${index}] (in ${configFile})`);
-      }
-    } else if (value && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const at = path ? `${path}.${key}` : key;
-        const top = path === '' && origin[key] !== undefined;
-        visit(item, at, () => (top ? origin[key]! : `${at} (in ${configFile})`));
-      }
-    }
-  };
-  // The one nested setting a flag or variable sets: named by where it came from.
-  if (!Number.isFinite(settings.devnet.block_time_s)) {
-    throw new ConfigError(origin.block_time_s ?? 'devnet.block_time_s', 'must be a finite number');
-  }
-  visit(settings, '', () => 'settings');
 }
 
 /**

@@ -77,6 +77,23 @@ describe('loadConfig: a bad value throws a ConfigError naming the setting', () =
     );
   });
 
+  it('a number written as text must be decimal: 0x10, 1e3 and 0b11 are refused, 8080, 0.25 and " 9 " taken', () => {
+    expect(configError(() => load({ PORT: '0x10' })).message).toBe(
+      "invalid setting PORT: must be a number in decimal digits (like 8080 or 0.5), not '0x10'",
+    );
+    expect(configError(() => load({}, { 'block-time': '1e3' })).setting).toBe('--block-time');
+    expect(configError(() => load({ BLOCKYARD_BLOCK_TIME: '0b11' })).setting).toBe('BLOCKYARD_BLOCK_TIME');
+    expect(configError(() => load({ BLOCKYARD_COMPRESS_MIN_BYTES: '1_000' })).setting).toBe('BLOCKYARD_COMPRESS_MIN_BYTES');
+    writeYaml({ webhooks: { timeout_s: '0x10' } });
+    expect(configError(() => load()).setting).toBe('webhooks.timeout_s (in blockyard.yaml)');
+    // A YAML number is YAML's to read (0x10 unquoted is 16 there); text is held to decimal.
+    writeYaml('port: 0x10\nwebhooks:\n  timeout_s: " 9 "\n');
+    const config = load({ BLOCKYARD_BLOCK_TIME: '0.25', BLOCKYARD_SHUTDOWN_GRACE: '+3' });
+    expect([config.port, config.webhooks.timeoutMs, config.chains[0]?.blockTimeS, config.shutdownGraceS]).toEqual([
+      16, 9_000, 0.25, 3,
+    ]);
+  });
+
   it('--port x', () => {
     const error = configError(() => load({}, { port: 'x' }));
     expect(error.setting).toBe('--port');
