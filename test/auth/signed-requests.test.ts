@@ -41,6 +41,16 @@ describe('the verifier', () => {
     await expect(verifier.verify(rule, token, use)).rejects.toThrow(/the JWT has expired/);
   });
 
+  it('refuses a token issued more than a minute ahead of its clock (iat), and takes one a little ahead', async () => {
+    const signer = await createSigningKey('k1', 'ES256');
+    const rule = compileSignedRequestRule({ required: true, public_keys: [listed(signer)] })!;
+    const token = await signer.sign();
+    // The verifier's clock behind the signer's: the token's iat is in the verifier's future.
+    const behindBy = (ms: number) => createSignedRequestVerifier({ audience: 'blockyard', now: () => Date.now() - ms });
+    await expect(behindBy(120_000).verify(rule, token, use)).rejects.toThrow(/issued-at time \(iat\) is in the future/);
+    await behindBy(30_000).verify(rule, token, use);
+  });
+
   it('a token without kid is checked against the only listed key; with two listed it must name one', async () => {
     const [a, b] = await Promise.all([createSigningKey('a', 'RS256'), createSigningKey('b', 'ES256')]);
     const verifier = createSignedRequestVerifier({ audience: 'blockyard' });

@@ -4,6 +4,8 @@ import type { JwtPublicKey, KeyRestrictions } from '../../keys/key-settings.ts';
 
 /** A token's `exp` may be at most this far ahead: a leaked token is good for a day at most. */
 export const maxJwtLifetimeMs = 24 * 60 * 60 * 1000;
+/** A token's `iat` may be this far ahead of this server's clock (the signer's clock may run a little fast). */
+const maxIssuedAheadMs = 60_000;
 /** Verified tokens remembered (by their text, until their exp), so a re-sent token costs no signature check. */
 const maxRememberedTokens = 10_000;
 
@@ -131,6 +133,7 @@ async function verifyToken(rule: SignedRequestRule, token: string, audience: str
     throw unauthorized(`the public key '${listed.id}' of this API key does not parse: replace it`);
   }
   let exp: number;
+  let iat: number | undefined;
   let claims: Omit<VerifiedToken, 'expiresAtMs'>;
   try {
     const { payload } = await jwtVerify(token, key, {
@@ -140,9 +143,13 @@ async function verifyToken(rule: SignedRequestRule, token: string, audience: str
       currentDate: new Date(nowMs),
     });
     exp = payload.exp as number;
+    iat = payload.iat;
     claims = { sub: payload.sub, key: payload.key, jti: payload.jti };
   } catch (error) {
     throw jwtRefusal(error, listed, audience);
+  }
+  if (iat !== undefined && iat * 1000 > nowMs + maxIssuedAheadMs) {
+    throw unauthorized("the JWT's issued-at time (iat) is in the future: check the clock of the machine that signs tokens");
   }
   const expiresAtMs = exp * 1000;
   if (expiresAtMs - nowMs > maxJwtLifetimeMs) {
