@@ -9,7 +9,8 @@ import { asDatabaseError, databaseUnavailable } from './unavailable.ts';
  * probe the server with a fresh connection; a probe without an answer within `probeTimeoutMs` marks
  * the database down: every waiting query fails with 503 (its connection is discarded), and new ones
  * fail at once until a probe (every `recheckMs`) succeeds. A slow query on a live server only costs
- * one probe: nothing is abandoned while the server answers probes.
+ * one probe: nothing is abandoned while the server answers probes, or, on a loaded host where the
+ * probe itself is slow, while it answers other queries.
  */
 export interface StallGuardOptions {
   url: string;
@@ -55,6 +56,7 @@ export function createStallGuard(options: StallGuardOptions): StallGuard {
     probing: new Map(),
     down: false,
     closed: false,
+    lastQueryAnswerAt: 0,
     recheck: undefined,
     probeClient: undefined,
     opening: new Set(),
@@ -81,6 +83,8 @@ interface GuardState {
   down: boolean;
   closed: boolean;
   recheck: NodeJS.Timeout | undefined;
+  /** When a guarded query last got its answer (performance.now()): a server answering queries is not stalled. */
+  lastQueryAnswerAt: number;
   /** Kept between probes: a round trip on it costs less than a new session on a busy server. */
   probeClient: pg.Client | undefined;
   /** Probe sessions still opening: closed with the guard, or one would keep the process alive. */
@@ -98,6 +102,7 @@ function dropProbeClient(state: GuardState): void {
  * postmaster leaves the open sessions answering while new ones hang).
  */
 async function probeOnce(state: GuardState, kind: ProbeKind): Promise<boolean> {
+  const startedAt = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => {
     // After this loop turn's I/O: an answer that waited behind a busy event loop still counts.
@@ -127,13 +132,15 @@ async function probeOnce(state: GuardState, kind: ProbeKind): Promise<boolean> {
     await state.probeClient.query('select 1');
     return true as const;
   })().catch(() => false as const);
-  const alive = await Promise.race([answered, timedOut]);
+  const probeAnswered = await Promise.race([answered, timedOut]);
   clearTimeout(timer);
-  if (!alive) {
+  if (!probeAnswered) {
     fresh?.end().catch(() => undefined);
     dropProbeClient(state);
   }
-  return alive;
+  // Queries that got their answers meanwhile: the server answers, only the probe was slow (a busy
+  // host). Not so for connects: a stopped postmaster leaves open sessions answering.
+  return probeAnswered || (kind === 'query' && state.lastQueryAnswerAt > startedAt);
 }
 
 /** One probe of a kind at a time: a burst of stalled queries shares it. */
@@ -194,6 +201,7 @@ function run<T>(state: GuardState, kind: ProbeKind, start: () => Promise<T>, onA
     start().then(
       (value) => {
         state.waiting.delete(entry);
+        if (kind === 'query') state.lastQueryAnswerAt = performance.now();
         if (settled) return;
         settled = true;
         clearTimeout(suspect);
