@@ -65,6 +65,8 @@ export function createChainRegistry(
       metrics,
       logger: options.logger,
       finality: config,
+      // The embedded devnet is one anvil: its logs are never a node behind's.
+      headWitness: config.kind === 'evm' && !config.embedded,
     });
     const clusterTip = createClusterTip(pool.tip, options.sharedTips, `${config.chain}/${config.network}`);
     return { config: resolved, pool, upstream: pool, clusterTip };

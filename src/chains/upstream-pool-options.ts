@@ -26,6 +26,11 @@ export interface UpstreamPoolOptions {
   /** Shared by every pool of a process; default: a private registry (not exported). */
   metrics?: UpstreamMetrics;
   logger?: Logger;
+  /**
+   * Send eth_getLogs ranges that end near the tip with an `eth_blockNumber` witness, so a node (of a
+   * load balancer) that lacks the range's end is caught: src/chains/head-witness.ts. Default false.
+   */
+  headWitness?: boolean;
   /** How the network decides its final block; default: depth 0 (no tags read). */
   finality?: FinalitySettings;
 }

@@ -8,6 +8,7 @@ import { createFilterTags, type FilterTags, withCreatedFilterId, withFilterParam
 import type { FinalityTag, ReportedFinality } from './final-block.ts';
 import { createFinalityTracker } from './finality-tracker.ts';
 import { createHeadTracker, type HeadTracker } from './head-tracker.ts';
+import { sendWithHeadWitness, witnessedBlock } from './head-witness.ts';
 import { type AttemptState, sendHedged } from './hedged-send.ts';
 import { checkIdentity, type ExpectedIdentity } from './identity-check.ts';
 import { learnRangeCap } from './logs-range-cap.ts';
@@ -97,6 +98,8 @@ interface PoolState {
   readonly onHedge: () => void;
   /** Tags naming each filter's node in its id: absent for a single upstream, which holds every filter. */
   readonly filterTags: FilterTags<PooledUpstream> | undefined;
+  /** eth_getLogs near the tip goes with a head witness (src/chains/head-witness.ts). */
+  readonly headWitness: boolean;
   firstChecks: Promise<void>;
 }
 
@@ -152,6 +155,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       upstreams.length < 2 || upstream.latency.samples < minSamples ? -1 : Math.max(floorMs, upstream.latency.p95Ms()),
     onHedge: () => hedgeCounter.inc(),
     filterTags: upstreams.length < 2 ? undefined : createFilterTags(upstreams, (upstream) => upstream.url),
+    headWitness: options.headWitness === true,
     firstChecks: heads.firstPoll,
   };
 
@@ -223,7 +227,11 @@ async function sendRead(pool: PoolState, sent: string, need: ReadNeed): Promise<
     try {
       // A filter lives on one node: a hedge would install a second one, or ask a node that has none.
       const delay = failures + 1 < pool.maxAttempts && !need.filter ? pool.hedgeDelayMs(upstream) : -1;
-      const send = (target: PooledUpstream) => target.send(body, callsOf(need), costOn(target, need));
+      const witnessed = pool.headWitness ? witnessedBlock(need, pool.tip.value) : -1;
+      const send = (target: PooledUpstream) =>
+        witnessed >= 0
+          ? sendWithHeadWitness(target, body, need, witnessed, pool.upstreams.length === 1 || target.head >= witnessed)
+          : target.send(body, callsOf(need), costOn(target, need));
       text =
         delay < 0
           ? await send(upstream)

@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { callsOf, costOn } from './pick-upstream.ts';
+import type { PooledUpstream } from './pooled-upstream.ts';
+import type { ReadNeed } from './read-need.ts';
+import { answerError, RetryableRpcError } from './retryable.ts';
+
+/**
+ * A load balancer over nodes that lag one another answers eth_getLogs from whichever node it picks, and
+ * a node a block behind answers the range up to its own head: a log short, with no sign of it. So a
+ * range that ends near the served tip goes with a witness in the same request (one HTTP request
+ * reaches one node): `eth_blockNumber` first, then the call. A node whose head, read before the logs,
+ * is below the range's end lacked part of it, and the request is sent again (a balancer's next pick
+ * may be another node); after that, another upstream is asked, else the node's answer is the answer.
+ */
+
+/** Ranges ending within this many blocks of the served tip are witnessed (deeper, every node has them). */
+export const witnessDepth = 8;
+/** The wait before each re-send of a request whose node lacked the range's end: two at once (a balancer's next pick), one a moment later. */
+const resendDelaysMs = [0, 0, 100];
+const witnessId = 'blockyard-head-witness';
+const witnessCall = `{"jsonrpc":"2.0","id":"${witnessId}","method":"eth_blockNumber","params":[]}`;
+
+/**
+ * The block the node must have reached for `need` to be answered whole: a single eth_getLogs whose
+ * range ends near `tip` (its end; `latest`: the tip itself); -1 when no witness is needed.
+ */
+export function witnessedBlock(need: ReadNeed, tip: number): number {
+  if (need.method !== 'eth_getLogs' || need.methods !== undefined || tip < 0) return -1;
+  if (need.atTip) return tip;
+  return need.block >= 0 && need.block > tip - witnessDepth ? need.block : -1;
+}
+
+/** Upstreams that refused the two-call batch: sent the call alone from then on. */
+const refusesBatches = new WeakSet<PooledUpstream>();
+
+/**
+ * `body` (one eth_getLogs call) sent to `target` behind an `eth_blockNumber` witness: the call's own
+ * answer once the node's head reached `block`. `resend`: whether a request whose node lacked it is
+ * sent again (the pool's only upstream, whose head reached the tip before; or one whose last head
+ * poll had the block): a balancer's next pick may be another node. Throws a `behind`
+ * RetryableRpcError carrying the last answer when no node did (the pool then asks another upstream,
+ * or answers that text).
+ */
+export async function sendWithHeadWitness(
+  target: PooledUpstream,
+  body: string,
+  need: ReadNeed,
+  block: number,
+  resend: boolean,
+): Promise<string> {
+  const alone = () => target.send(body, callsOf(need), costOn(target, need));
+  if (refusesBatches.has(target)) return alone();
+  const cu = costOn(target, need) + target.costOf('eth_blockNumber');
+  let answer = '';
+  for (const delay of [...(resend ? resendDelaysMs : []), -1]) {
+    const text = await target.send(`[${witnessCall},${body}]`, callsOf(need) + 1, cu);
+    const witnessed = splitWitnessed(text);
+    if (witnessed === undefined) {
+      if (/batch/i.test(answerError(text)?.message ?? '')) refusesBatches.add(target);
+      return alone();
+    }
+    // An error (a rate limit, a node behind) is judged as it is when the call goes alone.
+    if (answerError(witnessed.answer) !== undefined) return alone();
+    if (witnessed.head >= block) return witnessed.answer;
+    answer = witnessed.answer;
+    if (delay > 0) await sleep(delay);
+    else if (delay < 0) break;
+  }
+  throw new RetryableRpcError(answer, 0, 'behind');
+}
+
+const leadingObject = /^\s*\[\s*(\{[^{}]*\})\s*,/;
+const trailingObject = /,\s*(\{[^{}]*\})\s*\]\s*$/;
+
+/** The node's head and the call's own answer, out of the two-call batch's answer (in either order); else undefined. */
+export function splitWitnessed(text: string): { head: number; answer: string } | undefined {
+  const first = leadingObject.exec(text);
+  let head = first ? witnessHead(first[1]!) : undefined;
+  if (head !== undefined) return answerWith(head, text.slice(first![0].length, text.lastIndexOf(']')));
+  // The witness last: only the end of the text is searched (an answer runs to megabytes).
+  const tail = text.slice(-200);
+  const last = trailingObject.exec(tail);
+  head = last ? witnessHead(last[1]!) : undefined;
+  if (head === undefined) return undefined;
+  return answerWith(head, text.slice(text.indexOf('[') + 1, text.length - tail.length + last!.index));
+}
+
+function answerWith(head: number, answer: string): { head: number; answer: string } | undefined {
+  const trimmed = answer.trim();
+  return trimmed.startsWith('{') && trimmed.endsWith('}') ? { head, answer: trimmed } : undefined;
+}
+
+function witnessHead(objectText: string): number | undefined {
+  let parsed: { id?: unknown; result?: unknown };
+  try {
+    parsed = JSON.parse(objectText);
+  } catch {
+    return undefined;
+  }
+  if (parsed?.id !== witnessId || typeof parsed.result !== 'string' || !/^0x[0-9a-fA-F]{1,13}$/.test(parsed.result)) {
+    return undefined;
+  }
+  return Number.parseInt(parsed.result, 16);
+}
