@@ -33,20 +33,28 @@ export function witnessedBlock(need: ReadNeed, tip: number): number {
 /** Upstreams that refused the two-call batch: sent the call alone from then on. */
 const refusesBatches = new WeakSet<PooledUpstream>();
 
+export interface Witnessing {
+  /** The block the node must have reached (witnessedBlock). */
+  readonly block: number;
+  /**
+   * Whether a request whose node lacked it is sent again: the pool's only upstream (whose head reached
+   * the tip before), or one whose last head poll had the block. A balancer's next pick may be another node.
+   */
+  readonly resend: boolean;
+  /** Called for each answer of a node that lacked the block. */
+  readonly onBehind: () => void;
+}
+
 /**
  * `body` (one eth_getLogs call) sent to `target` behind an `eth_blockNumber` witness: the call's own
- * answer once the node's head reached `block`. `resend`: whether a request whose node lacked it is
- * sent again (the pool's only upstream, whose head reached the tip before; or one whose last head
- * poll had the block): a balancer's next pick may be another node. Throws a `behind`
- * RetryableRpcError carrying the last answer when no node did (the pool then asks another upstream,
- * or answers that text).
+ * answer once the node's head reached the block. Throws a `behind` RetryableRpcError carrying the last
+ * answer when no node did (the pool then asks another upstream, or answers that text).
  */
 export async function sendWithHeadWitness(
   target: PooledUpstream,
   body: string,
   need: ReadNeed,
-  block: number,
-  resend: boolean,
+  { block, resend, onBehind }: Witnessing,
 ): Promise<string> {
   const alone = () => target.send(body, callsOf(need), costOn(target, need));
   if (refusesBatches.has(target)) return alone();
@@ -62,6 +70,7 @@ export async function sendWithHeadWitness(
     // An error (a rate limit, a node behind) is judged as it is when the call goes alone.
     if (answerError(witnessed.answer) !== undefined) return alone();
     if (witnessed.head >= block) return witnessed.answer;
+    onBehind();
     answer = witnessed.answer;
     if (delay > 0) await sleep(delay);
     else if (delay < 0) break;

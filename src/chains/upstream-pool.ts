@@ -230,7 +230,11 @@ async function sendRead(pool: PoolState, sent: string, need: ReadNeed): Promise<
       const witnessed = pool.headWitness ? witnessedBlock(need, pool.tip.value) : -1;
       const send = (target: PooledUpstream) =>
         witnessed >= 0
-          ? sendWithHeadWitness(target, body, need, witnessed, pool.upstreams.length === 1 || target.head >= witnessed)
+          ? sendWithHeadWitness(target, body, need, {
+              block: witnessed,
+              resend: pool.upstreams.length === 1 || target.head >= witnessed,
+              onBehind: () => pool.metrics.missingAnswers.inc({ ...pool.labels, upstream: target.label }),
+            })
           : target.send(body, callsOf(need), costOn(target, need));
       text =
         delay < 0

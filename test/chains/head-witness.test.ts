@@ -57,43 +57,48 @@ function scriptedUpstream(answers: ((sent: string) => string)[], head = 100) {
   return { upstream, sent };
 }
 
+const witnessing = (resend: boolean) => ({ block: 100, resend, onBehind: () => undefined });
+
 describe('sendWithHeadWitness', () => {
   it('sends the witness first and answers the call once the node has the block', async () => {
     const { upstream, sent } = scriptedUpstream([() => `[${witness(100)},${logsAnswer(oneLog)}]`]);
-    expect(await sendWithHeadWitness(upstream, body, need, 100, true)).toBe(logsAnswer(oneLog));
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
     expect(sent).toEqual([`[{"jsonrpc":"2.0","id":"blockyard-head-witness","method":"eth_blockNumber","params":[]},${body}]`]);
   });
 
   it('sends again while the node behind answered, up to three times, then throws the last answer as behind', async () => {
     const behind = () => `[${witness(99)},${logsAnswer('')}]`;
     const caughtUp = scriptedUpstream([behind, behind, () => `[${witness(100)},${logsAnswer(oneLog)}]`]);
-    expect(await sendWithHeadWitness(caughtUp.upstream, body, need, 100, true)).toBe(logsAnswer(oneLog));
+    expect(await sendWithHeadWitness(caughtUp.upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
     expect(caughtUp.sent).toHaveLength(3);
 
     const never = scriptedUpstream([behind, behind, behind, behind, behind]);
-    const error = await sendWithHeadWitness(never.upstream, body, need, 100, true).catch((thrown: unknown) => thrown);
+    let behindAnswers = 0;
+    const counted = { ...witnessing(true), onBehind: () => behindAnswers++ };
+    const error = await sendWithHeadWitness(never.upstream, body, need, counted).catch((thrown: unknown) => thrown);
+    expect(behindAnswers).toBe(4);
     expect(error).toBeInstanceOf(RetryableRpcError);
     expect((error as RetryableRpcError).kind).toBe('behind');
     expect((error as RetryableRpcError).text).toBe(logsAnswer(''));
     expect(never.sent).toHaveLength(4);
 
     const once = scriptedUpstream([behind, behind]);
-    await expect(sendWithHeadWitness(once.upstream, body, need, 100, false)).rejects.toBeInstanceOf(RetryableRpcError);
+    await expect(sendWithHeadWitness(once.upstream, body, need, witnessing(false))).rejects.toBeInstanceOf(RetryableRpcError);
     expect(once.sent).toHaveLength(1);
   });
 
   it('an error answer of the call is sent alone, to be judged as it always is', async () => {
     const rateLimited = '{"jsonrpc":"2.0","id":7,"error":{"code":429,"message":"too many requests"}}';
     const { upstream, sent } = scriptedUpstream([() => `[${witness(100)},${rateLimited}]`, () => rateLimited]);
-    expect(await sendWithHeadWitness(upstream, body, need, 100, true)).toBe(rateLimited);
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(rateLimited);
     expect(sent.at(-1)).toBe(body);
   });
 
   it('an upstream that refuses batches gets the call alone, from then on without trying', async () => {
     const refusal = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}';
     const { upstream, sent } = scriptedUpstream([() => refusal, () => logsAnswer(oneLog), () => logsAnswer(oneLog)]);
-    expect(await sendWithHeadWitness(upstream, body, need, 100, true)).toBe(logsAnswer(oneLog));
-    expect(await sendWithHeadWitness(upstream, body, need, 100, true)).toBe(logsAnswer(oneLog));
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
     expect(sent).toEqual([expect.stringMatching(/^\[/), body, body]);
   });
 });
