@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { callsOf, costOn } from './pick-upstream.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
 import type { ReadNeed } from './read-need.ts';
-import { answerError, RetryableRpcError } from './retryable.ts';
+import { answerError, RetryableRpcError, retryableKindOf } from './retryable.ts';
 
 /**
  * A load balancer over nodes that lag one another answers eth_getLogs from whichever node it picks, and
@@ -67,8 +67,10 @@ export async function sendWithHeadWitness(
       if (/batch/i.test(answerError(text)?.message ?? '')) refusesBatches.add(target);
       return alone();
     }
-    // An error (a rate limit, a node behind) is judged as it is when the call goes alone.
-    if (answerError(witnessed.answer) !== undefined) return alone();
+    const error = answerError(witnessed.answer);
+    // An error another node may not give (a rate limit, a node behind) is judged as when the call goes
+    // alone; any other (a range too wide, a bad filter) is the answer.
+    if (error !== undefined) return retryableKindOf(error) === undefined ? witnessed.answer : alone();
     if (witnessed.head >= block) return witnessed.answer;
     onBehind();
     answer = witnessed.answer;

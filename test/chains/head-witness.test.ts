@@ -87,7 +87,12 @@ describe('sendWithHeadWitness', () => {
     expect(once.sent).toHaveLength(1);
   });
 
-  it('an error answer of the call is sent alone, to be judged as it always is', async () => {
+  it('an error another node may not give is the answer; a rate limit or a node behind is sent alone, to be judged as it always is', async () => {
+    const tooWide = '{"jsonrpc":"2.0","id":7,"error":{"code":-32005,"message":"query returned more than 10000 results"}}';
+    const refused = scriptedUpstream([() => `[${witness(100)},${tooWide}]`]);
+    expect(await sendWithHeadWitness(refused.upstream, body, need, witnessing(true))).toBe(tooWide);
+    expect(refused.sent).toHaveLength(1);
+
     const rateLimited = '{"jsonrpc":"2.0","id":7,"error":{"code":429,"message":"too many requests"}}';
     const { upstream, sent } = scriptedUpstream([() => `[${witness(100)},${rateLimited}]`, () => rateLimited]);
     expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(rateLimited);
