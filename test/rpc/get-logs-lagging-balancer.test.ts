@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/chains/devnet.ts';
 import { startTestAnvil } from '../support/anvil.ts';
 import { type ProviderSim, startProviderSim } from '../support/provider-sim.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { devnetChain, startTestService, type TestService } from '../support/service.ts';
 
 /** Emits LOG1(topic = caller, data = calldata) on every call (as in get-logs.test.ts). */
 const emitterBytecode = '0x6009600a5f3960095ff3365f5f3733365fa100';
@@ -44,16 +44,7 @@ describe('eth_getLogs at the tip through a load balancer whose nodes lag one ano
     anvil = await startTestAnvil();
     balancer = await startProviderSim({ upstream: anvil.url, behaviour: { alternate: { lagBlocks: 1 } } });
     t = await startTestService({
-      chains: [
-        {
-          chain: 'ethereum',
-          network: 'devnet',
-          chain_id: 31337,
-          testnet: true,
-          block_time_s: 1,
-          upstreams: [{ url: balancer.url, name: 'balancer' }],
-        },
-      ],
+      chains: [devnetChain(balancer.url, { block_time_s: 1, upstreams: [{ url: balancer.url, name: 'balancer' }] })],
     });
     ({ key } = await t.createKey());
     const deployHash = await viaAnvil('eth_sendTransaction', [{ from: devAddress, data: emitterBytecode }]);
