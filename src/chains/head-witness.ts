@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { UpstreamError } from '../core/upstream-error.ts';
 import { callsOf, costOn } from './pick-upstream.ts';
 import type { PooledUpstream } from './pooled-upstream.ts';
 import type { ReadNeed } from './read-need.ts';
@@ -22,12 +23,13 @@ const witnessCall = `{"jsonrpc":"2.0","id":"${witnessId}","method":"eth_blockNum
 
 /**
  * The block the node must have reached for `need` to be answered whole: a single eth_getLogs whose
- * range ends near `tip` (its end; `latest`: the tip itself); -1 when no witness is needed.
+ * range ends near `tip` (its end; `latest`, or an end past the tip, which nodes answer up to their
+ * head: the tip itself); -1 when no witness is needed.
  */
 export function witnessedBlock(need: ReadNeed, tip: number): number {
   if (need.method !== 'eth_getLogs' || need.methods !== undefined || tip < 0) return -1;
   if (need.atTip) return tip;
-  return need.block >= 0 && need.block > tip - witnessDepth ? need.block : -1;
+  return need.block >= 0 && need.block > tip - witnessDepth ? Math.min(need.block, tip) : -1;
 }
 
 /** Upstreams that refused the two-call batch: sent the call alone from then on. */
@@ -61,7 +63,15 @@ export async function sendWithHeadWitness(
   const cu = costOn(target, need) + target.costOf('eth_blockNumber');
   let answer = '';
   for (const delay of [...(resend ? resendDelaysMs : []), -1]) {
-    const text = await target.send(`[${witnessCall},${body}]`, callsOf(need) + 1, cu);
+    let text: string;
+    try {
+      text = await target.send(`[${witnessCall},${body}]`, callsOf(need) + 1, cu);
+    } catch (error) {
+      // A 4xx page instead of JSON: how some gateways refuse batches.
+      if (!(error instanceof UpstreamError && error.reason === 'http_status' && (error.status ?? 500) < 500)) throw error;
+      refusesBatches.add(target);
+      return alone();
+    }
     const witnessed = splitWitnessed(text);
     if (witnessed === undefined) {
       if (/batch/i.test(answerError(text)?.message ?? '')) refusesBatches.add(target);

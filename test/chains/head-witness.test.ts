@@ -3,6 +3,7 @@ import { sendWithHeadWitness, splitWitnessed, witnessDepth, witnessedBlock } fro
 import type { PooledUpstream } from '../../src/chains/pooled-upstream.ts';
 import { readNeedOf } from '../../src/chains/read-need.ts';
 import { RetryableRpcError } from '../../src/chains/retryable.ts';
+import { UpstreamError } from '../../src/core/upstream-error.ts';
 
 const witness = (head: number) => `{"jsonrpc":"2.0","id":"blockyard-head-witness","result":"0x${head.toString(16)}"}`;
 const logsAnswer = (logs: string) => `{"jsonrpc":"2.0","id":7,"result":[${logs}]}`;
@@ -35,6 +36,8 @@ describe('witnessedBlock', () => {
     expect(witnessedBlock(need, 100 + witnessDepth - 1)).toBe(100);
     expect(witnessedBlock(need, 100 + witnessDepth)).toBe(-1);
     expect(witnessedBlock(readNeedOf('eth_getLogs', [{ fromBlock: '0x1' }]), 300)).toBe(300);
+    // An end past the tip is answered up to the node's head: the tip is what it must have reached.
+    expect(witnessedBlock(readNeedOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0xffffff' }]), 300)).toBe(300);
     expect(witnessedBlock(need, -1)).toBe(-1);
     expect(witnessedBlock(readNeedOf('eth_getBlockByNumber', ['0x64', false]), 100)).toBe(-1);
     expect(witnessedBlock({ ...need, methods: ['eth_getLogs', 'eth_getLogs'] }, 100)).toBe(-1);
@@ -97,6 +100,25 @@ describe('sendWithHeadWitness', () => {
     const { upstream, sent } = scriptedUpstream([() => `[${witness(100)},${rateLimited}]`, () => rateLimited]);
     expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(rateLimited);
     expect(sent.at(-1)).toBe(body);
+  });
+
+  it('a 4xx page for the batch: the call alone, from then on without trying', async () => {
+    const { upstream, sent } = scriptedUpstream([
+      () => {
+        throw new UpstreamError('http_status', 'upstream answered HTTP 400', { status: 400 });
+      },
+      () => logsAnswer(oneLog),
+      () => logsAnswer(oneLog),
+    ]);
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
+    expect(await sendWithHeadWitness(upstream, body, need, witnessing(true))).toBe(logsAnswer(oneLog));
+    expect(sent).toEqual([expect.stringMatching(/^\[/), body, body]);
+    const failing = scriptedUpstream([
+      () => {
+        throw new UpstreamError('http_status', 'upstream answered HTTP 503', { status: 503 });
+      },
+    ]);
+    await expect(sendWithHeadWitness(failing.upstream, body, need, witnessing(true))).rejects.toThrow(/HTTP 503/);
   });
 
   it('an upstream that refuses batches gets the call alone, from then on without trying', async () => {

@@ -58,7 +58,7 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
   ])('%s: all logs, in order, byte for byte as the node answers the whole range', async (_name, network) => {
     f.refuseLogsWiderThan = 3;
     try {
-      const refusedBefore = f.upstream.seen.filter((seen) => seen.method === 'eth_getLogs').length;
+      const refusedBefore = f.upstream.count('eth_getLogs');
       for (const [id, extra] of [
         [11, {}],
         [12, { topics: [pad(devAccount.address)] }],
@@ -70,7 +70,7 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
         expect(JSON.parse(ours).result as unknown[]).toHaveLength(8);
         expect(ours).toBe(theirs);
       }
-      expect(f.upstream.seen.filter((seen) => seen.method === 'eth_getLogs').length - refusedBefore).toBeGreaterThan(10);
+      expect(f.upstream.count('eth_getLogs') - refusedBefore).toBeGreaterThan(10);
     } finally {
       f.refuseLogsWiderThan = undefined;
     }
@@ -141,9 +141,9 @@ describe('eth_getLogs over ranges the upstream refuses', () => {
   it('returns a final range from the cache', async () => {
     const body = logsCall({ topics: [null] }, 3);
     const first = await f.viaBlockyard(body);
-    const calls = f.upstream.seen.length;
+    const calls = f.upstream.count('eth_getLogs');
     expect(await f.viaBlockyard(body)).toBe(first);
-    expect(f.upstream.seen.slice(calls).filter((seen) => seen.method === 'eth_getLogs')).toHaveLength(0);
+    expect(f.upstream.count('eth_getLogs') - calls).toBe(0);
   });
 
   it('passes other upstream errors through unchanged', async () => {
