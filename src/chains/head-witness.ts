@@ -14,8 +14,14 @@ import { answerError, RetryableRpcError, retryableKindOf } from './retryable.ts'
  * may be another node); after that, another upstream is asked, else the node's answer is the answer.
  */
 
-/** Ranges ending within this many blocks of the served tip are witnessed (deeper, every node has them). */
+/** Ranges ending within this many blocks below the served tip are witnessed (deeper, every node has them). */
 export const witnessDepth = 8;
+/**
+ * A range ending up to this many blocks past the served tip needs its end: a node may have it already
+ * (behind a balancer whose nodes disagree, the tip trails the best node by a few head polls: 64 blocks
+ * is 16 s of a 0.25 s chain). Further ahead, no node has it: the tip is what the node must have reached.
+ */
+export const witnessAhead = 64;
 /** The wait before each re-send of a request whose node lacked the range's end: two at once (a balancer's next pick), one a moment later. */
 const resendDelaysMs = [0, 0, 100];
 const witnessId = 'blockyard-head-witness';
@@ -23,13 +29,14 @@ const witnessCall = `{"jsonrpc":"2.0","id":"${witnessId}","method":"eth_blockNum
 
 /**
  * The block the node must have reached for `need` to be answered whole: a single eth_getLogs whose
- * range ends near `tip` (its end; `latest`, or an end past the tip, which nodes answer up to their
- * head: the tip itself); -1 when no witness is needed.
+ * range ends near `tip` (its end; `latest`, or an end far past the tip, which nodes answer up to
+ * their head: the tip itself). -1 when no witness is needed.
  */
 export function witnessedBlock(need: ReadNeed, tip: number): number {
   if (need.method !== 'eth_getLogs' || need.methods !== undefined || tip < 0) return -1;
   if (need.atTip) return tip;
-  return need.block >= 0 && need.block > tip - witnessDepth ? Math.min(need.block, tip) : -1;
+  if (need.block < 0 || need.block <= tip - witnessDepth) return -1;
+  return need.block <= tip + witnessAhead ? need.block : tip;
 }
 
 /** Upstreams that refused the two-call batch: sent the call alone from then on. */

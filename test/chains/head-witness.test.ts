@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sendWithHeadWitness, splitWitnessed, witnessDepth, witnessedBlock } from '../../src/chains/head-witness.ts';
+import {
+  sendWithHeadWitness,
+  splitWitnessed,
+  witnessAhead,
+  witnessDepth,
+  witnessedBlock,
+} from '../../src/chains/head-witness.ts';
 import type { PooledUpstream } from '../../src/chains/pooled-upstream.ts';
 import { readNeedOf } from '../../src/chains/read-need.ts';
 import { RetryableRpcError } from '../../src/chains/retryable.ts';
@@ -36,7 +42,9 @@ describe('witnessedBlock', () => {
     expect(witnessedBlock(need, 100 + witnessDepth - 1)).toBe(100);
     expect(witnessedBlock(need, 100 + witnessDepth)).toBe(-1);
     expect(witnessedBlock(readNeedOf('eth_getLogs', [{ fromBlock: '0x1' }]), 300)).toBe(300);
-    // An end past the tip is answered up to the node's head: the tip is what it must have reached.
+    // Just past the tip: a node may have it already. Further: answered up to the node's head, which must reach the tip.
+    expect(witnessedBlock(need, 100 - witnessAhead)).toBe(100);
+    expect(witnessedBlock(need, 100 - witnessAhead - 1)).toBe(100 - witnessAhead - 1);
     expect(witnessedBlock(readNeedOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0xffffff' }]), 300)).toBe(300);
     expect(witnessedBlock(need, -1)).toBe(-1);
     expect(witnessedBlock(readNeedOf('eth_getBlockByNumber', ['0x64', false]), 100)).toBe(-1);
