@@ -128,7 +128,7 @@ export function sumOf(metricText: string, labels = ''): number {
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1) ?? 0), 0);
 }
 
-const methodsOf = (body: string) => [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1]);
+const methodsOf = (body: string) => [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1] ?? '');
 
 function refusal(body: string, maxBlocks: number) {
   if ((JSON.parse(body) as { method?: string }).method !== 'eth_getLogs') return undefined;
