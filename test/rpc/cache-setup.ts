@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forwardTo, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
+import { forwardTo, methodsOf, startRpcServer, type TestRpcServer } from '../support/rpc-server.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** A Blockyard whose networks reach anvil through a local counting server (which may delay or refuse calls). */
@@ -128,15 +128,14 @@ export function sumOf(metricText: string, labels = ''): number {
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1) ?? 0), 0);
 }
 
-const methodsOf = (body: string) => [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1] ?? '');
-
 function refusal(body: string, maxBlocks: number) {
-  if ((JSON.parse(body) as { method?: string }).method !== 'eth_getLogs') return undefined;
-  const filter = (JSON.parse(body) as { params: [{ fromBlock?: string; toBlock?: string }] }).params[0];
+  const call = JSON.parse(body) as { id?: unknown; method?: string; params: [{ fromBlock?: string; toBlock?: string }] };
+  if (call.method !== 'eth_getLogs') return undefined;
+  const filter = call.params[0];
   const from = Number.parseInt(filter.fromBlock ?? '0x0', 16);
   const to = Number.parseInt(filter.toBlock ?? '0x0', 16);
   if (Number.isNaN(from) || Number.isNaN(to) || to - from + 1 <= maxBlocks) return undefined;
-  const id = (JSON.parse(body) as { id?: unknown }).id ?? null;
+  const id = call.id ?? null;
   // -32000 as geth numbers it: Infura's -32005 reads as a rate limit to the pool, which then retries it.
   const error = { code: -32000, message: `block range too large: at most ${maxBlocks} blocks per call` };
   return { body: JSON.stringify({ jsonrpc: '2.0', id, error }) };

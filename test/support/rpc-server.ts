@@ -39,7 +39,7 @@ export async function startRpcServer(answer: (body: string, method: string) => P
       body += chunk;
     });
     request.on('end', () => {
-      const methods = [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1]!);
+      const methods = methodsOf(body);
       const method = methods[0] ?? '';
       seen.push({ method, methods, body, headers: request.headers });
       answer(body, method).then(
@@ -59,6 +59,11 @@ export async function startRpcServer(answer: (body: string, method: string) => P
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** Every call's method in a request body, a single call's or a batch's, in order (read, not parsed). */
+export function methodsOf(body: string): string[] {
+  return [...body.matchAll(/"method"\s*:\s*"([^"]*)"/g)].map((match) => match[1] ?? '');
 }
 
 /** An answer function that forwards the body to `url` and returns its answer byte for byte. */
