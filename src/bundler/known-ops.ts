@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Hex, PublicClient } from 'viem';
 import type { Tables } from '../db/tables.ts';
 import { type EntryPoint, entryPointAbiOf } from './entry-points.ts';
+import { minedBundleOf } from './mined-bundle.ts';
 import { alreadyKnown, invalidParams } from './rpc-errors.ts';
+import { findUserOperation } from './user-operation-lookup.ts';
 
 /** How far back an op sent again is looked for on chain when its nonce is used (the receipts' lookback). */
 const chainLookbackBlocks = 9_999n;
@@ -10,14 +12,15 @@ const chainLookbackBlocks = 9_999n;
 /**
  * The refusal of an op sent again whose hash is in the mempool (pending, or in a bundle on its way)
  * or was included through this bundler, as Alto and Rundler refuse it ("already known"); undefined
- * for an unknown op, or one that was dropped (failed, replaced), which may be sent again.
+ * for an unknown op, or one that was dropped (failed, replaced), which may be sent again. A submitted
+ * op whose bundle the node already has in a block is included, as its receipt and status say.
  */
-export async function knownOpError(db: Kysely<Tables>, hash: string) {
-  const row = await db
-    .selectFrom('user_operations')
-    .select(['status', 'tx_hash', 'block_number'])
-    .where('hash', '=', hash)
-    .executeTakeFirst();
+export async function knownOpError(db: Kysely<Tables>, client: PublicClient, hash: string) {
+  const row = await findUserOperation(db, hash);
+  if (row?.status === 'submitted') {
+    const mined = await minedBundleOf(client, row);
+    if (mined) return alreadyIncluded(hash, mined.receipt.blockNumber, mined.receipt.transactionHash);
+  }
   if (row?.status === 'pending' || row?.status === 'submitted') return alreadyKnown(hash);
   if (row?.status === 'included') return alreadyIncluded(hash, row.block_number, row.tx_hash);
   return undefined;

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetExecutorKeys } from '../../src/bundler/executor-keys.ts';
+import { knownOpError } from '../../src/bundler/known-ops.ts';
 import { getUserOperationByHash } from '../../src/bundler/methods/get-user-operation-by-hash.ts';
 import { getUserOperationReceipt } from '../../src/bundler/methods/get-user-operation-receipt.ts';
 import { getUserOperationStatus } from '../../src/bundler/methods/get-user-operation-status.ts';
@@ -54,10 +55,11 @@ describe('receipts of ops another bundler sent', () => {
   let mempool: TestDatabase;
   const mempoolContext = () => ({ db: mempool.db, clientOf: () => chain.publicClient });
   const receiptWhileSubmitted = (hash: Hex) => getUserOperationReceipt(mempoolContext(), devnet, hash);
-  /** What eth_getUserOperationByHash and pimlico_getUserOperationStatus say of the op at the same moment. */
+  /** What eth_getUserOperationByHash, pimlico_getUserOperationStatus and a send of the op again say of it at the same moment. */
   const lookupsWhileSubmitted = async (hash: Hex) => ({
     byHash: (await getUserOperationByHash(mempoolContext(), devnet, [hash])) as Record<string, unknown> | null,
     status: await getUserOperationStatus(mempoolContext(), devnet, [hash]),
+    sentAgain: (await knownOpError(mempool.db, chain.publicClient, hash.toLowerCase()))?.message,
   });
 
   /** Another bundler: anvil's account #3 sends handleOps itself. */
@@ -151,6 +153,7 @@ describe('receipts of ops another bundler sent', () => {
       const pending = await lookupsWhileSubmitted(hash);
       expect(pending.byHash).toMatchObject({ transactionHash: null, blockHash: null, blockNumber: null });
       expect(pending.status).toEqual({ status: 'submitted', transactionHash: tx });
+      expect(pending.sentAgain).toMatch(/is already in the mempool$/);
     } finally {
       await chain.anvilRpc('evm_setAutomine', [true]);
     }
@@ -172,6 +175,9 @@ describe('receipts of ops another bundler sent', () => {
       blockNumber: receipt.blockNumber,
     });
     expect(included.status).toEqual({ status: 'included', transactionHash: tx });
+    expect(included.sentAgain).toMatch(
+      new RegExp(`was already included in block ${BigInt(receipt.blockNumber)} \\(transaction ${receipt.transactionHash}\\)$`),
+    );
   });
 
   it('an op whose bundle is not mined, or does not carry it, has no receipt yet', async () => {
@@ -190,6 +196,7 @@ describe('receipts of ops another bundler sent', () => {
     const elsewhere = await lookupsWhileSubmitted(hash);
     expect(elsewhere.byHash).toMatchObject({ transactionHash: null, blockNumber: null });
     expect(elsewhere.status.status).toBe('submitted');
+    expect(elsewhere.sentAgain).toMatch(/is already in the mempool$/);
   });
 
   it('eth_getUserOperationByHash and pimlico_getUserOperationStatus find them on chain too: the op read back from the bundle, in its block', async () => {

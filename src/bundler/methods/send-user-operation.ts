@@ -84,7 +84,7 @@ async function admitUserOperation(
   const hash = (
     await userOperationHashOnChain(client, op, entryPoint.version, entryPoint.address, network.config.chainId)
   ).toLowerCase();
-  const [baseFee, queued, known] = await Promise.all([baseFeeRead, queuedRead, knownOpError(ctx.db, hash)]);
+  const [baseFee, queued, known] = await Promise.all([baseFeeRead, queuedRead, knownOpError(ctx.db, client, hash)]);
   if (known) throw known;
   // The op's L1 part (rollups) at its own price, read while the op is checked.
   const l1Part = settledOf(l1PartOf(ctx, network, entryPoint, op, baseFee));
