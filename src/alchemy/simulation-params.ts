@@ -36,6 +36,9 @@ const transactionMembers = [
 ] as const;
 
 const hexQuantity = /^0x[0-9a-fA-F]{1,64}$/;
+/** Members the node reads as 64-bit numbers; the others (value, fees) take 256 bits. */
+const uint64Members = new Set(['gas', 'nonce', 'type', 'chainId']);
+const maxUint64 = 2n ** 64n - 1n;
 const hexBytes = /^0x(?:[0-9a-fA-F]{2})*$/;
 const blockHash = /^0x[0-9a-fA-F]{64}$/;
 const blockNumber = /^0x[0-9a-fA-F]{1,16}$/;
@@ -44,8 +47,14 @@ const blockTags = ['latest', 'pending', 'safe', 'finalized', 'earliest'];
 function parseHexQuantity(name: string, value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return `0x${value.toString(16)}`;
-  if (typeof value === 'string' && hexQuantity.test(value)) return `0x${BigInt(value).toString(16)}`;
-  throw invalidRequest(name, `${quote(value)} is not a hex quantity (0x…)`);
+  if (typeof value !== 'string' || !hexQuantity.test(value)) {
+    throw invalidRequest(name, `${quote(value)} is not a hex quantity (0x…)`);
+  }
+  const quantity = BigInt(value);
+  if (quantity > maxUint64 && uint64Members.has(name.slice(name.lastIndexOf('.') + 1))) {
+    throw invalidRequest(name, `${quote(value)} is past 2^64 - 1, the largest the node takes`);
+  }
+  return `0x${quantity.toString(16)}`;
 }
 
 /** A transaction object (`params[0]` or `params[0][i]`), each member checked and named when wrong. */

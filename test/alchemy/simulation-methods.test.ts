@@ -260,6 +260,9 @@ describe('Alchemy transaction simulation: SDK, bundles, surfaces, errors', () =>
       ['alchemy_simulateExecutionBundle', [[{ to: alice }, { to: 'x' }]], /'params\[0\]\[1\]\.to'/],
       ['alchemy_simulateExecution', ['TREE', { to: alice }], /'params\[0\]'/],
       ['alchemy_simulateExecution', ['FLAT', { to: alice, gas: 'lots' }], /'params\[1\]\.gas'/],
+      ['alchemy_simulateAssetChanges', [{ to: alice, gas: `0x1${'0'.repeat(16)}` }], /'params\[0\]\.gas'.*2\^64/],
+      ['alchemy_simulateAssetChanges', [{ to: alice, gasLimit: `0x1${'0'.repeat(16)}` }], /'params\[0\]\.gas'.*2\^64/],
+      ['alchemy_simulateAssetChanges', [{ to: alice, nonce: `0x${'f'.repeat(17)}` }], /'params\[0\]\.nonce'.*2\^64/],
       ['alchemy_simulateUserOperationAssetChanges', [{ sender: alice, callData: '0x' }, alice], /'params\[1\]'/],
     ];
     for (const [method, params, message] of cases) {
