@@ -28,7 +28,12 @@ export const jsonRpcErrorCodes = {
   scope_missing: -32010,
 } as const;
 
-export const maxBatchSize = 100;
+/**
+ * Calls in one JSON-RPC batch: Alchemy's documented limit over HTTP, and the size viem's batching
+ * transport sends by default (`batchSize: 1000`), so a client batching many reads is not refused here
+ * after working there. What a batch costs is still bounded by the plan's compute units per second.
+ */
+export const maxBatchSize = 1000;
 
 /**
  * One element of a request: a call to forward, or the error it earns without being forwarded.

@@ -28,7 +28,7 @@ export interface RpcRouteDeps {
   dataQueries?: DataQuerySlots;
 }
 
-/** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions. */
+/** Largest JSON-RPC body accepted: room for a 100-call batch of large raw transactions, or 1,000 ordinary calls. */
 export const rpcBodyLimit = 5 * 1024 * 1024;
 
 /**

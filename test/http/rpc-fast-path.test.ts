@@ -98,9 +98,9 @@ describe('the JSON-RPC fast path answers exactly like the Fastify route', () => 
     ['a body that is not JSON (400)', () => ({ ...json, 'x-api-key': key }), 'nope'],
     ['an empty body (400)', () => ({ ...json, 'x-api-key': key }), ''],
     [
-      'a batch of 101 (400)',
+      'a batch of 1,001 (400)',
       () => ({ ...json, 'x-api-key': key }),
-      `[${Array.from({ length: 101 }, () => call('eth_chainId')).join(',')}]`,
+      `[${Array.from({ length: 1001 }, () => call('eth_chainId')).join(',')}]`,
     ],
     ['no API key (401)', () => json, call('eth_chainId')],
     ['a malformed API key (401)', () => ({ ...json, 'x-api-key': 'nope' }), call('eth_chainId')],

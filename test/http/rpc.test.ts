@@ -197,9 +197,9 @@ describe('JSON-RPC passthrough', () => {
     ['a JSON string', '"eth_blockNumber"', /JSON-RPC request object or a batch/],
     ['an empty batch', '[]', /'batch'.*not 0/],
     [
-      'a batch of 101',
-      JSON.stringify(Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }))),
-      /'batch'.*not 101/,
+      'a batch of 1,001',
+      JSON.stringify(Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }))),
+      /'batch'.*1 to 1000 calls, not 1001/,
     ],
   ])('refuses %s with 400 invalid_request', async (_name, body, message) => {
     const response = await t.rpc(key, body);
@@ -210,15 +210,32 @@ describe('JSON-RPC passthrough', () => {
     expect(payload.error.message).toMatch(message);
   });
 
-  it('accepts a batch of exactly 100', async () => {
+  it("accepts a batch of exactly 1,000, Alchemy's limit", async () => {
     const response = await t.rpc(
       key,
-      Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
+      Array.from({ length: 1000 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' })),
     );
     expect(response.status).toBe(200);
     const answers = (await response.json()) as { id: number; result: string }[];
-    expect(answers.map((a) => a.id)).toEqual(Array.from({ length: 100 }, (_, id) => id));
+    expect(answers.map((a) => a.id)).toEqual(Array.from({ length: 1000 }, (_, id) => id));
     expect(answers.every((a) => a.result === '0x7a69')).toBe(true);
+  });
+
+  it("serves viem's batching transport as it sends by default: 300 reads made at once go as one batch", async () => {
+    const requests: number[] = [];
+    const client = createPublicClient({
+      chain: foundry,
+      transport: http(`${t.url}/v1/rpc/ethereum/devnet/${key}`, {
+        batch: true,
+        retryCount: 0,
+        onFetchRequest: async (request) => {
+          requests.push((JSON.parse(await request.clone().text()) as unknown[]).length);
+        },
+      }),
+    });
+    const numbers = await Promise.all(Array.from({ length: 300 }, () => client.request({ method: 'eth_blockNumber' })));
+    expect(requests).toEqual([300]);
+    for (const number of numbers) expect(number).toMatch(/^0x[0-9a-f]+$/);
   });
 
   it('404 for an unknown chain or network, naming what is configured', async () => {

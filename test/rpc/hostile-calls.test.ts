@@ -146,11 +146,14 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
     });
   });
 
-  it('batches: empty and 101 calls are 400 naming batch; nested arrays and scalars as elements are -32600 each', async () => {
+  it('batches: empty and 1,001 calls are 400 naming batch; nested arrays and scalars as elements are -32600 each', async () => {
     expect((await expectSpecAnswer('[]', 'empty')).status).toBe(400);
-    const tooMany = await expectSpecAnswer(`[${Array.from({ length: 101 }, () => call('eth_chainId', '[]')).join(',')}]`, '101');
+    const tooMany = await expectSpecAnswer(
+      `[${Array.from({ length: 1001 }, () => call('eth_chainId', '[]')).join(',')}]`,
+      '1001',
+    );
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error.message).toMatch(/'batch'.*not 101/);
+    expect(tooMany.body.error.message).toMatch(/'batch'.*not 1001/);
     const odd = await expectSpecAnswer(`[[1],[],[[[]]],1,"x",null,true,{},${call('eth_chainId', '[]', '"ok"')}]`, 'odd batch');
     expect(odd.body.map((a: RpcAnswer) => a.error?.code ?? a.result)).toEqual([
       -32600,

@@ -94,8 +94,8 @@ const body: fc.Arbitrary<{ json?: unknown; raw?: Buffer; what: string }> = fc.on
   { weight: 2, arbitrary: fc.array(call, { minLength: 1, maxLength: 5 }).map((json) => ({ json, what: 'a batch' })) },
   fc.constant({ json: [], what: 'an empty batch' }),
   fc.constant({
-    json: Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId' })),
-    what: 'a 101-call batch',
+    json: Array.from({ length: 1001 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId' })),
+    what: 'a 1,001-call batch',
   }),
   fc.constant({ json: [[{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }]], what: 'a nested batch' }),
   fc.constantFrom(1, 'x', null, true, [1, 'two'], [null]).map((json) => ({ json, what: 'not a call' })),
