@@ -12,6 +12,14 @@ import {
 import { paramsProblem } from './params-shape.ts';
 
 /**
+ * The text without one leading byte order mark, which RFC 8259 lets a parser ignore (the REST routes
+ * and the bundler URL ignore it, through Fastify's parser); a second mark is left to fail as not JSON.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff && text.charCodeAt(1) !== 0xfeff ? text.slice(1) : text;
+}
+
+/**
  * Parses a JSON-RPC request body. A body that is not JSON-RPC at all (not JSON, not an object or an
  * array, an empty or oversized batch) is a 400 for the whole request; a malformed call is a JSON-RPC
  * error for that call only. JSON.parse is iterative in V8: any nesting parses without overflow.
@@ -21,6 +29,9 @@ export function parseRpcBody(text: string): ParsedRpcBody {
   try {
     value = JSON.parse(text);
   } catch {
+    // Looked for only once a body failed to parse, so the usual path pays nothing.
+    const unmarked = withoutByteOrderMark(text);
+    if (unmarked !== text) return parseRpcBody(unmarked);
     // Only a body that failed to parse can be blank: the check costs nothing on the usual path.
     if (text.trim() === '')
       throw new AppError('invalid_request', "invalid parameter 'body': it is empty, expected a JSON-RPC request");

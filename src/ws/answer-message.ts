@@ -18,7 +18,7 @@ import type { RateLimiter } from '../limits/limiter.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { principalCallRefusal } from '../rpc/call-restrictions.ts';
 import { oneAtATime, takeDataSlot } from '../rpc/data-calls.ts';
-import { parseRpcBody } from '../rpc/parse-call.ts';
+import { parseRpcBody, withoutByteOrderMark } from '../rpc/parse-call.ts';
 import { forwardRpcRequest, planRpcRequest, type RpcPlan } from '../rpc/proxy.ts';
 import { recordRpcUsage } from '../rpc/record-usage.ts';
 import type { UsageRecorder } from '../usage/recorder.ts';
@@ -49,7 +49,8 @@ const localMethods = new Set(['eth_subscribe', 'eth_unsubscribe']);
  * one request with the sum of its calls' compute units, and a message over a limit gets -32005 for each
  * call, not a close (-32600 when it costs more than the per-second budget: it could never pass).
  */
-export async function answerMessage(deps: AnswerDeps, text: string): Promise<string> {
+export async function answerMessage(deps: AnswerDeps, message: string): Promise<string> {
+  const text = withoutByteOrderMark(message);
   try {
     JSON.parse(text);
   } catch {

@@ -176,6 +176,26 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
     }
   });
 
+  it('a leading byte order mark is ignored, as the REST routes and the bundler URL ignore it (RFC 8259 allows it)', async () => {
+    const bom = '\uFEFF';
+    expect((await post(`${bom}${call('eth_chainId', '[]')}`)).body).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
+    expect((await post(`${bom}[${call('eth_chainId', '[]', '2')}]`)).body).toEqual([{ jsonrpc: '2.0', id: 2, result: '0x7a69' }]);
+    const urlForm = await fetch(`${t.url}/v1/rpc/ethereum/devnet/${key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `${bom}${call('eth_chainId', '[]', '3')}`,
+    });
+    expect(await urlForm.json()).toEqual({ jsonrpc: '2.0', id: 3, result: '0x7a69' });
+    const client = await connectRaw(`${t.url.replace('http', 'ws')}/v1/ws/ethereum/devnet?apiKey=${key}`);
+    client.send(`${bom}${call('eth_chainId', '[]', '4')}`);
+    expect(await client.waitFor((m) => m.id === 4)).toEqual({ jsonrpc: '2.0', id: 4, result: '0x7a69' });
+    client.close();
+    // Only one mark, and only at the start: anything else is still not JSON.
+    for (const body of [`${bom}${bom}${call('eth_chainId', '[]')}`, `${call('eth_chainId', '[]')}${bom}`, bom]) {
+      expect((await post(body)).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
   it('unknown methods of every kind are answered in shape (forwarded eth_*, refused others)', async () => {
     for (const method of [
       'eth_noSuch',
