@@ -80,7 +80,7 @@ function isInexact(value: number): boolean {
  * `"\ud800"`, which nodes refuse as a whole request, answering id null: the client could not match
  * the answer to its call. (`String.prototype.isWellFormed`, Node 20; not in the ES2023 typings.)
  */
-const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+export const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 function surrogateMessage(where: string): string {
   return `invalid params: ${where} must be valid Unicode text (it has an unpaired UTF-16 surrogate)`;

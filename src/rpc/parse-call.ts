@@ -9,7 +9,7 @@ import {
   type ParsedRpcBody,
   refusedCall,
 } from '../jsonrpc/messages.ts';
-import { paramsProblem } from './params-shape.ts';
+import { isWellFormed, paramsProblem } from './params-shape.ts';
 
 /**
  * The text without one leading byte order mark, which RFC 8259 lets a parser ignore (the REST routes
@@ -66,6 +66,10 @@ export function checkCallShape(value: unknown): CheckedCall {
   const call = value as Record<string, unknown>;
   const id = call.id;
   if (id !== undefined && !isValidId(id)) return invalid(null, "'id' must be a string, an integer or null");
+  // The node would refuse the whole request over it, answering id null with no reason.
+  if (typeof id === 'string' && !isWellFormed(id)) {
+    return invalid(null, "'id' must be valid Unicode text (it has an unpaired UTF-16 surrogate)");
+  }
   for (const name in call) {
     if (name !== 'jsonrpc' && name !== 'id' && name !== 'method' && name !== 'params') {
       return invalid(id ?? null, `unexpected member '${clip(name)}': a call holds only jsonrpc, id, method and params`);

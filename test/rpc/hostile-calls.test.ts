@@ -196,6 +196,16 @@ describe('hostile JSON-RPC: nesting, size, every id type, unknown methods: never
     }
   });
 
+  it('an id with an unpaired surrogate is -32600 saying so, alone and in a batch beside a call that is answered', async () => {
+    const why = "Invalid request: 'id' must be valid Unicode text (it has an unpaired UTF-16 surrogate)";
+    const lone = '{"jsonrpc":"2.0","id":"a\\ud800","method":"eth_chainId","params":[]}';
+    expect((await post(lone)).body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: why } });
+    expect((await post(`[${lone},${call('eth_chainId', '[]', '"ok"')}]`)).body).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: why } },
+      { jsonrpc: '2.0', id: 'ok', result: '0x7a69' },
+    ]);
+  });
+
   it('unknown methods of every kind are answered in shape (forwarded eth_*, refused others)', async () => {
     for (const method of [
       'eth_noSuch',
