@@ -32,10 +32,13 @@ const maxContracts = 1500;
 const maxPageSize = 100;
 
 /**
- * `alchemy_getTokenBalances`: `[address, [contracts]]` reads balanceOf of each; `[address, "erc20"]`
- * (the default) every token the index saw the address send or receive, by contract address, 100 a
- * page with `{pageKey, maxCount}` as third param. Balances are read at the chain's latest block in one
- * Multicall3 call per 500 tokens; zero balances are listed too, as Alchemy does.
+ * `alchemy_getTokenBalances`: `[address, [contracts]]` reads balanceOf of each (null and the error for
+ * one that fails, as Alchemy documents); `[address, "erc20"]` (the default) every token the index saw
+ * the address send or receive, by contract address, 100 a page with `{pageKey, maxCount}` as third
+ * param, leaving out a contract whose balanceOf fails: it emitted ERC-20 transfer events without being
+ * a token one can hold (an airdrop of a broken or hostile contract), and a null there would make
+ * alchemy-sdk's getTokensForOwner throw for every address it was sent to. Balances are read at the
+ * chain's latest block in one Multicall3 call per 500 tokens; zero balances are listed too, as Alchemy does.
  */
 export async function getTokenBalances(deps: TokenBalancesDeps, network: Network, params: unknown): Promise<TokenBalancesResult> {
   const [rawAddress, selection = 'erc20', options] = positionalParams(params, 1, 3);
@@ -83,7 +86,8 @@ async function heldTokenBalances(deps: TokenBalancesDeps, network: Network, addr
     throw new AppError('service_unavailable', `the index of ${id} has not started yet; retry in a few seconds`);
   }
   const contracts = held.slice(0, pageSize);
-  const tokenBalances = contracts.length === 0 ? [] : await readBalances(deps, network, address, contracts);
+  const read = contracts.length === 0 ? [] : await readBalances(deps, network, address, contracts);
+  const tokenBalances = read.filter((item) => item.tokenBalance !== null);
   const more = held.length > pageSize;
   return { address, tokenBalances, ...(more ? { pageKey: encodeHoldingsPageKey(contracts.at(-1)!, fingerprint) } : {}) };
 }

@@ -228,7 +228,43 @@ describe('alchemy-sdk core methods answered by Blockyard', () => {
       socket.close();
     }
   });
+
+  it('a contract that emitted an ERC-20 transfer but reverts balanceOf is left out of "erc20", null in a list; getTokensForOwner still works', async () => {
+    const hash = await t.chain.wallet.deployContract({ abi: [], bytecode: transferEmitterInitCode(bob) });
+    const broken = (await t.chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!.toLowerCase() as Address;
+    await t.chain.publicClient.waitForTransactionReceipt({ hash: await t.chain.wallet.sendTransaction({ to: broken }) });
+    await t.chain.synced();
+    // The index saw bob receive it...
+    const transfers = await t.rpc('alchemy_getAssetTransfers', [
+      { toAddress: bob, contractAddresses: [broken], category: ['erc20'], fromBlock: '0x0' },
+    ]);
+    expect((transfers.result as { transfers: { rawContract: { address: string } }[] }).transfers).toHaveLength(1);
+    // ...and a list naming it answers as Alchemy documents a failed read.
+    expect((await t.rpc('alchemy_getTokenBalances', [bob, [broken]])).result).toEqual({
+      address: bob.toLowerCase(),
+      tokenBalances: [{ contractAddress: broken, tokenBalance: null, error: 'balanceOf reverted' }],
+    });
+    const held = (await t.rpc('alchemy_getTokenBalances', [bob, 'erc20'])).result as {
+      tokenBalances: { contractAddress: string }[];
+    };
+    expect(held.tokenBalances.map((entry) => entry.contractAddress)).not.toContain(broken);
+    expect(held.tokenBalances).toHaveLength(3);
+    const owned = await t.alchemy.core.getTokensForOwner(bob);
+    expect(owned.tokens.map((token) => token.symbol).sort()).toEqual(['BDUSD', 'EX1', 'EX2']);
+  });
 });
+
+/**
+ * A contract that, called with no data, emits `Transfer(0, to, 1)` as an ERC-20 does, and reverts any
+ * other call (balanceOf among them): CALLDATASIZE ISZERO PUSH1 8 JUMPI; PUSH0 PUSH0 REVERT; JUMPDEST
+ * PUSH1 1 PUSH0 MSTORE PUSH20 to PUSH0 PUSH32 Transfer PUSH1 32 PUSH0 LOG3 STOP.
+ */
+function transferEmitterInitCode(to: Address): Hex {
+  const transferTopic = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+  const runtime = `3615600857${'5f5ffd'}5b60015f5273${to.slice(2).toLowerCase()}5f7f${transferTopic}60205fa300`;
+  const length = (runtime.length / 2).toString(16).padStart(2, '0');
+  return `0x60${length}600c60003960${length}6000f3${runtime}`;
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
