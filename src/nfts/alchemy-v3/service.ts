@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { Network } from '../../chains/registry.ts';
+import { checksumAddressesInJson } from '../../core/address-checksum.ts';
 import { mapBounded } from '../../core/map-bounded.ts';
 import type { ConfidenceLevel } from '../../spam/reasons.ts';
 import { networkName } from '../contract-info.ts';
@@ -7,7 +8,7 @@ import { type HeldFilter, keepsNothing } from '../held-filter.ts';
 import type { AcquiredToken, IndexedToken, NftIndexReads, OwnedContract } from '../index-reads.ts';
 import type { Gateways } from '../metadata/resolve-uri.ts';
 import type { NftService } from '../service.ts';
-import { checksumAddressesInJson, checksummed } from './checksum.ts';
+import { checksummed } from './checksum.ts';
 import { acquisitionBlockOf, acquisitionKeyOf, decodeV3PageKey, encodeV3PageKey, type FilterMode } from './params.ts';
 import {
   factsOfIndexed,
