@@ -31,6 +31,7 @@ import { createRestUsageHook } from '../usage/rest-usage.ts';
 import { usageRoutes } from '../usage/routes.ts';
 import { walletRoutes } from '../wallets/routes.ts';
 import { alchemyNotifyRoutes } from '../webhooks/alchemy-notify-routes.ts';
+import { alchemyNotifyWebhookRoutes } from '../webhooks/alchemy-notify-webhook-routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { networkFirst } from './network-first.ts';
 import type { ServiceParts } from './service-parts.ts';
@@ -103,6 +104,7 @@ export function v1ApiRoutes(ctx: Context, parts: ServiceParts) {
     });
     await webhookRoutes(scope, { webhooks: parts.webhooks.webhooks, db: database.db });
     await alchemyNotifyRoutes(scope, { webhooks: parts.webhooks.webhooks });
+    await alchemyNotifyWebhookRoutes(scope, { webhooks: parts.webhooks.webhooks, chains });
     await walletRoutes(scope, { wallets: chainData.wallets });
     const paymaster = createErc7677Methods(sponsorship.sponsors);
     // Its own context too: it reads JSON whatever the Content-Type, as /v1/rpc does.

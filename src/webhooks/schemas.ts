@@ -193,3 +193,59 @@ export const AlchemyAddressesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const AlchemyNetworkName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  description:
+    "Alchemy's name of the network (ETH_MAINNET, BASE_SEPOLIA; ETH_DEVNET for the devnet); default: ethereum's default network for the key",
+});
+
+/** Alchemy Notify's `POST /api/create-webhook` body. */
+export const AlchemyCreateWebhookBody = Type.Object(
+  {
+    network: Type.Optional(AlchemyNetworkName),
+    webhook_type: Type.String({ minLength: 1, maxLength: 63, description: 'ADDRESS_ACTIVITY or NFT_ACTIVITY' }),
+    webhook_url: Type.String({ minLength: 1, maxLength: 2048 }),
+    addresses: Type.Optional(
+      Type.Array(Type.String(), { description: 'ADDRESS_ACTIVITY: the addresses watched (at most 100,000)' }),
+    ),
+    nft_filters: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            contract_address: Type.String(),
+            token_id: Type.Optional(Type.String({ description: 'Decimal or 0x hex' })),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 10_000, description: 'NFT_ACTIVITY: contracts, or token ids of one contract' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Alchemy Notify's `PUT /api/update-webhook` body: turn a webhook on or off. */
+export const AlchemyUpdateWebhookBody = Type.Object(
+  { webhook_id: Type.String({ minLength: 1, maxLength: 100 }), is_active: Type.Boolean() },
+  { additionalProperties: false },
+);
+
+/** Alchemy Notify's `DELETE /api/delete-webhook` query. */
+export const AlchemyWebhookIdQuery = Type.Object(
+  { webhook_id: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+/** A webhook as the Notify API answers it. */
+export const AlchemyWebhook = Type.Object({
+  id: Type.String(),
+  network: Type.String(),
+  webhook_type: Type.String(),
+  webhook_url: Type.String(),
+  is_active: Type.Boolean(),
+  time_created: Type.Integer({ description: 'Unix milliseconds' }),
+  version: Type.String(),
+  signing_key: Type.Optional(Type.String({ description: 'whsec_…: only in the create-webhook answer' })),
+});

@@ -33,6 +33,8 @@ export interface CreateWebhookInput {
   event_type: string;
   config?: unknown;
   payload_format?: PayloadFormat;
+  /** The name the caller's body gives `url`, for its 400 (Alchemy's create-webhook: `webhook_url`). */
+  url_field?: string;
 }
 
 export interface UpdateWebhookInput {
@@ -73,6 +75,7 @@ export function createWebhookService(deps: {
   return {
     create: (principal: Principal, input: CreateWebhookInput) => createWebhook(writes, principal, input),
     list: (principal: Principal, query: WebhookListQuery) => listWebhooks(db, principal, query),
+    listAll: (principal: Principal) => listAllWebhooks(db, principal),
     get: async (principal: Principal, id: string): Promise<WebhookView> =>
       readWebhookView(db, await readOwnedWebhook(db, principal, id)),
     updateAddresses: (principal: Principal, id: string, change: AddressChange) =>
@@ -96,7 +99,7 @@ async function createWebhook(deps: WebhookWriteDeps, principal: Principal, input
   const { db, chains } = deps;
   const type = eventTypeField(input.event_type);
   const config = parseWebhookConfig(type, input.config);
-  const url = assertWebhookUrl(input.url, deps.mode, 'url', deps.allowedPrivate);
+  const url = assertWebhookUrl(input.url, deps.mode, input.url_field ?? 'url', deps.allowedPrivate);
   const network = resolveFieldNetwork(chains.list(), principal, input.chain, input.network);
   if (network.config.kind !== 'evm')
     throw invalidRequest('chain', `webhooks watch EVM chains; ${input.chain} is ${network.config.kind}`);
@@ -140,6 +143,23 @@ async function listWebhooks(db: Kysely<Tables>, principal: Principal, query: Web
     base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { webhooks: rows.map(listItem), total: Number(count.total) };
+}
+
+/** Most webhooks one answer lists whole (Alchemy's team-webhooks has no pages): the newest this many. */
+export const maxListedWebhooks = 10_000;
+
+/** The account's webhooks, newest first, as views without their address lists. */
+async function listAllWebhooks(db: Kysely<Tables>, principal: Principal): Promise<WebhookView[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', principal.accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(maxListedWebhooks)
+    .execute();
+  return rows.map((row) => view(row));
 }
 
 async function updateWebhook(
