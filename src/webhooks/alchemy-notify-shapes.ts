@@ -1,6 +1,7 @@
 import type { Network } from '../chains/registry.ts';
 import { invalidRequest } from '../core/errors.ts';
 import { parseEventType, variantBName } from './event-types.ts';
+import { type NftFilterPair, nftFilterKeysOf, parseNftFilterPair } from './nft-filter-pairs.ts';
 import type { CreateWebhookInput } from './service.ts';
 import { maxWebhookAddresses, parseAddress } from './webhook-config.ts';
 import type { WebhookView } from './webhook-view.ts';
@@ -51,23 +52,18 @@ const unsupportedTypes: Record<string, string> = {
   NFT_METADATA_UPDATE: 'NFT metadata updates are not watched here',
 };
 
-export interface AlchemyNftFilter {
-  contract_address: string;
-  token_id?: string;
-}
-
 export interface AlchemyCreateWebhookBody {
   network?: string;
   webhook_type: string;
   webhook_url: string;
   addresses?: string[];
-  nft_filters?: AlchemyNftFilter[];
+  nft_filters?: NftFilterPair[];
 }
 
 /**
  * `POST /api/create-webhook`'s body as a `POST /v1/webhooks` input: ADDRESS_ACTIVITY is
  * address_activity over `addresses`; NFT_ACTIVITY is nft_transfer over `nft_filters`, which must be
- * contracts alone or one contract's token ids (the filter here is contracts × token ids); each bad
+ * contracts alone or every listed contract with every listed token id (nft-filter-pairs.ts); each bad
  * value is a 400 naming it as the body spells it (`addresses[2]`, `nft_filters[1].token_id`).
  */
 export function createWebhookInput(body: AlchemyCreateWebhookBody, networks: readonly Network[]): CreateWebhookInput {
@@ -94,29 +90,10 @@ export function createWebhookInput(body: AlchemyCreateWebhookBody, networks: rea
   );
 }
 
-const tokenIdPattern = /^(0x[0-9a-fA-F]{1,64}|[0-9]{1,78})$/;
-
-function nftFilterConfig(filters: readonly AlchemyNftFilter[]): { contracts: string[]; token_ids?: string[] } {
+function nftFilterConfig(filters: readonly NftFilterPair[]): { contracts: string[]; token_ids?: string[] } {
   if (filters.length === 0) throw invalidRequest('nft_filters', 'NFT_ACTIVITY needs at least one filter');
-  const contracts = new Set<string>();
-  const tokenIds = new Set<string>();
-  for (const [index, filter] of filters.entries()) {
-    contracts.add(parseAddress(filter.contract_address, `nft_filters[${index}].contract_address`));
-    if (filter.token_id === undefined) continue;
-    if (!tokenIdPattern.test(filter.token_id) || BigInt(filter.token_id) >= 1n << 256n) {
-      throw invalidRequest(`nft_filters[${index}].token_id`, 'must be a uint256, as a decimal string or 0x hex');
-    }
-    tokenIds.add(BigInt(filter.token_id).toString());
-  }
-  if (tokenIds.size === 0) return { contracts: [...contracts] };
-  const withIds = filters.filter((filter) => filter.token_id !== undefined).length;
-  if (contracts.size > 1 || withIds !== filters.length) {
-    throw invalidRequest(
-      'nft_filters',
-      'a webhook here watches contracts, or token ids of one contract (its filter is contracts x token ids): create one webhook per contract whose token ids you list',
-    );
-  }
-  return { contracts: [...contracts], token_ids: [...tokenIds] };
+  const pairs = filters.map((filter, index) => parseNftFilterPair(filter, `nft_filters[${index}]`));
+  return nftFilterKeysOf(pairs, 'nft_filters');
 }
 
 /** A webhook as the Notify API answers it (`team-webhooks`, `create-webhook`), the signing key only at creation. */

@@ -1,11 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { webhookBodyLimit } from '../http/body-limits.ts';
+import { invalidRequest } from '../core/errors.ts';
+import { listBodyLimit, webhookBodyLimit } from '../http/body-limits.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { restComputeUnits } from '../limits/compute-units.ts';
 import { alchemyWebhook, type AlchemyCreateWebhookBody as CreateBody, createWebhookInput } from './alchemy-notify-shapes.ts';
-import { AlchemyCreateWebhookBody, AlchemyUpdateWebhookBody, AlchemyWebhook, AlchemyWebhookIdQuery } from './schemas.ts';
+import { type NftFilterPair, parseNftFilterPair } from './nft-filter-pairs.ts';
+import {
+  AlchemyCreateWebhookBody,
+  AlchemyNftFilterPage,
+  AlchemyNftFiltersQuery,
+  AlchemyUpdateNftFiltersBody,
+  AlchemyUpdateWebhookBody,
+  AlchemyWebhook,
+  AlchemyWebhookIdQuery,
+} from './schemas.ts';
 import type { WebhookService } from './service.ts';
 
 const tags = ['webhooks'];
@@ -87,6 +97,51 @@ export async function alchemyNotifyWebhookRoutes(
     },
     async (request) => {
       await webhooks.remove(principalOf(request), (request.query as Static<typeof AlchemyWebhookIdQuery>).webhook_id);
+      return {};
+    },
+  );
+
+  app.get(
+    '/api/webhook-nft-filters',
+    {
+      config: cu('webhooks.get'),
+      schema: {
+        summary: "Alchemy Notify's webhook-nft-filters: an NFT_ACTIVITY webhook's (contract, token id) pairs a page at a time",
+        tags,
+        querystring: AlchemyNftFiltersQuery,
+        response: { 200: AlchemyNftFilterPage, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof AlchemyNftFiltersQuery>;
+      if (query.webhook_id === undefined) throw invalidRequest('webhook_id', 'is required');
+      const after = query.after === undefined ? 0 : Number(query.after);
+      const page = await webhooks.nftFilters(principalOf(request), query.webhook_id, { limit: query.limit, after });
+      return { data: page.pairs, pagination: { cursors: { after: page.next }, total_count: page.total } };
+    },
+  );
+
+  app.patch(
+    '/api/update-webhook-nft-filters',
+    {
+      config: cu('webhooks.update'),
+      bodyLimit: listBodyLimit,
+      schema: {
+        summary:
+          "Alchemy Notify's update-webhook-nft-filters: remove, then add (contract, token id) pairs, at most 1,000 each; the result must be contracts, or every listed contract with every listed id",
+        tags,
+        body: AlchemyUpdateNftFiltersBody,
+        response: { 200: Type.Object({}), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const body = request.body as Static<typeof AlchemyUpdateNftFiltersBody>;
+      const parse = (pairs: NftFilterPair[] | undefined, field: string) =>
+        (pairs ?? []).map((pair, index) => parseNftFilterPair(pair, `${field}[${index}]`));
+      await webhooks.changeNftFilters(principalOf(request), body.webhook_id, {
+        add: parse(body.nft_filters_to_add, 'nft_filters_to_add'),
+        remove: parse(body.nft_filters_to_remove, 'nft_filters_to_remove'),
+      });
       return {};
     },
   );

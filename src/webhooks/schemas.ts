@@ -201,6 +201,15 @@ const AlchemyNetworkName = Type.String({
     "Alchemy's name of the network (ETH_MAINNET, BASE_SEPOLIA; ETH_DEVNET for the devnet); default: ethereum's default network for the key",
 });
 
+/** One of Alchemy's NFT filters: a contract, or one token of it. */
+const AlchemyNftFilter = Type.Object(
+  {
+    contract_address: Type.String(),
+    token_id: Type.Optional(Type.String({ description: 'Decimal or 0x hex' })),
+  },
+  { additionalProperties: false },
+);
+
 /** Alchemy Notify's `POST /api/create-webhook` body. */
 export const AlchemyCreateWebhookBody = Type.Object(
   {
@@ -211,16 +220,10 @@ export const AlchemyCreateWebhookBody = Type.Object(
       Type.Array(Type.String(), { description: 'ADDRESS_ACTIVITY: the addresses watched (at most 100,000)' }),
     ),
     nft_filters: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            contract_address: Type.String(),
-            token_id: Type.Optional(Type.String({ description: 'Decimal or 0x hex' })),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: 10_000, description: 'NFT_ACTIVITY: contracts, or token ids of one contract' },
-      ),
+      Type.Array(AlchemyNftFilter, {
+        maxItems: 10_000,
+        description: 'NFT_ACTIVITY: contracts, or every listed contract with every listed token id',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -248,4 +251,33 @@ export const AlchemyWebhook = Type.Object({
   time_created: Type.Integer({ description: 'Unix milliseconds' }),
   version: Type.String(),
   signing_key: Type.Optional(Type.String({ description: 'whsec_…: only in the create-webhook answer' })),
+});
+
+/** Alchemy Notify's `PATCH /api/update-webhook-nft-filters` body. */
+export const AlchemyUpdateNftFiltersBody = Type.Object(
+  {
+    webhook_id: Type.String({ minLength: 1, maxLength: 100 }),
+    nft_filters_to_add: Type.Optional(Type.Array(AlchemyNftFilter, { maxItems: 1000, description: 'At most 1,000 a call' })),
+    nft_filters_to_remove: Type.Optional(Type.Array(AlchemyNftFilter, { maxItems: 1000, description: 'At most 1,000 a call' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Alchemy Notify's `GET /api/webhook-nft-filters` query. */
+export const AlchemyNftFiltersQuery = Type.Object(
+  {
+    // Required, checked by the handler, as on webhook-addresses.
+    webhook_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required: the webhook (wh_…)' })),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    after: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$', description: 'pagination.cursors.after of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AlchemyNftFilterPage = Type.Object({
+  data: Type.Array(AlchemyNftFilter),
+  pagination: Type.Object({
+    cursors: Type.Object({ after: Type.Union([Type.String(), Type.Null()]) }),
+    total_count: Type.Integer(),
+  }),
 });

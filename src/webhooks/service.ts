@@ -9,6 +9,8 @@ import type { Tables } from '../db/tables.ts';
 import { deleteWebhook } from './delete-webhook.ts';
 import { newWebhookId } from './ids.ts';
 import type { Enricher } from './matcher.ts';
+import { changeNftFilters, readNftFilterPage } from './nft-filter-change.ts';
+import type { NftFilterPair } from './nft-filter-pairs.ts';
 import { eventTypeField, readOwnedWebhook } from './owned-webhook.ts';
 import type { PayloadFormat } from './payloads.ts';
 import { redeliver } from './redeliver.ts';
@@ -87,6 +89,10 @@ export function createWebhookService(deps: {
       return { ...(await readWebhookAddressPage(db, id, page)), total: view(row).address_count };
     },
     update: (principal: Principal, id: string, input: UpdateWebhookInput) => updateWebhook(writes, principal, id, input),
+    nftFilters: (principal: Principal, id: string, page: { limit: number; after: number }) =>
+      readNftFilterPage(db, principal, id, page),
+    changeNftFilters: (principal: Principal, id: string, change: { add: NftFilterPair[]; remove: NftFilterPair[] }) =>
+      changeNftFilters(db, principal, id, change),
     remove: (principal: Principal, id: string) => removeWebhook(db, principal, id),
     rotateSecret: (principal: Principal, id: string) => rotateSecret(deps, principal, id),
     sendTest: (principal: Principal, id: string) => sendTestEvent(deps, principal, id),

@@ -35,6 +35,7 @@ const bodyLimits: Record<string, number> = {
   'PATCH /api/update-webhook-addresses': 1024 * 1024,
   'PUT /api/update-webhook-addresses': 5 * 1024 * 1024,
   'POST /api/create-webhook': 5 * 1024 * 1024,
+  'PATCH /api/update-webhook-nft-filters': 1024 * 1024,
   'POST /v1/gas/policies': 1024 * 1024,
   'PATCH /v1/gas/policies/{id}': 1024 * 1024,
   'POST /v1/bundler/{chain}/{network}': 1024 * 1024,

@@ -96,7 +96,7 @@ describe("Alchemy Notify's webhook calls, through alchemy-sdk's notify namespace
     expect(await sdkFailure(notify.deleteWebhook(created.id))).toMatchObject({ status: 404 });
   });
 
-  it('NFT_ACTIVITY: contracts, or token ids of one contract', async () => {
+  it('NFT_ACTIVITY: contracts alone, or every listed contract with every listed token id', async () => {
     const contracts = await notify.createWebhook(receiver.url, WebhookType.NFT_ACTIVITY, {
       filters: [{ contractAddress: nftA }, { contractAddress: nftB }],
       network: 'eth-devnet' as Network,
@@ -124,6 +124,63 @@ describe("Alchemy Notify's webhook calls, through alchemy-sdk's notify namespace
     );
     expect(mixed.status).toBe(400);
     expect(mixed.message).toContain("'nft_filters'");
+  });
+
+  it("NFT filters read page by page and changed pair by pair (getNftFilters, updateWebhook's addFilters and removeFilters)", async () => {
+    const webhook = await notify.createWebhook(receiver.url, WebhookType.NFT_ACTIVITY, {
+      filters: [{ contractAddress: nftA }],
+      network: 'eth-devnet' as Network,
+    });
+    await notify.updateWebhook(webhook.id, { addFilters: [{ contractAddress: nftB }] });
+    expect(await notify.getNftFilters(webhook.id)).toEqual({
+      filters: [{ contractAddress: nftA }, { contractAddress: nftB }],
+      totalCount: 2,
+      pageKey: null,
+    });
+    const first = await notify.getNftFilters(webhook.id, { limit: 1 });
+    expect(first).toEqual({ filters: [{ contractAddress: nftA }], totalCount: 2, pageKey: '1' });
+    expect((await notify.getNftFilters(webhook.id, { limit: 1, pageKey: first.pageKey })).filters).toEqual([
+      { contractAddress: nftB },
+    ]);
+
+    // From contracts to token ids of one contract: remove both, add the ids, in one call.
+    await notify.updateWebhook(webhook.id, {
+      removeFilters: [{ contractAddress: nftA }, { contractAddress: nftB }],
+      addFilters: [
+        { contractAddress: nftA, tokenId: 5 },
+        { contractAddress: nftA, tokenId: 6 },
+      ],
+    });
+    expect((await api('GET', `/v1/webhooks/${webhook.id}`)).body.config).toEqual({ contracts: [nftA], token_ids: ['5', '6'] });
+
+    // A change whose result is no contracts x ids product, or no filter at all, changes nothing.
+    const mixed = await sdkFailure(notify.updateWebhook(webhook.id, { addFilters: [{ contractAddress: nftB }] }));
+    expect(mixed.status).toBe(400);
+    expect(mixed.message).toContain("'nft_filters_to_add'");
+    const emptied = await sdkFailure(
+      notify.updateWebhook(webhook.id, {
+        removeFilters: [
+          { contractAddress: nftA, tokenId: 5 },
+          { contractAddress: nftA, tokenId: 6 },
+        ],
+      }),
+    );
+    expect(emptied.status).toBe(400);
+    expect(emptied.message).toContain("'nft_filters_to_remove'");
+    expect((await api('GET', `/v1/webhooks/${webhook.id}`)).body.config).toEqual({ contracts: [nftA], token_ids: ['5', '6'] });
+
+    const addressWebhook = await notify.createWebhook(receiver.url, WebhookType.ADDRESS_ACTIVITY, {
+      addresses: [watched],
+      network: 'eth-devnet' as Network,
+    });
+    expect(await sdkFailure(notify.getNftFilters(addressWebhook.id))).toMatchObject({ status: 400 });
+    const bad = await api('PATCH', '/api/update-webhook-nft-filters', {
+      webhook_id: webhook.id,
+      nft_filters_to_add: [{ contract_address: nftA, token_id: '-1' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("'nft_filters_to_add[0].token_id'");
+    expect((await api('GET', `/api/webhook-nft-filters?webhook_id=${webhook.id}`, undefined, otherKey)).status).toBe(404);
   });
 
   it('refuses what it cannot serve with a 400 naming the field, and keeps accounts apart', async () => {

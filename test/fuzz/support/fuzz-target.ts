@@ -115,6 +115,10 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     'contractAddresses[]': [[anvilAccount], [anvilAccount, '0x0000000000000000000000000000000000000001']],
     tokenId: ['0', '1', '0x1'],
     url: [receiver.url],
+    // Alchemy Notify's names (src/webhooks/alchemy-notify-webhook-routes.ts).
+    webhook_id: [webhook.id],
+    webhook_url: [receiver.url],
+    webhook_type: ['ADDRESS_ACTIVITY', 'NFT_ACTIVITY'],
     entry_point: [entryPointV07],
     email: ['fuzz@example.com'],
     rules: [{}, { max_ops: 10 }],
