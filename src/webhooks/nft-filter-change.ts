@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.ts';
-import { invalidRequest } from '../core/errors.ts';
+import { invalidRequest, notFound } from '../core/errors.ts';
 import type { WebhookRow } from '../db/tables/webhooks.ts';
 import type { Tables } from '../db/tables.ts';
 import {
@@ -44,7 +44,15 @@ export async function changeNftFilters(
   change: { add: readonly NftFilterPair[]; remove: readonly NftFilterPair[] },
 ): Promise<NftFilterKeys> {
   return db.transaction().execute(async (trx) => {
-    const row = await readOwnedWebhook(trx, principal, id, true);
+    const row = await trx
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', principal.accountId)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw notFound(`webhook '${id}' does not exist`);
     const next = changeNftFilterPairs(nftKeysOf(row, 'webhook_id'), change.add, change.remove);
     const { token_ids: _previous, ...rest } = row.config;
     const config = { ...rest, ...next };

@@ -7,15 +7,15 @@ import type { Tables } from '../db/tables.ts';
 import { acceptedEventTypeNames, parseEventType, type WebhookEventType } from './event-types.ts';
 import type { NetworkFacts } from './match-event.ts';
 
-/** The caller's webhook `id`, or not found; `lock` (inside a transaction) holds its row until the transaction ends. */
-export async function readOwnedWebhook(db: Kysely<Tables>, principal: Principal, id: string, lock = false): Promise<WebhookRow> {
-  const query = db
+/** The caller's webhook `id`, or not found. */
+export async function readOwnedWebhook(db: Kysely<Tables>, principal: Principal, id: string): Promise<WebhookRow> {
+  const row = await db
     .selectFrom('webhooks')
     .selectAll()
     .where('id', '=', id)
     .where('account_id', '=', principal.accountId)
-    .where('deleted_at', 'is', null);
-  const row = await (lock ? query.forUpdate() : query).executeTakeFirst();
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   // Another account's webhook, or one deleted (its rows not yet removed), is as absent as one that never existed.
   if (!row) throw notFound(`webhook '${id}' does not exist`);
   return row;
